@@ -1,0 +1,170 @@
+/*
+ * trove.h — the one public header of libtrove.
+ *
+ * libtrove is a search engine that speaks the OpenSearch REST API in process.
+ * A program opens a node, sends it REST requests with trove_request() and
+ * reads back exactly the status and JSON body an OpenSearch 3.x server would
+ * answer over HTTP. The HTTP server (`trove serve`) is a thin transport over
+ * this same call.
+ *
+ * Conventions used throughout this header:
+ *   - Byte inputs are (const void *p, size_t len) and need not be
+ *     NUL-terminated.
+ *   - "owned" results are freed by the caller with the function named;
+ *     "borrowed" results stay valid for the time stated.
+ *   - Every function that can fail returns a status (or NULL) and, when given
+ *     a trove_error, fills it with a code, a byte position and a message.
+ *   - The library never aborts on out-of-memory: it returns TROVE_ENOMEM.
+ */
+#ifndef TROVE_H
+#define TROVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TROVE_VERSION_STRING "0.1.0"
+/* The OpenSearch version whose REST API trove answers as. */
+#define TROVE_OPENSEARCH_VERSION "3.1.0"
+#define TROVE_LUCENE_VERSION "10.2.1"
+
+/*
+ * Status codes: one list, from which the enum, the messages, the OpenSearch
+ * error types and the HTTP statuses are generated (see trove_status_*()).
+ *
+ *   X(NAME, http_status, "opensearch_error_type", "default message")
+ *
+ * Add new codes at the end of the list only when no existing code carries the
+ * same OpenSearch type and HTTP status.
+ */
+#define TROVE_STATUS_LIST(X)                                                                 \
+    X(OK, 200, "", "ok")                                                                     \
+    X(ENOMEM, 500, "out_of_memory_error", "out of memory")                                   \
+    X(EINTERNAL, 500, "illegal_state_exception", "internal error")                           \
+    X(ECORRUPT, 500, "corrupt_index_exception", "corrupt data")                              \
+    X(EIO, 500, "io_exception", "input/output error")                                        \
+    X(EARG, 400, "illegal_argument_exception", "illegal argument")                           \
+    X(EPARSE, 400, "parsing_exception", "parse error")                                       \
+    X(EXCONTENT, 400, "x_content_parse_exception", "failed to parse content")                \
+    X(EJSON, 400, "json_parse_exception", "malformed JSON")                                  \
+    X(ENOTXCONTENT, 400, "not_x_content_exception",                                          \
+      "Compressor detection can only be called on some xcontent bytes or compressed "       \
+      "xcontent bytes")                                                                      \
+    X(EMAPPER, 400, "mapper_parsing_exception", "failed to parse mapping")                   \
+    X(ESTRICT, 400, "strict_dynamic_mapping_exception", "mapping set to strict")             \
+    X(EVALIDATION, 400, "action_request_validation_exception", "Validation Failed")          \
+    X(EUNSUPPORTED, 400, "unsupported_operation_exception", "unsupported")                   \
+    X(EINDEXNAME, 400, "invalid_index_name_exception", "invalid index name")                 \
+    X(EEXISTS, 400, "resource_already_exists_exception", "already exists")                   \
+    X(ENOINDEX, 404, "index_not_found_exception", "no such index")                           \
+    X(ENODOC, 404, "document_missing_exception", "document missing")                         \
+    X(ENOTFOUND, 404, "resource_not_found_exception", "not found")                           \
+    X(ECONFLICT, 409, "version_conflict_engine_exception", "version conflict")               \
+    X(EQUERYSHARD, 400, "query_shard_exception", "failed to create query")                   \
+    X(ESEARCHPHASE, 400, "search_phase_execution_exception", "all shards failed")            \
+    X(ECLOSED, 400, "index_closed_exception", "closed")                                      \
+    X(ENUMBERFORMAT, 400, "number_format_exception", "not a number")                         \
+    X(EILLEGALSTATE, 400, "illegal_state_exception", "illegal state")                        \
+    X(ETOOLARGE, 413, "content_too_long_exception", "request entity too large")              \
+    X(ETIMEOUT, 408, "timeout_exception", "timed out")                                       \
+    X(ENOHANDLER, 400, "", "no handler found")                                               \
+    X(EMETHOD, 405, "", "method not allowed")                                                \
+    X(EDATEPARSE, 400, "date_time_parse_exception", "failed to parse date")                  \
+    X(EARITHMETIC, 400, "arithmetic_exception", "arithmetic error")                          \
+    X(ETOOCOMPLEX, 400, "too_complex_to_determinize_exception", "too complex")               \
+    X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")
+
+typedef enum trove_status {
+#define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,
+    TROVE_STATUS_LIST(TROVE_STATUS_ENUM_)
+#undef TROVE_STATUS_ENUM_
+    TROVE_STATUS_COUNT_
+} trove_status;
+
+/* Default message of a status ("out of memory"). Borrowed, static. */
+const char *trove_status_message(int code);
+/* OpenSearch error type of a status ("index_not_found_exception"), "" for OK. */
+const char *trove_status_type(int code);
+/* HTTP status OpenSearch answers for a status (404 for TROVE_ENOINDEX). */
+int trove_status_http(int code);
+/* The enum name without prefix ("ENOINDEX"), for logs and tests. */
+const char *trove_status_name(int code);
+
+/*
+ * A detailed failure: code is a trove_status, pos the byte offset in the
+ * input where the failure was found (SIZE_MAX when none applies), message a
+ * NUL-terminated English sentence. The struct may grow at the end.
+ */
+typedef struct trove_error {
+    int code;
+    size_t pos;
+    char message[256];
+} trove_error;
+
+typedef struct trove_node trove_node;
+
+/*
+ * Options for trove_node_open(). Zero-initialise, then set what you need.
+ * NULL options mean: in memory, defaults.
+ */
+typedef struct trove_options {
+    const char *data_dir; /* NULL: in memory. Not supported yet: must be NULL. */
+    const char *node_name; /* NULL: "trove" */
+    const char *cluster_name; /* NULL: "trove" */
+} trove_options;
+
+/*
+ * A response from trove_request(). body is owned by the response (NUL
+ * terminated, body_len bytes without the NUL) and is released by
+ * trove_response_fini(); content_type is borrowed, static.
+ */
+typedef struct trove_response {
+    int status;
+    const char *content_type;
+    char *body;
+    size_t body_len;
+} trove_response;
+
+/*
+ * Opens a node. Returns owned; free with trove_node_free(). On failure returns
+ * NULL and fills err (which may be NULL).
+ */
+trove_node *trove_node_open(const trove_options *opts, trove_error *err);
+
+/*
+ * Copy-on-write clone of a node: every index of the clone starts with the same
+ * documents, mappings, settings and aliases; later writes on either side are
+ * invisible to the other. O(number of indices); no document is copied.
+ * Returns owned; free with trove_node_free(). Thread-safe against concurrent
+ * requests on the source node.
+ */
+trove_node *trove_node_clone(trove_node *node, trove_error *err);
+
+/* Frees a node and everything it owns. NULL is a no-op. Clones stay valid. */
+void trove_node_free(trove_node *node);
+
+/*
+ * Runs one REST request in process, as an OpenSearch 3.x server would over
+ * HTTP. method is "GET", "PUT", "POST", "DELETE" or "HEAD"; path_and_query is
+ * the request target ("/my-index/_search?size=3"); body may be NULL when
+ * body_len is 0. Fills out (owned; release with trove_response_fini()).
+ * Returns 0 when a response was produced (whatever its HTTP status), or a
+ * trove_status when none could be (TROVE_ENOMEM), in which case out->body is
+ * NULL. Safe to call from several threads at once on one node.
+ */
+int trove_request(trove_node *node, const char *method, const char *path_and_query,
+                  const void *body, size_t body_len, trove_response *out);
+
+/* Releases a response's body. Safe on a zeroed or already released response. */
+void trove_response_fini(trove_response *r);
+
+/* trove's version string ("0.1.0"). Borrowed, static. */
+const char *trove_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TROVE_H */

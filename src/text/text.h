@@ -1,0 +1,122 @@
+/*
+ * text.h — the text layer: UTF-8, Unicode tables, tokenizers, token filters
+ * and analyzers, behaving as Lucene's (as shipped in OpenSearch 3.x).
+ *
+ * Owns: UTF-8 decoding/encoding, Unicode property tables generated at build
+ * time from the Unicode Character Database (Debian's unicode-data), the
+ * `standard` tokenizer (UAX #29 word boundaries, as Lucene's
+ * StandardTokenizer, max token length 255), `whitespace`, `keyword`,
+ * `letter` and `lowercase` tokenizers, token filters (`lowercase`,
+ * `uppercase`, `stop` with `_english_` and custom lists, `asciifolding`,
+ * `trim`, `length`, `stemmer`/`snowball`/`porter_stem` through libstemmer),
+ * and analyzers: the built-ins (`standard`, `simple`, `whitespace`,
+ * `keyword`, `stop`, `english`) and `custom` analyzers defined in index
+ * settings (`index.analysis.analyzer.*`, `.tokenizer.*`, `.filter.*`).
+ *
+ * Tokens carry a position (Lucene's position, i.e. the sum of position
+ * increments minus one, so a removed stop word leaves a gap), byte offsets
+ * into the input, and UTF-16 offsets (Lucene's start_offset/end_offset,
+ * which _analyze and highlighting report).
+ */
+#ifndef TROVE_TEXT_H
+#define TROVE_TEXT_H
+
+#include "util/util.h"
+
+/* ------------------------------------------------------------------ UTF-8 */
+
+/* Decodes one code point from [p, end). Returns bytes consumed (1..4); an
+ * invalid or truncated sequence decodes as U+FFFD consuming 1 byte. */
+size_t tv_utf8_decode(const uint8_t *p, const uint8_t *end, uint32_t *cp);
+/* Encodes cp (<= 0x10FFFF) into out (>= 4 bytes); returns bytes written. */
+size_t tv_utf8_encode(uint32_t cp, uint8_t *out);
+/* True when [p, p+n) is well-formed UTF-8. */
+bool tv_utf8_valid(const void *p, size_t n);
+/* Number of UTF-16 code units of [p, p+n) (Java String.length()). */
+size_t tv_utf16_len(const void *p, size_t n);
+/* Lower-cases as Java's Character.toLowerCase per code point (what Lucene's
+ * LowerCaseFilter does), appending to out. */
+void tv_utf8_lower(const char *s, size_t n, tv_buf *out);
+
+/* ----------------------------------------------------------------- tokens */
+
+typedef struct tv_token {
+    const char *term;    /* the token's bytes (allocated in the arena given) */
+    uint32_t term_len;
+    uint32_t position;   /* 0-based absolute position */
+    uint32_t start, end; /* byte offsets of the source span in the input */
+    uint32_t start16, end16; /* the same span in UTF-16 code units */
+    uint8_t type;        /* tv_token_type: <ALPHANUM>, <NUM>, ... */
+} tv_token;
+
+typedef enum tv_token_type {
+    TV_TOK_WORD = 0,     /* "word" (whitespace/keyword/letter tokenizers) */
+    TV_TOK_ALPHANUM,     /* "<ALPHANUM>" */
+    TV_TOK_NUM,          /* "<NUM>" */
+    TV_TOK_SOUTHEAST_ASIAN, /* "<SOUTHEAST_ASIAN>" */
+    TV_TOK_IDEOGRAPHIC,  /* "<IDEOGRAPHIC>" */
+    TV_TOK_HIRAGANA,     /* "<HIRAGANA>" */
+    TV_TOK_KATAKANA,     /* "<KATAKANA>" */
+    TV_TOK_HANGUL,       /* "<HANGUL>" */
+    TV_TOK_EMOJI,        /* "<EMOJI>" */
+} tv_token_type;
+
+/* "<ALPHANUM>" etc. Borrowed, static. */
+const char *tv_token_type_name(uint8_t type);
+
+typedef struct tv_tokens {
+    tv_token *items;
+    size_t len;
+    uint32_t end_position; /* position after the last token, incl. trailing gaps */
+} tv_tokens;
+
+/* -------------------------------------------------------------- analyzers */
+
+typedef struct tv_analyzer tv_analyzer;
+
+/*
+ * Runs an analyzer over text. Tokens and their terms are allocated in arena.
+ * Returns TROVE_OK or TROVE_ENOMEM. `position_offset` is added to every
+ * position (callers indexing an array of strings pass the previous value's
+ * end_position + position_increment_gap, 100 for text fields).
+ */
+tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
+                     uint32_t position_offset, tv_tokens *out);
+
+/* The analyzer's name as configured ("standard", "my_analyzer"). Borrowed. */
+const char *tv_analyzer_name(const tv_analyzer *an);
+
+/* A built-in analyzer by name, or NULL if unknown. Borrowed, static,
+ * thread-safe. */
+const tv_analyzer *tv_analyzer_builtin(const char *name, size_t len);
+
+/*
+ * The analysis registry of one index: built-in analyzers plus those defined
+ * in the index settings' "analysis" object (the JSON object found at
+ * settings.index.analysis or settings.analysis, already located by the
+ * caller, passed as its raw bytes). Immutable after creation; safe to share
+ * between threads and clones.
+ */
+typedef struct tv_analysis tv_analysis;
+
+/* Builds a registry from the "analysis" settings JSON (NULL/0 for none).
+ * Returns owned (free with tv_analysis_free) or NULL with err filled:
+ * unknown tokenizer/filter/analyzer types are TROVE_EARG with OpenSearch's
+ * reason (e.g. "failed to find analyzer type [foo] or tokenizer for [bar]"),
+ * unsupported-but-real ones TROVE_EUNSUPPORTED naming them. */
+tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err);
+void tv_analysis_free(tv_analysis *a);
+/* Looks up an analyzer by name (custom first, then built-in). Borrowed until
+ * tv_analysis_free. NULL registry means built-ins only. */
+const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_t len);
+
+/*
+ * For `_analyze` with inline definitions: builds a one-off analyzer from a
+ * tokenizer name (or NULL for "standard"), filter names, in a registry
+ * context (may be NULL). Returns owned; free with tv_analyzer_free.
+ */
+tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
+                                 const char *const *filters, size_t nfilters, tv_error *err);
+void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
+
+#endif /* TROVE_TEXT_H */

@@ -1,0 +1,255 @@
+/*
+ * util.h — the bottom layer: what every other folder of trove stands on.
+ *
+ * Owns: the status enum's tables (the enum itself is public, in trove.h),
+ * the detailed internal error (tv_error), allocator hooks with a failing
+ * allocator for tests, arenas (per-request memory), growable byte buffers,
+ * typed vectors, a string-keyed hash map, bitsets, varint and bit-packing
+ * helpers, hashing and a clock.
+ *
+ * Internal symbols are prefixed tv_ (public ones trove_). Nothing here knows
+ * about JSON, text, indices or HTTP.
+ *
+ * Ownership conventions: _init/_fini for caller-storage objects, _new/_free
+ * for heap objects, _free(NULL) is a no-op. Functions that allocate return
+ * TROVE_ENOMEM (or NULL) on failure and never abort.
+ */
+#ifndef TROVE_UTIL_H
+#define TROVE_UTIL_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "trove.h"
+
+typedef trove_status tv_status;
+
+#define TV_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+#define TV_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define TV_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define TV_UNUSED(x) ((void)(x))
+#if defined(__GNUC__)
+#define TV_LIKELY(x) __builtin_expect(!!(x), 1)
+#define TV_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define TV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define TV_LIKELY(x) (x)
+#define TV_UNLIKELY(x) (x)
+#define TV_PRINTF(f, a)
+#endif
+
+/* ---------------------------------------------------------------- errors */
+
+/*
+ * A detailed internal error. Layers fill it; the api layer turns it into
+ * OpenSearch's error envelope:
+ *   {"error":{"root_cause":[{type,reason,...}],"type":..,"reason":..,
+ *             "caused_by":{..}},"status":N}
+ * code     the status (type and HTTP status come from it)
+ * reason   OpenSearch's "reason" text, exactly as OpenSearch words it
+ * line/col 1-based position in a JSON body (parsing_exception), 0 if none
+ * pos      byte offset in the input, SIZE_MAX if none
+ * index    the index name for errors that carry "index" (may be empty)
+ * cause_*  an optional "caused_by" (cause_code TROVE_OK means none)
+ */
+typedef struct tv_error {
+    tv_status code;
+    size_t pos;
+    uint32_t line, col;
+    char reason[1024];
+    char index[256];
+    tv_status cause_code;
+    char cause_reason[1024];
+} tv_error;
+
+/* Resets e to "no error". e may be NULL. */
+void tv_error_clear(tv_error *e);
+/* Sets code and a printf-formatted reason; returns code. e may be NULL. */
+tv_status tv_error_set(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
+/* Sets the caused_by part; returns e->code (or code if e is NULL). */
+tv_status tv_error_cause(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
+/* Copies code, pos and reason into a public trove_error (may be NULL). */
+void tv_error_to_public(const tv_error *e, trove_error *out);
+
+/* ------------------------------------------------------------- allocation */
+
+/*
+ * All heap memory of the library goes through these. They return NULL on
+ * failure. tv_free(NULL) is a no-op.
+ */
+void *tv_malloc(size_t n);
+void *tv_calloc(size_t count, size_t size);
+void *tv_realloc(void *p, size_t n);
+void tv_free(void *p);
+char *tv_strndup(const char *s, size_t n); /* owned, NUL terminated */
+
+/*
+ * Test hook: after `n` more successful allocations, every allocation fails
+ * until tv_alloc_fail_after(-1) is called. Process-wide, not thread-safe;
+ * for unit tests only.
+ */
+void tv_alloc_fail_after(long n);
+
+/* ------------------------------------------------------------------ arena */
+
+/*
+ * A bump allocator for memory that dies together (a request, a parse).
+ * Allocations are 8-byte aligned (16 for sizes >= 16). Freeing the arena
+ * frees everything allocated from it. Not thread-safe.
+ */
+typedef struct tv_arena_block tv_arena_block;
+typedef struct tv_arena {
+    tv_arena_block *head;
+    char *ptr, *end;
+    size_t total; /* bytes obtained from the heap */
+} tv_arena;
+
+void tv_arena_init(tv_arena *a);
+void tv_arena_fini(tv_arena *a);
+/* Frees all but the first block and rewinds it. */
+void tv_arena_reset(tv_arena *a);
+/* Returns n bytes borrowed until fini/reset, or NULL on OOM. n == 0 is valid. */
+void *tv_arena_alloc(tv_arena *a, size_t n);
+void *tv_arena_calloc(tv_arena *a, size_t count, size_t size);
+/* Copies n bytes and appends a NUL. */
+char *tv_arena_strndup(tv_arena *a, const char *s, size_t n);
+char *tv_arena_memdup(tv_arena *a, const void *p, size_t n);
+char *tv_arena_sprintf(tv_arena *a, const char *fmt, ...) TV_PRINTF(2, 3);
+
+/* ------------------------------------------------------------------- buf */
+
+/*
+ * A growable byte buffer. data is always NUL-terminated when len > 0 or
+ * after any append (the NUL is not counted in len). Appends never fail
+ * visibly: on OOM the buffer sets `oom` and ignores further appends (a
+ * sticky error, checked once at the end).
+ */
+typedef struct tv_buf {
+    char *data;
+    size_t len, cap;
+    bool oom;
+} tv_buf;
+
+void tv_buf_init(tv_buf *b);
+void tv_buf_fini(tv_buf *b);
+void tv_buf_clear(tv_buf *b); /* len = 0, keeps capacity */
+/* Ensures room for `extra` more bytes plus the NUL. Returns false on OOM. */
+bool tv_buf_reserve(tv_buf *b, size_t extra);
+void tv_buf_append(tv_buf *b, const void *p, size_t n);
+void tv_buf_putc(tv_buf *b, char c);
+void tv_buf_puts(tv_buf *b, const char *s);
+void tv_buf_printf(tv_buf *b, const char *fmt, ...) TV_PRINTF(2, 3);
+void tv_buf_vprintf(tv_buf *b, const char *fmt, va_list ap);
+/* Takes the bytes: returns owned (free with tv_free), leaves b empty.
+ * Returns NULL if the buffer is in the oom state. Never NULL otherwise
+ * (an empty buffer gives ""). */
+char *tv_buf_detach(tv_buf *b, size_t *len);
+
+/* ---------------------------------------------------------------- vectors */
+
+/*
+ * Typed growable arrays on the heap:
+ *   TV_VEC(int) v = {0};
+ *   if (tv_vec_push(&v, 42)) goto oom;
+ *   ... v.items[i] ...; tv_vec_fini(&v);
+ * tv_vec_push returns 0 on success, -1 on OOM (the vector is unchanged).
+ */
+#define TV_VEC(T)     \
+    struct {          \
+        T *items;     \
+        size_t len;   \
+        size_t cap;   \
+    }
+int tv_vec_reserve_(void **items, size_t *cap, size_t need, size_t elem);
+#define tv_vec_reserve(v, n) \
+    tv_vec_reserve_((void **)&(v)->items, &(v)->cap, (n), sizeof(*(v)->items))
+#define tv_vec_push(v, x) \
+    (tv_vec_reserve((v), (v)->len + 1) == 0 ? ((v)->items[(v)->len++] = (x), 0) : -1)
+#define tv_vec_fini(v) (tv_free((v)->items), (v)->items = NULL, (v)->len = (v)->cap = 0)
+
+/* ------------------------------------------------------------------ hash */
+
+/* 64-bit hash of bytes (xxh3). */
+uint64_t tv_hash(const void *p, size_t n);
+/* 32-bit CRC32C-free checksum for formats: xxh32 of bytes with seed 0. */
+uint32_t tv_checksum32(const void *p, size_t n);
+
+/*
+ * A string-keyed hash map (open addressing, linear probing). Keys are copied
+ * and owned by the map; values are borrowed pointers the caller manages.
+ * Iteration order is unspecified: sort if an order is needed.
+ */
+typedef struct tv_map_slot {
+    char *key; /* NULL: empty slot; TV_MAP_TOMBSTONE: deleted */
+    size_t key_len;
+    uint64_t hash;
+    void *value;
+} tv_map_slot;
+typedef struct tv_map {
+    tv_map_slot *slots;
+    size_t cap, len, used; /* used counts tombstones too */
+} tv_map;
+
+void tv_map_init(tv_map *m);
+void tv_map_fini(tv_map *m); /* frees keys; not values */
+/* Inserts or replaces. Returns TROVE_OK or TROVE_ENOMEM. If old is not NULL
+ * it receives the replaced value (or NULL). */
+tv_status tv_map_put(tv_map *m, const char *key, size_t key_len, void *value, void **old);
+/* Returns the value or NULL. */
+void *tv_map_get(const tv_map *m, const char *key, size_t key_len);
+bool tv_map_has(const tv_map *m, const char *key, size_t key_len);
+/* Removes; returns the removed value or NULL. */
+void *tv_map_del(tv_map *m, const char *key, size_t key_len);
+/* Iterates: start with *it = 0; returns false when done. key is borrowed. */
+bool tv_map_next(const tv_map *m, size_t *it, const char **key, size_t *key_len, void **value);
+/* A deep copy of the table (keys copied, values shared). */
+tv_status tv_map_copy(tv_map *dst, const tv_map *src);
+
+/* ---------------------------------------------------------------- bitset */
+
+typedef struct tv_bitset {
+    uint64_t *words;
+    size_t nbits;
+} tv_bitset;
+
+/* All bits clear. Returns false on OOM. */
+bool tv_bitset_init(tv_bitset *b, size_t nbits);
+void tv_bitset_fini(tv_bitset *b);
+static inline void tv_bitset_set(tv_bitset *b, size_t i) { b->words[i >> 6] |= 1ull << (i & 63); }
+static inline void tv_bitset_clear(tv_bitset *b, size_t i) { b->words[i >> 6] &= ~(1ull << (i & 63)); }
+static inline bool tv_bitset_get(const tv_bitset *b, size_t i) { return (b->words[i >> 6] >> (i & 63)) & 1; }
+size_t tv_bitset_count(const tv_bitset *b);
+/* The first set bit >= from, or SIZE_MAX. */
+size_t tv_bitset_next(const tv_bitset *b, size_t from);
+
+/* ---------------------------------------------------------------- varint */
+
+/* LEB128 unsigned varints. Writers return bytes written (<= 10). */
+size_t tv_varint_put(uint8_t *out, uint64_t v);
+/* Reads from [p, end). Returns bytes consumed, 0 on truncated/overlong input. */
+size_t tv_varint_get(const uint8_t *p, const uint8_t *end, uint64_t *v);
+static inline uint64_t tv_zigzag(int64_t v) { return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63); }
+static inline int64_t tv_unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
+
+/* ----------------------------------------------------------------- misc */
+
+/* Milliseconds since the Unix epoch (wall clock). */
+int64_t tv_now_ms(void);
+/* Monotonic nanoseconds. */
+uint64_t tv_mono_ns(void);
+
+/* Byte-string equality and comparison helpers. */
+static inline bool tv_streq(const char *a, size_t alen, const char *lit) {
+    size_t n = strlen(lit);
+    return alen == n && memcmp(a, lit, n) == 0;
+}
+int tv_memcmp2(const void *a, size_t alen, const void *b, size_t blen); /* lexicographic, unsigned */
+
+/* Parses a decimal int64 from the whole of [s, s+n). Returns false if not a
+ * valid integer or out of range. */
+bool tv_parse_i64(const char *s, size_t n, int64_t *out);
+
+#endif /* TROVE_UTIL_H */
