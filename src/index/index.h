@@ -1,0 +1,533 @@
+/*
+ * index.h — the index layer: mappings, documents, segments, and the engine
+ * that turns writes into searchable, versioned, copy-on-write snapshots.
+ *
+ * Owns, by file group:
+ *   mapping.c, settings.c, doc.c   field types and mappings (parse, merge,
+ *                                  dynamic rules, print as GET _mapping),
+ *                                  index settings, and document parsing
+ *                                  (source JSON + mapping -> tv_parsed_doc)
+ *   segment*.c, codec*.c           immutable segments: the builder that
+ *                                  turns parsed documents into segment bytes,
+ *                                  the reader API below, merging
+ *   engine.c                       tv_index: the write buffer, refresh,
+ *                                  versions and sequence numbers, deletes,
+ *                                  snapshots, merge policy, clones
+ *
+ * Upward contract: the search layer reads only through this header
+ * (snapshots, segment reader calls, field metadata); the api layer writes
+ * through tv_index_* calls. Nothing here knows about HTTP or the query DSL.
+ *
+ * Numbers in postings-free structures (doc values, points) are int64 in a
+ * *sortable* encoding: integers as themselves, dates as epoch millis,
+ * booleans as 0/1, floating types as tv_double_to_sortable(value) (so signed
+ * int64 order equals numeric order), scaled_float as the scaled long.
+ *
+ * Thread safety: a tv_index serialises writers with its own lock; readers
+ * take a snapshot (tv_index_acquire) and read it without locks. Segments and
+ * snapshots are immutable and reference counted.
+ */
+#ifndef TROVE_INDEX_H
+#define TROVE_INDEX_H
+
+#include "json/json.h"
+#include "text/text.h"
+#include "util/util.h"
+
+/* ================================================================ fields */
+
+typedef enum tv_field_type {
+    TV_FT_OBJECT = 0,
+    TV_FT_TEXT,
+    TV_FT_KEYWORD,
+    TV_FT_LONG,
+    TV_FT_INTEGER,
+    TV_FT_SHORT,
+    TV_FT_BYTE,
+    TV_FT_DOUBLE,
+    TV_FT_FLOAT,
+    TV_FT_HALF_FLOAT,
+    TV_FT_SCALED_FLOAT,
+    TV_FT_UNSIGNED_LONG, /* reserved: mapping reports unsupported for now */
+    TV_FT_DATE,
+    TV_FT_BOOLEAN,
+} tv_field_type;
+
+/* OpenSearch's name of a type ("text", "scaled_float"). Borrowed, static. */
+const char *tv_field_type_name(tv_field_type t);
+/* True for long/integer/short/byte/double/float/half_float/scaled_float/unsigned_long. */
+bool tv_field_type_is_numeric(tv_field_type t);
+/* True for double/float/half_float (values are tv_double_to_sortable). */
+bool tv_field_type_is_floating(tv_field_type t);
+
+typedef enum tv_index_options {
+    TV_IO_DOCS = 0,
+    TV_IO_FREQS,
+    TV_IO_POSITIONS, /* default for text */
+    TV_IO_OFFSETS,
+} tv_index_options;
+
+/* The kind of doc values a field has. */
+typedef enum tv_dv_kind {
+    TV_DV_NONE = 0,
+    TV_DV_NUMERIC,    /* sorted numeric: int64 per value, ascending per doc */
+    TV_DV_SORTED_SET, /* keyword: segment-local ordinals into sorted terms */
+} tv_dv_kind;
+
+/*
+ * A leaf field of a mapping: every indexed path, including multi-fields
+ * ("title.keyword") and object leaves ("user.name"). Objects themselves are
+ * tv_field entries of type TV_FT_OBJECT (no postings). Immutable once
+ * published in a mapping; borrowed from the mapping.
+ */
+typedef struct tv_field {
+    const char *path; /* full dotted path, NUL-terminated */
+    uint32_t path_len;
+    uint32_t id;      /* dense, stable for the life of the index */
+    tv_field_type type;
+    const struct tv_field *multi_parent; /* set on multi-fields: the field they hang under */
+
+    /* what is indexed */
+    bool index;       /* "index": searchable (postings or points) */
+    bool doc_values;  /* "doc_values" */
+    bool norms;       /* "norms" (text: true, keyword: false) */
+    bool store;       /* "store" */
+    tv_index_options index_options;
+    tv_dv_kind dv_kind;
+
+    /* text */
+    const tv_analyzer *analyzer;        /* index-time */
+    const tv_analyzer *search_analyzer; /* defaults to analyzer */
+    const tv_analyzer *search_quote_analyzer; /* defaults to search_analyzer */
+    uint32_t position_increment_gap;    /* 100 */
+
+    /* keyword */
+    int32_t ignore_above;               /* -1: none */
+    const tv_analyzer *normalizer;      /* NULL: none */
+
+    /* values substituted for JSON null ("null_value"), NULL when unset:
+     * the raw JSON of the mapping parameter */
+    const tv_json *null_value;
+
+    /* numbers */
+    double scaling_factor;              /* scaled_float */
+    bool coerce;                        /* default true */
+    bool ignore_malformed;              /* default false */
+
+    /* date */
+    const char *format;                 /* "strict_date_optional_time||epoch_millis" */
+} tv_field;
+
+/* Encodes a double so that int64 order equals numeric order (Lucene's
+ * NumericUtils.doubleToSortableLong) and back. */
+int64_t tv_double_to_sortable(double d);
+double tv_sortable_to_double(int64_t s);
+
+/* Lucene's SmallFloat.intToByte4 / byte4ToInt: the one-byte norm of a field
+ * length (number of tokens) and the length it stands for. */
+uint8_t tv_norm_encode(uint32_t length);
+uint32_t tv_norm_decode(uint8_t norm);
+
+/* ================================================================ mapping */
+
+/*
+ * A mapping: the root object's settings (dynamic, _source, date_detection,
+ * ...) and the tree of properties. Immutable once built; an update makes a
+ * new mapping (the engine swaps it under the write lock). Reference counted
+ * so that snapshots and in-flight searches keep the one they started with.
+ */
+typedef struct tv_mapping tv_mapping;
+
+/*
+ * Parses the "mappings" object of a create-index request or a put-mapping
+ * body (NULL: empty mapping). `analysis` resolves analyzer names (may be
+ * NULL). Returns owned (tv_mapping_release) or NULL with err filled
+ * (mapper_parsing_exception with OpenSearch's reasons, e.g.
+ * "No handler for type [foo] declared on field [bar]"; a real OpenSearch
+ * type that trove lacks gives TROVE_EMAPPER naming it too).
+ */
+tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysis, tv_error *err);
+
+/* Merges an update (put mapping body, or a dynamic update) into base with
+ * OpenSearch's merge and conflict rules. Returns a new owned mapping (base is
+ * untouched) or NULL with err filled (e.g. "mapper [f] cannot be changed from
+ * type [long] to [text]"). */
+tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
+                             const tv_analysis *analysis, tv_error *err);
+
+tv_mapping *tv_mapping_retain(const tv_mapping *m);
+void tv_mapping_release(const tv_mapping *m); /* NULL is a no-op */
+
+/* Writes the mapping as GET /{index}/_mapping shows it under "mappings"
+ * (the object itself: {"properties":{...}} or {} when empty). */
+void tv_mapping_write(const tv_mapping *m, tv_jw *w);
+
+/* Field lookup by full path; NULL if unmapped. Borrowed until release. */
+const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len);
+/* Field by id; NULL if out of range. */
+const tv_field *tv_mapping_field_by_id(const tv_mapping *m, uint32_t id);
+/* Number of field ids allocated (ids are 0..count-1). */
+uint32_t tv_mapping_field_count(const tv_mapping *m);
+/* Paths matching a simple wildcard pattern ("*", "user.*", "*name"), for
+ * multi_match/query_string field lists and docvalue_fields. Fills up to cap
+ * pointers; returns the total number of matches. Sorted by path. */
+size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t len,
+                               const tv_field **out, size_t cap);
+
+/* Root-level options. */
+typedef enum tv_dynamic { TV_DYNAMIC_TRUE = 0, TV_DYNAMIC_FALSE, TV_DYNAMIC_STRICT } tv_dynamic;
+bool tv_mapping_source_enabled(const tv_mapping *m);
+
+/* ================================================================ settings */
+
+/*
+ * Index settings as OpenSearch keeps them: a flat, sorted map of
+ * "index.*" keys to string values ("index.number_of_shards": "1"), echoed by
+ * GET /{index}/_settings in nested form. The engine reads its typed view.
+ */
+typedef struct tv_settings {
+    uint32_t number_of_shards;   /* accepted, always behaves as 1 */
+    uint32_t number_of_replicas;
+    int64_t refresh_interval_ms; /* -1: disabled; default 1000 */
+    int64_t max_result_window;   /* default 10000 */
+    int64_t creation_date_ms;
+    char uuid[32];
+    char provided_name[256];
+    tv_analysis *analysis;       /* owned */
+    tv_json *flat;               /* every setting as given, flattened to
+                                    "index.x.y": "string" pairs, sorted; owned
+                                    via flat_arena */
+    tv_arena flat_arena;
+} tv_settings;
+
+/* Parses the "settings" object of a create-index request (NULL: defaults).
+ * Accepts both {"index":{"number_of_shards":1}} and
+ * {"number_of_shards":1} and "index.number_of_shards" spellings. Unknown
+ * settings: illegal_argument_exception "unknown setting [index.foo] ...".
+ * Returns TROVE_OK with out filled (tv_settings_fini to release). */
+tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_settings *out,
+                            tv_error *err);
+void tv_settings_fini(tv_settings *s);
+/* Applies a dynamic settings update (PUT _settings); non-dynamic keys are
+ * rejected as OpenSearch does. */
+tv_status tv_settings_update(tv_settings *s, const tv_json *update, tv_error *err);
+/* Writes {"index":{...}} as GET _settings shows it (flat=false) or flat. */
+void tv_settings_write(const tv_settings *s, tv_jw *w, bool flat);
+
+/* ================================================================ documents */
+
+/* One field's values in one document, as produced by tv_doc_parse. */
+typedef struct tv_doc_field {
+    uint32_t field;             /* tv_field.id */
+    tv_field_type type;
+    tv_index_options index_options;
+    tv_dv_kind dv_kind;
+    bool norms;
+    /* inverted terms: analyzed text, the keyword value(s), boolean "T"/"F".
+     * Positions are absolute within the field across array values. */
+    const tv_token *tokens;
+    uint32_t ntokens;
+    uint32_t field_length;      /* for norms: tokens counted as Lucene's
+                                   FieldInvertState length */
+    /* numeric/date/boolean values in sortable encoding (points + doc values) */
+    const int64_t *nums;
+    uint32_t nnums;
+    /* keyword doc values (sorted set): the (normalized) values */
+    const char *const *keys;
+    const uint32_t *key_lens;
+    uint32_t nkeys;
+} tv_doc_field;
+
+typedef struct tv_parsed_doc {
+    const char *id;
+    uint32_t id_len;
+    const char *routing;        /* NULL if none */
+    uint32_t routing_len;
+    const char *source;         /* _source bytes to store (NULL when disabled) */
+    size_t source_len;
+    tv_doc_field *fields;       /* sorted by field id, one entry per field */
+    uint32_t nfields;
+} tv_parsed_doc;
+
+/*
+ * Parses a document's source against a mapping. Allocates everything in
+ * arena. When the document introduces unmapped fields and dynamic is true,
+ * *dynamic_update receives the mapping update to merge (a "properties"
+ * object in the arena) and the caller must merge it and parse again with
+ * the new mapping; with dynamic:false unmapped fields are kept in _source
+ * only; with strict they fail (strict_dynamic_mapping_exception
+ * "mapping set to strict, dynamic introduction of [f] within [_doc] is not
+ * allowed"). Value errors are mapper_parsing_exception "failed to parse
+ * field [f] of type [long] in document with id 'x'. Preview of field's
+ * value: 'abc'" with a cause (number_format_exception ...).
+ */
+tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
+                       size_t source_len, tv_arena *arena, tv_parsed_doc *out,
+                       tv_json **dynamic_update, tv_error *err);
+
+/* ================================================================ segments */
+
+/* Sentinel doc id: the iterator is exhausted. */
+#define TV_NO_MORE_DOCS UINT32_MAX
+
+typedef struct tv_segment tv_segment;
+
+/* Per-field statistics of a segment (deleted documents still count, as in
+ * Lucene). */
+typedef struct tv_field_stats {
+    uint32_t doc_count;         /* documents with at least one term */
+    uint64_t sum_total_term_freq;
+    uint64_t sum_doc_freq;
+} tv_field_stats;
+
+/* Where a term's postings are; filled by a lookup or enumeration, read by
+ * tv_postings_open. Opaque apart from the statistics. */
+typedef struct tv_term_state {
+    uint32_t doc_freq;
+    uint64_t total_term_freq;
+    uint64_t loc[3]; /* segment-private */
+} tv_term_state;
+
+/* One competitive (freq, norm) pair bounding scores within a block. */
+typedef struct tv_impact {
+    uint32_t freq;
+    uint8_t norm;
+} tv_impact;
+
+typedef struct tv_postings tv_postings;   /* doc iterator over one term or a field */
+typedef struct tv_terms_iter tv_terms_iter;
+
+tv_segment *tv_segment_retain(const tv_segment *s);
+void tv_segment_release(const tv_segment *s); /* NULL is a no-op */
+uint32_t tv_segment_max_doc(const tv_segment *s);
+/* A process-unique id, for caches and debugging. */
+uint64_t tv_segment_id(const tv_segment *s);
+/* Bytes the segment occupies (for _stats store size). */
+size_t tv_segment_bytes(const tv_segment *s);
+
+/* False when the field has no postings in the segment. */
+bool tv_segment_field_stats(const tv_segment *s, uint32_t field, tv_field_stats *out);
+
+/* Exact term lookup. False when absent. */
+bool tv_segment_term(const tv_segment *s, uint32_t field, const void *term, size_t len,
+                     tv_term_state *out);
+
+/* Term enumeration in byte order (for prefix/wildcard/regexp/fuzzy/range on
+ * keywords). Allocated in arena; NULL when the field has no terms. */
+tv_terms_iter *tv_terms_iter_new(const tv_segment *s, uint32_t field, tv_arena *arena);
+/* Positions before the first term >= target (call _next to read it). */
+void tv_terms_iter_seek(tv_terms_iter *it, const void *target, size_t len);
+/* Next term; term bytes borrowed until the next call. */
+bool tv_terms_iter_next(tv_terms_iter *it, const char **term, size_t *len, tv_term_state *st);
+
+/* Postings flags. */
+#define TV_POST_FREQS 1u
+#define TV_POST_POSITIONS 2u
+#define TV_POST_IMPACTS 4u
+
+/* Opens a doc iterator for a term. Allocated in arena. The iterator starts
+ * before the first doc: call _next or _advance. */
+tv_postings *tv_postings_open(const tv_segment *s, uint32_t field, const tv_term_state *st,
+                              unsigned flags, tv_arena *arena);
+/* Docs that have any value in field (exists query); NULL if none. */
+tv_postings *tv_postings_field_docs(const tv_segment *s, uint32_t field, tv_arena *arena);
+/* Current doc (TV_NO_MORE_DOCS at the end; undefined before the first call). */
+uint32_t tv_postings_doc(const tv_postings *p);
+uint32_t tv_postings_next(tv_postings *p);
+/* First doc >= target (target greater than the current doc). */
+uint32_t tv_postings_advance(tv_postings *p, uint32_t target);
+/* Term frequency in the current doc (1 without TV_POST_FREQS). */
+uint32_t tv_postings_freq(tv_postings *p);
+/* Next position of the current doc, ascending; call at most freq times. */
+uint32_t tv_postings_next_pos(tv_postings *p);
+/* Upper bound on the number of docs (for planning). */
+uint64_t tv_postings_cost(const tv_postings *p);
+/*
+ * Block-max support (TV_POST_IMPACTS): moves block metadata (not the doc
+ * cursor) to the block containing target and returns the last doc id the
+ * returned impacts cover. *imp/*n receive the competitive (freq, norm)
+ * pairs of that block (borrowed until the next call).
+ */
+uint32_t tv_postings_impacts(tv_postings *p, uint32_t target, const tv_impact **imp, size_t *n);
+
+/* Norm byte of a doc's field (0 when the doc has no value or the field has
+ * no norms). */
+uint8_t tv_segment_norm(const tv_segment *s, uint32_t field, uint32_t doc);
+
+/* Doc values. Each returns the number of values the doc has (0 if none),
+ * writing at most cap of them into out (ascending). */
+uint32_t tv_segment_dv_numeric(const tv_segment *s, uint32_t field, uint32_t doc, int64_t *out,
+                               uint32_t cap);
+uint32_t tv_segment_dv_ords(const tv_segment *s, uint32_t field, uint32_t doc, uint32_t *out,
+                            uint32_t cap);
+/* The term of a segment-local ordinal (borrowed for the segment's life). */
+bool tv_segment_dv_term(const tv_segment *s, uint32_t field, uint32_t ord, const char **term,
+                        size_t *len);
+uint32_t tv_segment_dv_ord_count(const tv_segment *s, uint32_t field);
+
+/* Points: sets in out (sized max_doc) every doc with a value of field in
+ * [lo, hi] (sortable encoding, inclusive). */
+tv_status tv_segment_points_range(const tv_segment *s, uint32_t field, int64_t lo, int64_t hi,
+                                  tv_bitset *out);
+
+/* Stored data of a doc: the _source bytes (NULL/0 when not stored), the _id,
+ * _routing, and the version metadata. Bytes are allocated in arena (stored
+ * sources are compressed in the segment). */
+typedef struct tv_doc_meta {
+    const char *id;
+    uint32_t id_len;
+    const char *routing; /* NULL if none */
+    uint32_t routing_len;
+    int64_t version;
+    int64_t seq_no;
+    int64_t primary_term;
+} tv_doc_meta;
+tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta,
+                         const char **source, size_t *source_len);
+
+/* ================================================================ snapshots */
+
+/* One segment as seen by a snapshot: its live docs and its doc id base. */
+typedef struct tv_segview {
+    const tv_segment *seg;
+    const uint64_t *live; /* bit per doc, 1 = live; NULL: all live */
+    uint32_t doc_base;    /* global doc id of the segment's doc 0 */
+    uint32_t max_doc;
+    uint32_t num_docs;    /* live documents */
+} tv_segview;
+
+static inline bool tv_segview_live(const tv_segview *v, uint32_t doc) {
+    return !v->live || ((v->live[doc >> 6] >> (doc & 63)) & 1);
+}
+
+/* An immutable, reference-counted view of an index: what searches read. */
+typedef struct tv_snapshot {
+    const tv_mapping *mapping; /* the mapping in force when published */
+    const tv_segview *segs;
+    uint32_t nsegs;
+    uint64_t max_doc;          /* sum of max_doc */
+    uint64_t num_docs;         /* sum of num_docs */
+    uint64_t generation;       /* increases with every published snapshot */
+} tv_snapshot;
+
+const tv_snapshot *tv_snapshot_retain(const tv_snapshot *s);
+void tv_snapshot_release(const tv_snapshot *s); /* NULL is a no-op */
+
+/* ================================================================ engine */
+
+typedef struct tv_index tv_index;
+
+/*
+ * Creates an index from a create-index body's parsed "settings" and
+ * "mappings" (either may be NULL). Returns owned (tv_index_release) or NULL
+ * with err filled.
+ */
+tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json *mappings,
+                       tv_error *err);
+tv_index *tv_index_retain(tv_index *idx);
+void tv_index_release(tv_index *idx);
+
+/* Copy-on-write clone: shares segments, mapping and settings; later writes
+ * on either side are invisible to the other. O(1) in documents. */
+tv_index *tv_index_clone(tv_index *idx, tv_error *err);
+
+const char *tv_index_name(const tv_index *idx);
+const char *tv_index_uuid(const tv_index *idx);
+/* The current mapping (retained: release when done). */
+const tv_mapping *tv_index_mapping(tv_index *idx);
+/* Settings are read under the index's lock by the api layer. */
+tv_settings *tv_index_settings(tv_index *idx);
+void tv_index_lock(tv_index *idx);
+void tv_index_unlock(tv_index *idx);
+
+/* Merges a put-mapping body into the index's mapping. */
+tv_status tv_index_put_mapping(tv_index *idx, const tv_json *body, tv_error *err);
+
+typedef enum tv_op_type { TV_OP_INDEX = 0, TV_OP_CREATE } tv_op_type;
+typedef enum tv_version_type {
+    TV_VT_INTERNAL = 0,
+    TV_VT_EXTERNAL,
+    TV_VT_EXTERNAL_GTE,
+} tv_version_type;
+typedef enum tv_refresh { TV_REFRESH_FALSE = 0, TV_REFRESH_TRUE, TV_REFRESH_WAIT_FOR } tv_refresh;
+
+#define TV_SEQ_NO_UNSET (-2)   /* OpenSearch's UNASSIGNED_SEQ_NO */
+#define TV_VERSION_UNSET (-3)  /* OpenSearch's Versions.MATCH_ANY */
+
+typedef struct tv_write_opts {
+    tv_op_type op_type;
+    int64_t if_seq_no;          /* TV_SEQ_NO_UNSET when absent */
+    int64_t if_primary_term;    /* 0 when absent */
+    int64_t version;            /* TV_VERSION_UNSET when absent */
+    tv_version_type version_type;
+    const char *routing;        /* NULL when absent */
+    size_t routing_len;
+    tv_refresh refresh;
+} tv_write_opts;
+
+/* Fills opts with defaults (index, no conditions, no refresh). */
+void tv_write_opts_init(tv_write_opts *opts);
+
+typedef enum tv_write_result_kind {
+    TV_RESULT_CREATED = 0,
+    TV_RESULT_UPDATED,
+    TV_RESULT_DELETED,
+    TV_RESULT_NOT_FOUND,
+    TV_RESULT_NOOP,
+} tv_write_result_kind;
+/* "created", "updated", ... Borrowed, static. */
+const char *tv_write_result_name(tv_write_result_kind k);
+
+typedef struct tv_write_result {
+    tv_write_result_kind result;
+    int64_t version;
+    int64_t seq_no;
+    int64_t primary_term;
+    bool forced_refresh;
+} tv_write_result;
+
+/*
+ * Indexes (or creates) a document: parses source against the mapping
+ * (merging dynamic updates), checks op_type and version conditions, assigns
+ * version and seq_no, and makes the doc visible to realtime get at once and
+ * to search at the next refresh. Conflicts: TROVE_ECONFLICT with
+ * OpenSearch's reason ("[id]: version conflict, document already exists
+ * (current version [1])"). Parse failures: TROVE_EMAPPER and friends.
+ */
+tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char *source,
+                       size_t source_len, const tv_write_opts *opts, tv_write_result *res,
+                       tv_error *err);
+
+/* Deletes by id. A missing doc is TROVE_OK with result TV_RESULT_NOT_FOUND
+ * (and still consumes a seq_no, as OpenSearch does). */
+tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv_write_opts *opts,
+                          tv_write_result *res, tv_error *err);
+
+/* Realtime get by id (sees unrefreshed writes when realtime is true; else
+ * only the last refreshed snapshot). *found false when absent. Source and
+ * meta strings are allocated in arena. */
+tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realtime,
+                       tv_arena *arena, bool *found, tv_doc_meta *meta, const char **source,
+                       size_t *source_len);
+
+/* Publishes all buffered writes as a new snapshot (POST _refresh). */
+tv_status tv_index_refresh(tv_index *idx);
+
+/*
+ * The snapshot searches should read. Emulates OpenSearch's periodic
+ * refresh (index.refresh_interval) lazily: if buffered writes are older
+ * than the interval, refreshes first. Returns retained; release with
+ * tv_snapshot_release. NULL only on OOM.
+ */
+const tv_snapshot *tv_index_acquire(tv_index *idx);
+
+/* Counts for _stats/_cat. */
+typedef struct tv_index_stats {
+    uint64_t docs_count;    /* live docs, refreshed and not */
+    uint64_t docs_deleted;
+    uint64_t store_bytes;
+    uint32_t segments;
+} tv_index_stats;
+void tv_index_get_stats(tv_index *idx, tv_index_stats *out);
+
+#endif /* TROVE_INDEX_H */

@@ -1,0 +1,74 @@
+/*
+ * search.h — the search layer: the query DSL, scoring and collection.
+ *
+ * Owns: parsing the query DSL (and query_string / simple_query_string) into
+ * an AST allocated in the request arena; planning the AST per segment into
+ * iterators (next/advance/cost/score/max_score); BM25 exactly as Lucene's
+ * BM25Similarity; top-k (block-max WAND / MaxScore), counting, field sort,
+ * search_after, source filtering; and writing OpenSearch's _search and
+ * _count response bodies.
+ *
+ * Reads indices only through index.h snapshots. Knows nothing about HTTP:
+ * the api layer resolves index names to snapshots, validates URL
+ * parameters, and hands them here.
+ */
+#ifndef TROVE_SEARCH_H
+#define TROVE_SEARCH_H
+
+#include "index/index.h"
+#include "json/json.h"
+#include "util/util.h"
+
+/* One index to search: its name (as echoed in hits' "_index") and a
+ * snapshot the caller holds a reference on for the duration of the call. */
+typedef struct tv_search_target {
+    const char *index;
+    const tv_snapshot *snap;
+    int64_t max_result_window; /* index.max_result_window */
+} tv_search_target;
+
+/*
+ * URL parameters of _search / _count that the api layer parsed. Unset
+ * numbers are -1; unset strings NULL. URL values override body values as
+ * OpenSearch does (from, size, sort, _source, ...).
+ */
+typedef struct tv_search_params {
+    int64_t from;
+    int64_t size;
+    int64_t terminate_after;
+    const char *track_total_hits; /* "true", "false", or a number; NULL unset */
+    bool rest_total_hits_as_int;
+    const char *source;           /* _source=false|true|a,b */
+    const char *source_includes;  /* _source_includes */
+    const char *source_excludes;  /* _source_excludes */
+    const char *sort;             /* "field:asc,other" */
+    const char *q;                /* URI search (query_string) */
+    const char *df;
+    const char *default_operator; /* "AND"/"OR" */
+    const char *analyzer;
+    bool seq_no_primary_term;
+    bool version;
+    bool explain;
+} tv_search_params;
+
+void tv_search_params_init(tv_search_params *p);
+
+/*
+ * Runs a _search over targets with the request body (NULL: match_all) and
+ * writes the whole response object ({"took":..,"timed_out":false,
+ * "_shards":{..},"hits":{..}}) to out. Errors (TROVE_EPARSE with
+ * err->line/col, TROVE_EQUERYSHARD, TROVE_EARG, TROVE_EUNSUPPORTED, ...)
+ * leave out untouched and fill err with OpenSearch's type and reason; the
+ * api layer wraps them as OpenSearch does (search_phase_execution_exception
+ * where OpenSearch wraps).
+ */
+tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                        const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                        tv_error *err);
+
+/* Runs a _count: {"count":N,"_shards":{...}}. body may be NULL or {"query":..}. */
+tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                          const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                          tv_error *err);
+
+#endif /* TROVE_SEARCH_H */
