@@ -271,6 +271,7 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
 #define TV_NO_MORE_DOCS UINT32_MAX
 
 typedef struct tv_segment tv_segment;
+struct tv_segview;
 
 /* Per-field statistics of a segment (deleted documents still count, as in
  * Lucene). */
@@ -384,6 +385,48 @@ typedef struct tv_doc_meta {
 } tv_doc_meta;
 tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta,
                          const char **source, size_t *source_len);
+
+/* The reserved field id under which every segment indexes each doc's _id as
+ * a term (one posting per doc): the engine's id lookup and the ids query
+ * use tv_segment_term(seg, TV_FIELD_ID, id, len, &st). */
+#define TV_FIELD_ID 0xFFFFFFFEu
+
+/* ---------------------------------------------------------- segment builder */
+
+/*
+ * Builds one immutable segment from parsed documents (the engine's write
+ * buffer seals through this at refresh). Not thread-safe; one writer.
+ */
+typedef struct tv_segment_builder tv_segment_builder;
+
+/* Returns owned (tv_segment_builder_free) or NULL on OOM. */
+tv_segment_builder *tv_segment_builder_new(void);
+void tv_segment_builder_free(tv_segment_builder *b);
+/* Number of docs added since creation or the last finish. */
+uint32_t tv_segment_builder_docs(const tv_segment_builder *b);
+/* Adds a document; it gets the next segment-local doc id (returned in
+ * *docid, may be NULL). Copies everything it keeps (doc and meta may be
+ * freed after the call). meta supplies _id, _routing, version, seq_no and
+ * primary_term; doc->id is ignored in favour of meta->id. */
+tv_status tv_segment_builder_add(tv_segment_builder *b, const tv_parsed_doc *doc,
+                                 const tv_doc_meta *meta, uint32_t *docid);
+/* Seals the added documents into a segment (owned, refcount 1; release with
+ * tv_segment_release) and resets the builder for reuse. With no documents
+ * added, *out is NULL and TROVE_OK is returned. */
+tv_status tv_segment_builder_finish(tv_segment_builder *b, tv_segment **out);
+
+/* Merges the live documents of several segment views, in order, into one
+ * new segment (doc ids renumbered densely). Statistics of the result count
+ * only the docs kept. */
+tv_status tv_segment_merge(const struct tv_segview *views, size_t n, tv_segment **out);
+
+/* Opens a segment over serialized bytes (the same layout the builder
+ * produces; what a store will mmap). The bytes are copied (owned by the
+ * segment). Every structure is validated or bounds-checked on access:
+ * corrupt input gives TROVE_ECORRUPT, never a crash. */
+tv_status tv_segment_open(const void *bytes, size_t len, tv_segment **out, tv_error *err);
+/* The segment's serialized bytes (borrowed for the segment's life). */
+const void *tv_segment_bytes_ptr(const tv_segment *s, size_t *len);
 
 /* ================================================================ snapshots */
 
