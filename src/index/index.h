@@ -346,7 +346,7 @@ uint64_t tv_postings_cost(const tv_postings *p);
 /*
  * Block-max support (TV_POST_IMPACTS): moves block metadata (not the doc
  * cursor) to the block containing target and returns the last doc id the
- * returned impacts cover. *imp/*n receive the competitive (freq, norm)
+ * returned impacts cover. *imp and *n receive the competitive (freq, norm)
  * pairs of that block (borrowed until the next call).
  */
 uint32_t tv_postings_impacts(tv_postings *p, uint32_t target, const tv_impact **imp, size_t *n);
