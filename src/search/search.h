@@ -49,6 +49,11 @@ typedef struct tv_search_params {
     bool seq_no_primary_term;
     bool version;
     bool explain;
+    /* The request body's text, when the caller has it: parse errors then
+     * carry OpenSearch's [line:col] (err->line/col). Without it err->pos
+     * still holds the byte offset of the offending value. */
+    const char *body_text;
+    size_t body_text_len;
 } tv_search_params;
 
 void tv_search_params_init(tv_search_params *p);

@@ -1,0 +1,285 @@
+/*
+ * query.h — private contracts of the search layer (src/search/ only; no
+ * other layer includes this file).
+ *
+ * Three pieces:
+ *
+ *   1. The query AST (tv_query): what the DSL parser (dsl.c) and the
+ *      query_string / simple_query_string / automaton parsers produce. It is
+ *      allocated in the request arena, built against ONE target's mapping
+ *      (field lookups and text analysis happen while parsing, once), and is
+ *      read-only during execution except for the per-target statistics that
+ *      tv_query_prepare() stores in leaves (BM25 weights).
+ *
+ *   2. The iterator interface (tv_iter): the AST is planned per segment
+ *      (exec.c, tv_plan) into a tree of doc iterators with a small vtable:
+ *      next / advance / score / shallow_advance + max_score (block-max),
+ *      cost. Iterators live in the request arena; nothing is malloc'ed per
+ *      document.
+ *
+ *   3. BM25 (bm25.c): Lucene 10's BM25Similarity in its exact float order.
+ *
+ * ------------------------------------------------------------------------
+ * HOW TO ADD A QUERY KIND (for query_string.c, automaton.c, ...)
+ *
+ *   a) Parser: write `tv_status tv_dsl_parse_<name>(tv_dsl *d, const tv_json
+ *      *body, tv_query **out)` in your own file, declare it below in the
+ *      "extension parsers" block, and add one line to the table
+ *      `k_query_parsers` in dsl.c ({"<name>", tv_dsl_parse_<name>}). Use the
+ *      helpers declared here: tv_dsl_error() for OpenSearch's
+ *      parsing_exception with [line:col], tv_dsl_field() to resolve a field,
+ *      tv_dsl_analyze() to analyze query text, the tv_q_* constructors to
+ *      build nodes. Your parser may return any existing node kind (a
+ *      query_string usually becomes TV_Q_BOOL / TV_Q_TERM / TV_Q_PHRASE /
+ *      TV_Q_MULTI_TERM trees).
+ *
+ *   b) Term-enumerating queries (wildcard, regexp, prefix, fuzzy): build a
+ *      TV_Q_MULTI_TERM node with a tv_term_matcher (an accept callback over
+ *      term bytes, plus an optional literal prefix used to seek the term
+ *      dictionary). The planner enumerates each segment's terms, keeps the
+ *      accepted ones, and runs them as a constant-score union (Lucene's
+ *      CONSTANT_SCORE_BLENDED_REWRITE, OpenSearch's default). No edit of
+ *      exec.c is needed.
+ *
+ *   c) Anything else (a scored fuzzy rewrite, span queries, ...): a
+ *      TV_Q_EXT node carries a tv_query_ext vtable: prepare (collect
+ *      statistics over the snapshot) and plan (build a tv_iter for a
+ *      segment). Implement tv_iter_vt for your iterator; exec.c calls the
+ *      hooks and never needs to know the kind.
+ * ------------------------------------------------------------------------
+ */
+#ifndef TROVE_SEARCH_QUERY_H
+#define TROVE_SEARCH_QUERY_H
+
+#include "index/index.h"
+#include "json/json.h"
+#include "search/search.h"
+#include "util/util.h"
+
+/* ================================================================= BM25 */
+
+#define TV_BM25_K1 1.2f
+#define TV_BM25_B 0.75f
+
+/*
+ * A BM25 scorer for one term (or one phrase) in one target: Lucene's
+ * BM25Similarity.BM25Scorer. weight = boost * idf (float); cache[n] =
+ * 1 / (k1 * ((1 - b) + b * LENGTH_TABLE[n] / avgdl)) for each norm byte n.
+ * score(freq, norm) = weight - weight / (1 + freq * cache[norm]).
+ */
+typedef struct tv_bm25 {
+    float weight;
+    float idf;
+    float avgdl;
+    float cache[256];
+} tv_bm25;
+
+/* Lucene's idf: (float) log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5)). */
+float tv_bm25_idf(uint64_t doc_freq, uint64_t doc_count);
+/* avgdl = (float) (sumTotalTermFreq / (double) docCount). */
+float tv_bm25_avgdl(uint64_t sum_total_term_freq, uint64_t doc_count);
+/* Fills a scorer from a boost, an idf (already summed for phrases) and the
+ * field's statistics. */
+void tv_bm25_init(tv_bm25 *s, float boost, float idf, uint64_t sum_total_term_freq,
+                  uint64_t doc_count);
+static inline float tv_bm25_score(const tv_bm25 *s, float freq, uint8_t norm) {
+    float ni = s->cache[norm];
+    return s->weight - s->weight / (1.0f + freq * ni);
+}
+
+/* ================================================================== AST */
+
+typedef enum tv_qkind {
+    TV_Q_MATCH_ALL = 0, /* score = boost */
+    TV_Q_MATCH_NONE,
+    TV_Q_TERM,       /* one term of one field: BM25 (or constant when .constant) */
+    TV_Q_PHRASE,     /* terms at relative positions, slop; BM25 on the phrase freq */
+    TV_Q_BOOL,       /* must / should / must_not / filter, minimum_should_match */
+    TV_Q_DISMAX,     /* max + tie_breaker * others */
+    TV_Q_CONST,      /* constant_score(filter): score = boost */
+    TV_Q_BOOSTING,   /* positive, scaled by negative_boost where negative matches */
+    TV_Q_TERM_SET,   /* terms / ids / keyword term lists: constant-score union */
+    TV_Q_MULTI_TERM, /* prefix, wildcard, regexp ...: terms accepted by a matcher */
+    TV_Q_RANGE_NUM,  /* points range over sortable int64 [lo, hi] */
+    TV_Q_RANGE_TERM, /* keyword range over term bytes */
+    TV_Q_EXISTS,     /* docs with any value in field */
+    TV_Q_PHRASE_PREFIX, /* phrase whose last term is a prefix (max_expansions) */
+    TV_Q_EXT,        /* an extension: see tv_query_ext */
+} tv_qkind;
+
+typedef struct tv_query tv_query;
+typedef struct tv_iter tv_iter;
+struct tv_plan_ctx;
+
+/* A term of a phrase: bytes and its position offset in the phrase. */
+typedef struct tv_qterm {
+    const char *term;
+    uint32_t len;
+    uint32_t pos;
+} tv_qterm;
+
+/* Accepts or rejects a term (automaton queries). `prefix` (may be NULL) is
+ * a literal every accepted term starts with: the planner seeks there and
+ * stops enumerating past it. */
+typedef struct tv_term_matcher {
+    bool (*accept)(const void *state, const char *term, size_t len);
+    const void *state;
+    const char *prefix;
+    uint32_t prefix_len;
+    uint32_t max_terms; /* 0: unlimited (else stop after, e.g. max_expansions) */
+} tv_term_matcher;
+
+/* Extension hooks (TV_Q_EXT). */
+typedef struct tv_query_ext {
+    /* Gathers statistics over the snapshot (may be NULL). Called once per
+     * target before planning, with the accumulated boost. */
+    tv_status (*prepare)(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena);
+    /* Builds the iterator for one segment; *out NULL means no match. */
+    tv_status (*plan)(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out);
+    void *state;
+} tv_query_ext;
+
+struct tv_query {
+    uint8_t kind;      /* tv_qkind */
+    float boost;       /* this node's boost (1.0 = none) */
+    const tv_field *field; /* leaf kinds: the field (never NULL for leaves
+                              that match anything; unmapped fields parse to
+                              TV_Q_MATCH_NONE) */
+    uint32_t field_id; /* field->id, or TV_FIELD_ID for _id */
+    union {
+        struct {           /* TV_Q_TERM */
+            const char *term;
+            uint32_t len;
+            bool constant;    /* constant score (points, case_insensitive ...) */
+            tv_bm25 *sim;     /* set by prepare (NULL: term absent everywhere) */
+        } term;
+        struct {           /* TV_Q_PHRASE, TV_Q_PHRASE_PREFIX */
+            tv_qterm *terms;
+            uint32_t nterms;
+            uint32_t slop;
+            uint32_t max_expansions; /* phrase_prefix */
+            tv_bm25 *sim;
+        } phrase;
+        struct {           /* TV_Q_BOOL */
+            tv_query **must, **should, **must_not, **filter;
+            uint32_t nmust, nshould, nmust_not, nfilter;
+            int32_t msm;        /* resolved minimum_should_match (0 = none) */
+        } boolq;
+        struct {           /* TV_Q_DISMAX */
+            tv_query **subs;
+            uint32_t nsubs;
+            float tie_breaker;
+        } dismax;
+        struct {           /* TV_Q_CONST */
+            tv_query *inner;
+        } cnst;
+        struct {           /* TV_Q_BOOSTING */
+            tv_query *positive, *negative;
+            float negative_boost;
+        } boosting;
+        struct {           /* TV_Q_TERM_SET */
+            tv_qterm *terms; /* sorted, deduplicated (pos unused) */
+            uint32_t nterms;
+        } set;
+        struct {           /* TV_Q_MULTI_TERM */
+            tv_term_matcher m;
+        } multi;
+        struct {           /* TV_Q_RANGE_NUM (inclusive bounds, sortable) */
+            int64_t lo, hi;
+        } nrange;
+        struct {           /* TV_Q_RANGE_TERM (NULL bound = open) */
+            const char *lo, *hi;
+            uint32_t lo_len, hi_len;
+            bool lo_incl, hi_incl;
+        } trange;
+        tv_query_ext ext;  /* TV_Q_EXT */
+    } u;
+};
+
+/* ------------------------------------------------------------- the parser */
+
+/* Parser state for one target: mapping, arena, the body's source text (for
+ * [line:col] in errors), and the error being filled. */
+typedef struct tv_dsl {
+    const tv_mapping *mapping;
+    tv_arena *arena;
+    const char *src; /* body text (may be NULL: line/col then stay 0) */
+    size_t src_len;
+    tv_error *err;
+    int depth;       /* nesting guard */
+    bool filter_ctx; /* inside a filter clause (bool should needs msm 1) */
+} tv_dsl;
+
+/* Parses a query object ({"match":{...}}) into *out. */
+tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out);
+
+/* parsing_exception (or other code) at a JSON value's position. */
+tv_status tv_dsl_error(tv_dsl *d, tv_status code, uint32_t off, const char *fmt, ...)
+    TV_PRINTF(4, 5);
+/* Field lookup (NULL when unmapped). */
+const tv_field *tv_dsl_field(tv_dsl *d, const char *name, size_t len);
+/* Analyzes query text with an analyzer (NULL: the field's search analyzer,
+ * or the keyword normalizer for keyword fields). */
+tv_status tv_dsl_analyze(tv_dsl *d, const tv_field *f, const tv_analyzer *an, const char *text,
+                         size_t len, tv_tokens *out);
+
+/* Node constructors (arena; NULL on OOM). */
+tv_query *tv_q_new(tv_dsl *d, tv_qkind kind);
+tv_query *tv_q_term(tv_dsl *d, const tv_field *f, const char *term, size_t len);
+
+/* OpenSearch's Queries.calculateMinShouldMatch: resolves a spec ("2",
+ * "-1", "75%", "3<90%", "2<-25% 9<-3") for n optional clauses. Returns
+ * false on a malformed spec. */
+bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
+
+/* ---- extension parsers (defined in their own files; see the table in
+ * dsl.c). Declare new ones here. */
+
+/* =============================================================== iterators */
+
+typedef struct tv_iter_vt {
+    /* Next matching doc (TV_NO_MORE_DOCS at the end). */
+    uint32_t (*next)(tv_iter *it);
+    /* First matching doc >= target (target > current doc). */
+    uint32_t (*advance)(tv_iter *it, uint32_t target);
+    /* Score of the current doc. */
+    float (*score)(tv_iter *it);
+    /* Block-max (may be NULL: then max_score is it->max_score everywhere):
+     * moves block metadata to target's block and returns the last doc of
+     * the window it describes; */
+    uint32_t (*shallow)(tv_iter *it, uint32_t target);
+    /* an upper bound of scores for docs in [current window .. upto]. */
+    float (*block_max)(tv_iter *it, uint32_t upto);
+} tv_iter_vt;
+
+struct tv_iter {
+    const tv_iter_vt *vt;
+    uint32_t doc;     /* current doc; UINT32_MAX-1 (TV_ITER_UNSET) before the first */
+    uint64_t cost;    /* estimated number of matches */
+    float max_score;  /* upper bound over the whole segment */
+};
+
+#define TV_ITER_UNSET (UINT32_MAX - 1)
+
+static inline uint32_t tv_iter_next(tv_iter *it) { return it->vt->next(it); }
+static inline uint32_t tv_iter_advance(tv_iter *it, uint32_t t) { return it->vt->advance(it, t); }
+static inline float tv_iter_score(tv_iter *it) { return it->vt->score(it); }
+
+/* What the plan must be able to do. */
+typedef struct tv_plan_ctx {
+    tv_arena *arena;
+    const tv_snapshot *snap;
+    bool scores;      /* scores are needed */
+    bool impacts;     /* block-max pruning may be used */
+} tv_plan_ctx;
+
+/* Gathers statistics (BM25 weights) for a target's snapshot. */
+tv_status tv_query_prepare(tv_query *q, const tv_snapshot *snap, tv_arena *arena);
+/* Builds a segment's iterator; *out NULL when nothing can match. */
+tv_status tv_plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, tv_iter **out);
+
+/* Iterator building blocks other files may reuse. */
+tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bits, uint32_t max_doc, float score);
+tv_iter *tv_iter_all(tv_arena *a, uint32_t max_doc, float score);
+
+#endif /* TROVE_SEARCH_QUERY_H */
