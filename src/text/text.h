@@ -37,6 +37,20 @@ size_t tv_utf16_len(const void *p, size_t n);
 /* Lower-cases as Java's Character.toLowerCase per code point (what Lucene's
  * LowerCaseFilter does), appending to out. */
 void tv_utf8_lower(const char *s, size_t n, tv_buf *out);
+/* Upper-cases as Java's Character.toUpperCase per code point (Lucene's
+ * UpperCaseFilter), appending to out. */
+void tv_utf8_upper(const char *s, size_t n, tv_buf *out);
+
+/* ------------------------------------------------------ word boundaries */
+
+/*
+ * UAX #29 word boundaries (default rules WB1..WB999, Unicode version of the
+ * installed UCD), over UTF-8: returns the byte offset of the first boundary
+ * after `pos` (pos < len), i.e. the end of the segment that starts at pos.
+ * Segments include spaces and punctuation; the standard tokenizer decides
+ * which become tokens. Invalid UTF-8 bytes are single U+FFFD segments.
+ */
+size_t tv_wb_next(const char *text, size_t len, size_t pos);
 
 /* ----------------------------------------------------------------- tokens */
 

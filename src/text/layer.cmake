@@ -1,0 +1,28 @@
+# src/text/layer.cmake — build-time generation of the Unicode tables.
+# Included by the top-level CMakeLists.txt after trove_text_obj exists.
+# gen_unicode.py reads Debian's unicode-data (/usr/share/unicode) and writes
+# the two-stage property table and the ASCII-folding table into the build
+# directory; nothing generated is committed.
+set(TROVE_UCD_DIR "/usr/share/unicode" CACHE PATH "Unicode Character Database (Debian unicode-data)")
+find_program(TROVE_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
+if(NOT TROVE_PYTHON3)
+  find_program(TROVE_PYTHON3 NAMES python3 REQUIRED)
+endif()
+if(NOT EXISTS ${TROVE_UCD_DIR}/auxiliary/WordBreakProperty.txt)
+  message(FATAL_ERROR "Unicode data not found in ${TROVE_UCD_DIR}: apt-get install unicode-data")
+endif()
+set(TROVE_UC_TABLES ${CMAKE_BINARY_DIR}/generated/text_unicode_tables.c)
+add_custom_command(
+  OUTPUT ${TROVE_UC_TABLES}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_unicode.py ${TROVE_UCD_DIR} ${TROVE_UC_TABLES}
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_unicode.py
+          ${TROVE_UCD_DIR}/auxiliary/WordBreakProperty.txt
+          ${TROVE_UCD_DIR}/emoji/emoji-data.txt
+          ${TROVE_UCD_DIR}/LineBreak.txt
+          ${TROVE_UCD_DIR}/Scripts.txt
+          ${TROVE_UCD_DIR}/Blocks.txt
+          ${TROVE_UCD_DIR}/UnicodeData.txt
+  COMMENT "Generating Unicode tables from ${TROVE_UCD_DIR}"
+  VERBATIM)
+target_sources(trove_text_obj PRIVATE ${TROVE_UC_TABLES})
