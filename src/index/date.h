@@ -1,0 +1,70 @@
+/*
+ * date.h — dates as OpenSearch parses, prints and computes them: the
+ * built-in formats (strict_date_optional_time, epoch_millis, ...), Java
+ * DateTimeFormatter-style patterns ("yyyy-MM-dd HH:mm:ss Z"), `||`
+ * alternatives, and date math ("now-1d/d", "2020-01-01||+1M/d") for range
+ * queries. Part of the index layer; the search layer includes it.
+ *
+ * All instants are int64 milliseconds since the Unix epoch (UTC), proleptic
+ * Gregorian calendar. Time zones are fixed offsets (seconds east of UTC):
+ * "Z", "UTC", "GMT", "+01:00", "+0100", "-05"; region ids (Europe/Paris) are
+ * not supported (TROVE_EUNSUPPORTED where a zone parameter is given).
+ *
+ * Errors (tv_error, may be NULL):
+ *   TROVE_EARG  "failed to parse date field [x] with format [f]"
+ *               (OpenSearch's IllegalArgumentException wording; the cause is
+ *               a date_time_parse_exception)
+ *   TROVE_EARG  "Invalid format: [f]: Unknown pattern letter: q" for a bad
+ *               pattern (tv_date_format_check)
+ *   TROVE_EARG  date math errors with OpenSearch's reasons ("operator not
+ *               supported for date math [...]", "unit [x] not supported for
+ *               date math [...]", "truncated date math [...]"); OpenSearch
+ *               reports these as parse_exception, which has no status of its
+ *               own in trove.h.
+ * Thread safety: all functions are pure.
+ */
+#ifndef TROVE_INDEX_DATE_H
+#define TROVE_INDEX_DATE_H
+
+#include "util/util.h"
+
+/* The default format of a date field. */
+#define TV_DATE_DEFAULT_FORMAT "strict_date_optional_time||epoch_millis"
+
+/* Checks that every alternative of format is a known built-in name or a
+ * pattern trove can interpret. TROVE_OK or TROVE_EARG/TROVE_EUNSUPPORTED. */
+tv_status tv_date_format_check(const char *format, tv_error *err);
+
+/* Parses [s, s+len) with format (NULL: the default format). */
+tv_status tv_date_parse(const char *format, const char *s, size_t len, int64_t *ms, tv_error *err);
+
+/* As tv_date_parse, with OpenSearch's range-query extras: round_up fills
+ * fields missing from the text with their maximum ("2020-01" -> the last
+ * millisecond of January), tz_offset_s is the zone used when the text has
+ * none. */
+tv_status tv_date_parse_ex(const char *format, const char *s, size_t len, bool round_up,
+                           int32_t tz_offset_s, int64_t *ms, tv_error *err);
+
+/* Prints ms with the first alternative of format (NULL: default) into out
+ * (NUL-terminated, truncated to cap). Returns the full length (as snprintf).
+ * strict_date_optional_time prints "2020-01-02T03:04:05.000Z"; epoch_millis
+ * prints the integer. */
+size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap);
+
+/* Evaluates date math: "now", "now-1d/d", "2020-01-01||+1M/d", or a plain
+ * date in format. round_up selects the end of the rounded unit (for lte and
+ * gt bounds, as OpenSearch's range query does). */
+tv_status tv_date_math(const char *format, const char *expr, size_t len, int64_t now_ms,
+                       bool round_up, int64_t *ms, tv_error *err);
+tv_status tv_date_math_ex(const char *format, const char *expr, size_t len, int64_t now_ms,
+                          bool round_up, int32_t tz_offset_s, int64_t *ms, tv_error *err);
+
+/* Parses a time_zone parameter ("+01:00", "-0530", "Z", "UTC", "GMT",
+ * "UTC+2") into seconds east of UTC. */
+tv_status tv_date_parse_tz(const char *s, size_t len, int32_t *offset_s, tv_error *err);
+
+/* Civil calendar helpers (proleptic Gregorian). */
+int64_t tv_days_from_civil(int64_t y, unsigned m, unsigned d);
+void tv_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d);
+
+#endif /* TROVE_INDEX_DATE_H */
