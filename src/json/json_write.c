@@ -1,0 +1,519 @@
+/*
+ * json_write.c — the JSON writer: values printed the way OpenSearch (Jackson
+ * on Java 21) prints them.
+ *
+ * Streaming writer. tv_jw keeps one byte per open container in `first`:
+ * bit 0 is set while the container has no element yet, bit 1 marks an
+ * object. Commas, the key separator and (pretty mode) white space are
+ * written before each element, so callers only say what to write.
+ *
+ * Pretty mode is Jackson's DefaultPrettyPrinter as OpenSearch configures it
+ * for `?pretty`: objects are indented with "\n" plus two spaces per open
+ * object; arrays use a fixed one-space "indenter", so `[ 1, 2 ]` stays on one
+ * line and does not add indentation for what it contains; keys are followed
+ * by " : "; empty containers print as `{ }` and `[ ]`.
+ *
+ * Strings are escaped as Jackson's UTF8JsonGenerator escapes a Java String:
+ * `\"`, `\\`, `\b \t \n \f \r`, other controls as `\u00XX` (upper-case hex),
+ * DEL and '/' unescaped; characters outside the BMP become a pair of escaped
+ * surrogates (`\uD83D\uDE00`), because Jackson 2.x writes each UTF-16 half
+ * of a supplementary character as an escape unless
+ * COMBINE_UNICODE_SURROGATES_IN_UTF8 is enabled, which OpenSearch does not
+ * do. Invalid UTF-8 bytes become U+FFFD (Java would already hold U+FFFD
+ * after decoding them).
+ *
+ * Doubles: Java 19+ Double.toString (Raffaello Giulietti's specification):
+ * among the decimals that round to the value, take those of minimal length
+ * n (when n is 1, those of length 1 or 2), then the one closest to the value.
+ * We find n by binary search (having an n-digit decimal that round-trips is
+ * monotonic in n). For a length n the only candidates are the n-digit
+ * decimal nearest to the value, which glibc's printf("%.*e") computes
+ * exactly, and the nearest one on the other side of the value; strtod (or
+ * strtof for floats; both correctly rounded) tells whether a candidate
+ * round-trips. Then Java's layout: plain for 1e-3 <= |v| < 1e7 ("100.0",
+ * "0.001"), computerized scientific otherwise ("1.0E7", "9.99E-4"), at least
+ * one digit after the point. Rejected: an embedded Ryu/Schubfach
+ * implementation (large tables and code for a path that prints tens of
+ * numbers per response; this is exact and short).
+ *
+ * tv_jw_raw() copies a complete JSON text. Compact mode copies the bytes as
+ * they are (OpenSearch writes a stored _source verbatim). Pretty mode
+ * re-parses it and writes it through the writer, as Jackson's
+ * copyCurrentStructure does for OpenSearch: strings are re-escaped, integers
+ * printed as longs (or verbatim when larger), decimals re-printed with
+ * Double.toString.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "json/json.h"
+
+#define F_FIRST 1
+#define F_OBJECT 2
+
+/* ------------------------------------------------------------ numbers */
+
+/* Writes the candidate decimal digits[0..n) x 10^(e-n+1) as text for strtod. */
+static void cand_text(char *buf, const char *digits, int n, int e) {
+    memcpy(buf, digits, (size_t)n);
+    snprintf(buf + n, 16, "e%d", e - n + 1);
+}
+
+static bool roundtrips(const char *text, double v, bool is_float, int *cmp) {
+    if (is_float) {
+        float f = strtof(text, NULL);
+        *cmp = f < (float)v ? -1 : f > (float)v ? 1 : 0;
+    } else {
+        double d = strtod(text, NULL);
+        *cmp = d < v ? -1 : d > v ? 1 : 0;
+    }
+    return *cmp == 0;
+}
+
+/* Adds delta (+1 or -1) to the n-digit integer in digits; handles carry and
+ * borrow by moving the exponent. Returns the new digit count. */
+static int step_digits(char *digits, int n, int *e, int delta) {
+    if (delta > 0) {
+        int i = n - 1;
+        while (i >= 0 && digits[i] == '9') digits[i--] = '0';
+        if (i < 0) {
+            digits[0] = '1';
+            for (int k = 1; k < n; k++) digits[k] = '0';
+            (*e)++;
+        } else {
+            digits[i]++;
+        }
+    } else {
+        int i = n - 1;
+        while (i >= 0 && digits[i] == '0') digits[i--] = '9';
+        digits[i]--; /* digits[0] != '0' for a normalised candidate */
+        if (digits[0] == '0') {
+            /* 1000 - 1 = 0999: renormalise to 999 with one more 9 */
+            memmove(digits, digits + 1, (size_t)n - 1);
+            digits[n - 1] = '9';
+            (*e)--;
+        }
+    }
+    return n;
+}
+
+/*
+ * Looks for an n-digit decimal that rounds to v (v > 0, finite). On success
+ * writes its digits (n of them) and decimal exponent and returns true.
+ */
+static bool try_len(double v, bool is_float, int n, char *digits, int *e) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%.*e", n - 1, v);
+    /* buf is d[.ddd]e[+-]xx */
+    int k = 0;
+    for (const char *s = buf; *s && *s != 'e'; s++)
+        if (*s != '.') digits[k++] = *s;
+    const char *ep = strchr(buf, 'e');
+    *e = atoi(ep + 1);
+    char text[64];
+    cand_text(text, digits, n, *e);
+    int cmp;
+    if (roundtrips(text, v, is_float, &cmp)) return true;
+    /* the nearest n-digit decimal on the other side of v */
+    step_digits(digits, n, e, cmp < 0 ? 1 : -1);
+    cand_text(text, digits, n, *e);
+    int cmp2;
+    return roundtrips(text, v, is_float, &cmp2);
+}
+
+/* Java's shortest digits of v > 0: returns the digit count, without trailing
+ * zeros (at least one digit). */
+static int shortest(double v, bool is_float, char *digits, int *e) {
+    int lo = 1, hi = is_float ? 9 : 17;
+    char dg[24];
+    int de = 0;
+    /* hi always succeeds */
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (try_len(v, is_float, mid, dg, &de)) hi = mid;
+        else lo = mid + 1;
+    }
+    int n = lo;
+    if (n == 1) n = 2; /* length 1 or 2: the closest of those */
+    if (!try_len(v, is_float, n, digits, e)) {
+        /* cannot happen for n >= the minimal length; be safe */
+        try_len(v, is_float, is_float ? 9 : 17, digits, e);
+        n = is_float ? 9 : 17;
+    }
+    while (n > 1 && digits[n - 1] == '0') n--;
+    return n;
+}
+
+static size_t fmt_java(double v, bool is_float, char *out) {
+    char *o = out;
+    if (isnan(v)) {
+        memcpy(out, "NaN", 4);
+        return 3;
+    }
+    if (signbit(v)) *o++ = '-', v = -v;
+    if (isinf(v)) {
+        memcpy(o, "Infinity", 9);
+        return (size_t)(o - out) + 8;
+    }
+    if (v == 0) {
+        memcpy(o, "0.0", 4);
+        return (size_t)(o - out) + 3;
+    }
+    char d[24];
+    int e;
+    int n = shortest(v, is_float, d, &e);
+    if (e >= -3 && e < 7) {
+        if (e >= 0) {
+            for (int i = 0; i <= e; i++) *o++ = i < n ? d[i] : '0';
+            *o++ = '.';
+            if (n > e + 1) {
+                memcpy(o, d + e + 1, (size_t)(n - e - 1));
+                o += n - e - 1;
+            } else {
+                *o++ = '0';
+            }
+        } else {
+            *o++ = '0';
+            *o++ = '.';
+            for (int i = 0; i < -e - 1; i++) *o++ = '0';
+            memcpy(o, d, (size_t)n);
+            o += n;
+        }
+    } else {
+        *o++ = d[0];
+        *o++ = '.';
+        if (n > 1) {
+            memcpy(o, d + 1, (size_t)n - 1);
+            o += n - 1;
+        } else {
+            *o++ = '0';
+        }
+        o += sprintf(o, "E%d", e);
+    }
+    *o = 0;
+    return (size_t)(o - out);
+}
+
+size_t tv_fmt_double(double v, char *out) { return fmt_java(v, false, out); }
+size_t tv_fmt_float(float v, char *out) { return fmt_java((double)v, true, out); }
+
+/* ---------------------------------------------------------- strings */
+
+static const char hexu[] = "0123456789ABCDEF";
+
+/* 0: copy; 1: needs escaping or is non-ASCII */
+static const uint8_t esc_class[256] = {
+    [0 ... 0x1F] = 1, ['"'] = 1, ['\\'] = 1, [0x80 ... 0xFF] = 1,
+};
+
+static char *put_u(char *o, uint32_t c) {
+    *o++ = '\\';
+    *o++ = 'u';
+    *o++ = hexu[(c >> 12) & 15];
+    *o++ = hexu[(c >> 8) & 15];
+    *o++ = hexu[(c >> 4) & 15];
+    *o++ = hexu[c & 15];
+    return o;
+}
+
+/* Length of the valid UTF-8 sequence at s (s[0] >= 0x80), 0 if invalid. */
+static size_t utf8_len(const uint8_t *s, size_t avail, uint32_t *cp) {
+    uint8_t c = s[0];
+    size_t n;
+    uint8_t lo = 0x80, hi = 0xBF;
+    uint32_t v;
+    if (c >= 0xC2 && c <= 0xDF) n = 2, v = c & 0x1F;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3, v = c & 0x0F;
+        if (c == 0xE0) lo = 0xA0;
+        else if (c == 0xED) hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4, v = c & 0x07;
+        if (c == 0xF0) lo = 0x90;
+        else if (c == 0xF4) hi = 0x8F;
+    } else return 0;
+    if (avail < n) return 0;
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] < lo || s[i] > hi) return 0;
+        lo = 0x80, hi = 0xBF;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    *cp = v;
+    return n;
+}
+
+static void write_escaped(tv_buf *b, const char *str, size_t len) {
+    const uint8_t *s = (const uint8_t *)str, *end = s + len;
+    tv_buf_putc(b, '"');
+    while (s < end) {
+        const uint8_t *r = s;
+        while (r < end && !esc_class[*r]) r++;
+        if (r > s) tv_buf_append(b, s, (size_t)(r - s));
+        s = r;
+        if (s >= end) break;
+        /* a run of bytes that need attention, bounded to keep the
+         * reservation small */
+        size_t chunk = (size_t)(end - s) < 256 ? (size_t)(end - s) : 256;
+        if (!tv_buf_reserve(b, chunk * 12)) return;
+        char *o = b->data + b->len;
+        const uint8_t *cend = s + chunk;
+        while (s < cend) {
+            uint8_t c = *s;
+            if (!esc_class[c]) {
+                *o++ = (char)c;
+                s++;
+                continue;
+            }
+            if (c >= 0x80) {
+                uint32_t cp;
+                size_t n = utf8_len(s, (size_t)(end - s), &cp);
+                if (n == 0) {
+                    memcpy(o, "\xEF\xBF\xBD", 3);
+                    o += 3;
+                    s++;
+                } else if (n == 4) {
+                    cp -= 0x10000;
+                    o = put_u(o, 0xD800 + (cp >> 10));
+                    o = put_u(o, 0xDC00 + (cp & 0x3FF));
+                    s += 4;
+                } else {
+                    memcpy(o, s, n);
+                    o += n;
+                    s += n;
+                }
+                continue;
+            }
+            s++;
+            *o++ = '\\';
+            switch (c) {
+            case '"': *o++ = '"'; break;
+            case '\\': *o++ = '\\'; break;
+            case '\b': *o++ = 'b'; break;
+            case '\t': *o++ = 't'; break;
+            case '\n': *o++ = 'n'; break;
+            case '\f': *o++ = 'f'; break;
+            case '\r': *o++ = 'r'; break;
+            default:
+                o--;
+                o = put_u(o, c);
+                break;
+            }
+        }
+        b->len = (size_t)(o - b->data);
+        b->data[b->len] = 0;
+    }
+    tv_buf_putc(b, '"');
+}
+
+/* ------------------------------------------------------------ writer */
+
+void tv_jw_init(tv_jw *w, tv_buf *out, bool pretty) {
+    w->out = out;
+    w->pretty = pretty;
+    w->depth = 0;
+    w->first[0] = F_FIRST;
+    w->after_key = 0;
+}
+
+static int nesting(const tv_jw *w) {
+    int n = 0;
+    for (int i = 1; i <= w->depth && i < TV_JW_MAX_DEPTH; i++) n += (w->first[i] & F_OBJECT) != 0;
+    return n;
+}
+
+static void newline_indent(tv_jw *w, int nest) {
+    tv_buf *b = w->out;
+    size_t n = 1 + 2 * (size_t)nest;
+    if (!tv_buf_reserve(b, n)) return;
+    b->data[b->len] = '\n';
+    memset(b->data + b->len + 1, ' ', n - 1);
+    b->len += n;
+    b->data[b->len] = 0;
+}
+
+/* Separators before a value (not a key). */
+static void before_value(tv_jw *w) {
+    if (w->after_key) {
+        w->after_key = 0;
+        return;
+    }
+    if (w->depth == 0) {
+        if (!(w->first[0] & F_FIRST)) tv_buf_putc(w->out, ' '); /* root value separator */
+        w->first[0] &= (uint8_t)~F_FIRST;
+        return;
+    }
+    if (w->depth >= TV_JW_MAX_DEPTH) return;
+    uint8_t *f = &w->first[w->depth];
+    if (*f & F_FIRST) {
+        *f &= (uint8_t)~F_FIRST;
+        if (w->pretty) tv_buf_putc(w->out, ' ');
+    } else {
+        tv_buf_putc(w->out, ',');
+        if (w->pretty) tv_buf_putc(w->out, ' ');
+    }
+}
+
+static void open_container(tv_jw *w, char c, uint8_t kind) {
+    before_value(w);
+    tv_buf_putc(w->out, c);
+    w->depth++;
+    if (w->depth >= TV_JW_MAX_DEPTH) {
+        w->out->oom = true; /* too deep: a sticky failure */
+        return;
+    }
+    w->first[w->depth] = (uint8_t)(F_FIRST | kind);
+}
+
+void tv_jw_obj_begin(tv_jw *w) { open_container(w, '{', F_OBJECT); }
+void tv_jw_arr_begin(tv_jw *w) { open_container(w, '[', 0); }
+
+void tv_jw_obj_end(tv_jw *w) {
+    if (w->depth <= 0) return;
+    bool empty = w->depth < TV_JW_MAX_DEPTH ? (w->first[w->depth] & F_FIRST) != 0 : true;
+    if (w->pretty) {
+        if (empty) tv_buf_putc(w->out, ' ');
+        else newline_indent(w, nesting(w) - 1);
+    }
+    tv_buf_putc(w->out, '}');
+    w->depth--;
+    w->after_key = 0;
+}
+
+void tv_jw_arr_end(tv_jw *w) {
+    if (w->depth <= 0) return;
+    if (w->pretty) tv_buf_putc(w->out, ' ');
+    tv_buf_putc(w->out, ']');
+    w->depth--;
+    w->after_key = 0;
+}
+
+void tv_jw_key(tv_jw *w, const char *key, size_t len) {
+    if (w->depth > 0 && w->depth < TV_JW_MAX_DEPTH) {
+        uint8_t *f = &w->first[w->depth];
+        if (*f & F_FIRST) *f &= (uint8_t)~F_FIRST;
+        else tv_buf_putc(w->out, ',');
+        if (w->pretty) newline_indent(w, nesting(w));
+    }
+    write_escaped(w->out, key, len);
+    if (w->pretty) tv_buf_append(w->out, " : ", 3);
+    else tv_buf_putc(w->out, ':');
+    w->after_key = 1;
+}
+
+void tv_jw_keyz(tv_jw *w, const char *key) { tv_jw_key(w, key, strlen(key)); }
+
+void tv_jw_str(tv_jw *w, const char *s, size_t len) {
+    before_value(w);
+    write_escaped(w->out, s, len);
+}
+
+void tv_jw_strz(tv_jw *w, const char *s) { tv_jw_str(w, s, strlen(s)); }
+
+static void put_text(tv_jw *w, const char *s, size_t n) {
+    before_value(w);
+    tv_buf_append(w->out, s, n);
+}
+
+void tv_jw_int(tv_jw *w, int64_t v) {
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRId64, v);
+    put_text(w, b, (size_t)n);
+}
+
+void tv_jw_uint(tv_jw *w, uint64_t v) {
+    char b[24];
+    int n = snprintf(b, sizeof b, "%" PRIu64, v);
+    put_text(w, b, (size_t)n);
+}
+
+void tv_jw_double(tv_jw *w, double v) {
+    char b[40];
+    size_t n = tv_fmt_double(v, b);
+    put_text(w, b, n);
+}
+
+void tv_jw_float(tv_jw *w, float v) {
+    char b[40];
+    size_t n = tv_fmt_float(v, b);
+    put_text(w, b, n);
+}
+
+void tv_jw_bool(tv_jw *w, bool v) { put_text(w, v ? "true" : "false", v ? 4 : 5); }
+void tv_jw_null(tv_jw *w) { put_text(w, "null", 4); }
+
+/* canonical: numbers as Jackson's copyCurrentStructure prints them */
+static void write_value(tv_jw *w, const tv_json *v, bool canonical) {
+    switch (v->type) {
+    case TV_JSON_NULL: tv_jw_null(w); break;
+    case TV_JSON_TRUE: tv_jw_bool(w, true); break;
+    case TV_JSON_FALSE: tv_jw_bool(w, false); break;
+    case TV_JSON_INT:
+        if (v->raw && !canonical) put_text(w, v->raw, v->raw_len);
+        else tv_jw_int(w, v->v.i);
+        break;
+    case TV_JSON_UINT:
+        if (v->raw && !canonical) put_text(w, v->raw, v->raw_len);
+        else tv_jw_uint(w, v->v.u);
+        break;
+    case TV_JSON_DOUBLE: {
+        bool integral = v->raw && !memchr(v->raw, '.', v->raw_len) &&
+                        !memchr(v->raw, 'e', v->raw_len) && !memchr(v->raw, 'E', v->raw_len);
+        if (v->raw && (!canonical || integral)) {
+            /* verbatim, or an integer too large for 64 bits (a BigInteger) */
+            put_text(w, v->raw, v->raw_len);
+        } else if (canonical && isinf(v->v.d)) {
+            /* Jackson quotes non-finite numbers by default */
+            tv_jw_strz(w, v->v.d > 0 ? "Infinity" : "-Infinity");
+        } else {
+            tv_jw_double(w, v->v.d);
+        }
+        break;
+    }
+    case TV_JSON_STRING: tv_jw_str(w, v->v.s, v->len); break;
+    case TV_JSON_ARRAY:
+        tv_jw_arr_begin(w);
+        for (uint32_t i = 0; i < v->len; i++) write_value(w, &v->v.items[i], canonical);
+        tv_jw_arr_end(w);
+        break;
+    case TV_JSON_OBJECT:
+        tv_jw_obj_begin(w);
+        for (uint32_t i = 0; i < v->len; i++) {
+            tv_jw_key(w, v->v.members[i].key, v->v.members[i].key_len);
+            write_value(w, &v->v.members[i].val, canonical);
+        }
+        tv_jw_obj_end(w);
+        break;
+    default: break;
+    }
+}
+
+void tv_jw_value(tv_jw *w, const tv_json *v) {
+    if (!v) {
+        tv_jw_null(w);
+        return;
+    }
+    write_value(w, v, false);
+}
+
+void tv_jw_raw(tv_jw *w, const char *json, size_t len) {
+    if (!w->pretty) {
+        put_text(w, json, len);
+        return;
+    }
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_json *v;
+    tv_json_error err;
+    tv_status st = tv_json_parse(&a, json, len, &v, &err);
+    if (st == TROVE_OK) {
+        write_value(w, v, true);
+    } else if (st == TROVE_ENOMEM) {
+        w->out->oom = true;
+    } else {
+        /* not valid JSON: nothing to re-indent, keep the bytes */
+        put_text(w, json, len);
+    }
+    tv_arena_fini(&a);
+}
