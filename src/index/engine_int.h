@@ -1,0 +1,44 @@
+/*
+ * engine_int.h — private declarations of the engine (engine*.c) and hooks
+ * its unit tests use. Nothing outside src/index/engine*.c and
+ * tests/unit/test_index_engine*.c includes this header.
+ */
+#ifndef TROVE_INDEX_ENGINE_INT_H
+#define TROVE_INDEX_ENGINE_INT_H
+
+#include "index/index.h"
+
+/* Merge policy: this many adjacent segments of one size band merge into one
+ * (Lucene's LogMergePolicy mergeFactor). */
+#define TV_ENGINE_MERGE_FACTOR 10
+/* Safety valve: above this many segments the cheapest window of
+ * TV_ENGINE_MERGE_FACTOR adjacent segments is merged whatever the bands say. */
+#define TV_ENGINE_MAX_SEGMENTS 40
+/* The write buffer is sealed into an unpublished ("pending") segment when it
+ * holds this many bytes or documents (OpenSearch's indexing buffer flushes
+ * Lucene's RAM buffer without opening a new reader in the same way). */
+#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)64 << 20)
+#define TV_ENGINE_BUFFER_MAX_DOCS 100000u
+/* index.search.idle.after default. */
+#define TV_ENGINE_SEARCH_IDLE_MS 30000
+/* index.gc_deletes default: how long a delete tombstone keeps the version. */
+#define TV_ENGINE_GC_DELETES_MS 60000
+
+/*
+ * Test hook: moves the engine's monotonic clock forward by ms for every
+ * index in the process (refresh_interval, search-idle and gc_deletes
+ * decisions read this clock). Thread-safe.
+ */
+void tv_engine_test_advance_clock(int64_t ms);
+
+/* The engine's clock in milliseconds (monotonic plus the test offset). */
+int64_t tv_engine_now_ms(void);
+
+/* Number of documents in the unrefreshed write buffer (live ones). */
+uint32_t tv_index_buffered_docs(tv_index *idx);
+
+/* Seals the write buffer into an unpublished segment (what clone and a full
+ * buffer do): realtime get still sees the docs, search not until refresh. */
+tv_status tv_index_seal(tv_index *idx);
+
+#endif /* TROVE_INDEX_ENGINE_INT_H */
