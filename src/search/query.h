@@ -127,6 +127,9 @@ typedef struct tv_term_matcher {
     const char *prefix;
     uint32_t prefix_len;
     uint32_t max_terms; /* 0: unlimited (else stop after, e.g. max_expansions) */
+    bool exact;         /* the term must equal prefix (not just start with it) */
+    bool case_insensitive; /* compare with prefix ASCII-case-insensitively;
+                              prefix is then lower-case and no seek is done */
 } tv_term_matcher;
 
 /* Extension hooks (TV_Q_EXT). */

@@ -1,0 +1,39 @@
+/*
+ * dsl_int.h — helpers shared by the DSL parser files (dsl.c: dispatcher,
+ * bool, errors; dsl_leaf.c: leaf and compound queries; search.c: the
+ * search body). Private to src/search/.
+ */
+#ifndef TROVE_SEARCH_DSL_INT_H
+#define TROVE_SEARCH_DSL_INT_H
+
+#include "search/query.h"
+
+/* Jackson token name of a value's first token ("START_OBJECT", ...). */
+const char *tv_dsl_token_name(const tv_json *v);
+/* Text of a scalar (string, number as written, true/false). */
+bool tv_dsl_scalar_text(const tv_json *v, const char **s, size_t *len);
+tv_status tv_dsl_float(tv_dsl *d, const char *qname, const char *key, const tv_json *v, float *out);
+tv_status tv_dsl_int(tv_dsl *d, const char *qname, const char *key, const tv_json *v, int64_t *out);
+tv_status tv_dsl_bool(tv_dsl *d, const char *qname, const char *key, const tv_json *v, bool *out);
+tv_status tv_dsl_msm(tv_dsl *d, const tv_json *v, int32_t n, int32_t *out);
+tv_status tv_dsl_parse_filter(tv_dsl *d, const tv_json *q, tv_query **out);
+tv_query *tv_q_bool(tv_dsl *d, tv_query **must, uint32_t nmust, tv_query **should,
+                    uint32_t nshould, int32_t msm);
+
+tv_status tv_dsl_parse_match_all(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_none(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_phrase(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_phrase_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_exists(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_ids(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_constant_score(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_dis_max(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_boosting(tv_dsl *d, const tv_json *body, tv_query **out);
+
+#endif /* TROVE_SEARCH_DSL_INT_H */
