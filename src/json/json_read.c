@@ -251,6 +251,7 @@ static void *invalid_token(jp *P, const uint8_t *start, const uint8_t *p) {
     while (p < P->end) {
         size_t n;
         uint32_t c = decode_for_error(p, P->end, &n);
+        if (c == '\n' || c == '\r') break; /* keep the error on the token's line */
         p += n;
         if (!java_ident_part(c)) break;
         if (tl + 4 < 280) {
