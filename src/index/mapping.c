@@ -1,0 +1,1778 @@
+/*
+ * mapping.c — mappings: parse a "mappings" object into a field tree, merge
+ * updates with OpenSearch's conflict rules, print the tree as GET _mapping
+ * does, and look fields up by path, id or wildcard.
+ *
+ * Model. A mapping is a tree of nodes (mapping_int.h): the root "_doc"
+ * object, objects with properties, and leaves with multi-fields. Each leaf
+ * keeps the parameters the user set, as (copied) JSON values indexed by a
+ * parameter enum, next to the typed tv_field the rest of trove reads. A
+ * per-type table lists the parameters in the order OpenSearch's
+ * ParametrizedFieldMapper declares them, with their defaults and whether a
+ * mapping update may change them; parsing, printing and merging are all
+ * driven by that table, which is how OpenSearch itself works, so printing
+ * ("only values that differ from the default, in declaration order") and
+ * conflicts ("Cannot update parameter [analyzer] from [default] to
+ * [english]") come out the same.
+ *
+ * Merging copies the base tree into a new arena, parses the update into the
+ * same arena and merges node by node; existing nodes keep their field ids
+ * and new nodes get the next ids in sorted-path order, so ids are dense and
+ * stable for the life of an index. The base mapping is never modified
+ * (snapshots and searches may hold it).
+ *
+ * Lookups: fields by id (array) and by path (sorted array, binary search).
+ *
+ * Alternatives rejected: storing the mapping as its JSON and re-parsing it
+ * on every merge (ids would need a side table and conflicts would be
+ * detected on text, not on values); a hash map by path (a sorted array is
+ * smaller, immutable and serves wildcard expansion in order too).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/date.h"
+#include "index/mapping_int.h"
+
+/* ---------------------------------------------------------------- JSON */
+
+tv_json *tv_json_copy(tv_arena *a, const tv_json *v) {
+    tv_json *out = tv_arena_alloc(a, sizeof *out);
+    if (!out) return NULL;
+    *out = *v;
+    switch (v->type) {
+    case TV_JSON_STRING:
+        out->v.s = tv_arena_memdup(a, v->v.s, v->len);
+        if (!out->v.s) return NULL;
+        break;
+    case TV_JSON_INT: case TV_JSON_UINT: case TV_JSON_DOUBLE:
+        if (v->raw) {
+            out->raw = tv_arena_memdup(a, v->raw, v->raw_len);
+            if (!out->raw) return NULL;
+        }
+        break;
+    case TV_JSON_ARRAY:
+        out->v.items = v->len ? tv_arena_alloc(a, v->len * sizeof(tv_json)) : NULL;
+        if (v->len && !out->v.items) return NULL;
+        for (uint32_t i = 0; i < v->len; i++) {
+            tv_json *c = tv_json_copy(a, &v->v.items[i]);
+            if (!c) return NULL;
+            out->v.items[i] = *c;
+        }
+        break;
+    case TV_JSON_OBJECT:
+        out->v.members = v->len ? tv_arena_alloc(a, v->len * sizeof(tv_json_member)) : NULL;
+        if (v->len && !out->v.members) return NULL;
+        for (uint32_t i = 0; i < v->len; i++) {
+            tv_json_member *m = &out->v.members[i];
+            *m = v->v.members[i];
+            m->key = tv_arena_memdup(a, v->v.members[i].key, v->v.members[i].key_len);
+            tv_json *c = tv_json_copy(a, &v->v.members[i].val);
+            if (!m->key || !c) return NULL;
+            m->val = *c;
+        }
+        break;
+    default:
+        break;
+    }
+    return out;
+}
+
+static tv_json *json_str(tv_arena *a, const char *s, size_t n) {
+    tv_json *j = tv_arena_calloc(a, 1, sizeof *j);
+    if (!j) return NULL;
+    j->type = TV_JSON_STRING;
+    j->v.s = tv_arena_memdup(a, s, n);
+    j->len = (uint32_t)n;
+    return j->v.s ? j : NULL;
+}
+
+static tv_json *json_bool(tv_arena *a, bool b) {
+    tv_json *j = tv_arena_calloc(a, 1, sizeof *j);
+    if (j) j->type = b ? TV_JSON_TRUE : TV_JSON_FALSE;
+    return j;
+}
+
+static tv_json *json_int(tv_arena *a, int64_t i) {
+    tv_json *j = tv_arena_calloc(a, 1, sizeof *j);
+    if (j) {
+        j->type = TV_JSON_INT;
+        j->v.i = i;
+    }
+    return j;
+}
+
+static tv_json *json_dbl(tv_arena *a, double d) {
+    tv_json *j = tv_arena_calloc(a, 1, sizeof *j);
+    if (j) {
+        j->type = TV_JSON_DOUBLE;
+        j->v.d = d;
+    }
+    return j;
+}
+
+/* Java's toString of a scalar mapping value (for messages). */
+static void json_to_java(const tv_json *v, tv_buf *b) {
+    if (!v) {
+        tv_buf_puts(b, "null");
+        return;
+    }
+    switch (v->type) {
+    case TV_JSON_NULL: tv_buf_puts(b, "null"); break;
+    case TV_JSON_TRUE: tv_buf_puts(b, "true"); break;
+    case TV_JSON_FALSE: tv_buf_puts(b, "false"); break;
+    case TV_JSON_INT: tv_buf_printf(b, "%lld", (long long)v->v.i); break;
+    case TV_JSON_UINT: tv_buf_printf(b, "%llu", (unsigned long long)v->v.u); break;
+    case TV_JSON_DOUBLE: {
+        if (v->raw) tv_buf_append(b, v->raw, v->raw_len);
+        else {
+            char tmp[40];
+            tv_buf_append(b, tmp, tv_fmt_double(v->v.d, tmp));
+        }
+        break;
+    }
+    case TV_JSON_STRING: tv_buf_append(b, v->v.s, v->len); break;
+    case TV_JSON_ARRAY:
+        tv_buf_putc(b, '[');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i) tv_buf_puts(b, ", ");
+            json_to_java(&v->v.items[i], b);
+        }
+        tv_buf_putc(b, ']');
+        break;
+    case TV_JSON_OBJECT:
+        tv_buf_putc(b, '{');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i) tv_buf_puts(b, ", ");
+            tv_buf_append(b, v->v.members[i].key, v->v.members[i].key_len);
+            tv_buf_putc(b, '=');
+            json_to_java(&v->v.members[i].val, b);
+        }
+        tv_buf_putc(b, '}');
+        break;
+    }
+}
+
+/* ---------------------------------------------------------------- params */
+
+typedef enum pkind { K_BOOL, K_INT, K_FLOAT, K_DOUBLE, K_STRING, K_OBJECT, K_NULLVAL } pkind;
+
+static const struct {
+    const char *name;
+    pkind kind;
+} params[P_COUNT] = {
+    [P_INDEX] = {"index", K_BOOL},
+    [P_STORE] = {"store", K_BOOL},
+    [P_DOC_VALUES] = {"doc_values", K_BOOL},
+    [P_INDEX_OPTIONS] = {"index_options", K_STRING},
+    [P_NORMS] = {"norms", K_BOOL},
+    [P_TERM_VECTOR] = {"term_vector", K_STRING},
+    [P_ANALYZER] = {"analyzer", K_STRING},
+    [P_SEARCH_ANALYZER] = {"search_analyzer", K_STRING},
+    [P_SEARCH_QUOTE_ANALYZER] = {"search_quote_analyzer", K_STRING},
+    [P_SIMILARITY] = {"similarity", K_STRING},
+    [P_POS_GAP] = {"position_increment_gap", K_INT},
+    [P_FIELDDATA] = {"fielddata", K_BOOL},
+    [P_FIELDDATA_FF] = {"fielddata_frequency_filter", K_OBJECT},
+    [P_EAGER] = {"eager_global_ordinals", K_BOOL},
+    [P_INDEX_PHRASES] = {"index_phrases", K_BOOL},
+    [P_INDEX_PREFIXES] = {"index_prefixes", K_OBJECT},
+    [P_BOOST] = {"boost", K_FLOAT},
+    [P_META] = {"meta", K_OBJECT},
+    [P_NULL_VALUE] = {"null_value", K_NULLVAL},
+    [P_IGNORE_ABOVE] = {"ignore_above", K_INT},
+    [P_USE_SIMILARITY] = {"use_similarity", K_BOOL},
+    [P_NORMALIZER] = {"normalizer", K_STRING},
+    [P_SPLIT_WS] = {"split_queries_on_whitespace", K_BOOL},
+    [P_IGNORE_MALFORMED] = {"ignore_malformed", K_BOOL},
+    [P_COERCE] = {"coerce", K_BOOL},
+    [P_SCALING_FACTOR] = {"scaling_factor", K_DOUBLE},
+    [P_FORMAT] = {"format", K_STRING},
+    [P_LOCALE] = {"locale", K_STRING},
+};
+
+/* A parameter of a type: its default (as text: "true", "256", a string, or
+ * NULL for "no value") and whether updates may change it. */
+typedef struct tparam {
+    mparam p;
+    const char *def;
+    bool updatable;
+} tparam;
+
+#define TP_END {P_COUNT, NULL, false}
+
+static const tparam text_params[] = {
+    {P_INDEX, "true", false},          {P_STORE, "false", false},
+    {P_INDEX_OPTIONS, "positions", false}, {P_NORMS, "true", true},
+    {P_TERM_VECTOR, "no", false},      {P_ANALYZER, "default", false},
+    {P_SEARCH_ANALYZER, NULL, true},   {P_SEARCH_QUOTE_ANALYZER, NULL, true},
+    {P_SIMILARITY, NULL, false},       {P_POS_GAP, "-1", false},
+    {P_FIELDDATA, "false", true},      {P_FIELDDATA_FF, NULL, true},
+    {P_EAGER, "false", true},          {P_INDEX_PHRASES, "false", false},
+    {P_INDEX_PREFIXES, NULL, false},   {P_BOOST, "1.0", true},
+    {P_META, NULL, true},              TP_END,
+};
+static const tparam keyword_params[] = {
+    {P_INDEX, "true", false},        {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},       {P_NULL_VALUE, NULL, false},
+    {P_EAGER, "false", true},        {P_IGNORE_ABOVE, "2147483647", true},
+    {P_INDEX_OPTIONS, "docs", false}, {P_NORMS, "false", true},
+    {P_SIMILARITY, NULL, false},     {P_USE_SIMILARITY, "false", true},
+    {P_NORMALIZER, "default", false}, {P_SPLIT_WS, "false", true},
+    {P_BOOST, "1.0", true},          {P_META, NULL, true},
+    TP_END,
+};
+static const tparam number_params[] = {
+    {P_INDEX, "true", false},           {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},          {P_IGNORE_MALFORMED, "false", true},
+    {P_COERCE, "true", true},           {P_NULL_VALUE, NULL, false},
+    {P_BOOST, "1.0", true},             {P_META, NULL, true},
+    TP_END,
+};
+static const tparam scaled_params[] = {
+    {P_INDEX, "true", false},   {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},  {P_IGNORE_MALFORMED, "false", true},
+    {P_META, NULL, true},       {P_SCALING_FACTOR, NULL, false},
+    {P_COERCE, "true", true},   {P_NULL_VALUE, NULL, false},
+    TP_END,
+};
+static const tparam date_params[] = {
+    {P_INDEX, "true", false},   {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},  {P_FORMAT, TV_DATE_DEFAULT_FORMAT, false},
+    {P_LOCALE, NULL, false},    {P_NULL_VALUE, NULL, false},
+    {P_IGNORE_MALFORMED, "false", true}, {P_BOOST, "1.0", true},
+    {P_META, NULL, true},       TP_END,
+};
+static const tparam boolean_params[] = {
+    {P_META, NULL, true},        {P_BOOST, "1.0", true},
+    {P_DOC_VALUES, "true", false}, {P_INDEX, "true", false},
+    {P_NULL_VALUE, NULL, false}, {P_STORE, "false", false},
+    TP_END,
+};
+
+static const tparam *type_params(tv_field_type t) {
+    switch (t) {
+    case TV_FT_TEXT: return text_params;
+    case TV_FT_KEYWORD: return keyword_params;
+    case TV_FT_LONG: case TV_FT_INTEGER: case TV_FT_SHORT: case TV_FT_BYTE:
+    case TV_FT_DOUBLE: case TV_FT_FLOAT: case TV_FT_HALF_FLOAT:
+        return number_params;
+    case TV_FT_SCALED_FLOAT: return scaled_params;
+    case TV_FT_DATE: return date_params;
+    case TV_FT_BOOLEAN: return boolean_params;
+    default: return NULL;
+    }
+}
+
+static const tparam *find_tparam(const tparam *tp, const char *name, size_t len) {
+    for (; tp && tp->p != P_COUNT; tp++)
+        if (tv_streq(name, len, params[tp->p].name)) return tp;
+    return NULL;
+}
+
+/* The leaf types trove implements. */
+static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out) {
+    static const struct {
+        const char *name;
+        tv_field_type t;
+    } names[] = {
+        {"text", TV_FT_TEXT},       {"keyword", TV_FT_KEYWORD},
+        {"long", TV_FT_LONG},       {"integer", TV_FT_INTEGER},
+        {"short", TV_FT_SHORT},     {"byte", TV_FT_BYTE},
+        {"double", TV_FT_DOUBLE},   {"float", TV_FT_FLOAT},
+        {"half_float", TV_FT_HALF_FLOAT}, {"scaled_float", TV_FT_SCALED_FLOAT},
+        {"date", TV_FT_DATE},       {"boolean", TV_FT_BOOLEAN},
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
+        if (tv_streq(s, n, names[i].name)) {
+            *out = names[i].t;
+            return true;
+        }
+    return false;
+}
+
+/* Real OpenSearch 3 field types that trove does not implement. */
+static bool opensearch_type(const char *s, size_t n) {
+    static const char *const names[] = {
+        "nested", "flat_object", "geo_point", "geo_shape", "ip", "unsigned_long",
+        "date_nanos", "binary", "integer_range", "long_range", "float_range",
+        "double_range", "date_range", "ip_range", "completion", "search_as_you_type",
+        "token_count", "alias", "join", "percolator", "rank_feature", "rank_features",
+        "knn_vector", "dense_vector", "sparse_vector", "match_only_text", "wildcard",
+        "constant_keyword", "murmur3", "annotated_text", "icu_collation_keyword",
+        "semantic", "star_tree", "derived", "xy_point", "xy_shape", "histogram",
+        "version", "point", "shape", "object_array", "text_embedding",
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
+        if (tv_streq(s, n, names[i])) return true;
+    return false;
+}
+
+/* Parameters every field mapper silently ignores when its type does not
+ * declare them (OpenSearch's DEPRECATED_PARAMS). */
+static bool ignored_param(const char *s, size_t n) {
+    static const char *const names[] = {"store", "meta", "boost", "index", "doc_values",
+                                        "index_options", "similarity"};
+    for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
+        if (tv_streq(s, n, names[i])) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+typedef struct pctx {
+    tv_mapping *m;
+    tv_arena *a;
+    tv_error *err;
+    tv_status st;
+} pctx;
+
+static tv_status oom(pctx *c) {
+    c->st = tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    return c->st;
+}
+
+static mnode *new_node(pctx *c, const char *name, size_t nlen, const char *parent_path,
+                       size_t plen) {
+    mnode *n = tv_arena_calloc(c->a, 1, sizeof *n);
+    if (!n) return NULL;
+    n->name = tv_arena_strndup(c->a, name, nlen);
+    n->name_len = (uint32_t)nlen;
+    char *path = tv_arena_alloc(c->a, plen + nlen + 2);
+    if (!n->name || !path) return NULL;
+    if (plen) {
+        memcpy(path, parent_path, plen);
+        path[plen] = '.';
+        memcpy(path + plen + 1, name, nlen);
+        path[plen + 1 + nlen] = '\0';
+        n->f.path_len = (uint32_t)(plen + 1 + nlen);
+    } else {
+        memcpy(path, name, nlen);
+        path[nlen] = '\0';
+        n->f.path_len = (uint32_t)nlen;
+    }
+    n->f.path = path;
+    n->f.id = UINT32_MAX;
+    n->dynamic = -1;
+    n->enabled = -1;
+    return n;
+}
+
+static void add_child(mnode *parent, mnode *kid) {
+    kid->next = NULL;
+    if (parent->last) parent->last->next = kid;
+    else parent->first = kid;
+    parent->last = kid;
+}
+
+static mnode *find_child(const mnode *n, const char *name, size_t len) {
+    for (mnode *k = n->first; k; k = k->next)
+        if (k->name_len == len && memcmp(k->name, name, len) == 0) return k;
+    return NULL;
+}
+
+static void remaining_fields(const tv_json_member *mem, tv_buf *b) {
+    tv_buf_printf(b, " [%.*s : ", (int)mem->key_len, mem->key);
+    json_to_java(&mem->val, b);
+    tv_buf_putc(b, ']');
+}
+
+static tv_status bool_value(pctx *c, const tv_json *v, const char *what, bool *out) {
+    if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        *out = v->type == TV_JSON_TRUE;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "true")) {
+        *out = true;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "false")) {
+        *out = false;
+        return TROVE_OK;
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    json_to_java(v, &b);
+    c->st = tv_error_set(c->err, TROVE_EARG, "Could not convert [%s] to boolean", what);
+    tv_error_cause(c->err, TROVE_EARG,
+                   "Failed to parse value [%s] as only [true] or [false] are allowed.",
+                   b.data ? b.data : "");
+    tv_buf_fini(&b);
+    return c->st;
+}
+
+/* Parses a dynamic setting (true/false/"strict"/"true"/"false"). */
+static tv_status dynamic_value(pctx *c, const tv_json *v, const char *obj_name, int8_t *out) {
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "strict")) {
+        *out = TV_DYNAMIC_STRICT;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "strict_allow_templates"))
+        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "dynamic [strict_allow_templates] is not supported by trove");
+    char what[300];
+    snprintf(what, sizeof what, "%s.dynamic", obj_name);
+    bool b;
+    if (bool_value(c, v, what, &b)) return c->st;
+    *out = b ? TV_DYNAMIC_TRUE : TV_DYNAMIC_FALSE;
+    return TROVE_OK;
+}
+
+/* Normalises a leaf parameter's JSON into the canonical value stored. */
+static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json *v,
+                             const char *type_name) {
+    mparam p = tp->p;
+    const char *pname = params[p].name;
+    tv_json *out = NULL;
+    if (v->type == TV_JSON_NULL && p != P_NULL_VALUE && p != P_INDEX_PREFIXES)
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "[%s] on mapper [%s] of type [%s] must not have a [null] value",
+                                    pname, n->name, type_name);
+    switch (params[p].kind) {
+    case K_BOOL: {
+        bool b;
+        if (bool_value(c, v, pname, &b)) return c->st;
+        out = json_bool(c->a, b);
+        break;
+    }
+    case K_INT: {
+        int64_t i;
+        if (v->type == TV_JSON_INT) i = v->v.i;
+        else if (v->type == TV_JSON_DOUBLE) i = (int64_t)v->v.d;
+        else if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &i)) {
+        } else {
+            tv_buf b;
+            tv_buf_init(&b);
+            json_to_java(v, &b);
+            c->st = tv_error_set(c->err, TROVE_ENUMBERFORMAT, "For input string: \"%s\"",
+                                 b.data ? b.data : "");
+            tv_buf_fini(&b);
+            return c->st;
+        }
+        if (i < INT32_MIN || i > INT32_MAX)
+            return c->st = tv_error_set(c->err, TROVE_EARG, "Value [%lld] is out of range for an integer",
+                                        (long long)i);
+        if (p == P_IGNORE_ABOVE && i < 0)
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "[ignore_above] must be positive, got [%lld]", (long long)i);
+        out = json_int(c->a, i);
+        break;
+    }
+    case K_FLOAT: case K_DOUBLE: {
+        double d;
+        if (tv_json_is_number(v)) d = tv_json_as_double(v);
+        else if (v->type == TV_JSON_STRING) {
+            char tmp[64];
+            char *end;
+            size_t n2 = TV_MIN(v->len, sizeof tmp - 1);
+            memcpy(tmp, v->v.s, n2);
+            tmp[n2] = '\0';
+            d = strtod(tmp, &end);
+            if (end == tmp || *end)
+                return c->st = tv_error_set(c->err, TROVE_ENUMBERFORMAT,
+                                            "For input string: \"%.*s\"", (int)v->len, v->v.s);
+        } else {
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Failed to parse mapping parameter [%s] on field [%s]",
+                                        pname, n->name);
+        }
+        if (params[p].kind == K_FLOAT) d = (double)(float)d;
+        out = json_dbl(c->a, d);
+        break;
+    }
+    case K_STRING: {
+        if (v->type == TV_JSON_STRING) {
+            out = json_str(c->a, v->v.s, v->len);
+        } else if (v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY) {
+            tv_buf b;
+            tv_buf_init(&b);
+            json_to_java(v, &b);
+            out = json_str(c->a, b.data ? b.data : "", b.len);
+            tv_buf_fini(&b);
+        } else {
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Failed to parse mapping parameter [%s] on field [%s]: "
+                                        "expected a string",
+                                        pname, n->name);
+        }
+        break;
+    }
+    case K_OBJECT:
+        if (p == P_META && v->type != TV_JSON_OBJECT)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "[meta] must be an object, got %s[%.*s] for field [%s]",
+                                        v->type == TV_JSON_STRING ? "String" : "Object",
+                                        v->type == TV_JSON_STRING ? (int)v->len : 0,
+                                        v->type == TV_JSON_STRING ? v->v.s : "", n->f.path);
+        out = tv_json_copy(c->a, v);
+        break;
+    case K_NULLVAL:
+        out = tv_json_copy(c->a, v);
+        break;
+    }
+    if (!out) return oom(c);
+    n->p[p] = out;
+    return TROVE_OK;
+}
+
+static tv_status parse_properties(pctx *c, mnode *obj, const tv_json *props);
+static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nlen,
+                             const tv_json *def, bool multi);
+
+static bool str_in(const tv_json *v, const char *const *allowed) {
+    for (; *allowed; allowed++)
+        if (tv_streq(v->v.s, v->len, *allowed)) return true;
+    return false;
+}
+
+/* Validates values of a leaf's parameters (OpenSearch's validators) and
+ * rejects features trove does not implement. */
+static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
+    const char *path = n->f.path;
+    const tv_json *v;
+    if ((v = n->p[P_INDEX_OPTIONS])) {
+        static const char *const text_io[] = {"docs", "freqs", "positions", "offsets", NULL};
+        static const char *const kw_io[] = {"docs", "freqs", NULL};
+        const char *const *allowed = n->f.type == TV_FT_TEXT ? text_io : kw_io;
+        if (!str_in(v, allowed))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        n->f.type == TV_FT_TEXT
+                                            ? "Unknown value [%.*s] for field [index_options] - "
+                                              "accepted values are [docs, freqs, positions, offsets]"
+                                            : "Unknown value [%.*s] for field [index_options] - "
+                                              "accepted values are [docs, freqs]",
+                                        (int)v->len, v->v.s);
+    }
+    if ((v = n->p[P_TERM_VECTOR]) && !tv_streq(v->v.s, v->len, "no"))
+        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "[term_vector] [%.*s] on field [%s] is not supported by trove",
+                                    (int)v->len, v->v.s, path);
+    if ((v = n->p[P_SIMILARITY]) && !tv_streq(v->v.s, v->len, "BM25"))
+        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "[similarity] [%.*s] on field [%s] is not supported by trove",
+                                    (int)v->len, v->v.s, path);
+    if ((v = n->p[P_INDEX_PHRASES]) && v->type == TV_JSON_TRUE)
+        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "[index_phrases] on field [%s] is not supported by trove", path);
+    if ((v = n->p[P_INDEX_PREFIXES]) && v->type != TV_JSON_NULL)
+        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "[index_prefixes] on field [%s] is not supported by trove", path);
+    if ((v = n->p[P_POS_GAP])) {
+        if (v->v.i < 0)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "[position_increment_gap] for field [%s] cannot be negative",
+                                        path);
+        const tv_json *io = n->p[P_INDEX_OPTIONS];
+        if (io && (tv_streq(io->v.s, io->len, "docs") || tv_streq(io->v.s, io->len, "freqs")))
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "Cannot set position_increment_gap on field [%s] without "
+                                        "positions enabled",
+                                        n->name);
+    }
+    if (n->f.type == TV_FT_SCALED_FLOAT) {
+        v = n->p[P_SCALING_FACTOR];
+        if (!v) return c->st = tv_error_set(c->err, TROVE_EARG, "Field [scaling_factor] is required");
+        if (!(v->v.d > 0) || v->v.d == INFINITY) {
+            char tmp[40];
+            tv_fmt_double(v->v.d, tmp);
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "[scaling_factor] must be a positive number, got [%s]", tmp);
+        }
+    }
+    if ((v = n->p[P_FORMAT])) {
+        char *fmt = tv_arena_strndup(c->a, v->v.s, v->len);
+        if (!fmt) return oom(c);
+        tv_error inner;
+        tv_error_clear(&inner);
+        tv_status st = tv_date_format_check(fmt, &inner);
+        if (st == TROVE_EUNSUPPORTED) return c->st = tv_error_set(c->err, st, "%s", inner.reason);
+        if (st)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Error parsing [format] on field [%s]: %s",
+                                        n->name, inner.reason);
+    }
+    if ((v = n->p[P_NULL_VALUE]) && v->type != TV_JSON_NULL) {
+        /* validate the null_value against the type now, as OpenSearch does */
+        bool ok = true;
+        switch (n->f.type) {
+        case TV_FT_BOOLEAN:
+            ok = v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE ||
+                 (v->type == TV_JSON_STRING && (tv_streq(v->v.s, v->len, "true") ||
+                                                tv_streq(v->v.s, v->len, "false")));
+            break;
+        case TV_FT_DATE: {
+            int64_t ms;
+            const tv_json *fmtj = n->p[P_FORMAT];
+            char *fmt = fmtj ? tv_arena_strndup(c->a, fmtj->v.s, fmtj->len) : NULL;
+            ok = v->type == TV_JSON_STRING && tv_date_parse(fmt, v->v.s, v->len, &ms, NULL) == TROVE_OK;
+            if (!ok && tv_json_is_number(v)) ok = true;
+            break;
+        }
+        case TV_FT_KEYWORD: case TV_FT_TEXT:
+            ok = v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY;
+            break;
+        default:
+            if (tv_field_type_is_numeric(n->f.type)) {
+                if (v->type == TV_JSON_STRING) {
+                    char tmp[64];
+                    char *end;
+                    size_t l = TV_MIN(v->len, sizeof tmp - 1);
+                    memcpy(tmp, v->v.s, l);
+                    tmp[l] = '\0';
+                    strtod(tmp, &end);
+                    ok = end != tmp && !*end;
+                } else {
+                    ok = tv_json_is_number(v);
+                }
+            }
+            break;
+        }
+        if (!ok) {
+            tv_buf b;
+            tv_buf_init(&b);
+            json_to_java(v, &b);
+            c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                 "Failed to parse mapping: [null_value] [%s] is not a valid value "
+                                 "for field [%s] of type [%s]",
+                                 b.data ? b.data : "", path, type_name);
+            tv_buf_fini(&b);
+            return c->st;
+        }
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_multi_fields(pctx *c, mnode *n, const tv_json *fields) {
+    if (!tv_json_is_object(fields))
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Expected map for property [fields] on field [%s] but got a %s",
+                                    n->name, fields->type == TV_JSON_STRING ? "class java.lang.String"
+                                                                          : "class java.util.ArrayList");
+    for (uint32_t i = 0; i < fields->len; i++) {
+        const tv_json_member *mem = &fields->v.members[i];
+        if (memchr(mem->key, '.', mem->key_len))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Field name [%.*s] which is a multi field of [%s] cannot "
+                                        "contain '.'",
+                                        (int)mem->key_len, mem->key, n->name);
+        if (!tv_json_is_object(&mem->val))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "illegal field [%.*s], only fields can be specified inside "
+                                        "fields",
+                                        (int)mem->key_len, mem->key);
+        if (parse_field(c, n, mem->key, mem->key_len, &mem->val, true)) return c->st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_leaf(pctx *c, mnode *n, const tv_json *def, const char *type_name) {
+    const tparam *tp = type_params(n->f.type);
+    for (uint32_t i = 0; i < def->len; i++) {
+        const tv_json_member *mem = &def->v.members[i];
+        const char *k = mem->key;
+        size_t kl = mem->key_len;
+        if (tv_streq(k, kl, "type")) continue;
+        if (tv_streq(k, kl, "fields")) {
+            if (parse_multi_fields(c, n, &mem->val)) return c->st;
+            continue;
+        }
+        if (tv_streq(k, kl, "copy_to"))
+            return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                        "[copy_to] on field [%s] is not supported by trove",
+                                        n->f.path);
+        const tparam *t = find_tparam(tp, k, kl);
+        if (!t) {
+            if (ignored_param(k, kl)) continue;
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "unknown parameter [%.*s] on mapper [%s] of type [%s]",
+                                        (int)kl, k, n->name, type_name);
+        }
+        if (parse_param(c, n, t, &mem->val, type_name)) return c->st;
+    }
+    return validate_leaf(c, n, type_name);
+}
+
+static tv_status parse_object_body(pctx *c, mnode *n, const tv_json *def) {
+    tv_buf rest;
+    tv_buf_init(&rest);
+    for (uint32_t i = 0; i < def->len; i++) {
+        const tv_json_member *mem = &def->v.members[i];
+        const char *k = mem->key;
+        size_t kl = mem->key_len;
+        if (tv_streq(k, kl, "type")) continue;
+        if (tv_streq(k, kl, "properties")) {
+            if (parse_properties(c, n, &mem->val)) goto fail;
+        } else if (tv_streq(k, kl, "dynamic")) {
+            if (dynamic_value(c, &mem->val, n->name, &n->dynamic)) goto fail;
+        } else if (tv_streq(k, kl, "enabled")) {
+            bool b;
+            char what[300];
+            snprintf(what, sizeof what, "%s.enabled", n->name);
+            if (bool_value(c, &mem->val, what, &b)) goto fail;
+            n->enabled = b;
+        } else {
+            remaining_fields(mem, &rest);
+        }
+    }
+    if (rest.len) {
+        c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                             "Mapping definition for [%s] has unsupported parameters: %s", n->name,
+                             rest.data);
+        goto fail;
+    }
+    tv_buf_fini(&rest);
+    return TROVE_OK;
+fail:
+    tv_buf_fini(&rest);
+    return c->st;
+}
+
+/* Parses one field definition `name: def` under parent (an object, or a
+ * leaf for multi-fields). Dotted names expand to objects. */
+static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nlen,
+                             const tv_json *def, bool multi) {
+    if (nlen == 0)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "field name cannot be an empty string");
+    if (!multi) {
+        const char *dot = memchr(name, '.', nlen);
+        if (dot) {
+            size_t head = (size_t)(dot - name);
+            if (head == 0 || head + 1 == nlen)
+                return c->st = tv_error_set(c->err, TROVE_EARG,
+                                            "field name cannot contain only whitespace: ['%.*s']",
+                                            (int)nlen, name);
+            mnode *obj = find_child(parent, name, head);
+            if (!obj) {
+                obj = new_node(c, name, head, parent->f.path, parent == c->m->root ? 0 : parent->f.path_len);
+                if (!obj) return oom(c);
+                obj->f.type = TV_FT_OBJECT;
+                add_child(parent, obj);
+            } else if (obj->f.type != TV_FT_OBJECT) {
+                return c->st = tv_error_set(c->err, TROVE_EARG,
+                                            "can't merge a non object mapping [%s] with an object "
+                                            "mapping",
+                                            obj->f.path);
+            }
+            return parse_field(c, obj, dot + 1, nlen - head - 1, def, false);
+        }
+    }
+    if (!tv_json_is_object(def)) {
+        if (def->type == TV_JSON_NULL)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER, "No type specified for field [%.*s]",
+                                        (int)nlen, name);
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Expected map for property [fields] on field [%.*s] but got a "
+                                    "class java.lang.String",
+                                    (int)nlen, name);
+    }
+    const tv_json *type = tv_json_get(def, "type");
+    const char *tname;
+    size_t tlen;
+    char tbuf[64];
+    if (type) {
+        if (type->type == TV_JSON_STRING) {
+            tname = type->v.s;
+            tlen = type->len;
+        } else {
+            tv_buf b;
+            tv_buf_init(&b);
+            json_to_java(type, &b);
+            snprintf(tbuf, sizeof tbuf, "%s", b.data ? b.data : "");
+            tv_buf_fini(&b);
+            tname = tbuf;
+            tlen = strlen(tbuf);
+        }
+    } else if (!multi && (tv_json_get(def, "properties") || def->len == 0 ||
+                          tv_json_get(def, "dynamic") || tv_json_get(def, "enabled"))) {
+        tname = "object";
+        tlen = 6;
+    } else {
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER, "No type specified for field [%.*s]",
+                                    (int)nlen, name);
+    }
+    char *type_name = tv_arena_strndup(c->a, tname, tlen);
+    if (!type_name) return oom(c);
+    tv_field_type ft;
+    bool is_object = tv_streq(tname, tlen, "object");
+    if (is_object) {
+        if (multi)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Type [object] cannot be used in multi field");
+        ft = TV_FT_OBJECT;
+    } else if (!leaf_type_from_name(tname, tlen, &ft)) {
+        if (opensearch_type(tname, tlen))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "No handler for type [%s] declared on field [%.*s]: field "
+                                        "type [%s] is not supported by trove",
+                                        type_name, (int)nlen, name, type_name);
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "No handler for type [%s] declared on field [%.*s]", type_name,
+                                    (int)nlen, name);
+    }
+    mnode *existing = find_child(parent, name, nlen);
+    if (existing) {
+        /* the same name twice (e.g. "a.b" and "a":{"properties":{"b"}}):
+         * objects merge, anything else replaces as the later definition */
+        if (existing->f.type == TV_FT_OBJECT && is_object)
+            return parse_object_body(c, existing, def);
+    }
+    mnode *n = new_node(c, name, nlen, parent->f.path,
+                        parent == c->m->root ? 0 : parent->f.path_len);
+    if (!n) return oom(c);
+    n->f.type = ft;
+    n->is_multi = multi;
+    if (existing) {
+        /* unlink the earlier definition */
+        mnode **pp = &parent->first;
+        parent->last = NULL;
+        for (mnode *k = parent->first; k; k = k->next) {
+            if (k == existing) {
+                *pp = k->next;
+                continue;
+            }
+            pp = &k->next;
+            parent->last = k;
+        }
+        parent->last = NULL;
+        for (mnode *k = parent->first; k; k = k->next) parent->last = k;
+    }
+    add_child(parent, n);
+    if (is_object) return parse_object_body(c, n, def);
+    return parse_leaf(c, n, def, type_name);
+}
+
+static tv_status parse_properties(pctx *c, mnode *obj, const tv_json *props) {
+    if (!tv_json_is_object(props)) {
+        if (tv_json_is_array(props) && props->len == 0) return TROVE_OK;
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Expected map for property [properties] on field [%s] but got a "
+                                    "%s",
+                                    obj->name, "class java.lang.String");
+    }
+    for (uint32_t i = 0; i < props->len; i++) {
+        const tv_json_member *mem = &props->v.members[i];
+        if (parse_field(c, obj, mem->key, mem->key_len, &mem->val, false)) return c->st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status string_array(pctx *c, const tv_json *v, const char *what, const tv_json **out) {
+    if (v->type == TV_JSON_STRING) {
+        /* a single string is a one-element list */
+        tv_json *arr = tv_arena_calloc(c->a, 1, sizeof *arr);
+        tv_json *s = json_str(c->a, v->v.s, v->len);
+        if (!arr || !s) return oom(c);
+        arr->type = TV_JSON_ARRAY;
+        arr->len = 1;
+        arr->v.items = s;
+        *out = arr;
+        return TROVE_OK;
+    }
+    if (!tv_json_is_array(v))
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER, "[%s] must be an array of strings", what);
+    for (uint32_t i = 0; i < v->len; i++)
+        if (v->v.items[i].type != TV_JSON_STRING)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER, "[%s] must be an array of strings",
+                                        what);
+    *out = tv_json_copy(c->a, v);
+    return *out ? TROVE_OK : oom(c);
+}
+
+/* Parses the root object of a mapping body into m (which may already hold
+ * a tree: merges parse updates into a separate mapping). */
+static tv_status parse_root(pctx *c, const tv_json *body) {
+    tv_mapping *m = c->m;
+    if (!body) return TROVE_OK;
+    if (!tv_json_is_object(body))
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Root mapping definition must be an object");
+    /* {"_doc": {...}} is accepted as the body itself */
+    if (body->len == 1 && tv_streq(body->v.members[0].key, body->v.members[0].key_len, "_doc") &&
+        tv_json_is_object(&body->v.members[0].val))
+        body = &body->v.members[0].val;
+    tv_buf rest;
+    tv_buf_init(&rest);
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *mem = &body->v.members[i];
+        const char *k = mem->key;
+        size_t kl = mem->key_len;
+        const tv_json *v = &mem->val;
+        if (tv_streq(k, kl, "properties")) {
+            if (parse_properties(c, m->root, v)) goto fail;
+        } else if (tv_streq(k, kl, "dynamic")) {
+            int8_t d;
+            if (dynamic_value(c, v, "_doc", &d)) goto fail;
+            m->dynamic = (tv_dynamic)d;
+            m->dynamic_set = true;
+        } else if (tv_streq(k, kl, "date_detection")) {
+            if (bool_value(c, v, "date_detection", &m->date_detection)) goto fail;
+            m->date_detection_set = true;
+        } else if (tv_streq(k, kl, "numeric_detection")) {
+            if (bool_value(c, v, "numeric_detection", &m->numeric_detection)) goto fail;
+            m->numeric_detection_set = true;
+        } else if (tv_streq(k, kl, "dynamic_date_formats")) {
+            if (string_array(c, v, "dynamic_date_formats", &m->dynamic_date_formats)) goto fail;
+            for (uint32_t j = 0; j < m->dynamic_date_formats->len; j++) {
+                const tv_json *f = &m->dynamic_date_formats->v.items[j];
+                char *fmt = tv_arena_strndup(c->a, f->v.s, f->len);
+                if (!fmt) {
+                    oom(c);
+                    goto fail;
+                }
+                tv_error inner;
+                if (tv_date_format_check(fmt, &inner)) {
+                    c->st = tv_error_set(c->err, TROVE_EMAPPER, "%s", inner.reason);
+                    goto fail;
+                }
+            }
+        } else if (tv_streq(k, kl, "dynamic_templates")) {
+            if (!(tv_json_is_array(v) && v->len == 0)) {
+                c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                     "[dynamic_templates] are not supported by trove");
+                goto fail;
+            }
+        } else if (tv_streq(k, kl, "_meta")) {
+            if (!tv_json_is_object(v)) {
+                c->st = tv_error_set(c->err, TROVE_EMAPPER, "[_meta] must be an object");
+                goto fail;
+            }
+            if (!(m->meta = tv_json_copy(c->a, v))) {
+                oom(c);
+                goto fail;
+            }
+        } else if (tv_streq(k, kl, "_source")) {
+            if (!tv_json_is_object(v)) {
+                c->st = tv_error_set(c->err, TROVE_EMAPPER, "[_source] must be an object");
+                goto fail;
+            }
+            for (uint32_t j = 0; j < v->len; j++) {
+                const tv_json_member *sm = &v->v.members[j];
+                if (tv_streq(sm->key, sm->key_len, "enabled")) {
+                    if (bool_value(c, &sm->val, "enabled", &m->source_enabled)) goto fail;
+                    m->source_enabled_set = true;
+                } else if (tv_streq(sm->key, sm->key_len, "includes")) {
+                    if (string_array(c, &sm->val, "includes", &m->source_includes)) goto fail;
+                } else if (tv_streq(sm->key, sm->key_len, "excludes")) {
+                    if (string_array(c, &sm->val, "excludes", &m->source_excludes)) goto fail;
+                } else {
+                    c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                         "unknown parameter [%.*s] on mapper [_source] of type "
+                                         "[_source]",
+                                         (int)sm->key_len, sm->key);
+                    goto fail;
+                }
+            }
+        } else if (tv_streq(k, kl, "_routing")) {
+            if (!tv_json_is_object(v)) {
+                c->st = tv_error_set(c->err, TROVE_EMAPPER, "[_routing] must be an object");
+                goto fail;
+            }
+            for (uint32_t j = 0; j < v->len; j++) {
+                const tv_json_member *sm = &v->v.members[j];
+                if (tv_streq(sm->key, sm->key_len, "required")) {
+                    if (bool_value(c, &sm->val, "required", &m->routing_required)) goto fail;
+                    m->routing_set = true;
+                } else {
+                    c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                         "unknown parameter [%.*s] on mapper [_routing] of type "
+                                         "[_routing]",
+                                         (int)sm->key_len, sm->key);
+                    goto fail;
+                }
+            }
+        } else {
+            remaining_fields(mem, &rest);
+        }
+    }
+    if (rest.len) {
+        c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                             "Root mapping definition has unsupported parameters: %s", rest.data);
+        goto fail;
+    }
+    tv_buf_fini(&rest);
+    return TROVE_OK;
+fail:
+    tv_buf_fini(&rest);
+    return c->st;
+}
+
+/* ---------------------------------------------------------------- build */
+
+static tv_mapping *mapping_alloc(void) {
+    tv_mapping *m = tv_calloc(1, sizeof *m);
+    if (!m) return NULL;
+    atomic_init(&m->refs, 1);
+    tv_arena_init(&m->arena);
+    m->dynamic = TV_DYNAMIC_TRUE;
+    m->date_detection = true;
+    m->source_enabled = true;
+    m->root = tv_arena_calloc(&m->arena, 1, sizeof(mnode));
+    if (!m->root) {
+        tv_arena_fini(&m->arena);
+        tv_free(m);
+        return NULL;
+    }
+    m->root->name = "_doc";
+    m->root->name_len = 4;
+    m->root->f.path = "";
+    m->root->f.type = TV_FT_OBJECT;
+    m->root->f.id = UINT32_MAX;
+    m->root->dynamic = -1;
+    m->root->enabled = -1;
+    return m;
+}
+
+static void mapping_free(tv_mapping *m) {
+    if (!m) return;
+    for (uint32_t i = 0; i < m->nowned; i++) tv_analyzer_free(m->owned_analyzers[i]);
+    tv_free(m->owned_analyzers);
+    tv_free(m->by_id);
+    tv_free(m->by_path);
+    tv_arena_fini(&m->arena);
+    tv_free(m);
+}
+
+tv_mapping *tv_mapping_retain(const tv_mapping *m) {
+    tv_mapping *mm = (tv_mapping *)m;
+    if (mm) atomic_fetch_add(&mm->refs, 1);
+    return mm;
+}
+
+void tv_mapping_release(const tv_mapping *m) {
+    tv_mapping *mm = (tv_mapping *)m;
+    if (mm && atomic_fetch_sub(&mm->refs, 1) == 1) mapping_free(mm);
+}
+
+static int cmp_node(const void *a, const void *b) {
+    const mnode *x = *(const mnode *const *)a, *y = *(const mnode *const *)b;
+    return tv_memcmp2(x->name, x->name_len, y->name, y->name_len);
+}
+
+static int cmp_field_path(const void *a, const void *b) {
+    const tv_field *x = *(const tv_field *const *)a, *y = *(const tv_field *const *)b;
+    return tv_memcmp2(x->path, x->path_len, y->path, y->path_len);
+}
+
+/* Sorts children into kids[], counts nodes. */
+static tv_status sort_tree(tv_mapping *m, mnode *n, uint32_t *count) {
+    uint32_t k = 0;
+    for (mnode *c = n->first; c; c = c->next) k++;
+    n->nkids = k;
+    n->kids = k ? tv_arena_alloc(&m->arena, k * sizeof(mnode *)) : NULL;
+    if (k && !n->kids) return TROVE_ENOMEM;
+    k = 0;
+    for (mnode *c = n->first; c; c = c->next) n->kids[k++] = c;
+    if (k > 1) qsort(n->kids, k, sizeof(mnode *), cmp_node);
+    for (uint32_t i = 0; i < k; i++) {
+        (*count)++;
+        if (sort_tree(m, n->kids[i], count)) return TROVE_ENOMEM;
+    }
+    return TROVE_OK;
+}
+
+static void assign_ids(mnode *n, uint32_t *next, uint32_t *max_id) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = n->kids[i];
+        if (k->f.id == UINT32_MAX) k->f.id = (*next)++;
+        if (k->f.id + 1 > *max_id) *max_id = k->f.id + 1;
+        assign_ids(k, next, max_id);
+    }
+}
+
+static const tv_json *pv(const mnode *n, mparam p) { return n->p[p]; }
+
+static bool pbool(const mnode *n, mparam p, bool def) {
+    const tv_json *v = n->p[p];
+    return v ? v->type == TV_JSON_TRUE : def;
+}
+
+typedef struct fctx {
+    tv_mapping *m;
+    const tv_analysis *analysis;
+    tv_error *err;
+} fctx;
+
+static const tv_analyzer *resolve_analyzer(fctx *c, const tv_json *name, bool *bad) {
+    if (!name) return NULL;
+    const tv_analyzer *a = tv_analysis_get(c->analysis, name->v.s, name->len);
+    if (!a && tv_streq(name->v.s, name->len, "default"))
+        a = tv_analysis_get(c->analysis, "standard", 8);
+    if (!a) *bad = true;
+    return a;
+}
+
+/* Fills the typed tv_field of a leaf from its parameters. */
+static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
+    tv_field *f = &n->f;
+    tv_field_type t = f->type;
+    f->multi_parent = n->is_multi ? &parent->f : NULL;
+    f->index = pbool(n, P_INDEX, true);
+    f->store = pbool(n, P_STORE, false);
+    f->doc_values = t == TV_FT_TEXT ? false : pbool(n, P_DOC_VALUES, true);
+    f->norms = pbool(n, P_NORMS, t == TV_FT_TEXT);
+    f->ignore_above = -1;
+    f->coerce = pbool(n, P_COERCE, true);
+    f->ignore_malformed = pbool(n, P_IGNORE_MALFORMED, false);
+    f->null_value = pv(n, P_NULL_VALUE);
+    if (f->null_value && f->null_value->type == TV_JSON_NULL) f->null_value = NULL;
+    f->position_increment_gap = 100;
+    f->index_options = t == TV_FT_TEXT ? TV_IO_POSITIONS : TV_IO_DOCS;
+    const tv_json *io = pv(n, P_INDEX_OPTIONS);
+    if (io) {
+        if (tv_streq(io->v.s, io->len, "docs")) f->index_options = TV_IO_DOCS;
+        else if (tv_streq(io->v.s, io->len, "freqs")) f->index_options = TV_IO_FREQS;
+        else if (tv_streq(io->v.s, io->len, "positions")) f->index_options = TV_IO_POSITIONS;
+        else f->index_options = TV_IO_OFFSETS;
+    }
+    f->dv_kind = TV_DV_NONE;
+    if (f->doc_values) f->dv_kind = t == TV_FT_KEYWORD ? TV_DV_SORTED_SET : TV_DV_NUMERIC;
+    if (t == TV_FT_TEXT) {
+        bool bad = false;
+        const tv_json *an = pv(n, P_ANALYZER), *sa = pv(n, P_SEARCH_ANALYZER),
+                      *sqa = pv(n, P_SEARCH_QUOTE_ANALYZER), *which = NULL;
+        f->analyzer = an ? resolve_analyzer(c, an, &bad) : NULL;
+        if (bad) which = an;
+        if (!f->analyzer && !bad) {
+            f->analyzer = tv_analysis_get(c->analysis, "default", 7);
+            if (!f->analyzer) f->analyzer = tv_analysis_get(c->analysis, "standard", 8);
+        }
+        f->search_analyzer = sa ? resolve_analyzer(c, sa, &bad) : NULL;
+        if (bad && !which) which = sa;
+        if (!f->search_analyzer && !bad) {
+            f->search_analyzer = an ? NULL : tv_analysis_get(c->analysis, "default_search", 14);
+            if (!f->search_analyzer) f->search_analyzer = f->analyzer;
+        }
+        f->search_quote_analyzer = sqa ? resolve_analyzer(c, sqa, &bad) : NULL;
+        if (bad && !which) which = sqa;
+        if (!f->search_quote_analyzer && !bad) {
+            f->search_quote_analyzer =
+                sa || an ? NULL : tv_analysis_get(c->analysis, "default_search_quoted", 21);
+            if (!f->search_quote_analyzer) f->search_quote_analyzer = f->search_analyzer;
+        }
+        if (bad)
+            return tv_error_set(c->err, TROVE_EARG, "analyzer [%.*s] has not been configured in mappings",
+                                (int)which->len, which->v.s);
+        const tv_json *gap = pv(n, P_POS_GAP);
+        if (gap) f->position_increment_gap = (uint32_t)gap->v.i;
+    }
+    if (t == TV_FT_KEYWORD) {
+        const tv_json *ia = pv(n, P_IGNORE_ABOVE);
+        if (ia && ia->v.i != INT32_MAX) f->ignore_above = (int32_t)ia->v.i;
+        const tv_json *nz = pv(n, P_NORMALIZER);
+        if (nz && !tv_streq(nz->v.s, nz->len, "default")) {
+            if (!tv_streq(nz->v.s, nz->len, "lowercase"))
+                return tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                    "normalizer [%.*s] on field [%s] is not supported by trove "
+                                    "(only [lowercase] is)",
+                                    (int)nz->len, nz->v.s, f->path);
+            const char *filters[] = {"lowercase"};
+            tv_error e2;
+            tv_analyzer *an = tv_analyzer_compose(c->analysis, "keyword", filters, 1, &e2);
+            if (!an) return tv_error_set(c->err, e2.code ? e2.code : TROVE_ENOMEM, "%s", e2.reason);
+            tv_analyzer **grown = tv_realloc(c->m->owned_analyzers,
+                                             (c->m->nowned + 1) * sizeof(tv_analyzer *));
+            if (!grown) {
+                tv_analyzer_free(an);
+                return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+            }
+            c->m->owned_analyzers = grown;
+            c->m->owned_analyzers[c->m->nowned++] = an;
+            f->normalizer = an;
+        }
+    }
+    if (t == TV_FT_SCALED_FLOAT) f->scaling_factor = pv(n, P_SCALING_FACTOR)->v.d;
+    if (t == TV_FT_DATE) {
+        const tv_json *fmt = pv(n, P_FORMAT);
+        f->format = fmt ? tv_arena_strndup(&c->m->arena, fmt->v.s, fmt->len) : TV_DATE_DEFAULT_FORMAT;
+        if (!f->format) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    }
+    return TROVE_OK;
+}
+
+static tv_status finish_tree(fctx *c, mnode *n) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = n->kids[i];
+        if (k->f.type != TV_FT_OBJECT) {
+            tv_status st = finish_leaf(c, k, n);
+            if (st) return st;
+        } else {
+            k->f.index = false;
+            k->f.dv_kind = TV_DV_NONE;
+            k->f.ignore_above = -1;
+        }
+        tv_status st = finish_tree(c, k);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static void collect(tv_mapping *m, mnode *n, uint32_t *np) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = n->kids[i];
+        m->by_id[k->f.id] = &k->f;
+        m->by_path[(*np)++] = &k->f;
+        collect(m, k, np);
+    }
+}
+
+/* Sorts, assigns ids, resolves analyzers, builds lookup tables. */
+static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *analysis,
+                          tv_error *err) {
+    uint32_t count = 0;
+    if (sort_tree(m, m->root, &count)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    uint32_t next = base_next, max_id = base_next;
+    assign_ids(m->root, &next, &max_id);
+    m->nfields = max_id;
+    m->by_id = tv_calloc(max_id ? max_id : 1, sizeof(tv_field *));
+    m->by_path = tv_calloc(count ? count : 1, sizeof(tv_field *));
+    if (!m->by_id || !m->by_path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    fctx fc = {m, analysis, err};
+    tv_status st = finish_tree(&fc, m->root);
+    if (st) return st;
+    uint32_t np = 0;
+    collect(m, m->root, &np);
+    m->nleaves_paths = np;
+    qsort(m->by_path, np, sizeof(tv_field *), cmp_field_path);
+    return TROVE_OK;
+}
+
+/* Wraps a create-index parse error as OpenSearch does. */
+static void wrap_parse_error(tv_error *err) {
+    if (!err || err->code == TROVE_ENOMEM || err->code == TROVE_EUNSUPPORTED) return;
+    tv_status inner = err->code;
+    char reason[sizeof err->reason];
+    memcpy(reason, err->reason, sizeof reason);
+    tv_error_set(err, TROVE_EMAPPER, "Failed to parse mapping [_doc]: %s", reason);
+    tv_error_cause(err, inner, "%s", reason);
+}
+
+tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysis, tv_error *err) {
+    tv_error_clear(err);
+    tv_mapping *m = mapping_alloc();
+    if (!m) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    pctx c = {m, &m->arena, err, TROVE_OK};
+    if (parse_root(&c, mappings) || finalize(m, 0, analysis, err)) {
+        wrap_parse_error(err);
+        mapping_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+/* ---------------------------------------------------------------- merge */
+
+static mnode *clone_tree(tv_arena *a, const mnode *n) {
+    mnode *c = tv_arena_alloc(a, sizeof *c);
+    if (!c) return NULL;
+    *c = *n;
+    c->first = c->last = c->next = NULL;
+    c->kids = NULL;
+    c->nkids = 0;
+    c->name = tv_arena_strndup(a, n->name, n->name_len);
+    c->f.path = tv_arena_strndup(a, n->f.path, n->f.path_len);
+    if (!c->name || !c->f.path) return NULL;
+    for (int i = 0; i < P_COUNT; i++)
+        if (n->p[i] && !(c->p[i] = tv_json_copy(a, n->p[i]))) return NULL;
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = clone_tree(a, n->kids[i]);
+        if (!k) return NULL;
+        add_child(c, k);
+    }
+    return c;
+}
+
+/* The value a parameter has on a node (given or default) as Java prints it. */
+static void param_string(const mnode *n, const tparam *tp, tv_buf *b) {
+    const tv_json *v = n->p[tp->p];
+    if (v) {
+        if (tp->p == P_META && v->len == 0) tv_buf_puts(b, "{}");
+        else json_to_java(v, b);
+        return;
+    }
+    if (tp->p == P_SEARCH_ANALYZER) {
+        const tv_json *an = n->p[P_ANALYZER];
+        tv_buf_puts(b, "default");
+        (void)an;
+        if (an) {
+            b->len = 0;
+            tv_buf_append(b, an->v.s, an->len);
+        }
+        return;
+    }
+    if (tp->p == P_SEARCH_QUOTE_ANALYZER) {
+        const tv_json *sa = n->p[P_SEARCH_ANALYZER] ? n->p[P_SEARCH_ANALYZER] : n->p[P_ANALYZER];
+        if (sa) tv_buf_append(b, sa->v.s, sa->len);
+        else tv_buf_puts(b, "default");
+        return;
+    }
+    if (tp->p == P_META) {
+        tv_buf_puts(b, "{}");
+        return;
+    }
+    tv_buf_puts(b, tp->def ? tp->def : "null");
+}
+
+static tv_status merge_leaf(pctx *c, mnode *dst, mnode *src);
+
+/* src's nodes live in the same arena as dst (the update was parsed into
+ * it), so new nodes are moved, not copied. */
+static tv_status merge_children(pctx *c, mnode *dst, mnode *src) {
+    mnode *next;
+    for (mnode *s = src->first; s; s = next) {
+        next = s->next;
+        mnode *d = find_child(dst, s->name, s->name_len);
+        if (!d) {
+            add_child(dst, s);
+            continue;
+        }
+        bool d_obj = d->f.type == TV_FT_OBJECT, s_obj = s->f.type == TV_FT_OBJECT;
+        if (d_obj && !s_obj)
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "can't merge a non object mapping [%s] with an object mapping",
+                                        s->f.path);
+        if (!d_obj && s_obj)
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "mapper [%s] cannot be changed from type [%s] to "
+                                        "[ObjectMapper]",
+                                        d->f.path, tv_field_type_name(d->f.type));
+        if (d_obj) {
+            if (s->dynamic >= 0) d->dynamic = s->dynamic;
+            if (s->enabled >= 0) {
+                bool de = d->enabled != 0, se = s->enabled != 0;
+                if (de != se)
+                    return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                                "the [enabled] parameter can't be updated for the "
+                                                "object mapping [%s]",
+                                                d->f.path);
+                d->enabled = s->enabled;
+            }
+            if (merge_children(c, d, s)) return c->st;
+        } else {
+            if (merge_leaf(c, d, s)) return c->st;
+        }
+    }
+    return TROVE_OK;
+}
+
+static tv_status merge_leaf(pctx *c, mnode *dst, mnode *src) {
+    if (dst->f.type != src->f.type)
+        return c->st = tv_error_set(c->err, TROVE_EARG,
+                                    "mapper [%s] cannot be changed from type [%s] to [%s]",
+                                    dst->f.path, tv_field_type_name(dst->f.type),
+                                    tv_field_type_name(src->f.type));
+    const tparam *tp = type_params(dst->f.type);
+    tv_buf conflicts, cur, inc;
+    tv_buf_init(&conflicts);
+    tv_buf_init(&cur);
+    tv_buf_init(&inc);
+    for (const tparam *t = tp; t->p != P_COUNT; t++) {
+        tv_buf_clear(&cur);
+        tv_buf_clear(&inc);
+        param_string(dst, t, &cur);
+        param_string(src, t, &inc);
+        bool equal = cur.len == inc.len && (cur.len == 0 || memcmp(cur.data, inc.data, cur.len) == 0);
+        bool ok = t->updatable || equal;
+        if (t->p == P_NORMS) /* norms may be disabled, never enabled */
+            ok = equal || (tv_streq(cur.data, cur.len, "true") && tv_streq(inc.data, inc.len, "false"));
+        if (!ok)
+            tv_buf_printf(&conflicts, "\n\tCannot update parameter [%s] from [%s] to [%s]",
+                          params[t->p].name, cur.data ? cur.data : "", inc.data ? inc.data : "");
+    }
+    if (conflicts.len) {
+        c->st = tv_error_set(c->err, TROVE_EARG, "Mapper for [%s] conflicts with existing mapper:%s",
+                             dst->f.path, conflicts.data);
+    } else {
+        for (int i = 0; i < P_COUNT; i++) dst->p[i] = src->p[i];
+    }
+    tv_buf_fini(&conflicts);
+    tv_buf_fini(&cur);
+    tv_buf_fini(&inc);
+    if (c->st) return c->st;
+    /* multi-fields: update or add */
+    mnode *next;
+    for (mnode *s = src->first; s; s = next) {
+        next = s->next;
+        mnode *d = find_child(dst, s->name, s->name_len);
+        if (!d) {
+            add_child(dst, s);
+        } else if (merge_leaf(c, d, s)) {
+            return c->st;
+        }
+    }
+    return TROVE_OK;
+}
+
+static bool json_array_equal(const tv_json *a, const tv_json *b) {
+    if (!a || !b) return (!a || a->len == 0) && (!b || b->len == 0);
+    return tv_json_equal(a, b);
+}
+
+tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
+                             const tv_analysis *analysis, tv_error *err) {
+    tv_error_clear(err);
+    if (!base) return tv_mapping_parse(update, analysis, err);
+    tv_mapping *m = mapping_alloc();
+    if (!m) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return NULL;
+    }
+    pctx c = {m, &m->arena, err, TROVE_OK};
+    /* copy the base */
+    m->dynamic = base->dynamic;
+    m->dynamic_set = base->dynamic_set;
+    m->date_detection = base->date_detection;
+    m->date_detection_set = base->date_detection_set;
+    m->numeric_detection = base->numeric_detection;
+    m->numeric_detection_set = base->numeric_detection_set;
+    m->source_enabled = base->source_enabled;
+    m->source_enabled_set = base->source_enabled_set;
+    m->routing_required = base->routing_required;
+    m->routing_set = base->routing_set;
+    if ((base->dynamic_date_formats &&
+         !(m->dynamic_date_formats = tv_json_copy(&m->arena, base->dynamic_date_formats))) ||
+        (base->meta && !(m->meta = tv_json_copy(&m->arena, base->meta))) ||
+        (base->source_includes &&
+         !(m->source_includes = tv_json_copy(&m->arena, base->source_includes))) ||
+        (base->source_excludes &&
+         !(m->source_excludes = tv_json_copy(&m->arena, base->source_excludes)))) {
+        oom(&c);
+        goto fail;
+    }
+    for (uint32_t i = 0; i < base->root->nkids; i++) {
+        mnode *k = clone_tree(&m->arena, base->root->kids[i]);
+        if (!k) {
+            oom(&c);
+            goto fail;
+        }
+        add_child(m->root, k);
+    }
+    /* parse the update into a scratch mapping sharing our arena */
+    tv_mapping *u = mapping_alloc();
+    if (!u) {
+        oom(&c);
+        goto fail;
+    }
+    pctx uc = {u, &m->arena, err, TROVE_OK};
+    tv_status st = parse_root(&uc, update);
+    if (!st) {
+        if (u->dynamic_set) {
+            m->dynamic = u->dynamic;
+            m->dynamic_set = true;
+        }
+        if (u->date_detection_set) {
+            m->date_detection = u->date_detection;
+            m->date_detection_set = true;
+        }
+        if (u->numeric_detection_set) {
+            m->numeric_detection = u->numeric_detection;
+            m->numeric_detection_set = true;
+        }
+        if (u->dynamic_date_formats) m->dynamic_date_formats = u->dynamic_date_formats;
+        if (u->meta) m->meta = u->meta;
+        if (u->source_enabled_set || u->source_includes || u->source_excludes) {
+            tv_buf conf;
+            tv_buf_init(&conf);
+            bool ue = u->source_enabled_set ? u->source_enabled : true;
+            if (ue != m->source_enabled)
+                tv_buf_printf(&conf, "\n\tCannot update parameter [enabled] from [%s] to [%s]",
+                              m->source_enabled ? "true" : "false", ue ? "true" : "false");
+            if (!json_array_equal(m->source_includes, u->source_includes))
+                tv_buf_puts(&conf, "\n\tCannot update parameter [includes]");
+            if (!json_array_equal(m->source_excludes, u->source_excludes))
+                tv_buf_puts(&conf, "\n\tCannot update parameter [excludes]");
+            if (conf.len)
+                st = tv_error_set(err, TROVE_EARG,
+                                  "Mapper for [_source] conflicts with existing mapper:%s", conf.data);
+            tv_buf_fini(&conf);
+        }
+        if (!st && u->routing_set && u->routing_required != m->routing_required)
+            st = tv_error_set(err, TROVE_EARG,
+                              "Mapper for [_routing] conflicts with existing mapper:\n\tCannot "
+                              "update parameter [required] from [%s] to [%s]",
+                              m->routing_required ? "true" : "false",
+                              u->routing_required ? "true" : "false");
+        if (!st) st = merge_children(&c, m->root, u->root);
+    }
+    /* u's nodes live in m's arena; free only u's shell */
+    tv_arena_fini(&u->arena);
+    tv_free(u);
+    if (st) goto fail;
+    if (finalize(m, base->nfields, analysis, err)) goto fail;
+    return m;
+fail:
+    mapping_free(m);
+    return NULL;
+}
+
+/* ---------------------------------------------------------------- lookups */
+
+
+const mnode *tv_mapping_root(const tv_mapping *m) { return m->root; }
+
+const mnode *tv_mnode_child(const mnode *n, const char *name, size_t len) {
+    size_t lo = 0, hi = n->nkids;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = tv_memcmp2(n->kids[mid]->name, n->kids[mid]->name_len, name, len);
+        if (c == 0) return n->kids[mid];
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len) {
+    if (!m) return NULL;
+    size_t lo = 0, hi = m->nleaves_paths;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        const tv_field *f = m->by_path[mid];
+        int c = tv_memcmp2(f->path, f->path_len, path, len);
+        if (c == 0) return f;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+const tv_field *tv_mapping_field_by_id(const tv_mapping *m, uint32_t id) {
+    return m && id < m->nfields ? m->by_id[id] : NULL;
+}
+
+uint32_t tv_mapping_field_count(const tv_mapping *m) { return m ? m->nfields : 0; }
+
+bool tv_mapping_source_enabled(const tv_mapping *m) { return !m || m->source_enabled; }
+
+tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size_t len) {
+    /* the innermost object on the path with an explicit setting wins */
+    while (len) {
+        const tv_field *f = tv_mapping_field(m, obj_path, len);
+        if (f && f->type == TV_FT_OBJECT) {
+            const mnode *n = tv_mnode_of(f);
+            if (n->dynamic >= 0) return (tv_dynamic)n->dynamic;
+        }
+        while (len && obj_path[len - 1] != '.') len--;
+        if (len) len--; /* drop the dot */
+    }
+    return m->dynamic;
+}
+
+/* Glob match with '*' only. */
+static bool glob(const char *p, size_t pl, const char *s, size_t sl) {
+    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+    while (si < sl) {
+        if (pi < pl && p[pi] == '*') {
+            star = pi++;
+            mark = si;
+        } else if (pi < pl && p[pi] == s[si]) {
+            pi++;
+            si++;
+        } else if (star != SIZE_MAX) {
+            pi = star + 1;
+            si = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (pi < pl && p[pi] == '*') pi++;
+    return pi == pl;
+}
+
+size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t len,
+                               const tv_field **out, size_t cap) {
+    size_t n = 0;
+    if (!m) return 0;
+    for (uint32_t i = 0; i < m->nleaves_paths; i++) {
+        const tv_field *f = m->by_path[i];
+        if (f->type == TV_FT_OBJECT) continue;
+        if (!glob(pattern, len, f->path, f->path_len)) continue;
+        if (n < cap) out[n] = f;
+        n++;
+    }
+    return n;
+}
+
+/* ---------------------------------------------------------------- writer */
+
+static bool param_is_default(const mnode *n, const tparam *t) {
+    const tv_json *v = n->p[t->p];
+    if (!v) return true;
+    tv_buf a, b;
+    tv_buf_init(&a);
+    tv_buf_init(&b);
+    json_to_java(v, &a);
+    mnode tmp = *n;
+    tmp.p[t->p] = NULL;
+    param_string(&tmp, t, &b);
+    bool eq = a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0);
+    if (t->p == P_META) eq = v->len == 0;
+    if (params[t->p].kind == K_NULLVAL) eq = false;
+    tv_buf_fini(&a);
+    tv_buf_fini(&b);
+    return eq;
+}
+
+static const char *analyzer_name(const mnode *n, mparam p, size_t *len) {
+    const tv_json *v = n->p[p];
+    if (!v) {
+        if (p == P_ANALYZER) {
+            *len = 7;
+            return "default";
+        }
+        return analyzer_name(n, p == P_SEARCH_QUOTE_ANALYZER ? P_SEARCH_ANALYZER : P_ANALYZER, len);
+    }
+    *len = v->len;
+    return v->v.s;
+}
+
+static void write_param_value(tv_jw *w, const mnode *n, mparam p) {
+    const tv_json *v = n->p[p];
+    if (params[p].kind == K_FLOAT) tv_jw_float(w, (float)v->v.d);
+    else if (params[p].kind == K_DOUBLE) tv_jw_double(w, v->v.d);
+    else tv_jw_value(w, v);
+}
+
+static void write_node(tv_jw *w, const mnode *n);
+
+static void write_leaf(tv_jw *w, const mnode *n) {
+    tv_jw_keyz(w, "type");
+    tv_jw_strz(w, tv_field_type_name(n->f.type));
+    const tparam *tp = type_params(n->f.type);
+    for (const tparam *t = tp; t->p != P_COUNT; t++) {
+        bool print = !param_is_default(n, t);
+        if (n->f.type == TV_FT_TEXT &&
+            (t->p == P_ANALYZER || t->p == P_SEARCH_ANALYZER || t->p == P_SEARCH_QUOTE_ANALYZER)) {
+            size_t l1, l2, l3;
+            const char *a = analyzer_name(n, P_ANALYZER, &l1);
+            const char *s = analyzer_name(n, P_SEARCH_ANALYZER, &l2);
+            const char *q = analyzer_name(n, P_SEARCH_QUOTE_ANALYZER, &l3);
+            bool as = l1 == l2 && memcmp(a, s, l1) == 0, sq = l2 == l3 && memcmp(s, q, l2) == 0,
+                 aq = l1 == l3 && memcmp(a, q, l1) == 0;
+            if (t->p == P_ANALYZER) {
+                print = (n->p[P_ANALYZER] && !tv_streq(a, l1, "default")) || !as || !aq;
+                if (print) {
+                    tv_jw_keyz(w, "analyzer");
+                    tv_jw_str(w, a, l1);
+                }
+            } else if (t->p == P_SEARCH_ANALYZER) {
+                print = !as || !sq;
+                if (print) {
+                    tv_jw_keyz(w, "search_analyzer");
+                    tv_jw_str(w, s, l2);
+                }
+            } else {
+                print = !sq;
+                if (print) {
+                    tv_jw_keyz(w, "search_quote_analyzer");
+                    tv_jw_str(w, q, l3);
+                }
+            }
+            continue;
+        }
+        if (!print) continue;
+        tv_jw_keyz(w, params[t->p].name);
+        write_param_value(w, n, t->p);
+    }
+    if (n->nkids) {
+        tv_jw_keyz(w, "fields");
+        tv_jw_obj_begin(w);
+        for (uint32_t i = 0; i < n->nkids; i++) write_node(w, n->kids[i]);
+        tv_jw_obj_end(w);
+    }
+}
+
+static void write_object_body(tv_jw *w, const mnode *n) {
+    if (n->nkids == 0) {
+        tv_jw_keyz(w, "type");
+        tv_jw_strz(w, "object");
+    }
+    if (n->dynamic >= 0) {
+        tv_jw_keyz(w, "dynamic");
+        tv_jw_strz(w, n->dynamic == TV_DYNAMIC_STRICT ? "strict"
+                      : n->dynamic == TV_DYNAMIC_FALSE ? "false"
+                                                       : "true");
+    }
+    if (n->enabled == 0) {
+        tv_jw_keyz(w, "enabled");
+        tv_jw_bool(w, false);
+    }
+    if (n->nkids) {
+        tv_jw_keyz(w, "properties");
+        tv_jw_obj_begin(w);
+        for (uint32_t i = 0; i < n->nkids; i++) write_node(w, n->kids[i]);
+        tv_jw_obj_end(w);
+    }
+}
+
+static void write_node(tv_jw *w, const mnode *n) {
+    tv_jw_key(w, n->name, n->name_len);
+    tv_jw_obj_begin(w);
+    if (n->f.type == TV_FT_OBJECT) write_object_body(w, n);
+    else write_leaf(w, n);
+    tv_jw_obj_end(w);
+}
+
+void tv_mapping_write(const tv_mapping *m, tv_jw *w) {
+    tv_jw_obj_begin(w);
+    if (!m) {
+        tv_jw_obj_end(w);
+        return;
+    }
+    if (m->dynamic_set) {
+        tv_jw_keyz(w, "dynamic");
+        tv_jw_strz(w, m->dynamic == TV_DYNAMIC_STRICT ? "strict"
+                      : m->dynamic == TV_DYNAMIC_FALSE ? "false"
+                                                       : "true");
+    }
+    if (m->meta) {
+        tv_jw_keyz(w, "_meta");
+        tv_jw_value(w, m->meta);
+    }
+    if (m->routing_required) {
+        tv_jw_keyz(w, "_routing");
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "required");
+        tv_jw_bool(w, true);
+        tv_jw_obj_end(w);
+    }
+    bool src_inc = m->source_includes && m->source_includes->len;
+    bool src_exc = m->source_excludes && m->source_excludes->len;
+    if (!m->source_enabled || src_inc || src_exc) {
+        tv_jw_keyz(w, "_source");
+        tv_jw_obj_begin(w);
+        if (!m->source_enabled) {
+            tv_jw_keyz(w, "enabled");
+            tv_jw_bool(w, false);
+        }
+        if (src_inc) {
+            tv_jw_keyz(w, "includes");
+            tv_jw_value(w, m->source_includes);
+        }
+        if (src_exc) {
+            tv_jw_keyz(w, "excludes");
+            tv_jw_value(w, m->source_excludes);
+        }
+        tv_jw_obj_end(w);
+    }
+    if (m->dynamic_date_formats) {
+        tv_jw_keyz(w, "dynamic_date_formats");
+        tv_jw_value(w, m->dynamic_date_formats);
+    }
+    if (m->date_detection_set) {
+        tv_jw_keyz(w, "date_detection");
+        tv_jw_bool(w, m->date_detection);
+    }
+    if (m->numeric_detection_set) {
+        tv_jw_keyz(w, "numeric_detection");
+        tv_jw_bool(w, m->numeric_detection);
+    }
+    if (m->root->nkids) {
+        tv_jw_keyz(w, "properties");
+        tv_jw_obj_begin(w);
+        for (uint32_t i = 0; i < m->root->nkids; i++) write_node(w, m->root->kids[i]);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_obj_end(w);
+}

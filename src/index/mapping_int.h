@@ -1,0 +1,84 @@
+/*
+ * mapping_int.h — private to mapping.c and doc.c: the tree behind a
+ * tv_mapping, and the parameters of each field as the user set them (what
+ * GET _mapping prints and what merges compare).
+ *
+ * A mapping owns one arena holding every node, path, name and copied JSON
+ * value; it is immutable once built and freed when its last reference goes.
+ */
+#ifndef TROVE_INDEX_MAPPING_INT_H
+#define TROVE_INDEX_MAPPING_INT_H
+
+#include <stdatomic.h>
+
+#include "index/index.h"
+
+/* Mapping parameters of leaf fields (the union over all types). */
+typedef enum mparam {
+    P_INDEX = 0, P_STORE, P_DOC_VALUES, P_INDEX_OPTIONS, P_NORMS, P_TERM_VECTOR, P_ANALYZER,
+    P_SEARCH_ANALYZER, P_SEARCH_QUOTE_ANALYZER, P_SIMILARITY, P_POS_GAP, P_FIELDDATA,
+    P_FIELDDATA_FF, P_EAGER, P_INDEX_PHRASES, P_INDEX_PREFIXES, P_BOOST, P_META, P_NULL_VALUE,
+    P_IGNORE_ABOVE, P_USE_SIMILARITY, P_NORMALIZER, P_SPLIT_WS, P_IGNORE_MALFORMED, P_COERCE,
+    P_SCALING_FACTOR, P_FORMAT, P_LOCALE,
+    P_COUNT
+} mparam;
+
+typedef struct mnode mnode;
+struct mnode {
+    const char *name; /* simple name */
+    uint32_t name_len;
+    tv_field f;       /* f.path is the full path; f.id UINT32_MAX until assigned */
+    bool is_multi;    /* a multi-field of its parent leaf */
+    /* leaf parameters as given (NULL: not set), copied into the mapping arena */
+    const tv_json *p[P_COUNT];
+    /* object options */
+    int8_t dynamic;   /* -1 unset, else tv_dynamic */
+    int8_t enabled;   /* -1 unset, 0, 1 */
+    /* children: object properties or leaf multi-fields, in insertion order
+     * until finalisation sorts them into kids[] */
+    mnode *first, *last, *next;
+    mnode **kids;
+    uint32_t nkids;
+};
+
+struct tv_mapping {
+    atomic_int refs;
+    tv_arena arena;
+    mnode *root;
+    /* root options */
+    tv_dynamic dynamic;
+    bool dynamic_set;
+    bool date_detection, date_detection_set;
+    bool numeric_detection, numeric_detection_set;
+    const tv_json *dynamic_date_formats; /* array of strings or NULL (default) */
+    const tv_json *meta;                 /* _meta */
+    bool source_enabled;
+    const tv_json *source_includes, *source_excludes; /* arrays or NULL */
+    bool source_enabled_set;
+    bool routing_required, routing_set;
+    /* fields */
+    const tv_field **by_id;
+    uint32_t nfields;
+    const tv_field **by_path; /* sorted by path */
+    uint32_t nleaves_paths;
+    /* composed normalizers to free */
+    tv_analyzer **owned_analyzers;
+    uint32_t nowned;
+};
+
+/* The node of a field (cast back from tv_field: f is mnode's member). */
+static inline const mnode *tv_mnode_of(const tv_field *f) {
+    return (const mnode *)((const char *)f - offsetof(mnode, f));
+}
+
+/* The root "_doc" object and its sorted children, for doc.c. */
+const mnode *tv_mapping_root(const tv_mapping *m);
+/* A child of an object (property) or leaf (multi-field) by simple name. */
+const mnode *tv_mnode_child(const mnode *n, const char *name, size_t len);
+/* Effective dynamic setting of an object (inherits from its parents). */
+tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size_t len);
+
+/* Deep copy of a JSON value into an arena (NULL on OOM). */
+tv_json *tv_json_copy(tv_arena *a, const tv_json *v);
+
+#endif /* TROVE_INDEX_MAPPING_INT_H */
