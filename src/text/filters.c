@@ -1,0 +1,426 @@
+/*
+ * filters.c — token filters, each behaving as its Lucene counterpart:
+ *   lowercase / uppercase  Character.toLowerCase/toUpperCase per code point
+ *   stop                   StopFilter (removed tokens leave position gaps)
+ *   asciifolding           ASCIIFoldingFilter (preserve_original emits the
+ *                          folded token, then the original at the same position)
+ *   trim                   TrimFilter (Character.isWhitespace at both ends;
+ *                          offsets unchanged)
+ *   length                 LengthFilter (min..max UTF-16 units, inclusive)
+ *   snowball / stemmer / porter_stem   libstemmer (Snowball); `porter` is
+ *                          the algorithm of Lucene's PorterStemFilter
+ *   english_possessive     EnglishPossessiveFilter ('s, ’s, ＇s)
+ *   minimal_english        EnglishMinimalStemFilter (plural -s/-es/-ies)
+ *
+ * Filters rewrite the token array in place; a filter that adds tokens
+ * (asciifolding with preserve_original) builds a new array in the arena.
+ * Removing a token adds its position increment to the next kept token (or
+ * to the array's trailing gap), which is how Lucene's FilteringTokenFilter
+ * keeps phrase positions honest.
+ *
+ * libstemmer stemmers hold mutable state, so each thread keeps its own,
+ * created on first use and freed at thread exit (pthread key destructor);
+ * rejected: one stemmer per analyze call (an allocation per document) and
+ * a mutex around shared stemmers (contention on the indexing path).
+ */
+#include <libstemmer.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+#include "text/text_int.h"
+
+/* ------------------------------------------------------------ term sets */
+
+static const char *const english_words[] = {
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "if", "in", "into", "is",
+    "it", "no", "not", "of", "on", "or", "such", "that", "the", "their", "then", "there",
+    "these", "they", "this", "to", "was", "will", "with"};
+static const uint32_t english_lens[] = {1, 2, 3, 3, 2, 2, 2, 3, 2, 3, 2, 2, 4, 2, 2, 2, 3,
+                                        2, 2, 2, 4, 4, 3, 5, 4, 5, 5, 4, 4, 2, 3, 4, 4};
+static const tv_termset english_set = {english_words, english_lens, TV_ARRAY_LEN(english_words),
+                                       false};
+
+const tv_termset *tv_stop_english(void) { return &english_set; }
+
+static int cmp_word(const char *a, size_t alen, const char *b, size_t blen) {
+    return tv_memcmp2(a, alen, b, blen);
+}
+
+static bool set_has_exact(const tv_termset *s, const char *t, size_t n) {
+    size_t lo = 0, hi = s->n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = cmp_word(s->words[mid], s->lens[mid], t, n);
+        if (c == 0) return true;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return false;
+}
+
+/* Lower-cases [t, t+n) into out (capacity >= n*3/2+4). Returns bytes written. */
+static size_t lower_into(const char *t, size_t n, char *out) {
+    const uint8_t *s = (const uint8_t *)t, *end = s + n;
+    size_t o = 0;
+    while (s < end) {
+        if (*s < 0x80) {
+            uint8_t c = *s++;
+            out[o++] = (char)((uint8_t)(c - 'A') < 26 ? c + 32 : c);
+            continue;
+        }
+        uint32_t cp;
+        s += tv_utf8_decode(s, end, &cp);
+        o += tv_utf8_encode(tv_uc_lower(cp), (uint8_t *)out + o);
+    }
+    return o;
+}
+
+static size_t upper_into(const char *t, size_t n, char *out) {
+    const uint8_t *s = (const uint8_t *)t, *end = s + n;
+    size_t o = 0;
+    while (s < end) {
+        if (*s < 0x80) {
+            uint8_t c = *s++;
+            out[o++] = (char)((uint8_t)(c - 'a') < 26 ? c - 32 : c);
+            continue;
+        }
+        uint32_t cp;
+        s += tv_utf8_decode(s, end, &cp);
+        o += tv_utf8_encode(tv_uc_upper(cp), (uint8_t *)out + o);
+    }
+    return o;
+}
+
+bool tv_termset_has(const tv_termset *s, const char *term, size_t len) {
+    if (!s->ignore_case) return set_has_exact(s, term, len);
+    char stackbuf[256];
+    char *buf = stackbuf;
+    size_t need = len * 3 / 2 + 4;
+    if (need > sizeof stackbuf) {
+        buf = tv_malloc(need);
+        if (!buf) return set_has_exact(s, term, len); /* degrade: exact match */
+    }
+    size_t n = lower_into(term, len, buf);
+    bool r = set_has_exact(s, buf, n);
+    if (buf != stackbuf) tv_free(buf);
+    return r;
+}
+
+typedef struct { const char *w; uint32_t len; } word_ref;
+static int cmp_ref(const void *a, const void *b) {
+    const word_ref *x = a, *y = b;
+    return cmp_word(x->w, x->len, y->w, y->len);
+}
+
+tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t n,
+                           bool ignore_case) {
+    size_t bytes = 0;
+    for (size_t i = 0; i < n; i++) bytes += lens[i] * 3 / 2 + 5;
+    /* one block: the struct, the pointer and length arrays, the strings */
+    size_t head = sizeof(tv_termset) + n * sizeof(char *) + n * sizeof(uint32_t);
+    head = (head + 7) & ~(size_t)7;
+    char *block = tv_malloc(head + bytes + 1);
+    word_ref *refs = tv_malloc((n ? n : 1) * sizeof *refs);
+    if (!block || !refs) {
+        tv_free(block);
+        tv_free(refs);
+        return NULL;
+    }
+    tv_termset *s = (tv_termset *)block;
+    const char **wp = (const char **)(block + sizeof(tv_termset));
+    uint32_t *lp = (uint32_t *)(block + sizeof(tv_termset) + n * sizeof(char *));
+    char *str = block + head;
+    for (size_t i = 0; i < n; i++) {
+        size_t k = ignore_case ? lower_into(words[i], lens[i], str) : lens[i];
+        if (!ignore_case) memcpy(str, words[i], k);
+        str[k] = 0;
+        refs[i].w = str;
+        refs[i].len = (uint32_t)k;
+        str += k + 1;
+    }
+    qsort(refs, n, sizeof *refs, cmp_ref);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (m && cmp_ref(&refs[m - 1], &refs[i]) == 0) continue;
+        refs[m++] = refs[i];
+    }
+    for (size_t i = 0; i < m; i++) {
+        wp[i] = refs[i].w;
+        lp[i] = refs[i].len;
+    }
+    tv_free(refs);
+    s->words = wp;
+    s->lens = lp;
+    s->n = m;
+    s->ignore_case = ignore_case;
+    return s;
+}
+
+void tv_termset_free(tv_termset *s) {
+    if (s && s != &english_set) tv_free(s);
+}
+
+/* ------------------------------------------------------------ stemmers */
+
+const char *const tv_stem_algos[] = {"porter", "english", "arabic", "armenian", "basque",
+                                     "catalan", "danish", "dutch", "finnish", "french",
+                                     "german", "hungarian", "irish", "italian", "lithuanian",
+                                     "norwegian", "portuguese", "romanian", "russian",
+                                     "spanish", "swedish", "turkish"};
+const size_t tv_stem_algo_count = TV_ARRAY_LEN(tv_stem_algos);
+#define STEM_MAX 32
+_Static_assert(TV_ARRAY_LEN(tv_stem_algos) <= STEM_MAX, "stemmer cache size");
+
+int tv_stem_algo_find(const char *name, size_t len) {
+    for (size_t i = 0; i < tv_stem_algo_count; i++)
+        if (tv_streq(name, len, tv_stem_algos[i])) return (int)i;
+    return -1;
+}
+
+typedef struct stem_cache {
+    struct sb_stemmer *s[STEM_MAX];
+} stem_cache;
+
+static pthread_key_t stem_key;
+static pthread_once_t stem_once = PTHREAD_ONCE_INIT;
+static bool stem_key_ok;
+
+static void stem_cache_free(void *p) {
+    stem_cache *c = p;
+    for (size_t i = 0; i < STEM_MAX; i++)
+        if (c->s[i]) sb_stemmer_delete(c->s[i]);
+    tv_free(c);
+}
+static void stem_key_init(void) { stem_key_ok = pthread_key_create(&stem_key, stem_cache_free) == 0; }
+
+static struct sb_stemmer *stemmer_get(int algo) {
+    pthread_once(&stem_once, stem_key_init);
+    if (!stem_key_ok || algo < 0 || (size_t)algo >= tv_stem_algo_count) return NULL;
+    stem_cache *c = pthread_getspecific(stem_key);
+    if (!c) {
+        c = tv_calloc(1, sizeof *c);
+        if (!c) return NULL;
+        if (pthread_setspecific(stem_key, c) != 0) {
+            tv_free(c);
+            return NULL;
+        }
+    }
+    if (!c->s[algo]) c->s[algo] = sb_stemmer_new(tv_stem_algos[algo], "UTF_8");
+    return c->s[algo];
+}
+
+/* -------------------------------------------------------------- filters */
+
+static bool java_white(uint32_t cp) {
+    if (cp < 0x80) return (cp >= 9 && cp <= 13) || (cp >= 0x1C && cp <= 0x20);
+    return (tv_uc_props(cp)->flags & TV_UCF_JWHITE) != 0;
+}
+
+static tv_status case_filter(tv_arena *a, tv_tokvec *v, bool lower) {
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const uint8_t *s = (const uint8_t *)t->term;
+        bool change = false;
+        for (uint32_t k = 0; k < t->term_len; k++) {
+            uint8_t c = s[k];
+            if (c >= 0x80 || (lower ? (uint8_t)(c - 'A') < 26 : (uint8_t)(c - 'a') < 26)) {
+                change = true;
+                break;
+            }
+        }
+        if (!change) continue;
+        char *out = tv_arena_alloc(a, (size_t)t->term_len * 3 / 2 + 4);
+        if (!out) return TROVE_ENOMEM;
+        size_t n = lower ? lower_into(t->term, t->term_len, out) : upper_into(t->term, t->term_len, out);
+        t->term = out;
+        t->term_len = (uint32_t)n;
+    }
+    return TROVE_OK;
+}
+
+/* Keeps tokens for which keep[i]; moves position increments of removed ones. */
+static void compact(tv_tokvec *v, const bool *keep_or_null, bool (*pred)(const tv_filter_def *, const tv_token *),
+                    const tv_filter_def *f) {
+    size_t o = 0;
+    uint32_t carry = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        bool keep = keep_or_null ? keep_or_null[i] : pred(f, t);
+        if (!keep) {
+            carry += t->position;
+            continue;
+        }
+        tv_token kt = *t;
+        kt.position += carry;
+        carry = 0;
+        v->items[o++] = kt;
+    }
+    v->len = o;
+    v->trailing += carry;
+}
+
+static bool keep_stop(const tv_filter_def *f, const tv_token *t) {
+    return !tv_termset_has(f->stop, t->term, t->term_len);
+}
+static bool keep_length(const tv_filter_def *f, const tv_token *t) {
+    size_t n = tv_utf16_len(t->term, t->term_len);
+    return n >= f->min && n <= f->max;
+}
+
+static tv_status fold_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
+    tv_tokvec out = {0};
+    out.trailing = v->trailing;
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const uint8_t *s = (const uint8_t *)t->term, *end = s + t->term_len;
+        bool ascii = true;
+        for (const uint8_t *q = s; q < end; q++)
+            if (*q >= 0x80) {
+                ascii = false;
+                break;
+            }
+        bool changed = false;
+        tv_token folded = *t;
+        if (!ascii) {
+            /* a folded code point is at most 4 ASCII bytes ("(10)" style) per UTF-8 byte */
+            char *o = tv_arena_alloc(a, (size_t)t->term_len * 4 + 4);
+            if (!o) return TROVE_ENOMEM;
+            size_t n = 0;
+            const uint8_t *q = s;
+            while (q < end) {
+                if (*q < 0x80) {
+                    o[n++] = (char)*q++;
+                    continue;
+                }
+                uint32_t cp;
+                size_t k = tv_utf8_decode(q, end, &cp);
+                size_t flen;
+                const char *rep = tv_uc_ascii_fold(cp, &flen);
+                if (rep && flen <= 4 * k) {
+                    memcpy(o + n, rep, flen);
+                    n += flen;
+                    changed = true;
+                } else {
+                    memcpy(o + n, q, k);
+                    n += k;
+                }
+                q += k;
+            }
+            folded.term = o;
+            folded.term_len = (uint32_t)n;
+        }
+        if (!changed) {
+            if (!f->preserve_original) continue; /* in place: nothing to do */
+            if (tv_tokvec_push(a, &out, t)) return TROVE_ENOMEM;
+            continue;
+        }
+        if (!f->preserve_original) {
+            *t = folded;
+            continue;
+        }
+        if (tv_tokvec_push(a, &out, &folded)) return TROVE_ENOMEM;
+        tv_token orig = *t;
+        orig.position = 0;
+        if (tv_tokvec_push(a, &out, &orig)) return TROVE_ENOMEM;
+    }
+    if (f->preserve_original) *v = out;
+    return TROVE_OK;
+}
+
+static void trim_filter(tv_tokvec *v) {
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const uint8_t *s = (const uint8_t *)t->term, *b = s, *e = s + t->term_len;
+        while (b < e) {
+            uint32_t cp;
+            size_t k = tv_utf8_decode(b, e, &cp);
+            if (!java_white(cp)) break;
+            b += k;
+        }
+        while (e > b) {
+            const uint8_t *q = e - 1;
+            while (q > b && (*q & 0xC0) == 0x80 && e - q < 4) q--;
+            uint32_t cp;
+            size_t k = tv_utf8_decode(q, e, &cp);
+            if (q + k != e) { /* not one whole code point: stop */
+                if (!java_white(e[-1])) break;
+                e--;
+                continue;
+            }
+            if (!java_white(cp)) break;
+            e = q;
+        }
+        t->term = (const char *)b;
+        t->term_len = (uint32_t)(e - b);
+    }
+}
+
+static tv_status stem_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
+    struct sb_stemmer *st = stemmer_get(f->algo);
+    if (!st) return TROVE_ENOMEM;
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const sb_symbol *r = sb_stemmer_stem(st, (const sb_symbol *)t->term, (int)t->term_len);
+        if (!r) return TROVE_ENOMEM;
+        int n = sb_stemmer_length(st);
+        if ((uint32_t)n == t->term_len && memcmp(r, t->term, (size_t)n) == 0) continue;
+        char *o = tv_arena_memdup(a, r, (size_t)n);
+        if (!o) return TROVE_ENOMEM;
+        t->term = o;
+        t->term_len = (uint32_t)n;
+    }
+    return TROVE_OK;
+}
+
+static void possessive_filter(tv_tokvec *v) {
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const char *s = t->term;
+        uint32_t n = t->term_len;
+        if (n < 2 || (s[n - 1] != 's' && s[n - 1] != 'S')) continue;
+        if (s[n - 2] == '\'') t->term_len = n - 2;
+        else if (n >= 4 && memcmp(s + n - 4, "\xE2\x80\x99", 3) == 0) t->term_len = n - 4;  /* ’ */
+        else if (n >= 4 && memcmp(s + n - 4, "\xEF\xBC\x87", 3) == 0) t->term_len = n - 4;  /* ＇ */
+    }
+}
+
+/* EnglishMinimalStemmer: -ies -> -y (not after a/e), keep -us/-ss and
+ * -aes/-ees/-oes, drop -es/-s otherwise. */
+static tv_status minimal_english(tv_arena *a, tv_tokvec *v) {
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const char *s = t->term;
+        uint32_t n = t->term_len;
+        if (n < 3 || s[n - 1] != 's') continue;
+        char c2 = s[n - 2];
+        if (c2 == 'u' || c2 == 's') continue;
+        if (c2 == 'e') {
+            if (n > 3 && s[n - 3] == 'i' && s[n - 4] != 'a' && s[n - 4] != 'e') {
+                char *o = tv_arena_memdup(a, s, n - 2);
+                if (!o) return TROVE_ENOMEM;
+                o[n - 3] = 'y';
+                t->term = o;
+                t->term_len = n - 2;
+                continue;
+            }
+            if (s[n - 3] == 'i' || s[n - 3] == 'a' || s[n - 3] == 'o' || s[n - 3] == 'e') continue;
+        }
+        t->term_len = n - 1;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
+    switch (f->kind) {
+    case TV_TF_LOWERCASE: return case_filter(a, v, true);
+    case TV_TF_UPPERCASE: return case_filter(a, v, false);
+    case TV_TF_STOP: compact(v, NULL, keep_stop, f); return TROVE_OK;
+    case TV_TF_LENGTH: compact(v, NULL, keep_length, f); return TROVE_OK;
+    case TV_TF_ASCIIFOLDING: return fold_filter(a, f, v);
+    case TV_TF_TRIM: trim_filter(v); return TROVE_OK;
+    case TV_TF_SNOWBALL: return stem_filter(a, f, v);
+    case TV_TF_POSSESSIVE: possessive_filter(v); return TROVE_OK;
+    case TV_TF_MINIMAL_EN: return minimal_english(a, v);
+    default: return TROVE_EINTERNAL;
+    }
+}
