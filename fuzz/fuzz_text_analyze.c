@@ -1,0 +1,50 @@
+/*
+ * fuzz_text_analyze.c — random bytes through every built-in analyzer and a
+ * few composed ones. Checks: byte and UTF-16 offsets inside the input and
+ * non-decreasing, UTF-16 offsets equal to the UTF-16 length of the byte
+ * prefix, positions non-decreasing, standard/whitespace/letter tokens at
+ * most 255 UTF-16 units (a surrogate pair may make a character-tokenizer
+ * token 256), end_position past the last position.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "text/text.h"
+
+static void run(const tv_analyzer *an, const char *text, size_t len, bool check_len) {
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_tokens t;
+    if (tv_analyze(an, &a, text, len, 5, &t) != TROVE_OK) abort();
+    uint32_t last_start = 0, last_pos = 5;
+    for (size_t i = 0; i < t.len; i++) {
+        const tv_token *k = &t.items[i];
+        if (k->start > k->end || k->end > len) abort();
+        if (k->start < last_start) abort();
+        if (k->position < last_pos) abort();
+        if (k->start16 != tv_utf16_len(text, k->start) || k->end16 != tv_utf16_len(text, k->end)) abort();
+        if (check_len && k->end16 - k->start16 > 256) abort();
+        if (k->term_len && !k->term) abort();
+        last_start = k->start;
+        last_pos = k->position;
+    }
+    if (t.len && t.end_position <= last_pos) abort();
+    tv_arena_fini(&a);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+    static const char *const names[] = {"standard", "simple", "whitespace", "keyword", "stop", "english"};
+    const char *text = (const char *)data;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        run(tv_analyzer_builtin(names[i], strlen(names[i])), text, size, i != 3);
+    static const char *const f1[] = {"asciifolding", "uppercase", "snowball"};
+    static const char *const f2[] = {"trim", "length", "stop", "porter_stem"};
+    tv_analyzer *a1 = tv_analyzer_compose(NULL, "lowercase", f1, 3, NULL);
+    tv_analyzer *a2 = tv_analyzer_compose(NULL, "whitespace", f2, 4, NULL);
+    if (!a1 || !a2) abort();
+    run(a1, text, size, false);
+    run(a2, text, size, false);
+    tv_analyzer_free(a1);
+    tv_analyzer_free(a2);
+    return 0;
+}
