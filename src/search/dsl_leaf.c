@@ -10,7 +10,7 @@
  *   numbers   points: [v, v] in the sortable encoding; decimals on integer
  *             types match nothing; ranges round as OpenSearch's
  *             longRangeQuery / nextUp / nextDown
- *   date      epoch millis through datemath.c
+ *   date      epoch millis through index/date.h (formats, date math)
  *   boolean   the indexed terms "T" / "F", BM25
  *
  * Error texts are OpenSearch's (ParsingException from each builder's
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "search/datemath.h"
+#include "index/date.h"
 #include "search/dsl_int.h"
 
 static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
@@ -98,23 +98,18 @@ static double float_of_type(tv_field_type t, double x) {
 }
 
 static tv_status date_of(tv_dsl *d, const tv_field *f, const tv_json *v, const char *format,
-                         bool round_up, int64_t *out) {
-    if (v->type == TV_JSON_INT) { *out = v->v.i; return TROVE_OK; }
-    if (v->type == TV_JSON_DOUBLE) { *out = (int64_t)v->v.d; return TROVE_OK; }
+                         bool round_up, int32_t tz, int64_t *out) {
     const char *s;
     size_t n;
     if (!tv_dsl_scalar_text(v, &s, &n))
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "failed to parse date field");
     const char *fmt = format ? format : (f && f->format ? f->format : NULL);
-    tv_datemath_result r = tv_datemath_parse(s, n, fmt, round_up, tv_now_ms(), out);
-    if (r == TV_DATEMATH_OK) return TROVE_OK;
-    if (r == TV_DATEMATH_UNSUPPORTED_FORMAT)
-        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "date format [%s] is not supported by trove", fmt);
-    tv_dsl_error(d, TROVE_EPARSE, v->off,
-                 "failed to parse date field [%.*s] with format [%s]: [failed to parse date field [%.*s] with format [%s]]",
-                 (int)TV_MIN(n, 200), s, fmt ? fmt : "strict_date_optional_time||epoch_millis",
-                 (int)TV_MIN(n, 200), s, fmt ? fmt : "strict_date_optional_time||epoch_millis");
-    return TROVE_EPARSE;
+    tv_status st = tv_date_math_ex(fmt, s, n, tv_now_ms(), round_up, tz, out, d->err);
+    if (st && d->err) {
+        d->err->pos = v->off;
+        if (d->err->code == TROVE_OK) d->err->code = st;
+    }
+    return st;
 }
 
 static tv_query *num_range(tv_dsl *d, const tv_field *f, int64_t lo, int64_t hi) {
@@ -171,7 +166,7 @@ static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, 
     }
     if (f->type == TV_FT_DATE) {
         int64_t ms;
-        tv_status st = date_of(d, f, v, NULL, false, &ms);
+        tv_status st = date_of(d, f, v, NULL, false, 0, &ms);
         if (st) return st;
         *out = num_range(d, f, ms, ms);
         return *out ? TROVE_OK : oom(d);
@@ -232,37 +227,6 @@ tv_status tv_dsl_parse_match_none(tv_dsl *d, const tv_json *body, tv_query **out
 }
 
 /* ------------------------------------------------------ single-field form */
-
-/*
- * The shared shape of term / match / prefix / range ...: exactly one field
- * key (object or value), plus top-level boost/_name for some. Returns the
- * member holding the field, or an error "[q] query doesn't support multiple
- * fields, found [a] and [b]".
- */
-static tv_status one_field(tv_dsl *d, const char *qname, const tv_json *body, bool top_opts,
-                           const tv_json_member **fm, float *top_boost) {
-    *fm = NULL;
-    for (uint32_t i = 0; i < body->len; i++) {
-        const tv_json_member *m = &body->v.members[i];
-        if (top_opts && m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_ARRAY) {
-            if (tv_streq(m->key, m->key_len, "boost")) {
-                tv_status st = tv_dsl_float(d, qname, "boost", &m->val, top_boost);
-                if (st) return st;
-                continue;
-            }
-            if (tv_streq(m->key, m->key_len, "_name")) continue;
-        }
-        if (*fm)
-            return tv_dsl_error(d, TROVE_EPARSE, m->val.off,
-                                "[%s] query doesn't support multiple fields, found [%s] and [%s]", qname,
-                                (*fm)->key, m->key);
-        (*fm) = m;
-    }
-    if (!*fm) {
-        return tv_dsl_error(d, TROVE_EARG, body->off, "field name is null or empty");
-    }
-    return TROVE_OK;
-}
 
 static void apply_boost(tv_query *q, float boost) {
     if (q && boost != 1.0f) q->boost *= boost;
@@ -968,6 +932,7 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     if (!fm) return tv_dsl_error(d, TROVE_EARG, body->off, "field name is null or empty");
     const tv_json *from = NULL, *to = NULL, *format = NULL;
     bool incl_lo = true, incl_hi = true;
+    int32_t tz = 0;
     for (uint32_t j = 0; j < fm->val.len; j++) {
         const tv_json_member *o = &fm->val.v.members[j];
         const char *k = o->key;
@@ -990,8 +955,8 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
             const char *z;
             size_t zl;
             tv_dsl_scalar_text(v, &z, &zl);
-            if (!(tv_streq(z, zl, "UTC") || tv_streq(z, zl, "Z") || tv_streq(z, zl, "+00:00") || tv_streq(z, zl, "Etc/UTC")))
-                return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[range] time_zone [%.*s] is not supported by trove", (int)zl, z);
+            st = tv_date_parse_tz(z, zl, &tz, d->err);
+            if (st && d->err) d->err->pos = v->off;
         } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "relation")) ;
         else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[range] query does not support [%s]", k);
         if (st) return st;
@@ -1023,11 +988,11 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
             fmt = tv_arena_strndup(d->arena, s, n);
         }
         if (from) {
-            if ((st = date_of(d, f, from, fmt, !incl_lo, &lo))) return st;
+            if ((st = date_of(d, f, from, fmt, !incl_lo, tz, &lo))) return st;
             if (!incl_lo) { if (lo == INT64_MAX) { q = none(d); goto done; } lo++; }
         }
         if (to) {
-            if ((st = date_of(d, f, to, fmt, incl_hi, &hi))) return st;
+            if ((st = date_of(d, f, to, fmt, incl_hi, tz, &hi))) return st;
             if (!incl_hi) { if (hi == INT64_MIN) { q = none(d); goto done; } hi--; }
         }
         q = num_range(d, f, lo, hi);

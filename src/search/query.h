@@ -149,6 +149,9 @@ struct tv_query {
                               that match anything; unmapped fields parse to
                               TV_Q_MATCH_NONE) */
     uint32_t field_id; /* field->id, or TV_FIELD_ID for _id */
+    float score_boost; /* set by tv_query_prepare: the product of the boosts
+                          from the root down to this node (Lucene's boost
+                          argument of createWeight); constant scores use it */
     union {
         struct {           /* TV_Q_TERM */
             const char *term;
