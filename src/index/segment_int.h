@@ -1,0 +1,132 @@
+/*
+ * segment_int.h — private to src/index/segment*.c (and the segment tests,
+ * fuzzer and benchmark): the parsed view of a segment's bytes that the
+ * reader builds at open, shared by the reader (segment.c) and the builder /
+ * merger (segment_build.c). The byte format itself is specified in the
+ * design comment of segment_build.c, which writes it.
+ */
+#ifndef TROVE_INDEX_SEGMENT_INT_H
+#define TROVE_INDEX_SEGMENT_INT_H
+
+#include "index/codec.h"
+#include "index/index.h"
+
+#define TV_SEG_MAGIC "TROVESEG"
+#define TV_SEG_VERSION 1u
+#define TV_SEG_HEADER 32u     /* fixed header bytes */
+#define TV_SEG_SECTION 32u    /* bytes per section table entry */
+#define TV_SEG_TERMS_PER_BLOCK 32u
+#define TV_SEG_MAX_IMPACTS 16u
+#define TV_SEG_CHUNK 16384u   /* raw _source bytes per LZ4 chunk (at least) */
+#define TV_SEG_MAX_DOCS 0x7fffffffu
+
+/* Section kinds. */
+enum {
+    TV_SEC_META = 1,     /* per-doc _id, _routing, version, seq_no, primary_term */
+    TV_SEC_SOURCE = 2,   /* _source in LZ4 chunks */
+    TV_SEC_TERMS = 10,   /* term dictionary of a field */
+    TV_SEC_POSTINGS = 11,/* doc/freq blocks, skip data, impacts */
+    TV_SEC_POSITIONS = 12,
+    TV_SEC_NORMS = 13,
+    TV_SEC_DV_NUMERIC = 14,
+    TV_SEC_DV_SORTED = 15,
+    TV_SEC_POINTS = 16,
+    TV_SEC_FIELD_DOCS = 17,
+};
+
+/* A packed column as read: n values, value i = min + packed_get(i). */
+typedef struct tv_col {
+    const uint8_t *data;
+    uint64_t n;
+    int64_t min;
+    unsigned bits;
+} tv_col;
+
+static inline int64_t tv_col_get(const tv_col *c, uint64_t i) {
+    if (TV_UNLIKELY(i >= c->n)) return c->min;
+    return (int64_t)((uint64_t)c->min + tv_packed_get(c->data, c->bits, i));
+}
+
+typedef struct tv_segfield {
+    uint32_t id;
+    /* terms */
+    const uint8_t *terms;      /* TERMS section, NULL if none */
+    size_t terms_len;
+    uint32_t nterms, nblocks, max_term_len;
+    tv_field_stats stats;
+    uint8_t index_options;
+    const uint8_t *block_offs; /* nblocks u32, validated ascending and in range */
+    const uint8_t *blocks;     /* term blocks area */
+    size_t blocks_len;
+    const uint8_t *post;       /* POSTINGS section */
+    size_t post_len;
+    const uint8_t *pos;        /* POSITIONS section, NULL if none */
+    size_t pos_len;
+    /* norms: max_doc bytes, NULL if none */
+    const uint8_t *norms;
+    /* sorted numeric doc values */
+    bool has_dvn;
+    bool dvn_single;           /* value index == doc, every doc has exactly one */
+    tv_col dvn_offs, dvn_vals;
+    /* sorted set doc values */
+    bool has_dvs;
+    bool dvs_single;
+    uint32_t dvs_nords;
+    tv_col dvs_term_offs, dvs_doc_offs, dvs_ords;
+    const uint8_t *dvs_blob;
+    uint64_t dvs_blob_len;
+    /* points: values sorted ascending (with their docs) */
+    bool has_points;
+    tv_col pt_vals, pt_docs;
+    /* docs with any value */
+    bool has_fdocs;
+    bool fdocs_bitset;
+    uint32_t fdocs_count;
+    const uint8_t *fdocs_bits; /* bitset words (bitset mode) */
+    tv_col fdocs_list;         /* list mode */
+} tv_segfield;
+
+struct tv_segment {
+    _Atomic long refs;
+    uint64_t id;
+    uint8_t *bytes; /* owned */
+    size_t len;
+    uint32_t max_doc;
+    tv_segfield *fields; /* sorted by id */
+    uint32_t nfields;
+    /* META */
+    tv_col m_version, m_seq, m_term, m_id_offs, m_rt_offs;
+    const uint8_t *m_id_blob, *m_rt_blob;
+    uint64_t m_id_blob_len, m_rt_blob_len;
+    const uint8_t *m_has_rt; /* bitset words */
+    /* SOURCE */
+    uint32_t nchunks;
+    const uint8_t *s_has_src; /* bitset words */
+    tv_col s_offs;            /* max_doc+1 cumulative raw offsets */
+    const uint8_t *s_chunks;  /* nchunks * 32 bytes */
+    const uint8_t *s_comp;
+    uint64_t s_comp_len;
+};
+
+/* The field of a segment, or NULL. */
+const tv_segfield *tv_segment_field(const tv_segment *s, uint32_t field);
+/* Opens bytes that are already owned (takes ownership even on failure). */
+tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify_checksums,
+                                tv_segment **out, tv_error *err);
+/* Recomputes every checksum of serialized segment bytes whose header and
+ * section table parse (for tests and the fuzzer, to reach the structural
+ * validation behind the checksums). Returns false if the table is unusable. */
+bool tv_segment_fix_checksums(uint8_t *bytes, size_t len);
+
+/* Walks every structure of s through the reader calls and verifies the
+ * builder's invariants (see segment_check.c). TROVE_OK, TROVE_ECORRUPT with
+ * err filled, or TROVE_ENOMEM. Cost: a full decode of the segment. */
+tv_status tv_segment_check(const tv_segment *s, tv_error *err);
+
+/* Iterating a segment's fields (for merge and tests). */
+static inline uint32_t tv_segment_nfields(const tv_segment *s) { return s->nfields; }
+static inline const tv_segfield *tv_segment_field_at(const tv_segment *s, uint32_t i) {
+    return &s->fields[i];
+}
+
+#endif /* TROVE_INDEX_SEGMENT_INT_H */
