@@ -113,7 +113,7 @@ static tv_json *json_dbl(tv_arena *a, double d) {
 }
 
 /* Java's toString of a scalar mapping value (for messages). */
-static void json_to_java(const tv_json *v, tv_buf *b) {
+void tv_json_to_java(const tv_json *v, tv_buf *b) {
     if (!v) {
         tv_buf_puts(b, "null");
         return;
@@ -137,7 +137,7 @@ static void json_to_java(const tv_json *v, tv_buf *b) {
         tv_buf_putc(b, '[');
         for (uint32_t i = 0; i < v->len; i++) {
             if (i) tv_buf_puts(b, ", ");
-            json_to_java(&v->v.items[i], b);
+            tv_json_to_java(&v->v.items[i], b);
         }
         tv_buf_putc(b, ']');
         break;
@@ -147,7 +147,7 @@ static void json_to_java(const tv_json *v, tv_buf *b) {
             if (i) tv_buf_puts(b, ", ");
             tv_buf_append(b, v->v.members[i].key, v->v.members[i].key_len);
             tv_buf_putc(b, '=');
-            json_to_java(&v->v.members[i].val, b);
+            tv_json_to_java(&v->v.members[i].val, b);
         }
         tv_buf_putc(b, '}');
         break;
@@ -374,7 +374,7 @@ static mnode *find_child(const mnode *n, const char *name, size_t len) {
 
 static void remaining_fields(const tv_json_member *mem, tv_buf *b) {
     tv_buf_printf(b, " [%.*s : ", (int)mem->key_len, mem->key);
-    json_to_java(&mem->val, b);
+    tv_json_to_java(&mem->val, b);
     tv_buf_putc(b, ']');
 }
 
@@ -393,7 +393,7 @@ static tv_status bool_value(pctx *c, const tv_json *v, const char *what, bool *o
     }
     tv_buf b;
     tv_buf_init(&b);
-    json_to_java(v, &b);
+    tv_json_to_java(v, &b);
     c->st = tv_error_set(c->err, TROVE_EARG, "Could not convert [%s] to boolean", what);
     tv_error_cause(c->err, TROVE_EARG,
                    "Failed to parse value [%s] as only [true] or [false] are allowed.",
@@ -444,7 +444,7 @@ static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json 
         } else {
             tv_buf b;
             tv_buf_init(&b);
-            json_to_java(v, &b);
+            tv_json_to_java(v, &b);
             c->st = tv_error_set(c->err, TROVE_ENUMBERFORMAT, "For input string: \"%s\"",
                                  b.data ? b.data : "");
             tv_buf_fini(&b);
@@ -487,7 +487,7 @@ static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json 
         } else if (v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY) {
             tv_buf b;
             tv_buf_init(&b);
-            json_to_java(v, &b);
+            tv_json_to_java(v, &b);
             out = json_str(c->a, b.data ? b.data : "", b.len);
             tv_buf_fini(&b);
         } else {
@@ -630,7 +630,7 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
         if (!ok) {
             tv_buf b;
             tv_buf_init(&b);
-            json_to_java(v, &b);
+            tv_json_to_java(v, &b);
             c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                  "Failed to parse mapping: [null_value] [%s] is not a valid value "
                                  "for field [%s] of type [%s]",
@@ -776,7 +776,7 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
         } else {
             tv_buf b;
             tv_buf_init(&b);
-            json_to_java(type, &b);
+            tv_json_to_java(type, &b);
             snprintf(tbuf, sizeof tbuf, "%s", b.data ? b.data : "");
             tv_buf_fini(&b);
             tname = tbuf;
@@ -1288,7 +1288,7 @@ static void param_string(const mnode *n, const tparam *tp, tv_buf *b) {
     const tv_json *v = n->p[tp->p];
     if (v) {
         if (tp->p == P_META && v->len == 0) tv_buf_puts(b, "{}");
-        else json_to_java(v, b);
+        else tv_json_to_java(v, b);
         return;
     }
     if (tp->p == P_SEARCH_ANALYZER) {
@@ -1602,7 +1602,7 @@ static bool param_is_default(const mnode *n, const tparam *t) {
     tv_buf a, b;
     tv_buf_init(&a);
     tv_buf_init(&b);
-    json_to_java(v, &a);
+    tv_json_to_java(v, &a);
     mnode tmp = *n;
     tmp.p[t->p] = NULL;
     param_string(&tmp, t, &b);

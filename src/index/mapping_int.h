@@ -78,6 +78,9 @@ const mnode *tv_mnode_child(const mnode *n, const char *name, size_t len);
 /* Effective dynamic setting of an object (inherits from its parents). */
 tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size_t len);
 
+/* Java's toString of a parsed value ("true", "{a=b}", "[1, 2]"), for messages. */
+void tv_json_to_java(const tv_json *v, tv_buf *b);
+
 /* Deep copy of a JSON value into an arena (NULL on OOM). */
 tv_json *tv_json_copy(tv_arena *a, const tv_json *v);
 

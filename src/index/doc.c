@@ -1,0 +1,1081 @@
+/*
+ * doc.c — document parsing: a source JSON and a mapping become a
+ * tv_parsed_doc (per field: tokens, numbers in sortable encoding, keyword
+ * doc values), plus the dynamic mapping update for fields the mapping does
+ * not know yet.
+ *
+ * Algorithm. The source is parsed into a DOM (json layer) and walked with
+ * the mapping tree side by side. Dotted keys ("a.b": 1) are walked as
+ * nested objects. A known leaf converts each value (arrays flattened,
+ * multi-fields fed the same value) into its field's accumulator, one per
+ * field id, so array values of one field land in one tv_doc_field with
+ * positions continuing across values (+ position_increment_gap). An
+ * unknown field is resolved by the nearest enclosing object's `dynamic`:
+ * strict fails, false skips, true records a typed entry in an update tree
+ * (OpenSearch's rules: string -> text + keyword sub-field or date when date
+ * detection matches, integer -> long, fraction -> float, boolean, object,
+ * arrays by their first non-null element). With any update recorded the
+ * caller merges it and parses again, so the indexed form always comes from
+ * a mapping that was published — the same two-step OpenSearch performs.
+ *
+ * Values are converted as OpenSearch's field mappers do: numbers are range
+ * checked per type with coercion of strings and fractions, floats are
+ * rounded to their type's precision before encoding, scaled_float stores
+ * Math.round(value * factor), dates go through date.c, booleans index
+ * "T"/"F". Errors carry OpenSearch's reason and cause.
+ *
+ * Alternatives rejected: a streaming (SAX) walk without a DOM — the DOM is
+ * needed anyway to filter _source and costs one arena pass; indexing
+ * dynamic fields on the first pass with a provisional mapping — it would
+ * duplicate the merge rules and could index a doc under a mapping that
+ * later fails to merge.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/date.h"
+#include "index/mapping_int.h"
+
+/* ------------------------------------------------------------- accumulators */
+
+typedef struct acc {
+    const tv_field *f;
+    TV_VEC(tv_token) toks;
+    TV_VEC(int64_t) nums;
+    TV_VEC(const char *) keys;
+    TV_VEC(uint32_t) key_lens;
+    uint32_t next_pos;   /* text: offset for the next value */
+    uint32_t length;     /* norms length */
+    uint32_t values;
+    bool any;
+} acc;
+
+/* The dynamic update under construction. */
+typedef struct unode unode;
+struct unode {
+    const char *name;
+    size_t name_len;
+    const char *type;   /* "object", "text", "long", ... */
+    const char *format; /* date format to record, or NULL */
+    unode *first, *next;
+};
+
+typedef struct dctx {
+    const tv_mapping *m;
+    tv_arena *a;
+    tv_error *err;
+    const char *id;
+    size_t id_len;
+    acc **accs; /* by field id */
+    TV_VEC(acc *) used;
+    unode *update; /* root of the update ("properties" of _doc), NULL if none */
+    tv_status st;
+} dctx;
+
+static tv_status oom(dctx *c) {
+    c->st = tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    return c->st;
+}
+
+static acc *acc_of(dctx *c, const tv_field *f) {
+    acc *x = c->accs[f->id];
+    if (x) return x;
+    x = tv_calloc(1, sizeof *x);
+    if (!x) return NULL;
+    x->f = f;
+    if (tv_vec_push(&c->used, x)) {
+        tv_free(x);
+        return NULL;
+    }
+    c->accs[f->id] = x;
+    return x;
+}
+
+static void acc_free(acc *x) {
+    tv_vec_fini(&x->toks);
+    tv_vec_fini(&x->nums);
+    tv_vec_fini(&x->keys);
+    tv_vec_fini(&x->key_lens);
+    tv_free(x);
+}
+
+/* ------------------------------------------------------------- errors */
+
+static void preview(const tv_json *v, tv_buf *b) {
+    if (v->type == TV_JSON_STRING) tv_buf_append(b, v->v.s, v->len);
+    else if (tv_json_is_number(v) && v->raw) tv_buf_append(b, v->raw, v->raw_len);
+    else tv_json_to_java(v, b);
+}
+
+/* "failed to parse field [f] of type [t] in document with id 'x'. Preview
+ * of field's value: 'v'" with cause (code, reason). */
+static tv_status field_error(dctx *c, const tv_field *f, const tv_json *v, tv_status cause,
+                             const char *cause_reason) {
+    tv_buf b;
+    tv_buf_init(&b);
+    preview(v, &b);
+    char saved[sizeof c->err->cause_reason];
+    snprintf(saved, sizeof saved, "%s", cause_reason);
+    c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                         "failed to parse field [%s] of type [%s] in document with id '%.*s'. "
+                         "Preview of field's value: '%s'",
+                         f->path, tv_field_type_name(f->type), (int)c->id_len, c->id,
+                         b.data ? b.data : "");
+    tv_error_cause(c->err, cause, "%s", saved);
+    tv_buf_fini(&b);
+    if (!c->err) c->st = TROVE_EMAPPER;
+    return c->st;
+}
+
+/* ------------------------------------------------------------- numbers */
+
+static double java_round_scaled(double x, bool *overflow) {
+    double fl = floor(x);
+    double r = (x - fl) >= 0.5 ? fl + 1 : fl;
+    *overflow = false;
+    if (r >= 9223372036854775807.0) r = 9223372036854775807.0;
+    if (r <= -9223372036854775808.0) r = -9223372036854775808.0;
+    return r;
+}
+
+/* Rounds a float to the nearest IEEE half-precision value (ties to even). */
+static double round_half(float f) {
+    if (!isfinite(f) || f == 0) return f;
+    double d = f, ad = fabs(d);
+    double q;
+    if (ad < 6.103515625e-05) { /* subnormal halves: quantum 2^-24 */
+        q = ldexp(1.0, -24);
+    } else {
+        int e;
+        frexp(ad, &e); /* ad = m * 2^e, m in [0.5, 1) */
+        q = ldexp(1.0, e - 11);
+    }
+    double r = nearbyint(d / q) * q;
+    if (fabs(r) > 65504.0) return d > 0 ? INFINITY : -INFINITY;
+    return r;
+}
+
+static const char *int_type_article(tv_field_type t) {
+    switch (t) {
+    case TV_FT_INTEGER: return "an integer";
+    case TV_FT_SHORT: return "a short";
+    case TV_FT_BYTE: return "a byte";
+    default: return "a long";
+    }
+}
+
+static void int_bounds(tv_field_type t, int64_t *lo, int64_t *hi) {
+    switch (t) {
+    case TV_FT_INTEGER: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    case TV_FT_SHORT: *lo = INT16_MIN; *hi = INT16_MAX; break;
+    case TV_FT_BYTE: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    default: *lo = INT64_MIN; *hi = INT64_MAX; break;
+    }
+}
+
+static const char *java_class(tv_field_type t) {
+    switch (t) {
+    case TV_FT_LONG: return "Long";
+    case TV_FT_INTEGER: case TV_FT_SHORT: case TV_FT_BYTE: return "Integer";
+    case TV_FT_FLOAT: case TV_FT_HALF_FLOAT: return "Float";
+    default: return "Double";
+    }
+}
+
+/* Java's Double.parseDouble on [s, s+n): trims, accepts an f/d suffix. */
+static bool java_parse_double(const char *s, size_t n, double *out) {
+    while (n && (unsigned char)*s <= ' ') s++, n--;
+    while (n && (unsigned char)s[n - 1] <= ' ') n--;
+    if (!n || n > 400) return false;
+    char tmp[401];
+    memcpy(tmp, s, n);
+    tmp[n] = '\0';
+    if (tmp[n - 1] == 'f' || tmp[n - 1] == 'F' || tmp[n - 1] == 'd' || tmp[n - 1] == 'D')
+        tmp[--n] = '\0';
+    /* reject hex and inf/nan spellings strtod takes but Java does not */
+    for (size_t i = 0; i < n; i++) {
+        char ch = tmp[i];
+        if (!((ch >= '0' && ch <= '9') || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' ||
+              ch == '-')) {
+            if (strcmp(tmp, "NaN") == 0) {
+                *out = NAN;
+                return true;
+            }
+            if (strcmp(tmp, "Infinity") == 0 || strcmp(tmp, "+Infinity") == 0) {
+                *out = INFINITY;
+                return true;
+            }
+            if (strcmp(tmp, "-Infinity") == 0) {
+                *out = -INFINITY;
+                return true;
+            }
+            return false;
+        }
+    }
+    char *end;
+    *out = strtod(tmp, &end);
+    return end != tmp && *end == '\0';
+}
+
+/* Converts a JSON value to the sortable int64 of a numeric field.
+ * Returns TROVE_OK, or an error code with *reason set (for the cause). */
+static tv_status number_value(const tv_field *f, const tv_json *v, int64_t *out, char *reason,
+                              size_t rcap) {
+    tv_field_type t = f->type;
+    const char *txt = v->type == TV_JSON_STRING ? v->v.s : v->raw;
+    size_t tlen = v->type == TV_JSON_STRING ? v->len : v->raw_len;
+    if (!txt) txt = "", tlen = 0;
+    if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        snprintf(reason, rcap,
+                 "Current token (%s) not numeric, can not use numeric value accessors",
+                 v->type == TV_JSON_TRUE ? "VALUE_TRUE" : "VALUE_FALSE");
+        return TROVE_EJSON;
+    }
+    if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_ARRAY) {
+        snprintf(reason, rcap, "Current token (%s) not numeric, can not use numeric value accessors",
+                 v->type == TV_JSON_OBJECT ? "START_OBJECT" : "START_ARRAY");
+        return TROVE_EJSON;
+    }
+    if (v->type == TV_JSON_STRING && !f->coerce) {
+        snprintf(reason, rcap, "%s value passed as String", java_class(t));
+        return TROVE_EARG;
+    }
+    if (t == TV_FT_LONG || t == TV_FT_INTEGER || t == TV_FT_SHORT || t == TV_FT_BYTE) {
+        int64_t lo, hi, iv;
+        int_bounds(t, &lo, &hi);
+        if (v->type == TV_JSON_INT) {
+            iv = v->v.i;
+        } else if (v->type == TV_JSON_UINT) {
+            snprintf(reason, rcap, "Value [%.*s] is out of range for %s", (int)tlen, txt,
+                     int_type_article(t));
+            return TROVE_EARG;
+        } else {
+            double d;
+            if (v->type == TV_JSON_DOUBLE) {
+                d = v->v.d;
+            } else if (t == TV_FT_LONG && tv_parse_i64(txt, tlen, &iv)) {
+                goto have_int;
+            } else if (!java_parse_double(txt, tlen, &d)) {
+                snprintf(reason, rcap, "For input string: \"%.*s\"", (int)TV_MIN(tlen, 200), txt);
+                return t == TV_FT_LONG ? TROVE_EARG : TROVE_ENUMBERFORMAT;
+            }
+            if (isnan(d) || d < (double)lo || d >= -(double)lo + (t == TV_FT_LONG ? 0.0 : 0.0) ||
+                d > (double)hi) {
+                if (!(d <= (double)hi && d >= (double)lo) || isnan(d)) {
+                    snprintf(reason, rcap, "Value [%.*s] is out of range for %s",
+                             (int)TV_MIN(tlen, 200), txt, int_type_article(t));
+                    return TROVE_EARG;
+                }
+            }
+            if (!f->coerce && d != trunc(d)) {
+                snprintf(reason, rcap, "Value [%.*s] has a decimal part", (int)TV_MIN(tlen, 200), txt);
+                return TROVE_EARG;
+            }
+            if (d >= 9223372036854775807.0) iv = INT64_MAX;
+            else iv = (int64_t)d; /* truncation toward zero, as Java's longValue */
+        }
+    have_int:
+        if (iv < lo || iv > hi) {
+            snprintf(reason, rcap, "Value [%lld] is out of range for %s", (long long)iv,
+                     int_type_article(t));
+            return TROVE_EARG;
+        }
+        *out = iv;
+        return TROVE_OK;
+    }
+    /* floating and scaled */
+    double d;
+    if (v->type == TV_JSON_STRING) {
+        if (!java_parse_double(txt, tlen, &d)) {
+            snprintf(reason, rcap, "For input string: \"%.*s\"", (int)TV_MIN(tlen, 200), txt);
+            return TROVE_ENUMBERFORMAT;
+        }
+    } else {
+        d = tv_json_as_double(v);
+    }
+    if (t == TV_FT_FLOAT || t == TV_FT_HALF_FLOAT) d = (double)(float)d;
+    if (t == TV_FT_HALF_FLOAT) d = round_half((float)d);
+    if (!isfinite(d)) {
+        char tmp[40];
+        tv_fmt_double(d, tmp);
+        if (isnan(d)) snprintf(tmp, sizeof tmp, "NaN");
+        else snprintf(tmp, sizeof tmp, d > 0 ? "Infinity" : "-Infinity");
+        snprintf(reason, rcap, t == TV_FT_SCALED_FLOAT ? "[%s] only supports finite values, but got [%s]"
+                                                       : "[%s] supports only finite values, but got [%s]",
+                 tv_field_type_name(t), tmp);
+        return TROVE_EARG;
+    }
+    if (t == TV_FT_SCALED_FLOAT) {
+        bool of;
+        double r = java_round_scaled(d * f->scaling_factor, &of);
+        *out = r >= 9223372036854775807.0 ? INT64_MAX : (int64_t)r;
+        return TROVE_OK;
+    }
+    *out = tv_double_to_sortable(d == 0 ? d : d);
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- leaf values */
+
+static tv_status index_value(dctx *c, const tv_field *f, const tv_json *v);
+
+static tv_status push_token(dctx *c, acc *x, const char *term, uint32_t len, uint32_t pos,
+                            uint32_t end16) {
+    tv_token t = {.term = term, .term_len = len, .position = pos, .start = 0, .end = len,
+                  .start16 = 0, .end16 = end16, .type = TV_TOK_WORD};
+    if (tv_vec_push(&x->toks, t)) return oom(c);
+    return TROVE_OK;
+}
+
+static tv_status text_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    tv_buf tmp;
+    tv_buf_init(&tmp);
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        s = v->type == TV_JSON_TRUE ? "true" : "false";
+        n = strlen(s);
+    } else {
+        tv_buf_fini(&tmp);
+        return field_error(c, f, v, TROVE_EILLEGALSTATE,
+                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
+                                                     : "Can't get text on a START_ARRAY");
+    }
+    tv_buf_fini(&tmp);
+    if (!f->index) {
+        x->any = true;
+        return TROVE_OK;
+    }
+    uint32_t offset = x->values ? x->next_pos + f->position_increment_gap : 0;
+    tv_tokens toks;
+    tv_status st = tv_analyze(f->analyzer, c->a, s, n, offset, &toks);
+    if (st) return c->st = tv_error_set(c->err, st, "%s", trove_status_message(st));
+    uint32_t prev = UINT32_MAX;
+    for (size_t i = 0; i < toks.len; i++) {
+        if (tv_vec_push(&x->toks, toks.items[i])) return oom(c);
+        /* Lucene's FieldInvertState: overlapping tokens (increment 0) are
+         * counted in numOverlap and discounted from the norm length */
+        if (toks.items[i].position != prev) x->length++;
+        prev = toks.items[i].position;
+    }
+    x->next_pos = toks.end_position;
+    x->values++;
+    x->any = true;
+    return TROVE_OK;
+}
+
+static tv_status keyword_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else if (tv_json_is_number(v)) {
+        char tmp[40];
+        n = tv_fmt_double(tv_json_as_double(v), tmp);
+        s = tv_arena_strndup(c->a, tmp, n);
+        if (!s) return oom(c);
+    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        s = v->type == TV_JSON_TRUE ? "true" : "false";
+        n = strlen(s);
+    } else {
+        return field_error(c, f, v, TROVE_EILLEGALSTATE,
+                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
+                                                     : "Can't get text on a START_ARRAY");
+    }
+    x->any = true;
+    /* ignore_above counts characters as Java does (UTF-16 units) */
+    if (f->ignore_above >= 0 && tv_utf16_len(s, n) > (size_t)f->ignore_above) return TROVE_OK;
+    if (f->normalizer) {
+        tv_tokens toks;
+        tv_status st = tv_analyze(f->normalizer, c->a, s, n, 0, &toks);
+        if (st) return c->st = tv_error_set(c->err, st, "%s", trove_status_message(st));
+        if (toks.len) {
+            s = toks.items[0].term;
+            n = toks.items[0].term_len;
+        } else {
+            s = "";
+            n = 0;
+        }
+    } else {
+        s = tv_arena_memdup(c->a, s, n);
+        if (!s) return oom(c);
+    }
+    if (n > 32766)
+        return field_error(c, f, v, TROVE_EARG, "Document contains at least one immense term");
+    if (f->index && push_token(c, x, s, (uint32_t)n, x->values, (uint32_t)tv_utf16_len(s, n)))
+        return c->st;
+    if (f->doc_values) {
+        if (tv_vec_push(&x->keys, s) || tv_vec_push(&x->key_lens, (uint32_t)n)) return oom(c);
+    }
+    x->values++;
+    x->length++;
+    return TROVE_OK;
+}
+
+static tv_status num_push(dctx *c, acc *x, int64_t v) {
+    x->any = true;
+    x->values++;
+    if (tv_vec_push(&x->nums, v)) return oom(c);
+    return TROVE_OK;
+}
+
+static tv_status boolean_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    int b = -1;
+    if (v->type == TV_JSON_TRUE) b = 1;
+    else if (v->type == TV_JSON_FALSE) b = 0;
+    else if (v->type == TV_JSON_STRING) {
+        if (tv_streq(v->v.s, v->len, "true")) b = 1;
+        else if (tv_streq(v->v.s, v->len, "false") || v->len == 0) b = 0;
+    }
+    if (b < 0) {
+        tv_buf p;
+        tv_buf_init(&p);
+        preview(v, &p);
+        char reason[600];
+        snprintf(reason, sizeof reason,
+                 "Failed to parse value [%s] as only [true] or [false] are allowed.",
+                 p.data ? p.data : "");
+        tv_buf_fini(&p);
+        return field_error(c, f, v, TROVE_EARG, reason);
+    }
+    if (f->index && push_token(c, x, b ? "T" : "F", 1, x->values, 1)) return c->st;
+    x->length++;
+    return num_push(c, x, b);
+}
+
+static tv_status date_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else {
+        return field_error(c, f, v, TROVE_EILLEGALSTATE,
+                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
+                           : v->type == TV_JSON_ARRAY ? "Can't get text on a START_ARRAY"
+                                                      : "Can't get text on a VALUE_BOOLEAN");
+    }
+    int64_t ms;
+    tv_error de;
+    tv_error_clear(&de);
+    if (tv_date_parse(f->format, s, n, &ms, &de)) {
+        if (f->ignore_malformed) return TROVE_OK;
+        return field_error(c, f, v, TROVE_EARG, de.reason);
+    }
+    return num_push(c, x, ms);
+}
+
+static tv_status leaf_value(dctx *c, const tv_field *f, const tv_json *v) {
+    acc *x = acc_of(c, f);
+    if (!x) return oom(c);
+    switch (f->type) {
+    case TV_FT_TEXT: return text_value(c, f, v, x);
+    case TV_FT_KEYWORD: return keyword_value(c, f, v, x);
+    case TV_FT_BOOLEAN: return boolean_value(c, f, v, x);
+    case TV_FT_DATE: return date_value(c, f, v, x);
+    default: {
+        /* empty strings are null for numbers */
+        int64_t out;
+        char reason[600];
+        tv_status st = number_value(f, v, &out, reason, sizeof reason);
+        if (st) {
+            if (f->ignore_malformed) return TROVE_OK;
+            return field_error(c, f, v, st, reason);
+        }
+        return num_push(c, x, out);
+    }
+    }
+}
+
+/* One value of a leaf field (arrays flattened), then its multi-fields. */
+static tv_status index_value(dctx *c, const tv_field *f, const tv_json *v) {
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len; i++)
+            if (index_value(c, f, &v->v.items[i])) return c->st;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_NULL ||
+        (v->type == TV_JSON_STRING && v->len == 0 && tv_field_type_is_numeric(f->type))) {
+        if (!f->null_value) return TROVE_OK;
+        v = f->null_value;
+    }
+    if (v->type == TV_JSON_OBJECT && f->type != TV_FT_OBJECT) {
+        /* OpenSearch reports objects under a leaf at the leaf */
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_status cause = TROVE_EILLEGALSTATE;
+        const char *why = "Can't get text on a START_OBJECT";
+        if (tv_field_type_is_numeric(f->type)) {
+            cause = TROVE_EJSON;
+            why = "Current token (START_OBJECT) not numeric, can not use numeric value accessors";
+        }
+        tv_buf_fini(&b);
+        return field_error(c, f, v, cause, why);
+    }
+    if (leaf_value(c, f, v)) return c->st;
+    const mnode *n = tv_mnode_of(f);
+    for (uint32_t i = 0; i < n->nkids; i++)
+        if (index_value(c, &n->kids[i]->f, v)) return c->st;
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- dynamic */
+
+static unode *unode_child(dctx *c, unode *parent, const char *name, size_t len, bool create) {
+    unode **pp = &parent->first;
+    for (unode *u = parent->first; u; u = u->next) {
+        if (u->name_len == len && memcmp(u->name, name, len) == 0) return u;
+        pp = &u->next;
+    }
+    if (!create) return NULL;
+    unode *u = tv_arena_calloc(c->a, 1, sizeof *u);
+    if (!u) return NULL;
+    u->name = tv_arena_strndup(c->a, name, len);
+    if (!u->name) return NULL;
+    u->name_len = len;
+    *pp = u;
+    return u;
+}
+
+static size_t count_char(const char *s, size_t n, char ch) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += s[i] == ch;
+    return k;
+}
+
+/* The type dynamic mapping gives a JSON value (NULL: no mapping, as null
+ * and empty arrays). For dates, *format receives the matching format when
+ * it is not the field default. */
+static const char *dynamic_type(dctx *c, const tv_json *v, const char **format) {
+    *format = NULL;
+    switch (v->type) {
+    case TV_JSON_NULL: return NULL;
+    case TV_JSON_TRUE: case TV_JSON_FALSE: return "boolean";
+    case TV_JSON_INT: case TV_JSON_UINT: return "long";
+    case TV_JSON_DOUBLE: return "float";
+    case TV_JSON_OBJECT: return "object";
+    case TV_JSON_ARRAY:
+        for (uint32_t i = 0; i < v->len; i++) {
+            const char *t = dynamic_type(c, &v->v.items[i], format);
+            if (t) return t;
+        }
+        return NULL;
+    case TV_JSON_STRING: {
+        const tv_mapping *m = c->m;
+        const char *s = v->v.s;
+        size_t n = v->len;
+        if (m->date_detection &&
+            (count_char(s, n, ':') > 1 || count_char(s, n, '-') > 1 || count_char(s, n, '/') > 1)) {
+            static const char *const defaults[] = {TV_DATE_DEFAULT_FORMAT,
+                                                   "yyyy/MM/dd HH:mm:ss||yyyy/MM/dd||epoch_millis"};
+            const tv_json *fm = m->dynamic_date_formats;
+            size_t nf = fm ? fm->len : 2;
+            for (size_t i = 0; i < nf; i++) {
+                const char *fmt = fm ? tv_arena_strndup(c->a, fm->v.items[i].v.s, fm->v.items[i].len)
+                                     : defaults[i];
+                int64_t ms;
+                if (fmt && tv_date_parse(fmt, s, n, &ms, NULL) == TROVE_OK) {
+                    *format = strcmp(fmt, TV_DATE_DEFAULT_FORMAT) == 0 ? NULL : fmt;
+                    return "date";
+                }
+            }
+        }
+        if (m->numeric_detection) {
+            int64_t iv;
+            double d;
+            if (tv_parse_i64(s, n, &iv)) return "long";
+            if (java_parse_double(s, n, &d)) return "float";
+        }
+        return "text";
+    }
+    }
+    return NULL;
+}
+
+static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, unode *unew,
+                             const char *path, size_t plen, tv_dynamic dyn);
+
+static char *join_path(dctx *c, const char *path, size_t plen, const char *name, size_t nlen,
+                       size_t *out_len) {
+    char *p = tv_arena_alloc(c->a, plen + nlen + 2);
+    if (!p) return NULL;
+    size_t k = 0;
+    if (plen) {
+        memcpy(p, path, plen);
+        p[plen] = '.';
+        k = plen + 1;
+    }
+    memcpy(p + k, name, nlen);
+    p[k + nlen] = '\0';
+    *out_len = k + nlen;
+    return p;
+}
+
+static bool is_metadata_field(const char *k, size_t n) {
+    static const char *const names[] = {"_id", "_index", "_source", "_routing", "_ignored",
+                                        "_seq_no", "_version", "_primary_term", "_field_names",
+                                        "_data_stream_timestamp", "_nested_path", "_doc_count",
+                                        "_feature", "_size", "_type", "_uid", "_all",
+                                        "_parent", "_timestamp", "_ttl", "_meta"};
+    for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
+        if (tv_streq(k, n, names[i])) return true;
+    return false;
+}
+
+/* Records an unmapped field (dynamic true) in the update tree under unew. */
+static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_t nlen,
+                               const tv_json *v, const char *path, size_t plen) {
+    const char *format;
+    const char *type = dynamic_type(c, v, &format);
+    if (!type) return TROVE_OK;
+    unode *u = unode_child(c, parent_u, name, nlen, true);
+    if (!u) return oom(c);
+    if (!u->type) {
+        u->type = type;
+        u->format = format;
+    }
+    if (strcmp(u->type, "object") == 0) {
+        size_t cl;
+        char *cp = join_path(c, path, plen, name, nlen, &cl);
+        if (!cp) return oom(c);
+        if (v->type == TV_JSON_OBJECT) return walk_object(c, v, NULL, u, cp, cl, TV_DYNAMIC_TRUE);
+        for (uint32_t i = 0; i < v->len; i++)
+            if (v->v.items[i].type == TV_JSON_OBJECT &&
+                walk_object(c, &v->v.items[i], NULL, u, cp, cl, TV_DYNAMIC_TRUE))
+                return c->st;
+    }
+    return TROVE_OK;
+}
+
+/* The update node for an existing mapped object at path (creating the
+ * chain of object entries from the root). */
+static unode *update_for_path(dctx *c, const char *path, size_t plen) {
+    if (!c->update) {
+        c->update = tv_arena_calloc(c->a, 1, sizeof(unode));
+        if (!c->update) return NULL;
+        c->update->type = "object";
+    }
+    unode *u = c->update;
+    size_t i = 0;
+    while (i < plen) {
+        size_t j = i;
+        while (j < plen && path[j] != '.') j++;
+        u = unode_child(c, u, path + i, j - i, true);
+        if (!u) return NULL;
+        if (!u->type) u->type = "object";
+        i = j + 1;
+    }
+    return u;
+}
+
+/* Handles one member `name: v` of an object at `path` whose mapping node
+ * is `node` (NULL inside a dynamically introduced object, whose update
+ * node is unew). */
+static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_json *v,
+                             const mnode *node, unode *unew, const char *path, size_t plen,
+                             tv_dynamic dyn) {
+    if (nlen == 0)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "field name cannot be an empty string");
+    const char *dot = memchr(name, '.', nlen);
+    if (dot) {
+        size_t head = (size_t)(dot - name);
+        if (head == 0 || head + 1 == nlen || (dot[1] == '.'))
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "object field starting or ending with a [.] makes object "
+                                        "resolution ambiguous: [%.*s]",
+                                        (int)nlen, name);
+        /* {"a.b": v} is {"a": {"b": v}} */
+        tv_json_member inner = {.key = dot + 1, .key_len = (uint32_t)(nlen - head - 1), .val = *v};
+        tv_json wrapped = {.type = TV_JSON_OBJECT, .len = 1, .v.members = &inner};
+        return walk_member(c, name, head, &wrapped, node, unew, path, plen, dyn);
+    }
+    if (plen == 0 && is_metadata_field(name, nlen))
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Field [%.*s] is a metadata field and cannot be added inside a "
+                                    "document. Use the index API request parameters.",
+                                    (int)nlen, name);
+    const mnode *k = node ? tv_mnode_child(node, name, nlen) : NULL;
+    if (k && k->f.type == TV_FT_OBJECT) {
+        tv_dynamic kd = k->dynamic >= 0 ? (tv_dynamic)k->dynamic : dyn;
+        if (k->enabled == 0) return TROVE_OK; /* kept in _source only */
+        if (v->type == TV_JSON_NULL) return TROVE_OK;
+        if (v->type == TV_JSON_OBJECT)
+            return walk_object(c, v, k, NULL, k->f.path, k->f.path_len, kd);
+        if (v->type == TV_JSON_ARRAY) {
+            for (uint32_t i = 0; i < v->len; i++) {
+                const tv_json *e = &v->v.items[i];
+                if (e->type == TV_JSON_NULL) continue;
+                if (e->type != TV_JSON_OBJECT) goto concrete;
+                if (walk_object(c, e, k, NULL, k->f.path, k->f.path_len, kd)) return c->st;
+            }
+            return TROVE_OK;
+        }
+    concrete:
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "object mapping for [%s] tried to parse field [%.*s] as object, "
+                                    "but found a concrete value",
+                                    k->f.path, (int)nlen, name);
+    }
+    if (k) return index_value(c, &k->f, v);
+    /* unmapped */
+    if (dyn == TV_DYNAMIC_STRICT) {
+        const tv_json *probe = v;
+        if (probe->type == TV_JSON_NULL) return TROVE_OK;
+        return c->st = tv_error_set(c->err, TROVE_ESTRICT,
+                                    "mapping set to strict, dynamic introduction of [%.*s] within "
+                                    "[%.*s] is not allowed",
+                                    (int)nlen, name, plen ? (int)plen : 4, plen ? path : "_doc");
+    }
+    if (dyn == TV_DYNAMIC_FALSE) return TROVE_OK;
+    unode *pu = unew ? unew : update_for_path(c, path, plen);
+    if (!pu) return oom(c);
+    return dynamic_field(c, pu, name, nlen, v, path, plen);
+}
+
+static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, unode *unew,
+                             const char *path, size_t plen, tv_dynamic dyn) {
+    for (uint32_t i = 0; i < obj->len; i++) {
+        const tv_json_member *mem = &obj->v.members[i];
+        if (walk_member(c, mem->key, mem->key_len, &mem->val, node, unew, path, plen, dyn))
+            return c->st;
+    }
+    return TROVE_OK;
+}
+
+/* Builds the update JSON: {"properties": {...}} (objects nest). */
+static tv_json *update_json(dctx *c, const unode *u) {
+    size_t n = 0;
+    for (const unode *k = u->first; k; k = k->next) n++;
+    tv_json *props = tv_arena_calloc(c->a, 1, sizeof *props);
+    if (!props) return NULL;
+    props->type = TV_JSON_OBJECT;
+    props->len = (uint32_t)n;
+    props->v.members = n ? tv_arena_calloc(c->a, n, sizeof(tv_json_member)) : NULL;
+    if (n && !props->v.members) return NULL;
+    size_t i = 0;
+    for (const unode *k = u->first; k; k = k->next, i++) {
+        tv_json_member *mem = &props->v.members[i];
+        mem->key = k->name;
+        mem->key_len = (uint32_t)k->name_len;
+        tv_json_member *fm = tv_arena_calloc(c->a, 3, sizeof(tv_json_member));
+        if (!fm) return NULL;
+        uint32_t nf = 0;
+        if (strcmp(k->type, "object") == 0) {
+            if (k->first) {
+                tv_json *sub = update_json(c, k);
+                if (!sub) return NULL;
+                fm[nf].key = "properties";
+                fm[nf].key_len = 10;
+                fm[nf].val = *sub;
+                nf++;
+            } else {
+                fm[nf].key = "type";
+                fm[nf].key_len = 4;
+                fm[nf].val = (tv_json){.type = TV_JSON_STRING, .len = 6, .v.s = "object"};
+                nf++;
+            }
+        } else {
+            fm[nf].key = "type";
+            fm[nf].key_len = 4;
+            fm[nf].val = (tv_json){.type = TV_JSON_STRING, .len = (uint32_t)strlen(k->type), .v.s = k->type};
+            nf++;
+            if (k->format) {
+                fm[nf].key = "format";
+                fm[nf].key_len = 6;
+                fm[nf].val = (tv_json){.type = TV_JSON_STRING, .len = (uint32_t)strlen(k->format),
+                                       .v.s = k->format};
+                nf++;
+            }
+            if (strcmp(k->type, "text") == 0) {
+                /* "fields":{"keyword":{"type":"keyword","ignore_above":256}} */
+                tv_json_member *kw = tv_arena_calloc(c->a, 2, sizeof(tv_json_member));
+                tv_json_member *fl = tv_arena_calloc(c->a, 1, sizeof(tv_json_member));
+                if (!kw || !fl) return NULL;
+                kw[0].key = "type";
+                kw[0].key_len = 4;
+                kw[0].val = (tv_json){.type = TV_JSON_STRING, .len = 7, .v.s = "keyword"};
+                kw[1].key = "ignore_above";
+                kw[1].key_len = 12;
+                kw[1].val = (tv_json){.type = TV_JSON_INT, .v.i = 256};
+                fl[0].key = "keyword";
+                fl[0].key_len = 7;
+                fl[0].val = (tv_json){.type = TV_JSON_OBJECT, .len = 2, .v.members = kw};
+                fm[nf].key = "fields";
+                fm[nf].key_len = 6;
+                fm[nf].val = (tv_json){.type = TV_JSON_OBJECT, .len = 1, .v.members = fl};
+                nf++;
+            }
+        }
+        mem->val = (tv_json){.type = TV_JSON_OBJECT, .len = nf, .v.members = fm};
+    }
+    tv_json *root = tv_arena_calloc(c->a, 1, sizeof *root);
+    tv_json_member *rm = tv_arena_calloc(c->a, 1, sizeof *rm);
+    if (!root || !rm) return NULL;
+    rm->key = "properties";
+    rm->key_len = 10;
+    rm->val = *props;
+    root->type = TV_JSON_OBJECT;
+    root->len = 1;
+    root->v.members = rm;
+    return root;
+}
+
+/* ------------------------------------------------------------- _source */
+
+static bool glob_match(const char *p, size_t pl, const char *s, size_t sl) {
+    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+    while (si < sl) {
+        if (pi < pl && p[pi] == '*') {
+            star = pi++;
+            mark = si;
+        } else if (pi < pl && p[pi] == s[si]) {
+            pi++;
+            si++;
+        } else if (star != SIZE_MAX) {
+            pi = star + 1;
+            si = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (pi < pl && p[pi] == '*') pi++;
+    return pi == pl;
+}
+
+static bool any_match(const tv_json *pats, const char *path, size_t plen) {
+    for (uint32_t i = 0; pats && i < pats->len; i++)
+        if (glob_match(pats->v.items[i].v.s, pats->v.items[i].len, path, plen)) return true;
+    return false;
+}
+
+/* Could a pattern match something below path ("a" for pattern "a.b*")? */
+static bool any_prefix(const tv_json *pats, const char *path, size_t plen) {
+    for (uint32_t i = 0; pats && i < pats->len; i++) {
+        const char *p = pats->v.items[i].v.s;
+        size_t pl = pats->v.items[i].len;
+        for (size_t k = 0; k < pl; k++) {
+            if (p[k] == '*') return true;
+            if (p[k] == '.' && k == plen && memcmp(p, path, plen) == 0) return true;
+        }
+    }
+    return false;
+}
+
+static void filter_value(tv_jw *w, const tv_json *v, const tv_json *inc, const tv_json *exc,
+                         const char *path, size_t plen, bool included, tv_arena *a);
+
+static bool filter_object(tv_jw *w, const tv_json *obj, const tv_json *inc, const tv_json *exc,
+                          const char *path, size_t plen, bool included, tv_arena *a, bool dry) {
+    bool any = false;
+    if (!dry) tv_jw_obj_begin(w);
+    for (uint32_t i = 0; i < obj->len; i++) {
+        const tv_json_member *mem = &obj->v.members[i];
+        size_t cl = plen + (plen ? 1 : 0) + mem->key_len;
+        char *cp = tv_arena_alloc(a, cl + 1);
+        if (!cp) continue;
+        if (plen) {
+            memcpy(cp, path, plen);
+            cp[plen] = '.';
+        }
+        memcpy(cp + (plen ? plen + 1 : 0), mem->key, mem->key_len);
+        cp[cl] = '\0';
+        if (any_match(exc, cp, cl)) continue;
+        bool inc_here = included || !inc || inc->len == 0 || any_match(inc, cp, cl);
+        if (!inc_here) {
+            if (mem->val.type != TV_JSON_OBJECT || !any_prefix(inc, cp, cl)) continue;
+            /* keep only if something below is included */
+            if (!filter_object(w, &mem->val, inc, exc, cp, cl, false, a, true)) continue;
+        }
+        any = true;
+        if (dry) continue;
+        tv_jw_key(w, mem->key, mem->key_len);
+        filter_value(w, &mem->val, inc, exc, cp, cl, inc_here, a);
+    }
+    if (!dry) tv_jw_obj_end(w);
+    return any;
+}
+
+static void filter_value(tv_jw *w, const tv_json *v, const tv_json *inc, const tv_json *exc,
+                         const char *path, size_t plen, bool included, tv_arena *a) {
+    if (v->type == TV_JSON_OBJECT) {
+        filter_object(w, v, inc, exc, path, plen, included, a, false);
+    } else if (v->type == TV_JSON_ARRAY) {
+        tv_jw_arr_begin(w);
+        for (uint32_t i = 0; i < v->len; i++)
+            filter_value(w, &v->v.items[i], inc, exc, path, plen, included, a);
+        tv_jw_arr_end(w);
+    } else {
+        tv_jw_value(w, v);
+    }
+}
+
+/* ------------------------------------------------------------- entry */
+
+static int cmp_acc(const void *a, const void *b) {
+    const acc *x = *(acc *const *)a, *y = *(acc *const *)b;
+    return x->f->id < y->f->id ? -1 : x->f->id > y->f->id;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    const tv_token *x = a, *y = b;
+    int cmp = tv_memcmp2(x->term, x->term_len, y->term, y->term_len);
+    return cmp;
+}
+
+tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
+                       size_t source_len, tv_arena *arena, tv_parsed_doc *out,
+                       tv_json **dynamic_update, tv_error *err) {
+    tv_error_clear(err);
+    memset(out, 0, sizeof *out);
+    if (dynamic_update) *dynamic_update = NULL;
+    if (!id) id = "", id_len = 0;
+    tv_json *doc;
+    tv_json_error je;
+    tv_status st = tv_json_parse(arena, source, source_len, &doc, &je);
+    if (st) {
+        if (st == TROVE_ENOMEM) return tv_error_set(err, st, "out of memory");
+        tv_error_set(err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(err, st == TROVE_ELIMIT ? TROVE_ELIMIT : TROVE_EJSON, "%s", je.msg);
+        return TROVE_EMAPPER;
+    }
+    if (doc->type != TV_JSON_OBJECT) {
+        tv_error_set(err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(err, TROVE_EPARSE, "Malformed content, found extra data after parsing: %s",
+                       doc->type == TV_JSON_ARRAY ? "START_ARRAY" : "VALUE");
+        return TROVE_EMAPPER;
+    }
+    dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len};
+    uint32_t nf = tv_mapping_field_count(m);
+    c.accs = tv_calloc(nf ? nf : 1, sizeof(acc *));
+    if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
+    if (st) goto done;
+    if (c.update) {
+        if (dynamic_update) {
+            *dynamic_update = update_json(&c, c.update);
+            if (!*dynamic_update) {
+                st = oom(&c);
+                goto done;
+            }
+        }
+        /* out is incomplete: the caller merges and parses again */
+        goto done;
+    }
+    out->id = tv_arena_memdup(arena, id, id_len);
+    out->id_len = (uint32_t)id_len;
+    if (!out->id) {
+        st = oom(&c);
+        goto done;
+    }
+    if (tv_mapping_source_enabled(m)) {
+        const tv_json *inc = m->source_includes, *exc = m->source_excludes;
+        if ((inc && inc->len) || (exc && exc->len)) {
+            tv_buf b;
+            tv_buf_init(&b);
+            tv_jw w;
+            tv_jw_init(&w, &b, false);
+            filter_value(&w, doc, inc, exc, "", 0, false, arena);
+            if (b.oom) {
+                tv_buf_fini(&b);
+                st = oom(&c);
+                goto done;
+            }
+            out->source = tv_arena_memdup(arena, b.data ? b.data : "{}", b.len ? b.len : 2);
+            out->source_len = b.len ? b.len : 2;
+            tv_buf_fini(&b);
+        } else {
+            out->source = tv_arena_memdup(arena, source, source_len);
+            out->source_len = source_len;
+        }
+        if (!out->source) {
+            st = oom(&c);
+            goto done;
+        }
+    }
+    /* fields, sorted by id */
+    size_t n = 0;
+    for (size_t i = 0; i < c.used.len; i++) n += c.used.items[i]->any;
+    tv_doc_field *fields = n ? tv_arena_calloc(arena, n, sizeof *fields) : NULL;
+    if (n && !fields) {
+        st = oom(&c);
+        goto done;
+    }
+    if (c.used.len > 1) qsort(c.used.items, c.used.len, sizeof(acc *), cmp_acc);
+    size_t k = 0;
+    for (size_t i = 0; i < c.used.len; i++) {
+        acc *x = c.used.items[i];
+        if (!x->any) continue;
+        tv_doc_field *df = &fields[k++];
+        const tv_field *f = x->f;
+        df->field = f->id;
+        df->type = f->type;
+        df->index_options = f->index_options;
+        df->dv_kind = f->dv_kind;
+        df->norms = f->norms;
+        if (x->toks.len) {
+            tv_token *t = (void *)tv_arena_memdup(arena, x->toks.items, x->toks.len * sizeof(tv_token));
+            if (!t) {
+                st = oom(&c);
+                goto done;
+            }
+            df->tokens = t;
+            df->ntokens = (uint32_t)x->toks.len;
+        }
+        df->field_length = x->length;
+        if (f->type == TV_FT_TEXT && f->index_options == TV_IO_DOCS && df->ntokens) {
+            /* Lucene counts unique terms for norms when only docs are indexed */
+            tv_token *sorted = (void *)tv_arena_memdup(arena, df->tokens, df->ntokens * sizeof(tv_token));
+            if (!sorted) {
+                st = oom(&c);
+                goto done;
+            }
+            qsort(sorted, df->ntokens, sizeof(tv_token), cmp_u32);
+            uint32_t uniq = 1;
+            for (uint32_t j = 1; j < df->ntokens; j++)
+                uniq += cmp_u32(&sorted[j - 1], &sorted[j]) != 0;
+            df->field_length = uniq;
+        }
+        if (x->nums.len && (f->doc_values || f->index)) {
+            int64_t *nums = (void *)tv_arena_memdup(arena, x->nums.items, x->nums.len * sizeof(int64_t));
+            if (!nums) {
+                st = oom(&c);
+                goto done;
+            }
+            df->nums = nums;
+            df->nnums = (uint32_t)x->nums.len;
+        }
+        if (x->keys.len) {
+            const char **keys = (void *)tv_arena_memdup(arena, x->keys.items, x->keys.len * sizeof(char *));
+            uint32_t *lens = (void *)tv_arena_memdup(arena, x->key_lens.items, x->keys.len * sizeof(uint32_t));
+            if (!keys || !lens) {
+                st = oom(&c);
+                goto done;
+            }
+            df->keys = keys;
+            df->key_lens = lens;
+            df->nkeys = (uint32_t)x->keys.len;
+        }
+    }
+    out->fields = fields;
+    out->nfields = (uint32_t)k;
+done:
+    for (size_t i = 0; i < c.used.len; i++) acc_free(c.used.items[i]);
+    tv_vec_fini(&c.used);
+    tv_free(c.accs);
+    if (st) memset(out, 0, sizeof *out);
+    return st;
+}
