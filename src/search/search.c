@@ -1,0 +1,1081 @@
+/*
+ * search.c — _search and _count: the request body, collection, and the
+ * response as OpenSearch writes it.
+ *
+ * Flow: parse the body's top-level keys (SearchSourceBuilder's names and
+ * errors) -> for each target: parse the query against that target's mapping
+ * (dsl.c), gather statistics (exec.c prepare) -> for each segment: plan an
+ * iterator tree, walk it, skip deleted docs, apply post_filter and
+ * min_score, count totals, and offer each hit to a bounded binary heap of
+ * from+size entries ordered by the sort (score desc / fields / _doc), ties
+ * by global doc order (target, segment, doc) -> fetch _source, metadata and
+ * docvalue fields for the page -> write {"took",...,"hits":{...}}.
+ *
+ * Counting: with no scores needed and no post_filter/min_score, a bare
+ * term (or match_all) on a segment without deletes is counted from
+ * doc_freq (max_doc) without iterating.
+ *
+ * _source filtering re-serialises the stored JSON with includes/excludes
+ * applied (OpenSearch's XContentMapValues.filter: a pattern matches a full
+ * dotted path; "*" is a wildcard; an include of an object keeps all of it).
+ *
+ * Not yet here (fail loudly, never approximated): aggregations,
+ * highlighting, suggesters, rescore, collapse, scroll, script fields,
+ * explain, URI `q` (query_string belongs to its own file).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/date.h"
+#include "search/dsl_int.h"
+
+void tv_search_params_init(tv_search_params *p) {
+    memset(p, 0, sizeof *p);
+    p->from = -1;
+    p->size = -1;
+    p->terminate_after = -1;
+}
+
+/* ------------------------------------------------------------- the body */
+
+typedef enum { SK_SCORE, SK_DOC, SK_FIELD } sort_kind;
+
+typedef struct sort_spec {
+    sort_kind kind;
+    bool desc;
+    bool missing_first;
+    const char *field;
+    size_t field_len;
+    const char *unmapped_type;
+} sort_spec;
+
+typedef struct src_filter {
+    bool fetch;
+    const char **inc;
+    size_t ninc;
+    const char **exc;
+    size_t nexc;
+} src_filter;
+
+typedef struct req {
+    const tv_json *query, *post_filter, *search_after;
+    int64_t from, size;
+    int64_t track_limit; /* INT64_MAX exact; 0: no total; else threshold */
+    bool track_false;
+    bool track_scores;
+    bool has_min_score;
+    float min_score;
+    sort_spec *sorts;
+    size_t nsorts;
+    src_filter src;
+    const char **dv_fields;
+    size_t ndv;
+    bool stored_none;
+    bool version, seq_no;
+    int64_t terminate_after;
+} req;
+
+static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
+static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) {
+    char buf[900];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    return tv_dsl_error(d, TROVE_EPARSE, off, "%s", buf);
+}
+
+static const char *dupz(tv_arena *a, const char *s, size_t n) { return tv_arena_strndup(a, s, n); }
+
+typedef TV_VEC(sort_spec) sort_vec;
+
+static tv_status parse_sort_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
+    sort_spec s = {0};
+    const char *name;
+    size_t nl;
+    const tv_json *opts = NULL;
+    if (v->type == TV_JSON_STRING) {
+        name = v->v.s;
+        nl = v->len;
+    } else if (v->type == TV_JSON_OBJECT && v->len == 1) {
+        name = v->v.members[0].key;
+        nl = v->v.members[0].key_len;
+        opts = &v->v.members[0].val;
+    } else {
+        return perr(d, v->off, "[sort] unexpected token [%s]", tv_dsl_token_name(v));
+    }
+    if (tv_streq(name, nl, "_score")) { s.kind = SK_SCORE; s.desc = true; }
+    else if (tv_streq(name, nl, "_doc")) { s.kind = SK_DOC; s.desc = false; }
+    else { s.kind = SK_FIELD; s.desc = false; s.field = dupz(d->arena, name, nl); s.field_len = nl; }
+    if (opts && opts->type == TV_JSON_STRING) {
+        if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;
+        else if (tv_streq(opts->v.s, opts->len, "desc")) s.desc = true;
+        else return tv_dsl_error(d, TROVE_EARG, opts->off, "Unknown SortOrder [%s]", opts->v.s);
+    } else if (opts && opts->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < opts->len; i++) {
+            const tv_json_member *m = &opts->v.members[i];
+            const tv_json *o = &m->val;
+            if (tv_streq(m->key, m->key_len, "order") && o->type == TV_JSON_STRING) {
+                if (tv_streq(o->v.s, o->len, "asc")) s.desc = false;
+                else if (tv_streq(o->v.s, o->len, "desc")) s.desc = true;
+                else return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortOrder [%s]", o->v.s);
+            } else if (tv_streq(m->key, m->key_len, "missing")) {
+                if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_first")) s.missing_first = true;
+                else if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_last")) s.missing_first = false;
+                else return tv_dsl_error(d, TROVE_EUNSUPPORTED, o->off, "[sort] missing values other than _first/_last are not supported by trove");
+            } else if (tv_streq(m->key, m->key_len, "unmapped_type") && o->type == TV_JSON_STRING) {
+                s.unmapped_type = o->v.s;
+            } else if (tv_streq(m->key, m->key_len, "mode") || tv_streq(m->key, m->key_len, "numeric_type") ||
+                       tv_streq(m->key, m->key_len, "format")) {
+            } else {
+                return perr(d, o->off, "[%s] unknown field [%s]", s.kind == SK_FIELD ? "field_sort" : "sort", m->key);
+            }
+        }
+    } else if (opts) {
+        return perr(d, opts->off, "[sort] unexpected token [%s]", tv_dsl_token_name(opts));
+    }
+    if (tv_vec_push(out, s)) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    return TROVE_OK;
+}
+
+static tv_status parse_sort(tv_dsl *d, const tv_json *v, req *r) {
+    sort_vec specs = {0};
+    tv_status st = TROVE_OK;
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len && !st; i++) st = parse_sort_entry(d, &v->v.items[i], &specs);
+    } else if (v->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < v->len && !st; i++) {
+            tv_json one = {0};
+            one.type = TV_JSON_OBJECT;
+            one.len = 1;
+            one.off = v->v.members[i].key_off;
+            one.v.members = &v->v.members[i];
+            st = parse_sort_entry(d, &one, &specs);
+        }
+    } else {
+        st = parse_sort_entry(d, v, &specs);
+    }
+    if (!st && specs.len) {
+        r->sorts = tv_arena_alloc(d->arena, specs.len * sizeof *r->sorts);
+        if (!r->sorts) st = tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+        else {
+            memcpy(r->sorts, specs.items, specs.len * sizeof *r->sorts);
+            r->nsorts = specs.len;
+        }
+    }
+    tv_vec_fini(&specs);
+    return st;
+}
+
+static tv_status str_list(tv_dsl *d, const tv_json *v, const char ***out, size_t *n) {
+    if (v->type == TV_JSON_STRING) {
+        *out = tv_arena_alloc(d->arena, sizeof **out);
+        if (!*out) return TROVE_ENOMEM;
+        (*out)[0] = v->v.s;
+        *n = 1;
+        return TROVE_OK;
+    }
+    if (v->type != TV_JSON_ARRAY) return perr(d, v->off, "Unknown key for a %s in [_source].", tv_dsl_token_name(v));
+    *out = tv_arena_alloc(d->arena, (v->len + 1) * sizeof **out);
+    if (!*out) return TROVE_ENOMEM;
+    *n = 0;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json *e = &v->v.items[i];
+        if (e->type != TV_JSON_STRING) return perr(d, e->off, "Unknown key for a %s in [_source].", tv_dsl_token_name(e));
+        (*out)[(*n)++] = e->v.s;
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_source(tv_dsl *d, const tv_json *v, src_filter *sf) {
+    if (v->type == TV_JSON_TRUE) { sf->fetch = true; return TROVE_OK; }
+    if (v->type == TV_JSON_FALSE) { sf->fetch = false; return TROVE_OK; }
+    if (v->type == TV_JSON_STRING || v->type == TV_JSON_ARRAY) return str_list(d, v, &sf->inc, &sf->ninc);
+    if (v->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[i];
+            tv_status st;
+            if (tv_streq(m->key, m->key_len, "includes") || tv_streq(m->key, m->key_len, "include"))
+                st = str_list(d, &m->val, &sf->inc, &sf->ninc);
+            else if (tv_streq(m->key, m->key_len, "excludes") || tv_streq(m->key, m->key_len, "exclude"))
+                st = str_list(d, &m->val, &sf->exc, &sf->nexc);
+            else
+                st = perr(d, m->val.off, "Unknown key for a %s in [%s].", tv_dsl_token_name(&m->val), m->key);
+            if (st) return st;
+        }
+        return TROVE_OK;
+    }
+    return perr(d, v->off, "Unknown key for a %s in [_source].", tv_dsl_token_name(v));
+}
+
+static tv_status parse_track(tv_dsl *d, const tv_json *v, req *r) {
+    if (v->type == TV_JSON_TRUE) { r->track_limit = INT64_MAX; r->track_false = false; return TROVE_OK; }
+    if (v->type == TV_JSON_FALSE) { r->track_limit = 0; r->track_false = true; return TROVE_OK; }
+    if (v->type == TV_JSON_INT) {
+        if (v->v.i < 0)
+            return tv_dsl_error(d, TROVE_EVALIDATION, v->off, "Validation Failed: 1: [track_total_hits] parameter must be positive or equals to -1, got %lld;", (long long)v->v.i);
+        r->track_limit = v->v.i;
+        r->track_false = false;
+        return TROVE_OK;
+    }
+    return perr(d, v->off, "[track_total_hits] cannot be parsed");
+}
+
+static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
+    if (!body) return TROVE_OK;
+    if (body->type != TV_JSON_OBJECT) return perr(d, body->off, "Expected [START_OBJECT] but found [%s]", tv_dsl_token_name(body));
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        const char *k = m->key;
+        size_t kl = m->key_len;
+        const tv_json *v = &m->val;
+        tv_status st = TROVE_OK;
+        bool obj = v->type == TV_JSON_OBJECT, arr = v->type == TV_JSON_ARRAY;
+        if (obj && tv_streq(k, kl, "query")) r->query = v;
+        else if (obj && tv_streq(k, kl, "post_filter")) r->post_filter = v;
+        else if (tv_streq(k, kl, "from") && !obj && !arr) {
+            if (v->type != TV_JSON_INT) st = perr(d, v->off, "[from] failed to parse");
+            else r->from = v->v.i;
+        } else if (tv_streq(k, kl, "size") && !obj && !arr) {
+            if (v->type != TV_JSON_INT) st = perr(d, v->off, "[size] failed to parse");
+            else if (v->v.i > INT32_MAX || v->v.i < INT32_MIN)
+                st = tv_dsl_error(d, TROVE_EARG, v->off, "Numeric value (%lld) out of range of int", (long long)v->v.i);
+            else r->size = v->v.i;
+        } else if (tv_streq(k, kl, "sort")) st = parse_sort(d, v, r);
+        else if (tv_streq(k, kl, "_source")) { r->src.fetch = true; st = parse_source(d, v, &r->src); }
+        else if (tv_streq(k, kl, "track_total_hits") && !obj && !arr) st = parse_track(d, v, r);
+        else if (tv_streq(k, kl, "track_scores") && !obj && !arr) st = tv_dsl_bool(d, "search", "track_scores", v, &r->track_scores);
+        else if (tv_streq(k, kl, "min_score") && !obj && !arr) { st = tv_dsl_float(d, "search", "min_score", v, &r->min_score); r->has_min_score = true; }
+        else if (arr && tv_streq(k, kl, "search_after")) r->search_after = v;
+        else if (tv_streq(k, kl, "docvalue_fields") && arr) {
+            r->dv_fields = tv_arena_alloc(d->arena, (v->len + 1) * sizeof *r->dv_fields);
+            if (!r->dv_fields) return TROVE_ENOMEM;
+            for (uint32_t j = 0; j < v->len; j++) {
+                const tv_json *e = &v->v.items[j];
+                if (e->type == TV_JSON_STRING) r->dv_fields[r->ndv++] = e->v.s;
+                else if (e->type == TV_JSON_OBJECT && tv_json_get(e, "field") && tv_json_get(e, "field")->type == TV_JSON_STRING)
+                    r->dv_fields[r->ndv++] = tv_json_get(e, "field")->v.s;
+                else return perr(d, e->off, "[docvalue_fields] failed to parse");
+            }
+        } else if (tv_streq(k, kl, "stored_fields")) {
+            if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "_none_")) r->stored_none = true;
+            else if (v->type == TV_JSON_ARRAY && v->len == 1 && v->v.items[0].type == TV_JSON_STRING &&
+                     tv_streq(v->v.items[0].v.s, v->v.items[0].len, "_none_")) r->stored_none = true;
+        } else if (tv_streq(k, kl, "explain") && !obj && !arr) {
+            bool e = false;
+            st = tv_dsl_bool(d, "search", "explain", v, &e);
+            if (!st && e) st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[explain] is not supported by trove");
+        } else if (tv_streq(k, kl, "version") && !obj && !arr) st = tv_dsl_bool(d, "search", "version", v, &r->version);
+        else if (tv_streq(k, kl, "seq_no_primary_term") && !obj && !arr) st = tv_dsl_bool(d, "search", "seq_no_primary_term", v, &r->seq_no);
+        else if (tv_streq(k, kl, "terminate_after") && v->type == TV_JSON_INT) r->terminate_after = v->v.i;
+        else if ((tv_streq(k, kl, "timeout") || tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
+        else if (tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations") || tv_streq(k, kl, "highlight") ||
+                 tv_streq(k, kl, "suggest") || tv_streq(k, kl, "rescore") || tv_streq(k, kl, "collapse") ||
+                 tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
+                 tv_streq(k, kl, "fields") || tv_streq(k, kl, "indices_boost") || tv_streq(k, kl, "stats") ||
+                 tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
+            st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] is not supported by trove", k);
+        } else {
+            st = perr(d, v->off, "Unknown key for a %s in [%s].", tv_dsl_token_name(v), k);
+        }
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* URL parameters override the body. */
+static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
+    if (!p) return TROVE_OK;
+    if (p->from >= 0 || p->from < -1) r->from = p->from;
+    if (p->size >= 0 || p->size < -1) r->size = p->size;
+    if (p->terminate_after >= 0) r->terminate_after = p->terminate_after;
+    if (p->version) r->version = true;
+    if (p->seq_no_primary_term) r->seq_no = true;
+    if (p->explain) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[explain] is not supported by trove");
+    if (p->q) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "URI search [q] is not supported by trove yet");
+    if (p->track_total_hits) {
+        const char *t = p->track_total_hits;
+        int64_t n;
+        if (!strcmp(t, "true")) { r->track_limit = INT64_MAX; r->track_false = false; }
+        else if (!strcmp(t, "false")) { r->track_limit = 0; r->track_false = true; }
+        else if (tv_parse_i64(t, strlen(t), &n) && n >= 0) { r->track_limit = n; r->track_false = false; }
+        else return tv_error_set(d->err, TROVE_EARG, "Failed to parse int parameter [track_total_hits] with value [%s]", t);
+    }
+    if (p->source) {
+        if (!strcmp(p->source, "false")) r->src.fetch = false;
+        else if (!strcmp(p->source, "true")) r->src.fetch = true;
+        else {
+            /* a,b: includes */
+            r->src.fetch = true;
+            size_t cnt = 1;
+            for (const char *c = p->source; *c; c++) cnt += *c == ',';
+            r->src.inc = tv_arena_alloc(d->arena, cnt * sizeof *r->src.inc);
+            if (!r->src.inc) return TROVE_ENOMEM;
+            r->src.ninc = 0;
+            const char *s = p->source;
+            while (*s) {
+                const char *e = strchr(s, ',');
+                size_t l = e ? (size_t)(e - s) : strlen(s);
+                r->src.inc[r->src.ninc++] = dupz(d->arena, s, l);
+                s = e ? e + 1 : s + l;
+            }
+        }
+    }
+    const char *lists[2] = {p->source_includes, p->source_excludes};
+    for (int w = 0; w < 2; w++) {
+        if (!lists[w]) continue;
+        size_t cnt = 1;
+        for (const char *c = lists[w]; *c; c++) cnt += *c == ',';
+        const char **arr = tv_arena_alloc(d->arena, cnt * sizeof *arr);
+        if (!arr) return TROVE_ENOMEM;
+        size_t n = 0;
+        const char *s = lists[w];
+        while (*s) {
+            const char *e = strchr(s, ',');
+            size_t l = e ? (size_t)(e - s) : strlen(s);
+            arr[n++] = dupz(d->arena, s, l);
+            s = e ? e + 1 : s + l;
+        }
+        if (w == 0) { r->src.inc = arr; r->src.ninc = n; }
+        else { r->src.exc = arr; r->src.nexc = n; }
+        r->src.fetch = true;
+    }
+    if (p->sort) {
+        sort_vec specs = {0};
+        const char *s = p->sort;
+        while (*s) {
+            const char *e = strchr(s, ',');
+            size_t l = e ? (size_t)(e - s) : strlen(s);
+            const char *colon = memchr(s, ':', l);
+            size_t nl = colon ? (size_t)(colon - s) : l;
+            tv_json fake = {0};
+            fake.type = TV_JSON_STRING;
+            fake.v.s = dupz(d->arena, s, nl);
+            fake.len = (uint32_t)nl;
+            tv_status st = parse_sort_entry(d, &fake, &specs);
+            if (st) { tv_vec_fini(&specs); return st; }
+            if (colon) {
+                size_t ol = l - nl - 1;
+                if (tv_streq(colon + 1, ol, "asc")) specs.items[specs.len - 1].desc = false;
+                else if (tv_streq(colon + 1, ol, "desc")) specs.items[specs.len - 1].desc = true;
+                else { tv_vec_fini(&specs); return tv_error_set(d->err, TROVE_EARG, "Unknown SortOrder [%.*s]", (int)ol, colon + 1); }
+            }
+            s = e ? e + 1 : s + l;
+        }
+        r->sorts = tv_arena_alloc(d->arena, (specs.len + 1) * sizeof *r->sorts);
+        if (!r->sorts) { tv_vec_fini(&specs); return TROVE_ENOMEM; }
+        if (specs.len) memcpy(r->sorts, specs.items, specs.len * sizeof *r->sorts);
+        r->nsorts = specs.len;
+        tv_vec_fini(&specs);
+    }
+    return TROVE_OK;
+}
+
+/* -------------------------------------------------------------- the hits */
+
+typedef struct sval {
+    uint8_t kind;    /* 0 missing, 1 int64, 2 bytes */
+    int64_t i;
+    const char *s;
+    uint32_t len;
+} sval;
+
+typedef struct hit {
+    float score;
+    uint32_t target, seg, doc;
+    sval *sv;
+} hit;
+
+typedef struct tfield {
+    const tv_field *f; /* per target: NULL when unmapped */
+} tfield;
+
+typedef struct coll {
+    const req *r;
+    hit *heap;
+    size_t n, cap;
+    sval *store;     /* cap * nsorts */
+    sval *scratch;   /* nsorts */
+    sval *after;     /* search_after values */
+    uint64_t total;
+    float max_score;
+    bool need_scores;
+} coll;
+
+static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
+    if (a->kind == 0 || b->kind == 0) {
+        if (a->kind == b->kind) return 0;
+        return (a->kind == 0) == missing_first ? -1 : 1;
+    }
+    if (a->kind == 1) return a->i < b->i ? -1 : a->i > b->i;
+    return tv_memcmp2(a->s, a->len, b->s, b->len);
+}
+
+/* <0: a ranks before b */
+static int hit_cmp(const coll *c, float as, const sval *asv, uint32_t at, uint32_t aseg, uint32_t adoc,
+                   const hit *b) {
+    const req *r = c->r;
+    if (r->nsorts == 0) {
+        if (as != b->score) return as > b->score ? -1 : 1;
+    }
+    for (size_t i = 0; i < r->nsorts; i++) {
+        const sort_spec *s = &r->sorts[i];
+        int x = 0;
+        if (s->kind == SK_SCORE) {
+            x = as < b->score ? -1 : as > b->score;
+        } else if (s->kind == SK_DOC) {
+            if (at != b->target) x = at < b->target ? -1 : 1;
+            else if (aseg != b->seg) x = aseg < b->seg ? -1 : 1;
+            else x = adoc < b->doc ? -1 : adoc > b->doc;
+        } else {
+            bool mf = s->missing_first;
+            x = sval_cmp(&asv[i], &b->sv[i], s->desc ? !mf : mf);
+            if ((asv[i].kind == 0) != (b->sv[i].kind == 0)) return x; /* missing placement ignores order */
+        }
+        if (s->desc) x = -x;
+        if (x) return x;
+    }
+    if (at != b->target) return at < b->target ? -1 : 1;
+    if (aseg != b->seg) return aseg < b->seg ? -1 : 1;
+    return adoc < b->doc ? -1 : adoc > b->doc;
+}
+
+static void heap_swap(coll *c, size_t i, size_t j) {
+    hit t = c->heap[i];
+    c->heap[i] = c->heap[j];
+    c->heap[j] = t;
+}
+
+/* the heap keeps the worst hit at the root */
+static bool worse(const coll *c, const hit *a, const hit *b) {
+    return hit_cmp(c, a->score, a->sv, a->target, a->seg, a->doc, b) > 0;
+}
+
+static void sift_down(coll *c, size_t i) {
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, w = i;
+        if (l < c->n && worse(c, &c->heap[l], &c->heap[w])) w = l;
+        if (r < c->n && worse(c, &c->heap[r], &c->heap[w])) w = r;
+        if (w == i) return;
+        heap_swap(c, i, w);
+        i = w;
+    }
+}
+
+static void sift_up(coll *c, size_t i) {
+    while (i > 0) {
+        size_t p = (i - 1) / 2;
+        if (!worse(c, &c->heap[i], &c->heap[p])) return;
+        heap_swap(c, i, p);
+        i = p;
+    }
+}
+
+static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) {
+    size_t ns = c->r->nsorts;
+    if (c->cap == 0) return;
+    if (c->n < c->cap) {
+        hit *h = &c->heap[c->n];
+        h->score = score;
+        h->target = t;
+        h->seg = seg;
+        h->doc = doc;
+        h->sv = c->store + c->n * ns;
+        if (ns) memcpy(h->sv, c->scratch, ns * sizeof *h->sv);
+        c->n++;
+        sift_up(c, c->n - 1);
+        return;
+    }
+    if (hit_cmp(c, score, c->scratch, t, seg, doc, &c->heap[0]) >= 0) return;
+    hit *h = &c->heap[0];
+    h->score = score;
+    h->target = t;
+    h->seg = seg;
+    h->doc = doc;
+    if (ns) memcpy(h->sv, c->scratch, ns * sizeof *h->sv);
+    sift_down(c, 0);
+}
+
+/* Sort values of a doc into c->scratch. */
+static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc) {
+    for (size_t i = 0; i < c->r->nsorts; i++) {
+        sval *o = &c->scratch[i];
+        o->kind = 0;
+        const sort_spec *s = &c->r->sorts[i];
+        if (s->kind != SK_FIELD || !tf[i].f) continue;
+        const tv_field *f = tf[i].f;
+        if (f->dv_kind == TV_DV_NUMERIC) {
+            int64_t vals[64];
+            uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
+            if (!n) continue;
+            o->kind = 1;
+            o->i = s->desc ? vals[TV_MIN(n, 64u) - 1] : vals[0];
+        } else if (f->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t ords[64];
+            uint32_t n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 64);
+            if (!n) continue;
+            const char *t;
+            size_t tl;
+            if (tv_segment_dv_term(sv->seg, f->id, s->desc ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
+                o->kind = 2;
+                o->s = t;
+                o->len = (uint32_t)tl;
+            }
+        }
+    }
+}
+
+/* Is the candidate (in scratch) after the search_after values? */
+static bool after_ok(const coll *c, float score) {
+    for (size_t i = 0; i < c->r->nsorts; i++) {
+        const sort_spec *s = &c->r->sorts[i];
+        int x;
+        if (s->kind == SK_SCORE) {
+            float a = (float)c->after[i].i; /* stored as bits below */
+            memcpy(&a, &c->after[i].i, sizeof a);
+            x = score < a ? -1 : score > a;
+        } else if (s->kind == SK_DOC) {
+            x = 0;
+        } else {
+            x = sval_cmp(&c->scratch[i], &c->after[i], s->desc ? !s->missing_first : s->missing_first);
+            if ((c->scratch[i].kind == 0) != (c->after[i].kind == 0)) {
+                if (x) return x > 0;
+            }
+        }
+        if (s->desc) x = -x;
+        if (x) return x > 0;
+    }
+    return false;
+}
+
+/* ------------------------------------------------------- source filtering */
+
+static bool glob(const char *p, const char *s, size_t sl) {
+    /* '*' matches any run of characters */
+    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+    size_t pl = strlen(p);
+    while (si < sl) {
+        if (pi < pl && p[pi] == '*') { star = pi++; mark = si; }
+        else if (pi < pl && p[pi] == s[si]) { pi++; si++; }
+        else if (star != SIZE_MAX) { pi = star + 1; si = ++mark; }
+        else return false;
+    }
+    while (pi < pl && p[pi] == '*') pi++;
+    return pi == pl;
+}
+
+static bool any_glob(const char **ps, size_t n, const char *path, size_t len) {
+    for (size_t i = 0; i < n; i++)
+        if (glob(ps[i], path, len)) return true;
+    return false;
+}
+
+/* can some include pattern match a path below `path.`? */
+static bool inc_below(const char **ps, size_t n, const char *path, size_t len) {
+    for (size_t i = 0; i < n; i++) {
+        const char *p = ps[i];
+        size_t pl = strlen(p);
+        /* compare the pattern's prefix up to the first '*' */
+        size_t k = 0;
+        while (k < pl && k < len && p[k] != '*' && p[k] == path[k]) k++;
+        if (k < pl && p[k] == '*') return true;
+        if (k == len && k < pl && p[k] == '.') return true;
+    }
+    return false;
+}
+
+static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included);
+
+static void write_filtered_obj(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included) {
+    tv_jw_obj_begin(w);
+    size_t base = path->len;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        path->len = base;
+        if (base) tv_buf_putc(path, '.');
+        tv_buf_append(path, m->key, m->key_len);
+        if (sf->nexc && any_glob(sf->exc, sf->nexc, path->data, path->len)) continue;
+        bool inc = included || !sf->ninc || any_glob(sf->inc, sf->ninc, path->data, path->len);
+        if (!inc) {
+            if (m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_ARRAY) continue;
+            if (!inc_below(sf->inc, sf->ninc, path->data, path->len)) continue;
+            /* only keep a partially-included object when something survives */
+            tv_buf probe;
+            tv_buf_init(&probe);
+            tv_jw pw;
+            tv_jw_init(&pw, &probe, false);
+            tv_buf p2;
+            tv_buf_init(&p2);
+            tv_buf_append(&p2, path->data, path->len);
+            write_filtered(&pw, &m->val, sf, &p2, false);
+            bool empty = probe.len <= 2;
+            tv_buf_fini(&probe);
+            tv_buf_fini(&p2);
+            if (empty) continue;
+        }
+        tv_jw_key(w, m->key, m->key_len);
+        write_filtered(w, &m->val, sf, path, inc);
+    }
+    path->len = base;
+    if (path->data) path->data[base] = 0;
+    tv_jw_obj_end(w);
+}
+
+static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included) {
+    if (v->type == TV_JSON_OBJECT) {
+        write_filtered_obj(w, v, sf, path, included);
+    } else if (v->type == TV_JSON_ARRAY) {
+        tv_jw_arr_begin(w);
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json *e = &v->v.items[i];
+            if (e->type == TV_JSON_OBJECT || e->type == TV_JSON_ARRAY) write_filtered(w, e, sf, path, included);
+            else if (included) tv_jw_value(w, e);
+        }
+        tv_jw_arr_end(w);
+    } else {
+        tv_jw_value(w, v);
+    }
+}
+
+/* ------------------------------------------------------------ execution */
+
+typedef struct target_ctx {
+    tv_query *q, *post;
+    tfield *tf; /* per sort */
+} target_ctx;
+
+static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
+    d->mapping = t->snap ? t->snap->mapping : NULL;
+    tv_status st;
+    if (r->query) {
+        st = tv_dsl_parse_query(d, r->query, &tc->q);
+    } else {
+        tc->q = tv_q_new(d, TV_Q_MATCH_ALL);
+        st = tc->q ? TROVE_OK : TROVE_ENOMEM;
+    }
+    if (st) return st;
+    if (r->post_filter) {
+        st = tv_dsl_parse_filter(d, r->post_filter, &tc->post);
+        if (st) return st;
+    }
+    tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
+    if (!tc->tf) return TROVE_ENOMEM;
+    for (size_t i = 0; i < r->nsorts; i++) {
+        const sort_spec *s = &r->sorts[i];
+        if (s->kind != SK_FIELD) continue;
+        const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
+        if (!f && !s->unmapped_type)
+            return tv_error_set(d->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", s->field);
+        if (f && f->type == TV_FT_TEXT)
+            return tv_error_set(d->err, TROVE_EARG,
+                                "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                                s->field);
+        tc->tf[i].f = f;
+    }
+    st = tv_query_prepare(tc->q, t->snap, d->arena);
+    if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
+    if (st) return tv_error_set(d->err, st, "out of memory");
+    return TROVE_OK;
+}
+
+static bool is_single_term(const tv_query *q) {
+    return q->kind == TV_Q_TERM || q->kind == TV_Q_MATCH_ALL;
+}
+
+/* Counts or collects one target. */
+static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_target *t, target_ctx *tc,
+                            tv_arena *a, bool count_only) {
+    const tv_snapshot *snap = t->snap;
+    if (!snap) return TROVE_OK;
+    bool scores = c->need_scores;
+    for (uint32_t si = 0; si < snap->nsegs; si++) {
+        const tv_segview *sv = &snap->segs[si];
+        if (count_only && !sv->live && !tc->post && !r->has_min_score && is_single_term(tc->q)) {
+            if (tc->q->kind == TV_Q_MATCH_ALL) { c->total += sv->max_doc; continue; }
+            tv_term_state st;
+            if (tc->q->u.term.constant || tc->q->u.term.sim || true) {
+                if (tv_segment_term(sv->seg, tc->q->field_id, tc->q->u.term.term, tc->q->u.term.len, &st))
+                    c->total += st.doc_freq;
+                continue;
+            }
+        }
+        tv_plan_ctx pc = {a, snap, scores && !count_only, false};
+        tv_iter *it = NULL, *pf = NULL;
+        tv_status st = tv_plan(tc->q, sv, &pc, &it);
+        if (st) return st;
+        if (!it) continue;
+        if (tc->post) {
+            tv_plan_ctx pc2 = {a, snap, false, false};
+            st = tv_plan(tc->post, sv, &pc2, &pf);
+            if (st) return st;
+            if (!pf) continue;
+        }
+        for (uint32_t doc = tv_iter_next(it); doc != TV_NO_MORE_DOCS; doc = tv_iter_next(it)) {
+            if (!tv_segview_live(sv, doc)) continue;
+            float score = 0;
+            if (pc.scores) score = tv_iter_score(it);
+            if (r->has_min_score && score < r->min_score) continue;
+            if (pf) {
+                if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
+                if (pf->doc != doc) continue;
+            }
+            c->total++;
+            if (count_only) continue;
+            if (pc.scores && !(score <= c->max_score)) c->max_score = score;
+            if (r->nsorts) sort_values(c, tc->tf, sv, doc);
+            if (c->after && !after_ok(c, score)) continue;
+            offer(c, score, ti, si, doc);
+        }
+    }
+    return TROVE_OK;
+}
+
+static void write_shards(tv_jw *w, size_t n) {
+    tv_jw_keyz(w, "_shards");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "total");
+    tv_jw_int(w, (int64_t)n);
+    tv_jw_keyz(w, "successful");
+    tv_jw_int(w, (int64_t)n);
+    tv_jw_keyz(w, "skipped");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "failed");
+    tv_jw_int(w, 0);
+    tv_jw_obj_end(w);
+}
+
+static int hit_order(const void *x, const void *y, void *cv) {
+    const hit *a = x, *b = y;
+    return hit_cmp(cv, a->score, a->sv, a->target, a->seg, a->doc, b);
+}
+
+/* insertion-free qsort with context */
+static void sort_hits(coll *c) {
+    /* n is at most from+size: a simple insertion sort is fine for pages,
+     * heapsort for big windows */
+    for (size_t i = 1; i < c->n; i++) {
+        hit h = c->heap[i];
+        size_t j = i;
+        while (j > 0 && hit_order(&h, &c->heap[j - 1], c) < 0) { c->heap[j] = c->heap[j - 1]; j--; }
+        c->heap[j] = h;
+    }
+}
+
+static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, const sval *v, const hit *h) {
+    if (s->kind == SK_SCORE) { tv_jw_float(w, h->score); return; }
+    if (s->kind == SK_DOC) { tv_jw_int(w, (int64_t)h->doc); return; }
+    if (v->kind == 0) {
+        /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
+        if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
+        bool hi = s->desc ? s->missing_first : !s->missing_first;
+        if (tv_field_type_is_floating(f->type)) tv_jw_double(w, hi ? INFINITY : -INFINITY);
+        else tv_jw_int(w, hi ? INT64_MAX : INT64_MIN);
+        return;
+    }
+    if (v->kind == 2) { tv_jw_str(w, v->s, v->len); return; }
+    if (f && tv_field_type_is_floating(f->type)) {
+        double dv = tv_sortable_to_double(v->i);
+        if (f->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
+        else tv_jw_double(w, dv); /* float/half_float sort values print as Java doubles of the float */
+        return;
+    }
+    if (f && f->type == TV_FT_SCALED_FLOAT) { tv_jw_double(w, (double)v->i / f->scaling_factor); return; }
+    tv_jw_int(w, v->i);
+}
+
+static void write_dv_value(tv_jw *w, const tv_field *f, int64_t x) {
+    if (tv_field_type_is_floating(f->type)) tv_jw_double(w, tv_sortable_to_double(x));
+    else if (f->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)x / f->scaling_factor);
+    else if (f->type == TV_FT_BOOLEAN) tv_jw_bool(w, x != 0);
+    else if (f->type == TV_FT_DATE) {
+        char buf[64];
+        tv_date_format(x, f->format, buf, sizeof buf);
+        tv_jw_strz(w, buf);
+    } else tv_jw_int(w, x);
+}
+
+static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena *a,
+                                     const tv_search_target *targets, size_t ntargets) {
+    const tv_json *sa = r->search_after;
+    if (!r->nsorts && sa) return tv_error_set(d->err, TROVE_EARG, "Sort must contain at least one field.");
+    if (sa->len != r->nsorts)
+        return tv_error_set(d->err, TROVE_EARG, "search_after has %u value(s) but sort has %zu.", sa->len, r->nsorts);
+    if (r->from > 0) return tv_error_set(d->err, TROVE_EARG, "[from] parameter must be set to 0 when [search_after] is used");
+    c->after = tv_arena_calloc(a, r->nsorts, sizeof *c->after);
+    if (!c->after) return TROVE_ENOMEM;
+    for (size_t i = 0; i < r->nsorts; i++) {
+        const tv_json *v = &sa->v.items[i];
+        const sort_spec *s = &r->sorts[i];
+        sval *o = &c->after[i];
+        if (s->kind == SK_SCORE) {
+            float f = (float)tv_json_as_double(v);
+            memcpy(&o->i, &f, sizeof f);
+            o->kind = 1;
+            continue;
+        }
+        if (s->kind == SK_DOC) continue;
+        const tv_field *f = NULL;
+        for (size_t t = 0; t < ntargets && !f; t++)
+            if (targets[t].snap && targets[t].snap->mapping) f = tv_mapping_field(targets[t].snap->mapping, s->field, s->field_len);
+        if (v->type == TV_JSON_NULL) { o->kind = 0; continue; }
+        if (f && f->dv_kind == TV_DV_NUMERIC) {
+            o->kind = 1;
+            if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(tv_json_as_double(v));
+            else if (v->type == TV_JSON_INT) o->i = v->v.i;
+            else if (v->type == TV_JSON_STRING && f->type == TV_FT_DATE) {
+                if (tv_date_parse(f->format, v->v.s, v->len, &o->i, d->err)) return d->err ? d->err->code : TROVE_EARG;
+            } else if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &o->i)) ;
+            else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) o->i = v->type == TV_JSON_TRUE;
+            else o->i = (int64_t)tv_json_as_double(v);
+        } else {
+            const char *s2;
+            size_t l;
+            if (!tv_dsl_scalar_text(v, &s2, &l)) return tv_error_set(d->err, TROVE_EARG, "search_after value cannot be an object");
+            o->kind = 2;
+            o->s = s2;
+            o->len = (uint32_t)l;
+        }
+    }
+    return TROVE_OK;
+}
+
+static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                     const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
+                     bool count_only) {
+    uint64_t t0 = tv_mono_ns();
+    tv_error_clear(err);
+    tv_dsl d = {0};
+    d.arena = arena;
+    d.err = err;
+    if (params) {
+        d.src = params->body_text;
+        d.src_len = params->body_text_len;
+    }
+    req r;
+    memset(&r, 0, sizeof r);
+    r.from = -1;
+    r.size = -1;
+    r.track_limit = 10000;
+    r.src.fetch = true;
+    r.terminate_after = -1;
+    tv_status st;
+    if (count_only) {
+        if (body && body->type == TV_JSON_OBJECT) {
+            for (uint32_t i = 0; i < body->len; i++) {
+                const tv_json_member *m = &body->v.members[i];
+                if (tv_streq(m->key, m->key_len, "query") && m->val.type == TV_JSON_OBJECT) r.query = &m->val;
+                else return tv_dsl_error(&d, TROVE_EPARSE, m->key_off, "request does not support [%s]", m->key);
+            }
+        }
+    } else {
+        if ((st = parse_body(&d, body, &r))) return st;
+        if ((st = apply_params(&d, params, &r))) return st;
+    }
+    int64_t from = r.from < 0 && r.from == -1 ? 0 : r.from;
+    int64_t size = r.size == -1 ? 10 : r.size;
+    if (!count_only) {
+        if (from < 0) return tv_error_set(err, TROVE_EARG, "[from] parameter cannot be negative but was [%lld]", (long long)from);
+        if (size < 0) return tv_error_set(err, TROVE_EARG, "[size] parameter cannot be negative, found [%lld]", (long long)size);
+        for (size_t i = 0; i < ntargets; i++) {
+            int64_t mrw = targets[i].max_result_window > 0 ? targets[i].max_result_window : 10000;
+            if (from + size > mrw) {
+                tv_error_set(err, TROVE_EARG,
+                             "Result window is too large, from + size must be less than or equal to: [%lld] but was [%lld]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.",
+                             (long long)mrw, (long long)(from + size));
+                if (err) snprintf(err->index, sizeof err->index, "%s", targets[i].index ? targets[i].index : "");
+                return TROVE_EARG;
+            }
+        }
+        if (params && params->rest_total_hits_as_int && r.track_limit != INT64_MAX && !r.track_false && r.track_limit != 10000)
+            return tv_error_set(err, TROVE_EARG, "[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %lld", (long long)r.track_limit);
+        if (params && params->rest_total_hits_as_int && !r.track_false) r.track_limit = INT64_MAX;
+    }
+    target_ctx *tcs = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *tcs);
+    if (!tcs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ntargets; i++) {
+        if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
+    }
+    coll c;
+    memset(&c, 0, sizeof c);
+    c.r = &r;
+    c.max_score = -INFINITY;
+    bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == SK_SCORE;
+    bool any_score_sort = r.nsorts == 0;
+    for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == SK_SCORE;
+    c.need_scores = any_score_sort || r.track_scores || r.has_min_score;
+    c.cap = count_only ? 0 : (size_t)(from + size);
+    if (c.cap) {
+        c.heap = tv_arena_alloc(arena, c.cap * sizeof *c.heap);
+        c.store = tv_arena_calloc(arena, c.cap * (r.nsorts + 1), sizeof *c.store);
+        if (!c.heap || !c.store) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    }
+    c.scratch = tv_arena_calloc(arena, r.nsorts + 1, sizeof *c.scratch);
+    if (!c.scratch) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
+    for (size_t i = 0; i < ntargets; i++) {
+        st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
+        if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+    }
+    if (count_only) {
+        tv_jw_obj_begin(out);
+        tv_jw_keyz(out, "count");
+        tv_jw_uint(out, c.total);
+        write_shards(out, ntargets);
+        tv_jw_obj_end(out);
+        return TROVE_OK;
+    }
+    sort_hits(&c);
+    uint64_t took = (tv_mono_ns() - t0) / 1000000;
+    tv_jw_obj_begin(out);
+    tv_jw_keyz(out, "took");
+    tv_jw_uint(out, took);
+    tv_jw_keyz(out, "timed_out");
+    tv_jw_bool(out, false);
+    write_shards(out, ntargets);
+    tv_jw_keyz(out, "hits");
+    tv_jw_obj_begin(out);
+    if (!r.track_false) {
+        tv_jw_keyz(out, "total");
+        uint64_t total = c.total;
+        bool gte = false;
+        if (r.track_limit != INT64_MAX && total > (uint64_t)r.track_limit) { total = (uint64_t)r.track_limit; gte = true; }
+        if (params && params->rest_total_hits_as_int) tv_jw_uint(out, total);
+        else {
+            tv_jw_obj_begin(out);
+            tv_jw_keyz(out, "value");
+            tv_jw_uint(out, total);
+            tv_jw_keyz(out, "relation");
+            tv_jw_strz(out, gte ? "gte" : "eq");
+            tv_jw_obj_end(out);
+        }
+    }
+    tv_jw_keyz(out, "max_score");
+    bool max_ok = c.need_scores && c.total > 0 && size > 0 && isfinite(c.max_score) &&
+                  (sort_by_score_first ? (r.nsorts == 0 || r.sorts[0].desc) : r.track_scores);
+    if (max_ok) tv_jw_float(out, c.max_score);
+    else tv_jw_null(out);
+    tv_jw_keyz(out, "hits");
+    tv_jw_arr_begin(out);
+    bool scores_shown = any_score_sort || r.track_scores;
+    tv_buf path;
+    tv_buf_init(&path);
+    for (size_t i = (size_t)from; i < c.n; i++) {
+        const hit *h = &c.heap[i];
+        const tv_search_target *t = &targets[h->target];
+        const tv_segview *sv = &t->snap->segs[h->seg];
+        tv_doc_meta meta;
+        const char *src = NULL;
+        size_t src_len = 0;
+        memset(&meta, 0, sizeof meta);
+        st = tv_segment_doc(sv->seg, h->doc, arena, &meta, &src, &src_len);
+        if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
+        tv_jw_obj_begin(out);
+        tv_jw_keyz(out, "_index");
+        tv_jw_strz(out, t->index ? t->index : "");
+        if (!r.stored_none) {
+            tv_jw_keyz(out, "_id");
+            tv_jw_str(out, meta.id, meta.id_len);
+        }
+        if (r.version) { tv_jw_keyz(out, "_version"); tv_jw_int(out, meta.version); }
+        if (r.seq_no) {
+            tv_jw_keyz(out, "_seq_no");
+            tv_jw_int(out, meta.seq_no);
+            tv_jw_keyz(out, "_primary_term");
+            tv_jw_int(out, meta.primary_term);
+        }
+        tv_jw_keyz(out, "_score");
+        if (scores_shown) tv_jw_float(out, h->score);
+        else tv_jw_null(out);
+        if (meta.routing && !r.stored_none) {
+            tv_jw_keyz(out, "_routing");
+            tv_jw_str(out, meta.routing, meta.routing_len);
+        }
+        if (r.src.fetch && !r.stored_none && src) {
+            tv_jw_keyz(out, "_source");
+            if (!r.src.ninc && !r.src.nexc) {
+                tv_jw_raw(out, src, src_len);
+            } else {
+                tv_json *doc = NULL;
+                if (tv_json_parse(arena, src, src_len, &doc, NULL) == TROVE_OK) {
+                    tv_buf_clear(&path);
+                    write_filtered(out, doc, &r.src, &path, false);
+                } else {
+                    tv_jw_raw(out, src, src_len);
+                }
+            }
+        }
+        if (r.ndv) {
+            bool opened = false;
+            for (size_t k = 0; k < r.ndv; k++) {
+                const tv_field *f = t->snap->mapping ? tv_mapping_field(t->snap->mapping, r.dv_fields[k], strlen(r.dv_fields[k])) : NULL;
+                if (!f) continue;
+                int64_t nums[64];
+                uint32_t ords[64];
+                uint32_t n = 0;
+                if (f->dv_kind == TV_DV_NUMERIC) n = tv_segment_dv_numeric(sv->seg, f->id, h->doc, nums, 64);
+                else if (f->dv_kind == TV_DV_SORTED_SET) n = tv_segment_dv_ords(sv->seg, f->id, h->doc, ords, 64);
+                if (!n) continue;
+                if (!opened) { tv_jw_keyz(out, "fields"); tv_jw_obj_begin(out); opened = true; }
+                tv_jw_keyz(out, r.dv_fields[k]);
+                tv_jw_arr_begin(out);
+                for (uint32_t j = 0; j < TV_MIN(n, 64u); j++) {
+                    if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(out, f, nums[j]);
+                    else {
+                        const char *ts;
+                        size_t tl;
+                        if (tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) tv_jw_str(out, ts, tl);
+                    }
+                }
+                tv_jw_arr_end(out);
+            }
+            if (opened) tv_jw_obj_end(out);
+        }
+        if (r.nsorts) {
+            tv_jw_keyz(out, "sort");
+            tv_jw_arr_begin(out);
+            for (size_t k = 0; k < r.nsorts; k++)
+                write_sort_value(out, &r.sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h);
+            tv_jw_arr_end(out);
+        }
+        tv_jw_obj_end(out);
+    }
+    tv_buf_fini(&path);
+    tv_jw_arr_end(out);
+    tv_jw_obj_end(out);
+    tv_jw_obj_end(out);
+    return TROVE_OK;
+}
+
+tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                        const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                        tv_error *err) {
+    /* write into a scratch buffer so that errors leave `out` untouched */
+    tv_buf buf;
+    tv_buf_init(&buf);
+    tv_jw w;
+    tv_jw_init(&w, &buf, out->pretty);
+    tv_status st = run(targets, ntargets, body, params, arena, &w, err, false);
+    if (st == TROVE_OK) {
+        if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        else tv_jw_raw(out, buf.data, buf.len);
+    }
+    tv_buf_fini(&buf);
+    return st;
+}
+
+tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                          const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                          tv_error *err) {
+    tv_buf buf;
+    tv_buf_init(&buf);
+    tv_jw w;
+    tv_jw_init(&w, &buf, out->pretty);
+    tv_status st = run(targets, ntargets, body, params, arena, &w, err, true);
+    if (st == TROVE_OK) {
+        if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        else tv_jw_raw(out, buf.data, buf.len);
+    }
+    tv_buf_fini(&buf);
+    return st;
+}
