@@ -126,6 +126,9 @@ typedef struct trove_response {
     const char *content_type;
     char *body;
     size_t body_len;
+    /* Value of the HTTP Allow header ("POST,GET") on 405 responses, NULL
+     * otherwise. Owned by the response, released by trove_response_fini(). */
+    char *allow;
 } trove_response;
 
 /*

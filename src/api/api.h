@@ -1,0 +1,328 @@
+/*
+ * api.h — the api layer: the OpenSearch REST API as a function.
+ *
+ * Owns: the node (a table of indices by name, node and cluster identity),
+ * trove_request() (method + request target + body -> status + headers +
+ * body), the router (OpenSearch's path trie semantics: explicit segments
+ * before {param} segments, 405 with Allow for a known path and a wrong
+ * method, 400 "no handler found" otherwise), URL parameter parsing and
+ * validation ("contains unrecognized parameter" with did-you-mean), the
+ * handlers of every endpoint, and OpenSearch's error envelope.
+ *
+ * Files:
+ *   node.c      trove_node, trove_request, trove_response_fini, index
+ *               name validation, index expression resolution
+ *   router.c    request target parsing, the route table, dispatch,
+ *               parameter validation
+ *   error.c     the error envelope (root_cause, metadata in OpenSearch's
+ *               order, caused_by) and tv_error -> envelope mapping
+ *   h_index.c   GET /, create/get/delete index, mappings, settings, refresh
+ *   h_doc.c     single-document APIs: index, create, get, source, delete,
+ *               update, and _mget
+ *   h_bulk.c    _bulk
+ *   h_search.c  _search and _count
+ *   jsonutil.c  source filtering and the recursive merge of _update
+ *
+ * Thread safety: a node-level rwlock protects the table of indices (read
+ * for lookups, write for create/delete); every request retains the
+ * tv_index it works on and releases it when done, so an index deleted
+ * while a request is using it stays alive until that request ends. Work
+ * inside an index uses the index's own locking.
+ *
+ * Memory: each request has an arena (parsed bodies, decoded path and
+ * parameters, temporary strings); the response body is a heap buffer that
+ * is handed to the caller.
+ *
+ * Errors from lower layers arrive as tv_error. Interface rule for the
+ * search layer: an error whose `index` field is set is a shard-level
+ * failure and is wrapped in search_phase_execution_exception ("all shards
+ * failed", failed_shards[...]) as OpenSearch does; an error without it is
+ * a request-level error (parsing_exception, x_content_parse_exception,
+ * action_request_validation_exception, ...) and is answered as is.
+ */
+#ifndef TROVE_API_H
+#define TROVE_API_H
+
+#include <pthread.h>
+
+#include "index/index.h"
+#include "json/json.h"
+#include "search/search.h"
+#include "util/util.h"
+
+/* ----------------------------------------------------------------- node */
+
+struct trove_node {
+    pthread_rwlock_t lock;   /* protects indices */
+    tv_map indices;          /* name -> tv_index* (one reference held) */
+    char *node_name;
+    char *cluster_name;
+    char cluster_uuid[24];
+    char node_id[24];
+};
+
+/* HTTP methods OpenSearch knows (RestRequest.Method). */
+typedef enum tv_method {
+    TV_GET = 0,
+    TV_POST,
+    TV_PUT,
+    TV_DELETE,
+    TV_HEAD,
+    TV_OPTIONS,
+    TV_PATCH,
+    TV_TRACE,
+    TV_CONNECT,
+    TV_METHOD_COUNT
+} tv_method;
+const char *tv_method_name(tv_method m);
+
+/* One URL query parameter (decoded, NUL-terminated, arena-allocated). */
+typedef struct tv_param {
+    const char *key;
+    const char *val;
+} tv_param;
+
+/* ---------------------------------------------------------------- errors */
+
+/*
+ * An error as OpenSearch prints it. Metadata keys are printed in the order
+ * OpenSearch's exception metadata map iterates them (a Java HashMap of
+ * "opensearch.<key>"), so callers add them in OpenSearch's insertion order
+ * and the writer reorders. `os` marks OpenSearchException subclasses: the
+ * root cause search descends only through those.
+ */
+#define TV_API_ERR_MAX_META 6
+typedef struct tv_api_err tv_api_err;
+struct tv_api_err {
+    const char *type;
+    const char *reason;
+    const char *meta_key[TV_API_ERR_MAX_META];
+    const char *meta_val[TV_API_ERR_MAX_META];
+    int nmeta;
+    int64_t line, col; /* printed when line > 0 (parsing_exception) */
+    bool os;
+    int status;
+    tv_api_err *cause;
+    /* extra fields written after metadata (search_phase_execution_exception) */
+    void (*extra)(tv_jw *w, const tv_api_err *e);
+    const void *extra_ctx;
+    tv_api_err *const *root_causes; /* overrides the root cause search */
+    size_t nroot_causes;
+};
+
+/* ------------------------------------------------------------- requests */
+
+typedef struct tv_req {
+    trove_node *node;
+    tv_arena arena;
+    tv_method method;
+    const char *uri;      /* the whole request target */
+    const char *raw_path; /* up to '?', NUL-terminated */
+    const char *path;     /* raw_path percent-decoded */
+    const char *body;
+    size_t body_len;
+    tv_param *params;
+    size_t nparams;
+    /* path parameters of the matched route (decoded) or NULL */
+    const char *p_index;
+    const char *p_id;
+    bool pretty;
+    /* response */
+    int status;
+    const char *content_type;
+    tv_buf out;
+    tv_jw w;
+    char *allow; /* Allow header value (owned) or NULL */
+    bool oom;
+} tv_req;
+
+/* A URL parameter's value, or NULL when absent. */
+const char *tv_req_param(const tv_req *r, const char *key);
+/* Boolean parameter with OpenSearch's rules ("true"/"false"/"" = true);
+ * sets an illegal_argument error and returns false on a bad value. */
+bool tv_req_param_bool(tv_req *r, const char *key, bool def, bool *out);
+/* Integer parameter; NumberFormat-style illegal_argument on bad value. */
+bool tv_req_param_i64(tv_req *r, const char *key, int64_t def, int64_t *out);
+
+/* Starts a JSON response with the given status (resets any body). */
+tv_jw *tv_req_json(tv_req *r, int status);
+/* A response with no body (HEAD). */
+void tv_req_empty(tv_req *r, int status);
+
+/* Writes an error envelope {"error":{...},"status":N} as the response. */
+void tv_req_error(tv_req *r, const tv_api_err *e);
+/* Sets a simple error from a type and reason (printf); returns false so
+ * handlers can `return tv_req_fail(...)`. */
+bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *fmt, ...)
+    TV_PRINTF(5, 6);
+/* Answers a tv_error from a lower layer (metadata from err->index etc.). */
+void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx);
+/* Converts a tv_error to an envelope error allocated in the arena. idx (may
+ * be NULL) supplies index_uuid. */
+tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx);
+/* Writes an exception object's inner fields (type, reason, metadata,
+ * caused_by) — what OpenSearch's generateThrowableXContent writes. */
+void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause);
+/* Writes "error":{root_cause..,inner..} (generateFailureXContent). */
+void tv_api_err_write_failure(tv_jw *w, const tv_api_err *e);
+/* Adds a metadata pair (key without the "opensearch." prefix). */
+void tv_api_err_meta(tv_api_err *e, const char *key, const char *val);
+/* True for types that are OpenSearchException subclasses. */
+bool tv_api_type_is_os(const char *type);
+/* The OpenSearch exception for an index that is missing. */
+tv_api_err *tv_api_err_no_index(tv_req *r, const char *name);
+
+/* ------------------------------------------------------------ node ops */
+
+/* Looks up an index by exact name; returns retained or NULL. */
+tv_index *tv_node_get_index(trove_node *n, const char *name);
+/* True when an index of that exact name exists (no reference taken). */
+bool tv_node_get_index_peek(trove_node *n, const char *name);
+/* Gets or auto-creates (writes to a missing index). Returns retained, or
+ * NULL with the response already set to the error. */
+tv_index *tv_node_index_for_write(tv_req *r, const char *name);
+/* Index name validation (MetadataCreateIndexService rules). Returns NULL
+ * when valid, else the description ("must be lowercase"). */
+const char *tv_index_name_invalid(const char *name, tv_arena *a);
+
+/*
+ * Resolves an index expression ("a,b", "logs-*", "_all", NULL) to retained
+ * indices sorted by name. Missing concrete names fail with
+ * index_not_found_exception (the response is set, returns false) unless
+ * ignore_unavailable. Wildcards matching nothing are fine.
+ */
+typedef struct tv_index_list {
+    tv_index **items;
+    size_t len;
+} tv_index_list;
+bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
+                     tv_index_list *out);
+void tv_index_list_release(tv_index_list *l);
+
+/* Shard header {"total":replicas+1,"successful":1,"failed":0}. */
+void tv_write_shards(tv_jw *w, int64_t total, int64_t successful);
+int64_t tv_index_shard_total(tv_index *idx);
+
+/* Random 20-char URL-safe base64 id (time-based, like OpenSearch's). */
+void tv_api_new_id(char out[24]);
+/* Random 22-char URL-safe base64 uuid. */
+void tv_api_new_uuid(char out[24]);
+
+/* ------------------------------------------------------------- handlers */
+
+typedef void (*tv_handler)(tv_req *r);
+
+void tv_h_root(tv_req *r);
+void tv_h_index_create(tv_req *r);
+void tv_h_index_get(tv_req *r);
+void tv_h_index_exists(tv_req *r);
+void tv_h_index_delete(tv_req *r);
+void tv_h_mapping_get(tv_req *r);
+void tv_h_mapping_put(tv_req *r);
+void tv_h_settings_get(tv_req *r);
+void tv_h_refresh(tv_req *r);
+void tv_h_doc_index(tv_req *r);  /* PUT|POST /{index}/_doc/{id}, POST /{index}/_doc */
+void tv_h_doc_create(tv_req *r); /* /{index}/_create/{id} */
+void tv_h_doc_get(tv_req *r);    /* GET|HEAD /{index}/_doc/{id} */
+void tv_h_source_get(tv_req *r); /* GET|HEAD /{index}/_source/{id} */
+void tv_h_doc_delete(tv_req *r);
+void tv_h_doc_update(tv_req *r);
+void tv_h_mget(tv_req *r);
+void tv_h_bulk(tv_req *r);
+void tv_h_search(tv_req *r);
+void tv_h_count(tv_req *r);
+void tv_h_unsupported(tv_req *r); /* known OpenSearch API trove lacks */
+
+/* ------------------------------------------------- document helpers */
+
+/* What to return of _source (FetchSourceContext). */
+typedef struct tv_source_ctx {
+    bool fetch;     /* false: no _source */
+    bool explicit_; /* _source/_source_includes/_source_excludes was given */
+    const char **incl;
+    size_t nincl;
+    const char **excl;
+    size_t nexcl;
+} tv_source_ctx;
+
+/* A parsed _update request. */
+typedef struct tv_update_req {
+    tv_write_opts opts;
+    const tv_json *doc, *upsert;
+    const char *doc_raw, *upsert_raw; /* compact JSON of doc/upsert (arena) */
+    size_t doc_len, upsert_len;
+    bool doc_as_upsert, detect_noop, want_source;
+    tv_source_ctx sc;
+    int64_t retry_on_conflict;
+} tv_update_req;
+
+bool tv_api_parse_refresh(const char *v, tv_refresh *out);
+bool tv_api_parse_version_type(const char *v, tv_version_type *out);
+/* IndexRequest/DeleteRequest.validate: appends "N: msg;" items to v. */
+void tv_api_validate_write(tv_buf *v, int *n, const char *id, const tv_write_opts *o, bool is_delete);
+/* 201 created, 404 not_found, else 200. */
+int tv_api_write_status(const tv_write_result *res);
+/* DocWriteResponse fields (_index .. _primary_term), inside an open object. */
+void tv_api_write_result(tv_jw *w, const char *index, const char *id, size_t id_len, const tv_write_result *res,
+                         int64_t shard_total);
+/* A write failure from the index layer as OpenSearch reports it. */
+tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx);
+/* FetchSourceContext.parseFromRestRequest. */
+bool tv_api_source_ctx(tv_req *r, const char *source, const char *incl, const char *excl, tv_source_ctx *sc);
+/* "_source": filtered as sc asks (key=false: the value only). */
+bool tv_api_write_source(tv_req *r, tv_jw *w, const char *src, size_t len, const tv_source_ctx *sc, bool key);
+/* GetResult fields after _index/_id for a found document. */
+bool tv_api_write_get_found(tv_req *r, tv_jw *w, tv_index *idx, const tv_doc_meta *meta, const char *src,
+                            size_t srclen, const tv_source_ctx *sc, const char *const *stored, size_t nstored,
+                            bool with_version);
+/* Parses an update body; false with *e (or r->oom) on error. */
+bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_t text_len, tv_update_req *u,
+                         tv_api_err **e);
+/* Runs an update; writes the response fields into w (inside an open
+ * object; w may be NULL) and returns the HTTP status, or 0 with *e set (or
+ * r->oom) on failure. */
+int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e);
+
+/* Runs the router over a prepared request. */
+void tv_api_dispatch(tv_req *r);
+
+/* ----------------------------------------------------------- json utils */
+
+/* Parses a request body; on failure answers OpenSearch's error for the
+ * given context and returns NULL. */
+typedef enum tv_body_ctx {
+    TV_BODY_MAP,    /* convertToMap: parse_exception "Failed to parse content to map" */
+    TV_BODY_PARSER, /* a streaming parser: json_parse_exception / x_content_parse_exception */
+} tv_body_ctx;
+const tv_json *tv_req_parse_body(tv_req *r, tv_body_ctx ctx);
+/* A body that must be a JSON object (else the response is set). */
+
+/*
+ * Source filtering (_source_includes/_source_excludes, "_source" arrays):
+ * returns a copy of src (arena) keeping the paths that match any include
+ * (none: all) and no exclude, with XContentMapValues.filter's rules; the
+ * result's objects list members in the order OpenSearch prints a filtered
+ * source (HashMap order). NULL on OOM.
+ */
+tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl, size_t nincl,
+                        const char *const *excl, size_t nexcl);
+/* A copy whose objects are in Java HashMap iteration order (a value that
+ * went through OpenSearch's unordered maps). NULL on OOM. */
+tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
+/* Splits a comma list into trimmed, non-empty arena strings. */
+size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
+
+/*
+ * The partial-update merge (XContentHelper.update): base with changes
+ * applied (objects merged key by key, everything else replaced; existing
+ * keys keep their place, new keys are appended in the order OpenSearch's
+ * unordered map of the partial doc yields). *changed: whether any value
+ * differs (always true when detect_noop is false). NULL on OOM.
+ */
+tv_json *tv_json_merge(tv_arena *a, const tv_json *base, const tv_json *changes, bool detect_noop,
+                       bool *changed);
+
+/* Simple '*' wildcard match (Regex.simpleMatch). */
+bool tv_simple_match(const char *pat, const char *s, size_t slen);
+
+#endif /* TROVE_API_H */

@@ -1,0 +1,260 @@
+/*
+ * error.c — OpenSearch's error envelope.
+ *
+ * A failed request answers
+ *   {"error":{"root_cause":[{type,reason,meta..}],"type":..,"reason":..,
+ *             meta..,extra..,"caused_by":{..}},"status":N}
+ * which is what OpenSearchException.generateFailureXContent writes:
+ * root causes are found by descending through causes while they are
+ * OpenSearchException subclasses (a Jackson or JDK exception ends the
+ * descent, and then the outer exception is the root cause); root causes
+ * are printed without their caused_by.
+ *
+ * Metadata ("index", "index_uuid", "shard", "resource.type", ...) lives in
+ * OpenSearch in a java.util.HashMap keyed "opensearch.<key>", so its print
+ * order is the HashMap's bucket order. We reproduce that order exactly:
+ * Java's String.hashCode, the spread (h ^ h >>> 16), and a 16-bucket table
+ * (the map never holds more than a handful of entries), ties in insertion
+ * order. Hard-coding orders per exception was rejected: every new
+ * exception would need its own order found by hand.
+ *
+ * tv_error (from lower layers) carries a status code whose OpenSearch type
+ * comes from trove.h's table; tv_api_err_from() maps it, adding the
+ * metadata OpenSearch attaches to that exception type.
+ */
+#include <stdio.h>
+
+#include "api.h"
+
+static uint32_t java_hash(const char *s) {
+    uint32_t h = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = 31 * h + *p;
+    return h;
+}
+
+static const char *const os_types[] = {
+    "parsing_exception",
+    "mapper_parsing_exception",
+    "strict_dynamic_mapping_exception",
+    "invalid_index_name_exception",
+    "resource_already_exists_exception",
+    "index_not_found_exception",
+    "document_missing_exception",
+    "document_source_missing_exception",
+    "resource_not_found_exception",
+    "version_conflict_engine_exception",
+    "query_shard_exception",
+    "search_phase_execution_exception",
+    "index_closed_exception",
+    "parse_exception",
+    "mapper_exception",
+    "illegal_index_shard_state_exception",
+    "circuit_breaking_exception",
+    "search_parse_exception",
+    "timeout_exception",
+    "content_too_long_exception",
+    "corrupt_index_exception",
+    "exception",
+};
+
+bool tv_api_type_is_os(const char *type) {
+    for (size_t i = 0; i < TV_ARRAY_LEN(os_types); i++)
+        if (strcmp(os_types[i], type) == 0) return true;
+    return false;
+}
+
+void tv_api_err_meta(tv_api_err *e, const char *key, const char *val) {
+    if (e->nmeta >= TV_API_ERR_MAX_META) return;
+    e->meta_key[e->nmeta] = key;
+    e->meta_val[e->nmeta] = val;
+    e->nmeta++;
+}
+
+static void write_meta(tv_jw *w, const tv_api_err *e) {
+    int order[TV_API_ERR_MAX_META];
+    unsigned bucket[TV_API_ERR_MAX_META];
+    char full[128];
+    for (int i = 0; i < e->nmeta; i++) {
+        snprintf(full, sizeof full, "opensearch.%s", e->meta_key[i]);
+        uint32_t h = java_hash(full);
+        h ^= h >> 16;
+        bucket[i] = h & 15;
+        order[i] = i;
+    }
+    /* stable insertion sort by bucket */
+    for (int i = 1; i < e->nmeta; i++) {
+        int x = order[i], j = i - 1;
+        while (j >= 0 && bucket[order[j]] > bucket[x]) {
+            order[j + 1] = order[j];
+            j--;
+        }
+        order[j + 1] = x;
+    }
+    for (int i = 0; i < e->nmeta; i++) {
+        tv_jw_keyz(w, e->meta_key[order[i]]);
+        tv_jw_strz(w, e->meta_val[order[i]]);
+    }
+}
+
+void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
+    tv_jw_keyz(w, "type");
+    tv_jw_strz(w, e->type);
+    tv_jw_keyz(w, "reason");
+    if (e->reason)
+        tv_jw_strz(w, e->reason);
+    else
+        tv_jw_null(w);
+    write_meta(w, e);
+    if (e->line > 0) {
+        tv_jw_keyz(w, "line");
+        tv_jw_int(w, e->line);
+        tv_jw_keyz(w, "col");
+        tv_jw_int(w, e->col);
+    }
+    if (e->extra) e->extra(w, e);
+    if (!skip_cause && e->cause) {
+        tv_jw_keyz(w, "caused_by");
+        tv_jw_obj_begin(w);
+        tv_api_err_write_inner(w, e->cause, false);
+        tv_jw_obj_end(w);
+    }
+}
+
+static const tv_api_err *root_cause(const tv_api_err *e) {
+    while (e->os && e->cause && e->cause->os) e = e->cause;
+    return e;
+}
+
+void tv_api_err_write_failure(tv_jw *w, const tv_api_err *e) {
+    tv_jw_keyz(w, "error");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "root_cause");
+    tv_jw_arr_begin(w);
+    if (e->root_causes) {
+        for (size_t i = 0; i < e->nroot_causes; i++) {
+            tv_jw_obj_begin(w);
+            tv_api_err_write_inner(w, root_cause(e->root_causes[i]), true);
+            tv_jw_obj_end(w);
+        }
+    } else {
+        tv_jw_obj_begin(w);
+        tv_api_err_write_inner(w, root_cause(e), true);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_arr_end(w);
+    tv_api_err_write_inner(w, e, false);
+    tv_jw_obj_end(w);
+}
+
+void tv_req_error(tv_req *r, const tv_api_err *e) {
+    tv_jw *w = tv_req_json(r, e->status ? e->status : 500);
+    tv_jw_obj_begin(w);
+    tv_api_err_write_failure(w, e);
+    tv_jw_keyz(w, "status");
+    tv_jw_int(w, r->status);
+    tv_jw_obj_end(w);
+}
+
+static tv_api_err *err_new(tv_req *r) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e) r->oom = true;
+    return e;
+}
+
+bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *fmt, ...) {
+    tv_api_err *e = err_new(r);
+    if (!e) return false;
+    va_list ap;
+    va_start(ap, fmt);
+    char tmp[2048];
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    e->type = type;
+    e->reason = tv_arena_strndup(&r->arena, tmp, strlen(tmp));
+    if (!e->reason) {
+        r->oom = true;
+        return false;
+    }
+    e->os = os;
+    e->status = status;
+    tv_req_error(r, e);
+    return false;
+}
+
+tv_api_err *tv_api_err_no_index(tv_req *r, const char *name) {
+    tv_api_err *e = err_new(r);
+    if (!e) return NULL;
+    e->type = "index_not_found_exception";
+    e->reason = tv_arena_sprintf(&r->arena, "no such index [%s]", name);
+    e->os = true;
+    e->status = 404;
+    tv_api_err_meta(e, "index", name);
+    tv_api_err_meta(e, "index_uuid", "_na_");
+    tv_api_err_meta(e, "resource.type", "index_or_alias");
+    tv_api_err_meta(e, "resource.id", name);
+    if (!e->reason) r->oom = true;
+    return e;
+}
+
+tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
+    tv_api_err *e = err_new(r);
+    if (!e) return NULL;
+    tv_status code = err->code;
+    if (code == TROVE_OK) code = TROVE_EINTERNAL;
+    e->type = trove_status_type(code);
+    if (!e->type[0]) e->type = "exception";
+    e->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
+    if (!e->reason) r->oom = true;
+    e->status = trove_status_http(code);
+    e->os = tv_api_type_is_os(e->type);
+    if (code == TROVE_EPARSE && err->line > 0) {
+        e->line = err->line;
+        e->col = err->col;
+    }
+    const char *iname = err->index;
+    if (e->os && iname[0]) {
+        const char *uuid = "_na_";
+        if (idx && strcmp(tv_index_name(idx), iname) == 0) uuid = tv_index_uuid(idx);
+        char *iname_c = tv_arena_strndup(&r->arena, iname, strlen(iname));
+        if (!iname_c) {
+            r->oom = true;
+            return e;
+        }
+        if (code == TROVE_ENOINDEX) {
+            tv_api_err_meta(e, "index", iname_c);
+            tv_api_err_meta(e, "index_uuid", "_na_");
+            tv_api_err_meta(e, "resource.type", "index_or_alias");
+            tv_api_err_meta(e, "resource.id", iname_c);
+        } else if (code == TROVE_ECONFLICT || code == TROVE_ENODOC) {
+            /* ShardId-carrying exceptions: setShard adds index, index_uuid, shard */
+            tv_api_err_meta(e, "index", iname_c);
+            tv_api_err_meta(e, "index_uuid", uuid);
+            tv_api_err_meta(e, "shard", "0");
+        } else {
+            tv_api_err_meta(e, "index", iname_c);
+            tv_api_err_meta(e, "index_uuid", uuid);
+        }
+    } else if (e->os && idx && (code == TROVE_ECONFLICT || code == TROVE_ENODOC)) {
+        tv_api_err_meta(e, "index", tv_index_name(idx));
+        tv_api_err_meta(e, "index_uuid", tv_index_uuid(idx));
+        tv_api_err_meta(e, "shard", "0");
+    }
+    if (err->cause_code != TROVE_OK) {
+        tv_api_err *c = err_new(r);
+        if (!c) return e;
+        c->type = trove_status_type(err->cause_code);
+        if (!c->type[0]) c->type = "exception";
+        c->reason = tv_arena_strndup(&r->arena, err->cause_reason, strlen(err->cause_reason));
+        if (!c->reason) r->oom = true;
+        c->os = tv_api_type_is_os(c->type);
+        c->status = trove_status_http(err->cause_code);
+        e->cause = c;
+    }
+    if (code == TROVE_ENOMEM) e->status = 500;
+    return e;
+}
+
+void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx) {
+    tv_api_err *e = tv_api_err_from(r, err, idx);
+    if (e) tv_req_error(r, e);
+}

@@ -1,0 +1,1152 @@
+/*
+ * h_doc.c — single-document APIs and _mget: index (PUT|POST _doc, POST
+ * _doc with an auto id, _create), get (GET|HEAD _doc, _source), delete,
+ * _update, and _mget.
+ *
+ * Writes go through tv_index_put/tv_index_delete, which own versions,
+ * sequence numbers and conflicts; this file turns URL parameters into
+ * tv_write_opts with OpenSearch's validation (IndexRequest.validate's
+ * messages, collected into one action_request_validation_exception), and
+ * writes DocWriteResponse / GetResult bodies field by field.
+ *
+ * _update is read-merge-write with compare-and-set on the sequence number
+ * of the version read: a concurrent write makes the CAS fail and the
+ * update retries up to retry_on_conflict times, as OpenSearch's
+ * TransportUpdateAction does. Scripts are not supported (400 naming
+ * them), never silently ignored.
+ *
+ * The write-option parsing, response writers and the update routine are
+ * shared with h_bulk.c (declared in api.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api.h"
+
+/* ------------------------------------------------------------- options */
+
+bool tv_api_parse_refresh(const char *v, tv_refresh *out) {
+    if (!v || strcmp(v, "false") == 0)
+        *out = TV_REFRESH_FALSE;
+    else if (!*v || strcmp(v, "true") == 0)
+        *out = TV_REFRESH_TRUE;
+    else if (strcmp(v, "wait_for") == 0)
+        *out = TV_REFRESH_WAIT_FOR;
+    else
+        return false;
+    return true;
+}
+
+bool tv_api_parse_version_type(const char *v, tv_version_type *out) {
+    if (!v || strcmp(v, "internal") == 0)
+        *out = TV_VT_INTERNAL;
+    else if (strcmp(v, "external") == 0)
+        *out = TV_VT_EXTERNAL;
+    else if (strcmp(v, "external_gte") == 0)
+        *out = TV_VT_EXTERNAL_GTE;
+    else
+        return false;
+    return true;
+}
+
+static const char *vt_upper(tv_version_type t) {
+    return t == TV_VT_EXTERNAL ? "EXTERNAL" : t == TV_VT_EXTERNAL_GTE ? "EXTERNAL_GTE" : "INTERNAL";
+}
+
+/* IndexRequest/DeleteRequest.validate: appends "N: msg;" items to v. */
+void tv_api_validate_write(tv_buf *v, int *n, const char *id, const tv_write_opts *o, bool is_delete) {
+    if (o->op_type == TV_OP_CREATE && !is_delete) {
+        if (o->version_type != TV_VT_INTERNAL)
+            tv_buf_printf(v, "%d: create operations only support internal versioning. use index instead;", ++*n);
+        if (o->version != TV_VERSION_UNSET)
+            tv_buf_printf(v, "%d: create operations do not support explicit versions. use index instead;", ++*n);
+        if (o->if_seq_no != TV_SEQ_NO_UNSET)
+            tv_buf_printf(v, "%d: create operations do not support compare and set. use index instead;", ++*n);
+    }
+    if (o->version_type != TV_VT_INTERNAL && (o->version == TV_VERSION_UNSET || o->version < 0))
+        tv_buf_printf(v, "%d: illegal version value [%lld] for version type [%s];", ++*n, (long long)o->version,
+                      vt_upper(o->version_type));
+    if (o->version_type == TV_VT_INTERNAL && o->version != TV_VERSION_UNSET && o->version <= 0 &&
+        !(o->op_type == TV_OP_CREATE && !is_delete))
+        tv_buf_printf(v, "%d: illegal version value [%lld] for version type [INTERNAL];", ++*n,
+                      (long long)o->version);
+    if (o->if_seq_no != TV_SEQ_NO_UNSET && (o->version_type != TV_VT_INTERNAL || o->version != TV_VERSION_UNSET))
+        tv_buf_printf(v, "%d: compare and write operations can not use versioning;", ++*n);
+    if (o->if_primary_term == 0 && o->if_seq_no != TV_SEQ_NO_UNSET)
+        tv_buf_printf(v, "%d: ifSeqNo is set, but primary term is [0];", ++*n);
+    if (o->if_primary_term != 0 && o->if_seq_no == TV_SEQ_NO_UNSET)
+        tv_buf_printf(v, "%d: ifSeqNo is unassigned, but primary term is [%lld];", ++*n,
+                      (long long)o->if_primary_term);
+    if (id && strlen(id) > 512)
+        tv_buf_printf(v, "%d: id [%s] is too long, must be no longer than 512 bytes but was: %zu;", ++*n, id,
+                      strlen(id));
+}
+
+/* URL parameters -> write options. Answers the error and returns false on
+ * a bad value. */
+static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version) {
+    tv_write_opts_init(o);
+    const char *v;
+    if (!tv_api_parse_refresh(tv_req_param(r, "refresh"), &o->refresh))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false, "Unknown value for refresh: [%s].",
+                           tv_req_param(r, "refresh"));
+    if ((v = tv_req_param(r, "routing")) && *v) {
+        o->routing = v;
+        o->routing_len = strlen(v);
+    }
+    if (tv_req_param(r, "pipeline"))
+        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                           "trove does not support ingest pipelines");
+    bool req_alias;
+    if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return false;
+    if (req_alias)
+        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                           "trove does not support index aliases yet");
+    if (allow_version) {
+        if ((v = tv_req_param(r, "version"))) {
+            if (!tv_parse_i64(v, strlen(v), &o->version))
+                return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                   "Failed to parse long parameter [version] with value [%s]", v);
+        }
+        if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &o->version_type))
+            return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
+                               tv_req_param(r, "version_type"));
+    }
+    if ((v = tv_req_param(r, "if_seq_no"))) {
+        if (!tv_parse_i64(v, strlen(v), &o->if_seq_no))
+            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                               "Failed to parse long parameter [if_seq_no] with value [%s]", v);
+    }
+    if ((v = tv_req_param(r, "if_primary_term"))) {
+        if (!tv_parse_i64(v, strlen(v), &o->if_primary_term))
+            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                               "Failed to parse long parameter [if_primary_term] with value [%s]", v);
+    }
+    return true;
+}
+
+static bool answer_validation(tv_req *r, const char *id, const tv_write_opts *o, bool is_delete) {
+    tv_buf v;
+    tv_buf_init(&v);
+    int n = 0;
+    tv_api_validate_write(&v, &n, id, o, is_delete);
+    if (v.oom) {
+        tv_buf_fini(&v);
+        r->oom = true;
+        return false;
+    }
+    if (n) {
+        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s", v.data);
+        tv_buf_fini(&v);
+        return false;
+    }
+    tv_buf_fini(&v);
+    return true;
+}
+
+/* ------------------------------------------------------------ responses */
+
+int tv_api_write_status(const tv_write_result *res) {
+    if (res->result == TV_RESULT_CREATED) return 201;
+    if (res->result == TV_RESULT_NOT_FOUND) return 404;
+    return 200;
+}
+
+void tv_api_write_result(tv_jw *w, const char *index, const char *id, size_t id_len, const tv_write_result *res,
+                         int64_t shard_total) {
+    tv_jw_keyz(w, "_index");
+    tv_jw_strz(w, index);
+    tv_jw_keyz(w, "_id");
+    tv_jw_str(w, id, id_len);
+    tv_jw_keyz(w, "_version");
+    tv_jw_int(w, res->version);
+    tv_jw_keyz(w, "result");
+    tv_jw_strz(w, tv_write_result_name(res->result));
+    if (res->forced_refresh) {
+        tv_jw_keyz(w, "forced_refresh");
+        tv_jw_bool(w, true);
+    }
+    tv_jw_keyz(w, "_shards");
+    if (res->result == TV_RESULT_NOOP)
+        tv_write_shards(w, 0, 0);
+    else
+        tv_write_shards(w, shard_total, 1);
+    if (res->seq_no >= 0) {
+        tv_jw_keyz(w, "_seq_no");
+        tv_jw_int(w, res->seq_no);
+        tv_jw_keyz(w, "_primary_term");
+        tv_jw_int(w, res->primary_term);
+    }
+}
+
+/* Answers a write failure from the index layer. A bare JSON error from the
+ * document parser is reported as OpenSearch's DocumentParser does. */
+tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx) {
+    if (err->code == TROVE_EJSON) {
+        tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+        tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+        if (!e || !c) {
+            r->oom = true;
+            return NULL;
+        }
+        e->type = "mapper_parsing_exception";
+        e->reason = "failed to parse";
+        e->os = true;
+        e->status = 400;
+        c->type = "json_parse_exception";
+        c->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
+        c->status = 400;
+        e->cause = c;
+        if (!c->reason) r->oom = true;
+        return e;
+    }
+    return tv_api_err_from(r, err, idx);
+}
+
+/* ---------------------------------------------------------------- index */
+
+static void do_index(tv_req *r, tv_op_type op) {
+    tv_write_opts o;
+    if (!parse_write_params(r, &o, true)) return;
+    const char *ot = tv_req_param(r, "op_type");
+    if (ot) {
+        if (strcmp(ot, "create") == 0)
+            o.op_type = TV_OP_CREATE;
+        else if (strcmp(ot, "index") == 0)
+            o.op_type = TV_OP_INDEX;
+        else
+            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                     "opType must be 'create' or 'index', found: [%s]", ot);
+    }
+    if (op == TV_OP_CREATE) o.op_type = TV_OP_CREATE;
+    char autoid[24];
+    const char *id = r->p_id;
+    if (!id) {
+        tv_api_new_id(autoid);
+        id = autoid;
+        if (!ot) o.op_type = TV_OP_CREATE;
+    }
+    if (!r->body_len) {
+        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        return;
+    }
+    if (!answer_validation(r, r->p_id, &o, false)) return;
+    tv_index *idx = tv_node_index_for_write(r, r->p_index);
+    if (!idx) return;
+    tv_write_result res;
+    memset(&res, 0, sizeof res);
+    tv_error err;
+    tv_error_clear(&err);
+    tv_status st = tv_index_put(idx, id, strlen(id), r->body, r->body_len, &o, &res, &err);
+    if (st == TROVE_ENOMEM) {
+        r->oom = true;
+    } else if (st != TROVE_OK) {
+        tv_api_err *e = tv_api_write_error(r, &err, idx);
+        if (e) tv_req_error(r, e);
+    } else {
+        tv_jw *w = tv_req_json(r, tv_api_write_status(&res));
+        tv_jw_obj_begin(w);
+        tv_api_write_result(w, tv_index_name(idx), id, strlen(id), &res, tv_index_shard_total(idx));
+        tv_jw_obj_end(w);
+    }
+    tv_index_release(idx);
+}
+
+void tv_h_doc_index(tv_req *r) { do_index(r, TV_OP_INDEX); }
+void tv_h_doc_create(tv_req *r) { do_index(r, TV_OP_CREATE); }
+
+/* --------------------------------------------------------------- delete */
+
+void tv_h_doc_delete(tv_req *r) {
+    tv_write_opts o;
+    if (!parse_write_params(r, &o, true)) return;
+    if (!answer_validation(r, r->p_id, &o, true)) return;
+    tv_index *idx = tv_node_get_index(r->node, r->p_index);
+    if (!idx) {
+        tv_api_err *e = tv_api_err_no_index(r, r->p_index);
+        if (e) tv_req_error(r, e);
+        return;
+    }
+    tv_write_result res;
+    memset(&res, 0, sizeof res);
+    tv_error err;
+    tv_error_clear(&err);
+    tv_status st = tv_index_delete(idx, r->p_id, strlen(r->p_id), &o, &res, &err);
+    if (st == TROVE_ENOMEM) {
+        r->oom = true;
+    } else if (st != TROVE_OK) {
+        tv_req_fail_tv(r, &err, idx);
+    } else {
+        tv_jw *w = tv_req_json(r, tv_api_write_status(&res));
+        tv_jw_obj_begin(w);
+        tv_api_write_result(w, tv_index_name(idx), r->p_id, strlen(r->p_id), &res, tv_index_shard_total(idx));
+        tv_jw_obj_end(w);
+    }
+    tv_index_release(idx);
+}
+
+/* ------------------------------------------------------------------ get */
+
+bool tv_api_source_ctx(tv_req *r, const char *source, const char *incl, const char *excl, tv_source_ctx *sc) {
+    memset(sc, 0, sizeof *sc);
+    sc->fetch = true;
+    if (source) {
+        if (strcmp(source, "true") == 0) {
+            sc->fetch = true;
+            sc->explicit_ = true;
+        } else if (strcmp(source, "false") == 0) {
+            sc->fetch = false;
+            sc->explicit_ = true;
+        } else {
+            sc->nincl = tv_split_commas(&r->arena, source, &sc->incl);
+            sc->explicit_ = true;
+            if (!sc->incl) {
+                r->oom = true;
+                return false;
+            }
+        }
+    }
+    if (incl) {
+        sc->nincl = tv_split_commas(&r->arena, incl, &sc->incl);
+        sc->explicit_ = true;
+        if (!sc->incl) {
+            r->oom = true;
+            return false;
+        }
+    }
+    if (excl) {
+        sc->nexcl = tv_split_commas(&r->arena, excl, &sc->excl);
+        sc->explicit_ = true;
+        if (!sc->excl) {
+            r->oom = true;
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Writes "_source": source filtered as asked (raw bytes when no filter). */
+bool tv_api_write_source(tv_req *r, tv_jw *w, const char *src, size_t len, const tv_source_ctx *sc, bool key) {
+    if (!src || !sc->fetch) return true;
+    if (key) tv_jw_keyz(w, "_source");
+    if (sc->nincl == 0 && sc->nexcl == 0) {
+        tv_jw_raw(w, src, len);
+        return true;
+    }
+    tv_json *doc = NULL;
+    if (tv_json_parse(&r->arena, src, len, &doc, NULL) != TROVE_OK) {
+        tv_jw_raw(w, src, len);
+        return true;
+    }
+    tv_json *f = tv_json_filter(&r->arena, doc, sc->incl, sc->nincl, sc->excl, sc->nexcl);
+    if (!f) {
+        r->oom = true;
+        return false;
+    }
+    tv_jw_value(w, f);
+    return true;
+}
+
+/* Values of a path in a parsed source, for stored_fields (the stored
+ * value equals the source value for the types trove stores). */
+static void collect_path(const tv_json *v, const char *path, tv_jw *w, size_t *n) {
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len; i++) collect_path(&v->v.items[i], path, w, n);
+        return;
+    }
+    if (!*path) {
+        if (v->type != TV_JSON_OBJECT && v->type != TV_JSON_NULL) {
+            tv_jw_value(w, v);
+            (*n)++;
+        }
+        return;
+    }
+    if (v->type != TV_JSON_OBJECT) return;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        size_t kl = m->key_len;
+        if (strncmp(path, m->key, kl) == 0 && (path[kl] == '\0' || path[kl] == '.'))
+            collect_path(&m->val, path[kl] ? path + kl + 1 : "", w, n);
+    }
+}
+
+/* Writes the GetResult body parts after _index/_id for a found doc. */
+bool tv_api_write_get_found(tv_req *r, tv_jw *w, tv_index *idx, const tv_doc_meta *meta, const char *src,
+                            size_t srclen, const tv_source_ctx *sc, const char *const *stored, size_t nstored,
+                            bool with_version) {
+    if (with_version) {
+        tv_jw_keyz(w, "_version");
+        tv_jw_int(w, meta->version);
+    }
+    tv_jw_keyz(w, "_seq_no");
+    tv_jw_int(w, meta->seq_no);
+    tv_jw_keyz(w, "_primary_term");
+    tv_jw_int(w, meta->primary_term);
+    if (meta->routing) {
+        tv_jw_keyz(w, "_routing");
+        tv_jw_str(w, meta->routing, meta->routing_len);
+    }
+    tv_jw_keyz(w, "found");
+    tv_jw_bool(w, true);
+    if (!tv_api_write_source(r, w, src, srclen, sc, true)) return false;
+    if (nstored && src) {
+        const tv_mapping *m = tv_index_mapping(idx);
+        tv_json *doc = NULL;
+        if (m && tv_json_parse(&r->arena, src, srclen, &doc, NULL) == TROVE_OK) {
+            bool any = false;
+            for (size_t i = 0; i < nstored; i++) {
+                const tv_field *f = tv_mapping_field(m, stored[i], strlen(stored[i]));
+                if (!f || !f->store) continue;
+                tv_buf tmp;
+                tv_buf_init(&tmp);
+                tv_jw tw;
+                tv_jw_init(&tw, &tmp, false);
+                size_t n = 0;
+                tv_jw_arr_begin(&tw);
+                collect_path(doc, stored[i], &tw, &n);
+                tv_jw_arr_end(&tw);
+                if (n) {
+                    if (!any) {
+                        tv_jw_keyz(w, "fields");
+                        tv_jw_obj_begin(w);
+                        any = true;
+                    }
+                    tv_jw_keyz(w, stored[i]);
+                    tv_jw_raw(w, tmp.data, tmp.len);
+                }
+                if (tmp.oom) w->out->oom = true;
+                tv_buf_fini(&tmp);
+            }
+            if (any) tv_jw_obj_end(w);
+        }
+        tv_mapping_release(m);
+    }
+    return true;
+}
+
+/* Shared by GET _doc and GET _source. */
+static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *meta, const char **src,
+                       size_t *srclen) {
+    bool realtime, refresh;
+    if (!tv_req_param_bool(r, "realtime", true, &realtime)) return false;
+    if (!tv_req_param_bool(r, "refresh", false, &refresh)) return false;
+    int64_t version = TV_VERSION_UNSET;
+    const char *v = tv_req_param(r, "version");
+    if (v && !tv_parse_i64(v, strlen(v), &version))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "Failed to parse long parameter [version] with value [%s]", v);
+    tv_version_type vt;
+    if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &vt))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
+                           tv_req_param(r, "version_type"));
+    tv_index *idx = tv_node_get_index(r->node, r->p_index);
+    if (!idx) {
+        if (r->method == TV_HEAD) {
+            tv_req_empty(r, 404);
+            return false;
+        }
+        tv_api_err *e = tv_api_err_no_index(r, r->p_index);
+        if (e) tv_req_error(r, e);
+        return false;
+    }
+    if (refresh && tv_index_refresh(idx) == TROVE_ENOMEM) {
+        tv_index_release(idx);
+        r->oom = true;
+        return false;
+    }
+    memset(meta, 0, sizeof *meta);
+    tv_status st = tv_index_get(idx, r->p_id, strlen(r->p_id), realtime, &r->arena, found, meta, src, srclen);
+    if (st != TROVE_OK) {
+        tv_index_release(idx);
+        r->oom = true;
+        return false;
+    }
+    if (*found && version != TV_VERSION_UNSET) {
+        bool conflict = vt == TV_VT_INTERNAL ? meta->version != version
+                        : vt == TV_VT_EXTERNAL ? meta->version > version
+                                               : meta->version > version;
+        if (conflict) {
+            tv_error err;
+            tv_error_set(&err, TROVE_ECONFLICT,
+                         "[%s]: version conflict, current version [%lld] is different than the one provided [%lld]",
+                         r->p_id, (long long)meta->version, (long long)version);
+            tv_req_fail_tv(r, &err, idx);
+            tv_index_release(idx);
+            return false;
+        }
+    }
+    *idx_out = idx;
+    return true;
+}
+
+void tv_h_doc_get(tv_req *r) {
+    tv_source_ctx sc;
+    if (!tv_api_source_ctx(r, tv_req_param(r, "_source"), tv_req_param(r, "_source_includes"),
+                           tv_req_param(r, "_source_excludes"), &sc))
+        return;
+    const char **stored = NULL;
+    size_t nstored = 0;
+    const char *sf = tv_req_param(r, "stored_fields");
+    if (sf) {
+        nstored = tv_split_commas(&r->arena, sf, &stored);
+        if (!stored) {
+            r->oom = true;
+            return;
+        }
+        if (!sc.explicit_) {
+            sc.fetch = false;
+            for (size_t i = 0; i < nstored; i++)
+                if (strcmp(stored[i], "_source") == 0) sc.fetch = true;
+        }
+    }
+    tv_index *idx;
+    bool found;
+    tv_doc_meta meta;
+    const char *src = NULL;
+    size_t srclen = 0;
+    if (!get_common(r, &idx, &found, &meta, &src, &srclen)) return;
+    if (r->method == TV_HEAD) {
+        tv_req_empty(r, found ? 200 : 404);
+        tv_index_release(idx);
+        return;
+    }
+    tv_jw *w = tv_req_json(r, found ? 200 : 404);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "_index");
+    tv_jw_strz(w, tv_index_name(idx));
+    tv_jw_keyz(w, "_id");
+    tv_jw_strz(w, r->p_id);
+    if (found) {
+        tv_api_write_get_found(r, w, idx, &meta, src, srclen, &sc, stored, nstored, true);
+    } else {
+        tv_jw_keyz(w, "found");
+        tv_jw_bool(w, false);
+    }
+    tv_jw_obj_end(w);
+    tv_index_release(idx);
+}
+
+void tv_h_source_get(tv_req *r) {
+    tv_source_ctx sc;
+    if (!tv_api_source_ctx(r, tv_req_param(r, "_source"), tv_req_param(r, "_source_includes"),
+                           tv_req_param(r, "_source_excludes"), &sc))
+        return;
+    tv_index *idx;
+    bool found;
+    tv_doc_meta meta;
+    const char *src = NULL;
+    size_t srclen = 0;
+    if (!get_common(r, &idx, &found, &meta, &src, &srclen)) return;
+    if (!found || !src) {
+        if (r->method == TV_HEAD)
+            tv_req_empty(r, 404);
+        else
+            tv_req_fail(r, 404, "resource_not_found_exception", true, "%s not found [%s]/[%s]",
+                        found ? "Source" : "Document", tv_index_name(idx), r->p_id);
+        tv_index_release(idx);
+        return;
+    }
+    if (r->method == TV_HEAD) {
+        tv_req_empty(r, 200);
+    } else {
+        tv_jw *w = tv_req_json(r, 200);
+        sc.fetch = true;
+        tv_api_write_source(r, w, src, srclen, &sc, false);
+    }
+    tv_index_release(idx);
+}
+
+/* --------------------------------------------------------------- update */
+
+/*
+ * One _update: body already parsed into u. Writes the response (item
+ * fields only when `item` is set — bulk writes its own wrapper) into w and
+ * returns the HTTP status, or 0 with *e set on failure.
+ */
+int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e) {
+    *e = NULL;
+    tv_error err;
+    for (int64_t attempt = 0;; attempt++) {
+        bool found = false;
+        tv_doc_meta meta;
+        memset(&meta, 0, sizeof meta);
+        const char *src = NULL;
+        size_t srclen = 0;
+        if (tv_index_get(idx, id, strlen(id), true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
+            r->oom = true;
+            return 0;
+        }
+        tv_write_opts o = u->opts;
+        tv_write_result res;
+        memset(&res, 0, sizeof res);
+        tv_error_clear(&err);
+        const char *newsrc;
+        size_t newlen;
+        tv_buf nb;
+        tv_buf_init(&nb);
+        if (!found) {
+            if (u->opts.if_seq_no != TV_SEQ_NO_UNSET) {
+                tv_error_set(&err, TROVE_ECONFLICT,
+                             "[%s]: version conflict, required seqNo [%lld], primary term [%lld]. but no document "
+                             "was found",
+                             id, (long long)u->opts.if_seq_no, (long long)u->opts.if_primary_term);
+                *e = tv_api_err_from(r, &err, idx);
+                return 0;
+            }
+            if (u->upsert) {
+                newsrc = u->upsert_raw;
+                newlen = u->upsert_len;
+            } else if (u->doc_as_upsert && u->doc) {
+                newsrc = u->doc_raw;
+                newlen = u->doc_len;
+            } else {
+                tv_error_set(&err, TROVE_ENODOC, "[%s]: document missing", id);
+                *e = tv_api_err_from(r, &err, idx);
+                return 0;
+            }
+            o.op_type = TV_OP_CREATE;
+            o.if_seq_no = TV_SEQ_NO_UNSET;
+            o.if_primary_term = 0;
+        } else {
+            if (u->opts.if_seq_no != TV_SEQ_NO_UNSET &&
+                (meta.seq_no != u->opts.if_seq_no || meta.primary_term != u->opts.if_primary_term)) {
+                tv_error_set(&err, TROVE_ECONFLICT,
+                             "[%s]: version conflict, required seqNo [%lld], primary term [%lld]. current document "
+                             "has seqNo [%lld] and primary term [%lld]",
+                             id, (long long)u->opts.if_seq_no, (long long)u->opts.if_primary_term,
+                             (long long)meta.seq_no, (long long)meta.primary_term);
+                *e = tv_api_err_from(r, &err, idx);
+                return 0;
+            }
+            if (!src) {
+                tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+                if (!x) {
+                    r->oom = true;
+                    return 0;
+                }
+                x->type = "document_source_missing_exception";
+                x->reason = tv_arena_sprintf(&r->arena, "[%s]: document source missing", id);
+                x->os = true;
+                x->status = 400;
+                tv_api_err_meta(x, "index", tv_index_name(idx));
+                tv_api_err_meta(x, "index_uuid", tv_index_uuid(idx));
+                tv_api_err_meta(x, "shard", "0");
+                *e = x;
+                return 0;
+            }
+            tv_json *base = NULL;
+            if (tv_json_parse(&r->arena, src, srclen, &base, NULL) != TROVE_OK) {
+                r->oom = true;
+                return 0;
+            }
+            bool changed = true;
+            tv_json *merged = tv_json_merge(&r->arena, base, u->doc, u->detect_noop, &changed);
+            if (!merged) {
+                r->oom = true;
+                return 0;
+            }
+            if (u->detect_noop && !changed) {
+                res.result = TV_RESULT_NOOP;
+                res.version = meta.version;
+                res.seq_no = meta.seq_no;
+                res.primary_term = meta.primary_term;
+                if (w) {
+                    tv_api_write_result(w, tv_index_name(idx), id, strlen(id), &res, 0);
+                    if (u->want_source) {
+                        tv_jw_keyz(w, "get");
+                        tv_jw_obj_begin(w);
+                        tv_api_write_get_found(r, w, idx, &meta, src, srclen, &u->sc, NULL, 0, false);
+                        tv_jw_obj_end(w);
+                    }
+                }
+                return 200;
+            }
+            tv_jw jw;
+            tv_jw_init(&jw, &nb, false);
+            tv_jw_value(&jw, merged);
+            if (nb.oom) {
+                tv_buf_fini(&nb);
+                r->oom = true;
+                return 0;
+            }
+            newsrc = nb.data;
+            newlen = nb.len;
+            o.op_type = TV_OP_INDEX;
+            o.if_seq_no = meta.seq_no;
+            o.if_primary_term = meta.primary_term;
+        }
+        tv_status st = tv_index_put(idx, id, strlen(id), newsrc, newlen, &o, &res, &err);
+        if (st == TROVE_ECONFLICT && attempt < u->retry_on_conflict && u->opts.if_seq_no == TV_SEQ_NO_UNSET) {
+            tv_buf_fini(&nb);
+            continue;
+        }
+        if (st == TROVE_ENOMEM) {
+            tv_buf_fini(&nb);
+            r->oom = true;
+            return 0;
+        }
+        if (st != TROVE_OK) {
+            tv_buf_fini(&nb);
+            *e = tv_api_write_error(r, &err, idx);
+            return 0;
+        }
+        if (w) {
+            tv_api_write_result(w, tv_index_name(idx), id, strlen(id), &res, tv_index_shard_total(idx));
+            if (u->want_source) {
+                tv_doc_meta nm = {0};
+                nm.version = res.version;
+                nm.seq_no = res.seq_no;
+                nm.primary_term = res.primary_term;
+                nm.routing = o.routing;
+                nm.routing_len = (uint32_t)o.routing_len;
+                tv_jw_keyz(w, "get");
+                tv_jw_obj_begin(w);
+                tv_api_write_get_found(r, w, idx, &nm, newsrc, newlen, &u->sc, NULL, 0, false);
+                tv_jw_obj_end(w);
+            }
+        }
+        tv_buf_fini(&nb);
+        return tv_api_write_status(&res);
+    }
+}
+
+/* Parses an update body ({"doc":..,"upsert":..,...}). Returns false with *e
+ * set (or r->oom) on error. `src` is the body text (for raw slices). */
+bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_t text_len, tv_update_req *u,
+                         tv_api_err **e) {
+    *e = NULL;
+    u->detect_noop = true;
+    if (!body || body->type != TV_JSON_OBJECT) {
+        if (!body) {
+            tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+            if (!x) {
+                r->oom = true;
+                return false;
+            }
+            x->type = "action_request_validation_exception";
+            x->reason = "Validation Failed: 1: script or doc is missing;";
+            x->status = 400;
+            *e = x;
+            return false;
+        }
+    }
+    const tv_json *script = NULL;
+    for (uint32_t i = 0; body && i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        const tv_json *v = &m->val;
+        if (tv_streq(m->key, m->key_len, "doc")) {
+            u->doc = v;
+        } else if (tv_streq(m->key, m->key_len, "upsert")) {
+            u->upsert = v;
+        } else if (tv_streq(m->key, m->key_len, "doc_as_upsert") && tv_json_is_bool(v)) {
+            u->doc_as_upsert = v->type == TV_JSON_TRUE;
+        } else if (tv_streq(m->key, m->key_len, "detect_noop") && tv_json_is_bool(v)) {
+            u->detect_noop = v->type == TV_JSON_TRUE;
+        } else if (tv_streq(m->key, m->key_len, "scripted_upsert") && tv_json_is_bool(v)) {
+            if (v->type == TV_JSON_TRUE) script = v;
+        } else if (tv_streq(m->key, m->key_len, "script")) {
+            script = v;
+        } else if (tv_streq(m->key, m->key_len, "_source")) {
+            u->want_source = true;
+            if (v->type == TV_JSON_FALSE) {
+                u->want_source = false;
+            } else if (v->type == TV_JSON_STRING) {
+                u->sc.incl = tv_arena_calloc(&r->arena, 1, sizeof *u->sc.incl);
+                if (!u->sc.incl) {
+                    r->oom = true;
+                    return false;
+                }
+                u->sc.incl[0] = v->v.s;
+                u->sc.nincl = 1;
+            } else if (v->type == TV_JSON_ARRAY || v->type == TV_JSON_OBJECT) {
+                const tv_json *inc = v->type == TV_JSON_ARRAY ? v : tv_json_get(v, "includes");
+                const tv_json *exc = v->type == TV_JSON_ARRAY ? NULL : tv_json_get(v, "excludes");
+                if (inc && inc->type == TV_JSON_ARRAY) {
+                    u->sc.incl = tv_arena_calloc(&r->arena, inc->len + 1, sizeof *u->sc.incl);
+                    if (!u->sc.incl) {
+                        r->oom = true;
+                        return false;
+                    }
+                    for (uint32_t k = 0; k < inc->len; k++)
+                        if (inc->v.items[k].type == TV_JSON_STRING) u->sc.incl[u->sc.nincl++] = inc->v.items[k].v.s;
+                }
+                if (exc && exc->type == TV_JSON_ARRAY) {
+                    u->sc.excl = tv_arena_calloc(&r->arena, exc->len + 1, sizeof *u->sc.excl);
+                    if (!u->sc.excl) {
+                        r->oom = true;
+                        return false;
+                    }
+                    for (uint32_t k = 0; k < exc->len; k++)
+                        if (exc->v.items[k].type == TV_JSON_STRING) u->sc.excl[u->sc.nexcl++] = exc->v.items[k].v.s;
+                }
+            }
+        } else if (tv_streq(m->key, m->key_len, "if_seq_no") || tv_streq(m->key, m->key_len, "if_primary_term") ||
+                   tv_streq(m->key, m->key_len, "lang")) {
+            /* accepted by OpenSearch's parser; ignored here */
+        } else {
+            uint32_t line = 1, col = 1;
+            tv_json_linecol(text, text_len, m->key_off, &line, &col);
+            tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+            if (!x) {
+                r->oom = true;
+                return false;
+            }
+            x->type = "x_content_parse_exception";
+            x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] unknown field [%s]", line, col, m->key);
+            x->status = 400;
+            if (!x->reason) r->oom = true;
+            *e = x;
+            return false;
+        }
+    }
+    if (script) {
+        tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+        if (!x) {
+            r->oom = true;
+            return false;
+        }
+        x->type = "unsupported_operation_exception";
+        x->reason = "trove does not support scripts (update [script], [scripted_upsert])";
+        x->status = 400;
+        *e = x;
+        return false;
+    }
+    if (!u->doc) {
+        tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+        if (!x) {
+            r->oom = true;
+            return false;
+        }
+        x->type = "action_request_validation_exception";
+        x->reason = "Validation Failed: 1: script or doc is missing;";
+        x->status = 400;
+        *e = x;
+        return false;
+    }
+    if (u->doc->type != TV_JSON_OBJECT || (u->upsert && u->upsert->type != TV_JSON_OBJECT)) {
+        tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+        if (!x) {
+            r->oom = true;
+            return false;
+        }
+        x->type = "x_content_parse_exception";
+        x->reason = tv_arena_sprintf(&r->arena, "[1:%u] [UpdateRequest] failed to parse field [%s]",
+                                     (u->doc->type != TV_JSON_OBJECT ? u->doc->off : u->upsert->off) + 1,
+                                     u->doc->type != TV_JSON_OBJECT ? "doc" : "upsert");
+        x->status = 400;
+        *e = x;
+        return false;
+    }
+    /* raw slices of doc and upsert, re-serialised compactly */
+    const tv_json *parts[2] = {u->doc, u->upsert};
+    for (int k = 0; k < 2; k++) {
+        if (!parts[k]) continue;
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_jw jw;
+        tv_jw_init(&jw, &b, false);
+        tv_jw_value(&jw, parts[k]);
+        char *c = b.oom ? NULL : tv_arena_memdup(&r->arena, b.data, b.len);
+        size_t n = b.len;
+        tv_buf_fini(&b);
+        if (!c) {
+            r->oom = true;
+            return false;
+        }
+        if (k == 0) {
+            u->doc_raw = c;
+            u->doc_len = n;
+        } else {
+            u->upsert_raw = c;
+            u->upsert_len = n;
+        }
+    }
+    return true;
+}
+
+void tv_h_doc_update(tv_req *r) {
+    tv_update_req u;
+    memset(&u, 0, sizeof u);
+    if (!parse_write_params(r, &u.opts, false)) return;
+    int64_t roc;
+    if (!tv_req_param_i64(r, "retry_on_conflict", 0, &roc)) return;
+    u.retry_on_conflict = roc;
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
+    if (!body && r->body_len) return;
+    tv_api_err *e = NULL;
+    if (!tv_api_parse_update(r, body, r->body, r->body_len, &u, &e)) {
+        if (e) tv_req_error(r, e);
+        return;
+    }
+    const char *sp = tv_req_param(r, "_source"), *si = tv_req_param(r, "_source_includes"),
+               *se = tv_req_param(r, "_source_excludes");
+    if (sp || si || se) {
+        if (!tv_api_source_ctx(r, sp, si, se, &u.sc)) return;
+        u.want_source = u.sc.fetch;
+    }
+    tv_buf v;
+    tv_buf_init(&v);
+    int n = 0;
+    if (u.opts.if_primary_term == 0 && u.opts.if_seq_no != TV_SEQ_NO_UNSET)
+        tv_buf_printf(&v, "%d: ifSeqNo is set, but primary term is [0];", ++n);
+    if (u.opts.if_primary_term != 0 && u.opts.if_seq_no == TV_SEQ_NO_UNSET)
+        tv_buf_printf(&v, "%d: ifSeqNo is unassigned, but primary term is [%lld];", ++n,
+                      (long long)u.opts.if_primary_term);
+    if (u.retry_on_conflict > 0 && u.opts.if_seq_no != TV_SEQ_NO_UNSET)
+        tv_buf_printf(&v, "%d: compare and write operations can not be retried;", ++n);
+    if (n) {
+        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s",
+                    v.data ? v.data : "");
+        tv_buf_fini(&v);
+        return;
+    }
+    tv_buf_fini(&v);
+    tv_index *idx = tv_node_index_for_write(r, r->p_index);
+    if (!idx) return;
+    tv_buf tmp;
+    tv_buf_init(&tmp);
+    tv_jw tw;
+    tv_jw_init(&tw, &tmp, r->pretty);
+    tv_jw_obj_begin(&tw);
+    int status = tv_api_update(r, idx, r->p_id, &u, &tw, &e);
+    tv_jw_obj_end(&tw);
+    if (status) {
+        tv_req_json(r, status);
+        tv_buf_append(&r->out, tmp.data, tmp.len);
+        if (tmp.oom) r->oom = true;
+    } else if (e) {
+        tv_req_error(r, e);
+    }
+    tv_buf_fini(&tmp);
+    tv_index_release(idx);
+}
+
+/* ----------------------------------------------------------------- mget */
+
+static bool mget_fail_parse(tv_req *r, const tv_json *at, const char *fmt, const char *key, const char *tok) {
+    uint32_t line = 1, col = 1;
+    tv_json_linecol(r->body, r->body_len, at->off, &line, &col);
+    tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+    if (!x) {
+        r->oom = true;
+        return false;
+    }
+    x->type = "parsing_exception";
+    x->reason = tv_arena_sprintf(&r->arena, fmt, key, tok);
+    x->os = true;
+    x->status = 400;
+    x->line = line;
+    x->col = col;
+    tv_req_error(r, x);
+    return false;
+}
+
+static const char *token_name(const tv_json *v) {
+    switch (v->type) {
+    case TV_JSON_OBJECT: return "START_OBJECT";
+    case TV_JSON_ARRAY: return "START_ARRAY";
+    case TV_JSON_STRING: return "VALUE_STRING";
+    case TV_JSON_NULL: return "VALUE_NULL";
+    case TV_JSON_TRUE:
+    case TV_JSON_FALSE: return "VALUE_BOOLEAN";
+    default: return "VALUE_NUMBER";
+    }
+}
+
+typedef struct mget_item {
+    const char *index;
+    const char *id;
+    const char *routing;
+    tv_source_ctx sc;
+    const char **stored;
+    size_t nstored;
+} mget_item;
+
+void tv_h_mget(tv_req *r) {
+    bool realtime, refresh;
+    if (!tv_req_param_bool(r, "realtime", true, &realtime)) return;
+    if (!tv_req_param_bool(r, "refresh", false, &refresh)) return;
+    tv_source_ctx dsc;
+    if (!tv_api_source_ctx(r, tv_req_param(r, "_source"), tv_req_param(r, "_source_includes"),
+                           tv_req_param(r, "_source_excludes"), &dsc))
+        return;
+    const char **dstored = NULL;
+    size_t ndstored = 0;
+    if (tv_req_param(r, "stored_fields")) {
+        ndstored = tv_split_commas(&r->arena, tv_req_param(r, "stored_fields"), &dstored);
+        if (!dstored) {
+            r->oom = true;
+            return;
+        }
+    }
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
+    if (!body && r->body_len) return;
+    mget_item *items = NULL;
+    size_t nitems = 0;
+    if (body) {
+        if (body->type != TV_JSON_OBJECT)
+            return (void)tv_req_fail(r, 400, "parsing_exception", true, "Failed to derive xcontent");
+        size_t cap = 0;
+        for (uint32_t i = 0; i < body->len; i++) cap += body->v.members[i].val.len + 1;
+        items = tv_arena_calloc(&r->arena, cap + 1, sizeof *items);
+        if (!items) {
+            r->oom = true;
+            return;
+        }
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            const tv_json *v = &m->val;
+            if (tv_streq(m->key, m->key_len, "docs") && v->type == TV_JSON_ARRAY) {
+                for (uint32_t k = 0; k < v->len; k++) {
+                    const tv_json *d = &v->v.items[k];
+                    mget_item *it = &items[nitems++];
+                    it->index = r->p_index;
+                    it->sc = dsc;
+                    it->stored = dstored;
+                    it->nstored = ndstored;
+                    if (d->type != TV_JSON_OBJECT)
+                        return (void)mget_fail_parse(r, d, "%sunexpected token [%s], expected an object", "",
+                                                     token_name(d));
+                    for (uint32_t j = 0; j < d->len; j++) {
+                        const tv_json_member *f = &d->v.members[j];
+                        const tv_json *fv = &f->val;
+                        if (tv_streq(f->key, f->key_len, "_index") && fv->type == TV_JSON_STRING)
+                            it->index = fv->v.s;
+                        else if (tv_streq(f->key, f->key_len, "_id") &&
+                                 (fv->type == TV_JSON_STRING || tv_json_is_number(fv)))
+                            it->id = fv->type == TV_JSON_STRING
+                                         ? fv->v.s
+                                         : tv_arena_strndup(&r->arena, fv->raw, fv->raw_len);
+                        else if ((tv_streq(f->key, f->key_len, "routing") ||
+                                  tv_streq(f->key, f->key_len, "_routing")) &&
+                                 fv->type == TV_JSON_STRING)
+                            it->routing = fv->v.s;
+                        else if (tv_streq(f->key, f->key_len, "_source")) {
+                            memset(&it->sc, 0, sizeof it->sc);
+                            it->sc.fetch = fv->type != TV_JSON_FALSE;
+                            if (fv->type == TV_JSON_STRING) {
+                                it->sc.nincl = tv_split_commas(&r->arena, fv->v.s, &it->sc.incl);
+                            } else if (fv->type == TV_JSON_ARRAY || fv->type == TV_JSON_OBJECT) {
+                                const tv_json *inc = fv->type == TV_JSON_ARRAY ? fv : tv_json_get(fv, "includes");
+                                const tv_json *exc = fv->type == TV_JSON_ARRAY ? NULL : tv_json_get(fv, "excludes");
+                                if (inc && inc->type == TV_JSON_ARRAY) {
+                                    it->sc.incl = tv_arena_calloc(&r->arena, inc->len + 1, sizeof(char *));
+                                    if (!it->sc.incl) {
+                                        r->oom = true;
+                                        return;
+                                    }
+                                    for (uint32_t q = 0; q < inc->len; q++)
+                                        if (inc->v.items[q].type == TV_JSON_STRING)
+                                            it->sc.incl[it->sc.nincl++] = inc->v.items[q].v.s;
+                                }
+                                if (exc && exc->type == TV_JSON_ARRAY) {
+                                    it->sc.excl = tv_arena_calloc(&r->arena, exc->len + 1, sizeof(char *));
+                                    if (!it->sc.excl) {
+                                        r->oom = true;
+                                        return;
+                                    }
+                                    for (uint32_t q = 0; q < exc->len; q++)
+                                        if (exc->v.items[q].type == TV_JSON_STRING)
+                                            it->sc.excl[it->sc.nexcl++] = exc->v.items[q].v.s;
+                                }
+                            }
+                        } else if (tv_streq(f->key, f->key_len, "stored_fields")) {
+                            if (fv->type == TV_JSON_STRING) {
+                                it->nstored = tv_split_commas(&r->arena, fv->v.s, &it->stored);
+                            } else if (fv->type == TV_JSON_ARRAY) {
+                                it->stored = tv_arena_calloc(&r->arena, fv->len + 1, sizeof(char *));
+                                if (!it->stored) {
+                                    r->oom = true;
+                                    return;
+                                }
+                                it->nstored = 0;
+                                for (uint32_t q = 0; q < fv->len; q++)
+                                    if (fv->v.items[q].type == TV_JSON_STRING)
+                                        it->stored[it->nstored++] = fv->v.items[q].v.s;
+                            }
+                        } else {
+                            return (void)mget_fail_parse(r, fv, "Unknown key for a %s in [%s].",
+                                                         token_name(fv), f->key);
+                        }
+                    }
+                }
+            } else if (tv_streq(m->key, m->key_len, "ids") && v->type == TV_JSON_ARRAY) {
+                for (uint32_t k = 0; k < v->len; k++) {
+                    const tv_json *d = &v->v.items[k];
+                    if (d->type != TV_JSON_STRING && !tv_json_is_number(d))
+                        return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                                 "ids array element should only contain ids");
+                    mget_item *it = &items[nitems++];
+                    it->index = r->p_index;
+                    it->id = d->type == TV_JSON_STRING ? d->v.s : tv_arena_strndup(&r->arena, d->raw, d->raw_len);
+                    it->sc = dsc;
+                    it->stored = dstored;
+                    it->nstored = ndstored;
+                }
+            } else {
+                return (void)mget_fail_parse(r, v, "unknown key [%s] for a %s, expected [docs] or [ids]", m->key,
+                                             token_name(v));
+            }
+        }
+    }
+    /* validation */
+    tv_buf vb;
+    tv_buf_init(&vb);
+    int nv = 0;
+    if (nitems == 0) tv_buf_printf(&vb, "%d: no documents to get;", ++nv);
+    for (size_t i = 0; i < nitems; i++) {
+        if (!items[i].index) tv_buf_printf(&vb, "%d: index is missing for doc %zu;", ++nv, i);
+        if (!items[i].id) tv_buf_printf(&vb, "%d: id is missing for doc %zu;", ++nv, i);
+    }
+    if (nv) {
+        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s",
+                    vb.data ? vb.data : "");
+        tv_buf_fini(&vb);
+        return;
+    }
+    tv_buf_fini(&vb);
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "docs");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; i < nitems && !r->oom; i++) {
+        mget_item *it = &items[i];
+        mget_item local = *it;
+        if (local.nstored && !local.sc.explicit_) {
+            local.sc.fetch = false;
+            for (size_t q = 0; q < local.nstored; q++)
+                if (strcmp(local.stored[q], "_source") == 0) local.sc.fetch = true;
+        }
+        tv_jw_obj_begin(w);
+        tv_index *idx = tv_node_get_index(r->node, it->index);
+        tv_jw_keyz(w, "_index");
+        tv_jw_strz(w, it->index);
+        tv_jw_keyz(w, "_id");
+        tv_jw_strz(w, it->id);
+        if (!idx) {
+            tv_api_err *e = tv_api_err_no_index(r, it->index);
+            if (e) tv_api_err_write_failure(w, e);
+            tv_jw_obj_end(w);
+            continue;
+        }
+        if (refresh && tv_index_refresh(idx) == TROVE_ENOMEM) r->oom = true;
+        bool found = false;
+        tv_doc_meta meta;
+        memset(&meta, 0, sizeof meta);
+        const char *src = NULL;
+        size_t srclen = 0;
+        if (tv_index_get(idx, it->id, strlen(it->id), realtime, &r->arena, &found, &meta, &src, &srclen) !=
+            TROVE_OK)
+            r->oom = true;
+        if (found) {
+            tv_api_write_get_found(r, w, idx, &meta, src, srclen, &local.sc, local.stored, local.nstored, true);
+        } else {
+            tv_jw_keyz(w, "found");
+            tv_jw_bool(w, false);
+        }
+        tv_jw_obj_end(w);
+        tv_index_release(idx);
+    }
+    tv_jw_arr_end(w);
+    tv_jw_obj_end(w);
+}

@@ -1,0 +1,247 @@
+/*
+ * h_search.c — GET|POST /_search, /{index}/_search, /_count,
+ * /{index}/_count.
+ *
+ * The handler resolves the index expression to retained indices, takes a
+ * snapshot of each (tv_index_acquire: the engine's lazy periodic refresh),
+ * turns URL parameters into tv_search_params (validating them as
+ * RestSearchAction does), and calls the search layer, which writes the
+ * whole response. URL parameters OpenSearch accepts but trove cannot honour
+ * (scroll, stored_fields, suggest, ...) are answered with
+ * unsupported_operation_exception rather than ignored.
+ *
+ * Errors: the search layer reports request-level failures (body parsing,
+ * validation) as they are, and shard-level failures (a query that fails to
+ * build against a mapping) with err->index set; those are wrapped as
+ * OpenSearch wraps them: search_phase_execution_exception "all shards
+ * failed", phase "query", grouped, failed_shards [{shard, index, node,
+ * reason}], root causes from the shard failure, and caused_by = the shard
+ * failure's root cause (a non-OpenSearch exception is wrapped once more,
+ * which is why OpenSearch prints it twice).
+ */
+#include <stdio.h>
+
+#include "api.h"
+
+typedef struct spe_ctx {
+    const char *index;
+    const char *node_id;
+    tv_api_err *shard_err;
+} spe_ctx;
+
+static void spe_extra(tv_jw *w, const tv_api_err *e) {
+    const spe_ctx *c = e->extra_ctx;
+    tv_jw_keyz(w, "phase");
+    tv_jw_strz(w, "query");
+    tv_jw_keyz(w, "grouped");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "failed_shards");
+    tv_jw_arr_begin(w);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "shard");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "index");
+    tv_jw_strz(w, c->index);
+    tv_jw_keyz(w, "node");
+    tv_jw_strz(w, c->node_id);
+    tv_jw_keyz(w, "reason");
+    tv_jw_obj_begin(w);
+    tv_api_err_write_inner(w, c->shard_err, false);
+    tv_jw_obj_end(w);
+    tv_jw_obj_end(w);
+    tv_jw_arr_end(w);
+}
+
+static void answer_search_error(tv_req *r, const tv_error *err, tv_index_list *l) {
+    tv_index *idx = NULL;
+    for (size_t i = 0; i < l->len; i++)
+        if (strcmp(tv_index_name(l->items[i]), err->index) == 0) idx = l->items[i];
+    tv_api_err *se = tv_api_err_from(r, err, idx);
+    if (!se) return;
+    if (!err->index[0]) {
+        tv_req_error(r, se);
+        return;
+    }
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    spe_ctx *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+    tv_api_err **roots = tv_arena_calloc(&r->arena, 1, sizeof *roots);
+    char *iname = tv_arena_strndup(&r->arena, err->index, strlen(err->index));
+    if (!e || !c || !roots || !iname) {
+        r->oom = true;
+        return;
+    }
+    c->index = iname;
+    c->node_id = r->node->node_id;
+    c->shard_err = se;
+    roots[0] = se;
+    e->type = "search_phase_execution_exception";
+    e->reason = "all shards failed";
+    e->os = true;
+    e->status = se->status;
+    e->extra = spe_extra;
+    e->extra_ctx = c;
+    e->root_causes = roots;
+    e->nroot_causes = 1;
+    /* caused_by: the root cause of the shard failure */
+    const tv_api_err *rc = se;
+    while (rc->os && rc->cause && rc->cause->os) rc = rc->cause;
+    if (rc->os) {
+        e->cause = (tv_api_err *)rc;
+    } else {
+        tv_api_err *wrap = tv_arena_calloc(&r->arena, 1, sizeof *wrap);
+        if (!wrap) {
+            r->oom = true;
+            return;
+        }
+        wrap->type = rc->type;
+        wrap->reason = rc->reason;
+        wrap->status = rc->status;
+        wrap->os = true;
+        wrap->cause = (tv_api_err *)rc;
+        e->cause = wrap;
+    }
+    tv_req_error(r, e);
+}
+
+static bool param_int(tv_req *r, const char *key, int64_t *out) {
+    const char *v = tv_req_param(r, key);
+    *out = -1;
+    if (!v) return true;
+    int64_t x;
+    if (!tv_parse_i64(v, strlen(v), &x) || x < INT32_MIN || x > INT32_MAX) {
+        tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+        tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+        if (!e || !c) {
+            r->oom = true;
+            return false;
+        }
+        e->type = "illegal_argument_exception";
+        e->reason = tv_arena_sprintf(&r->arena, "Failed to parse int parameter [%s] with value [%s]", key, v);
+        e->status = 400;
+        c->type = "number_format_exception";
+        c->reason = tv_arena_sprintf(&r->arena, "For input string: \"%s\"", v);
+        c->status = 400;
+        e->cause = c;
+        tv_req_error(r, e);
+        return false;
+    }
+    *out = x;
+    return true;
+}
+
+static bool reject_if(tv_req *r, const char *key) {
+    if (!tv_req_param(r, key)) return true;
+    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                       "trove does not support the [%s] parameter of _search", key);
+}
+
+static bool reject_if_true(tv_req *r, const char *key) {
+    bool v;
+    if (!tv_req_param_bool(r, key, false, &v)) return false;
+    if (!v) return true;
+    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                       "trove does not support the [%s] parameter of _search", key);
+}
+
+static void run(tv_req *r, bool count) {
+    tv_search_params p;
+    tv_search_params_init(&p);
+    bool iu, ani;
+    if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
+    if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
+    const char *ew = tv_req_param(r, "expand_wildcards");
+    if (ew && strcmp(ew, "open") != 0 && strcmp(ew, "all") != 0 && strcmp(ew, "open,closed") != 0)
+        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                                 "trove does not support expand_wildcards [%s]", ew);
+    if (!param_int(r, "terminate_after", &p.terminate_after)) return;
+    p.q = tv_req_param(r, "q");
+    p.df = tv_req_param(r, "df");
+    p.default_operator = tv_req_param(r, "default_operator");
+    p.analyzer = tv_req_param(r, "analyzer");
+    if (p.default_operator && strcmp(p.default_operator, "AND") != 0 && strcmp(p.default_operator, "OR") != 0 &&
+        strcmp(p.default_operator, "and") != 0 && strcmp(p.default_operator, "or") != 0)
+        return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                 "No enum constant org.opensearch.index.query.Operator.%s", p.default_operator);
+    if (!reject_if(r, "lenient") || !reject_if(r, "analyze_wildcard")) return;
+    if (count) {
+        if (!reject_if(r, "min_score")) return;
+    } else {
+        if (!param_int(r, "from", &p.from) || !param_int(r, "size", &p.size)) return;
+        if (tv_req_param(r, "size") && p.size < 0)
+            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                     "[size] parameter cannot be negative, found [%lld]", (long long)p.size);
+        if (tv_req_param(r, "from") && p.from < 0)
+            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                                     "[from] parameter cannot be negative, found [%lld]", (long long)p.from);
+        p.track_total_hits = tv_req_param(r, "track_total_hits");
+        if (!tv_req_param_bool(r, "rest_total_hits_as_int", false, &p.rest_total_hits_as_int)) return;
+        p.source = tv_req_param(r, "_source");
+        p.source_includes = tv_req_param(r, "_source_includes");
+        p.source_excludes = tv_req_param(r, "_source_excludes");
+        p.sort = tv_req_param(r, "sort");
+        if (!tv_req_param_bool(r, "seq_no_primary_term", false, &p.seq_no_primary_term)) return;
+        if (!tv_req_param_bool(r, "version", false, &p.version)) return;
+        if (!tv_req_param_bool(r, "explain", false, &p.explain)) return;
+        const char *st = tv_req_param(r, "search_type");
+        if (st && strcmp(st, "query_then_fetch") != 0 && strcmp(st, "dfs_query_then_fetch") != 0)
+            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
+        if (!reject_if(r, "scroll") || !reject_if(r, "docvalue_fields") || !reject_if(r, "stored_fields") ||
+            !reject_if(r, "suggest_field") || !reject_if(r, "suggest_text") || !reject_if(r, "suggest_mode") ||
+            !reject_if(r, "suggest_size") || !reject_if(r, "search_pipeline") ||
+            !reject_if_true(r, "typed_keys") || !reject_if_true(r, "track_scores") ||
+            !reject_if_true(r, "include_named_queries_score") || !reject_if_true(r, "phase_took"))
+            return;
+    }
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
+    if (!body && r->body_len) return;
+    p.body_text = r->body;
+    p.body_text_len = r->body_len;
+
+    tv_index_list l;
+    if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
+    tv_search_target *targets = l.len ? tv_arena_calloc(&r->arena, l.len, sizeof *targets) : NULL;
+    if (l.len && !targets) {
+        tv_index_list_release(&l);
+        r->oom = true;
+        return;
+    }
+    size_t nt = 0;
+    for (size_t i = 0; i < l.len; i++) {
+        const tv_snapshot *s = tv_index_acquire(l.items[i]);
+        if (!s) {
+            r->oom = true;
+            break;
+        }
+        targets[nt].index = tv_index_name(l.items[i]);
+        targets[nt].snap = s;
+        tv_index_lock(l.items[i]);
+        tv_settings *st = tv_index_settings(l.items[i]);
+        targets[nt].max_result_window = st ? st->max_result_window : 10000;
+        tv_index_unlock(l.items[i]);
+        nt++;
+    }
+    if (!r->oom) {
+        tv_error err;
+        tv_error_clear(&err);
+        tv_buf out;
+        tv_buf_init(&out);
+        tv_jw w;
+        tv_jw_init(&w, &out, r->pretty);
+        tv_status st = count ? tv_search_count(targets, nt, body, &p, &r->arena, &w, &err)
+                             : tv_search_run(targets, nt, body, &p, &r->arena, &w, &err);
+        if (st == TROVE_ENOMEM || out.oom) {
+            r->oom = true;
+        } else if (st != TROVE_OK) {
+            answer_search_error(r, &err, &l);
+        } else {
+            tv_req_json(r, 200);
+            tv_buf_append(&r->out, out.data, out.len);
+        }
+        tv_buf_fini(&out);
+    }
+    for (size_t i = 0; i < nt; i++) tv_snapshot_release(targets[i].snap);
+    tv_index_list_release(&l);
+}
+
+void tv_h_search(tv_req *r) { run(r, false); }
+void tv_h_count(tv_req *r) { run(r, true); }

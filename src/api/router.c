@@ -1,0 +1,707 @@
+/*
+ * router.c — from a request target to a handler, as OpenSearch's
+ * RestController does it.
+ *
+ * Target parsing: the raw path (before '?') is split on '/', empty
+ * segments ignored; the query string is split on '&' into name=value pairs,
+ * each percent-decoded with '+' as space (RestUtils.decodeComponent; a
+ * later duplicate wins). A bad escape is a 400 illegal_argument_exception
+ * with RestUtils' wording.
+ *
+ * Matching: the route table lists (method, pattern, handler, parameters).
+ * Explicit pattern segments compare with the raw (undecoded) segment,
+ * {param} segments match any segment and are decoded. Every pattern that
+ * matches the path contributes its method; like OpenSearch's path trie
+ * walk, candidates are tried in order of explicitness (at the first segment
+ * where two patterns differ, the explicit one wins), and:
+ *   - the first candidate registered for the request's method handles it;
+ *   - no candidate for the method but some candidate at all: 405, body
+ *     {"error":"Incorrect HTTP method for uri [..] and method [..],
+ *     allowed: [..]","status":405} and an Allow header;
+ *   - OPTIONS: 200 with Allow;
+ *   - nothing matches: 400 {"error":"no handler found for uri [path] and
+ *     method [M]","status":400} (path without the query, decoded as
+ *     java.net.URI.getPath, or "invalid uri has been requested").
+ * A trie was rejected: the table has a few dozen routes and a linear scan
+ * costs less than building one per node.
+ *
+ * Parameters: every route lists the URL parameters its OpenSearch handler
+ * consumes; anything else is BaseRestHandler's "request [path] contains
+ * unrecognized parameter(s): [x] -> did you mean [y]?" (Lucene's
+ * Levenshtein similarity > 0.5, best first, ties by name).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api.h"
+
+/* ------------------------------------------------------------ decoding */
+
+static int hexval(int c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+/* RestUtils.decodeComponent. Returns NULL with *bad set to an error reason
+ * (arena) on a malformed escape, NULL with *bad NULL on OOM. */
+static char *decode_component(tv_arena *a, const char *s, size_t n, const char **bad) {
+    *bad = NULL;
+    char *o = tv_arena_alloc(a, n + 1);
+    if (!o) return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '+') {
+            o[j++] = ' ';
+        } else if (c == '%') {
+            char *whole = tv_arena_strndup(a, s, n);
+            if (!whole) return NULL;
+            if (i == n - 1) {
+                *bad = tv_arena_sprintf(a, "unterminated escape sequence at end of string: %s", whole);
+                return NULL;
+            }
+            if (i == n - 2) {
+                *bad = tv_arena_sprintf(a, "partial escape sequence at end of string: %s", whole);
+                return NULL;
+            }
+            int h = hexval((unsigned char)s[i + 1]), l = hexval((unsigned char)s[i + 2]);
+            if (h < 0 || l < 0) {
+                *bad = tv_arena_sprintf(a, "invalid escape sequence `%%%c%c' at index %zu of: %s", s[i + 1],
+                                        s[i + 2], i, whole);
+                return NULL;
+            }
+            o[j++] = (char)(h * 16 + l);
+            i += 2;
+        } else {
+            o[j++] = c;
+        }
+    }
+    o[j] = '\0';
+    return o;
+}
+
+/* java.net.URI(uri).getPath(): NULL when the URI does not parse. */
+static char *uri_path(tv_arena *a, const char *uri) {
+    size_t n = strcspn(uri, "?#");
+    for (size_t i = 0; uri[i]; i++) {
+        unsigned char c = (unsigned char)uri[i];
+        if (c <= 0x20 || c == 0x7f || strchr("\"<>\\^`{|}", c)) return NULL;
+        if (i < n && (c == '[' || c == ']')) return NULL;
+        if (c == '%' && (hexval((unsigned char)uri[i + 1]) < 0 || hexval((unsigned char)uri[i + 2]) < 0))
+            return NULL;
+    }
+    char *o = tv_arena_alloc(a, n + 1);
+    if (!o) return NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (uri[i] == '%') {
+            o[j++] = (char)(hexval((unsigned char)uri[i + 1]) * 16 + hexval((unsigned char)uri[i + 2]));
+            i += 2;
+        } else {
+            o[j++] = uri[i];
+        }
+    }
+    o[j] = '\0';
+    return o;
+}
+
+/* -------------------------------------------------------------- params */
+
+const char *tv_req_param(const tv_req *r, const char *key) {
+    for (size_t i = r->nparams; i-- > 0;)
+        if (strcmp(r->params[i].key, key) == 0) return r->params[i].val;
+    return NULL;
+}
+
+bool tv_req_param_bool(tv_req *r, const char *key, bool def, bool *out) {
+    const char *v = tv_req_param(r, key);
+    if (!v) {
+        *out = def;
+        return true;
+    }
+    if (!*v || strcmp(v, "true") == 0) {
+        *out = true;
+        return true;
+    }
+    if (strcmp(v, "false") == 0) {
+        *out = false;
+        return true;
+    }
+    return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                       "Failed to parse value [%s] as only [true] or [false] are allowed.", v);
+}
+
+bool tv_req_param_i64(tv_req *r, const char *key, int64_t def, int64_t *out) {
+    const char *v = tv_req_param(r, key);
+    if (!v) {
+        *out = def;
+        return true;
+    }
+    if (!tv_parse_i64(v, strlen(v), out))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "Failed to parse int parameter [%s] with value [%s]", key, v);
+    return true;
+}
+
+/* Lucene's LevenshteinDistance.getDistance: 1 - d / max(len). */
+static float levenshtein_sim(const char *a, const char *b) {
+    size_t n = strlen(a), m = strlen(b);
+    if (n == 0 || m == 0) return n == m ? 1.0f : 0.0f;
+    size_t *prev = tv_malloc((m + 1) * sizeof *prev), *cur = tv_malloc((m + 1) * sizeof *cur);
+    if (!prev || !cur) {
+        tv_free(prev);
+        tv_free(cur);
+        return 0.0f;
+    }
+    for (size_t j = 0; j <= m; j++) prev[j] = j;
+    for (size_t i = 1; i <= n; i++) {
+        cur[0] = i;
+        for (size_t j = 1; j <= m; j++) {
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = prev[j - 1] + cost;
+            if (prev[j] + 1 < v) v = prev[j] + 1;
+            if (cur[j - 1] + 1 < v) v = cur[j - 1] + 1;
+            cur[j] = v;
+        }
+        size_t *t = prev;
+        prev = cur;
+        cur = t;
+    }
+    size_t d = prev[m];
+    tv_free(prev);
+    tv_free(cur);
+    return 1.0f - (float)d / (float)(n > m ? n : m);
+}
+
+static const char *const global_params[] = {"pretty", "human", "error_trace", "filter_path", "format", NULL};
+
+typedef struct cand {
+    float sim;
+    const char *name;
+} cand;
+
+static int cmp_cand(const void *a, const void *b) {
+    const cand *x = a, *y = b;
+    if (x->sim != y->sim) return x->sim > y->sim ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
+
+static bool in_list(const char *const *list, const char *s) {
+    for (; list && *list; list++)
+        if (strcmp(*list, s) == 0) return true;
+    return false;
+}
+
+/* ---------------------------------------------------------------- routes */
+
+#define P(...) ((const char *const[]){__VA_ARGS__, NULL})
+
+static const char *const P_NONE[] = {NULL};
+#define P_DOC_WRITE \
+    P("if_primary_term", "if_seq_no", "op_type", "pipeline", "refresh", "require_alias", "routing", "timeout", \
+      "version", "version_type", "wait_for_active_shards")
+#define P_CREATE P("pipeline", "refresh", "routing", "timeout", "version", "version_type", "wait_for_active_shards")
+#define P_GET                                                                                                \
+    P("_source", "_source_excludes", "_source_includes", "preference", "realtime", "refresh", "routing", \
+      "stored_fields", "version", "version_type")
+#define P_SEARCH                                                                                               \
+    P("_source", "_source_excludes", "_source_includes", "allow_no_indices", "allow_partial_search_results", \
+      "analyze_wildcard", "analyzer", "batched_reduce_size", "ccs_minimize_roundtrips", "default_operator",  \
+      "df", "docvalue_fields", "expand_wildcards", "explain", "from", "ignore_throttled",                     \
+      "ignore_unavailable", "include_named_queries_score", "lenient", "max_concurrent_shard_requests",       \
+      "pre_filter_shard_size", "preference", "q", "request_cache", "rest_total_hits_as_int", "routing",      \
+      "scroll", "search_pipeline", "search_type", "seq_no_primary_term", "size", "sort", "stats",            \
+      "stored_fields", "suggest_field", "suggest_mode", "suggest_size", "suggest_text", "terminate_after",   \
+      "timeout", "track_scores", "track_total_hits", "typed_keys", "version", "cancel_after_time_interval",  \
+      "phase_took")
+#define P_COUNT                                                                                             \
+    P("allow_no_indices", "analyze_wildcard", "analyzer", "default_operator", "df", "expand_wildcards", \
+      "ignore_throttled", "ignore_unavailable", "lenient", "min_score", "preference", "q", "routing",   \
+      "terminate_after")
+#define P_BULK                                                                                            \
+    P("_source", "_source_excludes", "_source_includes", "pipeline", "refresh", "require_alias", "routing", \
+      "timeout", "type", "wait_for_active_shards", "batch_size")
+#define P_MGET \
+    P("_source", "_source_excludes", "_source_includes", "preference", "realtime", "refresh", "routing", "stored_fields")
+#define P_UPDATE                                                                                           \
+    P("_source", "_source_excludes", "_source_includes", "if_primary_term", "if_seq_no", "lang", "refresh", \
+      "require_alias", "retry_on_conflict", "routing", "timeout", "wait_for_active_shards")
+#define P_DELETE                                                                                         \
+    P("if_primary_term", "if_seq_no", "refresh", "routing", "timeout", "version", "version_type", \
+      "wait_for_active_shards")
+#define P_IDX_OPTS P("allow_no_indices", "expand_wildcards", "ignore_unavailable")
+
+typedef struct route {
+    tv_method method;
+    const char *pattern;
+    tv_handler h;
+    const char *const *params;
+} route;
+
+static const route routes[] = {
+    {TV_GET, "/", tv_h_root, P_NONE},
+    {TV_HEAD, "/", tv_h_root, P_NONE},
+
+    {TV_POST, "/_bulk", tv_h_bulk, P_BULK},
+    {TV_PUT, "/_bulk", tv_h_bulk, P_BULK},
+    {TV_POST, "/{index}/_bulk", tv_h_bulk, P_BULK},
+    {TV_PUT, "/{index}/_bulk", tv_h_bulk, P_BULK},
+
+    {TV_GET, "/_search", tv_h_search, P_SEARCH},
+    {TV_POST, "/_search", tv_h_search, P_SEARCH},
+    {TV_GET, "/{index}/_search", tv_h_search, P_SEARCH},
+    {TV_POST, "/{index}/_search", tv_h_search, P_SEARCH},
+    {TV_POST, "/_count", tv_h_count, P_COUNT},
+    {TV_GET, "/_count", tv_h_count, P_COUNT},
+    {TV_POST, "/{index}/_count", tv_h_count, P_COUNT},
+    {TV_GET, "/{index}/_count", tv_h_count, P_COUNT},
+
+    {TV_GET, "/_mget", tv_h_mget, P_MGET},
+    {TV_POST, "/_mget", tv_h_mget, P_MGET},
+    {TV_GET, "/{index}/_mget", tv_h_mget, P_MGET},
+    {TV_POST, "/{index}/_mget", tv_h_mget, P_MGET},
+
+    {TV_POST, "/_refresh", tv_h_refresh, P_IDX_OPTS},
+    {TV_GET, "/_refresh", tv_h_refresh, P_IDX_OPTS},
+    {TV_POST, "/{index}/_refresh", tv_h_refresh, P_IDX_OPTS},
+    {TV_GET, "/{index}/_refresh", tv_h_refresh, P_IDX_OPTS},
+
+    {TV_GET, "/{index}", tv_h_index_get,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable",
+       "include_defaults", "local", "master_timeout")},
+    {TV_HEAD, "/{index}", tv_h_index_exists,
+     P("allow_no_indices", "expand_wildcards", "flat_settings", "ignore_unavailable", "include_defaults", "local")},
+    {TV_PUT, "/{index}", tv_h_index_create,
+     P("cluster_manager_timeout", "master_timeout", "timeout", "wait_for_active_shards")},
+    {TV_DELETE, "/{index}", tv_h_index_delete,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
+       "timeout")},
+
+    {TV_GET, "/_mapping", tv_h_mapping_get, P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards",
+                                             "ignore_unavailable", "local", "master_timeout")},
+    {TV_GET, "/{index}/_mapping", tv_h_mapping_get, P("allow_no_indices", "cluster_manager_timeout",
+                                                     "expand_wildcards", "ignore_unavailable", "local",
+                                                     "master_timeout")},
+    {TV_PUT, "/{index}/_mapping", tv_h_mapping_put,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
+       "timeout", "write_index_only")},
+    {TV_POST, "/{index}/_mapping", tv_h_mapping_put,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
+       "timeout", "write_index_only")},
+    {TV_GET, "/_settings", tv_h_settings_get,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable",
+       "include_defaults", "local", "master_timeout")},
+    {TV_GET, "/{index}/_settings", tv_h_settings_get,
+     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable",
+       "include_defaults", "local", "master_timeout")},
+
+    {TV_PUT, "/{index}/_doc/{id}", tv_h_doc_index, P_DOC_WRITE},
+    {TV_POST, "/{index}/_doc/{id}", tv_h_doc_index, P_DOC_WRITE},
+    {TV_POST, "/{index}/_doc", tv_h_doc_index, P_DOC_WRITE},
+    {TV_PUT, "/{index}/_create/{id}", tv_h_doc_create, P_CREATE},
+    {TV_POST, "/{index}/_create/{id}", tv_h_doc_create, P_CREATE},
+    {TV_GET, "/{index}/_doc/{id}", tv_h_doc_get, P_GET},
+    {TV_HEAD, "/{index}/_doc/{id}", tv_h_doc_get, P_GET},
+    {TV_GET, "/{index}/_source/{id}", tv_h_source_get, P_GET},
+    {TV_HEAD, "/{index}/_source/{id}", tv_h_source_get, P_GET},
+    {TV_DELETE, "/{index}/_doc/{id}", tv_h_doc_delete, P_DELETE},
+    {TV_POST, "/{index}/_update/{id}", tv_h_doc_update, P_UPDATE},
+
+    /* OpenSearch APIs trove does not implement: answered with
+     * unsupported_operation_exception naming the API */
+    {TV_GET, "/_msearch", tv_h_unsupported, NULL},
+    {TV_POST, "/_msearch", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_msearch", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_msearch", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_delete_by_query", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_update_by_query", tv_h_unsupported, NULL},
+    {TV_POST, "/_reindex", tv_h_unsupported, NULL},
+    {TV_GET, "/_search/scroll", tv_h_unsupported, NULL},
+    {TV_POST, "/_search/scroll", tv_h_unsupported, NULL},
+    {TV_DELETE, "/_search/scroll", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_search/point_in_time", tv_h_unsupported, NULL},
+    {TV_DELETE, "/_search/point_in_time", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
+    {TV_GET, "/_analyze", tv_h_unsupported, NULL},
+    {TV_POST, "/_analyze", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_analyze", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_analyze", tv_h_unsupported, NULL},
+    {TV_POST, "/_aliases", tv_h_unsupported, NULL},
+    {TV_GET, "/_alias", tv_h_unsupported, NULL},
+    {TV_GET, "/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_HEAD, "/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_alias", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_HEAD, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_PUT, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
+    {TV_PUT, "/{index}/_settings", tv_h_unsupported, NULL},
+    {TV_PUT, "/_settings", tv_h_unsupported, NULL},
+    {TV_GET, "/_stats", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_stats", tv_h_unsupported, NULL},
+    {TV_POST, "/_flush", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_flush", tv_h_unsupported, NULL},
+    {TV_POST, "/_forcemerge", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_forcemerge", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_open", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_close", tv_h_unsupported, NULL},
+    {TV_GET, "/_cluster/health", tv_h_unsupported, NULL},
+    {TV_GET, "/_cluster/health/{index}", tv_h_unsupported, NULL},
+    {TV_GET, "/_cluster/settings", tv_h_unsupported, NULL},
+    {TV_PUT, "/_cluster/settings", tv_h_unsupported, NULL},
+    {TV_GET, "/_cluster/state", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/indices", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/indices/{index}", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/aliases", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/count", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/health", tv_h_unsupported, NULL},
+    {TV_GET, "/_nodes", tv_h_unsupported, NULL},
+    {TV_GET, "/_tasks/{task_id}", tv_h_unsupported, NULL},
+    {TV_GET, "/_index_template/{name}", tv_h_unsupported, NULL},
+    {TV_PUT, "/_index_template/{name}", tv_h_unsupported, NULL},
+    {TV_GET, "/_template/{name}", tv_h_unsupported, NULL},
+    {TV_PUT, "/_template/{name}", tv_h_unsupported, NULL},
+    {TV_PUT, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
+    {TV_GET, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
+    {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
+    {TV_PUT, "/_scripts/{id}", tv_h_unsupported, NULL},
+    {TV_POST, "/_scripts/{id}", tv_h_unsupported, NULL},
+};
+
+#define MAX_SEGS 16
+
+typedef struct seg {
+    const char *p;
+    size_t n;
+} seg;
+
+static size_t split_path(const char *p, size_t n, seg *out, size_t cap) {
+    size_t k = 0, i = 0;
+    while (i < n) {
+        while (i < n && p[i] == '/') i++;
+        if (i >= n) break;
+        size_t s = i;
+        while (i < n && p[i] != '/') i++;
+        if (k == cap) return cap + 1;
+        out[k].p = p + s;
+        out[k].n = i - s;
+        k++;
+    }
+    return k;
+}
+
+/* Does pattern match the path segments? Fills a "wildcard mask" (bit i set
+ * when segment i is a {param}) for ordering. */
+static bool route_match(const char *pattern, const seg *segs, size_t nsegs, unsigned *mask) {
+    seg ps[MAX_SEGS];
+    size_t np = split_path(pattern, strlen(pattern), ps, MAX_SEGS);
+    if (np != nsegs) return false;
+    *mask = 0;
+    for (size_t i = 0; i < np; i++) {
+        if (ps[i].p[0] == '{') {
+            *mask |= 1u << (MAX_SEGS - 1 - i);
+            continue;
+        }
+        if (ps[i].n != segs[i].n || memcmp(ps[i].p, segs[i].p, ps[i].n) != 0) return false;
+    }
+    return true;
+}
+
+static void fail_simple(tv_req *r, int status, const char *msg) {
+    tv_jw *w = tv_req_json(r, status);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "error");
+    tv_jw_strz(w, msg);
+    tv_jw_keyz(w, "status");
+    tv_jw_int(w, status);
+    tv_jw_obj_end(w);
+}
+
+static bool parse_query(tv_req *r, const char *q) {
+    size_t n = strlen(q);
+    size_t cap = 1;
+    for (size_t i = 0; i < n; i++)
+        if (q[i] == '&') cap++;
+    r->params = tv_arena_calloc(&r->arena, cap, sizeof *r->params);
+    if (!r->params) {
+        r->oom = true;
+        return false;
+    }
+    size_t i = 0;
+    while (i < n) {
+        size_t s = i;
+        while (i < n && q[i] != '&') i++;
+        size_t e = i;
+        i++;
+        if (e == s) continue;
+        const char *eq = memchr(q + s, '=', e - s);
+        const char *bad = NULL;
+        char *k, *v;
+        if (eq) {
+            k = decode_component(&r->arena, q + s, (size_t)(eq - (q + s)), &bad);
+            v = k ? decode_component(&r->arena, eq + 1, (size_t)(q + e - eq - 1), &bad) : NULL;
+        } else {
+            k = decode_component(&r->arena, q + s, e - s, &bad);
+            v = k ? tv_arena_strndup(&r->arena, "", 0) : NULL;
+        }
+        if (!k || !v) {
+            if (bad)
+                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+            else
+                r->oom = true;
+            return false;
+        }
+        r->params[r->nparams].key = k;
+        r->params[r->nparams].val = v;
+        r->nparams++;
+    }
+    return true;
+}
+
+static bool validate_params(tv_req *r, const route *rt, const char *const *pathparams) {
+    if (!rt->params) return true; /* unsupported APIs: the handler answers */
+    const char **bad = tv_arena_calloc(&r->arena, r->nparams + 1, sizeof *bad);
+    if (!bad) {
+        r->oom = true;
+        return false;
+    }
+    size_t nbad = 0;
+    for (size_t i = 0; i < r->nparams; i++) {
+        const char *k = r->params[i].key;
+        if (in_list(rt->params, k) || in_list(global_params, k) || in_list(pathparams, k)) continue;
+        bool dup = false;
+        for (size_t j = 0; j < nbad; j++)
+            if (strcmp(bad[j], k) == 0) dup = true;
+        if (!dup) bad[nbad++] = k;
+    }
+    if (nbad == 0) return true;
+    qsort(bad, nbad, sizeof *bad, cmp_str);
+    /* candidates: route params, global params, path params */
+    size_t ncand_max = 0;
+    for (const char *const *p = rt->params; *p; p++) ncand_max++;
+    ncand_max += TV_ARRAY_LEN(global_params) + 4;
+    cand *cs = tv_arena_calloc(&r->arena, ncand_max, sizeof *cs);
+    if (!cs) {
+        r->oom = true;
+        return false;
+    }
+    tv_buf m;
+    tv_buf_init(&m);
+    tv_buf_printf(&m, "request [%s] contains unrecognized parameter%s: ", r->path, nbad > 1 ? "s" : "");
+    for (size_t i = 0; i < nbad; i++) {
+        size_t nc = 0;
+        const char *const *lists[3] = {rt->params, global_params, pathparams};
+        for (int li = 0; li < 3; li++)
+            for (const char *const *p = lists[li]; p && *p; p++) {
+                bool seen = false;
+                for (size_t j = 0; j < nc; j++)
+                    if (strcmp(cs[j].name, *p) == 0) seen = true;
+                if (seen) continue;
+                float s = levenshtein_sim(bad[i], *p);
+                if (s > 0.5f && nc < ncand_max) {
+                    cs[nc].sim = s;
+                    cs[nc].name = *p;
+                    nc++;
+                }
+            }
+        qsort(cs, nc, sizeof *cs, cmp_cand);
+        if (i) tv_buf_puts(&m, ", ");
+        tv_buf_printf(&m, "[%s]", bad[i]);
+        if (nc == 1) {
+            tv_buf_printf(&m, " -> did you mean [%s]?", cs[0].name);
+        } else if (nc > 1) {
+            tv_buf_puts(&m, " -> did you mean any of [");
+            for (size_t j = 0; j < nc; j++) tv_buf_printf(&m, "%s%s", j ? ", " : "", cs[j].name);
+            tv_buf_puts(&m, "]?");
+        }
+    }
+    if (m.oom) {
+        tv_buf_fini(&m);
+        r->oom = true;
+        return false;
+    }
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    char *reason = tv_arena_strndup(&r->arena, m.data ? m.data : "", m.len);
+    tv_buf_fini(&m);
+    if (!e || !reason) {
+        r->oom = true;
+        return false;
+    }
+    e->type = "illegal_argument_exception";
+    e->reason = reason;
+    e->status = 400;
+    tv_req_error(r, e);
+    return false;
+}
+
+static void methods_list(tv_buf *b, const bool *allowed, const tv_method *order, size_t norder,
+                         const char *sep) {
+    for (size_t i = 0; i < norder; i++)
+        if (allowed[order[i]]) tv_buf_printf(b, "%s%s", i ? sep : "", tv_method_name(order[i]));
+}
+
+void tv_api_dispatch(tv_req *r) {
+    /* split the target */
+    const char *uri = r->uri;
+    size_t plen = strcspn(uri, "?");
+    char *raw = tv_arena_strndup(&r->arena, uri, plen);
+    if (!raw) {
+        r->oom = true;
+        return;
+    }
+    r->raw_path = raw;
+    const char *bad = NULL;
+    char *dec = decode_component(&r->arena, raw, plen, &bad);
+    r->path = dec ? dec : raw;
+
+    seg segs[MAX_SEGS];
+    size_t nsegs = split_path(raw, plen, segs, MAX_SEGS);
+
+    /* candidates */
+    size_t cand_idx[TV_ARRAY_LEN(routes)];
+    unsigned cand_mask[TV_ARRAY_LEN(routes)];
+    size_t ncand = 0;
+    bool allowed[TV_METHOD_COUNT] = {0};
+    tv_method order[TV_METHOD_COUNT];
+    size_t norder = 0;
+    if (nsegs <= MAX_SEGS) {
+        for (size_t i = 0; i < TV_ARRAY_LEN(routes); i++) {
+            unsigned mask;
+            if (!route_match(routes[i].pattern, segs, nsegs, &mask)) continue;
+            cand_idx[ncand] = i;
+            cand_mask[ncand] = mask;
+            ncand++;
+            if (!allowed[routes[i].method]) {
+                allowed[routes[i].method] = true;
+                order[norder++] = routes[i].method;
+            }
+        }
+    }
+
+    if (r->method == TV_METHOD_COUNT || !allowed[r->method]) {
+        if (r->method == TV_OPTIONS) {
+            tv_req_empty(r, 200);
+        } else if (r->method == TV_METHOD_COUNT || norder > 0) {
+            tv_buf msg;
+            tv_buf_init(&msg);
+            if (r->method == TV_METHOD_COUNT)
+                tv_buf_puts(&msg, "Unexpected HTTP method");
+            else
+                tv_buf_printf(&msg, "Incorrect HTTP method for uri [%s] and method [%s]", uri,
+                              tv_method_name(r->method));
+            if (norder) {
+                tv_buf_puts(&msg, ", allowed: [");
+                methods_list(&msg, allowed, order, norder, ", ");
+                tv_buf_puts(&msg, "]");
+            }
+            if (msg.oom) {
+                tv_buf_fini(&msg);
+                r->oom = true;
+                return;
+            }
+            fail_simple(r, 405, msg.data);
+            tv_buf_fini(&msg);
+        } else {
+            char *p = uri_path(&r->arena, uri);
+            if (p) {
+                char *m = tv_arena_sprintf(&r->arena, "no handler found for uri [%s] and method [%s]", p,
+                                           tv_method_name(r->method));
+                if (!m) {
+                    r->oom = true;
+                    return;
+                }
+                fail_simple(r, 400, m);
+            } else {
+                fail_simple(r, 400, "invalid uri has been requested");
+            }
+        }
+        if (norder) {
+            tv_buf a;
+            tv_buf_init(&a);
+            methods_list(&a, allowed, order, norder, ",");
+            size_t n;
+            r->allow = tv_buf_detach(&a, &n);
+            if (!r->allow) r->oom = true;
+        }
+        return;
+    }
+
+    /* choose the most explicit candidate for the method */
+    const route *rt = NULL;
+    unsigned best = 0;
+    for (size_t i = 0; i < ncand; i++) {
+        const route *c = &routes[cand_idx[i]];
+        if (c->method != r->method) continue;
+        if (!rt || cand_mask[i] < best) {
+            rt = c;
+            best = cand_mask[i];
+        }
+    }
+
+    /* query string */
+    if (uri[plen] == '?' && !parse_query(r, uri + plen + 1)) return;
+    if (!dec) { /* a malformed escape in the path */
+        if (bad)
+            tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+        else
+            r->oom = true;
+        return;
+    }
+
+    /* path parameters */
+    const char *pathparams[4] = {0};
+    size_t npp = 0;
+    seg ps[MAX_SEGS];
+    size_t np = split_path(rt->pattern, strlen(rt->pattern), ps, MAX_SEGS);
+    for (size_t i = 0; i < np; i++) {
+        if (ps[i].p[0] != '{') continue;
+        char *v = decode_component(&r->arena, segs[i].p, segs[i].n, &bad);
+        if (!v) {
+            if (bad)
+                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+            else
+                r->oom = true;
+            return;
+        }
+        if (tv_streq(ps[i].p, ps[i].n, "{index}")) {
+            r->p_index = v;
+            pathparams[npp++] = "index";
+        } else if (tv_streq(ps[i].p, ps[i].n, "{id}")) {
+            r->p_id = v;
+            pathparams[npp++] = "id";
+        } else if (npp < 3) {
+            pathparams[npp++] = tv_arena_strndup(&r->arena, ps[i].p + 1, ps[i].n - 2);
+        }
+    }
+
+    /* global parameters */
+    bool pretty;
+    if (!tv_req_param_bool(r, "pretty", false, &pretty)) return;
+    r->pretty = pretty;
+    bool dummy;
+    if (!tv_req_param_bool(r, "human", false, &dummy)) return;
+    if (!tv_req_param_bool(r, "error_trace", false, &dummy)) return;
+    if (!validate_params(r, rt, pathparams)) return;
+    if (tv_req_param(r, "filter_path")) {
+        tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                    "trove does not support the [filter_path] parameter");
+        return;
+    }
+    const char *fmt = tv_req_param(r, "format");
+    if (fmt && strcmp(fmt, "json") != 0) {
+        tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                    "trove answers only in JSON: unsupported format [%s]", fmt);
+        return;
+    }
+    rt->h(r);
+}
+
+void tv_h_unsupported(tv_req *r) {
+    tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                "trove does not support the API [%s %s]", tv_method_name(r->method), r->path);
+}
