@@ -335,6 +335,9 @@ static const parser_entry k_query_parsers[] = {
     {"boosting", tv_dsl_parse_boosting},
     /* extension parsers (their own files) go here, e.g.
      * {"query_string", tv_dsl_parse_query_string}, */
+    {"wildcard", tv_dsl_parse_wildcard},
+    {"regexp", tv_dsl_parse_regexp},
+    {"fuzzy", tv_dsl_parse_fuzzy},
 };
 
 #define TV_DSL_MAX_DEPTH 100

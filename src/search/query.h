@@ -240,6 +240,10 @@ bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
 
 /* ---- extension parsers (defined in their own files; see the table in
  * dsl.c). Declare new ones here. */
+/* regexp.c: term-pattern queries */
+tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
 
 /* =============================================================== iterators */
 
