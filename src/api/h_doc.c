@@ -194,7 +194,13 @@ tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx) {
         e->os = true;
         e->status = 400;
         c->type = "json_parse_exception";
-        c->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
+        if (err->line > 0)
+            c->reason = tv_arena_sprintf(&r->arena,
+                                         "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
+                                         "disabled); line: %u, column: %u]",
+                                         err->reason, err->line, err->col);
+        else
+            c->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
         c->status = 400;
         e->cause = c;
         if (!c->reason) r->oom = true;

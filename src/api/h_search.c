@@ -52,7 +52,13 @@ static void spe_extra(tv_jw *w, const tv_api_err *e) {
     tv_jw_arr_end(w);
 }
 
-static void answer_search_error(tv_req *r, const tv_error *err, tv_index_list *l) {
+static void answer_search_error(tv_req *r, const tv_error *err_in, tv_index_list *l) {
+    tv_error errc = *err_in;
+    tv_error *err = &errc;
+    /* query_shard_exception is raised on a shard by construction: it names
+     * the index even when the search layer did not */
+    if (err->code == TROVE_EQUERYSHARD && !err->index[0] && l->len)
+        snprintf(err->index, sizeof err->index, "%s", tv_index_name(l->items[0]));
     tv_index *idx = NULL;
     for (size_t i = 0; i < l->len; i++)
         if (strcmp(tv_index_name(l->items[i]), err->index) == 0) idx = l->items[i];
