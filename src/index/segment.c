@@ -170,7 +170,8 @@ static bool parse_source(tv_segment *s, rd *r) {
         uint64_t comp_off = tv_ld64(e + 16);
         uint32_t raw_len = tv_ld32(e + 24), comp_len = tv_ld32(e + 28);
         if (first != next || nd == 0 || comp_off > s->s_comp_len ||
-            comp_len > s->s_comp_len - comp_off || raw_len > INT32_MAX || comp_len > INT32_MAX)
+            comp_len > s->s_comp_len - comp_off || raw_len > INT32_MAX || comp_len > INT32_MAX ||
+            raw_len > (uint64_t)comp_len * 255 + 64) /* beyond LZ4's best ratio */
             return false;
         next += nd;
     }
@@ -212,7 +213,7 @@ static bool parse_dvn(tv_segment *s, tv_segfield *f, rd *r) {
     f->dvn_single = h[0] == 0;
     if (!f->dvn_single) rd_col(r, &f->dvn_offs, (uint64_t)s->max_doc + 1);
     rd_col(r, &f->dvn_vals, UINT64_MAX);
-    if (r->bad) return false;
+    if (r->bad || f->dvn_vals.n > (uint64_t)TV_SEG_MAX_VALUES_PER_DOC * s->max_doc) return false;
     if (f->dvn_single) return f->dvn_vals.n == s->max_doc;
     return offs_ok(&f->dvn_offs, f->dvn_vals.n);
 }
@@ -226,15 +227,17 @@ static bool parse_dvs(tv_segment *s, tv_segfield *f, rd *r) {
     rd_blob(r, &f->dvs_blob, &f->dvs_blob_len);
     if (!f->dvs_single) rd_col(r, &f->dvs_doc_offs, (uint64_t)s->max_doc + 1);
     rd_col(r, &f->dvs_ords, UINT64_MAX);
-    if (r->bad || !offs_ok(&f->dvs_term_offs, f->dvs_blob_len)) return false;
+    if (r->bad || !offs_ok(&f->dvs_term_offs, f->dvs_blob_len) || f->dvs_nords > f->dvs_ords.n ||
+        f->dvs_ords.n > (uint64_t)TV_SEG_MAX_VALUES_PER_DOC * s->max_doc)
+        return false;
     if (f->dvs_single) return f->dvs_ords.n == s->max_doc;
     return offs_ok(&f->dvs_doc_offs, f->dvs_ords.n);
 }
 
-static bool parse_points(tv_segfield *f, rd *r) {
+static bool parse_points(const tv_segment *s, tv_segfield *f, rd *r) {
     rd_col(r, &f->pt_vals, UINT64_MAX);
     rd_col(r, &f->pt_docs, f->pt_vals.n);
-    return !r->bad;
+    return !r->bad && f->pt_vals.n > 0 && f->pt_vals.n <= (uint64_t)TV_SEG_MAX_VALUES_PER_DOC * s->max_doc;
 }
 
 static bool parse_fdocs(tv_segment *s, tv_segfield *f, rd *r) {
@@ -381,7 +384,7 @@ tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify, tv_segm
                 ok = f->has_dvs = parse_dvs(s, f, &r);
                 break;
             case TV_SEC_POINTS:
-                ok = f->has_points = parse_points(f, &r);
+                ok = f->has_points = parse_points(s, f, &r);
                 break;
             case TV_SEC_FIELD_DOCS:
                 ok = f->has_fdocs = parse_fdocs(s, f, &r);

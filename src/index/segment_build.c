@@ -85,8 +85,8 @@
  * POSITIONS (12): per term at its offset, per doc in order, freq varints of
  *   position deltas (from the previous position of the same doc; the first
  *   from 0). Ends with 8 zero bytes.
- * NORMS (13): max_doc bytes, Lucene's SmallFloat.intToByte4 of the field
- *   length; 0 = no value.
+ * NORMS (13): max_doc bytes, tv_norm_encode (Lucene's SmallFloat.intToByte4)
+ *   of the doc's field length; 0 = no value.
  * DV_NUMERIC (14): u8 mode (0: every doc has exactly one value, value i is
  *   doc i's; 1: general), u8[7] 0, [mode 1: col offs[max_doc+1]], col
  *   values (ascending within a doc).
@@ -103,25 +103,6 @@
 #include <stdlib.h>
 
 #include "index/segment_int.h"
-
-/* Lucene's SmallFloat.intToByte4 (the mapping layer owns tv_norm_encode; a
- * private copy keeps this file independent of it). */
-static uint8_t norm_encode(uint32_t len) {
-    enum { FREE = 24 }; /* 255 - longToInt4(Integer.MAX_VALUE) */
-    if (len > 0x7fffffffu) len = 0x7fffffffu;
-    if (len < FREE) return (uint8_t)len;
-    uint64_t i = len - FREE;
-    unsigned nbits = tv_bits_needed64(i);
-    uint32_t enc;
-    if (nbits < 4) {
-        enc = (uint32_t)i;
-    } else {
-        unsigned shift = nbits - 4;
-        enc = (uint32_t)(i >> shift) & 7u;
-        enc |= (shift + 1) << 3;
-    }
-    return (uint8_t)(FREE + enc);
-}
 
 /* ------------------------------------------------------------ builder state */
 
@@ -467,7 +448,7 @@ static int invert_field(tv_segment_builder *b, bfield *f, uint32_t doc, const tv
     }
     if (df->norms) {
         f->norms = true;
-        if (set_norm(f, doc, norm_encode(df->field_length))) return -1;
+        if (set_norm(f, doc, tv_norm_encode(df->field_length))) return -1;
     }
     if (df->nnums) {
         for (uint32_t i = 0; i < df->nnums; i++)
@@ -841,6 +822,11 @@ static int cmp_kref(const void *a, const void *b) {
 
 static int write_field(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs) {
     uint32_t max_doc = b->ndocs;
+    uint64_t limit = (uint64_t)TV_SEG_MAX_VALUES_PER_DOC * max_doc;
+    if (f->pt_vals.len > limit || f->dvn_vals.len > limit || f->dvs_docs.len > limit) {
+        b->err = TROVE_ELIMIT;
+        return -1;
+    }
     if (f->tlist.len && write_terms(b, f, o, secs)) return -1;
     if (f->norms) {
         if (sec_begin(o, secs, TV_SEC_NORMS, f->id)) return -1;
@@ -1055,7 +1041,7 @@ static tv_status serialise(tv_segment_builder *b, tv_segment **out) {
 oom:
     tv_vec_fini(&secs);
     tv_buf_fini(&o);
-    return TROVE_ENOMEM;
+    return b->err ? b->err : TROVE_ENOMEM;
 }
 
 tv_status tv_segment_builder_finish(tv_segment_builder *b, tv_segment **out) {

@@ -19,6 +19,10 @@
 #define TV_SEG_MAX_IMPACTS 16u
 #define TV_SEG_CHUNK 16384u   /* raw _source bytes per LZ4 chunk (at least) */
 #define TV_SEG_MAX_DOCS 0x7fffffffu
+/* Doc values and points of one field hold at most this many values per doc
+ * of the segment on average (a format limit that bounds the work a reader
+ * can be made to do by a small corrupt file). */
+#define TV_SEG_MAX_VALUES_PER_DOC 1024u
 
 /* Section kinds. */
 enum {
