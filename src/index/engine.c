@@ -625,10 +625,10 @@ static tv_status lookup_id(tv_index *idx, const char *id, size_t len, tv_arena *
         tv_status st = seg_find(w->seg, w->live ? w->live->words : NULL, id, len, a, &found, &doc);
         if (st) return st;
         if (!found) continue;
+        /* metadata only: the segment reader skips the _source chunk when
+         * source is NULL (relied upon here; index.h does not say it) */
         tv_doc_meta meta;
-        const char *src;
-        size_t src_len;
-        st = tv_segment_doc(w->seg, doc, a, &meta, &src, &src_len);
+        st = tv_segment_doc(w->seg, doc, a, &meta, NULL, NULL);
         if (st) return st;
         out->kind = LK_SEG;
         out->segi = i;
@@ -972,7 +972,7 @@ static void maybe_merge(tv_index *idx) {
         }
     }
     idx->segs.len = j;
-    size_t start;
+    size_t start = 0;
     while (pick_merge(idx, &start))
         if (merge_window(idx, start, TV_ENGINE_MERGE_FACTOR) != TROVE_OK) break;
 }
