@@ -9,7 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "index/index.h"
+#include "json/json.h"
 #include "search/automaton.h"
+#include "search/query.h"
+#include "search/search.h"
 #include "text/text.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -593,6 +597,161 @@ static void test_oom(void **state) {
     }
 }
 
+/* ------------------------------------------------- end to end (DSL) */
+
+static tv_index *mkindex(void) {
+    const char *mappings = "{\"properties\":{\"title\":{\"type\":\"text\"},\"tag\":{\"type\":\"keyword\"},"
+                           "\"low\":{\"type\":\"keyword\",\"normalizer\":\"lowercase\"},\"n\":{\"type\":\"long\"}}}";
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_json *m = NULL;
+    assert_int_equal(tv_json_parse(&a, mappings, strlen(mappings), &m, NULL), TROVE_OK);
+    tv_error err;
+    tv_index *idx = tv_index_new("test", NULL, m, &err);
+    if (!idx) fprintf(stderr, "tv_index_new: %s\n", err.reason);
+    assert_non_null(idx);
+    tv_arena_fini(&a);
+    static const char *docs[] = {
+        "{\"title\":\"quick brown fox\",\"tag\":\"Alpha-1\",\"low\":\"MiXed\",\"n\":1}",
+        "{\"title\":\"lazy fox\",\"tag\":\"alpha-22\",\"low\":\"other\",\"n\":2}",
+        "{\"title\":\"quack\",\"tag\":\"beta\",\"low\":\"mixer\",\"n\":3}",
+    };
+    for (int i = 0; i < 3; i++) {
+        char id[4];
+        snprintf(id, sizeof id, "%d", i + 1);
+        tv_write_opts o;
+        tv_write_opts_init(&o);
+        tv_write_result res;
+        tv_status st = tv_index_put(idx, id, strlen(id), docs[i], strlen(docs[i]), &o, &res, &err);
+        if (st) fprintf(stderr, "put: %s\n", err.reason);
+        assert_int_equal(st, TROVE_OK);
+    }
+    assert_int_equal(tv_index_refresh(idx), TROVE_OK);
+    return idx;
+}
+
+/* Runs a search; returns the response (owned) or NULL with err. */
+static char *do_search(tv_index *idx, const char *body, tv_error *err) {
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_json *b = NULL;
+    assert_int_equal(tv_json_parse(&a, body, strlen(body), &b, NULL), TROVE_OK);
+    const tv_snapshot *snap = tv_index_acquire(idx);
+    tv_search_target t = {"test", snap, 10000};
+    tv_search_params p;
+    tv_search_params_init(&p);
+    p.body_text = body;
+    p.body_text_len = strlen(body);
+    tv_buf out;
+    tv_buf_init(&out);
+    tv_jw w;
+    tv_jw_init(&w, &out, false);
+    tv_error_clear(err);
+    tv_status st = tv_search_run(&t, 1, b, &p, &a, &w, err);
+    tv_snapshot_release(snap);
+    tv_arena_fini(&a);
+    if (st) {
+        tv_buf_fini(&out);
+        return NULL;
+    }
+    return tv_buf_detach(&out, NULL);
+}
+
+/* The ids of the hits, in order, as "1,3". */
+static void hit_ids(const char *r, char *out, size_t cap) {
+    out[0] = 0;
+    const char *p = r;
+    size_t n = 0;
+    while ((p = strstr(p, "\"_id\":\"")) != NULL) {
+        p += 7;
+        const char *e = strchr(p, '"');
+        if (n && n + 1 < cap) out[n++] = ',';
+        while (p < e && n + 1 < cap) out[n++] = *p++;
+        out[n] = 0;
+    }
+}
+
+static void expect_ids(tv_index *idx, const char *body, const char *ids) {
+    tv_error err;
+    char *r = do_search(idx, body, &err);
+    if (!r) fprintf(stderr, "%s: %s\n", body, err.reason);
+    assert_non_null(r);
+    char got[256];
+    hit_ids(r, got, sizeof got);
+    if (strcmp(got, ids) != 0) fprintf(stderr, "%s\n  want [%s] got [%s]\n  %s\n", body, ids, got, r);
+    assert_string_equal(got, ids);
+    tv_free(r);
+}
+
+static void expect_err(tv_index *idx, const char *body, tv_status code, const char *reason) {
+    tv_error err;
+    char *r = do_search(idx, body, &err);
+    if (r || err.code != code || !strstr(err.reason, reason))
+        fprintf(stderr, "%s\n  want %s [%s] got %s [%s]\n", body, trove_status_name(code), reason,
+                trove_status_name(err.code), err.reason);
+    assert_null(r);
+    assert_int_equal(err.code, code);
+    assert_non_null(strstr(err.reason, reason));
+}
+
+static void test_dsl_wildcard_regexp(void **state) {
+    (void)state;
+    tv_index *idx = mkindex();
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"title\":\"qu?ck\"}}}", "1,3");
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"title\":{\"value\":\"f*\"}}}}", "1,2");
+    /* the pattern is not analyzed: upper case does not match lowercased terms */
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"title\":\"F*\"}}}", "");
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"title\":{\"value\":\"F*\",\"case_insensitive\":true}}}}", "1,2");
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"tag\":\"alpha*\"}}}", "2");
+    expect_ids(idx, "{\"query\":{\"wildcard\":{\"low\":\"MIX*\"}}}", "1,3"); /* normalizer */
+    expect_ids(idx, "{\"query\":{\"regexp\":{\"tag\":\"[aA]lpha-[0-9]\"}}}", "1");
+    expect_ids(idx, "{\"query\":{\"regexp\":{\"tag\":{\"value\":\"alpha.*\",\"case_insensitive\":true}}}}", "1,2");
+    expect_ids(idx, "{\"query\":{\"regexp\":{\"tag\":{\"value\":\"alpha-<1-30>\",\"flags\":\"INTERVAL\"}}}}", "2");
+    expect_ids(idx, "{\"query\":{\"regexp\":{\"title\":\"qu(i|a)ck\"}}}", "1,3");
+    expect_ids(idx, "{\"query\":{\"regexp\":{\"missing\":\"x.*\"}}}", "");
+    /* errors */
+    expect_err(idx, "{\"query\":{\"regexp\":{\"tag\":\"a(b\"}}}", TROVE_EQUERYSHARD,
+               "failed to create query: expected ')' at position 3");
+    expect_err(idx, "{\"query\":{\"regexp\":{\"tag\":{\"value\":\"(a|b)*a(a|b){20}\"}}}}", TROVE_EQUERYSHARD,
+               "would require more than 10000 effort.");
+    expect_err(idx, "{\"query\":{\"regexp\":{\"tag\":{\"value\":\"a\",\"flags\":\"FOO\"}}}}", TROVE_EARG,
+               "Unknown regexp flag [FOO]");
+    expect_err(idx, "{\"query\":{\"wildcard\":{\"tag\":{\"value\":\"a\",\"foo\":1}}}}", TROVE_EPARSE,
+               "[wildcard] query does not support [foo]");
+    expect_err(idx, "{\"query\":{\"wildcard\":{\"tag\":\"a\",\"low\":\"b\"}}}", TROVE_EPARSE,
+               "[wildcard] query doesn't support multiple fields, found [tag] and [low]");
+    expect_err(idx, "{\"query\":{\"wildcard\":{\"n\":\"1*\"}}}", TROVE_EQUERYSHARD,
+               "Can only use wildcard queries on keyword and text fields - not on [n] which is of type [long]");
+    tv_index_release(idx);
+}
+
+static void test_dsl_fuzzy(void **state) {
+    (void)state;
+    tv_index *idx = mkindex();
+    /* quack is one edit away from quick (boost 0.8) but a shorter field */
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":\"quick\"}}}", "3,1");
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"quick\",\"fuzziness\":0}}}}", "1");
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"quick\",\"prefix_length\":3}}}}", "1");
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"quick\",\"max_expansions\":1}}}}", "1");
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"fxo\"}}}}", "2,1"); /* transposition; shorter field first */
+    expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"fxo\",\"transpositions\":false}}}}", "");
+    /* scores: BlendedTermQuery idf from the largest df, times the edit boost */
+    tv_error err;
+    char *r = do_search(idx, "{\"query\":{\"fuzzy\":{\"title\":\"quick\"}}}", &err);
+    assert_non_null(r);
+    tv_bm25 sim;
+    tv_bm25_init(&sim, 0.8f, tv_bm25_idf(1, 3), 6, 3);
+    char want[64], fmt[32];
+    tv_fmt_float(tv_bm25_score(&sim, 1.0f, tv_norm_encode(1)), fmt);
+    snprintf(want, sizeof want, "\"_id\":\"3\",\"_score\":%s", fmt);
+    if (!strstr(r, want)) fprintf(stderr, "want %s in %s\n", want, r);
+    assert_non_null(strstr(r, want));
+    tv_free(r);
+    expect_err(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"a\",\"max_expansions\":0}}}}",
+               TROVE_EQUERYSHARD, "maxExpansions must be positive.");
+    tv_index_release(idx);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regexp_random),      cmocka_unit_test(test_regexp_syntax),
@@ -600,6 +759,7 @@ int main(void) {
         cmocka_unit_test(test_regexp_flags),       cmocka_unit_test(test_wildcard_random),
         cmocka_unit_test(test_wildcard_prefix_ci), cmocka_unit_test(test_levenshtein_random),
         cmocka_unit_test(test_fuzziness),          cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_dsl_wildcard_regexp), cmocka_unit_test(test_dsl_fuzzy),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
