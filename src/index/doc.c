@@ -733,14 +733,15 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
     if (k) return index_value(c, &k->f, v);
     /* unmapped */
     if (dyn == TV_DYNAMIC_STRICT) {
-        const tv_json *probe = v;
-        if (probe->type == TV_JSON_NULL) return TROVE_OK;
+        /* OpenSearch refuses nulls and empty arrays too */
         return c->st = tv_error_set(c->err, TROVE_ESTRICT,
                                     "mapping set to strict, dynamic introduction of [%.*s] within "
                                     "[%.*s] is not allowed",
                                     (int)nlen, name, plen ? (int)plen : 4, plen ? path : "_doc");
     }
     if (dyn == TV_DYNAMIC_FALSE) return TROVE_OK;
+    const char *fmt_unused;
+    if (!dynamic_type(c, v, &fmt_unused)) return TROVE_OK; /* null, [] : no mapping */
     unode *pu = unew ? unew : update_for_path(c, path, plen);
     if (!pu) return oom(c);
     return dynamic_field(c, pu, name, nlen, v, path, plen);
@@ -780,7 +781,7 @@ static tv_json *update_json(dctx *c, const unode *u) {
                 if (!sub) return NULL;
                 fm[nf].key = "properties";
                 fm[nf].key_len = 10;
-                fm[nf].val = *sub;
+                fm[nf].val = sub->v.members[0].val; /* sub is {"properties":{...}} */
                 nf++;
             } else {
                 fm[nf].key = "type";
