@@ -23,6 +23,30 @@
  * "1.2345678E7", "NaN"/"Infinity" are never produced: callers avoid them).
  * `pretty` mode prints as OpenSearch's `?pretty` (Jackson's default pretty
  * printer: two-space indent, `"key" : value`, `[ ]`/`{ }` for empties).
+ *
+ * Reader decisions callers may rely on (details in json_read.c):
+ *   - A lone surrogate in a \u escape becomes U+FFFD (what Lucene indexes
+ *     for it); every string in the DOM is valid UTF-8.
+ *   - Raw bytes in strings must be valid UTF-8: errors say "Invalid UTF-8
+ *     start byte 0x.." / "Invalid UTF-8 middle byte 0x.." as Jackson does;
+ *     overlong forms, encoded surrogates and code points above U+10FFFF are
+ *     rejected too (Jackson lets them through).
+ *   - Decimals out of double range become +-infinity or 0, as Java does;
+ *     `raw` keeps the text.
+ *   - Content after the root value is an error (Jackson's message when it
+ *     is an unknown token or a close marker, otherwise "Unexpected character
+ *     (..): expected end-of-input after the root value").
+ *   - Empty input: "No content to map due to end-of-input".
+ *   - err->pos/line/col follow Jackson: "Unexpected character" errors point
+ *     at the character, errors raised after consuming input (unrecognized
+ *     tokens, invalid UTF-8, duplicate fields, end of input) just after it.
+ *     Columns count bytes. The api layer appends Jackson's location suffix
+ *     itself if it wants one.
+ *   - Empty strings may point to a static "" rather than into the arena.
+ *
+ * Writer: tv_jw.first[d] has bit 0 set while level d is empty and bit 1
+ * set when level d is an object. Characters outside the BMP are written as
+ * escaped surrogate pairs (`\uD83D\uDE00`), as Jackson 2.x does.
  */
 #ifndef TROVE_JSON_H
 #define TROVE_JSON_H
