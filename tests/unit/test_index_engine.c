@@ -787,7 +787,8 @@ static int oom_workload(tv_index **pidx) {
 static void test_oom(void **state) {
     (void)state;
     int clean_runs = 0;
-    for (long n = 0; n < 100000 && clean_runs == 0; n++) {
+    long n;
+    for (n = 0; n < 100000 && clean_runs == 0; n++) {
         tv_index *idx = NULL;
         tv_alloc_fail_after(n);
         int fails = oom_workload(&idx);
@@ -810,7 +811,7 @@ static void test_oom(void **state) {
         tv_index_release(idx);
     }
     assert_int_equal(clean_runs, 1);
-    print_message("OOM: every allocation of the workload failed once\n");
+    print_message("OOM: each of the workload's %ld allocations failed once\n", n - 1);
 }
 
 /* --------------------------------------------------------------- threads */
@@ -819,32 +820,54 @@ typedef struct thr_ctx {
     tv_index *idx;
     int who;
     atomic_int *writers_left;
-    uint64_t checks;
+    int64_t deadline_ms;
+    uint64_t iters, ops, checks;
 } thr_ctx;
 
-#define THR_DOCS 600
-
+/* Writers put w<who>-<i> = {"w":who,"i":i}; every third iteration they
+ * overwrite the previous doc with {} (version 2) and delete the one before. */
 static void *writer(void *p) {
     thr_ctx *c = p;
     char id[32], src[64];
-    for (int i = 0; i < THR_DOCS; i++) {
-        snprintf(id, sizeof id, "w%d-%d", c->who, i);
-        snprintf(src, sizeof src, "{\"w\":%d,\"i\":%d}", c->who, i);
+    uint64_t i;
+    for (i = 0; tv_engine_now_ms() < c->deadline_ms || i < 30; i++) {
+        snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i);
+        snprintf(src, sizeof src, "{\"w\":%d,\"i\":%llu}", c->who, (unsigned long long)i);
         tv_write_result r;
         tv_error err;
         if (tv_index_put(c->idx, id, strlen(id), src, strlen(src), NULL, &r, &err)) abort();
-        if (i % 3 == 2) { /* overwrite and delete some */
-            snprintf(id, sizeof id, "w%d-%d", c->who, i - 1);
+        c->ops++;
+        if (i % 3 == 2) {
+            snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i - 1);
             if (tv_index_put(c->idx, id, strlen(id), "{}", 2, NULL, &r, &err)) abort();
-            if (r.version != 2) abort();
-            snprintf(id, sizeof id, "w%d-%d", c->who, i - 2);
+            if (r.version != 2 || r.result != TV_RESULT_UPDATED) abort();
+            snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i - 2);
             if (tv_index_delete(c->idx, id, strlen(id), NULL, &r, &err)) abort();
-            if (r.result != TV_RESULT_DELETED) abort();
+            if (r.result != TV_RESULT_DELETED || r.version != 2) abort();
+            c->ops += 2;
         }
         if (i % 25 == 0 && tv_index_refresh(c->idx)) abort();
     }
+    c->iters = i;
     atomic_fetch_sub(c->writers_left, 1);
     return NULL;
+}
+
+/* A stored doc must be one a writer wrote, whole: version 1 is the original
+ * source of that id, version 2 the overwrite. */
+static void check_doc(const tv_doc_meta *m, const char *src, size_t len) {
+    char expect[64];
+    int w;
+    unsigned long long i;
+    char idz[32];
+    if (m->id_len >= sizeof idz) abort();
+    memcpy(idz, m->id, m->id_len);
+    idz[m->id_len] = 0;
+    if (sscanf(idz, "w%d-%llu", &w, &i) != 2) abort();
+    if (m->version == 1) snprintf(expect, sizeof expect, "{\"w\":%d,\"i\":%llu}", w, i);
+    else if (m->version == 2) snprintf(expect, sizeof expect, "{}");
+    else abort();
+    if (len != strlen(expect) || memcmp(src, expect, len) != 0) abort();
 }
 
 static void *reader(void *p) {
@@ -867,21 +890,25 @@ static void *reader(void *p) {
             maxd += v->max_doc;
         }
         if (live != s->num_docs || maxd != s->max_doc) abort();
-        /* read one stored doc */
-        if (s->nsegs) {
-            const tv_segview *v = &s->segs[s->nsegs - 1];
+        /* read a few stored docs */
+        for (uint32_t i = 0; i < s->nsegs; i++) {
+            const tv_segview *v = &s->segs[i];
             tv_doc_meta meta;
             const char *src;
             size_t len;
-            if (tv_segment_doc(v->seg, 0, &a, &meta, &src, &len)) abort();
-            if (meta.id_len < 2 || meta.id[0] != 'w') abort();
+            uint32_t d = (uint32_t)(c->checks % v->max_doc);
+            if (tv_segment_doc(v->seg, d, &a, &meta, &src, &len)) abort();
+            check_doc(&meta, src, len);
         }
-        /* a realtime get of a doc that always exists once written */
+        /* realtime gets of docs being written */
+        char id[32];
+        snprintf(id, sizeof id, "w%d-%llu", (int)(c->checks & 1), (unsigned long long)(c->checks % 50));
         bool found;
         tv_doc_meta meta;
         const char *src;
         size_t len;
-        if (tv_index_get(c->idx, "w0-0", 4, true, &a, &found, &meta, &src, &len)) abort();
+        if (tv_index_get(c->idx, id, strlen(id), true, &a, &found, &meta, &src, &len)) abort();
+        if (found) check_doc(&meta, src, len);
         tv_arena_reset(&a);
         tv_snapshot_release(s);
         c->checks++;
@@ -897,23 +924,29 @@ static void test_threads(void **state) {
     atomic_init(&left, 2);
     thr_ctx ctx[4];
     pthread_t th[4];
+    int64_t deadline = tv_engine_now_ms() + 800;
     for (int i = 0; i < 4; i++) {
-        ctx[i] = (thr_ctx){idx, i, &left, 0};
+        ctx[i] = (thr_ctx){idx, i, &left, deadline, 0, 0, 0};
         assert_int_equal(pthread_create(&th[i], NULL, i < 2 ? writer : reader, &ctx[i]), 0);
     }
     for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
-    print_message("reader checks: %llu, %llu\n", (unsigned long long)ctx[2].checks,
-                  (unsigned long long)ctx[3].checks);
+    print_message("writers: %llu + %llu iterations; readers: %llu + %llu checks\n",
+                  (unsigned long long)ctx[0].iters, (unsigned long long)ctx[1].iters,
+                  (unsigned long long)ctx[2].checks, (unsigned long long)ctx[3].checks);
     assert_int_equal(tv_index_refresh(idx), TROVE_OK);
-    /* per writer: THR_DOCS puts, and every third one deletes an earlier doc */
-    uint64_t expect = 2 * (THR_DOCS - THR_DOCS / 3);
+    /* per writer: one doc per iteration, minus one delete per third */
+    uint64_t expect = 0, ops = 0;
+    for (int w = 0; w < 2; w++) {
+        expect += ctx[w].iters - ctx[w].iters / 3;
+        ops += ctx[w].ops;
+    }
     tv_index_stats st;
     tv_index_get_stats(idx, &st);
     assert_int_equal(st.docs_count, expect);
     assert_int_equal(searchable(idx), expect);
-    /* seq_no: one per operation (puts + overwrites + deletes) */
+    /* seq_no: one per operation */
     tv_write_result r = put(idx, "last", "{}");
-    assert_int_equal(r.seq_no, 2 * (THR_DOCS + 2 * (THR_DOCS / 3)));
+    assert_int_equal(r.seq_no, ops);
     tv_index_release(idx);
 }
 
