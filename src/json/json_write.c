@@ -443,49 +443,101 @@ void tv_jw_float(tv_jw *w, float v) {
 void tv_jw_bool(tv_jw *w, bool v) { put_text(w, v ? "true" : "false", v ? 4 : 5); }
 void tv_jw_null(tv_jw *w) { put_text(w, "null", 4); }
 
-/* canonical: numbers as Jackson's copyCurrentStructure prints them */
-static void write_value(tv_jw *w, const tv_json *v, bool canonical) {
+/* Writes a scalar's text (no separators). canonical: numbers as Jackson's
+ * copyCurrentStructure prints them; otherwise from `raw` when present. */
+static void emit_scalar(tv_buf *b, const tv_json *v, bool canonical) {
+    char t[40];
     switch (v->type) {
-    case TV_JSON_NULL: tv_jw_null(w); break;
-    case TV_JSON_TRUE: tv_jw_bool(w, true); break;
-    case TV_JSON_FALSE: tv_jw_bool(w, false); break;
+    case TV_JSON_NULL: tv_buf_append(b, "null", 4); break;
+    case TV_JSON_TRUE: tv_buf_append(b, "true", 4); break;
+    case TV_JSON_FALSE: tv_buf_append(b, "false", 5); break;
     case TV_JSON_INT:
-        if (v->raw && !canonical) put_text(w, v->raw, v->raw_len);
-        else tv_jw_int(w, v->v.i);
+        if (v->raw && !canonical) tv_buf_append(b, v->raw, v->raw_len);
+        else tv_buf_append(b, t, (size_t)snprintf(t, sizeof t, "%" PRId64, v->v.i));
         break;
     case TV_JSON_UINT:
-        if (v->raw && !canonical) put_text(w, v->raw, v->raw_len);
-        else tv_jw_uint(w, v->v.u);
+        if (v->raw && !canonical) tv_buf_append(b, v->raw, v->raw_len);
+        else tv_buf_append(b, t, (size_t)snprintf(t, sizeof t, "%" PRIu64, v->v.u));
         break;
     case TV_JSON_DOUBLE: {
         bool integral = v->raw && !memchr(v->raw, '.', v->raw_len) &&
                         !memchr(v->raw, 'e', v->raw_len) && !memchr(v->raw, 'E', v->raw_len);
         if (v->raw && (!canonical || integral)) {
             /* verbatim, or an integer too large for 64 bits (a BigInteger) */
-            put_text(w, v->raw, v->raw_len);
+            tv_buf_append(b, v->raw, v->raw_len);
         } else if (canonical && isinf(v->v.d)) {
             /* Jackson quotes non-finite numbers by default */
-            tv_jw_strz(w, v->v.d > 0 ? "Infinity" : "-Infinity");
+            tv_buf_puts(b, v->v.d > 0 ? "\"Infinity\"" : "\"-Infinity\"");
         } else {
-            tv_jw_double(w, v->v.d);
+            tv_buf_append(b, t, tv_fmt_double(v->v.d, t));
         }
         break;
     }
-    case TV_JSON_STRING: tv_jw_str(w, v->v.s, v->len); break;
-    case TV_JSON_ARRAY:
-        tv_jw_arr_begin(w);
-        for (uint32_t i = 0; i < v->len; i++) write_value(w, &v->v.items[i], canonical);
-        tv_jw_arr_end(w);
-        break;
-    case TV_JSON_OBJECT:
-        tv_jw_obj_begin(w);
-        for (uint32_t i = 0; i < v->len; i++) {
-            tv_jw_key(w, v->v.members[i].key, v->v.members[i].key_len);
-            write_value(w, &v->v.members[i].val, canonical);
-        }
-        tv_jw_obj_end(w);
-        break;
+    case TV_JSON_STRING: write_escaped(b, v->v.s, v->len); break;
     default: break;
+    }
+}
+
+/* A container deeper than the writer's state (TV_JW_MAX_DEPTH) is written
+ * with the same layout rules, keeping its state on the C stack. nest is the
+ * number of open objects around it (for pretty indentation). */
+static void emit_deep(tv_jw *w, const tv_json *v, bool canonical, int nest) {
+    tv_buf *b = w->out;
+    if (v->type == TV_JSON_ARRAY) {
+        tv_buf_putc(b, '[');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i) tv_buf_putc(b, ',');
+            if (w->pretty) tv_buf_putc(b, ' ');
+            emit_deep(w, &v->v.items[i], canonical, nest);
+        }
+        if (w->pretty) tv_buf_putc(b, ' ');
+        tv_buf_putc(b, ']');
+    } else if (v->type == TV_JSON_OBJECT) {
+        tv_buf_putc(b, '{');
+        for (uint32_t i = 0; i < v->len; i++) {
+            if (i) tv_buf_putc(b, ',');
+            if (w->pretty) newline_indent(w, nest + 1);
+            write_escaped(b, v->v.members[i].key, v->v.members[i].key_len);
+            if (w->pretty) tv_buf_append(b, " : ", 3);
+            else tv_buf_putc(b, ':');
+            emit_deep(w, &v->v.members[i].val, canonical, nest + 1);
+        }
+        if (w->pretty) {
+            if (v->len) newline_indent(w, nest);
+            else tv_buf_putc(b, ' ');
+        }
+        tv_buf_putc(b, '}');
+    } else {
+        emit_scalar(b, v, canonical);
+    }
+}
+
+static void write_value(tv_jw *w, const tv_json *v, bool canonical) {
+    switch (v->type) {
+    case TV_JSON_ARRAY:
+    case TV_JSON_OBJECT:
+        if (w->depth + 1 >= TV_JW_MAX_DEPTH) {
+            before_value(w);
+            emit_deep(w, v, canonical, nesting(w));
+            return;
+        }
+        if (v->type == TV_JSON_ARRAY) {
+            tv_jw_arr_begin(w);
+            for (uint32_t i = 0; i < v->len; i++) write_value(w, &v->v.items[i], canonical);
+            tv_jw_arr_end(w);
+        } else {
+            tv_jw_obj_begin(w);
+            for (uint32_t i = 0; i < v->len; i++) {
+                tv_jw_key(w, v->v.members[i].key, v->v.members[i].key_len);
+                write_value(w, &v->v.members[i].val, canonical);
+            }
+            tv_jw_obj_end(w);
+        }
+        return;
+    default:
+        before_value(w);
+        emit_scalar(w->out, v, canonical);
+        return;
     }
 }
 

@@ -335,6 +335,55 @@ static void test_round_trip(void **state) {
     }
 }
 
+/* Documents as deep as the reader accepts (1000) are written, compact and
+ * pretty, although the writer's own state holds TV_JW_MAX_DEPTH levels. */
+static void test_deep(void **state) {
+    (void)state;
+    tv_buf in, out, want;
+    tv_buf_init(&in);
+    tv_buf_init(&out);
+    tv_buf_init(&want);
+    for (int i = 0; i < 1000; i++) tv_buf_putc(&in, '[');
+    tv_buf_putc(&in, '1');
+    for (int i = 0; i < 1000; i++) tv_buf_putc(&in, ']');
+    for (int i = 0; i < 1000; i++) tv_buf_puts(&want, "[ ");
+    tv_buf_putc(&want, '1');
+    for (int i = 0; i < 1000; i++) tv_buf_puts(&want, " ]");
+    tv_jw w;
+    tv_jw_init(&w, &out, true);
+    tv_jw_raw(&w, in.data, in.len);
+    assert_false(out.oom);
+    assert_string_equal(out.data, want.data);
+    /* objects: {"a":{"a":...}} with pretty indentation all the way down */
+    tv_buf_clear(&in);
+    for (int i = 0; i < 600; i++) tv_buf_puts(&in, "{\"a\":");
+    tv_buf_puts(&in, "[]");
+    for (int i = 0; i < 600; i++) tv_buf_putc(&in, '}');
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_json *v, *v2;
+    assert_int_equal(tv_json_parse(&a, in.data, in.len, &v, NULL), TROVE_OK);
+    for (int pretty = 0; pretty < 2; pretty++) {
+        tv_buf_clear(&out);
+        tv_jw_init(&w, &out, pretty);
+        tv_jw_value(&w, v);
+        assert_false(out.oom);
+        assert_int_equal(tv_json_parse(&a, out.data, out.len, &v2, NULL), TROVE_OK);
+        assert_true(tv_json_equal(v, v2));
+        if (!pretty) assert_string_equal(out.data, in.data);
+    }
+    /* the innermost line is indented by 2 spaces per enclosing object */
+    const char *last = strstr(out.data, "[ ]");
+    assert_non_null(last);
+    const char *nl = last;
+    while (*nl != '\n') nl--;
+    assert_int_equal(last - nl - 1, 2 * 600 + (int)strlen("\"a\" : "));
+    tv_arena_fini(&a);
+    tv_buf_fini(&in);
+    tv_buf_fini(&out);
+    tv_buf_fini(&want);
+}
+
 static void test_oom(void **state) {
     (void)state;
     bool done = false;
@@ -369,7 +418,8 @@ int main(void) {
         cmocka_unit_test(test_fmt_double), cmocka_unit_test(test_fmt_float),
         cmocka_unit_test(test_writer),     cmocka_unit_test(test_pretty_arrays),
         cmocka_unit_test(test_escaping),   cmocka_unit_test(test_raw),
-        cmocka_unit_test(test_round_trip), cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_round_trip), cmocka_unit_test(test_deep),
+        cmocka_unit_test(test_oom),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
