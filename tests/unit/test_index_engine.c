@@ -770,6 +770,13 @@ static int oom_workload(tv_index **pidx) {
         tv_index_release(cl);
     }
     STEP(tv_index_refresh(idx));
+    /* enough single-doc refreshes for a merge */
+    for (int i = 0; i < TV_ENGINE_MERGE_FACTOR; i++) {
+        char id[8];
+        snprintf(id, sizeof id, "m%d", i);
+        STEP(tv_index_put(idx, id, strlen(id), "{\"t\":\"m\"}", 9, NULL, &r, &err));
+        STEP(tv_index_refresh(idx));
+    }
     bool found;
     tv_doc_meta meta;
     const char *source;
@@ -804,8 +811,8 @@ static void test_oom(void **state) {
         tv_index_stats st;
         tv_index_get_stats(idx, &st);
         uint64_t live = 0;
-        const char *ids[] = {"1", "2", "after"};
-        for (size_t i = 0; i < 3; i++) live += has(idx, ids[i], true);
+        const char *ids[] = {"1", "2", "after", "m0", "m1", "m2", "m3", "m4", "m5", "m6", "m7", "m8", "m9"};
+        for (size_t i = 0; i < TV_ARRAY_LEN(ids); i++) live += has(idx, ids[i], true);
         assert_int_equal(st.docs_count, live);
         assert_int_equal(searchable(idx), live);
         tv_index_release(idx);
