@@ -624,9 +624,11 @@ static void put(outbuf *o, const char *s, size_t n) {
 }
 
 static void putnum(outbuf *o, int64_t v, int width) {
-    char tmp[32];
+    char tmp[48];
+    if (width > 19) width = 19; /* Java caps padded widths at 19 digits */
     int n = snprintf(tmp, sizeof tmp, "%0*lld", width, (long long)v);
-    put(o, tmp, (size_t)n);
+    if (n < 0) return;
+    put(o, tmp, TV_MIN((size_t)n, sizeof tmp - 1));
 }
 
 typedef struct fields {
