@@ -751,7 +751,6 @@ static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     }
     tv_buf_append(&post, zero, TV_CODEC_PAD);
     if (positions) tv_buf_append(&pos, zero, TV_CODEC_PAD);
-    if (post.len > UINT32_MAX * 64ull) goto out;
     uint32_t doc_count = 0;
     for (size_t w = 0; w < f->has_terms.len; w++) doc_count += (uint32_t)__builtin_popcountll(f->has_terms.items[w]);
     /* TERMS */
@@ -1062,12 +1061,13 @@ static int merge_field(tv_segment_builder *b, const tv_segment *s, const tv_segf
     if (sf->terms) {
         if (f->tlist.len == 0) f->index_options = sf->index_options;
         tv_terms_iter *it = tv_terms_iter_new(s, sf->id, arena);
+        if (!it) return -1; /* the field has terms: out of memory */
         const char *term;
         size_t tlen;
         tv_term_state st;
         u32vec deltas = {0};
         bool want_pos = f->index_options >= TV_IO_POSITIONS;
-        while (it && tv_terms_iter_next(it, &term, &tlen, &st)) {
+        while (tv_terms_iter_next(it, &term, &tlen, &st)) {
             bterm *t = NULL;
             tv_postings *p = tv_postings_open(s, sf->id, &st, want_pos ? TV_POST_POSITIONS | TV_POST_FREQS : TV_POST_FREQS, arena);
             if (!p) goto fail;

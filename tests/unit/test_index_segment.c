@@ -857,6 +857,35 @@ static void test_oom(void **state) {
         tv_arena_fini(&a);
     }
     (void)ok;
+    /* merge and open under a failing allocator */
+    tv_segment *src = build(p, 60);
+    uint64_t live = ~0ull ^ 0x5;
+    tv_segview v = {src, &live, 0, 60, 58};
+    for (long fail = 0; fail < 600; fail += 5) {
+        tv_segment *m = NULL;
+        tv_alloc_fail_after(fail);
+        tv_status st = tv_segment_merge(&v, 1, &m);
+        tv_alloc_fail_after(-1);
+        if (st == TROVE_OK) {
+            assert_int_equal(tv_segment_max_doc(m), 58);
+        } else {
+            assert_int_equal(st, TROVE_ENOMEM);
+            assert_null(m);
+        }
+        tv_segment_release(m);
+    }
+    size_t len;
+    const void *bytes = tv_segment_bytes_ptr(src, &len);
+    for (long fail = 0; fail < 3; fail++) {
+        tv_segment *o = NULL;
+        tv_error err;
+        tv_alloc_fail_after(fail);
+        tv_status st = tv_segment_open(bytes, len, &o, &err);
+        tv_alloc_fail_after(-1);
+        assert_true(st == TROVE_OK || st == TROVE_ENOMEM);
+        tv_segment_release(o);
+    }
+    tv_segment_release(src);
     free(p);
     free_docs(d, 60);
     free(d);
