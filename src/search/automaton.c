@@ -339,8 +339,10 @@ static uint32_t intern(det *d, dfa_t *out) {
     if (tv_map_put(&d->map, key, klen, (void *)(uintptr_t)(id + 1), NULL) != TROVE_OK)
         return UINT32_MAX;
     if (tv_vec_reserve(&d->pool, d->pool.len + d->set.len)) return UINT32_MAX;
-    memcpy(d->pool.items + d->pool.len, d->set.items, d->set.len * sizeof(uint32_t));
-    d->pool.len += d->set.len;
+    if (d->set.len) {
+        memcpy(d->pool.items + d->pool.len, d->set.items, d->set.len * sizeof(uint32_t));
+        d->pool.len += d->set.len;
+    }
     if (tv_vec_push(&d->off, (uint32_t)d->pool.len)) return UINT32_MAX;
     out->n++;
     return id;
