@@ -89,8 +89,8 @@ static void test_spellings(void **state) {
     const char *bodies[] = {
         "{\"index\":{\"number_of_shards\":3,\"number_of_replicas\":0,\"refresh_interval\":\"500ms\"}}",
         "{\"number_of_shards\":\"3\",\"number_of_replicas\":0,\"refresh_interval\":\"500ms\"}",
-        "{\"index.number_of_shards\":3,\"index\":{\"number_of_replicas\":\"0\"},\"refresh_interval\":"
-        "\"0.5s\"}",
+        ("{\"index.number_of_shards\":3,\"index\":{\"number_of_replicas\":\"0\"},"
+         "\"refresh_interval\":\"0.5s\"}"),
     };
     for (size_t i = 0; i < TV_ARRAY_LEN(bodies); i++) {
         tv_settings s;
