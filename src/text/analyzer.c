@@ -46,6 +46,12 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     if (len > UINT32_MAX) return TROVE_ELIMIT;
     if (!text) text = "";
     tv_tokvec v = {0};
+    /* pre-size for ordinary prose (a token per ~6 bytes) to avoid regrowth */
+    size_t guess = len / 6 + 8;
+    if (guess > 4096) guess = 4096;
+    v.items = tv_arena_alloc(arena, guess * sizeof *v.items);
+    if (!v.items) return TROVE_ENOMEM;
+    v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
     for (size_t i = 0; i < an->nfilters; i++) {

@@ -238,14 +238,14 @@ static tv_status case_filter(tv_arena *a, tv_tokvec *v, bool lower) {
     return TROVE_OK;
 }
 
-/* Keeps tokens for which keep[i]; moves position increments of removed ones. */
-static void compact(tv_tokvec *v, const bool *keep_or_null, bool (*pred)(const tv_filter_def *, const tv_token *),
+/* Keeps tokens for which pred() holds; moves position increments of removed ones. */
+static void compact(tv_tokvec *v, bool (*pred)(const tv_filter_def *, const tv_token *),
                     const tv_filter_def *f) {
     size_t o = 0;
     uint32_t carry = 0;
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
-        bool keep = keep_or_null ? keep_or_null[i] : pred(f, t);
+        bool keep = pred(f, t);
         if (!keep) {
             carry += t->position;
             continue;
@@ -414,8 +414,8 @@ tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
     switch (f->kind) {
     case TV_TF_LOWERCASE: return case_filter(a, v, true);
     case TV_TF_UPPERCASE: return case_filter(a, v, false);
-    case TV_TF_STOP: compact(v, NULL, keep_stop, f); return TROVE_OK;
-    case TV_TF_LENGTH: compact(v, NULL, keep_length, f); return TROVE_OK;
+    case TV_TF_STOP: compact(v, keep_stop, f); return TROVE_OK;
+    case TV_TF_LENGTH: compact(v, keep_length, f); return TROVE_OK;
     case TV_TF_ASCIIFOLDING: return fold_filter(a, f, v);
     case TV_TF_TRIM: trim_filter(v); return TROVE_OK;
     case TV_TF_SNOWBALL: return stem_filter(a, f, v);

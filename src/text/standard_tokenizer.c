@@ -24,8 +24,8 @@
  * does not grow, so a longer word comes out in pieces of that size).
  *
  * Fast path: a run of ASCII letters/digits followed by ASCII that cannot
- * continue a word (anything but . : ' , ; _) is the whole token, with no
- * table lookups; ASCII that cannot start a token is skipped a byte at a
+ * continue a word (anything but _, or . : ' , ; before a letter or digit)
+ * is the whole token, with no table lookups; ASCII that cannot start a token is skipped a byte at a
  * time. Everything else decodes into a small window of code-point
  * properties that the matchers share.
  *
@@ -39,16 +39,13 @@
 
 /* ------------------------------------------------------------- helpers */
 
-tv_status tv_tokvec_push(tv_arena *a, tv_tokvec *v, const tv_token *t) {
-    if (v->len == v->cap) {
-        size_t ncap = v->cap ? v->cap * 2 : 16;
-        tv_token *n = tv_arena_alloc(a, ncap * sizeof *n);
-        if (!n) return TROVE_ENOMEM;
-        if (v->len) memcpy(n, v->items, v->len * sizeof *n);
-        v->items = n;
-        v->cap = ncap;
-    }
-    v->items[v->len++] = *t;
+tv_status tv_tokvec_grow(tv_arena *a, tv_tokvec *v) {
+    size_t ncap = v->cap ? v->cap * 2 : 16;
+    tv_token *n = tv_arena_alloc(a, ncap * sizeof *n);
+    if (!n) return TROVE_ENOMEM;
+    if (v->len) memcpy(n, v->items, v->len * sizeof *n);
+    v->items = n;
+    v->cap = ncap;
     return TROVE_OK;
 }
 
@@ -287,7 +284,12 @@ tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32
                     digits &= (uint8_t)(s[q] - '0') < 10;
                     q++;
                 }
-                if (q - p <= max_len && (q == len || (s[q] < 0x80 && !ascii_joiner(s[q])))) {
+                /* the run is the whole token unless what follows can extend it:
+                 * '_' always may; . : ' , ; only before a letter, digit or non-ASCII */
+                bool ends = q == len || (s[q] < 0x80 && !ascii_joiner(s[q])) ||
+                            (s[q] != '_' && ascii_joiner(s[q]) &&
+                             (q + 1 == len || (s[q + 1] < 0x80 && !ascii_alnum(s[q + 1]))));
+                if (q - p <= max_len && ends) {
                     tv_token t = {.term = text + p, .term_len = (uint32_t)(q - p), .position = 1,
                                   .start = (uint32_t)p, .end = (uint32_t)q, .start16 = u16,
                                   .end16 = u16 + (uint32_t)(q - p),

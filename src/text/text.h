@@ -132,5 +132,8 @@ const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_
 tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
                                  const char *const *filters, size_t nfilters, tv_error *err);
 void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
+/* Note: an analyzer composed with a registry ctx borrows that registry's
+ * stop-word sets: free it before tv_analysis_free(ctx). Analyzers (built-in,
+ * registry, composed) are immutable and safe to use from many threads. */
 
 #endif /* TROVE_TEXT_H */

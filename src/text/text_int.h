@@ -22,8 +22,14 @@ typedef struct tv_tokvec {
     uint32_t trailing; /* position increments of tokens removed after the last one */
 } tv_tokvec;
 
-/* Appends a copy of *t (growing by doubling in the arena). TROVE_OK/ENOMEM. */
-tv_status tv_tokvec_push(tv_arena *a, tv_tokvec *v, const tv_token *t);
+/* Grows v to hold at least one more token (doubling, in the arena). */
+tv_status tv_tokvec_grow(tv_arena *a, tv_tokvec *v);
+/* Appends a copy of *t. TROVE_OK or TROVE_ENOMEM. */
+static inline tv_status tv_tokvec_push(tv_arena *a, tv_tokvec *v, const tv_token *t) {
+    if (TV_UNLIKELY(v->len == v->cap) && tv_tokvec_grow(a, v)) return TROVE_ENOMEM;
+    v->items[v->len++] = *t;
+    return TROVE_OK;
+}
 
 /* Tracks UTF-16 offsets while a tokenizer walks bytes forward. */
 typedef struct tv_u16pos {
