@@ -5,7 +5,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake ninja-build pkg-config clang llvm libclang-rt-14-dev \
 	libcmocka-dev unicode-data liblz4-dev libzstd-dev libxxhash-dev libstemmer-dev libjansson-dev \
-	python3-pytest python3-requests
+	python3-pytest python3-requests python3-yaml zlib1g-dev
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
