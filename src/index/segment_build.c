@@ -98,6 +98,19 @@
  * FIELD_DOCS (17): u32 count, u8 mode (0: list, 1: bitset), u8[3] 0, then
  *   col docs[count] (ascending) or bits(max_doc): the docs with any term,
  *   doc value or point in the field.
+ *
+ * Limits: max_doc < 2^31; one term's postings data and one field's term
+ * blocks under 4 GiB (u32 offsets); a field's doc values and points hold at
+ * most TV_SEG_MAX_VALUES_PER_DOC values per doc on average (finish returns
+ * TROVE_ELIMIT beyond); a single _source under 2 GiB. TV_IO_OFFSETS fields
+ * are stored as TV_IO_POSITIONS (no reader call returns offsets).
+ *
+ * What the builder takes from a tv_doc_field: tokens -> postings (grouped by
+ * term; freq = occurrences; positions as given); norms -> tv_norm_encode(
+ * field_length); nums -> points always, and numeric doc values when dv_kind
+ * is TV_DV_NUMERIC; keys -> sorted-set doc values when dv_kind is
+ * TV_DV_SORTED_SET. A field's index options are those of the first doc that
+ * gives it terms. Every doc's _id is indexed under TV_FIELD_ID (DOCS).
  */
 #include <lz4.h>
 #include <stdlib.h>
