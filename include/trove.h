@@ -75,7 +75,9 @@ extern "C" {
     X(EDATEPARSE, 400, "date_time_parse_exception", "failed to parse date")                  \
     X(EARITHMETIC, 400, "arithmetic_exception", "arithmetic error")                          \
     X(ETOOCOMPLEX, 400, "too_complex_to_determinize_exception", "too complex")               \
-    X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")
+    X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")                           \
+    X(EPARSEEXC, 400, "parse_exception", "failed to parse")                                  \
+    X(EMAPPEREXC, 400, "mapper_exception", "mapper error")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,
