@@ -885,8 +885,15 @@ uint32_t tv_postings_advance(tv_postings *p, uint32_t target) {
         p->i = 0;
         if (p->docs[0] >= target) return p->doc = p->docs[0];
     }
-    /* scan the decoded block */
-    uint32_t i = p->i;
+    /* search the decoded block (ascending): a few linear steps for short
+     * strides, then binary search, then a short scan */
+    uint32_t i = p->i, hi = p->n;
+    for (uint32_t k = 0; k < 8 && i < hi && p->docs[i] < target; k++) i++;
+    while (hi - i > 8 && p->docs[i] < target) {
+        uint32_t mid = i + (hi - i) / 2;
+        if (p->docs[mid] < target) i = mid + 1;
+        else hi = mid;
+    }
     while (i < p->n && p->docs[i] < target) i++;
     if (i >= p->n) { /* corrupt skip data: move on block by block */
         p->i = p->n - 1;
