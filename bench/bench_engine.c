@@ -86,7 +86,7 @@ typedef struct opts {
     bool metrics;
 } opts;
 
-static opts O = {.ndocs = 100000, .seed = 42, .batch = 1000, .nq = 20, .rounds = 5,
+static opts O = {.ndocs = 100000, .seed = 42, .batch = 1000, .nq = 50, .rounds = 5,
                  .do_bulk = true, .do_put = true, .do_query = true, .cg_queries = 200};
 
 static double now_us(void) { return (double)tv_mono_ns() / 1e3; }
