@@ -96,9 +96,20 @@ static void write_meta(tv_jw *w, const tv_api_err *e) {
     }
 }
 
+/* Jackson throws JsonEOFException (a JsonParseException subclass, named
+ * json_e_o_f_exception by OpenSearch) for every "Unexpected end-of-input"
+ * failure; the JSON reader reports them all as one status, so the name is
+ * chosen here, where every path that prints a JSON error meets. */
+static const char *print_type(const tv_api_err *e) {
+    if (e->reason && strcmp(e->type, "json_parse_exception") == 0 &&
+        strncmp(e->reason, "Unexpected end-of-input", 23) == 0)
+        return "json_e_o_f_exception";
+    return e->type;
+}
+
 void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
     tv_jw_keyz(w, "type");
-    tv_jw_strz(w, e->type);
+    tv_jw_strz(w, print_type(e));
     tv_jw_keyz(w, "reason");
     if (e->reason)
         tv_jw_strz(w, e->reason);

@@ -22,7 +22,12 @@
  * checked per type with coercion of strings and fractions, floats are
  * rounded to their type's precision before encoding, scaled_float stores
  * Math.round(value * factor), dates go through date.c, booleans index
- * "T"/"F". Errors carry OpenSearch's reason and cause.
+ * "T"/"F". Errors carry OpenSearch's reason and cause. Before parsing, a
+ * source whose first non-blank byte is not '{' fails as OpenSearch's
+ * content-type detection does (not_x_content_exception); JSON errors carry
+ * Jackson's location suffix; a second value after the root object (which
+ * Jackson reads without complaint) fails after the document was walked,
+ * as DocumentParser's end check does.
  *
  * Alternatives rejected: a streaming (SAX) walk without a DOM — the DOM is
  * needed anyway to filter _source and costs one arena pass; indexing
@@ -937,6 +942,26 @@ static int cmp_u32(const void *a, const void *b) {
     return cmp;
 }
 
+/* Character.isWhitespace for the bytes XContentFactory skips. */
+static bool is_java_space(unsigned char c) {
+    return c == ' ' || (c >= 0x09 && c <= 0x0d) || (c >= 0x1c && c <= 0x1f);
+}
+
+/* The token Jackson returns for what follows a root value (it reads only
+ * as far as it must), or NULL when Jackson itself would fail there. */
+static const char *trailing_token(const char *p, size_t n) {
+    if (!n) return NULL;
+    switch (p[0]) {
+    case '{': return "START_OBJECT";
+    case '[': return "START_ARRAY";
+    case '"': return "VALUE_STRING";
+    case 't': return n >= 4 && memcmp(p, "true", 4) == 0 ? "VALUE_BOOLEAN" : NULL;
+    case 'f': return n >= 5 && memcmp(p, "false", 5) == 0 ? "VALUE_BOOLEAN" : NULL;
+    case 'n': return n >= 4 && memcmp(p, "null", 4) == 0 ? "VALUE_NULL" : NULL;
+    default: return (p[0] >= '0' && p[0] <= '9') || p[0] == '-' ? "VALUE_NUMBER" : NULL;
+    }
+}
+
 tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
                        size_t source_len, tv_arena *arena, tv_parsed_doc *out,
                        tv_json **dynamic_update, tv_error *err) {
@@ -944,19 +969,35 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
     memset(out, 0, sizeof *out);
     if (dynamic_update) *dynamic_update = NULL;
     if (!id) id = "", id_len = 0;
+    /* OpenSearch detects the content type before parsing: a source whose
+     * first non-blank byte is not '{' is not x-content at all */
+    size_t lead = 0;
+    while (lead < source_len && is_java_space((unsigned char)source[lead])) lead++;
+    if (lead == source_len || source[lead] != '{') {
+        tv_error_set(err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(err, TROVE_ENOTXCONTENT, "%s", trove_status_message(TROVE_ENOTXCONTENT));
+        return TROVE_EMAPPER;
+    }
     tv_json *doc;
     tv_json_error je;
     tv_status st = tv_json_parse(arena, source, source_len, &doc, &je);
+    const char *extra = NULL; /* the token found after the root object */
+    if (st == TROVE_EJSON && strstr(je.msg, "expected end-of-input after the root value") &&
+        (extra = trailing_token(source + je.pos, source_len - je.pos)) != NULL) {
+        /* Jackson reads several root values; DocumentParser parses the
+         * first and only then complains about what follows */
+        st = tv_json_parse(arena, source, je.pos, &doc, &je);
+    }
     if (st) {
         if (st == TROVE_ENOMEM) return tv_error_set(err, st, "out of memory");
         tv_error_set(err, TROVE_EMAPPER, "failed to parse");
-        tv_error_cause(err, st == TROVE_ELIMIT ? TROVE_ELIMIT : TROVE_EJSON, "%s", je.msg);
-        return TROVE_EMAPPER;
-    }
-    if (doc->type != TV_JSON_OBJECT) {
-        tv_error_set(err, TROVE_EMAPPER, "failed to parse");
-        tv_error_cause(err, TROVE_EPARSE, "Malformed content, found extra data after parsing: %s",
-                       doc->type == TV_JSON_ARRAY ? "START_ARRAY" : "VALUE");
+        if (st == TROVE_ELIMIT)
+            tv_error_cause(err, TROVE_ELIMIT, "%s", je.msg);
+        else
+            tv_error_cause(err, TROVE_EJSON,
+                           "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
+                           "disabled); line: %u, column: %u]",
+                           je.msg, je.line, je.col);
         return TROVE_EMAPPER;
     }
     dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len};
@@ -965,6 +1006,12 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;
+    if (extra) {
+        tv_error_set(err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(err, TROVE_EARG, "Malformed content, found extra data after parsing: %s", extra);
+        st = TROVE_EMAPPER;
+        goto done;
+    }
     if (c.update) {
         if (dynamic_update) {
             *dynamic_update = update_json(&c, c.update);

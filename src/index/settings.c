@@ -44,6 +44,7 @@ static const sdef defs[] = {
     {"index.number_of_shards", S_INT, 1, 1024, false, false},
     {"index.number_of_replicas", S_INT, 0, INT32_MAX, true, false},
     {"index.refresh_interval", S_TIME, -1, INT64_MAX, true, false},
+    {"index.gc_deletes", S_TIME, -1, INT64_MAX, true, false},
     {"index.max_result_window", S_INT, 1, INT32_MAX, true, false},
     {"index.max_inner_result_window", S_INT, 1, INT32_MAX, true, false},
     {"index.max_rescore_window", S_INT, 1, INT32_MAX, true, false},

@@ -272,7 +272,7 @@ static void test_documents(void **s) {
     char *b;
     assert_int_equal(req("PUT", "/d/_doc/4", "{\"a\":", &b, NULL), 400);
     assert_non_null(strstr(b, "{\"type\":\"mapper_parsing_exception\",\"reason\":\"failed to parse\"}]"));
-    assert_non_null(strstr(b, "\"caused_by\":{\"type\":\"json_parse_exception\""));
+    assert_non_null(strstr(b, "\"caused_by\":{\"type\":\"json_e_o_f_exception\""));
     free(b);
     /* auto ids: 20 URL-safe base64 characters */
     assert_int_equal(req("POST", "/d/_doc", "{\"a\":3}", &b, NULL), 201);

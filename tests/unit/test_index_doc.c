@@ -241,7 +241,10 @@ static void test_objects_and_errors(void **state) {
                 "object mapping for [u] tried to parse field [u] as object, but found a concrete value",
                 TROVE_OK, NULL);
     parse_fails(m, "{\"u\":", TROVE_EMAPPER, "failed to parse", TROVE_EJSON, NULL);
-    parse_fails(m, "[1]", TROVE_EMAPPER, "failed to parse", TROVE_EPARSE, NULL);
+    parse_fails(m, "[1]", TROVE_EMAPPER, "failed to parse", TROVE_ENOTXCONTENT,
+                "Compressor detection can only be called on some xcontent bytes or compressed xcontent bytes");
+    parse_fails(m, " {} {\"u\":2}", TROVE_EMAPPER, "failed to parse", TROVE_EARG,
+                "Malformed content, found extra data after parsing: START_OBJECT");
     tv_mapping_release(m);
 }
 
