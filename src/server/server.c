@@ -1,0 +1,461 @@
+/*
+ * server.c — listeners, event loops and signals of `trove serve`.
+ *
+ * Threads. N worker threads, each with its own epoll instance and its own
+ * listening socket bound with SO_REUSEPORT to the same address, so the
+ * kernel spreads incoming connections over the loops and no lock or
+ * hand-off sits between accept and answer: a connection lives on the loop
+ * that accepted it, and each request runs to completion on that thread
+ * (trove_request is thread-safe on one node). A single acceptor handing
+ * connections to workers was rejected: it adds a queue and a wake-up per
+ * connection for nothing on a single host.
+ *
+ * Level-triggered epoll. A readable connection gets one read (64 KiB) per
+ * wake-up, so a client streaming a large body cannot starve the others on
+ * its loop (edge-triggered would oblige us to drain until EAGAIN or keep
+ * our own ready list to stay fair). Interest changes only on state changes:
+ * EPOLLOUT while answers are queued, no EPOLLIN while the queue is above
+ * its high-water mark or the connection is closing; that is an epoll_ctl
+ * per state change, not per request.
+ *
+ * Buffers. Each loop owns one 64 KiB read buffer; requests are parsed in
+ * it and only an incomplete request is copied to the connection (see
+ * http_conn.c), so an idle connection costs its struct and its socket.
+ *
+ * Timeouts. Connections sit on an intrusive list ordered by last activity
+ * (moved to the tail on every read or write), so expiring idle connections
+ * looks only at the head of the list: O(expired), not O(connections).
+ * After an answer that closes the connection (an error, Connection: close)
+ * the socket is half-closed and read until the client closes or 2 s pass
+ * (a "lingering close"), so the client reads the answer instead of a reset.
+ *
+ * Limits. RLIMIT_NOFILE is raised to its hard limit at start. When accept
+ * fails for lack of descriptors, the loop stops accepting for 100 ms
+ * instead of spinning on a listener that stays readable.
+ *
+ * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
+ * sigwait() by the thread that called tv_server_run; it signals an eventfd
+ * that every loop watches (never read, so it stays readable for all), joins
+ * the loops, which close their connections and free everything.
+ */
+#define _GNU_SOURCE /* accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "server/server.h"
+
+#define READ_CHUNK 65536
+#define LINGER_NS (2ull * 1000000000ull)
+#define MAX_EVENTS 256
+
+typedef struct sconn sconn;
+typedef struct loop loop;
+
+typedef struct clist {
+    sconn *head, *tail;
+} clist;
+
+struct sconn {
+    tv_http_conn h;
+    int fd;
+    uint32_t events; /* current epoll interest */
+    bool lingering; /* half-closed, reading until EOF */
+    bool peer_eof;
+    uint64_t last; /* monotonic ns of the last activity */
+    sconn *prev, *next; /* in loop->active or loop->linger */
+    loop *L;
+};
+
+struct loop {
+    pthread_t thread;
+    int ep, lfd, stopfd;
+    bool listening;
+    uint64_t listen_resume; /* when paused after EMFILE */
+    char *scratch;
+    tv_http_ctx ctx;
+    clist active, linger;
+    uint64_t idle_ns;
+    size_t nconns;
+};
+
+/* ------------------------------------------------------------ lists */
+
+static void list_del(clist *l, sconn *c) {
+    if (c->prev) c->prev->next = c->next;
+    else l->head = c->next;
+    if (c->next) c->next->prev = c->prev;
+    else l->tail = c->prev;
+    c->prev = c->next = NULL;
+}
+
+static void list_add(clist *l, sconn *c) {
+    c->prev = l->tail;
+    c->next = NULL;
+    if (l->tail) l->tail->next = c;
+    else l->head = c;
+    l->tail = c;
+}
+
+static clist *list_of(sconn *c) { return c->lingering ? &c->L->linger : &c->L->active; }
+
+static void touch(sconn *c) {
+    c->last = tv_mono_ns();
+    clist *l = list_of(c);
+    if (l->tail != c) {
+        list_del(l, c);
+        list_add(l, c);
+    }
+}
+
+/* ------------------------------------------------------------- io */
+
+static ssize_t sock_writev(void *io, const struct iovec *iov, int n) {
+    sconn *c = io;
+    for (;;) {
+        ssize_t w = writev(c->fd, iov, n);
+        if (w >= 0) return w;
+        if (errno == EINTR) continue;
+        if (errno == EAGAIN || errno == EWOULDBLOCK) return 0;
+        return -1;
+    }
+}
+
+static int handle_request(void *ud, const char *method, const char *target, const void *body, size_t len,
+                          trove_response *out) {
+    return trove_request((trove_node *)ud, method, target, body, len, out);
+}
+
+static void conn_close(sconn *c) {
+    loop *L = c->L;
+    list_del(list_of(c), c);
+    epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    close(c->fd);
+    tv_http_conn_fini(&c->h);
+    tv_free(c);
+    L->nconns--;
+}
+
+static void set_events(sconn *c, uint32_t ev) {
+    if (c->events == ev) return;
+    struct epoll_event e = {.events = ev, .data.ptr = c};
+    if (epoll_ctl(c->L->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->events = ev;
+}
+
+static void start_linger(sconn *c) {
+    loop *L = c->L;
+    list_del(&L->active, c);
+    c->lingering = true;
+    list_add(&L->linger, c);
+    c->last = tv_mono_ns();
+    shutdown(c->fd, SHUT_WR);
+    set_events(c, EPOLLIN);
+}
+
+/* Brings the connection to a stable state after input or output: writes
+ * what is queued, answers requests that were held back, picks the epoll
+ * interest, or closes. */
+static void settle(sconn *c) {
+    loop *L = c->L;
+    for (;;) {
+        int f = tv_http_conn_flush(&L->ctx, &c->h);
+        if (f < 0 || c->h.dead) {
+            conn_close(c);
+            return;
+        }
+        if (f == 0) {
+            set_events(c, tv_http_conn_wants_read(&c->h) ? EPOLLIN | EPOLLOUT : EPOLLOUT);
+            return;
+        }
+        /* everything written: requests waiting in the buffer go next */
+        if (c->h.in.len && !c->h.close_after && tv_http_conn_resume(&L->ctx, &c->h)) continue;
+        break;
+    }
+    if (c->h.close_after || c->peer_eof) {
+        if (c->peer_eof) conn_close(c);
+        else start_linger(c);
+        return;
+    }
+    set_events(c, EPOLLIN);
+}
+
+static void on_readable(sconn *c) {
+    loop *L = c->L;
+    if (c->lingering) {
+        for (int i = 0; i < 16; i++) {
+            ssize_t n = read(c->fd, L->scratch, READ_CHUNK);
+            if (n > 0) continue;
+            if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+            conn_close(c);
+            return;
+        }
+        return;
+    }
+    if (!tv_http_conn_wants_read(&c->h)) {
+        settle(c);
+        return;
+    }
+    ssize_t n;
+    if (c->h.in.len) {
+        /* a request is pending: read straight into the connection buffer */
+        size_t want = READ_CHUNK;
+        if (c->h.need > c->h.in.len && c->h.need - c->h.in.len > want) want = c->h.need - c->h.in.len;
+        if (want > (8u << 20)) want = 8u << 20;
+        if (!tv_buf_reserve(&c->h.in, want)) {
+            conn_close(c);
+            return;
+        }
+        n = read(c->fd, c->h.in.data + c->h.in.len, want);
+        if (n > 0) {
+            c->h.in.len += (size_t)n;
+            c->h.in.data[c->h.in.len] = '\0';
+            touch(c);
+            tv_http_conn_resume(&L->ctx, &c->h);
+        }
+    } else {
+        n = read(c->fd, L->scratch, READ_CHUNK);
+        if (n > 0) {
+            touch(c);
+            tv_http_conn_feed(&L->ctx, &c->h, L->scratch, (size_t)n);
+        }
+    }
+    if (n == 0) {
+        c->peer_eof = true;
+        c->h.close_after = true;
+    } else if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+        conn_close(c);
+        return;
+    }
+    settle(c);
+}
+
+static void on_accept(loop *L) {
+    for (int k = 0; k < 64; k++) {
+        int fd = accept4(L->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        if (fd < 0) {
+            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+                epoll_ctl(L->ep, EPOLL_CTL_DEL, L->lfd, NULL);
+                L->listening = false;
+                L->listen_resume = tv_mono_ns() + 100000000ull;
+            }
+            return;
+        }
+        int one = 1;
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        sconn *c = tv_calloc(1, sizeof *c);
+        if (!c) {
+            close(fd);
+            continue;
+        }
+        c->fd = fd;
+        c->L = L;
+        c->h.io = c;
+        c->events = EPOLLIN;
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
+        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
+            close(fd);
+            tv_free(c);
+            continue;
+        }
+        c->last = tv_mono_ns();
+        list_add(&L->active, c);
+        L->nconns++;
+    }
+}
+
+static void expire(loop *L) {
+    uint64_t now = tv_mono_ns();
+    while (L->active.head && now - L->active.head->last >= L->idle_ns) conn_close(L->active.head);
+    while (L->linger.head && now - L->linger.head->last >= LINGER_NS) conn_close(L->linger.head);
+    if (!L->listening && now >= L->listen_resume) {
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = &L->lfd};
+        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) == 0) L->listening = true;
+    }
+}
+
+static void *loop_main(void *arg) {
+    loop *L = arg;
+    struct epoll_event evs[MAX_EVENTS];
+    for (;;) {
+        int timeout = L->listening ? 1000 : 100;
+        if (L->linger.head) timeout = TV_MIN(timeout, 250);
+        int n = epoll_wait(L->ep, evs, MAX_EVENTS, timeout);
+        if (n < 0 && errno != EINTR) break;
+        bool stop = false;
+        for (int i = 0; i < n; i++) {
+            void *p = evs[i].data.ptr;
+            if (p == &L->stopfd) {
+                stop = true;
+            } else if (p == &L->lfd) {
+                on_accept(L);
+            } else {
+                sconn *c = p;
+                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+                else if (evs[i].events & EPOLLOUT) {
+                    touch(c);
+                    settle(c);
+                }
+            }
+            /* a connection closed above may be named again later in evs: it
+             * is not, because each fd appears at most once per epoll_wait */
+        }
+        if (stop) break;
+        expire(L);
+    }
+    while (L->active.head) conn_close(L->active.head);
+    while (L->linger.head) conn_close(L->linger.head);
+    return NULL;
+}
+
+/* ----------------------------------------------------------- startup */
+
+static int listen_on(const struct addrinfo *ai, int port) {
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0) return -1;
+    int one = 1;
+    setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one) != 0) {
+        close(fd);
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    memcpy(&ss, ai->ai_addr, ai->ai_addrlen);
+    if (ss.ss_family == AF_INET) ((struct sockaddr_in *)&ss)->sin_port = htons((uint16_t)port);
+    else ((struct sockaddr_in6 *)&ss)->sin6_port = htons((uint16_t)port);
+    if (bind(fd, (struct sockaddr *)&ss, ai->ai_addrlen) != 0 || listen(fd, 4096) != 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int bound_port(int fd) {
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (getsockname(fd, (struct sockaddr *)&ss, &len) != 0) return -1;
+    if (ss.ss_family == AF_INET) return ntohs(((struct sockaddr_in *)&ss)->sin_port);
+    return ntohs(((struct sockaddr_in6 *)&ss)->sin6_port);
+}
+
+static void raise_nofile(void) {
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+static void loop_free(loop *L) {
+    if (L->ep >= 0) close(L->ep);
+    if (L->lfd >= 0) close(L->lfd);
+    tv_free(L->scratch);
+    tv_http_ctx_fini(&L->ctx);
+}
+
+int tv_server_run(trove_node *node, const tv_server_options *opts) {
+    const char *host = opts && opts->host ? opts->host : "127.0.0.1";
+    int port = opts ? opts->port : 9200;
+    int nthreads = opts && opts->threads > 0 ? opts->threads : (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (nthreads < 1) nthreads = 1;
+    if (nthreads > 256) nthreads = 256;
+    int idle = opts && opts->idle_timeout_s > 0 ? opts->idle_timeout_s : 300;
+    if (port < 0 || port > 65535) {
+        fprintf(stderr, "trove: invalid port %d\n", port);
+        return 1;
+    }
+
+    raise_nofile();
+    signal(SIGPIPE, SIG_IGN);
+    sigset_t sigs;
+    sigemptyset(&sigs);
+    sigaddset(&sigs, SIGINT);
+    sigaddset(&sigs, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE}, *ai = NULL;
+    int gai = getaddrinfo(host, "0", &hints, &ai);
+    if (gai != 0 || !ai) {
+        fprintf(stderr, "trove: cannot resolve host [%s]: %s\n", host, gai_strerror(gai));
+        return 1;
+    }
+
+    loop *loops = tv_calloc((size_t)nthreads, sizeof *loops);
+    int stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    int rc = 1, started = 0, made = 0;
+    if (!loops || stopfd < 0) {
+        fprintf(stderr, "trove: out of memory\n");
+        goto done;
+    }
+    for (int i = 0; i < nthreads; i++, made++) {
+        loop *L = &loops[i];
+        L->ep = L->lfd = -1;
+        L->stopfd = stopfd;
+        L->idle_ns = (uint64_t)idle * 1000000000ull;
+        tv_http_ctx_init(&L->ctx, handle_request, node, sock_writev);
+        L->scratch = tv_malloc(READ_CHUNK);
+        L->lfd = listen_on(ai, port);
+        if (L->lfd < 0) {
+            fprintf(stderr, "trove: cannot listen on %s:%d: %s\n", host, port, strerror(errno));
+            made++;
+            goto done;
+        }
+        if (port == 0) port = bound_port(L->lfd);
+        L->ep = epoll_create1(EPOLL_CLOEXEC);
+        if (L->ep < 0 || !L->scratch) {
+            fprintf(stderr, "trove: cannot create an event loop: %s\n", strerror(errno));
+            made++;
+            goto done;
+        }
+        struct epoll_event e = {.events = EPOLLIN, .data.ptr = &L->lfd};
+        struct epoll_event s = {.events = EPOLLIN, .data.ptr = &L->stopfd};
+        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) != 0 || epoll_ctl(L->ep, EPOLL_CTL_ADD, stopfd, &s) != 0) {
+            fprintf(stderr, "trove: epoll: %s\n", strerror(errno));
+            made++;
+            goto done;
+        }
+        L->listening = true;
+    }
+    for (int i = 0; i < nthreads; i++) {
+        if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0) {
+            fprintf(stderr, "trove: cannot start a thread\n");
+            goto done;
+        }
+        started++;
+    }
+    bool v6 = strchr(host, ':') != NULL;
+    fprintf(stderr, "trove: listening on http://%s%s%s:%d\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
+    fflush(stderr);
+
+    for (;;) {
+        int sig = 0;
+        if (sigwait(&sigs, &sig) == 0 && (sig == SIGINT || sig == SIGTERM)) break;
+    }
+    rc = 0;
+done:
+    if (stopfd >= 0) {
+        uint64_t one = 1;
+        if (write(stopfd, &one, sizeof one) < 0) rc = 1;
+    }
+    for (int i = 0; i < started; i++) pthread_join(loops[i].thread, NULL);
+    for (int i = 0; i < made && loops; i++) loop_free(&loops[i]);
+    if (stopfd >= 0) close(stopfd);
+    tv_free(loops);
+    freeaddrinfo(ai);
+    if (rc == 0) {
+        fprintf(stderr, "trove: stopped\n");
+        fflush(stderr);
+    }
+    return rc;
+}
