@@ -144,6 +144,11 @@ bool tv_req_param_bool(tv_req *r, const char *key, bool def, bool *out);
 /* Integer parameter; NumberFormat-style illegal_argument on bad value. */
 bool tv_req_param_i64(tv_req *r, const char *key, int64_t def, int64_t *out);
 
+/* RestRequest.paramAsInt/paramAsLong failure: illegal_argument_exception
+ * "Failed to parse <kind> parameter [key] with value [val]" caused by
+ * number_format_exception "For input string: "val"". Returns false. */
+bool tv_req_fail_number(tv_req *r, const char *kind, const char *key, const char *val);
+
 /* Starts a JSON response with the given status (resets any body). */
 tv_jw *tv_req_json(tv_req *r, int status);
 /* A response with no body (HEAD). */

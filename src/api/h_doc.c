@@ -105,8 +105,7 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version) 
     if (allow_version) {
         if ((v = tv_req_param(r, "version"))) {
             if (!tv_parse_i64(v, strlen(v), &o->version))
-                return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                                   "Failed to parse long parameter [version] with value [%s]", v);
+                return tv_req_fail_number(r, "long", "version", v);
         }
         if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &o->version_type))
             return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
@@ -114,13 +113,11 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version) 
     }
     if ((v = tv_req_param(r, "if_seq_no"))) {
         if (!tv_parse_i64(v, strlen(v), &o->if_seq_no))
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                               "Failed to parse long parameter [if_seq_no] with value [%s]", v);
+            return tv_req_fail_number(r, "long", "if_seq_no", v);
     }
     if ((v = tv_req_param(r, "if_primary_term"))) {
         if (!tv_parse_i64(v, strlen(v), &o->if_primary_term))
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                               "Failed to parse long parameter [if_primary_term] with value [%s]", v);
+            return tv_req_fail_number(r, "long", "if_primary_term", v);
     }
     return true;
 }
@@ -439,8 +436,7 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
     int64_t version = TV_VERSION_UNSET;
     const char *v = tv_req_param(r, "version");
     if (v && !tv_parse_i64(v, strlen(v), &version))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                           "Failed to parse long parameter [version] with value [%s]", v);
+        return tv_req_fail_number(r, "long", "version", v);
     tv_version_type vt;
     if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &vt))
         return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
@@ -718,6 +714,56 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
 
 /* Parses an update body ({"doc":..,"upsert":..,...}). Returns false with *e
  * set (or r->oom) on error. `src` is the body text (for raw slices). */
+/* A boolean field of UpdateRequest's ObjectParser: true/false or the
+ * strings "true"/"false"; other strings fail inside the field parser
+ * (wrapped as "failed to parse field"), other tokens are refused by type. */
+static bool update_bool(tv_req *r, const char *text, size_t text_len, const tv_json_member *m, bool *out,
+                        tv_api_err **e) {
+    const tv_json *v = &m->val;
+    if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        *out = v->type == TV_JSON_TRUE;
+        return true;
+    }
+    if (v->type == TV_JSON_STRING && (strcmp(v->v.s, "true") == 0 || strcmp(v->v.s, "false") == 0)) {
+        *out = v->v.s[0] == 't';
+        return true;
+    }
+    uint32_t line = 1, col = 1;
+    tv_json_linecol(text, text_len, v->off, &line, &col);
+    tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+    if (!x) {
+        r->oom = true;
+        return false;
+    }
+    x->type = "x_content_parse_exception";
+    x->status = 400;
+    if (v->type == TV_JSON_STRING) {
+        tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+        if (!c) {
+            r->oom = true;
+            return false;
+        }
+        x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] failed to parse field [%s]", line, col,
+                                     m->key);
+        c->type = "illegal_argument_exception";
+        c->status = 400;
+        c->reason = tv_arena_sprintf(&r->arena, "Failed to parse value [%s] as only [true] or [false] are allowed.",
+                                     v->v.s);
+        if (!c->reason) r->oom = true;
+        x->cause = c;
+    } else {
+        x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] %s doesn't support values of type: %s",
+                                     line, col, m->key,
+                                     v->type == TV_JSON_OBJECT  ? "START_OBJECT"
+                                     : v->type == TV_JSON_ARRAY ? "START_ARRAY"
+                                     : v->type == TV_JSON_NULL  ? "VALUE_NULL"
+                                                                : "VALUE_NUMBER");
+    }
+    if (!x->reason) r->oom = true;
+    *e = x;
+    return false;
+}
+
 bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_t text_len, tv_update_req *u,
                          tv_api_err **e) {
     *e = NULL;
@@ -744,12 +790,13 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
             u->doc = v;
         } else if (tv_streq(m->key, m->key_len, "upsert")) {
             u->upsert = v;
-        } else if (tv_streq(m->key, m->key_len, "doc_as_upsert") && tv_json_is_bool(v)) {
-            u->doc_as_upsert = v->type == TV_JSON_TRUE;
-        } else if (tv_streq(m->key, m->key_len, "detect_noop") && tv_json_is_bool(v)) {
-            u->detect_noop = v->type == TV_JSON_TRUE;
-        } else if (tv_streq(m->key, m->key_len, "scripted_upsert") && tv_json_is_bool(v)) {
-            if (v->type == TV_JSON_TRUE) script = v;
+        } else if (tv_streq(m->key, m->key_len, "doc_as_upsert") || tv_streq(m->key, m->key_len, "detect_noop") ||
+                   tv_streq(m->key, m->key_len, "scripted_upsert")) {
+            bool b;
+            if (!update_bool(r, text, text_len, m, &b, e)) return false;
+            if (m->key[1] == 'o') u->doc_as_upsert = b;
+            else if (m->key[1] == 'e') u->detect_noop = b;
+            else if (b) script = v;
         } else if (tv_streq(m->key, m->key_len, "script")) {
             script = v;
         } else if (tv_streq(m->key, m->key_len, "_source")) {

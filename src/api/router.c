@@ -139,10 +139,31 @@ bool tv_req_param_i64(tv_req *r, const char *key, int64_t def, int64_t *out) {
         *out = def;
         return true;
     }
-    if (!tv_parse_i64(v, strlen(v), out))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                           "Failed to parse int parameter [%s] with value [%s]", key, v);
+    if (!tv_parse_i64(v, strlen(v), out) || *out < INT32_MIN || *out > INT32_MAX)
+        return tv_req_fail_number(r, "int", key, v);
     return true;
+}
+
+bool tv_req_fail_number(tv_req *r, const char *kind, const char *key, const char *val) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+    if (!e || !c) {
+        r->oom = true;
+        return false;
+    }
+    e->type = "illegal_argument_exception";
+    e->status = 400;
+    e->reason = tv_arena_sprintf(&r->arena, "Failed to parse %s parameter [%s] with value [%s]", kind, key, val);
+    c->type = "number_format_exception";
+    c->status = 400;
+    c->reason = tv_arena_sprintf(&r->arena, "For input string: \"%s\"", val);
+    if (!e->reason || !c->reason) {
+        r->oom = true;
+        return false;
+    }
+    e->cause = c;
+    tv_req_error(r, e);
+    return false;
 }
 
 /* Lucene's LevenshteinDistance.getDistance: 1 - d / max(len). */
@@ -463,6 +484,51 @@ static bool parse_query(tv_req *r, const char *q) {
     return true;
 }
 
+/*
+ * Time-valued parameters (timeout, master_timeout, ...): trove has no use
+ * for them but checks them as RestRequest.paramAsTime does (TimeValue's
+ * rules: "-1", "0", or a number with one of the units nanos, micros, ms,
+ * s, m, h, d), so a request OpenSearch rejects is rejected here too.
+ */
+static bool check_time_param(tv_req *r, const char *key) {
+    const char *v = tv_req_param(r, key);
+    if (!v) return true;
+    size_t n = strlen(v);
+    char low[64];
+    if (n >= sizeof low) n = sizeof low - 1;
+    for (size_t i = 0; i < n; i++) low[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
+    low[n] = '\0';
+    while (n && low[n - 1] == ' ') low[--n] = '\0';
+    const char *t = low;
+    while (*t == ' ') t++;
+    if (strcmp(t, "-1") == 0 || strcmp(t, "0") == 0) return true;
+    static const char *const units[] = {"nanos", "micros", "ms", "s", "m", "h", "d"};
+    size_t tl = strlen(t), ul = 0;
+    for (size_t u = 0; u < TV_ARRAY_LEN(units) && !ul; u++) {
+        size_t l = strlen(units[u]);
+        if (tl > l && strcmp(t + tl - l, units[u]) == 0) ul = l;
+    }
+    if (!ul)
+        return tv_req_fail(r, 400, "parse_exception", true,
+                           "failed to parse setting [%s] with value [%s] as a time value: unit is missing or "
+                           "unrecognized",
+                           key, v);
+    char num[64];
+    size_t nl = tl - ul;
+    memcpy(num, t, nl);
+    num[nl] = '\0';
+    char *end;
+    double d = strtod(num, &end);
+    bool ok = nl && end == num + nl && num[0] != ' ' && strspn(num, "0123456789.-+eE") == nl;
+    if (!ok) return tv_req_fail(r, 400, "parse_exception", true, "failed to parse [%s]", v);
+    if (d < 0 && !(d == -1 && strchr(num, '.') == NULL))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "failed to parse setting [%s] with value [%s] as a time value: negative durations "
+                           "are not supported",
+                           key, v);
+    return true;
+}
+
 static bool validate_params(tv_req *r, const route *rt, const char *const *pathparams) {
     if (!rt->params) return true; /* unsupported APIs: the handler answers */
     const char **bad = tv_arena_calloc(&r->arena, r->nparams + 1, sizeof *bad);
@@ -687,6 +753,9 @@ void tv_api_dispatch(tv_req *r) {
     if (!tv_req_param_bool(r, "human", false, &dummy)) return;
     if (!tv_req_param_bool(r, "error_trace", false, &dummy)) return;
     if (!validate_params(r, rt, pathparams)) return;
+    if (rt->params && (!check_time_param(r, "timeout") || !check_time_param(r, "master_timeout") ||
+                       !check_time_param(r, "cluster_manager_timeout")))
+        return;
     if (tv_req_param(r, "filter_path")) {
         tv_req_fail(r, 400, "unsupported_operation_exception", false,
                     "trove does not support the [filter_path] parameter");
