@@ -1,0 +1,339 @@
+/* test_api_queries.c — every query type and search-body option through
+ * trove_request: which documents answer (ids in order), the body shape of
+ * the answers, and the errors OpenSearch 3.x gives for malformed queries
+ * (status, type, reason, line/col; shard failures wrapped in
+ * search_phase_execution_exception). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "trove.h"
+
+static trove_node *N;
+
+static char *run(const char *m, const char *path, const char *body, int *status) {
+    trove_response r;
+    assert_int_equal(trove_request(N, m, path, body, body ? strlen(body) : 0, &r), 0);
+    *status = r.status;
+    char *out = strdup(r.body ? r.body : "");
+    trove_response_fini(&r);
+    return out;
+}
+
+/* The hits' ids in order, comma separated ("" for none). */
+static void ids_(const char *body, const char *want, int line) {
+    int st;
+    char *got = run("POST", "/q/_search", body, &st);
+    char ids[256] = "";
+    size_t o = 0;
+    const char *h = strstr(got, "\"hits\":[");
+    for (const char *p = h; p && (p = strstr(p, "\"_id\":\"")) != NULL;) {
+        p += 7;
+        size_t n = strcspn(p, "\"");
+        if (o) ids[o++] = ',';
+        memcpy(ids + o, p, n);
+        o += n;
+        ids[o] = '\0';
+        p += n;
+    }
+    if (st != 200 || strcmp(ids, want) != 0)
+        fail_msg("line %d: %s\n want 200 [%s]\n got  %d [%s] %s", line, body, want, st, ids, got);
+    free(got);
+}
+#define IDS(body, want) ids_((body), (want), __LINE__)
+
+/* An exact error body; index_uuid and node are masked to X. */
+static void err_(const char *body, int status, const char *want, int line) {
+    int st;
+    char *got = run("POST", "/q/_search", body, &st);
+    char *o = got;
+    for (const char *p = got; *p;) {
+        const char *k = NULL;
+        if (strncmp(p, "\"index_uuid\":\"", 14) == 0) k = "\"index_uuid\":\"";
+        else if (strncmp(p, "\"node\":\"", 8) == 0) k = "\"node\":\"";
+        if (k) {
+            size_t kl = strlen(k);
+            memmove(o, p, kl);
+            o += kl;
+            p += kl;
+            while (*p && *p != '"') p++;
+            *o++ = 'X';
+        } else {
+            *o++ = *p++;
+        }
+    }
+    *o = '\0';
+    if (st != status || strcmp(got, want) != 0)
+        fail_msg("line %d: %s\n want %d %s\n got  %d %s", line, body, status, want, st, got);
+    free(got);
+}
+#define ERR(body, st, want) err_((body), (st), (want), __LINE__)
+
+#define PE(reason, l, c)                                                                                     \
+    "{\"error\":{\"root_cause\":[{\"type\":\"parsing_exception\",\"reason\":\"" reason "\",\"line\":" #l     \
+    ",\"col\":" #c "}],\"type\":\"parsing_exception\",\"reason\":\"" reason "\",\"line\":" #l ",\"col\":" #c \
+    "},\"status\":400}"
+#define SIMPLE(type, reason)                                                                                   \
+    "{\"error\":{\"root_cause\":[{\"type\":\"" type "\",\"reason\":\"" reason "\"}],\"type\":\"" type          \
+    "\",\"reason\":\"" reason "\"},\"status\":400}"
+/* A query_shard_exception on index q, as OpenSearch wraps it. */
+#define QSE(reason)                                                                                            \
+    "{\"error\":{\"root_cause\":[{\"type\":\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\","\
+    "\"index_uuid\":\"X\"}],\"type\":\"search_phase_execution_exception\",\"reason\":\"all shards failed\","    \
+    "\"phase\":\"query\",\"grouped\":true,\"failed_shards\":[{\"shard\":0,\"index\":\"q\",\"node\":\"X\","      \
+    "\"reason\":{\"type\":\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\",\"index_uuid\":"  \
+    "\"X\"}}],\"caused_by\":{\"type\":\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\","     \
+    "\"index_uuid\":\"X\"}},\"status\":400}"
+/* The same with a non-OpenSearch cause (printed inside the shard failure). */
+#define QSEC(reason, ctype, creason)                                                                           \
+    "{\"error\":{\"root_cause\":[{\"type\":\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\","\
+    "\"index_uuid\":\"X\"}],\"type\":\"search_phase_execution_exception\",\"reason\":\"all shards failed\","    \
+    "\"phase\":\"query\",\"grouped\":true,\"failed_shards\":[{\"shard\":0,\"index\":\"q\",\"node\":\"X\","      \
+    "\"reason\":{\"type\":\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\",\"index_uuid\":"  \
+    "\"X\",\"caused_by\":{\"type\":\"" ctype "\",\"reason\":\"" creason "\"}}}],\"caused_by\":{\"type\":"       \
+    "\"query_shard_exception\",\"reason\":\"" reason "\",\"index\":\"q\",\"index_uuid\":\"X\",\"caused_by\":{" \
+    "\"type\":\"" ctype "\",\"reason\":\"" creason "\"}}},\"status\":400}"
+
+static int setup(void **s) {
+    (void)s;
+    N = trove_node_open(NULL, NULL);
+    if (!N) return -1;
+    static const char *const mk[][3] = {
+        {"PUT", "/q",
+         "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"},\"k\":{"
+         "\"type\":\"keyword\"},\"n\":{\"type\":\"long\"},\"d\":{\"type\":\"date\"},\"d2\":{\"type\":\"date\","
+         "\"format\":\"yyyy/MM/dd\"},\"f\":{\"type\":\"float\"},\"b\":{\"type\":\"boolean\"}}}}"},
+        {"POST", "/_bulk?refresh=true",
+         "{\"index\":{\"_index\":\"q\",\"_id\":\"1\"}}\n{\"t\":\"the quick brown fox\",\"k\":\"apple\",\"n\":1,"
+         "\"d\":\"2020-01-01\",\"d2\":\"2020/01/01\",\"f\":1.5,\"b\":true}\n"
+         "{\"index\":{\"_index\":\"q\",\"_id\":\"2\"}}\n{\"t\":\"lazy brown dog\",\"k\":\"banana\",\"n\":5,"
+         "\"d\":\"2021-06-15T10:00:00Z\",\"d2\":\"2021/06/15\",\"f\":2.5,\"b\":false}\n"
+         "{\"index\":{\"_index\":\"q\",\"_id\":\"3\"}}\n{\"t\":\"quick quick dog jumps\",\"k\":\"cherry\",\"n\":10}\n"},
+    };
+    for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++) {
+        trove_response r;
+        if (trove_request(N, mk[i][0], mk[i][1], mk[i][2], strlen(mk[i][2]), &r) || r.status >= 300) return -1;
+        trove_response_fini(&r);
+    }
+    return 0;
+}
+
+static int teardown(void **s) {
+    (void)s;
+    trove_node_free(N);
+    N = NULL;
+    return 0;
+}
+
+static void test_leaf_queries(void **s) {
+    (void)s;
+    IDS("{\"query\":{\"match_all\":{}}}", "1,2,3");
+    IDS("{\"query\":{\"match_none\":{}}}", "");
+    ERR("{\"query\":{\"match_none\":{\"x\":1}}}", 400, SIMPLE("x_content_parse_exception", "[1:25] [match_none] unknown field [x]"));
+    IDS("{\"query\":{\"term\":{\"k\":\"apple\"}}}", "1");
+    IDS("{\"query\":{\"term\":{\"k\":{\"value\":\"apple\",\"boost\":2}}}}", "1");
+    IDS("{\"query\":{\"term\":{\"b\":true}}}", "1");
+    IDS("{\"query\":{\"term\":{\"n\":5}}}", "2");
+    ERR("{\"query\":{\"term\":{\"n\":\"abc\"}}}", 400,
+        QSEC("failed to create query: For input string: \\\"abc\\\"", "number_format_exception", "For input string: \\\"abc\\\""));
+    IDS("{\"query\":{\"terms\":{\"k\":[\"apple\",\"cherry\",\"zzz\"]}}}", "1,3");
+    ERR("{\"query\":{\"terms\":{\"k\":\"apple\"}}}", 400, PE("[terms] query does not support [k]", 1, 24));
+    ERR("{\"query\":{\"terms\":{\"k\":[\"apple\"],\"n\":[1]}}}", 400, PE("[terms] query does not support multiple fields", 1, 38));
+    ERR("{\"query\":{\"terms\":{}}}", 400,
+        PE("[terms] query requires a field name, followed by array of terms or a document lookup specification", 1, 19));
+    IDS("{\"query\":{\"prefix\":{\"k\":\"ban\"}}}", "2");
+    IDS("{\"query\":{\"prefix\":{\"t\":{\"value\":\"jum\"}}}}", "3");
+    ERR("{\"query\":{\"prefix\":{\"k\":{\"value\":\"ap\",\"foo\":1}}}}", 400, PE("[prefix] query does not support [foo]", 1, 45));
+    ERR("{\"query\":{\"prefix\":{\"n\":\"1\"}}}", 400,
+        QSE("Can only use prefix queries on keyword and text fields - not on [n] which is of type [long]"));
+    IDS("{\"query\":{\"wildcard\":{\"k\":\"*an*\"}}}", "2");
+    ERR("{\"query\":{\"wildcard\":{\"n\":\"1*\"}}}", 400,
+        QSE("Can only use wildcard queries on keyword and text fields - not on [n] which is of type [long]"));
+    IDS("{\"query\":{\"regexp\":{\"k\":\"(apple|cherry)\"}}}", "1,3");
+    ERR("{\"query\":{\"regexp\":{\"k\":\"a(b\"}}}", 400,
+        QSEC("failed to create query: expected ')' at position 3", "illegal_argument_exception", "expected ')' at position 3"));
+    ERR("{\"query\":{\"regexp\":{\"n\":\"1.*\"}}}", 400,
+        QSE("Can only use regexp queries on keyword and text fields - not on [n] which is of type [long]"));
+    IDS("{\"query\":{\"fuzzy\":{\"k\":\"aple\"}}}", "1");
+    ERR("{\"query\":{\"fuzzy\":{\"n\":\"1\"}}}", 400,
+        QSE("Can only use fuzzy queries on keyword and text fields - not on [n] which is of type [long]"));
+    IDS("{\"query\":{\"exists\":{\"field\":\"d\"}}}", "1,2");
+    ERR("{\"query\":{\"exists\":{\"field\":\"n\",\"foo\":1}}}", 400, PE("[exists] query does not support [foo]", 1, 39));
+    IDS("{\"query\":{\"ids\":{\"values\":[\"3\",\"1\",\"9\"]}}}", "1,3");
+    ERR("{\"query\":{\"ids\":{\"values\":\"1\"}}}", 400,
+        SIMPLE("x_content_parse_exception", "[1:27] [ids] values doesn't support values of type: VALUE_STRING"));
+    ERR("{\"query\":{\"ids\":{\"foo\":[\"1\"]}}}", 400, SIMPLE("x_content_parse_exception", "[1:18] [ids] unknown field [foo]"));
+}
+
+static void test_range(void **s) {
+    (void)s;
+    IDS("{\"query\":{\"range\":{\"n\":{\"gte\":2,\"lte\":10}}}}", "2,3");
+    IDS("{\"query\":{\"range\":{\"n\":{\"gt\":1,\"lt\":10}}}}", "2");
+    IDS("{\"query\":{\"range\":{\"f\":{\"gt\":1.5}}}}", "2");
+    IDS("{\"query\":{\"range\":{\"k\":{\"gte\":\"b\",\"lt\":\"c\"}}}}", "2");
+    IDS("{\"query\":{\"range\":{\"d\":{\"gte\":\"2020-01-01||+1M/d\"}}}}", "2");
+    IDS("{\"query\":{\"range\":{\"d\":{\"lt\":\"2021-06-15T10:00:00Z\"}}}}", "1");
+    IDS("{\"query\":{\"range\":{\"d\":{\"gte\":\"01/06/2021\",\"format\":\"dd/MM/yyyy\"}}}}", "2");
+    IDS("{\"query\":{\"range\":{\"d2\":{\"gte\":\"2021/01/01\"}}}}", "2");
+    ERR("{\"query\":{\"range\":{\"n\":{\"foo\":1}}}}", 400, PE("[range] query does not support [foo]", 1, 31));
+    ERR("{\"query\":{\"range\":{\"n\":{\"gte\":\"abc\"}}}}", 400,
+        QSEC("failed to create query: For input string: \\\"abc\\\"", "number_format_exception", "For input string: \\\"abc\\\""));
+}
+
+static void test_full_text(void **s) {
+    (void)s;
+    IDS("{\"query\":{\"match\":{\"t\":\"fox\"}}}", "1");
+    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"quick fox\",\"operator\":\"and\"}}}}", "1");
+    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"lazy brown dog\",\"minimum_should_match\":3}}}}", "2");
+    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"the\",\"analyzer\":\"stop\",\"zero_terms_query\":\"all\"}}}}", "1,2,3");
+    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"the\",\"analyzer\":\"stop\"}}}}", "");
+    ERR("{\"query\":{\"match\":{\"t\":{\"query\":\"quick fox\",\"operator\":\"xor\"}}}}", 400,
+        SIMPLE("illegal_argument_exception", "operator needs to be either [AND, OR], but not [xor]"));
+    ERR("{\"query\":{\"match\":{\"t\":{\"query\":\"the\",\"zero_terms_query\":\"foo\"}}}}", 400,
+        PE("Unsupported zero_terms_query value [foo]", 1, 58));
+    ERR("{\"query\":{\"match\":{\"t\":{\"query\":\"quick\"},\"k\":\"x\"}}}", 400,
+        PE("[match] query doesn't support multiple fields, found [t] and [k]", 1, 46));
+    ERR("{\"query\":{\"match\":{\"t\":{}}}}", 400, PE("No text specified for text query", 1, 19));
+    ERR("{\"query\":{\"match\":{\"t\":{\"query\":\"x\",\"bar\":1}}}}", 400, PE("[match] query does not support [bar]", 1, 43));
+    IDS("{\"query\":{\"match_phrase\":{\"t\":\"quick brown\"}}}", "1");
+    IDS("{\"query\":{\"match_phrase\":{\"t\":\"quick fox\"}}}", "");
+    IDS("{\"query\":{\"match_phrase\":{\"t\":{\"query\":\"quick fox\",\"slop\":1}}}}", "1");
+    ERR("{\"query\":{\"match_phrase\":{\"t\":{\"query\":\"quick fox\",\"foo\":1}}}}", 400,
+        PE("[match_phrase] query does not support [foo]", 1, 58));
+    IDS("{\"query\":{\"match_phrase_prefix\":{\"t\":\"quick br\"}}}", "1");
+    IDS("{\"query\":{\"multi_match\":{\"query\":\"apple\",\"fields\":[\"t\",\"k\"]}}}", "1");
+    IDS("{\"query\":{\"multi_match\":{\"query\":\"lazy dog\",\"fields\":[\"t\"],\"type\":\"most_fields\"}}}", "2,3");
+    IDS("{\"query\":{\"multi_match\":{\"query\":\"quick brown\",\"fields\":[\"t\"],\"type\":\"phrase\"}}}", "1");
+    ERR("{\"query\":{\"multi_match\":{\"fields\":[\"t\"]}}}", 400, PE("No text specified for multi_match query", 1, 25));
+    ERR("{\"query\":{\"multi_match\":{\"query\":\"quick\",\"fields\":[\"t\"],\"type\":\"phrase\",\"slop\":1,\"foo\":1}}}", 400,
+        PE("[multi_match] query does not support [foo]", 1, 88));
+}
+
+static void test_compound(void **s) {
+    (void)s;
+    IDS("{\"query\":{\"bool\":{\"must\":{\"match\":{\"t\":\"quick\"}},\"must_not\":{\"term\":{\"k\":\"apple\"}}}}}", "3");
+    IDS("{\"query\":{\"bool\":{\"filter\":[{\"range\":{\"n\":{\"gte\":5}}}],\"should\":[{\"term\":{\"k\":\"cherry\"}}]}}}",
+        "3,2");
+    IDS("{\"query\":{\"bool\":{\"should\":[{\"term\":{\"k\":\"apple\"}},{\"term\":{\"n\":5}}],\"minimum_should_match\":2}}}",
+        "");
+    ERR("{\"query\":{\"bool\":{\"must\":\"x\"}}}", 400, PE("[bool] query does not support [must]", 1, 26));
+    ERR("{\"query\":{\"bool\":{\"must\":{}}}}", 400,
+        SIMPLE("illegal_argument_exception", "query malformed, empty clause found at [1:27]"));
+    IDS("{\"query\":{\"constant_score\":{\"filter\":{\"term\":{\"k\":\"banana\"}},\"boost\":3}}}", "2");
+    ERR("{\"query\":{\"constant_score\":{\"filter\":{\"match_all\":{}},\"foo\":1}}}", 400,
+        PE("[constant_score] query does not support [foo]", 1, 61));
+    IDS("{\"query\":{\"dis_max\":{\"queries\":[{\"term\":{\"k\":\"apple\"}},{\"term\":{\"n\":10}}],\"tie_breaker\":0.5}}}",
+        "1,3");
+    ERR("{\"query\":{\"dis_max\":{}}}", 400, PE("[dis_max] requires 'queries' field with at least one clause", 1, 21));
+    IDS("{\"query\":{\"boosting\":{\"positive\":{\"match\":{\"t\":\"quick\"}},\"negative\":{\"term\":{\"k\":\"cherry\"}},"
+        "\"negative_boost\":0.01}}}", "1,3");
+    ERR("{\"query\":{\"boosting\":{\"positive\":{\"match_all\":{}}}}}", 400, PE("[boosting] query requires 'negative' query", 1, 22));
+    ERR("{\"query\":{\"boosting\":{\"positive\":{\"match_all\":{}},\"negative\":{\"match_all\":{}},"
+        "\"negative_boost\":-1}}}", 400,
+        PE("[boosting] query requires 'negative_boost' to be set to be a positive value'", 1, 22));
+}
+
+static void test_search_body(void **s) {
+    (void)s;
+    IDS("{\"from\":1,\"size\":1,\"sort\":[{\"n\":\"desc\"}]}", "2");
+    IDS("{\"sort\":[{\"n\":\"asc\"}],\"search_after\":[1]}", "2,3");
+    IDS("{\"query\":{\"match\":{\"t\":\"quick\"}},\"min_score\":0.25}", "3");
+    IDS("{\"query\":{\"match\":{\"t\":\"quick\"}},\"min_score\":0.1}", "3,1");
+    IDS("{\"query\":{\"match_all\":{}},\"post_filter\":{\"term\":{\"k\":\"banana\"}}}", "2");
+    int st;
+    char *b = run("POST", "/q/_search", "{\"size\":1,\"track_total_hits\":false,\"_source\":[\"k\"],"
+                                        "\"docvalue_fields\":[\"n\"],\"sort\":[\"k\"]}", &st);
+    assert_int_equal(st, 200);
+    if (!strstr(b, "\"hits\":{\"max_score\":null,\"hits\":[{\"_index\":\"q\",\"_id\":\"1\",\"_score\":null,"
+                   "\"_source\":{\"k\":\"apple\"},\"fields\":{\"n\":[1]},\"sort\":[\"apple\"]}]}}"))
+        fail_msg("%s", b);
+    free(b);
+    b = run("POST", "/q/_search", "{\"size\":0,\"track_total_hits\":2}", &st);
+    assert_int_equal(st, 200);
+    if (!strstr(b, "\"hits\":{\"total\":{\"value\":2,\"relation\":\"gte\"},\"max_score\":null,\"hits\":[]}}")) fail_msg("%s", b);
+    free(b);
+    b = run("POST", "/q/_count", "{\"query\":{\"term\":{\"k\":\"apple\"}}}", &st);
+    assert_int_equal(st, 200);
+    assert_string_equal(b, "{\"count\":1,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
+    free(b);
+    ERR("{\"sort\":[{\"nope\":{\"order\":\"asc\"}}]}", 400, QSE("No mapping found for [nope] in order to sort on"));
+    ERR("{\"sort\":[\"n\"],\"search_after\":[1,2]}", 400,
+        SIMPLE("illegal_argument_exception", "search_after has 2 value(s) but sort has 1."));
+    ERR("{\"_source\":{\"foo\":1}}", 400, PE("Unknown key for a VALUE_NUMBER in [foo].", 1, 19));
+}
+
+/*
+ * Requests where trove's search layer does not yet answer as OpenSearch
+ * does (the search layer is being changed by others). Each entry holds the
+ * request and OpenSearch's answer (status and a fragment of the body); the
+ * test prints those that still differ and fails on none, so it can be run
+ * as a to-do list: TROVE_STRICT_AUDIT=1 makes differences fail.
+ */
+static void test_known_search_gaps(void **s) {
+    (void)s;
+    static const struct {
+        const char *body;
+        int status;
+        const char *fragment;
+    } gaps[] = {
+        {"{\"size\":\"abc\"}", 400, "{\"type\":\"number_format_exception\",\"reason\":\"For input string: \\\"abc\\\"\"}"},
+        {"{\"size\":-1}", 400, "\"reason\":\"[size] parameter cannot be negative, found [-1]\""},
+        {"{\"from\":-5}", 400, "\"reason\":\"[from] parameter cannot be negative, found [-5]\""},
+        {"{\"min_score\":\"x\"}", 400, "{\"type\":\"number_format_exception\",\"reason\":\"For input string: \\\"x\\\"\"}"},
+        {"{\"track_total_hits\":\"x\"}", 400, "{\"type\":\"number_format_exception\",\"reason\":\"For input string: \\\"x\\\"\"}"},
+        {"{\"timeout\":\"abc\"}", 400,
+         "\"type\":\"parse_exception\",\"reason\":\"failed to parse setting [timeout] with value [abc] as a time value: "
+         "unit is missing or unrecognized\""},
+        {"{\"query\":{\"match_all\":{}}}}", 400,
+         "\"reason\":\"Unexpected token [END_OBJECT] found after the main object.\""},
+        {"{\"sort\":[{\"t\":\"asc\"}]}", 400, "\"type\":\"search_phase_execution_exception\""},
+        {"{\"docvalue_fields\":[\"t\"]}", 400, "\"type\":\"search_phase_execution_exception\""},
+        {"{\"search_after\":[1]}", 400, "\"type\":\"search_phase_execution_exception\""},
+        {"{\"stored_fields\":[\"t\"],\"size\":1}", 200, "\"_id\":\"1\",\"_score\":1.0}"},
+        {"{\"query\":{\"match\":{\"t\":{\"query\":\"quick\",\"analyzer\":\"nope\"}}}}", 400,
+         "\"reason\":\"[match] analyzer [nope] not found\""},
+        {"{\"query\":{\"range\":{\"d\":{\"gte\":\"2020-13-45\"}}}}", 400,
+         "{\"type\":\"parse_exception\",\"reason\":\"failed to parse date field [2020-13-45] with format "
+         "[strict_date_optional_time||epoch_millis]: [failed to parse date field [2020-13-45] with format "
+         "[strict_date_optional_time||epoch_millis]]\""},
+        {"{\"query\":{\"bool\":{\"should\":[{\"match_all\":{}}],\"minimum_should_match\":\"x\"}}}", 400,
+         "\"type\":\"search_phase_execution_exception\""},
+        {"{\"query\":{\"match_phrase\":{\"t\":{\"query\":\"a b\",\"slop\":\"x\"}}}}", 400,
+         "{\"type\":\"number_format_exception\",\"reason\":\"For input string: \\\"x\\\"\"}"},
+        {"{\"query\":{\"multi_match\":{\"query\":\"lazy brown\",\"fields\":[\"t\",\"k\"],\"type\":"
+         "\"cross_fields\",\"operator\":\"and\"}}}", 200, "\"hits\":[{\"_index\":\"q\",\"_id\":\"2\""},
+        {"{\"query\":{\"multi_match\":{\"query\":\"a\",\"fields\":[\"t\"],\"type\":\"foo\"}}}", 400,
+         "\"reason\":\"failed to parse [multi_match] query type [foo]. unknown type.\""},
+    };
+    const char *strict = getenv("TROVE_STRICT_AUDIT");
+    int differ = 0;
+    for (size_t i = 0; i < sizeof gaps / sizeof gaps[0]; i++) {
+        int st;
+        char *b = run("POST", "/q/_search", gaps[i].body, &st);
+        if (st != gaps[i].status || !strstr(b, gaps[i].fragment)) {
+            differ++;
+            fprintf(stderr, "search gap: POST /q/_search %s\n  OpenSearch: %d ...%s...\n  trove:      %d %.300s\n",
+                    gaps[i].body, gaps[i].status, gaps[i].fragment, st, b);
+        }
+        free(b);
+    }
+    fprintf(stderr, "%d of %zu known search-layer gaps remain\n", differ, sizeof gaps / sizeof gaps[0]);
+    if (strict && *strict == '1') assert_int_equal(differ, 0);
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_leaf_queries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_range, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_full_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_compound, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_search_body, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_known_search_gaps, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
