@@ -436,6 +436,65 @@ static tv_query **vec_to_arena(tv_dsl *d, qvec *v) {
     return a;
 }
 
+/* True when every document of every segment (deleted ones included) has
+ * exactly one value of f: BoolQueryBuilder.checkAllDocsHaveOneValue asks
+ * the points of each leaf for docCount == maxDoc == size. index.h exposes
+ * no points statistics, so the doc values (which hold the same values as
+ * the points, one per value, not deduplicated) are counted per doc. A field
+ * without doc values cannot be checked: no rewrite (OpenSearch would). No
+ * segments: no rewrite (OpenSearch: empty leaves). */
+static bool all_docs_one_value(const tv_snapshot *snap, const tv_field *f) {
+    if (!snap || !f || !f->index || !f->doc_values || snap->nsegs == 0) return false;
+    for (uint32_t i = 0; i < snap->nsegs; i++) {
+        const tv_segment *seg = snap->segs[i].seg;
+        uint32_t max = tv_segment_max_doc(seg);
+        for (uint32_t doc = 0; doc < max; doc++) {
+            int64_t v;
+            if (tv_segment_dv_numeric(seg, f->id, doc, &v, 1) != 1) return false;
+        }
+    }
+    return true;
+}
+
+/*
+ * OpenSearch 3's BoolQueryBuilder.rewriteMustNotRangeClausesToShould: a
+ * must_not range (the only one on its field in this bool) on a field where
+ * every doc has exactly one value becomes a MUST clause
+ * bool{should:[complement ranges], minimum_should_match:1}. That clause
+ * scores (1.0 per matching complement range), as OpenSearch's does. When
+ * the bool had should clauses but no must/filter and no msm, msm becomes 1
+ * (what Lucene's default would have been). Returns true if it changed.
+ */
+static tv_status rewrite_must_not_ranges(tv_dsl *d, qvec *must, qvec *should, qvec *must_not,
+                                         qvec *filter, bool *msm_one) {
+    *msm_one = false;
+    if (!d->snap) return TROVE_OK;
+    size_t orig_must = must->len, orig_filter = filter->len, orig_should = should->len;
+    bool changed = false;
+    for (size_t i = 0; i < must_not->len;) {
+        tv_query *rq = must_not->items[i];
+        if (!(rq->flags & TV_QF_RANGE) || !rq->field || rq->ncomplement == 0) { i++; continue; }
+        size_t same = 0;
+        for (size_t j = 0; j < must_not->len; j++) {
+            tv_query *o = must_not->items[j];
+            if ((o->flags & TV_QF_RANGE) && o->field == rq->field) same++;
+        }
+        if (same != 1 || !all_docs_one_value(d->snap, rq->field)) { i++; continue; }
+        tv_query **sh = tv_arena_alloc(d->arena, rq->ncomplement * sizeof *sh);
+        if (!sh) return oom(d);
+        for (uint32_t k = 0; k < rq->ncomplement; k++) sh[k] = rq->complement[k];
+        tv_query *nb = tv_q_bool(d, NULL, 0, sh, rq->ncomplement, 1);
+        if (!nb) return oom(d);
+        if (rq->ncomplement == 1) nb->u.boolq.msm = 1;
+        if (tv_vec_push(must, nb)) return oom(d);
+        memmove(must_not->items + i, must_not->items + i + 1, (must_not->len - i - 1) * sizeof *must_not->items);
+        must_not->len--;
+        changed = true;
+    }
+    if (changed && orig_should > 0 && orig_must == 0 && orig_filter == 0) *msm_one = true;
+    return TROVE_OK;
+}
+
 static tv_status parse_bool(tv_dsl *d, const tv_json *body, tv_query **out) {
     qvec must = {0}, should = {0}, must_not = {0}, filter = {0};
     const tv_json *msm = NULL;
@@ -458,14 +517,30 @@ static tv_status parse_bool(tv_dsl *d, const tv_json *body, tv_query **out) {
         else st = tv_dsl_error(d, TROVE_EPARSE, v->off, "[bool] query does not support [%s]", k);
     }
     tv_query *q = NULL;
+    /* OpenSearch 3's BoolQueryBuilder.doRewrite, in its order: an empty
+     * bool is match_all; must_not ranges may become scoring MUST clauses;
+     * then MUST clauses that score the same for every doc (range; term,
+     * terms, match on numeric fields: rewriteMustClausesToFilter) move to
+     * FILTER, so they add 0 to the score. There is no filter-context
+     * minimum_should_match of 1 any more (doToQuery has none). */
+    bool msm_one = false;
+    size_t total0 = must.len + should.len + must_not.len + filter.len;
+    if (!st && total0) st = rewrite_must_not_ranges(d, &must, &should, &must_not, &filter, &msm_one);
+    if (!st) {
+        size_t keep = 0;
+        for (size_t i = 0; i < must.len && !st; i++) {
+            tv_query *c = must.items[i];
+            if (!(c->flags & TV_QF_SCORE_IRRELEVANT)) must.items[keep++] = c;
+            else if (tv_vec_push(&filter, c)) st = oom(d);
+        }
+        must.len = keep;
+    }
     if (!st) {
         int32_t n = 0;
-        if (msm || (d->filter_ctx && should.len > 0)) {
-            if (msm) st = tv_dsl_msm(d, msm, (int32_t)should.len, &n);
-            else n = 1;
-        }
+        if (msm) st = tv_dsl_msm(d, msm, (int32_t)should.len, &n);
+        else if (msm_one) n = 1;
         if (!st) {
-            size_t total = must.len + should.len + must_not.len + filter.len;
+            size_t total = total0;
             if (total == 0) {
                 q = tv_q_new(d, TV_Q_MATCH_ALL);
                 if (!q) st = oom(d);

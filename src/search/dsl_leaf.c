@@ -232,6 +232,14 @@ static void apply_boost(tv_query *q, float boost) {
     if (q && boost != 1.0f) q->boost *= boost;
 }
 
+/* BoolQueryBuilder.isClauseIrrelevantToScoring: term, terms and match on
+ * a NumberFieldType (not date, boolean or scaled_float, which are other
+ * field type classes) move from MUST to FILTER. */
+static void mark_numeric(tv_query *q, const tv_field *f) {
+    if (q && f && tv_field_type_is_numeric(f->type) && f->type != TV_FT_SCALED_FLOAT)
+        q->flags |= TV_QF_SCORE_IRRELEVANT;
+}
+
 /* ------------------------------------------------------------------ term */
 
 tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out) {
@@ -291,6 +299,7 @@ tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out) {
         if (st) return st;
     }
     apply_boost(q, boost);
+    mark_numeric(q, f);
     *out = q;
     return TROVE_OK;
 }
@@ -385,6 +394,7 @@ tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
         q->u.cnst.inner = b;
     }
     apply_boost(q, boost);
+    mark_numeric(q, f);
     *out = q;
     return TROVE_OK;
 }
@@ -584,6 +594,7 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
     tv_status st = build_match(d, f, type, &o, &q);
     if (st) return st;
     apply_boost(q, o.boost);
+    if (type == MT_BOOLEAN) mark_numeric(q, f);
     *out = q;
     return TROVE_OK;
 }
@@ -910,6 +921,42 @@ static tv_status num_bound(tv_dsl *d, const tv_field *f, const tv_json *v, bool 
     return TROVE_OK;
 }
 
+/* A range over a points field (numbers, dates): RANGE_NUM, or MATCH_NONE
+ * when empty. from/to NULL: open. */
+static tv_status points_range(tv_dsl *d, const tv_field *f, const tv_json *from, bool incl_lo,
+                              const tv_json *to, bool incl_hi, const char *fmt, int32_t tz,
+                              tv_query **out) {
+    tv_status st;
+    int64_t lo = INT64_MIN, hi = INT64_MAX;
+    *out = NULL;
+    if (f->type == TV_FT_DATE) {
+        if (from) {
+            if ((st = date_of(d, f, from, fmt, !incl_lo, tz, &lo))) return st;
+            if (!incl_lo) { if (lo == INT64_MAX) goto empty; lo++; }
+        }
+        if (to) {
+            if ((st = date_of(d, f, to, fmt, incl_hi, tz, &hi))) return st;
+            if (!incl_hi) { if (hi == INT64_MIN) goto empty; hi--; }
+        }
+    } else {
+        bool is_empty = false;
+        if (tv_field_type_is_floating(f->type)) {
+            lo = tv_double_to_sortable(-INFINITY);
+            hi = tv_double_to_sortable(INFINITY);
+        }
+        if (from && (st = num_bound(d, f, from, true, incl_lo, &lo, &is_empty))) return st;
+        if (to && (st = num_bound(d, f, to, false, incl_hi, &hi, &is_empty))) return st;
+        if (is_empty) goto empty;
+    }
+    *out = num_range(d, f, lo, hi);
+    if (*out) (*out)->flags |= TV_QF_RANGE | TV_QF_SCORE_IRRELEVANT;
+    return *out ? TROVE_OK : oom(d);
+empty:
+    *out = none(d);
+    if (*out) (*out)->flags |= TV_QF_RANGE | TV_QF_SCORE_IRRELEVANT;
+    return *out ? TROVE_OK : oom(d);
+}
+
 tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_json_member *fm = NULL;
     float boost = 1.0f;
@@ -966,36 +1013,29 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q = NULL;
     tv_status st;
+    const char *fmt = NULL;
+    if (format) {
+        const char *s;
+        size_t n;
+        tv_dsl_scalar_text(format, &s, &n);
+        fmt = tv_arena_strndup(d->arena, s, n);
+    }
     if (!f || f->type == TV_FT_OBJECT) {
         q = none(d);
-    } else if (tv_field_type_is_numeric(f->type)) {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        bool empty = false;
-        if (tv_field_type_is_floating(f->type)) {
-            lo = tv_double_to_sortable(-INFINITY);
-            hi = tv_double_to_sortable(INFINITY);
-        }
-        if (from && (st = num_bound(d, f, from, true, incl_lo, &lo, &empty))) return st;
-        if (to && (st = num_bound(d, f, to, false, incl_hi, &hi, &empty))) return st;
-        q = empty ? none(d) : num_range(d, f, lo, hi);
-    } else if (f->type == TV_FT_DATE) {
-        int64_t lo = INT64_MIN, hi = INT64_MAX;
-        const char *fmt = NULL;
-        if (format) {
-            const char *s;
-            size_t n;
-            tv_dsl_scalar_text(format, &s, &n);
-            fmt = tv_arena_strndup(d->arena, s, n);
-        }
+    } else if (tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE) {
+        if ((st = points_range(d, f, from, incl_lo, to, incl_hi, fmt, tz, &q))) return st;
+        /* RangeQueryBuilder.getComplement, for a must_not rewrite (dsl.c):
+         * below = (.., from] with the opposite inclusivity, above likewise */
+        tv_query *c = NULL;
         if (from) {
-            if ((st = date_of(d, f, from, fmt, !incl_lo, tz, &lo))) return st;
-            if (!incl_lo) { if (lo == INT64_MAX) { q = none(d); goto done; } lo++; }
+            if ((st = points_range(d, f, NULL, true, from, !incl_lo, fmt, tz, &c))) return st;
+            q->complement[q->ncomplement++] = c;
         }
         if (to) {
-            if ((st = date_of(d, f, to, fmt, incl_hi, tz, &hi))) return st;
-            if (!incl_hi) { if (hi == INT64_MIN) { q = none(d); goto done; } hi--; }
+            if ((st = points_range(d, f, to, !incl_hi, NULL, true, fmt, tz, &c))) return st;
+            q->complement[q->ncomplement++] = c;
         }
-        q = num_range(d, f, lo, hi);
+        if (q->kind == TV_Q_MATCH_NONE) q->field = f; /* keeps the field for that rewrite */
     } else if (f->type == TV_FT_BOOLEAN) {
         /* false < true: a range over 0/1 on the terms F/T */
         int lo = 0, hi = 1;
@@ -1041,9 +1081,10 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
         q->u.trange.lo_incl = incl_lo;
         q->u.trange.hi_incl = incl_hi;
     }
-done:
     if (!q) return oom(d);
     apply_boost(q, boost);
+    /* BoolQueryBuilder.isClauseIrrelevantToScoring: any range */
+    q->flags |= TV_QF_RANGE | TV_QF_SCORE_IRRELEVANT;
     *out = q;
     return TROVE_OK;
 }

@@ -407,15 +407,17 @@ static int cost_cmp(const void *a, const void *b) {
 static tv_iter *make_conj(tv_arena *a, tv_iter **subs, uint32_t n, tv_iter **scoring, uint32_t nscoring) {
     conj_it *c = tv_arena_alloc(a, sizeof *c);
     tv_iter **s = tv_arena_alloc(a, n * sizeof *s);
-    if (!c || !s) return NULL;
+    tv_iter **sc = tv_arena_alloc(a, (nscoring ? nscoring : 1) * sizeof *sc);
+    if (!c || !s || !sc) return NULL;
     memcpy(s, subs, n * sizeof *s);
+    if (nscoring) memcpy(sc, scoring, nscoring * sizeof *sc);
     qsort(s, n, sizeof *s, cost_cmp);
     c->subs = s;
     c->n = n;
-    c->scoring = scoring;
+    c->scoring = sc;
     c->nscoring = nscoring;
     float mx = 0;
-    for (uint32_t i = 0; i < nscoring; i++) mx += scoring[i]->max_score;
+    for (uint32_t i = 0; i < nscoring; i++) mx += sc[i]->max_score;
     return iter_init(&c->it, &conj_vt, s[0]->cost, mx);
 }
 
@@ -964,14 +966,29 @@ static tv_status plan_bool(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, 
     if ((int32_t)nopt < msm) return TROVE_OK;
     tv_iter *res = NULL;
     if (msm > 0 && msm == (int32_t)nopt) {
-        /* every should is required */
+        /* BooleanWeight: as many SHOULD scorers in this segment as msm —
+         * every one is required (one flat conjunction) */
         for (uint32_t i = 0; i < nopt; i++) { req[nreq++] = opt[i]; reqs[nreqs++] = opt[i]; }
         nopt = 0;
     } else if (msm > 0) {
         tv_iter *d = make_disj(a, opt, nopt, (uint32_t)msm, false, 0);
         if (!d) return TROVE_ENOMEM;
-        req[nreq++] = d;
-        reqs[nreqs++] = d;
+        if (nreq > 0 && scores) {
+            /* BooleanScorerSupplier: required and optional parts are each
+             * scored on their own (a float each), then
+             * ConjunctionScorer([req, opt]) adds the two in double */
+            tv_iter *r;
+            if (nreq == 1 && nreqs == 1) r = req[0];
+            else if (nreq == 1 && nreqs == 0) r = make_const(a, req[0], 0.0f);
+            else r = make_conj(a, req, nreq, reqs, nreqs);
+            if (!r) return TROVE_ENOMEM;
+            req[0] = reqs[0] = r;
+            req[1] = reqs[1] = d;
+            nreq = nreqs = 2;
+        } else {
+            req[nreq++] = d;
+            reqs[nreqs++] = d;
+        }
         nopt = 0;
     }
     if (nreq == 0) {
@@ -997,6 +1014,27 @@ static tv_status plan_bool(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, 
     }
     *out = res;
     return TROVE_OK;
+}
+
+/* Lucene's PointRangeQuery has no scorer in a segment (and the segment
+ * then counts as having no such clause, which changes how a bool adds up
+ * scores) only when the segment has no value of the field or the range is
+ * disjoint from the segment's [min, max] (deleted docs included). A range
+ * that matches nothing in between still has one: values below and above. */
+static bool range_straddles(const tv_query *q, const tv_segview *sv, tv_arena *a) {
+    int64_t lo = q->u.nrange.lo, hi = q->u.nrange.hi;
+    if (lo > hi || lo == INT64_MIN || hi == INT64_MAX) return false;
+    tv_bitset below, above;
+    if (!arena_bitset(a, sv->max_doc, &below) || !arena_bitset(a, sv->max_doc, &above)) return false;
+    if (tv_segment_points_range(sv->seg, q->field_id, INT64_MIN, lo - 1, &below)) return false;
+    if (tv_segment_points_range(sv->seg, q->field_id, hi + 1, INT64_MAX, &above)) return false;
+    size_t nw = ((size_t)sv->max_doc + 63) / 64;
+    bool b = false, u = false;
+    for (size_t i = 0; i < nw; i++) {
+        b |= below.words[i] != 0;
+        u |= above.words[i] != 0;
+    }
+    return b && u;
 }
 
 static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool scores, tv_iter **out) {
@@ -1081,7 +1119,8 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
         tv_status st = tv_segment_points_range(sv->seg, q->field_id, q->u.nrange.lo, q->u.nrange.hi, &bs);
         if (st) return st;
         *out = tv_iter_bitset(a, &bs, sv->max_doc, cscore);
-        if (*out && (*out)->cost == 0) *out = NULL;
+        if (!*out) return TROVE_ENOMEM;
+        if ((*out)->cost == 0 && !range_straddles(q, sv, a)) *out = NULL;
         return TROVE_OK;
     }
     case TV_Q_EXISTS: {

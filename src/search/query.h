@@ -142,8 +142,18 @@ typedef struct tv_query_ext {
     void *state;
 } tv_query_ext;
 
+/* tv_query.flags: what the OpenSearch builder that produced a node was, for
+ * BoolQueryBuilder's rewrites (dsl.c). */
+#define TV_QF_SCORE_IRRELEVANT 1u /* range, or term/terms/match on a numeric
+                                     field: a MUST clause moves to FILTER */
+#define TV_QF_RANGE 2u            /* produced by the range query */
+
 struct tv_query {
     uint8_t kind;      /* tv_qkind */
+    uint8_t flags;     /* TV_QF_* */
+    uint8_t ncomplement; /* range on a points field: number of complement */
+    struct tv_query *complement[2]; /* ranges (below, above) for
+                                       rewriteMustNotRangeClausesToShould */
     float boost;       /* this node's boost (1.0 = none) */
     const tv_field *field; /* leaf kinds: the field (never NULL for leaves
                               that match anything; unmapped fields parse to
@@ -213,7 +223,11 @@ typedef struct tv_dsl {
     size_t src_len;
     tv_error *err;
     int depth;       /* nesting guard */
-    bool filter_ctx; /* inside a filter clause (bool should needs msm 1) */
+    bool filter_ctx; /* inside a filter clause (informational: OpenSearch 3
+                        gives filter-context bools no special msm) */
+    /* The target's snapshot (may be NULL): BoolQueryBuilder's
+     * rewriteMustNotRangeClausesToShould looks at every segment's values. */
+    const tv_snapshot *snap;
 } tv_dsl;
 
 /* Parses a query object ({"match":{...}}) into *out. */
@@ -282,6 +296,15 @@ typedef struct tv_plan_ctx {
     bool scores;      /* scores are needed */
     bool impacts;     /* block-max pruning may be used */
 } tv_plan_ctx;
+
+/* Lucene's Query.rewrite loop (IndexSearcher.rewrite) over the AST:
+ * BooleanQuery.rewrite's rules that change matching structure or score
+ * arithmetic (one-clause bools, match-none clauses, flattening of nested
+ * disjunctions, inlining of required bools, SHOULD count versus msm, ...),
+ * DisjunctionMaxQuery and ConstantScoreQuery simplifications. Run once per
+ * target after parsing, before tv_query_prepare. New nodes are allocated in
+ * arena; *q is replaced. (rewrite.c) */
+tv_status tv_query_rewrite(tv_query **q, tv_arena *arena);
 
 /* Gathers statistics (BM25 weights) for a target's snapshot. */
 tv_status tv_query_prepare(tv_query *q, const tv_snapshot *snap, tv_arena *arena);

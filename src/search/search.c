@@ -647,6 +647,7 @@ typedef struct target_ctx {
 
 static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
     d->mapping = t->snap ? t->snap->mapping : NULL;
+    d->snap = t->snap;
     tv_status st;
     if (r->query) {
         st = tv_dsl_parse_query(d, r->query, &tc->q);
@@ -654,10 +655,12 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         tc->q = tv_q_new(d, TV_Q_MATCH_ALL);
         st = tc->q ? TROVE_OK : TROVE_ENOMEM;
     }
-    if (st) return st;
+    if (!st) st = tv_query_rewrite(&tc->q, d->arena);
+    if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
     if (r->post_filter) {
         st = tv_dsl_parse_filter(d, r->post_filter, &tc->post);
-        if (st) return st;
+        if (!st) st = tv_query_rewrite(&tc->post, d->arena);
+        if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
     }
     tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
     if (!tc->tf) return TROVE_ENOMEM;

@@ -123,9 +123,18 @@ static void test_shapes(void **state) {
     assert_int_equal(q->kind, TV_Q_BOOL);
     assert_int_equal(q->u.boolq.nfilter, 1);
     assert_int_equal(q->u.boolq.filter[0]->kind, TV_Q_MATCH_ALL);
-    /* should inside a filter context needs one match */
+    /* OpenSearch 3's BoolQueryBuilder.doToQuery sets no minimum_should_match
+     * of 1 in a filter context (the pre-7.0 rule is gone): with a MUST
+     * clause, the SHOULD clause stays optional */
     q = ok(f, "{\"constant_score\":{\"filter\":{\"bool\":{\"should\":[{\"term\":{\"tag\":\"a\"}}],\"must\":{\"match_all\":{}}}}}}");
-    assert_int_equal(q->u.cnst.inner->u.boolq.msm, 1);
+    assert_int_equal(q->u.cnst.inner->u.boolq.msm, 0);
+    /* BoolQueryBuilder.rewriteMustClausesToFilter: range, and term on a
+     * numeric field, move from MUST to FILTER (they score nothing) */
+    q = ok(f, "{\"bool\":{\"must\":[{\"range\":{\"n\":{\"gte\":1}}},{\"term\":{\"n\":3}},{\"term\":{\"tag\":\"a\"}}]}}");
+    assert_int_equal(q->u.boolq.nmust, 1);
+    assert_int_equal(q->u.boolq.must[0]->kind, TV_Q_TERM);
+    assert_int_equal(q->u.boolq.nfilter, 2);
+    assert_int_equal(q->u.boolq.filter[0]->kind, TV_Q_RANGE_NUM);
     q = ok(f, "{\"match\":{\"unmapped\":\"x\"}}");
     assert_int_equal(q->kind, TV_Q_MATCH_NONE);
     q = ok(f, "{\"multi_match\":{\"query\":\"fox\",\"fields\":[\"title^3\",\"tag\"],\"tie_breaker\":0.3}}");

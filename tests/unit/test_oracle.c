@@ -23,6 +23,17 @@
  * sets (the order of equal scores is the engine's doc order, which the
  * model does not predict).
  *
+ * Scores depend on the segments too: Lucene drops a SHOULD clause that has
+ * no scorer in a segment (no term, no value in range, ...), and when as
+ * many remain as minimum_should_match the bool is scored as one flat
+ * conjunction there, which rounds differently. The model knows which
+ * segment (refresh) holds each document and which clauses have a scorer in
+ * it (nonnull_in). OpenSearch's builder-level rewrites are modelled in
+ * to_lucene (range MUST clauses to FILTER; a must_not range to scoring
+ * complement ranges when every document has exactly one value, which a
+ * quarter of the rounds arrange), Lucene's BooleanQuery.rewrite rules in
+ * rewrite_bool.
+ *
  * Analysis is the whitespace analyzer over lowercase ASCII words so the
  * model needs no tokenizer of its own.
  *
@@ -78,7 +89,11 @@ typedef struct mdoc {
     int64_t n;
     bool live;              /* the current version of its id */
     bool physical;          /* sealed into a segment (counts in statistics) */
+    int seg;                /* the segment (refresh number) it was sealed in */
 } mdoc;
+
+#define MAXSEGS 8
+static int nsegs;           /* refreshes so far in this round */
 
 /* All versions ever sealed or buffered. */
 static mdoc docs[MAXDOCS * 4];
@@ -224,6 +239,7 @@ struct oq {
     int nmust, nshould, nnot, nfilter, msm; /* msm: -1 default */
     /* precomputed per round */
     float weight;           /* term/phrase/tag */
+    bool nonnull[MAXSEGS];  /* Lucene has a scorer for it in segment s */
 };
 
 static oq pool[4096];
@@ -501,6 +517,108 @@ static void prepare(oq *q) {
     for (int i = 0; i < q->nfilter; i++) prepare(q->filter[i]);
 }
 
+/*
+ * Whether Lucene has a scorer for q in segment seg (Weight.scorerSupplier
+ * != null), over every document physically in the segment, deleted ones
+ * included (their terms, points and field infos stay until a merge):
+ * TermQuery / PhraseQuery: every term is in the segment's terms; a
+ * constant-score multi-term query (terms, ids, prefix): some term matches;
+ * FieldExistsQuery: the field is in the segment; PointRangeQuery: the
+ * segment has values and the range meets [min, max] of them;
+ * ConstantScoreQuery, FunctionScoreQuery (boosting): the inner one;
+ * DisjunctionMaxQuery: any; BooleanWeight.scorerSupplier: no null required
+ * clause, and enough non-null SHOULD clauses (with as many as msm, they
+ * all become required).
+ */
+static bool seg_any(int seg, bool (*pred)(const mdoc *, const oq *), const oq *q) {
+    for (int i = 0; i < ndocs; i++)
+        if (docs[i].physical && docs[i].seg == seg && pred(&docs[i], q)) return true;
+    return false;
+}
+static bool p_term(const mdoc *d, const oq *q) { return tf(d, q->field, q->terms[0]) > 0; }
+static bool p_tag(const mdoc *d, const oq *q) { return has_tag(d, q->terms[0]); }
+static bool p_terms(const mdoc *d, const oq *q) {
+    for (int i = 0; i < q->nterms; i++)
+        if (has_tag(d, q->terms[i])) return true;
+    return false;
+}
+static bool p_exists(const mdoc *d, const oq *q) {
+    return q->field < NTEXT ? d->has_text[q->field] && d->len[q->field] > 0
+         : q->field == 2   ? d->ntags > 0
+                           : d->has_n;
+}
+static bool p_ids(const mdoc *d, const oq *q) {
+    for (int i = 0; i < q->nids_q; i++)
+        if (q->ids[i] == d->id) return true;
+    return false;
+}
+static bool p_prefix(const mdoc *d, const oq *q) {
+    if (!d->has_text[q->field]) return false;
+    for (int i = 0; i < d->len[q->field]; i++)
+        if (strncmp(word(d->words[q->field][i]), q->prefix, strlen(q->prefix)) == 0) return true;
+    return false;
+}
+
+static bool nonnull_in(const oq *q, int seg) {
+    switch (q->kind) {
+    case Q_ALL: return true;
+    case Q_NONE: return false;
+    case Q_TERM: return seg_any(seg, p_term, q);
+    case Q_TAG: return seg_any(seg, p_tag, q);
+    case Q_PHRASE:
+        for (int i = 0; i < q->nterms; i++) {
+            oq t = *q;
+            t.terms[0] = q->terms[i];
+            if (!seg_any(seg, p_term, &t)) return false;
+        }
+        return true;
+    case Q_TERMS: return seg_any(seg, p_terms, q);
+    case Q_RANGE: {
+        bool any = false;
+        int64_t mn = 0, mx = 0;
+        for (int i = 0; i < ndocs; i++) {
+            const mdoc *d = &docs[i];
+            if (!d->physical || d->seg != seg || !d->has_n) continue;
+            if (!any || d->n < mn) mn = d->n;
+            if (!any || d->n > mx) mx = d->n;
+            any = true;
+        }
+        return any && !(q->lo > mx || q->hi < mn);
+    }
+    case Q_EXISTS: return seg_any(seg, p_exists, q);
+    case Q_IDS: return seg_any(seg, p_ids, q);
+    case Q_PREFIX: return seg_any(seg, p_prefix, q);
+    case Q_CONST: return q->sub[0]->nonnull[seg];
+    case Q_BOOSTING: return q->sub[0]->nonnull[seg];
+    case Q_DISMAX:
+        for (int i = 0; i < q->nsub; i++)
+            if (q->sub[i]->nonnull[seg]) return true;
+        return false;
+    case Q_BOOL: {
+        for (int i = 0; i < q->nmust; i++)
+            if (!q->must[i]->nonnull[seg]) return false;
+        for (int i = 0; i < q->nfilter; i++)
+            if (!q->filter[i]->nonnull[seg]) return false;
+        int sh = 0, msm = q->msm > 0 ? q->msm : 0;
+        for (int i = 0; i < q->nshould; i++) sh += q->should[i]->nonnull[seg];
+        int req = q->nmust + q->nfilter;
+        if (sh == msm) { req += sh; sh = 0; msm = 0; }
+        if (req == 0 && sh == 0) return false;
+        return sh >= msm;
+    }
+    }
+    return false;
+}
+
+static void prep_nonnull(oq *q) {
+    for (int i = 0; i < q->nsub; i++) prep_nonnull(q->sub[i]);
+    for (int i = 0; i < q->nmust; i++) prep_nonnull(q->must[i]);
+    for (int i = 0; i < q->nshould; i++) prep_nonnull(q->should[i]);
+    for (int i = 0; i < q->nnot; i++) prep_nonnull(q->must_not[i]);
+    for (int i = 0; i < q->nfilter; i++) prep_nonnull(q->filter[i]);
+    for (int s = 0; s < nsegs && s < MAXSEGS; s++) q->nonnull[s] = nonnull_in(q, s);
+}
+
 static int phrase_freq(const mdoc *d, const oq *q) {
     int f = q->field, c = 0;
     if (!d->has_text[f]) return 0;
@@ -515,10 +633,15 @@ static int phrase_freq(const mdoc *d, const oq *q) {
 static bool eval(const oq *q, const mdoc *d, float *score);
 
 /* A bool query as Lucene 10 scores it after rewriting (lucene_rewrite):
- * Boolean2ScorerSupplier's cases. Required scoring clauses sum in double
- * (ConjunctionScorer); optional ones sum in double (disjunction scorers);
- * with minimum_should_match > 0 the two parts form a conjunction (double
- * sum), otherwise ReqOptSumScorer adds them in float. */
+ * BooleanScorerSupplier's cases. Required scoring clauses sum in double
+ * (ConjunctionScorer, BlockMaxConjunctionScorer and the conjunction bulk
+ * scorers); optional ones sum in double (DisjunctionSumScorer, WANDScorer,
+ * BooleanScorer, MaxScoreBulkScorer); with minimum_should_match > 0 the two
+ * parts are scored on their own and form ConjunctionScorer([req, opt])
+ * (double sum of two floats), otherwise ReqOptSumScorer adds them in float.
+ * Per segment, BooleanWeight.scorerSupplier drops SHOULD clauses without a
+ * scorer there; when as many remain as minimum_should_match they all become
+ * MUST clauses: one flat conjunction, summed in double. */
 static bool eval_bool(const oq *q, const mdoc *d, float *score) {
     float s;
     for (int i = 0; i < q->nnot; i++)
@@ -550,7 +673,10 @@ static bool eval_bool(const oq *q, const mdoc *d, float *score) {
         return true;
     }
     float reqf = (float)req, optf = (float)opt;
-    if (q->msm > 0) *score = (float)((double)reqf + (double)optf);
+    int seg_should = 0;
+    for (int i = 0; i < q->nshould; i++) seg_should += q->should[i]->nonnull[d->seg];
+    if (q->msm > 0 && seg_should == q->msm) *score = (float)(req + opt);
+    else if (q->msm > 0) *score = (float)((double)reqf + (double)optf);
     else *score = matched ? reqf + optf : reqf;
     return true;
 }
@@ -733,14 +859,12 @@ static oq *rewrite_once(oq *q, bool *changed) {
         oq *r = newq(Q_DISMAX);
         *r = *q;
         r->nsub = 0;
-        for (int i = 0; i < q->nsub; i++) {
-            oq *c = rewrite_once(q->sub[i], &sub_changed);
-            if (c->kind != Q_NONE) r->sub[r->nsub++] = c;
-            else sub_changed = true;
-        }
+        /* Lucene's DisjunctionMaxQuery.rewrite rewrites its disjuncts but
+         * keeps a MatchNoDocsQuery among them (no scorer, no match) */
+        for (int i = 0; i < q->nsub; i++) r->sub[r->nsub++] = rewrite_once(q->sub[i], &sub_changed);
         if (!sub_changed) return q;
         *changed = true;
-        return r->nsub ? r : newq(Q_NONE);
+        return r;
     }
     case Q_CONST:
     case Q_BOOSTING: {
@@ -750,7 +874,9 @@ static oq *rewrite_once(oq *q, bool *changed) {
         for (int i = 0; i < q->nsub; i++) r->sub[i] = rewrite_once(q->sub[i], &sub_changed);
         if (!sub_changed) return q;
         *changed = true;
-        if (r->sub[0]->kind == Q_NONE) return newq(Q_NONE);
+        /* ConstantScoreQuery.rewrite bubbles a MatchNoDocsQuery up;
+         * FunctionScoreQuery (boosting) does not: it stays, scorer-less */
+        if (q->kind == Q_CONST && r->sub[0]->kind == Q_NONE) return newq(Q_NONE);
         return r;
     }
     default: return q;
@@ -767,8 +893,39 @@ static oq *to_lucene(const oq *q) {
     for (int i = 0; i < q->nnot; i++) r->must_not[i] = to_lucene(q->must_not[i]);
     for (int i = 0; i < q->nfilter; i++) r->filter[i] = to_lucene(q->filter[i]);
     if (r->kind == Q_BOOL) {
+        /* OpenSearch 3 BoolQueryBuilder.rewriteMustNotRangeClausesToShould:
+         * when every document of every segment (deleted ones included) has
+         * exactly one value of the field (checkAllDocsHaveOneValue: points
+         * docCount == maxDoc == size), the only must_not range on that field
+         * becomes a MUST clause bool{should:[below, above], msm 1} of the
+         * complement ranges (RangeQueryBuilder.getComplement) — a scoring
+         * clause (1.0 for the complement range that matches); msm becomes 1
+         * when the bool had SHOULD but no MUST / FILTER clauses and no msm */
+        bool one_value = nsegs > 0;
+        for (int i = 0; i < ndocs && one_value; i++)
+            if (docs[i].physical && !docs[i].has_n) one_value = false;
+        int nranges = 0, at = -1;
+        for (int i = 0; i < r->nnot; i++)
+            if (r->must_not[i]->kind == Q_RANGE) { nranges++; at = i; }
+        if (one_value && nranges == 1) {
+            const oq *rq = r->must_not[at];
+            oq *below = newq(Q_RANGE), *above = newq(Q_RANGE), *nb = newq(Q_BOOL);
+            below->lo = INT64_MIN;
+            below->hi = rq->lo - 1;
+            above->lo = rq->hi + 1;
+            above->hi = INT64_MAX;
+            nb->should[nb->nshould++] = below;
+            nb->should[nb->nshould++] = above;
+            nb->msm = 1;
+            bool had_should_only = r->nshould > 0 && r->nmust == 0 && r->nfilter == 0;
+            r->must[r->nmust++] = nb;
+            for (int i = at; i + 1 < r->nnot; i++) r->must_not[i] = r->must_not[i + 1];
+            r->nnot--;
+            if (r->msm < 0 && had_should_only) r->msm = 1;
+        }
         /* OpenSearch 3 BoolQueryBuilder.doRewrite: range clauses in must
-         * score nothing, so they move to filter */
+         * score nothing, so they move to filter (rewriteMustClausesToFilter,
+         * which looks at the original must clauses only) */
         int keep = 0;
         for (int i = 0; i < r->nmust; i++) {
             if (r->must[i]->kind == Q_RANGE) r->filter[r->nfilter++] = r->must[i];
@@ -933,6 +1090,8 @@ static void doc_json(const mdoc *d, tv_buf *b) {
     tv_buf_putc(b, '}');
 }
 
+static bool all_have_n; /* this round every document has a value of n */
+
 static void random_doc(mdoc *d, int id) {
     memset(d, 0, sizeof *d);
     d->id = id;
@@ -946,14 +1105,20 @@ static void random_doc(mdoc *d, int id) {
         int t = rn(NTAGS);
         if (!has_tag(d, t)) d->tags[d->ntags++] = t;
     }
-    d->has_n = coin(80);
+    d->has_n = all_have_n || coin(80);
     d->n = rn(100) - 50;
 }
 
 /* Seals the buffer: every buffered current version becomes physical. */
 static void model_refresh(void) {
+    bool any = false;
     for (int i = 0; i < ndocs; i++)
-        if (docs[i].live) docs[i].physical = true;
+        if (docs[i].live && !docs[i].physical) {
+            docs[i].physical = true;
+            docs[i].seg = nsegs;
+            any = true;
+        }
+    if (any) nsegs++;
 }
 
 static void build_round(tv_arena *a, int round) {
@@ -969,6 +1134,8 @@ static void build_round(tv_arena *a, int round) {
     assert_int_equal(request("PUT", path, create, a, NULL), 200);
 
     ndocs = 0;
+    nsegs = 0;
+    all_have_n = coin(25);
     nids = 20 + rn(MAXDOCS - 20);
     for (int i = 0; i < MAXDOCS; i++) current[i] = -1;
     int refreshes = 1 + rn(6); /* segments stay below the merge threshold */
@@ -1034,6 +1201,7 @@ static const char *check_query(tv_arena *a, const oq *user, const char *qjson) {
     int saved = npool;
     oq *q = lucene_rewrite(user);
     prepare(q);
+    prep_nonnull(q);
     static hit expect[MAXDOCS];
     int nexpect = 0;
     for (int i = 0; i < ndocs; i++) {
