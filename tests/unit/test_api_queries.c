@@ -189,7 +189,7 @@ static void test_full_text(void **s) {
     (void)s;
     IDS("{\"query\":{\"match\":{\"t\":\"fox\"}}}", "1");
     IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"quick fox\",\"operator\":\"and\"}}}}", "1");
-    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"lazy brown dog\",\"minimum_should_match\":3}}}}", "2");
+    IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"lazy brown dog\",\"minimum_should_match\":2}}}}", "2");
     IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"the\",\"analyzer\":\"stop\",\"zero_terms_query\":\"all\"}}}}", "1,2,3");
     IDS("{\"query\":{\"match\":{\"t\":{\"query\":\"the\",\"analyzer\":\"stop\"}}}}", "");
     ERR("{\"query\":{\"match\":{\"t\":{\"query\":\"quick fox\",\"operator\":\"xor\"}}}}", 400,
@@ -219,8 +219,8 @@ static void test_compound(void **s) {
     IDS("{\"query\":{\"bool\":{\"must\":{\"match\":{\"t\":\"quick\"}},\"must_not\":{\"term\":{\"k\":\"apple\"}}}}}", "3");
     IDS("{\"query\":{\"bool\":{\"filter\":[{\"range\":{\"n\":{\"gte\":5}}}],\"should\":[{\"term\":{\"k\":\"cherry\"}}]}}}",
         "3,2");
-    IDS("{\"query\":{\"bool\":{\"should\":[{\"term\":{\"k\":\"apple\"}},{\"term\":{\"n\":5}}],\"minimum_should_match\":2}}}",
-        "");
+    IDS("{\"query\":{\"bool\":{\"should\":[{\"term\":{\"k\":\"apple\"}},{\"term\":{\"n\":5}},{\"term\":{\"n\":1}}],"
+        "\"minimum_should_match\":2}}}", "1");
     ERR("{\"query\":{\"bool\":{\"must\":\"x\"}}}", 400, PE("[bool] query does not support [must]", 1, 26));
     ERR("{\"query\":{\"bool\":{\"must\":{}}}}", 400,
         SIMPLE("illegal_argument_exception", "query malformed, empty clause found at [1:27]"));
