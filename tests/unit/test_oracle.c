@@ -218,6 +218,8 @@ typedef enum qkind {
     Q_DISMAX,
     Q_BOOSTING,
     Q_BOOL,
+    Q_MATCH,     /* match of several words: operator and / minimum_should_match */
+    Q_MULTI,     /* multi_match best_fields / most_fields over title and body */
 } qkind;
 
 typedef struct oq oq;
@@ -237,8 +239,14 @@ struct oq {
     /* bool */
     oq *must[16], *should[16], *must_not[16], *filter[16];
     int nmust, nshould, nnot, nfilter, msm; /* msm: -1 default */
+    bool as_term;           /* Q_RANGE written as a term query on n */
+    bool op_and;            /* match / multi_match operator and */
+    char msm_spec[8];       /* match / multi_match minimum_should_match */
+    int mm_type;            /* multi_match: 0 best_fields, 1 most_fields */
+    float fboost[NTEXT];    /* multi_match field boosts */
     /* precomputed per round */
     float weight;           /* term/phrase/tag */
+    float eff;              /* the product of the boosts from the root */
     bool nonnull[MAXSEGS];  /* Lucene has a scorer for it in segment s */
 };
 
@@ -259,8 +267,50 @@ static const char *text_field_name(int f) { return f == F_TITLE ? "title" : "bod
 static oq *gen_query(int depth);
 static bool q_same(const oq *a, const oq *b);
 
+static void distinct_words(oq *q, int n) {
+    q->nterms = n;
+    for (int i = 0; i < n; i++) {
+        int w;
+        bool dup;
+        do {
+            w = zipf_word();
+            dup = false;
+            for (int j = 0; j < i; j++) dup |= q->terms[j] == w;
+        } while (dup);
+        q->terms[i] = w;
+    }
+}
+
+static void gen_match_opts(oq *q) {
+    static const char *specs[] = {"1", "2", "-1", "75%", "50%", "-25%", "3"};
+    q->op_and = coin(25);
+    if (!q->op_and && coin(50)) snprintf(q->msm_spec, sizeof q->msm_spec, "%s", specs[rn(7)]);
+}
+
 static oq *gen_leaf(void) {
-    switch (rn(12)) {
+    switch (rn(15)) {
+    case 12: {
+        oq *q = newq(Q_MATCH);
+        q->field = rn(NTEXT);
+        distinct_words(q, 2 + rn(3));
+        gen_match_opts(q);
+        return q;
+    }
+    case 13: {
+        oq *q = newq(Q_MULTI);
+        distinct_words(q, 1 + rn(3));
+        gen_match_opts(q);
+        q->mm_type = rn(2);
+        q->tie = q->mm_type == 0 && coin(50) ? 0.3f : 0.0f;
+        for (int f = 0; f < NTEXT; f++) q->fboost[f] = coin(30) ? 2.0f : 1.0f;
+        return q;
+    }
+    case 14: {
+        oq *q = newq(Q_RANGE);
+        q->as_term = true;
+        q->lo = q->hi = rn(100) - 50;
+        return q;
+    }
     case 0: return coin(50) ? newq(Q_ALL) : newq(Q_TERM);
     case 1: {
         oq *q = newq(Q_TAG);
@@ -430,9 +480,37 @@ static void q_json(const oq *q, tv_buf *b) {
         tv_buf_puts(b, "]}}");
         break;
     case Q_RANGE:
-        tv_buf_printf(b, "{\"range\":{\"n\":{\"gte\":%lld,\"lte\":%lld}}}", (long long)q->lo,
-                      (long long)q->hi);
+        if (q->as_term)
+            tv_buf_printf(b, "{\"term\":{\"n\":%lld}}", (long long)q->lo);
+        else
+            tv_buf_printf(b, "{\"range\":{\"n\":{\"gte\":%lld,\"lte\":%lld}}}", (long long)q->lo,
+                          (long long)q->hi);
         break;
+    case Q_MATCH:
+    case Q_MULTI: {
+        if (q->kind == Q_MATCH)
+            tv_buf_printf(b, "{\"match\":{\"%s\":{\"query\":\"", text_field_name(q->field));
+        else
+            tv_buf_puts(b, "{\"multi_match\":{\"query\":\"");
+        for (int i = 0; i < q->nterms; i++) tv_buf_printf(b, "%s%s", i ? " " : "", word(q->terms[i]));
+        tv_buf_putc(b, '"');
+        if (q->op_and) tv_buf_puts(b, ",\"operator\":\"and\"");
+        if (q->msm_spec[0]) tv_buf_printf(b, ",\"minimum_should_match\":\"%s\"", q->msm_spec);
+        if (q->kind == Q_MULTI) {
+            tv_buf_puts(b, ",\"fields\":[");
+            for (int f = 0; f < NTEXT; f++) {
+                tv_buf_printf(b, "%s\"%s", f ? "," : "", text_field_name(f));
+                if (q->fboost[f] != 1.0f) tv_buf_printf(b, "^%g", (double)q->fboost[f]);
+                tv_buf_putc(b, '"');
+            }
+            tv_buf_printf(b, "],\"type\":\"%s\"", q->mm_type ? "most_fields" : "best_fields");
+            if (q->tie != 0.0f) tv_buf_printf(b, ",\"tie_breaker\":%g", (double)q->tie);
+            tv_buf_puts(b, "}}");
+        } else {
+            tv_buf_puts(b, "}}}");
+        }
+        break;
+    }
     case Q_EXISTS: {
         static const char *names[] = {"title", "body", "tags", "n"};
         tv_buf_printf(b, "{\"exists\":{\"field\":\"%s\"}}", names[q->field]);
@@ -496,25 +574,32 @@ static bool q_same(const oq *a, const oq *b) {
 
 /* ------------------------------------------------------- the evaluator */
 
-static void prepare(oq *q) {
+/* Weights: Lucene passes the product of the boosts from the root down
+ * through createWeight (BoostQuery multiplies its boost in); BM25's weight
+ * is boost * idf, constant-score queries score the boost. FunctionScoreQuery
+ * (boosting) creates its inner weight with boost 1 and multiplies at the
+ * end. */
+static void prepare(oq *q, float parent) {
+    float b = parent * q->boost;
+    q->eff = b;
     switch (q->kind) {
     case Q_TERM:
-        q->weight = q->boost * idf(text_df(q->field, q->terms[0]), text_stats[q->field].doc_count);
+        q->weight = b * idf(text_df(q->field, q->terms[0]), text_stats[q->field].doc_count);
         break;
     case Q_PHRASE: {
         double sum = 0;
         for (int i = 0; i < q->nterms; i++)
             sum += idf(text_df(q->field, q->terms[i]), text_stats[q->field].doc_count);
-        q->weight = q->boost * (float)sum;
+        q->weight = b * (float)sum;
         break;
     }
     default: break;
     }
-    for (int i = 0; i < q->nsub; i++) prepare(q->sub[i]);
-    for (int i = 0; i < q->nmust; i++) prepare(q->must[i]);
-    for (int i = 0; i < q->nshould; i++) prepare(q->should[i]);
-    for (int i = 0; i < q->nnot; i++) prepare(q->must_not[i]);
-    for (int i = 0; i < q->nfilter; i++) prepare(q->filter[i]);
+    for (int i = 0; i < q->nsub; i++) prepare(q->sub[i], q->kind == Q_BOOSTING ? 1.0f : b);
+    for (int i = 0; i < q->nmust; i++) prepare(q->must[i], b);
+    for (int i = 0; i < q->nshould; i++) prepare(q->should[i], b);
+    for (int i = 0; i < q->nnot; i++) prepare(q->must_not[i], b);
+    for (int i = 0; i < q->nfilter; i++) prepare(q->filter[i], b);
 }
 
 /*
@@ -590,6 +675,8 @@ static bool nonnull_in(const oq *q, int seg) {
     case Q_PREFIX: return seg_any(seg, p_prefix, q);
     case Q_CONST: return q->sub[0]->nonnull[seg];
     case Q_BOOSTING: return q->sub[0]->nonnull[seg];
+    case Q_MATCH:
+    case Q_MULTI: return false; /* never after to_lucene */
     case Q_DISMAX:
         for (int i = 0; i < q->nsub; i++)
             if (q->sub[i]->nonnull[seg]) return true;
@@ -692,8 +779,21 @@ static bool eval_bool(const oq *q, const mdoc *d, float *score) {
  * flattening of nested pure disjunctions, inlining of nested required-only
  * bools, SHOULD count == msm, and inlining SHOULD clauses of a lone MUST.
  */
+/* A boosted query is a BoostQuery around it: rules that test a clause's
+ * class do not see through it, and a clause replacing a boosted query takes
+ * the product of the boosts (BoostQuery.rewrite). */
+static oq *with_boost(oq *c, float boost) {
+    if (boost == 1.0f) return c;
+    oq *n = newq(c->kind);
+    *n = *c;
+    n->boost = boost * c->boost;
+    return n;
+}
+
+static bool plain_bool(const oq *q) { return q->kind == Q_BOOL && q->boost == 1.0f; }
+
 static bool pure_disjunction(const oq *q) {
-    return q->kind == Q_BOOL && q->nmust == 0 && q->nfilter == 0 && q->nnot == 0 &&
+    return plain_bool(q) && q->nmust == 0 && q->nfilter == 0 && q->nnot == 0 &&
            q->nshould > 0 && q->msm <= 1;
 }
 
@@ -712,8 +812,8 @@ static oq *rewrite_bool(oq *q, bool *changed) {
     if (nclauses == 1) {
         if ((q->msm == 1 && q->nshould == 1) || q->msm == 0) {
             *changed = true;
-            if (q->nshould) return q->should[0];
-            if (q->nmust) return q->must[0];
+            if (q->nshould) return with_boost(q->should[0], q->boost);
+            if (q->nmust) return with_boost(q->must[0], q->boost);
             if (q->nfilter) {
                 oq *c = newq(Q_CONST);
                 c->sub[0] = q->filter[0];
@@ -727,6 +827,7 @@ static oq *rewrite_bool(oq *q, bool *changed) {
     bool sub_changed = false;
     oq *r = newq(Q_BOOL);
     r->msm = q->msm;
+    r->boost = q->boost;
     for (int i = 0; i < q->nmust; i++) {
         oq *c = rewrite_once(q->must[i], &sub_changed);
         if (c->kind == Q_NONE) {
@@ -786,16 +887,16 @@ static oq *rewrite_bool(oq *q, bool *changed) {
     {
         bool any = false;
         for (int i = 0; i < q->nmust; i++)
-            any |= q->must[i]->kind == Q_BOOL && q->must[i]->msm == 0 && q->must[i]->nshould == 0;
+            any |= plain_bool(q->must[i]) && q->must[i]->msm == 0 && q->must[i]->nshould == 0;
         for (int i = 0; i < q->nfilter; i++)
-            any |= q->filter[i]->kind == Q_BOOL && q->filter[i]->msm == 0 && q->filter[i]->nshould == 0;
+            any |= plain_bool(q->filter[i]) && q->filter[i]->msm == 0 && q->filter[i]->nshould == 0;
         if (any) {
             oq *f = newq(Q_BOOL);
             *f = *q;
             f->nmust = f->nfilter = 0;
             for (int i = 0; i < q->nmust; i++) {
                 oq *c = q->must[i];
-                if (c->kind == Q_BOOL && c->msm == 0 && c->nshould == 0) {
+                if (plain_bool(c) && c->msm == 0 && c->nshould == 0) {
                     for (int j = 0; j < c->nmust; j++) f->must[f->nmust++] = c->must[j];
                     for (int j = 0; j < c->nfilter; j++) f->filter[f->nfilter++] = c->filter[j];
                     for (int j = 0; j < c->nnot; j++) f->must_not[f->nnot++] = c->must_not[j];
@@ -805,7 +906,7 @@ static oq *rewrite_bool(oq *q, bool *changed) {
             }
             for (int i = 0; i < q->nfilter; i++) {
                 oq *c = q->filter[i];
-                if (c->kind == Q_BOOL && c->msm == 0 && c->nshould == 0) {
+                if (plain_bool(c) && c->msm == 0 && c->nshould == 0) {
                     for (int j = 0; j < c->nmust; j++) f->filter[f->nfilter++] = c->must[j];
                     for (int j = 0; j < c->nfilter; j++) f->filter[f->nfilter++] = c->filter[j];
                     for (int j = 0; j < c->nnot; j++) f->must_not[f->nnot++] = c->must_not[j];
@@ -832,7 +933,7 @@ static oq *rewrite_bool(oq *q, bool *changed) {
         return f;
     }
     /* inline the SHOULD clauses of the only MUST clause */
-    if (q->nshould == 0 && q->nmust == 1 && q->must[0]->kind == Q_BOOL) {
+    if (q->nshould == 0 && q->nmust == 1 && plain_bool(q->must[0])) {
         oq *in = q->must[0];
         if (in->nmust == 0 && in->nfilter == 0 && in->nnot == 0 && in->nshould > 0) {
             oq *f = newq(Q_BOOL);
@@ -853,7 +954,7 @@ static oq *rewrite_once(oq *q, bool *changed) {
     case Q_DISMAX: {
         if (q->nsub == 1) {
             *changed = true;
-            return q->sub[0];
+            return with_boost(q->sub[0], q->boost);
         }
         bool sub_changed = false;
         oq *r = newq(Q_DISMAX);
@@ -883,8 +984,73 @@ static oq *rewrite_once(oq *q, bool *changed) {
     }
 }
 
+/* Queries.calculateMinShouldMatch (no cap at the clause count). */
+static int calc_msm(int n, const char *spec) {
+    int result = n;
+    size_t len = strlen(spec);
+    if (len && spec[len - 1] == '%') {
+        int pct = atoi(spec);
+        float calc = (float)(result * pct) * (1 / 100.0f);
+        result = calc < 0 ? result + (int)calc : (int)calc;
+    } else {
+        int calc = atoi(spec);
+        result = calc < 0 ? result + calc : calc;
+    }
+    return result < 0 ? 0 : result;
+}
+
+/* MatchQuery.parse on one text field (whitespace analyzer, distinct
+ * words): one word is a TermQuery; more are a BooleanQuery of SHOULD (or
+ * MUST with operator and) term queries, and MatchQueryBuilder applies
+ * minimum_should_match to it (Queries.maybeApplyMinimumShouldMatch, which
+ * counts the SHOULD clauses: none with operator and). */
+static oq *match_lucene(int field, const int *words, int n, bool op_and, const char *msm, float boost) {
+    if (n == 1) {
+        oq *t = newq(Q_TERM);
+        t->field = field;
+        t->terms[0] = words[0];
+        t->nterms = 1;
+        t->boost = boost;
+        return t;
+    }
+    oq *b = newq(Q_BOOL);
+    b->boost = boost;
+    for (int i = 0; i < n; i++) {
+        oq *t = newq(Q_TERM);
+        t->field = field;
+        t->terms[0] = words[i];
+        t->nterms = 1;
+        if (op_and) b->must[b->nmust++] = t;
+        else b->should[b->nshould++] = t;
+    }
+    b->msm = msm[0] ? calc_msm(b->nshould, msm) : 0;
+    return b;
+}
+
 /* OpenSearch's BoolQueryBuilder.doToQuery, then Lucene's rewrite loop. */
 static oq *to_lucene(const oq *q) {
+    if (q->kind == Q_MATCH) return match_lucene(q->field, q->terms, q->nterms, q->op_and, q->msm_spec, q->boost);
+    if (q->kind == Q_MULTI) {
+        /* MultiMatchQuery: one match query per field (boosted by ^), then
+         * combineGrouped: DisjunctionMaxQuery with the type's tie breaker —
+         * 0 (or tie_breaker) for best_fields, 1 for most_fields, which
+         * Lucene's DisjunctionMaxQuery.rewrite turns into a BooleanQuery of
+         * SHOULD clauses */
+        oq *fq[NTEXT];
+        for (int f = 0; f < NTEXT; f++)
+            fq[f] = match_lucene(f, q->terms, q->nterms, q->op_and, q->msm_spec, q->fboost[f]);
+        oq *r;
+        if (q->mm_type == 1) {
+            r = newq(Q_BOOL);
+            for (int f = 0; f < NTEXT; f++) r->should[r->nshould++] = fq[f];
+            r->msm = 0;
+        } else {
+            r = newq(Q_DISMAX);
+            for (int f = 0; f < NTEXT; f++) r->sub[r->nsub++] = fq[f];
+            r->tie = q->tie;
+        }
+        return r;
+    }
     oq *r = newq(q->kind);
     *r = *q;
     for (int i = 0; i < q->nsub; i++) r->sub[i] = to_lucene(q->sub[i]);
@@ -906,7 +1072,7 @@ static oq *to_lucene(const oq *q) {
             if (docs[i].physical && !docs[i].has_n) one_value = false;
         int nranges = 0, at = -1;
         for (int i = 0; i < r->nnot; i++)
-            if (r->must_not[i]->kind == Q_RANGE) { nranges++; at = i; }
+            if (r->must_not[i]->kind == Q_RANGE && !r->must_not[i]->as_term) { nranges++; at = i; }
         if (one_value && nranges == 1) {
             const oq *rq = r->must_not[at];
             oq *below = newq(Q_RANGE), *above = newq(Q_RANGE), *nb = newq(Q_BOOL);
@@ -955,7 +1121,7 @@ static oq *lucene_rewrite(const oq *q) {
 static bool eval(const oq *q, const mdoc *d, float *score) {
     *score = 0;
     switch (q->kind) {
-    case Q_ALL: *score = 1.0f; return true;
+    case Q_ALL: *score = q->eff; return true;
     case Q_NONE: return false;
     case Q_TERM: {
         int c = tf(d, q->field, q->terms[0]);
@@ -967,7 +1133,7 @@ static bool eval(const oq *q, const mdoc *d, float *score) {
         /* OpenSearch 3 scores term queries on keyword fields as constant
          * (use_similarity: false by default) */
         if (!has_tag(d, q->terms[0])) return false;
-        *score = q->boost;
+        *score = q->eff;
         return true;
     case Q_PHRASE: {
         int c = phrase_freq(d, q);
@@ -978,25 +1144,25 @@ static bool eval(const oq *q, const mdoc *d, float *score) {
     case Q_TERMS:
         for (int i = 0; i < q->nterms; i++)
             if (has_tag(d, q->terms[i])) {
-                *score = q->boost;
+                *score = q->eff;
                 return true;
             }
         return false;
     case Q_RANGE:
         if (!d->has_n || d->n < q->lo || d->n > q->hi) return false;
-        *score = q->boost;
+        *score = q->eff;
         return true;
     case Q_EXISTS: {
         bool e = q->field < NTEXT ? d->has_text[q->field] && d->len[q->field] > 0
                : q->field == 2 ? d->ntags > 0
                                : d->has_n;
-        if (e) *score = q->boost;
+        if (e) *score = q->eff;
         return e;
     }
     case Q_IDS:
         for (int i = 0; i < q->nids_q; i++)
             if (q->ids[i] == d->id) {
-                *score = q->boost;
+                *score = q->eff;
                 return true;
             }
         return false;
@@ -1004,14 +1170,14 @@ static bool eval(const oq *q, const mdoc *d, float *score) {
         if (!d->has_text[q->field]) return false;
         for (int i = 0; i < d->len[q->field]; i++)
             if (strncmp(word(d->words[q->field][i]), q->prefix, strlen(q->prefix)) == 0) {
-                *score = q->boost;
+                *score = q->eff;
                 return true;
             }
         return false;
     case Q_CONST: {
         float s;
         if (!eval(q->sub[0], d, &s)) return false;
-        *score = q->boost;
+        *score = q->eff;
         return true;
     }
     case Q_DISMAX: {
@@ -1035,10 +1201,15 @@ static bool eval(const oq *q, const mdoc *d, float *score) {
     case Q_BOOSTING: {
         float s, ns;
         if (!eval(q->sub[0], d, &s)) return false;
-        *score = eval(q->sub[1], d, &ns) ? s * q->neg_boost : s;
+        /* FunctionScoreQuery.boostByQuery: (float) (boost * factor) with
+         * factor = score * negative_boost (or score) in double */
+        double factor = eval(q->sub[1], d, &ns) ? (double)s * (double)q->neg_boost : (double)s;
+        *score = (float)((double)q->eff * factor);
         return true;
     }
     case Q_BOOL: return eval_bool(q, d, score);
+    case Q_MATCH:
+    case Q_MULTI: break; /* turned into terms and bools by to_lucene */
     }
     return false;
 }
@@ -1200,7 +1371,7 @@ static const char *check_query(tv_arena *a, const oq *user, const char *qjson) {
     static char msg[512];
     int saved = npool;
     oq *q = lucene_rewrite(user);
-    prepare(q);
+    prepare(q, 1.0f);
     prep_nonnull(q);
     static hit expect[MAXDOCS];
     int nexpect = 0;
