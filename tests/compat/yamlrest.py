@@ -280,6 +280,11 @@ def short(v, limit=80):
     return s if len(s) <= limit else s[:limit - 3] + "..."
 
 
+def clip(text, limit):
+    text = str(text)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def first_difference(path, actual, expected):
     """Where two values differ, as a short sentence (Java's NotEqualMessageBuilder, briefly)."""
     if isinstance(expected, dict) and isinstance(actual, dict):
@@ -622,17 +627,21 @@ class Response:
         self.raw = body
         self.parsed = None
         self.has_parsed = False
+        self.parse_error = None  # raised by the do step, after logging
         ctype = self.header("content-type") or ""
         mime = ctype.split(";")[0].strip().lower()
-        if body and mime in ("application/json", "application/vnd.opensearch+json"):
-            self.parsed = parse_json_strict(body)
-            self.has_parsed = True
-        elif body and mime in ("application/yaml", "application/x-yaml"):
-            try:
-                self.parsed = yaml.load(body.decode("utf-8"), Loader=JacksonLikeLoader)
-            except (yaml.YAMLError, UnicodeDecodeError) as e:
-                raise TestFailure("response is not valid YAML: " + " ".join(str(e).split())[:120])
-            self.has_parsed = True
+        try:
+            if body and mime in ("application/json", "application/vnd.opensearch+json"):
+                self.parsed = parse_json_strict(body)
+                self.has_parsed = True
+            elif body and mime in ("application/yaml", "application/x-yaml"):
+                try:
+                    self.parsed = yaml.load(body.decode("utf-8"), Loader=JacksonLikeLoader)
+                except (yaml.YAMLError, UnicodeDecodeError) as e:
+                    raise TestFailure("response is not valid YAML: " + " ".join(str(e).split())[:120])
+                self.has_parsed = True
+        except TestFailure as e:
+            self.parse_error = e
 
     def header(self, name):
         for k, v in self.headers:
@@ -877,7 +886,9 @@ class Runner:
         self.response = resp
         self.stash.values["body"] = resp.body()
         if self.verbose:
-            print(f"    < {resp.status} {resp.text[:500]}", file=sys.stderr)
+            print(f"    < {resp.status} {resp.text[:2000]}", file=sys.stderr)
+        if resp.parse_error:
+            raise resp.parse_error
 
         is_error = resp.status >= 300 and resp.status not in ignore \
             and not (method == "HEAD" and resp.status == 404)
@@ -887,7 +898,8 @@ class Runner:
                 label = CATCHES[catch][0] if catch in CATCHES else "4xx|5xx"
                 if catch not in CATCHES and not (catch.startswith("/") and catch.endswith("/")):
                     raise SuiteError(f"catch value [{catch}] not supported")
-                raise TestFailure(f"{what}: expected {label} (catch {catch}), got {resp.summary()}")
+                raise TestFailure(f"{what}: got {resp.summary()}, expected {label} "
+                                  f"(catch {clip(catch, 60)})")
             self.check_warnings(resp, expected_warnings, allowed_warnings,
                                 warnings_regex, allowed_regex, what)
             return
@@ -896,7 +908,8 @@ class Runner:
         if catch in CATCHES:
             label, ok = CATCHES[catch]
             if not ok(resp.status):
-                raise TestFailure(f"{what}: expected {label} (catch {catch}), got {resp.summary()}")
+                raise TestFailure(f"{what}: got {resp.summary()}, expected {label} "
+                                  f"(catch {catch})")
             return
         if len(catch) > 2 and catch.startswith("/") and catch.endswith("/"):
             if resp.status < 400:
@@ -906,7 +919,8 @@ class Runner:
                 raise TestFailure(f"{what}: {resp.status} without an \"error\" in the response")
             rx = java_regex(catch[1:-1])
             if not rx.search(java_str(error)):
-                raise TestFailure(f"{what}: error does not match {catch}: {resp.summary()}")
+                raise TestFailure(f"{what}: got {resp.summary()}, not matching "
+                                  f"catch {clip(catch, 70)}")
             return
         raise SuiteError(f"catch value [{catch}] not supported")
 
@@ -1336,15 +1350,16 @@ def main(argv=None):
               f"DELETE /* and DELETE /_all: {note}")
 
     if args.update_expected:
+        # A test still failing keeps its line's reason (reasons are often
+        # rewritten by hand to say what trove lacks); new failures get the
+        # runner's reason. With filters, lines of tests not run are kept.
+        lines = [(k, expected.get(k) or w) for k, w in failed]
         if args.filters:
-            # Keep entries of tests that were not run.
             ran = {k for k, _, _ in results}
-            keep = {k: v for k, v in expected.items() if k not in ran}
-            keep.update(dict(failed))
+            keep = dict((k, v) for k, v in expected.items() if k not in ran)
+            keep.update(dict(lines))
             order = {k: i for i, (k, _, _) in enumerate(results)}
             lines = sorted(keep.items(), key=lambda kv: (order.get(kv[0], -1), kv[0]))
-        else:
-            lines = failed
         with open(args.expected, "w", encoding="utf-8") as f:
             f.write(EXPECTED_HEADER)
             for k, w in lines:
