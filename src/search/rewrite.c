@@ -47,6 +47,11 @@
  */
 #include "search/query.h"
 
+/* memcpy of n pointers; src may be NULL when n is 0 (empty clause lists). */
+static void cpy(tv_query **dst, tv_query *const *src, size_t n) {
+    if (n) memcpy(dst, src, n * sizeof *dst);
+}
+
 static tv_query *dup_node(tv_arena *a, const tv_query *q) {
     tv_query *n = tv_arena_alloc(a, sizeof *n);
     if (n) *n = *q;
@@ -195,11 +200,11 @@ static tv_status step_bool(tv_query *q, tv_arena *a, tv_query **out) {
             if (q->u.boolq.filter[i]->kind != TV_Q_MATCH_ALL) continue;
             bparts p;
             if (!parts_init(a, &p, cap)) return TROVE_ENOMEM;
-            memcpy(p.must.v, q->u.boolq.must, nm * sizeof *p.must.v);
+            cpy(p.must.v, q->u.boolq.must, nm);
             p.must.n = nm;
-            memcpy(p.should.v, q->u.boolq.should, ns * sizeof *p.should.v);
+            cpy(p.should.v, q->u.boolq.should, ns);
             p.should.n = ns;
-            memcpy(p.must_not.v, q->u.boolq.must_not, nn * sizeof *p.must_not.v);
+            cpy(p.must_not.v, q->u.boolq.must_not, nn);
             p.must_not.n = nn;
             for (uint32_t j = 0; j < nf; j++)
                 if (j != i) p.filter.v[p.filter.n++] = q->u.boolq.filter[j];
@@ -220,11 +225,11 @@ static tv_status step_bool(tv_query *q, tv_arena *a, tv_query **out) {
         if (any) {
             bparts p;
             if (!parts_init(a, &p, cap + extra)) return TROVE_ENOMEM;
-            memcpy(p.must.v, q->u.boolq.must, nm * sizeof *p.must.v);
+            cpy(p.must.v, q->u.boolq.must, nm);
             p.must.n = nm;
-            memcpy(p.must_not.v, q->u.boolq.must_not, nn * sizeof *p.must_not.v);
+            cpy(p.must_not.v, q->u.boolq.must_not, nn);
             p.must_not.n = nn;
-            memcpy(p.filter.v, q->u.boolq.filter, nf * sizeof *p.filter.v);
+            cpy(p.filter.v, q->u.boolq.filter, nf);
             p.filter.n = nf;
             for (uint32_t i = 0; i < ns; i++) {
                 tv_query *c = q->u.boolq.should[i];
@@ -256,9 +261,9 @@ static tv_status step_bool(tv_query *q, tv_arena *a, tv_query **out) {
         if (any) {
             bparts p;
             if (!parts_init(a, &p, cap + extra)) return TROVE_ENOMEM;
-            memcpy(p.should.v, q->u.boolq.should, ns * sizeof *p.should.v);
+            cpy(p.should.v, q->u.boolq.should, ns);
             p.should.n = ns;
-            memcpy(p.must_not.v, q->u.boolq.must_not, nn * sizeof *p.must_not.v);
+            cpy(p.must_not.v, q->u.boolq.must_not, nn);
             p.must_not.n = nn;
             for (int l = 0; l < 2; l++) {
                 tv_query **src = l ? q->u.boolq.filter : q->u.boolq.must;
@@ -287,12 +292,12 @@ static tv_status step_bool(tv_query *q, tv_arena *a, tv_query **out) {
     if (ns > 0 && (int32_t)ns == msm) {
         bparts p;
         if (!parts_init(a, &p, cap)) return TROVE_ENOMEM;
-        memcpy(p.must.v, q->u.boolq.must, nm * sizeof *p.must.v);
-        memcpy(p.must.v + nm, q->u.boolq.should, ns * sizeof *p.must.v);
+        cpy(p.must.v, q->u.boolq.must, nm);
+        cpy(p.must.v + nm, q->u.boolq.should, ns);
         p.must.n = nm + ns;
-        memcpy(p.must_not.v, q->u.boolq.must_not, nn * sizeof *p.must_not.v);
+        cpy(p.must_not.v, q->u.boolq.must_not, nn);
         p.must_not.n = nn;
-        memcpy(p.filter.v, q->u.boolq.filter, nf * sizeof *p.filter.v);
+        cpy(p.filter.v, q->u.boolq.filter, nf);
         p.filter.n = nf;
         *out = parts_bool(a, q, &p, 0);
         return *out ? TROVE_OK : TROVE_ENOMEM;
@@ -303,11 +308,11 @@ static tv_status step_bool(tv_query *q, tv_arena *a, tv_query **out) {
         if (in->u.boolq.nshould > 0 && bool_size(in) == in->u.boolq.nshould) {
             bparts p;
             if (!parts_init(a, &p, cap + in->u.boolq.nshould)) return TROVE_ENOMEM;
-            memcpy(p.must_not.v, q->u.boolq.must_not, nn * sizeof *p.must_not.v);
+            cpy(p.must_not.v, q->u.boolq.must_not, nn);
             p.must_not.n = nn;
-            memcpy(p.filter.v, q->u.boolq.filter, nf * sizeof *p.filter.v);
+            cpy(p.filter.v, q->u.boolq.filter, nf);
             p.filter.n = nf;
-            memcpy(p.should.v, in->u.boolq.should, in->u.boolq.nshould * sizeof *p.should.v);
+            cpy(p.should.v, in->u.boolq.should, in->u.boolq.nshould);
             p.should.n = in->u.boolq.nshould;
             *out = parts_bool(a, q, &p, in->u.boolq.msm > 1 ? in->u.boolq.msm : 1);
             return *out ? TROVE_OK : TROVE_ENOMEM;
@@ -349,7 +354,7 @@ static tv_status step(tv_query *q, tv_arena *a, tv_query **out) {
             if (!subs) {
                 subs = tv_arena_alloc(a, n * sizeof *subs);
                 if (!subs) return TROVE_ENOMEM;
-                memcpy(subs, q->u.dismax.subs, n * sizeof *subs);
+                cpy(subs, q->u.dismax.subs, n);
             }
             subs[i] = r;
         }
