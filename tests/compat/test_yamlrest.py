@@ -484,3 +484,72 @@ def test_filters_select_tests(tmp_path, capsys, fake_node):
 
 def test_missing_compat_dir_is_an_error(tmp_path, capsys):
     assert y.main(["--compat", str(tmp_path / "nope")]) == 2
+
+
+FAKE_TROVE = r'''#!/usr/bin/python3
+# A stand-in for `trove serve --port 0`: logs its URL on stderr like trove,
+# answers a few requests, dies on /crash after printing a sanitizer report.
+import json, os, sys
+from http.server import BaseHTTPRequestHandler, HTTPServer
+assert sys.argv[1:] == ["serve", "--port", "0"], sys.argv
+class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    wbufsize = 1 << 16
+    def log_message(self, *a):
+        pass
+    def any(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        self.rfile.read(n)
+        path = self.path.split("?")[0]
+        if path == "/crash":
+            print("==1==ERROR: AddressSanitizer: heap-use-after-free on address 0x1", file=sys.stderr)
+            sys.stderr.flush()
+            os._exit(1)
+        body = json.dumps({} if path == "/_all" else {"acknowledged": True}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+    do_GET = do_PUT = do_POST = do_DELETE = do_HEAD = any
+srv = HTTPServer(("127.0.0.1", 0), H)
+print("trove: listening on http://127.0.0.1:%d" % srv.server_address[1], file=sys.stderr, flush=True)
+srv.serve_forever()
+'''
+
+CRASHING = """\
+"Before":
+  - do:
+      warn: {}
+  - match: { acknowledged: true }
+---
+"Crash":
+  - do:
+      crash: {}
+---
+"After":
+  - do:
+      warn: {}
+  - match: { acknowledged: true }
+"""
+
+
+def test_server_process_crash_and_sanitizer_report(tmp_path, capsys):
+    SPECS["crash"] = {"url": {"paths": [{"path": "/crash", "methods": ["GET"]}]}, "params": {}}
+    try:
+        compat = make_compat(tmp_path, {"s/50_crash.yml": CRASHING})
+    finally:
+        del SPECS["crash"]
+    fake = tmp_path / "fake-trove"
+    fake.write_text(FAKE_TROVE)
+    fake.chmod(0o755)
+    exp = tmp_path / "exp.txt"
+    exp.write_text("s/50_crash.yml :: Crash  # crashes\n")
+    rc = y.main(["--compat", str(compat), "--trove", str(fake), "--expected", str(exp)])
+    out = capsys.readouterr().out
+    assert "PASS s/50_crash.yml :: Before" in out
+    assert "FAIL s/50_crash.yml :: Crash  # trove exited with status 1" in out
+    assert "PASS s/50_crash.yml :: After" in out  # a fresh server took over
+    assert "sanitizer reports" in out and "heap-use-after-free" in out
+    assert rc == 1  # the crash is expected, the sanitizer report is not

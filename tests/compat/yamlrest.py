@@ -696,6 +696,9 @@ def parse_json_strict(raw):
         raise TestFailure(f"response is not valid JSON ({e}): {short(raw.decode('utf-8', 'replace'))}")
 
 
+SANITIZER_LINE = re.compile(r"ERROR: (Address|Leak|Thread|Memory)Sanitizer|: runtime error: ")
+
+
 class Server:
     """A `trove serve --port 0` child, or an external URL."""
 
@@ -704,6 +707,9 @@ class Server:
         self.url = url
         self.proc = None
         self.log = deque(maxlen=40)
+        self.sanitizer = []  # sanitizer report lines seen on the server's stderr
+        self.stop_notes = []
+        self.pump_thread = None
         self.session = None
         self.external = url is not None
 
@@ -720,16 +726,23 @@ class Server:
             box = {}
 
             def pump(stream):
+                report = 0  # lines still to keep of a sanitizer report
                 for raw in iter(stream.readline, b""):
                     line = raw.decode("utf-8", "replace").rstrip()
                     self.log.append(line)
+                    if SANITIZER_LINE.search(line):
+                        report = 25
+                    if report and len(self.sanitizer) < 400:
+                        self.sanitizer.append(line)
+                        report -= 1
                     if "url" not in box:
                         m = re.search(r"https?://[^\s\"']+", line)
                         if m:
                             box["url"] = m.group(0).rstrip("/")
                             found.set()
                 found.set()
-            threading.Thread(target=pump, args=(self.proc.stderr,), daemon=True).start()
+            self.pump_thread = threading.Thread(target=pump, args=(self.proc.stderr,), daemon=True)
+            self.pump_thread.start()
             found.wait(START_TIMEOUT)
             if "url" not in box:
                 self.stop()
@@ -761,10 +774,15 @@ class Server:
         if self.proc and self.proc.poll() is None:
             self.proc.terminate()
             try:
-                self.proc.wait(5)
+                rc = self.proc.wait(10)
+                if rc != 0:
+                    self.stop_notes.append(f"trove exited with status {rc} on SIGTERM")
             except subprocess.TimeoutExpired:
+                self.stop_notes.append("trove did not exit within 10 s of SIGTERM (killed)")
                 self.proc.kill()
                 self.proc.wait()
+        if self.proc and self.pump_thread:
+            self.pump_thread.join(5)  # the rest of stderr (a leak report comes at exit)
         self.proc = None
 
     def restart(self):
@@ -1238,6 +1256,8 @@ def run_test(runner, server, suite, name, steps):
     except ServerGone as e:
         note = server.exit_note()
         tail = [l for l in server.log if l.strip()][-1:] if not server.alive() else []
+        print(f"yamlrest: {suite.rel} :: {name}: {note}; server log tail:\n  "
+              + "\n  ".join(list(server.log)[-30:]), file=sys.stderr)
         server.restart()
         extra = f"; last log: {tail[0][:100]}" if tail else ""
         return "FAIL", one_line(f"{note} ({e}){extra}")
@@ -1345,6 +1365,12 @@ def main(argv=None):
     print(f"{passed} passed, {len(failed)} failed, {skipped} skipped "
           f"({time.monotonic() - t0:.1f}s)")
 
+    if server.sanitizer:
+        print(f"\nthe server logged sanitizer reports ({len(server.sanitizer)} lines kept):")
+        for line in server.sanitizer:
+            print("  " + line)
+    for note in server.stop_notes:
+        print("note: " + note)
     for note, n in WIPE_NOTES.items():
         print(f"note: the Java runner's index wipe failed {n} time(s), fell back to "
               f"DELETE /* and DELETE /_all: {note}")
@@ -1383,7 +1409,7 @@ def main(argv=None):
         print(f"\n{len(gone)} line(s) of {args.expected} name no test that ran; remove them:")
         for k in gone:
             print(f"  {k}")
-    return 1 if unexpected or now_pass or gone else 0
+    return 1 if unexpected or now_pass or gone or server.sanitizer else 0
 
 
 if __name__ == "__main__":
