@@ -502,11 +502,11 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
             msg = tv_arena_sprintf(A, "Content-Type header [%.*s] is not supported", (int)h->content_type.len, ct);
         } else {
             const char *name = "SMILE";
-            if (tv_http_media_type(ct, h->content_type.len) == TV_MEDIA_OTHER_XCONTENT) {
-                size_t m = strcspn(ct, ";");
-                if (m > h->content_type.len) m = h->content_type.len;
-                if (m >= 16 && (ct[12] == 'y' || ct[12] == 'Y')) name = "YAML";
-                else if (m >= 16 && (ct[12] == 'c' || ct[12] == 'C')) name = "CBOR";
+            /* "application/" is 12 bytes: the subtype's first letter tells
+             * smile, yaml and cbor apart (the span is not NUL-terminated) */
+            if (h->content_type.len > 12) {
+                if (ct[12] == 'y' || ct[12] == 'Y') name = "YAML";
+                else if (ct[12] == 'c' || ct[12] == 'C') name = "CBOR";
             }
             if (strcmp(name, "SMILE") != 0 && streaming_path(target)) {
                 msg = tv_arena_sprintf(A, "Content-Type [%s] does not support stream parsing. Use JSON or SMILE instead",
