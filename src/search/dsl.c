@@ -338,6 +338,8 @@ static const parser_entry k_query_parsers[] = {
     {"wildcard", tv_dsl_parse_wildcard},
     {"regexp", tv_dsl_parse_regexp},
     {"fuzzy", tv_dsl_parse_fuzzy},
+    {"query_string", tv_dsl_parse_query_string},
+    {"simple_query_string", tv_dsl_parse_simple_query_string},
 };
 
 #define TV_DSL_MAX_DEPTH 100

@@ -258,6 +258,12 @@ bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
 tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
+/* query_string.c, simple_query_string.c: Lucene query syntaxes; URI
+ * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
+tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,
+                                      const tv_json **out);
 
 /* =============================================================== iterators */
 

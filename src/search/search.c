@@ -293,7 +293,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (p->version) r->version = true;
     if (p->seq_no_primary_term) r->seq_no = true;
     if (p->explain) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[explain] is not supported by trove");
-    if (p->q) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "URI search [q] is not supported by trove yet");
+    if (p->q && tv_query_string_from_params(d->arena, p, &r->query)) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
     if (p->track_total_hits) {
         const char *t = p->track_total_hits;
         int64_t n;
