@@ -429,9 +429,10 @@ static int hit_cmp(const coll *c, float as, const sval *asv, uint32_t at, uint32
             else if (aseg != b->seg) x = aseg < b->seg ? -1 : 1;
             else x = adoc < b->doc ? -1 : adoc > b->doc;
         } else {
-            bool mf = s->missing_first;
-            x = sval_cmp(&asv[i], &b->sv[i], s->desc ? !mf : mf);
-            if ((asv[i].kind == 0) != (b->sv[i].kind == 0)) return x; /* missing placement ignores order */
+            /* a missing value (keywords; numbers get Lucene's missing
+             * value in sort_values) goes first or last whatever the order */
+            if ((asv[i].kind == 0) != (b->sv[i].kind == 0)) return sval_cmp(&asv[i], &b->sv[i], s->missing_first);
+            x = sval_cmp(&asv[i], &b->sv[i], s->missing_first);
         }
         if (s->desc) x = -x;
         if (x) return x;
@@ -508,8 +509,17 @@ static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_
         if (f->dv_kind == TV_DV_NUMERIC) {
             int64_t vals[64];
             uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
-            if (!n) continue;
             o->kind = 1;
+            if (!n) {
+                /* Lucene's numeric comparators substitute the missing value
+                 * (Long.MAX/MIN, +-Infinity) and compare it like any other:
+                 * _last is the largest value ascending, the smallest
+                 * descending */
+                bool hi = s->desc ? s->missing_first : !s->missing_first;
+                if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(hi ? INFINITY : -INFINITY);
+                else o->i = hi ? INT64_MAX : INT64_MIN;
+                continue;
+            }
             o->i = s->desc ? vals[TV_MIN(n, 64u) - 1] : vals[0];
         } else if (f->dv_kind == TV_DV_SORTED_SET) {
             uint32_t ords[64];
@@ -527,7 +537,7 @@ static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_
 }
 
 /* Is the candidate (in scratch) after the search_after values? */
-static bool after_ok(const coll *c, float score) {
+static bool after_ok(const coll *c, float score, uint32_t gdoc) {
     for (size_t i = 0; i < c->r->nsorts; i++) {
         const sort_spec *s = &c->r->sorts[i];
         int x;
@@ -536,12 +546,12 @@ static bool after_ok(const coll *c, float score) {
             memcpy(&a, &c->after[i].i, sizeof a);
             x = score < a ? -1 : score > a;
         } else if (s->kind == SK_DOC) {
-            x = 0;
+            int64_t a = c->after[i].i;
+            x = (int64_t)gdoc < a ? -1 : (int64_t)gdoc > a;
         } else {
-            x = sval_cmp(&c->scratch[i], &c->after[i], s->desc ? !s->missing_first : s->missing_first);
-            if ((c->scratch[i].kind == 0) != (c->after[i].kind == 0)) {
-                if (x) return x > 0;
-            }
+            if ((c->scratch[i].kind == 0) != (c->after[i].kind == 0))
+                return sval_cmp(&c->scratch[i], &c->after[i], s->missing_first) > 0;
+            x = sval_cmp(&c->scratch[i], &c->after[i], s->missing_first);
         }
         if (s->desc) x = -x;
         if (x) return x > 0;
@@ -727,7 +737,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (count_only) continue;
             if (pc.scores && !(score <= c->max_score)) c->max_score = score;
             if (r->nsorts) sort_values(c, tc->tf, sv, doc);
-            if (c->after && !after_ok(c, score)) continue;
+            if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
             offer(c, score, ti, si, doc);
         }
     }
@@ -765,9 +775,11 @@ static void sort_hits(coll *c) {
     }
 }
 
-static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, const sval *v, const hit *h) {
+static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, const sval *v, const hit *h,
+                             uint32_t gdoc) {
     if (s->kind == SK_SCORE) { tv_jw_float(w, h->score); return; }
-    if (s->kind == SK_DOC) { tv_jw_int(w, (int64_t)h->doc); return; }
+    /* Lucene's FieldDoc for _doc holds docBase + doc: the shard-wide id */
+    if (s->kind == SK_DOC) { tv_jw_int(w, (int64_t)gdoc); return; }
     if (v->kind == 0) {
         /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
@@ -817,7 +829,12 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
             o->kind = 1;
             continue;
         }
-        if (s->kind == SK_DOC) continue;
+        if (s->kind == SK_DOC) {
+            /* the shard-wide doc id (docBase + doc), as written in "sort" */
+            o->kind = 1;
+            o->i = v->type == TV_JSON_INT ? v->v.i : (int64_t)tv_json_as_double(v);
+            continue;
+        }
         const tv_field *f = NULL;
         for (size_t t = 0; t < ntargets && !f; t++)
             if (targets[t].snap && targets[t].snap->mapping) f = tv_mapping_field(targets[t].snap->mapping, s->field, s->field_len);
@@ -1038,7 +1055,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_jw_keyz(out, "sort");
             tv_jw_arr_begin(out);
             for (size_t k = 0; k < r.nsorts; k++)
-                write_sort_value(out, &r.sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h);
+                write_sort_value(out, &r.sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h,
+                                 targets[h->target].snap->segs[h->seg].doc_base + h->doc);
             tv_jw_arr_end(out);
         }
         tv_jw_obj_end(out);

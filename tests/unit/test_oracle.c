@@ -37,6 +37,8 @@
  * Analysis is the whitespace analyzer over lowercase ASCII words so the
  * model needs no tokenizer of its own.
  *
+ * TROVE_ORACLE_QUERY='{...}' prints the engine's hits for one query on the
+ * first round and stops ('@{...}' sends a whole request body instead).
  * TROVE_ORACLE_CASES (default 10000) sets the number of queries;
  * TROVE_ORACLE_SEED the seed (default fixed; printed on failure).
  */
@@ -1365,6 +1367,8 @@ static int hit_cmp(const void *pa, const void *pb) {
     return (x->id > y->id) - (x->id < y->id);
 }
 
+static const char *check_pages(tv_arena *a, const char *qjson, const hit *expect, int nexpect);
+
 /* Checks one query; returns NULL when the engine agrees with the model, or
  * a description of the first difference (static storage). */
 static const char *check_query(tv_arena *a, const oq *user, const char *qjson) {
@@ -1453,6 +1457,12 @@ static const char *check_query(tv_arena *a, const oq *user, const char *qjson) {
         }
     }
 
+    /* sorted, paged */
+    if (nexpect > 0 && coin(15)) {
+        const char *m = check_pages(a, qjson, expect, nexpect);
+        if (m) return m;
+    }
+
     /* _count */
     snprintf(path, sizeof path, "/%s/_count", index_name);
     snprintf(body, sizeof body, "{\"query\":%s}", qjson);
@@ -1460,6 +1470,118 @@ static const char *check_query(tv_arena *a, const oq *user, const char *qjson) {
     const tv_json *count = tv_json_get(resp, "count");
     if (status != 200 || !count || count->type != TV_JSON_INT || count->v.i != nexpect)
         return "_count differs";
+    return NULL;
+}
+
+/* ------------------------------------------------------ pagination */
+
+/* A page of hits: ids and the "sort" array of the last hit as JSON. */
+typedef struct page {
+    int ids[MAXDOCS];
+    int n;
+    long long total;
+    char last_sort[256];
+} page;
+
+static void sort_json(const tv_json *arr, char *out, size_t cap) {
+    size_t o = 0;
+    o += (size_t)snprintf(out + o, cap - o, "[");
+    for (uint32_t i = 0; arr && i < arr->len && o < cap; i++) {
+        const tv_json *v = &arr->v.items[i];
+        const char *sep = i ? "," : "";
+        if (v->type == TV_JSON_STRING) o += (size_t)snprintf(out + o, cap - o, "%s\"%s\"", sep, v->v.s);
+        else if (tv_json_is_number(v) && v->raw) o += (size_t)snprintf(out + o, cap - o, "%s%.*s", sep, (int)v->raw_len, v->raw);
+        else o += (size_t)snprintf(out + o, cap - o, "%snull", sep);
+    }
+    if (o < cap) snprintf(out + o, cap - o, "]");
+}
+
+static bool get_page(tv_arena *a, const char *qjson, const char *sort, int from, int size,
+                     const char *after, page *pg) {
+    char path[128], body[64 * 1024];
+    snprintf(path, sizeof path, "/%s/_search", index_name);
+    int n = snprintf(body, sizeof body, "{\"size\":%d,\"_source\":false,\"sort\":%s,\"query\":%s", size,
+                     sort, qjson);
+    if (from >= 0) n += snprintf(body + n, sizeof body - (size_t)n, ",\"from\":%d", from);
+    if (after) n += snprintf(body + n, sizeof body - (size_t)n, ",\"search_after\":%s", after);
+    snprintf(body + n, sizeof body - (size_t)n, "}");
+    tv_json *resp;
+    if (request("POST", path, body, a, &resp) != 200) return false;
+    const tv_json *hits = tv_json_get(resp, "hits");
+    const tv_json *list = tv_json_get(hits, "hits");
+    const tv_json *total = tv_json_get(tv_json_get(hits, "total"), "value");
+    if (!list || list->type != TV_JSON_ARRAY || !total) return false;
+    pg->total = total->v.i;
+    pg->n = (int)list->len;
+    pg->last_sort[0] = 0;
+    for (uint32_t i = 0; i < list->len; i++) {
+        const tv_json *id = tv_json_get(&list->v.items[i], "_id");
+        if (!id || id->type != TV_JSON_STRING) return false;
+        pg->ids[i] = atoi(id->v.s + 1);
+        if (i + 1 == list->len) sort_json(tv_json_get(&list->v.items[i], "sort"), pg->last_sort, sizeof pg->last_sort);
+    }
+    return true;
+}
+
+/* Sorted search and pagination: the full sorted list must hold the model's
+ * hits in the order of the sort key (n ascending or descending with missing
+ * values last, or _score descending), ties broken by _doc; pages by
+ * from/size and by search_after must concatenate to that same list. */
+static const char *check_pages(tv_arena *a, const char *qjson, const hit *expect, int nexpect) {
+    static char msg[256];
+    static const char *sorts[] = {"[{\"n\":\"asc\"},\"_doc\"]", "[{\"n\":{\"order\":\"desc\"}},\"_doc\"]",
+                                  "[\"_score\",\"_doc\"]"};
+    int which = rn(3);
+    const char *sort = sorts[which];
+    static page full, pg;
+    if (!get_page(a, qjson, sort, -1, MAXDOCS, NULL, &full)) return "sorted search failed";
+    if (full.total != nexpect || full.n != nexpect) return "sorted search: total differs";
+    for (int i = 0; i < full.n; i++) {
+        bool in = false;
+        for (int j = 0; j < nexpect && !in; j++) in = expect[j].id == full.ids[i];
+        if (!in) return "sorted search: a hit the model does not have";
+        if (i == 0) continue;
+        const mdoc *x = &docs[current[full.ids[i - 1]]], *y = &docs[current[full.ids[i]]];
+        bool ok = true;
+        if (which == 2) {
+            float sx = 0, sy = 0;
+            for (int j = 0; j < nexpect; j++) {
+                if (expect[j].id == x->id) sx = expect[j].score;
+                if (expect[j].id == y->id) sy = expect[j].score;
+            }
+            ok = sx >= sy;
+        } else if (!x->has_n) {
+            ok = !y->has_n; /* missing values sort last */
+        } else if (y->has_n) {
+            ok = which == 0 ? x->n <= y->n : x->n >= y->n;
+        }
+        if (!ok) {
+            snprintf(msg, sizeof msg, "sorted search %s: d%d before d%d", sort, x->id, y->id);
+            return msg;
+        }
+    }
+    int size = 1 + rn(7);
+    bool by_after = coin(50);
+    int got = 0;
+    char after[256] = "";
+    for (int guard = 0; guard <= nexpect + 1; guard++) {
+        if (!get_page(a, qjson, sort, by_after ? -1 : got, size, by_after && got ? after : NULL, &pg))
+            return "page search failed";
+        for (int i = 0; i < pg.n; i++) {
+            if (got + i >= full.n || pg.ids[i] != full.ids[got + i]) {
+                snprintf(msg, sizeof msg, "%s page at %d (size %d, %s) differs from the full list", sort, got, size,
+                         by_after ? "search_after" : "from");
+                return msg;
+            }
+        }
+        got += pg.n;
+        snprintf(after, sizeof after, "%s", pg.last_sort);
+        if (pg.n < size) break;
+    }
+    if (got != full.n) {
+        snprintf(msg, sizeof msg, "%s pages hold %d hits, the full list %d", sort, got, full.n);
+        return msg;
+    }
     return NULL;
 }
 
@@ -1535,7 +1657,10 @@ static void test_oracle(void **state) {
         if (probe) { /* debugging aid: the engine's hits for one query on round 0 */
             char path[128], body[8192];
             snprintf(path, sizeof path, "/%s/_search", index_name);
-            snprintf(body, sizeof body, "{\"size\":400,\"_source\":false,\"query\":%s}", probe);
+            if (probe[0] == '@') /* a whole request body */
+                snprintf(body, sizeof body, "%s", probe + 1);
+            else
+                snprintf(body, sizeof body, "{\"size\":400,\"_source\":false,\"query\":%s}", probe);
             trove_response r;
             trove_request(node, "POST", path, body, strlen(body), &r);
             printf("%s\n", r.body);
