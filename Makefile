@@ -1,5 +1,5 @@
 # trove — the two commands a fresh Debian 12 machine needs:
-#   make run    install dependencies, build, start trove
+#   make run    install dependencies, build, start trove serve on 127.0.0.1:9200 (in memory)
 #   make test   install dependencies, build, run every test (gcc, then clang + ASan/UBSan)
 # CMake + Ninja do the building; this file only orchestrates.
 
@@ -9,7 +9,7 @@ DEBIAN_PACKAGES := build-essential cmake ninja-build pkg-config clang llvm libcl
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all build deps run test test-gcc test-asan fuzz bench clean
+.PHONY: all build deps run example test test-gcc test-asan fuzz bench clean
 
 all: build
 
@@ -30,6 +30,9 @@ build: build/build.ninja
 	ninja -C build -j $(JOBS)
 
 run: deps build
+	./build/trove serve --host 127.0.0.1 --port 9200
+
+example: build
 	./build/example_hello
 
 test: deps test-gcc test-asan
