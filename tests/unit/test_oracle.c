@@ -777,9 +777,11 @@ static bool eval_bool(const oq *q, const mdoc *d, float *score) {
  * match_all; a pure negative one gets a match_all FILTER clause) and Lucene
  * rewrites it until nothing changes. The rewrites that change which
  * documents match or how scores are summed are modelled here, in
- * BooleanQuery.rewrite's order: one-clause bools, match-none clauses,
- * flattening of nested pure disjunctions, inlining of nested required-only
- * bools, SHOULD count == msm, and inlining SHOULD clauses of a lone MUST.
+ * BooleanQuery.rewrite's order: one-clause bools, match-none clauses, a
+ * match_all MUST_NOT clause, match_all FILTER clauses beside other required
+ * ones, flattening of nested pure disjunctions, inlining of nested
+ * required-only bools, SHOULD count == msm, and inlining SHOULD clauses of
+ * a lone MUST.
  */
 /* A boosted query is a BoostQuery around it: rules that test a clause's
  * class do not see through it, and a clause replacing a boosted query takes
@@ -866,6 +868,25 @@ static oq *rewrite_bool(oq *q, bool *changed) {
         *changed = true;
         return r;
     }
+    /* "MUST_NOT clause is MatchAllDocsQuery": no matches */
+    for (int i = 0; i < q->nnot; i++)
+        if (q->must_not[i]->kind == Q_ALL) {
+            *changed = true;
+            return newq(Q_NONE);
+        }
+    /* remove FILTER clauses that match all documents (when there is more
+     * than one FILTER clause or some MUST clause) */
+    if (q->nfilter > 1 || q->nmust > 0)
+        for (int i = 0; i < q->nfilter; i++)
+            if (q->filter[i]->kind == Q_ALL) {
+                oq *f = newq(Q_BOOL);
+                *f = *q;
+                f->nfilter = 0;
+                for (int j = 0; j < q->nfilter; j++)
+                    if (j != i) f->filter[f->nfilter++] = q->filter[j];
+                *changed = true;
+                return f;
+            }
     /* flatten nested pure disjunctions */
     if (q->msm <= 1) {
         bool any = false;
