@@ -363,7 +363,7 @@ static oq *gen_leaf(void) {
     case 7: {
         oq *q = newq(Q_PREFIX);
         q->field = rn(NTEXT);
-        snprintf(q->prefix, sizeof q->prefix, "w%d", 1 + rn(2));
+        snprintf(q->prefix, sizeof q->prefix, "w%c", (char)('1' + rn(2)));
         return q;
     }
     default: {
