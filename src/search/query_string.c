@@ -1413,7 +1413,7 @@ static tv_status get_range(qp *p, const char *field, size_t flen, const char *lo
     if (!qs) return oom(d);
     for (uint32_t i = 0; i < fs.n; i++) {
         if ((st = range_single(p->c, fs.items[i].f, lo, lol, hi, hil, incl_lo, incl_hi, &qs[i]))) return st;
-        if (qs[i]->boost == 1.0f || fs.items[i].boost != 1.0f) apply_field_boost(qs[i], fs.items[i].boost);
+        apply_field_boost(qs[i], fs.items[i].boost);
     }
     return combine(d, qs, fs.n, p->c->tie, out);
 }
@@ -1892,8 +1892,7 @@ static tv_status parse_query(qp *p, const char *field, size_t flen, tv_query **o
             note(p, SET_LOOP);
             break;
         }
-        if (cur(p) == K_TERM) note_la(p, 3); /* cannot happen: kept for symmetry */
-        else note_la(p, 3);
+        note_la(p, 3); /* LOOKAHEAD(2) MultiTerm of the loop body failed here */
         int conj = conjunction(p);
         int mods = modifiers(p);
         st = parse_clause(p, field, flen, &q);
