@@ -35,7 +35,11 @@
  *       ./build-bench/bench_engine --callgrind med_term
  * gives the instructions of 200 queries (divide by 200). Instrumentation
  * starts just before the warm-up when valgrind's callgrind.h is available,
- * so indexing runs at valgrind's uninstrumented speed.
+ * so indexing runs at valgrind's uninstrumented speed. Instructions per
+ * indexed document (engine path; the put run is a forked child, so name
+ * the output per process):
+ *   valgrind --tool=callgrind --toggle-collect=tv_index_put \
+ *       --callgrind-out-file=cg.%p ./build-bench/bench_engine --only put -n 5000
  *
  * --metrics adds "metric NAME VALUE" lines, which bench/compare collects.
  *
@@ -206,7 +210,13 @@ static void index_bulk(trove_node *node, bc_corpus *c, uint32_t ndocs, bool quie
     tv_index_get_stats(idx, &st);
     tv_index_release(idx);
     double p99, mean, med = summarize(lat, nb, &p99, &mean);
-    if (!quiet) print_index_row("bulk", ndocs, total, refresh, &st, c->source_bytes, med);
+    if (!quiet) {
+        uint32_t distinct = 0;
+        for (uint32_t w = 0; w < BC_NWORDS; w++) distinct += c->df[w] > 0;
+        printf("corpus: %u documents, %.1f MB of JSON, %.1f body tokens per document, %u distinct body words\n",
+               ndocs, (double)c->source_bytes / 1e6, (double)c->body_tokens / ndocs, distinct);
+        print_index_row("bulk", ndocs, total, refresh, &st, c->source_bytes, med);
+    }
     tv_free(lat);
     tv_buf_fini(&b);
 }
