@@ -28,10 +28,9 @@ const path = require('node:path');
 const fs = require('node:fs');
 const { Client, errors } = require('@opensearch-project/opensearch');
 
-const TROVE_BIN = path.resolve(
-  __dirname,
-  process.env.TROVE_BIN || path.join('..', '..', '..', 'build', 'trove')
-);
+// $TROVE_BIN, relative paths taken from the repository root as the pytest suites do
+const ROOT = path.resolve(__dirname, '..', '..', '..');
+const TROVE_BIN = path.resolve(ROOT, process.env.TROVE_BIN || path.join('build', 'trove'));
 
 /* ---- the data: document i is a pure function of i ---- */
 

@@ -1,0 +1,225 @@
+"""Debian's python3-elasticsearch (the Elasticsearch 7.x Python client) against
+`trove serve`.
+
+What a user of a legacy 7.x client meets, step by step:
+
+1. By default trove's `GET /` is OpenSearch 3's (distribution "opensearch",
+   version 3.x). Every 7.x client from 7.14 on checks the product before its
+   first request and refuses: `UnsupportedProductError`, and nothing reaches
+   the server.
+2. OpenSearch 1.x/2.x had `compatibility.override_main_response_version`: set
+   through `PUT _cluster/settings`, `GET /` reports version 7.10.2 (and drops
+   `version.distribution`) so that legacy clients that look at the version
+   number accept the server. The tagline stays OpenSearch's, and a 7.14+
+   client checks the tagline for 7.0-7.13 servers, so the stock 7.17 client
+   still refuses, as it does against a real OpenSearch in that mode. The test
+   asserts exactly that.
+3. With the setting on and the product check declared passed by the
+   application (a Transport subclass handed to the client's public
+   `transport_class` parameter: what teams on 7.14+ clients against OpenSearch
+   do), the client's own request shapes run a workflow: create an index with a
+   mapping, index, helpers.bulk, refresh, search (match, bool, sort, from/size),
+   count, get, mget, delete, helpers.scan (scroll + clear_scroll) and the
+   client's NotFoundError. Every step asserts exact values.
+
+Rejected: pip's opensearch-py (not a Debian package, and the node test already
+covers an official OpenSearch client); faking Elasticsearch's tagline in trove
+(OpenSearch never did; that is a product decision, not a test's).
+"""
+import elasticsearch
+import pytest
+from elasticsearch import Elasticsearch, Transport, helpers
+from elasticsearch.exceptions import NotFoundError, RequestError, UnsupportedProductError
+
+OPENSEARCH_TAGLINE = "The OpenSearch Project: https://opensearch.org/"
+UNKNOWN_PRODUCT = ("The client noticed that the server is not Elasticsearch "
+                   "and we do not support this unknown product")
+COMPAT = "compatibility.override_main_response_version"
+
+N = 600
+CATEGORIES = ["books", "music", "garden", "toys", "tools", "food"]
+ANIMALS = ["fox", "dog", "cat", "owl", "bee"]
+
+
+def make_doc(i):
+    return {
+        "title": "quick %s %s" % (["red", "green", "blue"][i % 3], ANIMALS[i % 5]),
+        "category": CATEGORIES[i % 6],
+        "price": i,
+        "rank": (i * 7919) % N,  # a permutation of 0..N-1 (7919 is prime, coprime to 600)
+        "in_stock": i % 2 == 0,
+    }
+
+
+DOCS = [make_doc(i) for i in range(N)]
+
+
+def ids_where(pred):
+    return [str(i) for i, d in enumerate(DOCS) if pred(d)]
+
+
+def hit_ids(resp):
+    return [h["_id"] for h in resp["hits"]["hits"]]
+
+
+def set_compat(trove, value):
+    status, _, body = trove.request("PUT", "/_cluster/settings", {"persistent": {COMPAT: value}})
+    assert status == 200, body
+    assert body["acknowledged"] is True
+    assert body["persistent"] == {"compatibility": {"override_main_response_version": str(value).lower()}}
+    assert body["transient"] == {}
+
+
+class ProductCheckAccepted(Transport):
+    """The application vouches for the server: the 7.x client's Elasticsearch
+    product check is skipped, every other part of the transport is the client's."""
+
+    def _do_verify_elasticsearch(self, headers, timeout):
+        self._verified_elasticsearch = True
+
+
+def test_installed_client_is_a_7x_with_product_check():
+    assert elasticsearch.VERSION[0] == 7
+    assert elasticsearch.VERSION >= (7, 14, 0), elasticsearch.__versionstr__
+
+
+def test_default_main_response_is_opensearch_3(trove):
+    status, headers, body = trove.request("GET", "/")
+    assert status == 200
+    assert body["version"]["distribution"] == "opensearch"
+    assert body["version"]["number"].startswith("3.")
+    assert body["tagline"] == OPENSEARCH_TAGLINE
+    assert "x-elastic-product" not in {k.lower() for k in headers}
+
+
+def test_client_refuses_opensearch_3(trove):
+    es = Elasticsearch([trove.url], max_retries=0, timeout=10)
+    with pytest.raises(UnsupportedProductError) as e:
+        es.info()
+    assert str(e.value) == UNKNOWN_PRODUCT
+    # the verdict sticks, and no request after GET / reaches the server
+    with pytest.raises(UnsupportedProductError):
+        es.index(index="refused", id="1", document={"a": 1})
+    status, _, body = trove.request("GET", "/refused")
+    assert status == 404, body
+    assert body["error"]["type"] == "index_not_found_exception"
+
+
+def test_compat_setting_reports_7_10_2(trove):
+    set_compat(trove, True)
+    status, _, settings = trove.request("GET", "/_cluster/settings")
+    assert status == 200
+    assert settings["persistent"] == {"compatibility": {"override_main_response_version": "true"}}
+
+    status, _, body = trove.request("GET", "/")
+    assert status == 200
+    assert body["version"]["number"] == "7.10.2"
+    assert "distribution" not in body["version"]
+    assert body["tagline"] == OPENSEARCH_TAGLINE
+
+    set_compat(trove, False)
+    status, _, body = trove.request("GET", "/")
+    assert body["version"]["distribution"] == "opensearch"
+    assert body["version"]["number"].startswith("3.")
+
+
+def test_stock_client_still_refuses_in_compat_mode(trove):
+    # 7.10.2 is in the client's 7.0-7.13 band, where it requires Elasticsearch's
+    # tagline; OpenSearch's compatibility mode never sent it.
+    set_compat(trove, True)
+    es = Elasticsearch([trove.url], max_retries=0, timeout=10)
+    with pytest.raises(UnsupportedProductError) as e:
+        es.info()
+    assert str(e.value) == UNKNOWN_PRODUCT
+
+
+def test_workflow_in_compat_mode(trove):
+    set_compat(trove, True)
+    es = Elasticsearch([trove.url], transport_class=ProductCheckAccepted, max_retries=0, timeout=10)
+
+    info = es.info()
+    assert info["version"]["number"] == "7.10.2"
+
+    # create an index with a mapping
+    created = es.indices.create(index="shop", body={
+        "settings": {"number_of_shards": 1, "number_of_replicas": 0},
+        "mappings": {"properties": {
+            "title": {"type": "text"}, "category": {"type": "keyword"},
+            "price": {"type": "integer"}, "rank": {"type": "integer"},
+            "in_stock": {"type": "boolean"}}},
+    })
+    assert created == {"acknowledged": True, "shards_acknowledged": True, "index": "shop"}
+    with pytest.raises(RequestError) as e:
+        es.indices.create(index="shop")
+    assert e.value.status_code == 400
+    assert e.value.error == "resource_already_exists_exception"
+
+    # index one document, bulk the rest
+    r = es.index(index="shop", id="0", document=DOCS[0])
+    assert (r["result"], r["_version"], r["_id"]) == ("created", 1, "0")
+    ok, errors = helpers.bulk(es, ({"_index": "shop", "_id": str(i), "_source": DOCS[i]}
+                                   for i in range(1, N)), chunk_size=200)
+    assert (ok, errors) == (N - 1, [])
+    es.indices.refresh(index="shop")
+
+    # count
+    assert es.count(index="shop")["count"] == N
+    books = ids_where(lambda d: d["category"] == "books")
+    assert es.count(index="shop", body={"query": {"term": {"category": "books"}}})["count"] == len(books)
+
+    # search: match
+    r = es.search(index="shop", body={"query": {"match": {"title": "owl"}}, "size": 3})
+    owls = ids_where(lambda d: d["title"].endswith(" owl"))
+    assert r["hits"]["total"] == {"value": len(owls), "relation": "eq"}
+    assert len(r["hits"]["hits"]) == 3
+    assert all(h["_source"]["title"].endswith(" owl") for h in r["hits"]["hits"])
+
+    # search: bool with sort and from/size
+    query = {"bool": {
+        "must": [{"match": {"title": "fox"}}],
+        "filter": [{"range": {"price": {"gte": 100, "lt": 400}}}],
+        "must_not": [{"term": {"in_stock": False}}],
+        "should": [{"term": {"category": "books"}}]}}
+    expected = ids_where(lambda d: d["title"].endswith(" fox") and 100 <= d["price"] < 400 and d["in_stock"])
+    r = es.search(index="shop", body={"query": query, "sort": [{"price": "desc"}]}, from_=5, size=10)
+    assert r["hits"]["total"]["value"] == len(expected) == 30
+    assert hit_ids(r) == list(reversed(expected))[5:15]
+    assert r["hits"]["hits"][0]["sort"] == [int(list(reversed(expected))[5])]
+
+    by_rank = [str(i) for i in sorted(range(N), key=lambda i: DOCS[i]["rank"])]
+    r = es.search(index="shop", body={"sort": ["rank"], "size": 20})
+    assert hit_ids(r) == by_rank[:20]
+
+    # get, mget
+    g = es.get(index="shop", id="42")
+    assert (g["found"], g["_version"], g["_source"]) == (True, 1, DOCS[42])
+    m = es.mget(index="shop", body={"ids": ["1", "nope"]})
+    assert [(d["_id"], d["found"]) for d in m["docs"]] == [("1", True), ("nope", False)]
+
+    # delete, and the client's NotFoundError
+    d = es.delete(index="shop", id="42", refresh="true")
+    assert (d["result"], d["_version"]) == ("deleted", 2)
+    with pytest.raises(NotFoundError) as e:
+        es.get(index="shop", id="42")
+    assert e.value.status_code == 404
+    assert e.value.info["found"] is False
+    assert es.exists(index="shop", id="42") is False
+    with pytest.raises(NotFoundError) as e:
+        es.search(index="no-such-index", body={"query": {"match_all": {}}})
+    assert e.value.error == "index_not_found_exception"
+    assert e.value.info["error"]["index"] == "no-such-index"
+
+    # helpers.scan: scroll through every book, then the scroll is cleared
+    seen = [h["_id"] for h in helpers.scan(es, index="shop", size=25, scroll="30s",
+                                            query={"query": {"term": {"category": "books"}}})]
+    assert sorted(seen) == sorted(b for b in books if b != "42")
+    assert len(set(seen)) == len(seen)
+    # preserve_order keeps the query's sort across pages
+    ordered = [h["_id"] for h in helpers.scan(es, index="shop", size=70, preserve_order=True,
+                                               query={"sort": ["rank"]})]
+    assert ordered == [i for i in by_rank if i != "42"]
+
+    # the index goes away
+    assert es.indices.exists(index="shop") is True
+    assert es.indices.delete(index="shop") == {"acknowledged": True}
+    assert es.indices.exists(index="shop") is False
