@@ -458,8 +458,10 @@ static tv_status check_pattern(const char *p, size_t len, const char *whole, tv_
     return TROVE_OK;
 }
 
-/* Resolves parsed fields to an instant. */
-static bool resolve(dt *t, bool strict, bool round_up, int32_t tz, int64_t *ms) {
+/* Resolves parsed fields to an instant: seconds since the epoch and the
+ * nanosecond of that second (0..999999999). */
+static bool resolve_inst(dt *t, bool strict, bool round_up, int32_t tz, int64_t *sec,
+                         int64_t *nano) {
     int64_t year = (t->have & F_YEAR) ? t->year : 1970;
     int month = (t->have & F_MONTH) ? t->month : (round_up ? 12 : 1);
     int day;
@@ -484,12 +486,18 @@ static bool resolve(dt *t, bool strict, bool round_up, int32_t tz, int64_t *ms) 
     }
     int minute = (t->have & F_MIN) ? t->minute : (round_up ? 59 : 0);
     int second = (t->have & F_SEC) ? t->second : (round_up ? 59 : 0);
-    int64_t millis = (t->have & F_FRAC) ? t->nanos / 1000000 : (round_up ? 999 : 0);
+    *nano = (t->have & F_FRAC) ? t->nanos : (round_up ? 999999999 : 0);
     if (year < -292000000 || year > 292000000) return false;
     int64_t days = tv_days_from_civil(year, (unsigned)month, (unsigned)day);
     int32_t off = t->has_zone ? t->off : tz;
-    *ms = ((days * 24 + hour) * 60 + minute) * 60000 + (int64_t)second * 1000 + millis -
-          (int64_t)off * 1000;
+    *sec = ((days * 24 + hour) * 60 + minute) * 60 + second - off;
+    return true;
+}
+
+static bool resolve(dt *t, bool strict, bool round_up, int32_t tz, int64_t *ms) {
+    int64_t sec, nano;
+    if (!resolve_inst(t, strict, round_up, tz, &sec, &nano)) return false;
+    *ms = sec * 1000 + nano / 1000000;
     return true;
 }
 
@@ -544,6 +552,78 @@ static bool parse_epoch(const char *s, size_t len, bool seconds, bool round_up, 
         *ms = neg ? -v : v;
     }
     return true;
+}
+
+/* epoch_millis / epoch_second to (seconds, nanos) keeping up to nanosecond
+ * fractions, for date_nanos. */
+static bool parse_epoch_inst(const char *s, size_t len, bool seconds, bool round_up, int64_t *sec,
+                             int64_t *nano) {
+    size_t i = 0;
+    bool neg = false;
+    if (i < len && (s[i] == '-' || s[i] == '+')) {
+        neg = s[i] == '-';
+        i++;
+    }
+    size_t start = i;
+    uint64_t whole = 0;
+    while (i < len && is_digit(s[i])) {
+        if (whole > (UINT64_MAX - 9) / 10) return false;
+        whole = whole * 10 + (uint64_t)(s[i] - '0');
+        i++;
+    }
+    if (i == start) return false;
+    int fdigits = seconds ? 9 : 6; /* the fraction's resolution in nanos */
+    int64_t frac = 0;
+    bool has_frac = false;
+    if (i < len && s[i] == '.') {
+        i++;
+        size_t fs = i;
+        int nd = 0;
+        while (i < len && is_digit(s[i])) {
+            if (nd < fdigits) {
+                frac = frac * 10 + (s[i] - '0');
+                nd++;
+            }
+            i++;
+        }
+        if (i == fs) return false;
+        while (nd < fdigits) {
+            frac *= 10;
+            nd++;
+        }
+        has_frac = true;
+    }
+    if (i != len) return false;
+    __int128 total; /* nanoseconds */
+    if (seconds) total = (__int128)whole * 1000000000 + frac;
+    else total = (__int128)whole * 1000000 + frac;
+    if (!has_frac && round_up) total += seconds ? 999999999 : 999999;
+    if (neg) total = -total;
+    __int128 q = total / 1000000000, r = total % 1000000000;
+    if (r < 0) {
+        r += 1000000000;
+        q--;
+    }
+    if (q > INT64_MAX / 2 || q < INT64_MIN / 2) return false;
+    *sec = (int64_t)q;
+    *nano = (int64_t)r;
+    return true;
+}
+
+/* As parse_one below, to (seconds, nanos). */
+static int parse_one_inst(const char *f, size_t flen, const char *s, size_t len, bool round_up,
+                          int32_t tz, int64_t *sec, int64_t *nano) {
+    const builtin *b = find_builtin(f, flen);
+    if (b && !b->parse)
+        return parse_epoch_inst(s, len, b->name[6] == 's', round_up, sec, nano) ? 1 : 0;
+    const char *pat = b ? b->parse : f;
+    size_t plen = b ? strlen(pat) : flen;
+    pctx c = {.s = s, .end = s + len, .strict = b ? b->strict : false, .builtin = b != NULL};
+    dt t = {.month = 1, .day = 1, .ampm = -1, .hour12 = -1};
+    if (!run_pattern(pat, pat + plen, &c, &t)) return c.bad_pattern ? -1 : 0;
+    if (c.s != c.end) return 0;
+    if (!t.have) return 0;
+    return resolve_inst(&t, b ? b->strict : false, round_up, tz, sec, nano) ? 1 : 0;
 }
 
 /* Parses with one alternative [f, f+flen). 1 = ok, 0 = no match, -1 = bad format. */
@@ -608,6 +688,70 @@ tv_status tv_date_parse(const char *format, const char *s, size_t len, int64_t *
     return tv_date_parse_ex(format, s, len, false, 0, ms, err);
 }
 
+/* java.time.Instant.toString: ISO-8601 UTC, the fraction in groups of
+ * three digits and only as long as needed. */
+static void instant_string(int64_t sec, int64_t nano, char *out, size_t cap) {
+    int64_t days = floor_div(sec, 86400), rem = sec - days * 86400;
+    int64_t y;
+    unsigned m, d;
+    tv_civil_from_days(days, &y, &m, &d);
+    char frac[16] = "";
+    if (nano) {
+        if (nano % 1000000 == 0) snprintf(frac, sizeof frac, ".%03lld", (long long)(nano / 1000000));
+        else if (nano % 1000 == 0) snprintf(frac, sizeof frac, ".%06lld", (long long)(nano / 1000));
+        else snprintf(frac, sizeof frac, ".%09lld", (long long)nano);
+    }
+    snprintf(out, cap, "%s%04lld-%02u-%02uT%02d:%02d:%02d%sZ", y > 9999 ? "+" : "", (long long)y, m, d,
+             (int)(rem / 3600), (int)(rem / 60 % 60), (int)(rem % 60), frac);
+}
+
+tv_status tv_date_parse_ex_nanos(const char *format, const char *s, size_t len, bool round_up,
+                                 int32_t tz_offset_s, int64_t *ns, tv_error *err) {
+    if (!format) format = TV_DATE_NANOS_DEFAULT_FORMAT;
+    const char *f = format, *fend = format + strlen(format);
+    while (f < fend) {
+        const char *e = next_alt(f, fend);
+        int64_t sec, nano;
+        int r = parse_one_inst(f, (size_t)(e - f), s, len, round_up, tz_offset_s, &sec, &nano);
+        if (r == 1) {
+            char inst[64];
+            /* DateUtils.toLong: 1970-01-01 .. 2262-04-11T23:47:16.854775807 */
+            if (sec < 0) {
+                instant_string(sec, nano, inst, sizeof inst);
+                return tv_error_set(err, TROVE_EARG,
+                                    "date[%s] is before the epoch in 1970 and cannot be stored in "
+                                    "nanosecond resolution",
+                                    inst);
+            }
+            if (sec > INT64_MAX / 1000000000 ||
+                (sec == INT64_MAX / 1000000000 && nano > INT64_MAX % 1000000000)) {
+                instant_string(sec, nano, inst, sizeof inst);
+                return tv_error_set(err, TROVE_EARG,
+                                    "date[%s] is after 2262-04-11T23:47:16.854775807 and cannot be "
+                                    "stored in nanosecond resolution",
+                                    inst);
+            }
+            *ns = sec * 1000000000 + nano;
+            return TROVE_OK;
+        }
+        if (e == fend) break;
+        f = e + 2;
+    }
+    tv_error_set(err, TROVE_EARG, "failed to parse date field [%.*s] with format [%s]",
+                 (int)TV_MIN(len, 512), s, format);
+    if (next_alt(format, fend) != fend)
+        tv_error_cause(err, TROVE_EDATEPARSE, "Failed to parse with all enclosed parsers");
+    else
+        tv_error_cause(err, TROVE_EDATEPARSE, "Text '%.*s' could not be parsed at index 0",
+                       (int)TV_MIN(len, 512), s);
+    return TROVE_EARG;
+}
+
+tv_status tv_date_parse_nanos(const char *format, const char *s, size_t len, int64_t *ns,
+                              tv_error *err) {
+    return tv_date_parse_ex_nanos(format, s, len, false, 0, ns, err);
+}
+
 /* ------------------------------------------------------------ printing */
 
 typedef struct outbuf {
@@ -635,6 +779,8 @@ typedef struct fields {
     int64_t year;
     unsigned month, day;
     int hour, minute, second, millis, dow;
+    int64_t nanos; /* nano of second (millis * 1000000 for millisecond instants) */
+    bool trim_frac; /* print the fraction with 3..9 digits, trailing zeros cut */
 } fields;
 
 static void print_pattern(const char *p, const char *pend, const fields *fd, outbuf *o) {
@@ -693,9 +839,12 @@ static void print_pattern(const char *p, const char *pend, const fields *fd, out
             case 'm': putnum(o, fd->minute, w); break;
             case 's': putnum(o, fd->second, w); break;
             case 'S': {
-                char digits[10];
-                snprintf(digits, sizeof digits, "%03d000000", fd->millis);
-                put(o, digits, TV_MIN(n, 9));
+                char digits[16];
+                snprintf(digits, sizeof digits, "%09lld", (long long)fd->nanos);
+                size_t nd = TV_MIN(n, 9);
+                if (fd->trim_frac)
+                    while (nd > 3 && digits[nd - 1] == '0') nd--;
+                put(o, digits, nd);
                 break;
             }
             case 'a': put(o, fd->hour < 12 ? "AM" : "PM", 2); break;
@@ -747,6 +896,50 @@ size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap) {
     fd.minute = (int)(rem / 60000 % 60);
     fd.second = (int)(rem / 1000 % 60);
     fd.millis = (int)(rem % 1000);
+    fd.nanos = (int64_t)fd.millis * 1000000;
+    fd.trim_frac = false;
+    fd.dow = (int)(((days % 7) + 7 + 3) % 7); /* 1970-01-01 was a Thursday (index 3) */
+    const char *pat = b ? b->print : format;
+    size_t plen = b ? strlen(pat) : (size_t)(e - format);
+    print_pattern(pat, pat + plen, &fd, &o);
+    return o.len;
+}
+
+size_t tv_date_format_nanos(int64_t ns, const char *format, char *out, size_t cap) {
+    int64_t ms = floor_div(ns, 1000000), sub = ns - ms * 1000000; /* nanos below the milli */
+    if (!format) format = TV_DATE_NANOS_DEFAULT_FORMAT;
+    const char *fend = format + strlen(format);
+    const char *e = next_alt(format, fend);
+    const builtin *b = find_builtin(format, (size_t)(e - format));
+    outbuf o = {out, cap, 0};
+    if (cap) out[0] = '\0';
+    if (b && !b->parse) { /* epoch_millis / epoch_second with the sub-unit fraction */
+        char tmp[64];
+        int n;
+        if (b->name[6] == 's') {
+            int64_t sec = floor_div(ns, 1000000000), rem = ns - sec * 1000000000;
+            n = rem ? snprintf(tmp, sizeof tmp, "%lld.%09lld", (long long)sec, (long long)rem)
+                    : snprintf(tmp, sizeof tmp, "%lld", (long long)sec);
+            while (rem && n > 0 && tmp[n - 1] == '0') n--;
+        } else {
+            n = sub ? snprintf(tmp, sizeof tmp, "%lld.%06lld", (long long)ms, (long long)sub)
+                    : snprintf(tmp, sizeof tmp, "%lld", (long long)ms);
+            while (sub && n > 0 && tmp[n - 1] == '0') n--;
+        }
+        put(&o, tmp, (size_t)n);
+        return o.len;
+    }
+    fields fd;
+    int64_t days = floor_div(ms, 86400000);
+    int64_t rem = ms - days * 86400000;
+    tv_civil_from_days(days, &fd.year, &fd.month, &fd.day);
+    fd.hour = (int)(rem / 3600000);
+    fd.minute = (int)(rem / 60000 % 60);
+    fd.second = (int)(rem / 1000 % 60);
+    fd.millis = (int)(rem % 1000);
+    fd.nanos = (int64_t)fd.millis * 1000000 + sub;
+    /* strict_date_optional_time_nanos prints 3 to 9 fraction digits */
+    fd.trim_frac = b && strcmp(b->name, "strict_date_optional_time_nanos") == 0;
     fd.dow = (int)(((days % 7) + 7 + 3) % 7); /* 1970-01-01 was a Thursday (index 3) */
     const char *pat = b ? b->print : format;
     size_t plen = b ? strlen(pat) : (size_t)(e - format);

@@ -30,6 +30,8 @@
 
 /* The default format of a date field. */
 #define TV_DATE_DEFAULT_FORMAT "strict_date_optional_time||epoch_millis"
+/* The default format of a date_nanos field. */
+#define TV_DATE_NANOS_DEFAULT_FORMAT "strict_date_optional_time_nanos||epoch_millis"
 
 /* Checks that every alternative of format is a known built-in name or a
  * pattern trove can interpret. TROVE_OK or TROVE_EARG/TROVE_EUNSUPPORTED. */
@@ -50,6 +52,27 @@ tv_status tv_date_parse_ex(const char *format, const char *s, size_t len, bool r
  * strict_date_optional_time prints "2020-01-02T03:04:05.000Z"; epoch_millis
  * prints the integer. */
 size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap);
+
+/*
+ * Nanosecond resolution (date_nanos fields). tv_date_parse_nanos parses as
+ * tv_date_parse but keeps the fraction to the nanosecond (epoch_millis keeps
+ * fractional millis too) and converts the instant to epoch nanoseconds as
+ * OpenSearch's DateUtils.toLong does: instants before 1970 fail with
+ * "date[1969-12-31T23:59:59Z] is before the epoch in 1970 and cannot be
+ * stored in nanosecond resolution", after 2262-04-11T23:47:16.854775807
+ * with "date[...] is after 2262-04-11T23:47:16.854775807 and cannot be
+ * stored in nanosecond resolution" (TROVE_EARG, no cause).
+ * tv_date_parse_ex_nanos adds round_up and the zone (range queries), with
+ * the same range checks. tv_date_format_nanos prints as tv_date_format with
+ * the fraction to the nanosecond (patterns with up to nine S letters;
+ * epoch_millis prints the millis with a fraction when sub-millisecond, as
+ * OpenSearch's epoch printer).
+ */
+tv_status tv_date_parse_nanos(const char *format, const char *s, size_t len, int64_t *ns,
+                              tv_error *err);
+tv_status tv_date_parse_ex_nanos(const char *format, const char *s, size_t len, bool round_up,
+                                 int32_t tz_offset_s, int64_t *ns, tv_error *err);
+size_t tv_date_format_nanos(int64_t ns, const char *format, char *out, size_t cap);
 
 /* Evaluates date math: "now", "now-1d/d", "2020-01-01||+1M/d", or a plain
  * date in format. round_up selects the end of the rounded unit (for lte and

@@ -63,6 +63,7 @@ struct unode {
     size_t name_len;
     const char *type;   /* "object", "text", "long", ... */
     const char *format; /* date format to record, or NULL */
+    const tv_json *tmpl; /* mapping from a dynamic template (rendered), or NULL */
     unode *first, *next;
 };
 
@@ -125,7 +126,7 @@ static tv_status field_error(dctx *c, const tv_field *f, const tv_json *v, tv_st
     c->st = tv_error_set(c->err, TROVE_EMAPPER,
                          "failed to parse field [%s] of type [%s] in document with id '%.*s'. "
                          "Preview of field's value: '%s'",
-                         f->path, tv_field_type_name(f->type), (int)c->id_len, c->id,
+                         f->path, tv_field_declared_type(f), (int)c->id_len, c->id,
                          b.data ? b.data : "");
     tv_error_cause(c->err, cause, "%s", saved);
     tv_buf_fini(&b);
@@ -484,14 +485,518 @@ static tv_status date_value(dctx *c, const tv_field *f, const tv_json *v, acc *x
     return num_push(c, x, ms);
 }
 
+/* ------------------------------------------------------------- binary */
+
+/* Jackson's Base64Variant._reportInvalidBase64 wording. */
+static void base64_char_error(char *reason, size_t rcap, unsigned char ch, int bindex) {
+    if (ch <= ' ')
+        snprintf(reason, rcap,
+                 "Illegal white space character (code 0x%x) as character #%d of 4-char base64 "
+                 "unit: can only used between units",
+                 ch, bindex + 1);
+    else if (ch == '=')
+        snprintf(reason, rcap,
+                 "Unexpected padding character ('=') as character #%d of 4-char base64 unit: "
+                 "padding only legal as 3rd or 4th character",
+                 bindex + 1);
+    else if (ch == 0x7f || ch >= 0x80)
+        snprintf(reason, rcap, "Illegal character (code 0x%x) in base64 content", ch);
+    else
+        snprintf(reason, rcap, "Illegal character '%c' (code 0x%x) in base64 content", ch, ch);
+}
+
+static int b64val(unsigned char ch) {
+    if (ch >= 'A' && ch <= 'Z') return ch - 'A';
+    if (ch >= 'a' && ch <= 'z') return ch - 'a' + 26;
+    if (ch >= '0' && ch <= '9') return ch - '0' + 52;
+    if (ch == '+') return 62;
+    if (ch == '/') return 63;
+    return -1;
+}
+
+/*
+ * Decodes base64 as Jackson's getBinaryValue does with its default variant
+ * (MIME-NO-LINEFEEDS, padding required): whitespace is skipped between
+ * 4-character units only, '=' pads the 3rd/4th character, a missing pad at
+ * the end is an error. Returns the decoded length, or -1 with reason set.
+ */
+static long base64_decode(const char *s, size_t n, uint8_t *out, char *reason, size_t rcap) {
+    static const char prefix[] = "Failed to decode VALUE_STRING as base64 (MIME-NO-LINEFEEDS): ";
+    char why[300];
+    size_t i = 0, o = 0;
+    for (;;) {
+        while (i < n && (unsigned char)s[i] <= ' ') i++;
+        if (i >= n) return (long)o;
+        int q[4];
+        int k;
+        for (k = 0; k < 4; k++) {
+            if (i >= n) {
+                if (k == 0) return (long)o;
+                snprintf(reason, rcap,
+                         "%sUnexpected end of base64-encoded String: base64 variant "
+                         "'MIME-NO-LINEFEEDS' expects padding (one or more '=' characters) at the "
+                         "end. This Base64Variant might have been incorrectly configured",
+                         prefix);
+                return -1;
+            }
+            unsigned char ch = (unsigned char)s[i++];
+            int val = b64val(ch);
+            if (val < 0) {
+                if (ch == '=' && k >= 2) {
+                    /* "xx==" or "xxx=" */
+                    if (k == 2) {
+                        if (i >= n || s[i] != '=') {
+                            if (i >= n)
+                                snprintf(why, sizeof why,
+                                         "Unexpected end of base64-encoded String: base64 variant "
+                                         "'MIME-NO-LINEFEEDS' expects padding (one or more '=' "
+                                         "characters) at the end. This Base64Variant might have "
+                                         "been incorrectly configured");
+                            else
+                                snprintf(why, sizeof why,
+                                         "Illegal character '%c' (code 0x%x) in base64 content: "
+                                         "expected padding character '='",
+                                         s[i], (unsigned char)s[i]);
+                            snprintf(reason, rcap, "%s%s", prefix, why);
+                            return -1;
+                        }
+                        i++;
+                        out[o++] = (uint8_t)(q[0] << 2 | q[1] >> 4);
+                    } else {
+                        out[o++] = (uint8_t)(q[0] << 2 | q[1] >> 4);
+                        out[o++] = (uint8_t)((q[1] & 15) << 4 | q[2] >> 2);
+                    }
+                    break;
+                }
+                base64_char_error(why, sizeof why, ch, k);
+                snprintf(reason, rcap, "%s%s", prefix, why);
+                return -1;
+            }
+            q[k] = val;
+        }
+        if (k == 4) {
+            out[o++] = (uint8_t)(q[0] << 2 | q[1] >> 4);
+            out[o++] = (uint8_t)((q[1] & 15) << 4 | q[2] >> 2);
+            out[o++] = (uint8_t)((q[2] & 3) << 6 | q[3]);
+        }
+    }
+}
+
+static tv_status binary_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    char reason[600];
+    if (v->type != TV_JSON_STRING) {
+        snprintf(reason, sizeof reason,
+                 "Current token (%s) not VALUE_STRING or VALUE_EMBEDDED_OBJECT, can not access as "
+                 "binary",
+                 v->type == TV_JSON_TRUE    ? "VALUE_TRUE"
+                 : v->type == TV_JSON_FALSE ? "VALUE_FALSE"
+                 : v->type == TV_JSON_DOUBLE ? "VALUE_NUMBER_FLOAT"
+                 : v->type == TV_JSON_OBJECT ? "START_OBJECT"
+                                             : "VALUE_NUMBER_INT");
+        return field_error(c, f, v, TROVE_EJSON, reason);
+    }
+    uint8_t *bytes = tv_arena_alloc(c->a, v->len / 4 * 3 + 3);
+    if (!bytes) return oom(c);
+    long n = base64_decode(v->v.s, v->len, bytes, reason, sizeof reason);
+    if (n < 0) return field_error(c, f, v, TROVE_EJSON, reason);
+    x->any = true;
+    x->values++;
+    if (f->doc_values) {
+        if (tv_vec_push(&x->keys, (const char *)bytes) || tv_vec_push(&x->key_lens, (uint32_t)n))
+            return oom(c);
+    } else if (x->toks.len == 0) {
+        /* presence only (what _field_names gives OpenSearch's exists) */
+        if (push_token(c, x, "", 0, 0, 0)) return c->st;
+    }
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- ip */
+
+static tv_status ip_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        s = v->type == TV_JSON_TRUE ? "true" : "false";
+        n = strlen(s);
+    } else {
+        return field_error(c, f, v, TROVE_EILLEGALSTATE, "Can't get text on a START_ARRAY");
+    }
+    uint8_t *ip = tv_arena_alloc(c->a, 16);
+    if (!ip) return oom(c);
+    if (!tv_ip_parse(s, n, ip)) {
+        if (f->ignore_malformed) return TROVE_OK;
+        char reason[600];
+        snprintf(reason, sizeof reason, "'%.*s' is not an IP string literal.", (int)TV_MIN(n, 400), s);
+        return field_error(c, f, v, TROVE_EARG, reason);
+    }
+    x->any = true;
+    if (f->index && push_token(c, x, (const char *)ip, 16, x->values, 16)) return c->st;
+    if (f->doc_values) {
+        if (tv_vec_push(&x->keys, (const char *)ip) || tv_vec_push(&x->key_lens, 16u)) return oom(c);
+    }
+    x->values++;
+    x->length++;
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- geo_point */
+
+static bool geohash_decode(const char *s, size_t n, double *lat, double *lon) {
+    static const char b32[] = "0123456789bcdefghjkmnpqrstuvwxyz";
+    if (n == 0 || n > 12) return false;
+    double la0 = -90, la1 = 90, lo0 = -180, lo1 = 180;
+    bool even = true;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = memchr(b32, s[i], 32);
+        if (!p || !s[i]) return false;
+        int cd = (int)(p - b32);
+        for (int b = 4; b >= 0; b--) {
+            int bit = (cd >> b) & 1;
+            if (even) {
+                double mid = (lo0 + lo1) / 2;
+                if (bit) lo0 = mid;
+                else lo1 = mid;
+            } else {
+                double mid = (la0 + la1) / 2;
+                if (bit) la0 = mid;
+                else la1 = mid;
+            }
+            even = !even;
+        }
+    }
+    *lat = (la0 + la1) / 2;
+    *lon = (lo0 + lo1) / 2;
+    return true;
+}
+
+static bool num_text(const tv_json *v, double *out) {
+    if (tv_json_is_number(v)) {
+        *out = tv_json_as_double(v);
+        return true;
+    }
+    if (v->type == TV_JSON_STRING) return java_parse_double(v->v.s, v->len, out);
+    return false;
+}
+
+/* Parses one geo point; reason filled on failure. */
+static bool geo_parse(const tv_field *f, const tv_json *v, double *lat, double *lon, char *reason,
+                      size_t rcap) {
+    const mnode *nd = tv_mnode_of(f);
+    bool ignore_z = !nd->p[P_IGNORE_Z] || nd->p[P_IGNORE_Z]->type == TV_JSON_TRUE;
+    double z = 0;
+    bool have_z = false;
+    if (v->type == TV_JSON_ARRAY) {
+        if (v->len < 2 || !num_text(&v->v.items[0], lon) || !num_text(&v->v.items[1], lat) ||
+            v->len > 3) {
+            snprintf(reason, rcap, v->len > 3 ? "[geo_point] field type does not accept more than 3 values"
+                                              : "[geo_point] field type should not have more than 2 numeric values");
+            if (v->len < 2) snprintf(reason, rcap, "Invalid geopoint [%u] values", v->len);
+            return false;
+        }
+        if (v->len == 3) have_z = num_text(&v->v.items[2], &z);
+    } else if (v->type == TV_JSON_OBJECT) {
+        const tv_json *la = tv_json_get(v, "lat"), *lo = tv_json_get(v, "lon");
+        const tv_json *ty = tv_json_get(v, "type"), *co = tv_json_get(v, "coordinates");
+        if (ty && co && co->type == TV_JSON_ARRAY)
+            return geo_parse(f, co, lat, lon, reason, rcap);
+        const tv_json *gh = tv_json_get(v, "geohash");
+        if (gh && gh->type == TV_JSON_STRING) {
+            if (!geohash_decode(gh->v.s, gh->len, lat, lon)) {
+                snprintf(reason, rcap, "unsupported symbol in geohash [%.*s]", (int)TV_MIN(gh->len, 100), gh->v.s);
+                return false;
+            }
+            return true;
+        }
+        if (!la || !num_text(la, lat)) {
+            snprintf(reason, rcap, "field [lat] missing");
+            return false;
+        }
+        if (!lo || !num_text(lo, lon)) {
+            snprintf(reason, rcap, "field [lon] missing");
+            return false;
+        }
+        const tv_json *zz = tv_json_get(v, "z");
+        if (zz) have_z = num_text(zz, &z);
+    } else if (v->type == TV_JSON_STRING) {
+        const char *s = v->v.s;
+        size_t n = v->len;
+        const char *comma = memchr(s, ',', n);
+        if (n >= 5 && (memcmp(s, "POINT", 5) == 0 || memcmp(s, "point", 5) == 0)) {
+            char tmp[128];
+            size_t l = TV_MIN(n, sizeof tmp - 1);
+            memcpy(tmp, s, l);
+            tmp[l] = '\0';
+            double a, b;
+            if (sscanf(tmp + 5, " ( %lf %lf )", &a, &b) != 2) {
+                snprintf(reason, rcap, "Invalid WKT point [%.*s]", (int)TV_MIN(n, 100), s);
+                return false;
+            }
+            *lon = a;
+            *lat = b;
+        } else if (comma) {
+            const char *second = comma + 1;
+            size_t l2 = n - (size_t)(second - s);
+            const char *third = memchr(second, ',', l2);
+            if (third) l2 = (size_t)(third - second);
+            if (!java_parse_double(s, (size_t)(comma - s), lat) ||
+                !java_parse_double(second, l2, lon)) {
+                snprintf(reason, rcap, "latitude must be a number");
+                return false;
+            }
+            if (third) have_z = java_parse_double(third + 1, n - (size_t)(third + 1 - s), &z);
+        } else if (!geohash_decode(s, n, lat, lon)) {
+            snprintf(reason, rcap, "unsupported symbol [%c] in geohash [%.*s]", n ? s[0] : ' ',
+                     (int)TV_MIN(n, 100), s);
+            return false;
+        }
+    } else {
+        snprintf(reason, rcap, "geo_point expected");
+        return false;
+    }
+    if (have_z && !ignore_z) {
+        char tmp[40];
+        tv_fmt_double(z, tmp);
+        snprintf(reason, rcap,
+                 "Exception parsing coordinates: found Z value [%s] but [ignore_z_value] parameter "
+                 "is [false]",
+                 tmp);
+        return false;
+    }
+    char tmp[40];
+    if (isnan(*lat) || *lat < -90 || *lat > 90) {
+        tv_fmt_double(*lat, tmp);
+        snprintf(reason, rcap, "illegal latitude value [%s] for %s", tmp, f->path);
+        return false;
+    }
+    if (isnan(*lon) || *lon < -180 || *lon > 180) {
+        tv_fmt_double(*lon, tmp);
+        snprintf(reason, rcap, "illegal longitude value [%s] for %s", tmp, f->path);
+        return false;
+    }
+    return true;
+}
+
+static tv_status geo_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    double lat, lon;
+    char reason[600];
+    if (!geo_parse(f, v, &lat, &lon, reason, sizeof reason)) {
+        if (f->ignore_malformed) return TROVE_OK;
+        return field_error(c, f, v, TROVE_EARG, reason);
+    }
+    return num_push(c, x, tv_geo_encode(lat, lon));
+}
+
+/* ------------------------------------------------------------- unsigned_long */
+
+/* OpenSearch's Numbers.toUnsignedLongExact over a JSON value: integers in
+ * [0, 2^64), decimal strings and fractions truncated when coerce allows. */
+static tv_status unsigned_value(const tv_field *f, const tv_json *v, uint64_t *out, char *reason,
+                                size_t rcap) {
+    const char *txt = v->type == TV_JSON_STRING ? v->v.s : v->raw;
+    size_t tlen = v->type == TV_JSON_STRING ? v->len : v->raw_len;
+    if (!txt) txt = "", tlen = 0;
+    if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE || v->type == TV_JSON_OBJECT ||
+        v->type == TV_JSON_ARRAY) {
+        snprintf(reason, rcap, "Current token (%s) not numeric, can not use numeric value accessors",
+                 v->type == TV_JSON_TRUE    ? "VALUE_TRUE"
+                 : v->type == TV_JSON_FALSE ? "VALUE_FALSE"
+                 : v->type == TV_JSON_OBJECT ? "START_OBJECT"
+                                             : "START_ARRAY");
+        return TROVE_EJSON;
+    }
+    if (v->type == TV_JSON_STRING && !f->coerce) {
+        snprintf(reason, rcap, "BigInteger value passed as String");
+        return TROVE_EARG;
+    }
+    /* trim, sign, digits, optional fraction, optional exponent */
+    size_t i = 0, n = tlen;
+    while (i < n && (unsigned char)txt[i] <= ' ') i++;
+    while (n > i && (unsigned char)txt[n - 1] <= ' ') n--;
+    bool neg = false;
+    if (i < n && (txt[i] == '+' || txt[i] == '-')) neg = txt[i++] == '-';
+    size_t ds = i;
+    char digits[64];
+    size_t nd = 0;
+    bool overflow = false;
+    while (i < n && txt[i] >= '0' && txt[i] <= '9') {
+        if (nd < sizeof digits) digits[nd++] = txt[i];
+        else overflow = true;
+        i++;
+    }
+    size_t int_digits = nd;
+    bool frac_nonzero = false;
+    bool had_point = false;
+    if (i < n && txt[i] == '.') {
+        had_point = true;
+        i++;
+        while (i < n && txt[i] >= '0' && txt[i] <= '9') {
+            if (nd < sizeof digits) digits[nd++] = txt[i];
+            frac_nonzero |= txt[i] != '0';
+            i++;
+        }
+    }
+    long exp = 0;
+    if (i < n && (txt[i] == 'e' || txt[i] == 'E') && i > ds) {
+        i++;
+        bool eneg = false;
+        if (i < n && (txt[i] == '+' || txt[i] == '-')) eneg = txt[i++] == '-';
+        size_t es = i;
+        while (i < n && txt[i] >= '0' && txt[i] <= '9' && exp < 1000) exp = exp * 10 + (txt[i++] - '0');
+        if (i == es) nd = 0;
+        if (eneg) exp = -exp;
+    }
+    if (i != n || nd == 0 || (i == ds + (had_point ? 1 : 0))) {
+        snprintf(reason, rcap, "For input string: \"%.*s\"", (int)TV_MIN(tlen, 200), txt);
+        return TROVE_ENUMBERFORMAT;
+    }
+    /* value = digits * 10^(exp - (nd - int_digits)); keep the integer part */
+    long point = (long)int_digits + exp; /* digits before the decimal point */
+    uint64_t r = 0;
+    bool big = overflow;
+    bool zero = true;
+    for (size_t k = 0; k < nd; k++) {
+        if (digits[k] != '0') zero = false;
+        if ((long)k < point) {
+            uint64_t d = (uint64_t)(digits[k] - '0');
+            if (r > (UINT64_MAX - d) / 10) big = true;
+            else r = r * 10 + d;
+        } else if (digits[k] != '0') {
+            frac_nonzero = true;
+        }
+    }
+    for (long k = (long)nd; k < point && !big && !zero; k++) {
+        if (r > UINT64_MAX / 10) big = true;
+        else r *= 10;
+    }
+    if (big || (neg && !zero)) {
+        snprintf(reason, rcap, "Value [%.*s] is out of range for an unsigned long",
+                 (int)TV_MIN(tlen, 200), txt);
+        return TROVE_EARG;
+    }
+    if (frac_nonzero && !f->coerce) {
+        snprintf(reason, rcap, "Value [%.*s] has a decimal part", (int)TV_MIN(tlen, 200), txt);
+        return TROVE_EARG;
+    }
+    *out = r;
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- date_nanos */
+
+static tv_status date_nanos_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else {
+        return field_error(c, f, v, TROVE_EILLEGALSTATE,
+                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
+                           : v->type == TV_JSON_ARRAY ? "Can't get text on a START_ARRAY"
+                                                      : "Can't get text on a VALUE_BOOLEAN");
+    }
+    int64_t ns;
+    tv_error de;
+    tv_error_clear(&de);
+    if (tv_date_parse_nanos(f->format, s, n, &ns, &de)) {
+        if (f->ignore_malformed) return TROVE_OK;
+        return field_error(c, f, v, TROVE_EARG, de.reason);
+    }
+    return num_push(c, x, ns);
+}
+
+/* ------------------------------------------------------------- aliases */
+
+static const tv_json *node_param(const tv_field *f, mparam p) { return tv_mnode_of(f)->p[p]; }
+
+static bool is_decl(const tv_field *f, const char *name) {
+    const char *d = tv_mnode_of(f)->decl_type;
+    return d && strcmp(d, name) == 0;
+}
+
+/* token_count: the number of tokens (positions, with position increments)
+ * the field's analyzer produces for the value. */
+static tv_status token_count_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    const char *s;
+    size_t n;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+        s = v->type == TV_JSON_TRUE ? "true" : "false";
+        n = strlen(s);
+    } else {
+        return field_error(c, f, v, TROVE_EILLEGALSTATE,
+                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
+                                                     : "Can't get text on a START_ARRAY");
+    }
+    tv_tokens toks;
+    tv_status st = tv_analyze(f->analyzer, c->a, s, n, 0, &toks);
+    if (st) return c->st = tv_error_set(c->err, st, "%s", trove_status_message(st));
+    const tv_json *epi = node_param(f, P_ENABLE_POS_INC);
+    bool pos_inc = !epi || epi->type == TV_JSON_TRUE;
+    int64_t count = pos_inc ? (int64_t)toks.end_position : (int64_t)toks.len;
+    return num_push(c, x, count);
+}
+
 static tv_status leaf_value(dctx *c, const tv_field *f, const tv_json *v) {
     acc *x = acc_of(c, f);
     if (!x) return oom(c);
     switch (f->type) {
-    case TV_FT_TEXT: return text_value(c, f, v, x);
-    case TV_FT_KEYWORD: return keyword_value(c, f, v, x);
+    case TV_FT_TEXT: case TV_FT_MATCH_ONLY_TEXT: return text_value(c, f, v, x);
+    case TV_FT_KEYWORD:
+        if (is_decl(f, "constant_keyword")) {
+            const tv_json *want = node_param(f, P_VALUE);
+            tv_buf b;
+            tv_buf_init(&b);
+            if (v->type == TV_JSON_STRING) tv_buf_append(&b, v->v.s, v->len);
+            else if (tv_json_is_number(v) && v->raw) tv_buf_append(&b, v->raw, v->raw_len);
+            else tv_json_to_java(v, &b);
+            bool same = want && b.len == want->len && (b.len == 0 || memcmp(b.data, want->v.s, b.len) == 0);
+            tv_buf_fini(&b);
+            if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_ARRAY) same = false;
+            if (!same) {
+                char reason[600];
+                snprintf(reason, sizeof reason,
+                         "constant keyword field [%s] must have a value of [%.*s]", f->path,
+                         want ? (int)want->len : 0, want ? want->v.s : "");
+                return field_error(c, f, v, TROVE_EARG, reason);
+            }
+            if (x->values) return TROVE_OK; /* one value per doc is enough */
+        }
+        return keyword_value(c, f, v, x);
     case TV_FT_BOOLEAN: return boolean_value(c, f, v, x);
     case TV_FT_DATE: return date_value(c, f, v, x);
+    case TV_FT_DATE_NANOS: return date_nanos_value(c, f, v, x);
+    case TV_FT_BINARY: return binary_value(c, f, v, x);
+    case TV_FT_IP: return ip_value(c, f, v, x);
+    case TV_FT_GEO_POINT: return geo_value(c, f, v, x);
+    case TV_FT_UNSIGNED_LONG: {
+        uint64_t u;
+        char reason[600];
+        tv_status st = unsigned_value(f, v, &u, reason, sizeof reason);
+        if (st) {
+            if (f->ignore_malformed) return TROVE_OK;
+            return field_error(c, f, v, st, reason);
+        }
+        return num_push(c, x, tv_unsigned_to_sortable(u));
+    }
+    case TV_FT_INTEGER:
+        if (is_decl(f, "token_count")) return token_count_value(c, f, v, x);
+        /* fall through */
     default: {
         /* empty strings are null for numbers */
         int64_t out;
@@ -508,6 +1013,29 @@ static tv_status leaf_value(dctx *c, const tv_field *f, const tv_json *v) {
 
 /* One value of a leaf field (arrays flattened), then its multi-fields. */
 static tv_status index_value(dctx *c, const tv_field *f, const tv_json *v) {
+    if (f->type == TV_FT_GEO_POINT && v->type == TV_JSON_ARRAY && v->len &&
+        tv_json_is_number(&v->v.items[0])) {
+        /* [lon, lat] is one point, not two values */
+        if (leaf_value(c, f, v)) return c->st;
+        const mnode *gn = tv_mnode_of(f);
+        for (uint32_t i = 0; i < gn->nkids; i++)
+            if (index_value(c, &gn->kids[i]->f, v)) return c->st;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_NULL && f->type == TV_FT_KEYWORD && is_decl(f, "constant_keyword")) {
+        char reason[300];
+        snprintf(reason, sizeof reason, "constant keyword field [%s] must have a value", f->path);
+        return field_error(c, f, v, TROVE_EARG, reason);
+    }
+    if (v->type == TV_JSON_NULL && f->null_value && f->type == TV_FT_INTEGER &&
+        is_decl(f, "token_count")) {
+        acc *x = acc_of(c, f);
+        if (!x) return oom(c);
+        int64_t cnt;
+        char reason[600];
+        if (number_value(f, f->null_value, &cnt, reason, sizeof reason)) return TROVE_OK;
+        return num_push(c, x, cnt);
+    }
     if (v->type == TV_JSON_ARRAY) {
         for (uint32_t i = 0; i < v->len; i++)
             if (index_value(c, f, &v->v.items[i])) return c->st;
@@ -613,6 +1141,7 @@ static const char *dynamic_type(dctx *c, const tv_json *v, const char **format) 
 
 static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, unode *unew,
                              const char *path, size_t plen, tv_dynamic dyn);
+static tv_status copy_to(dctx *c, const mnode *src, const tv_json *v);
 
 static char *join_path(dctx *c, const char *path, size_t plen, const char *name, size_t nlen,
                        size_t *out_len) {
@@ -641,6 +1170,21 @@ static bool is_metadata_field(const char *k, size_t n) {
     return false;
 }
 
+/* The XContentFieldType name dynamic templates match on, for a value whose
+ * default dynamic type is `type`. */
+static const char *template_match_type(const tv_json *v, const char *type) {
+    while (v->type == TV_JSON_ARRAY) {
+        const tv_json *first = NULL;
+        for (uint32_t i = 0; i < v->len && !first; i++)
+            if (v->v.items[i].type != TV_JSON_NULL) first = &v->v.items[i];
+        if (!first) return type;
+        v = first;
+    }
+    if (strcmp(type, "text") == 0) return "string";
+    if (strcmp(type, "float") == 0) return "double";
+    return type; /* object, long, boolean, date */
+}
+
 /* Records an unmapped field (dynamic true) in the update tree under unew. */
 static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_t nlen,
                                const tv_json *v, const char *path, size_t plen) {
@@ -649,18 +1193,44 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
     if (!type) return TROVE_OK;
     unode *u = unode_child(c, parent_u, name, nlen, true);
     if (!u) return oom(c);
+    size_t cl;
+    char *cp = join_path(c, path, plen, name, nlen, &cl);
+    if (!cp) return oom(c);
     if (!u->type) {
         u->type = type;
         u->format = format;
+        const tv_json *t = tv_mapping_dynamic_template(c->m, cp, cl, name, nlen,
+                                                       template_match_type(v, type), type, c->a);
+        if (t) {
+            const tv_json *tt = tv_json_get(t, "type");
+            u->tmpl = t;
+            u->format = NULL;
+            if (tt && tt->type == TV_JSON_STRING) {
+                char *ts = tv_arena_strndup(c->a, tt->v.s, tt->len);
+                if (!ts) return oom(c);
+                u->type = ts;
+            }
+            if (!tt && strcmp(type, "date") == 0 && format && !tv_json_get(t, "format")) u->format = format;
+        }
     }
     if (strcmp(u->type, "object") == 0) {
-        size_t cl;
-        char *cp = join_path(c, path, plen, name, nlen, &cl);
-        if (!cp) return oom(c);
-        if (v->type == TV_JSON_OBJECT) return walk_object(c, v, NULL, u, cp, cl, TV_DYNAMIC_TRUE);
+        tv_dynamic kd = TV_DYNAMIC_TRUE;
+        if (u->tmpl) {
+            const tv_json *en = tv_json_get(u->tmpl, "enabled");
+            const tv_json *dy = tv_json_get(u->tmpl, "dynamic");
+            if (en && (en->type == TV_JSON_FALSE ||
+                       (en->type == TV_JSON_STRING && tv_streq(en->v.s, en->len, "false"))))
+                return TROVE_OK;
+            if (dy && dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "strict"))
+                kd = TV_DYNAMIC_STRICT;
+            else if (dy && (dy->type == TV_JSON_FALSE ||
+                            (dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "false"))))
+                return TROVE_OK;
+        }
+        if (v->type == TV_JSON_OBJECT) return walk_object(c, v, NULL, u, cp, cl, kd);
         for (uint32_t i = 0; i < v->len; i++)
             if (v->v.items[i].type == TV_JSON_OBJECT &&
-                walk_object(c, &v->v.items[i], NULL, u, cp, cl, TV_DYNAMIC_TRUE))
+                walk_object(c, &v->v.items[i], NULL, u, cp, cl, kd))
                 return c->st;
     }
     return TROVE_OK;
@@ -735,7 +1305,10 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
                                     "but found a concrete value",
                                     k->f.path, (int)nlen, name);
     }
-    if (k) return index_value(c, &k->f, v);
+    if (k) {
+        if (index_value(c, &k->f, v)) return c->st;
+        return k->copy_to ? copy_to(c, k, v) : TROVE_OK;
+    }
     /* unmapped */
     if (dyn == TV_DYNAMIC_STRICT) {
         /* OpenSearch refuses nulls and empty arrays too */
@@ -750,6 +1323,50 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
     unode *pu = unew ? unew : update_for_path(c, path, plen);
     if (!pu) return oom(c);
     return dynamic_field(c, pu, name, nlen, v, path, plen);
+}
+
+/*
+ * copy_to: the value goes to each target as if the document had it at the
+ * target's path (DocumentParser.parseCopyFields): mapped leaves index it
+ * with their own type and multi-fields (their own copy_to is not followed),
+ * unmapped targets are introduced by the dynamic rules of their parent
+ * object, an object target is an error.
+ */
+static tv_status copy_to(dctx *c, const mnode *src, const tv_json *v) {
+    if (v->type == TV_JSON_NULL) return TROVE_OK;
+    for (uint32_t i = 0; i < src->copy_to->len; i++) {
+        const tv_json *t = &src->copy_to->v.items[i];
+        const tv_field *f = tv_mapping_field(c->m, t->v.s, t->len);
+        if (f && f->type == TV_FT_OBJECT)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Cannot copy to field [%.*s] since it is mapped as an "
+                                        "object",
+                                        (int)t->len, t->v.s);
+        if (f) {
+            if (index_value(c, f, v)) return c->st;
+            continue;
+        }
+        /* unmapped: parent path and leaf name */
+        size_t pl = t->len;
+        while (pl && t->v.s[pl - 1] != '.') pl--;
+        const char *name = t->v.s + pl;
+        size_t nlen = t->len - pl;
+        if (pl) pl--; /* drop the dot */
+        if (nlen == 0) continue;
+        tv_dynamic dyn = tv_mapping_dynamic_of(c->m, t->v.s, pl);
+        if (dyn == TV_DYNAMIC_STRICT)
+            return c->st = tv_error_set(c->err, TROVE_ESTRICT,
+                                        "mapping set to strict, dynamic introduction of [%.*s] "
+                                        "within [%.*s] is not allowed",
+                                        (int)nlen, name, pl ? (int)pl : 4, pl ? t->v.s : "_doc");
+        if (dyn == TV_DYNAMIC_FALSE) continue;
+        const char *fmt_unused;
+        if (!dynamic_type(c, v, &fmt_unused)) continue;
+        unode *pu = update_for_path(c, t->v.s, pl);
+        if (!pu) return oom(c);
+        if (dynamic_field(c, pu, name, nlen, v, t->v.s, pl)) return c->st;
+    }
+    return TROVE_OK;
 }
 
 static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, unode *unew,
@@ -777,6 +1394,39 @@ static tv_json *update_json(dctx *c, const unode *u) {
         tv_json_member *mem = &props->v.members[i];
         mem->key = k->name;
         mem->key_len = (uint32_t)k->name_len;
+        if (k->tmpl) {
+            /* the template's mapping, with the default type when it names
+             * none, and the properties found below an object */
+            const tv_json *t = k->tmpl;
+            bool has_type = tv_json_get(t, "type") != NULL;
+            tv_json_member *tm = tv_arena_calloc(c->a, t->len + 3, sizeof(tv_json_member));
+            if (!tm) return NULL;
+            uint32_t nt = 0;
+            if (!has_type) {
+                tm[nt].key = "type";
+                tm[nt].key_len = 4;
+                tm[nt].val = (tv_json){.type = TV_JSON_STRING, .len = (uint32_t)strlen(k->type), .v.s = k->type};
+                nt++;
+            }
+            for (uint32_t j = 0; j < t->len; j++) tm[nt++] = t->v.members[j];
+            if (k->format) {
+                tm[nt].key = "format";
+                tm[nt].key_len = 6;
+                tm[nt].val = (tv_json){.type = TV_JSON_STRING, .len = (uint32_t)strlen(k->format),
+                                       .v.s = k->format};
+                nt++;
+            }
+            if (k->first) {
+                tv_json *sub = update_json(c, k);
+                if (!sub) return NULL;
+                tm[nt].key = "properties";
+                tm[nt].key_len = 10;
+                tm[nt].val = sub->v.members[0].val;
+                nt++;
+            }
+            mem->val = (tv_json){.type = TV_JSON_OBJECT, .len = nt, .v.members = tm};
+            continue;
+        }
         tv_json_member *fm = tv_arena_calloc(c->a, 3, sizeof(tv_json_member));
         if (!fm) return NULL;
         uint32_t nf = 0;
@@ -1006,6 +1656,20 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;
+    /* constant_keyword: every document holds the constant */
+    for (uint32_t i = 0; i < nf && !c.update; i++) {
+        const tv_field *f = tv_mapping_field_by_id(m, i);
+        if (!f || f->type != TV_FT_KEYWORD || !is_decl(f, "constant_keyword")) continue;
+        if (c.accs[i] && c.accs[i]->any) continue;
+        const tv_json *val = node_param(f, P_VALUE);
+        if (!val) continue;
+        acc *x = acc_of(&c, f);
+        if (!x) {
+            st = oom(&c);
+            goto done;
+        }
+        if ((st = keyword_value(&c, f, val, x))) goto done;
+    }
     if (extra) {
         tv_error_set(err, TROVE_EMAPPER, "failed to parse");
         tv_error_cause(err, TROVE_EARG, "Malformed content, found extra data after parsing: %s", extra);

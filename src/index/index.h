@@ -51,6 +51,19 @@ typedef enum tv_field_type {
     TV_FT_UNSIGNED_LONG, /* reserved: mapping reports unsupported for now */
     TV_FT_DATE,
     TV_FT_BOOLEAN,
+    /* Added with the second round of field types (see the notes below). */
+    TV_FT_BINARY,          /* base64 in the source; never searchable. Doc values
+                              (doc_values:true): sorted set of the decoded bytes.
+                              Without doc values each doc gets one empty term
+                              ("") so that exists finds it (as _field_names). */
+    TV_FT_IP,              /* terms and sorted-set doc values are the 16-byte
+                              tv_ip_parse encoding (IPv4 as ::ffff:a.b.c.d), so
+                              byte order is address order; no points */
+    TV_FT_MATCH_ONLY_TEXT, /* analyzed like text, postings DOCS only, no norms;
+                              phrase queries must verify against _source */
+    TV_FT_GEO_POINT,       /* nums: tv_geo_encode (Lucene's LatLonDocValuesField
+                              packing: lat << 32 | lon, 32-bit encodings) */
+    TV_FT_DATE_NANOS,      /* nums: epoch nanoseconds (1970 .. 2262) */
 } tv_field_type;
 
 /* OpenSearch's name of a type ("text", "scaled_float"). Borrowed, static. */
@@ -59,6 +72,64 @@ const char *tv_field_type_name(tv_field_type t);
 bool tv_field_type_is_numeric(tv_field_type t);
 /* True for double/float/half_float (values are tv_double_to_sortable). */
 bool tv_field_type_is_floating(tv_field_type t);
+/* True for the analyzed types: text and match_only_text. */
+bool tv_field_type_is_text(tv_field_type t);
+
+/*
+ * Field types that are another type for every query. A mapping may declare
+ * "constant_keyword", "wildcard" (both TV_FT_KEYWORD) or "token_count"
+ * (TV_FT_INTEGER): tv_field.type is the type queries must treat the field
+ * as, and this returns the name the mapping declared (what GET _mapping and
+ * _field_caps print and what OpenSearch's messages name). Borrowed, static.
+ *   constant_keyword  every document of the index is indexed with the
+ *                     mapping's `value` (term, doc value), whether or not
+ *                     its source has the field; so term/prefix/range/exists
+ *                     queries, sorts and aggregations need no special case.
+ *   wildcard          a keyword without doc values by default.
+ *   token_count       an integer: the number of tokens of its analyzer.
+ */
+struct tv_field;
+const char *tv_field_declared_type(const struct tv_field *f);
+
+/*
+ * unsigned_long values (0 .. 2^64-1) in the int64 sortable encoding: the
+ * value with its top bit flipped (value - 2^63 as a signed number), so that
+ * signed int64 order equals unsigned order. Queries on unsigned_long must
+ * encode their bounds with tv_unsigned_to_sortable; sort values and
+ * aggregation keys print tv_sortable_to_unsigned(v) as an exact integer.
+ */
+static inline int64_t tv_unsigned_to_sortable(uint64_t u) {
+    return (int64_t)(u ^ 0x8000000000000000ull);
+}
+static inline uint64_t tv_sortable_to_unsigned(int64_t s) {
+    return (uint64_t)s ^ 0x8000000000000000ull;
+}
+
+/*
+ * IP addresses as OpenSearch (InetAddresses.forString) reads them: dotted
+ * IPv4 ("192.168.0.1") and RFC 4291 IPv6 text ("::1", "fe80::1%eth0" is
+ * rejected, "::ffff:1.2.3.4"). tv_ip_parse fills the 16-byte encoding
+ * (IPv4 mapped into ::ffff:0:0/96, as Lucene's InetAddressPoint) and
+ * returns false for anything else. tv_ip_format prints the encoding as
+ * OpenSearch's DocValueFormat.IP does (IPv4 dotted for mapped addresses,
+ * else RFC 5952 compressed IPv6) into out (at least TV_IP_TEXT_MAX bytes,
+ * NUL-terminated) and returns the length.
+ */
+#define TV_IP_TEXT_MAX 48
+bool tv_ip_parse(const char *s, size_t len, uint8_t out[16]);
+size_t tv_ip_format(const uint8_t ip[16], char *out);
+/* Parses a CIDR block "a.b.c.d/n" or "v6/n" into the inclusive range of
+ * 16-byte encodings it covers (for term queries on ip fields). */
+bool tv_ip_parse_cidr(const char *s, size_t len, uint8_t lo[16], uint8_t hi[16]);
+
+/*
+ * geo_point values: Lucene's GeoEncodingUtils (latitude and longitude each
+ * quantized to 32 bits) packed as in LatLonDocValuesField: the latitude's
+ * encoding in the high 32 bits, the longitude's in the low 32 bits.
+ * tv_geo_decode gives back the quantized degrees.
+ */
+int64_t tv_geo_encode(double lat, double lon);
+void tv_geo_decode(int64_t packed, double *lat, double *lon);
 
 typedef enum tv_index_options {
     TV_IO_DOCS = 0,

@@ -29,6 +29,7 @@
  * smaller, immutable and serves wildcard expansion in order too).
  */
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -190,6 +191,9 @@ static const struct {
     [P_SCALING_FACTOR] = {"scaling_factor", K_DOUBLE},
     [P_FORMAT] = {"format", K_STRING},
     [P_LOCALE] = {"locale", K_STRING},
+    [P_VALUE] = {"value", K_STRING},
+    [P_IGNORE_Z] = {"ignore_z_value", K_BOOL},
+    [P_ENABLE_POS_INC] = {"enable_position_increments", K_BOOL},
 };
 
 /* A parameter of a type: its default (as text: "true", "256", a string, or
@@ -251,8 +255,64 @@ static const tparam boolean_params[] = {
     TP_END,
 };
 
+static const tparam date_nanos_params[] = {
+    {P_INDEX, "true", false},   {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},  {P_FORMAT, TV_DATE_NANOS_DEFAULT_FORMAT, false},
+    {P_LOCALE, NULL, false},    {P_NULL_VALUE, NULL, false},
+    {P_IGNORE_MALFORMED, "false", true}, {P_BOOST, "1.0", true},
+    {P_META, NULL, true},       TP_END,
+};
+static const tparam binary_params[] = {
+    {P_META, NULL, true}, {P_STORE, "false", false}, {P_DOC_VALUES, "false", false}, TP_END,
+};
+static const tparam ip_params[] = {
+    {P_INDEX, "true", false},  {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false}, {P_IGNORE_MALFORMED, "false", true},
+    {P_NULL_VALUE, NULL, false}, {P_META, NULL, true},
+    TP_END,
+};
+/* match_only_text: in the order its doXContentBody prints them */
+static const tparam mot_params[] = {
+    {P_BOOST, "1.0", true},            {P_INDEX, "true", false},
+    {P_STORE, "false", false},         {P_META, NULL, true},
+    {P_INDEX_OPTIONS, "docs", false},  {P_TERM_VECTOR, "no", false},
+    {P_NORMS, "false", true},          {P_ANALYZER, "default", false},
+    {P_SEARCH_ANALYZER, NULL, true},   {P_SEARCH_QUOTE_ANALYZER, NULL, true},
+    {P_SIMILARITY, NULL, false},       {P_EAGER, "false", true},
+    {P_POS_GAP, "-1", false},          {P_FIELDDATA, "false", true},
+    {P_FIELDDATA_FF, NULL, true},      {P_INDEX_PREFIXES, NULL, false},
+    {P_INDEX_PHRASES, "false", false}, TP_END,
+};
+static const tparam geo_params[] = {
+    {P_IGNORE_MALFORMED, "false", true}, {P_IGNORE_Z, "true", true},
+    {P_NULL_VALUE, NULL, false},         {P_INDEX, "true", false},
+    {P_DOC_VALUES, "true", false},       {P_STORE, "false", false},
+    {P_META, NULL, true},                TP_END,
+};
+static const tparam constant_keyword_params[] = {
+    {P_VALUE, NULL, false}, TP_END,
+};
+static const tparam wildcard_params[] = {
+    {P_NULL_VALUE, NULL, false}, {P_IGNORE_ABOVE, "2147483647", true},
+    {P_NORMALIZER, "default", false}, {P_DOC_VALUES, "false", false},
+    {P_META, NULL, true},        TP_END,
+};
+static const tparam token_count_params[] = {
+    {P_INDEX, "true", false},    {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},   {P_ANALYZER, NULL, true},
+    {P_NULL_VALUE, NULL, false}, {P_ENABLE_POS_INC, "true", false},
+    {P_BOOST, "1.0", true},      {P_META, NULL, true},
+    TP_END,
+};
+
 static const tparam *type_params(tv_field_type t) {
     switch (t) {
+    case TV_FT_UNSIGNED_LONG: return number_params;
+    case TV_FT_DATE_NANOS: return date_nanos_params;
+    case TV_FT_BINARY: return binary_params;
+    case TV_FT_IP: return ip_params;
+    case TV_FT_MATCH_ONLY_TEXT: return mot_params;
+    case TV_FT_GEO_POINT: return geo_params;
     case TV_FT_TEXT: return text_params;
     case TV_FT_KEYWORD: return keyword_params;
     case TV_FT_LONG: case TV_FT_INTEGER: case TV_FT_SHORT: case TV_FT_BYTE:
@@ -265,6 +325,27 @@ static const tparam *type_params(tv_field_type t) {
     }
 }
 
+/* The parameter table of a node: aliases have their own. */
+static const tparam *node_params(const mnode *n) {
+    if (n->decl_type) {
+        if (strcmp(n->decl_type, "constant_keyword") == 0) return constant_keyword_params;
+        if (strcmp(n->decl_type, "wildcard") == 0) return wildcard_params;
+        if (strcmp(n->decl_type, "token_count") == 0) return token_count_params;
+    }
+    return type_params(n->f.type);
+}
+
+/* The type name a node declared. */
+static const char *node_type_name(const mnode *n) {
+    return n->decl_type ? n->decl_type : tv_field_type_name(n->f.type);
+}
+
+const char *tv_field_declared_type(const tv_field *f) {
+    if (!f) return "unknown";
+    if (f->type == TV_FT_OBJECT) return "object";
+    return node_type_name(tv_mnode_of(f));
+}
+
 static const tparam *find_tparam(const tparam *tp, const char *name, size_t len) {
     for (; tp && tp->p != P_COUNT; tp++)
         if (tv_streq(name, len, params[tp->p].name)) return tp;
@@ -272,11 +353,18 @@ static const tparam *find_tparam(const tparam *tp, const char *name, size_t len)
 }
 
 /* The leaf types trove implements. */
-static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out) {
+static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, const char **decl) {
     static const struct {
         const char *name;
         tv_field_type t;
+        const char *decl;
     } names[] = {
+        {"binary", TV_FT_BINARY, NULL}, {"ip", TV_FT_IP, NULL},
+        {"match_only_text", TV_FT_MATCH_ONLY_TEXT, NULL}, {"geo_point", TV_FT_GEO_POINT, NULL},
+        {"date_nanos", TV_FT_DATE_NANOS, NULL}, {"unsigned_long", TV_FT_UNSIGNED_LONG, NULL},
+        {"constant_keyword", TV_FT_KEYWORD, "constant_keyword"},
+        {"wildcard", TV_FT_KEYWORD, "wildcard"},
+        {"token_count", TV_FT_INTEGER, "token_count"},
         {"text", TV_FT_TEXT},       {"keyword", TV_FT_KEYWORD},
         {"long", TV_FT_LONG},       {"integer", TV_FT_INTEGER},
         {"short", TV_FT_SHORT},     {"byte", TV_FT_BYTE},
@@ -287,6 +375,7 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out) {
     for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
         if (tv_streq(s, n, names[i].name)) {
             *out = names[i].t;
+            *decl = names[i].decl;
             return true;
         }
     return false;
@@ -295,12 +384,10 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out) {
 /* Real OpenSearch 3 field types that trove does not implement. */
 static bool opensearch_type(const char *s, size_t n) {
     static const char *const names[] = {
-        "nested", "flat_object", "geo_point", "geo_shape", "ip", "unsigned_long",
-        "date_nanos", "binary", "integer_range", "long_range", "float_range",
+        "nested", "flat_object", "geo_shape", "integer_range", "long_range", "float_range",
         "double_range", "date_range", "ip_range", "completion", "search_as_you_type",
-        "token_count", "alias", "join", "percolator", "rank_feature", "rank_features",
-        "knn_vector", "dense_vector", "sparse_vector", "match_only_text", "wildcard",
-        "constant_keyword", "murmur3", "annotated_text", "icu_collation_keyword",
+        "alias", "join", "percolator", "rank_feature", "rank_features",
+        "knn_vector", "dense_vector", "sparse_vector", "murmur3", "annotated_text", "icu_collation_keyword",
         "semantic", "star_tree", "derived", "xy_point", "xy_shape", "histogram",
         "version", "point", "shape", "object_array", "text_embedding",
     };
@@ -534,8 +621,15 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
     if ((v = n->p[P_INDEX_OPTIONS])) {
         static const char *const text_io[] = {"docs", "freqs", "positions", "offsets", NULL};
         static const char *const kw_io[] = {"docs", "freqs", NULL};
+        static const char *const mot_io[] = {"docs", NULL};
         const char *const *allowed = n->f.type == TV_FT_TEXT ? text_io : kw_io;
-        if (!str_in(v, allowed))
+        if (n->f.type == TV_FT_MATCH_ONLY_TEXT) {
+            if (!str_in(v, mot_io))
+                return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                            "Unknown value [%.*s] for field [index_options] - "
+                                            "accepted values are [docs]",
+                                            (int)v->len, v->v.s);
+        } else if (!str_in(v, allowed))
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                         n->f.type == TV_FT_TEXT
                                             ? "Unknown value [%.*s] for field [index_options] - "
@@ -552,6 +646,30 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
         return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
                                     "[similarity] [%.*s] on field [%s] is not supported by trove",
                                     (int)v->len, v->v.s, path);
+    if (n->f.type == TV_FT_MATCH_ONLY_TEXT) {
+        if ((v = n->p[P_NORMS]) && v->type == TV_JSON_TRUE)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Norms cannot be enabled on for match_only_text field");
+        if ((v = n->p[P_INDEX_PHRASES]) && v->type == TV_JSON_TRUE)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Index phrases cannot be enabled on for match_only_text "
+                                        "field. Use text field instead");
+        if ((v = n->p[P_INDEX_PREFIXES]) && v->type != TV_JSON_NULL)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Index prefixes cannot be enabled on for match_only_text "
+                                        "field. Use text field instead");
+        if (n->p[P_POS_GAP])
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "Cannot set position_increment_gap on field [%s] without "
+                                        "positions enabled",
+                                        n->name);
+    }
+    if (n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0 && !n->p[P_VALUE])
+        return c->st = tv_error_set(c->err, TROVE_EPARSEEXC,
+                                    "Field [%s] is missing required parameter [value]", n->name);
+    if (n->decl_type && strcmp(n->decl_type, "token_count") == 0 && !n->p[P_ANALYZER])
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Analyzer must be set for field [%s] but wasn't.", n->name);
     if ((v = n->p[P_INDEX_PHRASES]) && v->type == TV_JSON_TRUE)
         return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
                                     "[index_phrases] on field [%s] is not supported by trove", path);
@@ -600,14 +718,37 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
                  (v->type == TV_JSON_STRING && (tv_streq(v->v.s, v->len, "true") ||
                                                 tv_streq(v->v.s, v->len, "false")));
             break;
-        case TV_FT_DATE: {
+        case TV_FT_DATE: case TV_FT_DATE_NANOS: {
             int64_t ms;
             const tv_json *fmtj = n->p[P_FORMAT];
             char *fmt = fmtj ? tv_arena_strndup(c->a, fmtj->v.s, fmtj->len) : NULL;
-            ok = v->type == TV_JSON_STRING && tv_date_parse(fmt, v->v.s, v->len, &ms, NULL) == TROVE_OK;
+            if (n->f.type == TV_FT_DATE)
+                ok = v->type == TV_JSON_STRING && tv_date_parse(fmt, v->v.s, v->len, &ms, NULL) == TROVE_OK;
+            else
+                ok = v->type == TV_JSON_STRING &&
+                     tv_date_parse_nanos(fmt ? fmt : TV_DATE_NANOS_DEFAULT_FORMAT, v->v.s, v->len,
+                                         &ms, NULL) == TROVE_OK;
             if (!ok && tv_json_is_number(v)) ok = true;
             break;
         }
+        case TV_FT_IP: {
+            uint8_t ip[16];
+            if (v->type != TV_JSON_STRING || !tv_ip_parse(v->v.s, v->len, ip)) {
+                tv_buf b;
+                tv_buf_init(&b);
+                tv_json_to_java(v, &b);
+                c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                     "Error parsing [null_value] on field [%s]: '%s' is not an IP "
+                                     "string literal.",
+                                     n->name, b.data ? b.data : "");
+                tv_buf_fini(&b);
+                return c->st;
+            }
+            break;
+        }
+        case TV_FT_GEO_POINT:
+            ok = v->type == TV_JSON_STRING || v->type == TV_JSON_ARRAY || v->type == TV_JSON_OBJECT;
+            break;
         case TV_FT_KEYWORD: case TV_FT_TEXT:
             ok = v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY;
             break;
@@ -634,7 +775,7 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
             c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                  "Failed to parse mapping: [null_value] [%s] is not a valid value "
                                  "for field [%s] of type [%s]",
-                                 b.data ? b.data : "", path, type_name);
+                                 b.data ? b.data : "", path, node_type_name(n));
             tv_buf_fini(&b);
             return c->st;
         }
@@ -665,8 +806,66 @@ static tv_status parse_multi_fields(pctx *c, mnode *n, const tv_json *fields) {
     return TROVE_OK;
 }
 
+static tv_status parse_copy_to(pctx *c, mnode *n, const tv_json *v) {
+    if (n->is_multi)
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "copy_to in multi fields is not allowed. Found the copy_to in "
+                                    "field [%s] which is within a multi field.",
+                                    n->name);
+    tv_json *arr = tv_arena_calloc(c->a, 1, sizeof *arr);
+    if (!arr) return oom(c);
+    arr->type = TV_JSON_ARRAY;
+    if (v->type == TV_JSON_STRING) {
+        tv_json *one = json_str(c->a, v->v.s, v->len);
+        if (!one) return oom(c);
+        arr->len = 1;
+        arr->v.items = one;
+    } else if (v->type == TV_JSON_ARRAY) {
+        arr->len = v->len;
+        arr->v.items = v->len ? tv_arena_calloc(c->a, v->len, sizeof(tv_json)) : NULL;
+        if (v->len && !arr->v.items) return oom(c);
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json *e = &v->v.items[i];
+            tv_json *one;
+            if (e->type == TV_JSON_STRING) {
+                one = json_str(c->a, e->v.s, e->len);
+            } else if (e->type != TV_JSON_OBJECT && e->type != TV_JSON_ARRAY &&
+                       e->type != TV_JSON_NULL) {
+                tv_buf b;
+                tv_buf_init(&b);
+                tv_json_to_java(e, &b);
+                one = json_str(c->a, b.data ? b.data : "", b.len);
+                tv_buf_fini(&b);
+            } else {
+                return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                            "Failed to parse mapping parameter [copy_to] on field "
+                                            "[%s]: expected a string",
+                                            n->name);
+            }
+            if (!one) return oom(c);
+            arr->v.items[i] = *one;
+        }
+    } else if (v->type == TV_JSON_NULL) {
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "[copy_to] on mapper [%s] of type [%s] must not have a [null] "
+                                    "value",
+                                    n->name, node_type_name(n));
+    } else {
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_json_to_java(v, &b);
+        tv_json *one = json_str(c->a, b.data ? b.data : "", b.len);
+        tv_buf_fini(&b);
+        if (!one) return oom(c);
+        arr->len = 1;
+        arr->v.items = one;
+    }
+    n->copy_to = arr;
+    return TROVE_OK;
+}
+
 static tv_status parse_leaf(pctx *c, mnode *n, const tv_json *def, const char *type_name) {
-    const tparam *tp = type_params(n->f.type);
+    const tparam *tp = node_params(n);
     for (uint32_t i = 0; i < def->len; i++) {
         const tv_json_member *mem = &def->v.members[i];
         const char *k = mem->key;
@@ -676,10 +875,14 @@ static tv_status parse_leaf(pctx *c, mnode *n, const tv_json *def, const char *t
             if (parse_multi_fields(c, n, &mem->val)) return c->st;
             continue;
         }
-        if (tv_streq(k, kl, "copy_to"))
-            return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                        "[copy_to] on field [%s] is not supported by trove",
-                                        n->f.path);
+        if (tv_streq(k, kl, "copy_to")) {
+            if (parse_copy_to(c, n, &mem->val)) return c->st;
+            continue;
+        }
+        if (n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0 &&
+            tv_streq(k, kl, "value") && mem->val.type != TV_JSON_STRING)
+            return c->st = tv_error_set(c->err, TROVE_EPARSEEXC,
+                                        "Field [%s] is expected to be a string value", n->name);
         const tparam *t = find_tparam(tp, k, kl);
         if (!t) {
             if (ignored_param(k, kl)) continue;
@@ -793,13 +996,14 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
     char *type_name = tv_arena_strndup(c->a, tname, tlen);
     if (!type_name) return oom(c);
     tv_field_type ft;
+    const char *decl = NULL;
     bool is_object = tv_streq(tname, tlen, "object");
     if (is_object) {
         if (multi)
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                         "Type [object] cannot be used in multi field");
         ft = TV_FT_OBJECT;
-    } else if (!leaf_type_from_name(tname, tlen, &ft)) {
+    } else if (!leaf_type_from_name(tname, tlen, &ft, &decl)) {
         if (opensearch_type(tname, tlen))
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                         "No handler for type [%s] declared on field [%.*s]: field "
@@ -820,6 +1024,7 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
                         parent == c->m->root ? 0 : parent->f.path_len);
     if (!n) return oom(c);
     n->f.type = ft;
+    n->decl_type = decl;
     n->is_multi = multi;
     if (existing) {
         /* unlink the earlier definition */
@@ -878,6 +1083,212 @@ static tv_status string_array(pctx *c, const tv_json *v, const char *what, const
     return *out ? TROVE_OK : oom(c);
 }
 
+/* ---------------------------------------------------------- dynamic templates */
+
+static const char *const match_types[] = {"object", "string", "long",   "double",
+                                          "boolean", "date",  "binary", NULL};
+
+/* Validates a "dynamic_templates" value (OpenSearch's DynamicTemplate.parse)
+ * and keeps a copy: an array of {name: {conditions..., mapping: {...}}}. */
+static tv_status parse_dynamic_templates(pctx *c, const tv_json *v) {
+    if (v->type == TV_JSON_NULL) {
+        c->m->dynamic_templates = NULL;
+        return TROVE_OK;
+    }
+    if (!tv_json_is_array(v))
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Dynamic template syntax error. An array of named objects is "
+                                    "expected.");
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json *t = &v->v.items[i];
+        if (!tv_json_is_object(t) || t->len != 1 || !tv_json_is_object(&t->v.members[0].val))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Dynamic template syntax error. An array of named objects "
+                                        "is expected.");
+        const tv_json *body = &t->v.members[0].val;
+        const tv_json *mapping = NULL;
+        for (uint32_t j = 0; j < body->len; j++) {
+            const tv_json_member *m = &body->v.members[j];
+            const tv_json *x = &m->val;
+            if (tv_streq(m->key, m->key_len, "mapping")) {
+                if (!tv_json_is_object(x))
+                    return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                                "Dynamic template syntax error. An array of named "
+                                                "objects is expected.");
+                mapping = x;
+            } else if (tv_streq(m->key, m->key_len, "match") ||
+                       tv_streq(m->key, m->key_len, "unmatch") ||
+                       tv_streq(m->key, m->key_len, "path_match") ||
+                       tv_streq(m->key, m->key_len, "path_unmatch")) {
+                if (x->type != TV_JSON_STRING)
+                    return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                                "Illegal dynamic template parameter: [%.*s]",
+                                                (int)m->key_len, m->key);
+            } else if (tv_streq(m->key, m->key_len, "match_mapping_type")) {
+                bool ok = x->type == TV_JSON_STRING &&
+                          (tv_streq(x->v.s, x->len, "*") || str_in(x, match_types));
+                if (!ok) {
+                    tv_buf b;
+                    tv_buf_init(&b);
+                    tv_json_to_java(x, &b);
+                    c->st = tv_error_set(c->err, TROVE_EARG,
+                                         "No field type matched on [%s], possible values are "
+                                         "[object, string, long, double, boolean, date, binary]",
+                                         b.data ? b.data : "");
+                    tv_buf_fini(&b);
+                    return c->st;
+                }
+            } else if (tv_streq(m->key, m->key_len, "match_pattern")) {
+                if (x->type != TV_JSON_STRING || !(tv_streq(x->v.s, x->len, "simple") ||
+                                                   tv_streq(x->v.s, x->len, "regex"))) {
+                    tv_buf b;
+                    tv_buf_init(&b);
+                    tv_json_to_java(x, &b);
+                    c->st = tv_error_set(c->err, TROVE_EARG,
+                                         "No matching pattern matched on [%s]", b.data ? b.data : "");
+                    tv_buf_fini(&b);
+                    return c->st;
+                }
+            } else {
+                return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                            "Illegal dynamic template parameter: [%.*s]",
+                                            (int)m->key_len, m->key);
+            }
+        }
+        if (!mapping)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "template [%.*s] must have a mapping set",
+                                        (int)t->v.members[0].key_len, t->v.members[0].key);
+    }
+    c->m->dynamic_templates = tv_json_copy(c->a, v);
+    return c->m->dynamic_templates ? TROVE_OK : oom(c);
+}
+
+/* Java's Pattern.matches for the common subset of regexes templates use:
+ * POSIX extended syntax after translating \d \w \s and their negations,
+ * anchored at both ends. A pattern POSIX cannot compile matches nothing. */
+static bool regex_full_match(const char *pat, size_t plen, const char *s, size_t slen) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_puts(&b, "^(");
+    for (size_t i = 0; i < plen; i++) {
+        if (pat[i] == '\\' && i + 1 < plen) {
+            char n = pat[++i];
+            switch (n) {
+            case 'd': tv_buf_puts(&b, "[0-9]"); break;
+            case 'D': tv_buf_puts(&b, "[^0-9]"); break;
+            case 'w': tv_buf_puts(&b, "[A-Za-z0-9_]"); break;
+            case 'W': tv_buf_puts(&b, "[^A-Za-z0-9_]"); break;
+            case 's': tv_buf_puts(&b, "[[:space:]]"); break;
+            case 'S': tv_buf_puts(&b, "[^[:space:]]"); break;
+            default:
+                tv_buf_putc(&b, '\\');
+                tv_buf_putc(&b, n);
+            }
+        } else {
+            tv_buf_putc(&b, pat[i]);
+        }
+    }
+    tv_buf_puts(&b, ")$");
+    char *subject = tv_malloc(slen + 1);
+    bool ok = false;
+    regex_t re;
+    if (!b.oom && subject && regcomp(&re, b.data, REG_EXTENDED | REG_NOSUB) == 0) {
+        memcpy(subject, s, slen);
+        subject[slen] = '\0';
+        ok = regexec(&re, subject, 0, NULL, 0) == 0;
+        regfree(&re);
+    }
+    tv_free(subject);
+    tv_buf_fini(&b);
+    return ok;
+}
+
+static bool glob(const char *p, size_t pl, const char *s, size_t sl);
+
+static bool template_pattern(bool regex, const tv_json *pat, const char *s, size_t n) {
+    return regex ? regex_full_match(pat->v.s, pat->len, s, n) : glob(pat->v.s, pat->len, s, n);
+}
+
+/* Copies v replacing {name} and {dynamic_type} in keys and string values. */
+static tv_json *render_template(tv_arena *a, const tv_json *v, const char *name, size_t nlen,
+                                const char *dtype) {
+    tv_json *out = tv_arena_alloc(a, sizeof *out);
+    if (!out) return NULL;
+    *out = *v;
+    if (v->type == TV_JSON_STRING) {
+        tv_buf b;
+        tv_buf_init(&b);
+        for (uint32_t i = 0; i < v->len;) {
+            if (v->len - i >= 6 && memcmp(v->v.s + i, "{name}", 6) == 0) {
+                tv_buf_append(&b, name, nlen);
+                i += 6;
+            } else if (v->len - i >= 14 && memcmp(v->v.s + i, "{dynamic_type}", 14) == 0) {
+                tv_buf_puts(&b, dtype);
+                i += 14;
+            } else {
+                tv_buf_putc(&b, v->v.s[i++]);
+            }
+        }
+        out->v.s = b.len ? tv_arena_memdup(a, b.data, b.len) : "";
+        out->len = (uint32_t)b.len;
+        bool bad = b.oom || !out->v.s;
+        tv_buf_fini(&b);
+        return bad ? NULL : out;
+    }
+    if (v->type == TV_JSON_ARRAY) {
+        out->v.items = v->len ? tv_arena_alloc(a, v->len * sizeof(tv_json)) : NULL;
+        if (v->len && !out->v.items) return NULL;
+        for (uint32_t i = 0; i < v->len; i++) {
+            tv_json *c = render_template(a, &v->v.items[i], name, nlen, dtype);
+            if (!c) return NULL;
+            out->v.items[i] = *c;
+        }
+        return out;
+    }
+    if (v->type == TV_JSON_OBJECT) {
+        out->v.members = v->len ? tv_arena_alloc(a, v->len * sizeof(tv_json_member)) : NULL;
+        if (v->len && !out->v.members) return NULL;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[i];
+            tv_json key = {.type = TV_JSON_STRING, .len = m->key_len, .v.s = m->key};
+            tv_json *k = render_template(a, &key, name, nlen, dtype);
+            tv_json *c = render_template(a, &m->val, name, nlen, dtype);
+            if (!k || !c) return NULL;
+            out->v.members[i] = *m;
+            out->v.members[i].key = k->v.s;
+            out->v.members[i].key_len = k->len;
+            out->v.members[i].val = *c;
+        }
+        return out;
+    }
+    return tv_json_copy(a, v);
+}
+
+const tv_json *tv_mapping_dynamic_template(const tv_mapping *m, const char *path, size_t plen,
+                                           const char *name, size_t nlen, const char *mtype,
+                                           const char *dynamic_type, tv_arena *arena) {
+    const tv_json *ts = m ? m->dynamic_templates : NULL;
+    for (uint32_t i = 0; ts && i < ts->len; i++) {
+        const tv_json *body = &ts->v.items[i].v.members[0].val;
+        const tv_json *match = tv_json_get(body, "match"), *unmatch = tv_json_get(body, "unmatch"),
+                      *pmatch = tv_json_get(body, "path_match"),
+                      *punmatch = tv_json_get(body, "path_unmatch"),
+                      *mmt = tv_json_get(body, "match_mapping_type"),
+                      *mp = tv_json_get(body, "match_pattern"),
+                      *mapping = tv_json_get(body, "mapping");
+        bool regex = mp && tv_streq(mp->v.s, mp->len, "regex");
+        if (pmatch && !template_pattern(regex, pmatch, path, plen)) continue;
+        if (match && !template_pattern(regex, match, name, nlen)) continue;
+        if (punmatch && template_pattern(regex, punmatch, path, plen)) continue;
+        if (unmatch && template_pattern(regex, unmatch, name, nlen)) continue;
+        if (mmt && !tv_streq(mmt->v.s, mmt->len, "*") && !tv_streq(mmt->v.s, mmt->len, mtype))
+            continue;
+        return render_template(arena, mapping, name, nlen, dynamic_type);
+    }
+    return NULL;
+}
+
 /* Parses the root object of a mapping body into m (which may already hold
  * a tree: merges parse updates into a separate mapping). */
 static tv_status parse_root(pctx *c, const tv_json *body) {
@@ -925,11 +1336,7 @@ static tv_status parse_root(pctx *c, const tv_json *body) {
                 }
             }
         } else if (tv_streq(k, kl, "dynamic_templates")) {
-            if (!(tv_json_is_array(v) && v->len == 0)) {
-                c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                     "[dynamic_templates] are not supported by trove");
-                goto fail;
-            }
+            if (parse_dynamic_templates(c, v)) goto fail;
         } else if (tv_streq(k, kl, "_meta")) {
             if (!tv_json_is_object(v)) {
                 c->st = tv_error_set(c->err, TROVE_EMAPPER, "[_meta] must be an object");
@@ -1105,10 +1512,15 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
     tv_field *f = &n->f;
     tv_field_type t = f->type;
     f->multi_parent = n->is_multi ? &parent->f : NULL;
-    f->index = pbool(n, P_INDEX, true);
+    bool is_ck = n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0;
+    bool is_wc = n->decl_type && strcmp(n->decl_type, "wildcard") == 0;
+    bool is_tc = n->decl_type && strcmp(n->decl_type, "token_count") == 0;
+    f->index = t == TV_FT_BINARY ? false : pbool(n, P_INDEX, true);
     f->store = pbool(n, P_STORE, false);
-    f->doc_values = t == TV_FT_TEXT ? false : pbool(n, P_DOC_VALUES, true);
-    f->norms = pbool(n, P_NORMS, t == TV_FT_TEXT);
+    f->doc_values = tv_field_type_is_text(t) ? false
+                    : is_ck                  ? true /* the constant, for sorts and aggs */
+                    : pbool(n, P_DOC_VALUES, t != TV_FT_BINARY && !is_wc);
+    f->norms = t == TV_FT_MATCH_ONLY_TEXT ? false : pbool(n, P_NORMS, t == TV_FT_TEXT);
     f->ignore_above = -1;
     f->coerce = pbool(n, P_COERCE, true);
     f->ignore_malformed = pbool(n, P_IGNORE_MALFORMED, false);
@@ -1116,6 +1528,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
     if (f->null_value && f->null_value->type == TV_JSON_NULL) f->null_value = NULL;
     f->position_increment_gap = 100;
     f->index_options = t == TV_FT_TEXT ? TV_IO_POSITIONS : TV_IO_DOCS;
+    if (t == TV_FT_MATCH_ONLY_TEXT) f->index_options = TV_IO_DOCS;
     const tv_json *io = pv(n, P_INDEX_OPTIONS);
     if (io) {
         if (tv_streq(io->v.s, io->len, "docs")) f->index_options = TV_IO_DOCS;
@@ -1124,8 +1537,11 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         else f->index_options = TV_IO_OFFSETS;
     }
     f->dv_kind = TV_DV_NONE;
-    if (f->doc_values) f->dv_kind = t == TV_FT_KEYWORD ? TV_DV_SORTED_SET : TV_DV_NUMERIC;
-    if (t == TV_FT_TEXT) {
+    if (f->doc_values)
+        f->dv_kind = t == TV_FT_KEYWORD || t == TV_FT_IP || t == TV_FT_BINARY ? TV_DV_SORTED_SET
+                                                                              : TV_DV_NUMERIC;
+    if (t == TV_FT_MATCH_ONLY_TEXT) f->index_options = TV_IO_DOCS;
+    if (tv_field_type_is_text(t) || is_tc) {
         bool bad = false;
         const tv_json *an = pv(n, P_ANALYZER), *sa = pv(n, P_SEARCH_ANALYZER),
                       *sqa = pv(n, P_SEARCH_QUOTE_ANALYZER), *which = NULL;
@@ -1154,7 +1570,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         const tv_json *gap = pv(n, P_POS_GAP);
         if (gap) f->position_increment_gap = (uint32_t)gap->v.i;
     }
-    if (t == TV_FT_KEYWORD) {
+    if (t == TV_FT_KEYWORD && !is_ck) {
         const tv_json *ia = pv(n, P_IGNORE_ABOVE);
         if (ia && ia->v.i != INT32_MAX) f->ignore_above = (int32_t)ia->v.i;
         const tv_json *nz = pv(n, P_NORMALIZER);
@@ -1180,9 +1596,11 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         }
     }
     if (t == TV_FT_SCALED_FLOAT) f->scaling_factor = pv(n, P_SCALING_FACTOR)->v.d;
-    if (t == TV_FT_DATE) {
+    if (t == TV_FT_DATE || t == TV_FT_DATE_NANOS) {
         const tv_json *fmt = pv(n, P_FORMAT);
-        f->format = fmt ? tv_arena_strndup(&c->m->arena, fmt->v.s, fmt->len) : TV_DATE_DEFAULT_FORMAT;
+        f->format = fmt                    ? tv_arena_strndup(&c->m->arena, fmt->v.s, fmt->len)
+                    : t == TV_FT_DATE_NANOS ? TV_DATE_NANOS_DEFAULT_FORMAT
+                                            : TV_DATE_DEFAULT_FORMAT;
         if (!f->format) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
     }
     return TROVE_OK;
@@ -1275,6 +1693,7 @@ static mnode *clone_tree(tv_arena *a, const mnode *n) {
     if (!c->name || !c->f.path) return NULL;
     for (int i = 0; i < P_COUNT; i++)
         if (n->p[i] && !(c->p[i] = tv_json_copy(a, n->p[i]))) return NULL;
+    if (n->copy_to && !(c->copy_to = tv_json_copy(a, n->copy_to))) return NULL;
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = clone_tree(a, n->kids[i]);
         if (!k) return NULL;
@@ -1357,12 +1776,11 @@ static tv_status merge_children(pctx *c, mnode *dst, mnode *src) {
 }
 
 static tv_status merge_leaf(pctx *c, mnode *dst, mnode *src) {
-    if (dst->f.type != src->f.type)
+    if (dst->f.type != src->f.type || strcmp(node_type_name(dst), node_type_name(src)) != 0)
         return c->st = tv_error_set(c->err, TROVE_EARG,
                                     "mapper [%s] cannot be changed from type [%s] to [%s]",
-                                    dst->f.path, tv_field_type_name(dst->f.type),
-                                    tv_field_type_name(src->f.type));
-    const tparam *tp = type_params(dst->f.type);
+                                    dst->f.path, node_type_name(dst), node_type_name(src));
+    const tparam *tp = node_params(dst);
     tv_buf conflicts, cur, inc;
     tv_buf_init(&conflicts);
     tv_buf_init(&cur);
@@ -1385,6 +1803,7 @@ static tv_status merge_leaf(pctx *c, mnode *dst, mnode *src) {
                              dst->f.path, conflicts.data);
     } else {
         for (int i = 0; i < P_COUNT; i++) dst->p[i] = src->p[i];
+        dst->copy_to = src->copy_to;
     }
     tv_buf_fini(&conflicts);
     tv_buf_fini(&cur);
@@ -1402,6 +1821,32 @@ static tv_status merge_leaf(pctx *c, mnode *dst, mnode *src) {
         }
     }
     return TROVE_OK;
+}
+
+/* RootObjectMapper's merge of dynamic templates: a template of the update
+ * replaces the base's template of the same name in place, others are
+ * appended in order. */
+static const tv_json *merge_templates(tv_arena *a, const tv_json *base, const tv_json *upd) {
+    uint32_t cap = (base ? base->len : 0) + upd->len;
+    tv_json *out = tv_arena_calloc(a, 1, sizeof *out);
+    tv_json *items = cap ? tv_arena_calloc(a, cap, sizeof(tv_json)) : NULL;
+    if (!out || (cap && !items)) return NULL;
+    uint32_t n = 0;
+    for (uint32_t i = 0; base && i < base->len; i++) items[n++] = base->v.items[i];
+    for (uint32_t i = 0; i < upd->len; i++) {
+        const tv_json_member *um = &upd->v.items[i].v.members[0];
+        uint32_t j = 0;
+        for (; j < n; j++) {
+            const tv_json_member *bm = &items[j].v.members[0];
+            if (bm->key_len == um->key_len && memcmp(bm->key, um->key, um->key_len) == 0) break;
+        }
+        items[j] = upd->v.items[i];
+        if (j == n) n++;
+    }
+    out->type = TV_JSON_ARRAY;
+    out->len = n;
+    out->v.items = items;
+    return out;
 }
 
 static bool json_array_equal(const tv_json *a, const tv_json *b) {
@@ -1430,7 +1875,9 @@ tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
     m->source_enabled_set = base->source_enabled_set;
     m->routing_required = base->routing_required;
     m->routing_set = base->routing_set;
-    if ((base->dynamic_date_formats &&
+    if ((base->dynamic_templates &&
+         !(m->dynamic_templates = tv_json_copy(&m->arena, base->dynamic_templates))) ||
+        (base->dynamic_date_formats &&
          !(m->dynamic_date_formats = tv_json_copy(&m->arena, base->dynamic_date_formats))) ||
         (base->meta && !(m->meta = tv_json_copy(&m->arena, base->meta))) ||
         (base->source_includes &&
@@ -1470,6 +1917,11 @@ tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
             m->numeric_detection_set = true;
         }
         if (u->dynamic_date_formats) m->dynamic_date_formats = u->dynamic_date_formats;
+        if (u->dynamic_templates) {
+            const tv_json *merged = merge_templates(&m->arena, m->dynamic_templates, u->dynamic_templates);
+            if (!merged) st = oom(&c);
+            m->dynamic_templates = merged;
+        }
         if (u->meta) m->meta = u->meta;
         if (u->source_enabled_set || u->source_includes || u->source_excludes) {
             tv_buf conf;
@@ -1638,11 +2090,18 @@ static void write_node(tv_jw *w, const mnode *n);
 
 static void write_leaf(tv_jw *w, const mnode *n) {
     tv_jw_keyz(w, "type");
-    tv_jw_strz(w, tv_field_type_name(n->f.type));
-    const tparam *tp = type_params(n->f.type);
+    tv_jw_strz(w, node_type_name(n));
+    const tparam *tp = node_params(n);
+    bool is_wc = n->decl_type && strcmp(n->decl_type, "wildcard") == 0;
     for (const tparam *t = tp; t->p != P_COUNT; t++) {
         bool print = !param_is_default(n, t);
-        if (n->f.type == TV_FT_TEXT &&
+        if (is_wc && t->p == P_DOC_VALUES) {
+            /* wildcard always prints doc_values (alwaysSerialize) */
+            tv_jw_keyz(w, "doc_values");
+            tv_jw_bool(w, pbool(n, P_DOC_VALUES, false));
+            continue;
+        }
+        if (tv_field_type_is_text(n->f.type) &&
             (t->p == P_ANALYZER || t->p == P_SEARCH_ANALYZER || t->p == P_SEARCH_QUOTE_ANALYZER)) {
             size_t l1, l2, l3;
             const char *a = analyzer_name(n, P_ANALYZER, &l1);
@@ -1680,6 +2139,10 @@ static void write_leaf(tv_jw *w, const mnode *n) {
         tv_jw_obj_begin(w);
         for (uint32_t i = 0; i < n->nkids; i++) write_node(w, n->kids[i]);
         tv_jw_obj_end(w);
+    }
+    if (n->copy_to && n->copy_to->len) {
+        tv_jw_keyz(w, "copy_to");
+        tv_jw_value(w, n->copy_to);
     }
 }
 
@@ -1759,6 +2222,10 @@ void tv_mapping_write(const tv_mapping *m, tv_jw *w) {
     if (m->dynamic_date_formats) {
         tv_jw_keyz(w, "dynamic_date_formats");
         tv_jw_value(w, m->dynamic_date_formats);
+    }
+    if (m->dynamic_templates) {
+        tv_jw_keyz(w, "dynamic_templates");
+        tv_jw_value(w, m->dynamic_templates);
     }
     if (m->date_detection_set) {
         tv_jw_keyz(w, "date_detection");

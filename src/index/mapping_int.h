@@ -19,7 +19,7 @@ typedef enum mparam {
     P_SEARCH_ANALYZER, P_SEARCH_QUOTE_ANALYZER, P_SIMILARITY, P_POS_GAP, P_FIELDDATA,
     P_FIELDDATA_FF, P_EAGER, P_INDEX_PHRASES, P_INDEX_PREFIXES, P_BOOST, P_META, P_NULL_VALUE,
     P_IGNORE_ABOVE, P_USE_SIMILARITY, P_NORMALIZER, P_SPLIT_WS, P_IGNORE_MALFORMED, P_COERCE,
-    P_SCALING_FACTOR, P_FORMAT, P_LOCALE,
+    P_SCALING_FACTOR, P_FORMAT, P_LOCALE, P_VALUE, P_IGNORE_Z, P_ENABLE_POS_INC,
     P_COUNT
 } mparam;
 
@@ -29,6 +29,11 @@ struct mnode {
     uint32_t name_len;
     tv_field f;       /* f.path is the full path; f.id UINT32_MAX until assigned */
     bool is_multi;    /* a multi-field of its parent leaf */
+    const char *decl_type; /* the type name the mapping declared when it differs
+                              from tv_field_type_name(f.type) (aliases:
+                              constant_keyword, wildcard, token_count); NULL
+                              otherwise. Static string. */
+    const tv_json *copy_to; /* array of target paths, NULL when unset */
     /* leaf parameters as given (NULL: not set), copied into the mapping arena */
     const tv_json *p[P_COUNT];
     /* object options */
@@ -52,6 +57,7 @@ struct tv_mapping {
     bool numeric_detection, numeric_detection_set;
     const tv_json *dynamic_date_formats; /* array of strings or NULL (default) */
     const tv_json *meta;                 /* _meta */
+    const tv_json *dynamic_templates;    /* validated array, NULL when unset */
     bool source_enabled;
     const tv_json *source_includes, *source_excludes; /* arrays or NULL */
     bool source_enabled_set;
@@ -80,6 +86,17 @@ tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size
 
 /* Java's toString of a parsed value ("true", "{a=b}", "[1, 2]"), for messages. */
 void tv_json_to_java(const tv_json *v, tv_buf *b);
+
+/* The first dynamic template of m that matches a new field (OpenSearch's
+ * DynamicTemplate.match): `path` is the full dotted path, `name` the last
+ * element, `mtype` the JSON type name ("string", "long", "double",
+ * "boolean", "object", "date", "binary"). Returns the template's "mapping"
+ * object with {name} and {dynamic_type} substituted (allocated in arena) or
+ * NULL when none matches. `dynamic_type` is the default mapping type
+ * ("text", "long", "float", "boolean", "object", "date"). */
+const tv_json *tv_mapping_dynamic_template(const tv_mapping *m, const char *path, size_t plen,
+                                           const char *name, size_t nlen, const char *mtype,
+                                           const char *dynamic_type, tv_arena *arena);
 
 /* Deep copy of a JSON value into an arena (NULL on OOM). */
 tv_json *tv_json_copy(tv_arena *a, const tv_json *v);
