@@ -77,6 +77,9 @@ typedef struct dctx {
     TV_VEC(acc *) used;
     unode *update; /* root of the update ("properties" of _doc), NULL if none */
     tv_status st;
+    /* unmap_fields_beyond_limit: fields the mapping plus the update may hold */
+    int64_t field_budget; /* < 0: unlimited */
+    int64_t fields_used;  /* mapping's fields + those the update adds */
 } dctx;
 
 static tv_status oom(dctx *c) {
@@ -1191,6 +1194,12 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
     const char *format;
     const char *type = dynamic_type(c, v, &format);
     if (!type) return TROVE_OK;
+    if (c->field_budget >= 0 && !unode_child(c, parent_u, name, nlen, false)) {
+        /* a text field brings its keyword multi-field */
+        int64_t cost = strcmp(type, "text") == 0 ? 2 : 1;
+        if (c->fields_used + cost > c->field_budget) return TROVE_OK; /* stays unmapped */
+        c->fields_used += cost;
+    }
     unode *u = unode_child(c, parent_u, name, nlen, true);
     if (!u) return oom(c);
     size_t cl;
@@ -1612,9 +1621,22 @@ static const char *trailing_token(const char *p, size_t n) {
     }
 }
 
+void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts) {
+    opts->total_fields_limit = tv_settings_int(s, "index.mapping.total_fields.limit", 1000);
+    opts->unmap_fields_beyond_limit =
+        tv_settings_bool(s, "index.mapping.total_fields.unmap_fields_beyond_limit", false);
+}
+
 tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
                        size_t source_len, tv_arena *arena, tv_parsed_doc *out,
                        tv_json **dynamic_update, tv_error *err) {
+    return tv_doc_parse_ex(m, NULL, id, id_len, source, source_len, arena, out, dynamic_update,
+                           err);
+}
+
+tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const char *id,
+                          size_t id_len, const char *source, size_t source_len, tv_arena *arena,
+                          tv_parsed_doc *out, tv_json **dynamic_update, tv_error *err) {
     tv_error_clear(err);
     memset(out, 0, sizeof *out);
     if (dynamic_update) *dynamic_update = NULL;
@@ -1650,7 +1672,11 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
                            je.msg, je.line, je.col);
         return TROVE_EMAPPER;
     }
-    dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len};
+    dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len, .field_budget = -1};
+    if (opts && opts->unmap_fields_beyond_limit && opts->total_fields_limit >= 0) {
+        c.field_budget = opts->total_fields_limit;
+        c.fields_used = tv_mapping_total_fields(m);
+    }
     uint32_t nf = tv_mapping_field_count(m);
     c.accs = tv_calloc(nf ? nf : 1, sizeof(acc *));
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");

@@ -284,6 +284,31 @@ void tv_settings_fini(tv_settings *s);
 tv_status tv_settings_update(tv_settings *s, const tv_json *update, tv_error *err);
 /* Writes {"index":{...}} as GET _settings shows it (flat=false) or flat. */
 void tv_settings_write(const tv_settings *s, tv_jw *w, bool flat);
+/* Typed reads of any flat setting ("index.mapping.total_fields.limit"):
+ * def when unset or not an integer / boolean. */
+int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def);
+bool tv_settings_bool(const tv_settings *s, const char *key, bool def);
+
+/*
+ * The index.mapping.* limits OpenSearch's MapperService checks after every
+ * mapping change (create index, put mapping, dynamic update), with its
+ * messages (TROVE_EARG):
+ *   index.mapping.total_fields.limit (1000): fields + objects + multi-fields
+ *     "Limit of total fields [N] has been exceeded"
+ *   index.mapping.depth.limit (20): an object at a.b is at depth 3
+ *     "Limit of mapping depth [N] in index [i] has been exceeded due to
+ *     object field [a.b]"
+ *   index.mapping.field_name_length.limit (unbounded): full paths
+ *     "Field name [p] in index [i] is too long. The limit is set to [N]
+ *     characters but was [L] characters"
+ * The engine calls it on the new mapping before publishing it (s may be
+ * NULL: defaults). With index.mapping.total_fields.unmap_fields_beyond_limit
+ * a dynamic update never exceeds the limit (tv_doc_parse_ex leaves the
+ * extra fields unmapped), so the check only fails explicit mappings.
+ */
+tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_error *err);
+/* Number of mappers counted against index.mapping.total_fields.limit. */
+uint32_t tv_mapping_total_fields(const tv_mapping *m);
 
 /* ================================================================ documents */
 
@@ -335,6 +360,23 @@ typedef struct tv_parsed_doc {
 tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
                        size_t source_len, tv_arena *arena, tv_parsed_doc *out,
                        tv_json **dynamic_update, tv_error *err);
+
+/* Options of tv_doc_parse_ex that come from index settings. */
+typedef struct tv_doc_opts {
+    /* index.mapping.total_fields.limit (< 0: none) and
+     * index.mapping.total_fields.unmap_fields_beyond_limit: when set, a new
+     * dynamic field (with its multi-fields and, for objects, everything
+     * below) that would take the mapping past the limit is not mapped and
+     * stays in _source only, as OpenSearch 3 does. */
+    int64_t total_fields_limit;
+    bool unmap_fields_beyond_limit;
+} tv_doc_opts;
+/* Fills opts from settings (NULL: defaults, nothing unmapped). */
+void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts);
+/* tv_doc_parse with options (opts NULL: as tv_doc_parse). */
+tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const char *id,
+                          size_t id_len, const char *source, size_t source_len, tv_arena *arena,
+                          tv_parsed_doc *out, tv_json **dynamic_update, tv_error *err);
 
 /* ================================================================ segments */
 

@@ -365,12 +365,12 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
         {"constant_keyword", TV_FT_KEYWORD, "constant_keyword"},
         {"wildcard", TV_FT_KEYWORD, "wildcard"},
         {"token_count", TV_FT_INTEGER, "token_count"},
-        {"text", TV_FT_TEXT},       {"keyword", TV_FT_KEYWORD},
-        {"long", TV_FT_LONG},       {"integer", TV_FT_INTEGER},
-        {"short", TV_FT_SHORT},     {"byte", TV_FT_BYTE},
-        {"double", TV_FT_DOUBLE},   {"float", TV_FT_FLOAT},
-        {"half_float", TV_FT_HALF_FLOAT}, {"scaled_float", TV_FT_SCALED_FLOAT},
-        {"date", TV_FT_DATE},       {"boolean", TV_FT_BOOLEAN},
+        {"text", TV_FT_TEXT, NULL},       {"keyword", TV_FT_KEYWORD, NULL},
+        {"long", TV_FT_LONG, NULL},       {"integer", TV_FT_INTEGER, NULL},
+        {"short", TV_FT_SHORT, NULL},     {"byte", TV_FT_BYTE, NULL},
+        {"double", TV_FT_DOUBLE, NULL},   {"float", TV_FT_FLOAT, NULL},
+        {"half_float", TV_FT_HALF_FLOAT, NULL}, {"scaled_float", TV_FT_SCALED_FLOAT, NULL},
+        {"date", TV_FT_DATE, NULL},       {"boolean", TV_FT_BOOLEAN, NULL},
     };
     for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
         if (tv_streq(s, n, names[i].name)) {
@@ -2242,4 +2242,39 @@ void tv_mapping_write(const tv_mapping *m, tv_jw *w) {
         tv_jw_obj_end(w);
     }
     tv_jw_obj_end(w);
+}
+
+/* ---------------------------------------------------------------- limits */
+
+uint32_t tv_mapping_total_fields(const tv_mapping *m) { return m ? m->nleaves_paths : 0; }
+
+tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_error *err) {
+    if (!m) return TROVE_OK;
+    const char *index = s ? s->provided_name : "";
+    int64_t total = tv_settings_int(s, "index.mapping.total_fields.limit", 1000);
+    int64_t depth = tv_settings_int(s, "index.mapping.depth.limit", 20);
+    int64_t name_len = tv_settings_int(s, "index.mapping.field_name_length.limit", INT64_MAX);
+    if ((int64_t)m->nleaves_paths > total)
+        return tv_error_set(err, TROVE_EARG, "Limit of total fields [%lld] has been exceeded",
+                            (long long)total);
+    for (uint32_t i = 0; i < m->nleaves_paths; i++) {
+        const tv_field *f = m->by_path[i];
+        if ((int64_t)f->path_len > name_len) {
+            /* the name OpenSearch checks is the mapper's full path */
+            return tv_error_set(err, TROVE_EARG,
+                                "Field name [%s] in index [%s] is too long. The limit is set to "
+                                "[%lld] characters but was [%u] characters",
+                                f->path, index, (long long)name_len, f->path_len);
+        }
+        if (f->type == TV_FT_OBJECT) {
+            int64_t d = 2;
+            for (uint32_t k = 0; k < f->path_len; k++) d += f->path[k] == '.';
+            if (d > depth)
+                return tv_error_set(err, TROVE_EARG,
+                                    "Limit of mapping depth [%lld] in index [%s] has been exceeded "
+                                    "due to object field [%s]",
+                                    (long long)depth, index, f->path);
+        }
+    }
+    return TROVE_OK;
 }

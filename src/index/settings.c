@@ -30,7 +30,7 @@
 
 #define TV_OPENSEARCH_VERSION_CREATED "137227827" /* 3.1.0: 3010099 ^ 0x08000000 */
 
-typedef enum skind { S_INT, S_TIME, S_BOOL, S_STRING, S_ANY } skind;
+typedef enum skind { S_INT, S_TIME, S_BOOL, S_STRING, S_ANY, S_BYTES, S_CODEC, S_DURABILITY } skind;
 
 typedef struct sdef {
     const char *key;  /* full key; a trailing '*' matches a prefix */
@@ -67,12 +67,43 @@ static const sdef defs[] = {
     {"index.blocks.read", S_BOOL, 0, 0, true, false},
     {"index.blocks.write", S_BOOL, 0, 0, true, false},
     {"index.blocks.metadata", S_BOOL, 0, 0, true, false},
-    {"index.codec", S_STRING, 0, 0, false, false},
+    {"index.codec", S_CODEC, 0, 0, false, false},
+    {"index.codec.compression_level", S_INT, 1, 6, false, false},
     {"index.auto_expand_replicas", S_STRING, 0, 0, true, false},
-    {"index.translog.durability", S_STRING, 0, 0, true, false},
+    {"index.translog.durability", S_DURABILITY, 0, 0, true, false},
     {"index.translog.sync_interval", S_TIME, 0, INT64_MAX, true, false},
+    {"index.translog.flush_threshold_size", S_BYTES, 0, INT64_MAX, true, false},
+    {"index.translog.generation_threshold_size", S_BYTES, 0, INT64_MAX, true, false},
+    {"index.translog.retention.age", S_TIME, -1, INT64_MAX, true, false},
+    {"index.translog.retention.size", S_BYTES, -1, INT64_MAX, true, false},
     {"index.search.idle.after", S_TIME, 0, INT64_MAX, true, false},
     {"index.query.default_field", S_ANY, 0, 0, true, false},
+    {"index.query_string.lenient", S_BOOL, 0, 0, true, false},
+    {"index.derived_source.enabled", S_BOOL, 0, 0, false, false},
+    {"index.mapping.nested_objects.limit", S_INT, 0, INT64_MAX, true, false},
+    {"index.mapping.total_fields.unmap_fields_beyond_limit", S_BOOL, 0, 0, true, false},
+    {"index.soft_deletes.enabled", S_BOOL, 0, 0, false, false},
+    {"index.soft_deletes.retention.operations", S_INT, 0, INT64_MAX, true, false},
+    {"index.soft_deletes.retention_lease.period", S_TIME, 0, INT64_MAX, true, false},
+    {"index.routing_partition_size", S_INT, 1, 1024, false, false},
+    {"index.routing.rebalance.enable", S_STRING, 0, 0, true, false},
+    {"index.unassigned.node_left.delayed_timeout", S_TIME, 0, INT64_MAX, true, false},
+    {"index.requests.cache.enable", S_BOOL, 0, 0, true, false},
+    {"index.queries.cache.enabled", S_BOOL, 0, 0, false, false},
+    {"index.load_fixed_bitset_filters_eagerly", S_BOOL, 0, 0, false, false},
+    {"index.shard.check_on_startup", S_STRING, 0, 0, false, false},
+    {"index.max_slices_per_scroll", S_INT, 1, INT32_MAX, true, false},
+    {"index.max_adjacency_matrix_filters", S_INT, 1, INT32_MAX, true, false},
+    {"index.max_refresh_listeners", S_INT, 0, INT32_MAX, true, false},
+    {"index.default_pipeline", S_STRING, 0, 0, true, false},
+    {"index.final_pipeline", S_STRING, 0, 0, true, false},
+    {"index.append_only.enabled", S_BOOL, 0, 0, false, false},
+    {"index.search.concurrent_segment_search.enabled", S_BOOL, 0, 0, true, false},
+    {"index.search.concurrent_segment_search.mode", S_STRING, 0, 0, true, false},
+    {"index.search.slowlog.*", S_ANY, 0, 0, true, false},
+    {"index.indexing.slowlog.*", S_ANY, 0, 0, true, false},
+    {"index.merge.*", S_ANY, 0, 0, true, false},
+    {"index.blocks.search_only", S_BOOL, 0, 0, true, false},
     {"index.replication.type", S_STRING, 0, 0, false, false},
     {"index.write.wait_for_active_shards", S_STRING, 0, 0, true, false},
     {"index.routing.allocation.*", S_ANY, 0, 0, true, false},
@@ -233,6 +264,52 @@ static bool parse_time(const char *s, size_t n, int64_t *ms) {
     return false;
 }
 
+static bool strieq(const char *a, size_t n, const char *lit) {
+    if (strlen(lit) != n) return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = (a[i] >= 'A' && a[i] <= 'Z') ? (char)(a[i] + 32) : a[i];
+        if (c != lit[i]) return false;
+    }
+    return true;
+}
+
+/* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
+ * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */
+static bool parse_bytes(const char *s, size_t n, int64_t *out) {
+    if (tv_streq(s, n, "-1")) {
+        *out = -1;
+        return true;
+    }
+    if (tv_streq(s, n, "0")) {
+        *out = 0;
+        return true;
+    }
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {{"pb", 1125899906842624.0}, {"tb", 1099511627776.0}, {"gb", 1073741824.0},
+                 {"mb", 1048576.0}, {"kb", 1024.0}, {"p", 1125899906842624.0},
+                 {"t", 1099511627776.0}, {"g", 1073741824.0}, {"m", 1048576.0}, {"k", 1024.0},
+                 {"b", 1.0}};
+    char low[40];
+    if (n == 0 || n >= sizeof low) return false;
+    for (size_t i = 0; i < n; i++) low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : s[i];
+    low[n] = '\0';
+    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++) {
+        size_t ul = strlen(units[i].unit);
+        if (n <= ul || memcmp(low + n - ul, units[i].unit, ul) != 0) continue;
+        char num[40];
+        memcpy(num, low, n - ul);
+        num[n - ul] = '\0';
+        char *end;
+        double v = strtod(num, &end);
+        if (end == num || *end || v < 0) return false;
+        *out = (int64_t)(v * units[i].mult);
+        return true;
+    }
+    return false;
+}
+
 static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
     if (!e->val) return TROVE_OK;
     if (e->val->type != TV_JSON_STRING) {
@@ -276,7 +353,47 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
                                 "Failed to parse value [%.*s] as only [true] or [false] are "
                                 "allowed.",
                                 (int)n, s);
+        if (tv_streq(s, n, "true") && strcmp(e->key, "index.derived_source.enabled") == 0)
+            /* derived source rebuilds _source from doc values: not done here */
+            return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                "index setting [index.derived_source.enabled] [true] is not "
+                                "supported by trove (the _source is always stored)");
         return TROVE_OK;
+    case S_BYTES: {
+        int64_t b;
+        if (!parse_bytes(s, n, &b))
+            return tv_error_set(err, TROVE_EPARSEEXC,
+                                "failed to parse setting [%s] with value [%.*s] as a size in "
+                                "bytes: unit is missing or unrecognized",
+                                e->key, (int)n, s);
+        if (b < d->min)
+            return tv_error_set(err, TROVE_EARG,
+                                "failed to parse value [%.*s] for setting [%s], must be >= [%s]",
+                                (int)n, s, e->key, d->min == -1 ? "-1" : "0b");
+        return TROVE_OK;
+    }
+    case S_CODEC: {
+        static const char *const codecs[] = {"default", "lz4", "best_compression", "zlib",
+                                             "lucene_default", NULL};
+        for (const char *const *c = codecs; *c; c++)
+            if (tv_streq(s, n, *c)) return TROVE_OK;
+        return tv_error_set(err, TROVE_EARG,
+                            "unknown value for [index.codec] must be one of [default, lz4, "
+                            "best_compression, zlib] but was: %.*s",
+                            (int)n, s);
+    }
+    case S_DURABILITY:
+        if (strieq(s, n, "request") || strieq(s, n, "async")) return TROVE_OK;
+        {
+            char up[64];
+            size_t k = 0;
+            for (; k < n && k + 1 < sizeof up; k++)
+                up[k] = (s[k] >= 'a' && s[k] <= 'z') ? (char)(s[k] - 32) : s[k];
+            up[k] = '\0';
+            return tv_error_set(err, TROVE_EARG,
+                                "No enum constant org.opensearch.index.translog.Translog.Durability.%s",
+                                up);
+        }
     default:
         return TROVE_OK;
     }
@@ -585,6 +702,19 @@ done:
     tv_vec_fini(&v);
     tv_arena_fini(&tmp);
     return st;
+}
+
+int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def) {
+    return s ? flat_int(s, key, def) : def;
+}
+
+bool tv_settings_bool(const tv_settings *s, const char *key, bool def) {
+    const tv_json *v = s ? flat_get(s, key) : NULL;
+    if (v && v->type == TV_JSON_STRING) {
+        if (tv_streq(v->v.s, v->len, "true")) return true;
+        if (tv_streq(v->v.s, v->len, "false")) return false;
+    }
+    return def;
 }
 
 /* ------------------------------------------------------------ writing */
