@@ -64,6 +64,7 @@ struct unode {
     const char *type;   /* "object", "text", "long", ... */
     const char *format; /* date format to record, or NULL */
     const tv_json *tmpl; /* mapping from a dynamic template (rendered), or NULL */
+    bool existing;       /* stands for an object already mapped (update_for_path) */
     unode *first, *next;
 };
 
@@ -1049,7 +1050,7 @@ static tv_status index_value(dctx *c, const tv_field *f, const tv_json *v) {
         if (!f->null_value) return TROVE_OK;
         v = f->null_value;
     }
-    if (v->type == TV_JSON_OBJECT && f->type != TV_FT_OBJECT) {
+    if (v->type == TV_JSON_OBJECT && f->type != TV_FT_OBJECT && f->type != TV_FT_GEO_POINT) {
         /* OpenSearch reports objects under a leaf at the leaf */
         tv_buf b;
         tv_buf_init(&b);
@@ -1260,7 +1261,10 @@ static unode *update_for_path(dctx *c, const char *path, size_t plen) {
         while (j < plen && path[j] != '.') j++;
         u = unode_child(c, u, path + i, j - i, true);
         if (!u) return NULL;
-        if (!u->type) u->type = "object";
+        if (!u->type) {
+            u->type = "object";
+            u->existing = true;
+        }
         i = j + 1;
     }
     return u;
@@ -1386,6 +1390,18 @@ static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, uno
             return c->st;
     }
     return TROVE_OK;
+}
+
+/* Drops entries for already mapped objects that received no new field
+ * (left behind when a field was skipped, e.g. beyond the fields limit).
+ * Returns true when u itself carries nothing new. */
+static bool prune_update(unode *u) {
+    unode **pp = &u->first;
+    while (*pp) {
+        if (prune_update(*pp)) *pp = (*pp)->next;
+        else pp = &(*pp)->next;
+    }
+    return u->existing && !u->first;
 }
 
 /* Builds the update JSON: {"properties": {...}} (objects nest). */
@@ -1682,6 +1698,10 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;
+    if (c.update) {
+        c.update->existing = true; /* the root */
+        if (prune_update(c.update)) c.update = NULL;
+    }
     /* constant_keyword: every document holds the constant */
     for (uint32_t i = 0; i < nf && !c.update; i++) {
         const tv_field *f = tv_mapping_field_by_id(m, i);
