@@ -37,10 +37,11 @@
  *
  * Query classes mirror luceneutil's (high/med/low term, AND and OR of a
  * high-frequency term with a high/med/low one, high/med/low phrase). Bands
- * are fractions of the documents, scaled from luceneutil's Wikipedia
- * figures (10M documents: "the" 8.2M, med terms 0.6-0.8M, low terms ~80k,
- * the rare partner of and_high_low 0.8k-7k, phrases 0.5-5M / 0.25-0.5M /
- * ~70k), widened where a 100k-document corpus would leave too few words.
+ * are fractions of the documents, scaled from the document frequencies
+ * luceneutil's query files record ("the" 8.2M, med terms 0.6-0.8M, low
+ * terms ~80k, the rare partner of and_high_low 0.8k-7k, phrases 0.5-5M /
+ * 0.25-0.5M / ~70k) read as fractions of a 10M-document Wikipedia index,
+ * and widened where a 100k-document corpus would leave too few words.
  *
  * Rejected: /usr/share/dict/words (absent on a fresh Debian 12); a Markov
  * model of real text (needs a text to learn from, which the repo must not
