@@ -52,13 +52,40 @@
 
 /* ----------------------------------------------------------------- node */
 
+/* One alias of one index (AliasMetadata). Strings are owned (tv_malloc). */
+typedef struct tv_alias {
+    char *alias;
+    char *index;
+    char *filter;         /* compact JSON of the filter query, or NULL */
+    char *index_routing;  /* NULL when unset */
+    char *search_routing; /* NULL when unset */
+    int8_t is_write_index; /* -1 unset, 0 false, 1 true */
+    int8_t is_hidden;      /* -1 unset, 0 false, 1 true */
+} tv_alias;
+
+/* A stored index template (composable or legacy). Strings owned. */
+typedef struct tv_template {
+    char *name;
+    char *body; /* the template as GET prints it, compact JSON */
+    bool legacy;
+} tv_template;
+
 struct trove_node {
-    pthread_rwlock_t lock;   /* protects indices */
+    pthread_rwlock_t lock;   /* protects indices and everything below */
     tv_map indices;          /* name -> tv_index* (one reference held) */
     char *node_name;
     char *cluster_name;
     char cluster_uuid[24];
     char node_id[24];
+    /* metadata kept by the api layer (the index layer has no notion of
+     * them); all under `lock` */
+    tv_alias *aliases;       /* sorted by (index, alias) */
+    size_t naliases;
+    tv_map closed;           /* names of closed indices -> (void *)1 */
+    tv_template *templates;  /* sorted by name */
+    size_t ntemplates;
+    char *cluster_persistent; /* flat JSON object of settings, or NULL */
+    char *cluster_transient;
 };
 
 /* HTTP methods OpenSearch knows (RestRequest.Method). */
@@ -126,6 +153,8 @@ typedef struct tv_req {
     /* path parameters of the matched route (decoded) or NULL */
     const char *p_index;
     const char *p_id;
+    const char *p_name; /* {name}, {alias}, {metric} ... path parameter */
+    const char *p_name2; /* a second such parameter (/_cat/aliases/{name}) */
     bool pretty;
     /* response */
     int status;
@@ -199,10 +228,70 @@ const char *tv_index_name_invalid(const char *name, tv_arena *a);
 typedef struct tv_index_list {
     tv_index **items;
     size_t len;
+    /* per item: the alias filter that applies to it (compact JSON query,
+     * arena) when it was reached only through filtered aliases, else NULL.
+     * NULL array when no item has one. */
+    const char **filters;
 } tv_index_list;
+/* Search semantics (IndicesOptions.strictExpandOpenAndForbidClosed with
+ * the URL's ignore_unavailable / allow_no_indices / expand_wildcards):
+ * an explicitly named closed index fails with index_closed_exception. */
 bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
                      tv_index_list *out);
 void tv_index_list_release(tv_index_list *l);
+
+/* expand_wildcards states */
+#define TV_EXPAND_OPEN 1u
+#define TV_EXPAND_CLOSED 2u
+#define TV_EXPAND_HIDDEN 4u
+
+/* IndicesOptions as IndexNameExpressionResolver applies them. */
+typedef struct tv_resolve_opts {
+    bool ignore_unavailable;
+    bool allow_no_indices;
+    unsigned expand;       /* TV_EXPAND_* for wildcards and _all */
+    bool forbid_closed;    /* a named closed index: index_closed_exception
+                              (skipped when ignore_unavailable) */
+    bool ignore_aliases;   /* aliases are errors (delete index) */
+} tv_resolve_opts;
+
+/* Reads ignore_unavailable, allow_no_indices and expand_wildcards from the
+ * URL over the defaults already in o. False with the response set on a bad
+ * value. */
+bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o);
+/* Resolves an index expression: comma lists, `_all`, `*` wildcards over
+ * indices and aliases, `-pattern` exclusions after a wildcard, hidden
+ * indices (matched by a wildcard only with TV_EXPAND_HIDDEN, or when both
+ * the pattern and the name start with '.'), closed indices. Sorted by
+ * name; retained. */
+bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, tv_index_list *out);
+/* Closed state and hidden setting of an index (caller holds node->lock for
+ * tv_node_is_closed_locked). */
+bool tv_node_is_closed_locked(trove_node *n, const char *name);
+bool tv_node_is_closed(trove_node *n, const char *name);
+bool tv_index_is_hidden(tv_index *idx);
+/* True when name is an alias (any index). */
+bool tv_node_is_alias(trove_node *n, const char *name);
+/* Drops the api-layer metadata of an index that goes away (aliases, closed
+ * mark). Caller holds node->lock for writing. */
+void tv_node_forget_index_locked(trove_node *n, const char *name);
+/* index_closed_exception for an index (400, reason "closed"). */
+void tv_req_fail_closed(tv_req *r, tv_index *idx);
+/* Resolves a single-index request target (doc APIs): an alias becomes its
+ * one index (reads) or its write index (writes), a closed index fails with
+ * index_closed_exception. Returns the concrete name (arena or name itself),
+ * the name unchanged when nothing matches (the handler answers missing
+ * indices), or NULL with the response set. */
+const char *tv_node_single_target(tv_req *r, const char *name, bool write);
+/* Alias metadata: frees one entry's strings. */
+void tv_alias_fini(tv_alias *a);
+/* Creates an index as PUT /{index} does, with templates applied and
+ * aliases from the body (NULL: none) added. Caller holds node->lock for
+ * writing and checked that name is free and valid. Returns the new index
+ * (the node's reference; not retained for the caller) or NULL with the
+ * response set (or r->oom). */
+tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json *settings,
+                                      const tv_json *mappings, const tv_json *aliases);
 
 /* Shard header {"total":replicas+1,"successful":1,"failed":0}. */
 void tv_write_shards(tv_jw *w, int64_t total, int64_t successful);
@@ -287,6 +376,57 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
  * object; w may be NULL) and returns the HTTP status, or 0 with *e set (or
  * r->oom) on failure. */
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e);
+
+/* ------------------------------------------ aliases, settings, output */
+
+/* Adds the aliases of a create-index body ({"a":{...},"b":{}}) to index;
+ * caller holds node->lock for writing. False with the response set. */
+bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *aliases);
+/* Writes {"alias":{...},...} of one index (caller holds node->lock). */
+void tv_alias_write_index_aliases_locked(trove_node *n, tv_jw *w, const char *index);
+
+/* A flattened setting: dotted key and string (or array) value, NULL for a
+ * null (a reset). Arena-allocated. */
+typedef struct tv_kv {
+    const char *key;
+    const tv_json *val;
+} tv_kv;
+/* Flattens a settings object to sorted unique keys (later duplicates win),
+ * values as strings; index_prefix adds "index." where missing. False on
+ * OOM. */
+bool tv_flatten_settings(tv_arena *a, const tv_json *obj, bool index_prefix, tv_kv **out, size_t *n);
+/* The kv list as a JSON object: flat, or nested in HashMap order (as
+ * Settings.toXContent prints it). NULL on OOM. */
+tv_json *tv_kv_to_json(tv_arena *a, const tv_kv *kv, size_t n, bool flat);
+/* Splits on '.' into non-empty arena strings. */
+size_t tv_split_dots(tv_arena *a, const char *s, const char ***out);
+/* Rewrites a JSON body keeping what filter_path keeps; false when the body
+ * does not parse or on OOM (then out is unspecified). */
+bool tv_filter_path_apply(tv_arena *a, const char *filter, const char *json, size_t len, bool pretty, tv_buf *out);
+
+/* Handlers of the cluster, alias, _cat, _stats, template and _analyze APIs. */
+void tv_h_cluster_health(tv_req *r);
+void tv_h_cluster_settings_get(tv_req *r);
+void tv_h_cluster_settings_put(tv_req *r);
+void tv_h_settings_put(tv_req *r);
+void tv_h_index_open(tv_req *r);
+void tv_h_index_close(tv_req *r);
+void tv_h_aliases_post(tv_req *r);
+void tv_h_alias_put(tv_req *r);
+void tv_h_alias_delete(tv_req *r);
+void tv_h_alias_get(tv_req *r); /* GET and HEAD */
+void tv_h_search_aliased(tv_req *r); /* _search with alias filters */
+void tv_h_count_aliased(tv_req *r);
+void tv_h_cat_health(tv_req *r);
+void tv_h_cat_indices(tv_req *r);
+void tv_h_cat_count(tv_req *r);
+void tv_h_cat_aliases(tv_req *r);
+void tv_h_stats(tv_req *r);
+void tv_h_flush(tv_req *r);      /* _flush and _forcemerge */
+void tv_h_template_put(tv_req *r);
+void tv_h_template_get(tv_req *r); /* GET and HEAD */
+void tv_h_template_delete(tv_req *r);
+void tv_h_analyze(tv_req *r);
 
 /* Runs the router over a prepared request. */
 void tv_api_dispatch(tv_req *r);

@@ -1,7 +1,14 @@
 /*
  * h_index.c — node and index-level endpoints: GET|HEAD / (the banner),
  * PUT|GET|HEAD|DELETE /{index}, GET|PUT /{index}/_mapping,
- * GET /{index}/_settings, and _refresh.
+ * GET|PUT /{index}/_settings[/{name}], _open/_close, and _refresh.
+ *
+ * Index expressions go through tv_node_resolve_ex with each API's
+ * IndicesOptions defaults (GET index: open and closed; mapping and refresh:
+ * open, closed names rejected; delete: aliases rejected). Closed is a mark
+ * the node keeps (the index layer has no state for it): a closed index
+ * keeps its data, is skipped by wildcards unless expand_wildcards has
+ * `closed`, and data APIs reject it with index_closed_exception.
  *
  * Each handler follows the order in which OpenSearch checks things: the
  * REST layer parses the body first (parse_exception "Failed to parse
@@ -88,16 +95,16 @@ static bool fail_invalid_name(tv_req *r, const char *name, const char *why) {
     return false;
 }
 
-/* Options shared by the multi-index read APIs. */
-static bool resolve_opts(tv_req *r, bool *ignore_unavailable, bool *allow_no_indices) {
-    if (!tv_req_param_bool(r, "ignore_unavailable", false, ignore_unavailable)) return false;
-    if (!tv_req_param_bool(r, "allow_no_indices", true, allow_no_indices)) return false;
-    const char *ew = tv_req_param(r, "expand_wildcards");
-    if (ew && strcmp(ew, "open") != 0 && strcmp(ew, "all") != 0 && strcmp(ew, "open,closed") != 0 &&
-        strcmp(ew, "none") != 0)
-        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                           "trove does not support expand_wildcards [%s]", ew);
-    return true;
+/* Options shared by the multi-index APIs: IndicesOptions defaults of the
+ * API (expand, forbid_closed) overridden by the URL. */
+static bool opts_for(tv_req *r, tv_resolve_opts *o, bool ignore_unavailable, bool allow_no_indices, unsigned expand,
+                     bool forbid_closed) {
+    o->ignore_unavailable = ignore_unavailable;
+    o->allow_no_indices = allow_no_indices;
+    o->expand = expand;
+    o->forbid_closed = forbid_closed;
+    o->ignore_aliases = false;
+    return tv_resolve_opts_parse(r, o);
 }
 
 /* --------------------------------------------------------- PUT /{index} */
@@ -106,7 +113,7 @@ void tv_h_index_create(tv_req *r) {
     const char *name = r->p_index;
     const tv_json *body = tv_req_parse_body(r, TV_BODY_MAP);
     if (!body && r->body_len) return;
-    const tv_json *settings = NULL, *mappings = NULL;
+    const tv_json *settings = NULL, *mappings = NULL, *aliases = NULL;
     if (body) {
         if (body->type != TV_JSON_OBJECT) {
             tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
@@ -119,11 +126,7 @@ void tv_h_index_create(tv_req *r) {
             } else if (tv_streq(m->key, m->key_len, "mappings")) {
                 mappings = &m->val;
             } else if (tv_streq(m->key, m->key_len, "aliases")) {
-                if (m->val.type == TV_JSON_OBJECT && m->val.len > 0) {
-                    tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                "trove does not support index aliases yet");
-                    return;
-                }
+                aliases = &m->val;
             } else {
                 tv_req_fail(r, 400, "parse_exception", true, "unknown key [%s] for create index", m->key);
                 return;
@@ -144,6 +147,29 @@ void tv_h_index_create(tv_req *r) {
     }
     pthread_rwlock_wrlock(&r->node->lock);
     tv_index *old = tv_map_get(&r->node->indices, name, strlen(name));
+    bool clash = false;
+    for (size_t i = 0; !old && i < r->node->naliases; i++)
+        if (strcmp(r->node->aliases[i].alias, name) == 0) clash = true;
+    if (clash) {
+        pthread_rwlock_unlock(&r->node->lock);
+        tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+        if (!e) {
+            r->oom = true;
+            return;
+        }
+        e->type = "invalid_index_name_exception";
+        e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], already exists as alias", name);
+        e->os = true;
+        e->status = 400;
+        tv_api_err_meta(e, "index", name);
+        tv_api_err_meta(e, "index_uuid", "_na_");
+        if (!e->reason) {
+            r->oom = true;
+            return;
+        }
+        tv_req_error(r, e);
+        return;
+    }
     if (old) {
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
         if (e) {
@@ -162,24 +188,9 @@ void tv_h_index_create(tv_req *r) {
             tv_req_error(r, e);
         return;
     }
-    tv_error err;
-    tv_error_clear(&err);
-    tv_index *idx = tv_index_new(name, settings, mappings, &err);
-    if (!idx) {
-        pthread_rwlock_unlock(&r->node->lock);
-        if (err.code == TROVE_ENOMEM || err.code == TROVE_OK)
-            r->oom = true;
-        else
-            tv_req_fail_tv(r, &err, NULL);
-        return;
-    }
-    if (tv_map_put(&r->node->indices, name, strlen(name), idx, NULL) != TROVE_OK) {
-        pthread_rwlock_unlock(&r->node->lock);
-        tv_index_release(idx);
-        r->oom = true;
-        return;
-    }
+    tv_index *idx = tv_node_create_index_locked(r, name, settings, mappings, aliases);
     pthread_rwlock_unlock(&r->node->lock);
+    if (!idx) return;
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "acknowledged");
@@ -212,23 +223,25 @@ static void write_settings_of(tv_jw *w, tv_index *idx, bool flat) {
 }
 
 void tv_h_index_get(tv_req *r) {
-    bool iu, ani, flat, defaults;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    bool flat, defaults;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, false, TV_EXPAND_OPEN | TV_EXPAND_CLOSED, false)) return;
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
     if (!tv_req_param_bool(r, "include_defaults", false, &defaults)) return;
     if (defaults)
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support include_defaults");
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     for (size_t i = 0; i < l.len; i++) {
         tv_jw_keyz(w, tv_index_name(l.items[i]));
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "aliases");
-        tv_jw_obj_begin(w);
-        tv_jw_obj_end(w);
+        pthread_rwlock_rdlock(&r->node->lock);
+        tv_alias_write_index_aliases_locked(r->node, w, tv_index_name(l.items[i]));
+        pthread_rwlock_unlock(&r->node->lock);
         tv_jw_keyz(w, "mappings");
         write_mapping_of(w, l.items[i]);
         tv_jw_keyz(w, "settings");
@@ -240,10 +253,10 @@ void tv_h_index_get(tv_req *r) {
 }
 
 void tv_h_index_exists(tv_req *r) {
-    bool iu, ani;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, false, TV_EXPAND_OPEN | TV_EXPAND_CLOSED, false)) return;
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, false, &l)) {
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) {
         if (!r->oom) tv_req_empty(r, 404);
         return;
     }
@@ -254,15 +267,17 @@ void tv_h_index_exists(tv_req *r) {
 /* ------------------------------------------------------ DELETE /{index} */
 
 void tv_h_index_delete(tv_req *r) {
-    bool iu, ani;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, true, TV_EXPAND_OPEN | TV_EXPAND_CLOSED, false)) return;
+    o.ignore_aliases = true;
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, true, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     pthread_rwlock_wrlock(&r->node->lock);
     for (size_t i = 0; i < l.len; i++) {
         const char *name = tv_index_name(l.items[i]);
         tv_index *cur = tv_map_get(&r->node->indices, name, strlen(name));
         if (cur == l.items[i]) {
+            tv_node_forget_index_locked(r->node, name);
             tv_map_del(&r->node->indices, name, strlen(name));
             tv_index_release(cur);
         }
@@ -275,10 +290,10 @@ void tv_h_index_delete(tv_req *r) {
 /* ------------------------------------------------------------- mappings */
 
 void tv_h_mapping_get(tv_req *r) {
-    bool iu, ani;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, true, TV_EXPAND_OPEN, false)) return;
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, true, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     for (size_t i = 0; i < l.len; i++) {
@@ -293,8 +308,8 @@ void tv_h_mapping_get(tv_req *r) {
 }
 
 void tv_h_mapping_put(tv_req *r) {
-    bool iu, ani;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, false, TV_EXPAND_OPEN, true)) return;
     if (!r->body_len) {
         tv_req_fail(r, 400, "parse_exception", true, "request body is required");
         return;
@@ -306,7 +321,7 @@ void tv_h_mapping_put(tv_req *r) {
         return;
     }
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     for (size_t i = 0; i < l.len; i++) {
         tv_error err;
         tv_error_clear(&err);
@@ -324,19 +339,62 @@ void tv_h_mapping_put(tv_req *r) {
     write_ack(r);
 }
 
+/* Writes the settings of idx keeping the keys that match names. */
+static bool write_settings_filtered(tv_req *r, tv_jw *w, tv_index *idx, const char *const *names, size_t nn,
+                                    bool flat) {
+    tv_index_lock(idx);
+    const tv_json *f = tv_index_settings(idx)->flat;
+    size_t cnt = 0;
+    tv_kv *kv = f && f->len ? tv_arena_calloc(&r->arena, f->len, sizeof *kv) : NULL;
+    for (uint32_t i = 0; kv && i < f->len; i++) {
+        const tv_json_member *m = &f->v.members[i];
+        bool hit = false;
+        for (size_t j = 0; j < nn && !hit; j++)
+            hit = strcmp(names[j], "_all") == 0 || tv_simple_match(names[j], m->key, m->key_len);
+        if (!hit) continue;
+        kv[cnt].key = tv_arena_strndup(&r->arena, m->key, m->key_len);
+        tv_json *v = tv_arena_alloc(&r->arena, sizeof *v);
+        if (!kv[cnt].key || !v) {
+            kv = NULL;
+            break;
+        }
+        *v = m->val; /* shallow: scalar strings are copied below */
+        if (v->type == TV_JSON_STRING) v->v.s = tv_arena_strndup(&r->arena, m->val.v.s, m->val.len);
+        kv[cnt++].val = v;
+    }
+    tv_index_unlock(idx);
+    if (f && f->len && !kv) return !(r->oom = true);
+    if (!cnt) return true;
+    tv_json *j = tv_kv_to_json(&r->arena, kv, cnt, flat);
+    if (!j) return !(r->oom = true);
+    tv_jw_keyz(w, tv_index_name(idx));
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "settings");
+    tv_jw_value(w, j);
+    tv_jw_obj_end(w);
+    return true;
+}
+
 void tv_h_settings_get(tv_req *r) {
-    bool iu, ani, flat, defaults;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    bool flat, defaults;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, true, TV_EXPAND_OPEN | TV_EXPAND_CLOSED, false)) return;
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
     if (!tv_req_param_bool(r, "include_defaults", false, &defaults)) return;
     if (defaults)
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support include_defaults");
+    const char **names = NULL;
+    size_t nn = r->p_name ? tv_split_commas(&r->arena, r->p_name, &names) : 0;
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, true, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     for (size_t i = 0; i < l.len; i++) {
+        if (nn) {
+            if (!write_settings_filtered(r, w, l.items[i], names, nn, flat)) break;
+            continue;
+        }
         tv_jw_keyz(w, tv_index_name(l.items[i]));
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "settings");
@@ -347,13 +405,129 @@ void tv_h_settings_get(tv_req *r) {
     tv_index_list_release(&l);
 }
 
+/* PUT /{index}/_settings: dynamic settings through the index layer. */
+void tv_h_settings_put(tv_req *r) {
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, false, TV_EXPAND_OPEN, false)) return;
+    bool preserve;
+    if (!tv_req_param_bool(r, "preserve_existing", false, &preserve)) return;
+    if (!r->body_len) {
+        tv_req_fail(r, 400, "action_request_validation_exception", true,
+                    "Validation Failed: 1: no settings to update;");
+        return;
+    }
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_MAP);
+    if (!body) return;
+    if (body->type != TV_JSON_OBJECT) {
+        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return;
+    }
+    const tv_json *upd = tv_json_get(body, "settings");
+    if (!upd || upd->type != TV_JSON_OBJECT) upd = body;
+    if (upd->len == 0) {
+        tv_req_fail(r, 400, "action_request_validation_exception", true,
+                    "Validation Failed: 1: no settings to update;");
+        return;
+    }
+    tv_index_list l;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
+    for (size_t i = 0; i < l.len; i++) {
+        const tv_json *u = upd;
+        if (preserve) { /* keep keys the index already has */
+            tv_kv *kv;
+            size_t n;
+            if (!tv_flatten_settings(&r->arena, upd, true, &kv, &n)) {
+                r->oom = true;
+                break;
+            }
+            size_t k = 0;
+            tv_index_lock(l.items[i]);
+            const tv_json *f = tv_index_settings(l.items[i])->flat;
+            for (size_t j = 0; j < n; j++)
+                if (!f || !tv_json_get(f, kv[j].key)) kv[k++] = kv[j];
+            tv_index_unlock(l.items[i]);
+            if (!k) continue;
+            u = tv_kv_to_json(&r->arena, kv, k, true);
+            if (!u) {
+                r->oom = true;
+                break;
+            }
+        }
+        tv_error err;
+        tv_error_clear(&err);
+        tv_index_lock(l.items[i]);
+        tv_status st = tv_settings_update(tv_index_settings(l.items[i]), u, &err);
+        tv_index_unlock(l.items[i]);
+        if (st != TROVE_OK) {
+            if (st == TROVE_ENOMEM)
+                r->oom = true;
+            else
+                tv_req_fail_tv(r, &err, l.items[i]);
+            tv_index_list_release(&l);
+            return;
+        }
+    }
+    tv_index_list_release(&l);
+    if (!r->oom) write_ack(r);
+}
+
+/* ------------------------------------------------------- open / close */
+
+static void open_close(tv_req *r, bool close) {
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, true, close ? TV_EXPAND_OPEN : TV_EXPAND_CLOSED, false)) return;
+    tv_index_list l;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
+    pthread_rwlock_wrlock(&r->node->lock);
+    for (size_t i = 0; i < l.len && !r->oom; i++) {
+        const char *name = tv_index_name(l.items[i]);
+        if (close) {
+            if (!tv_map_has(&r->node->closed, name, strlen(name)) &&
+                tv_map_put(&r->node->closed, name, strlen(name), (void *)1, NULL) != TROVE_OK)
+                r->oom = true;
+        } else {
+            tv_map_del(&r->node->closed, name, strlen(name));
+        }
+    }
+    pthread_rwlock_unlock(&r->node->lock);
+    if (r->oom) {
+        tv_index_list_release(&l);
+        return;
+    }
+    if (close)
+        for (size_t i = 0; i < l.len; i++) (void)tv_index_refresh(l.items[i]);
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "acknowledged");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "shards_acknowledged");
+    tv_jw_bool(w, true);
+    if (close) {
+        tv_jw_keyz(w, "indices");
+        tv_jw_obj_begin(w);
+        for (size_t i = 0; i < l.len; i++) {
+            tv_jw_keyz(w, tv_index_name(l.items[i]));
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "closed");
+            tv_jw_bool(w, true);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_obj_end(w);
+    }
+    tv_jw_obj_end(w);
+    tv_index_list_release(&l);
+}
+
+void tv_h_index_open(tv_req *r) { open_close(r, false); }
+void tv_h_index_close(tv_req *r) { open_close(r, true); }
+
 /* -------------------------------------------------------------- refresh */
 
 void tv_h_refresh(tv_req *r) {
-    bool iu, ani;
-    if (!resolve_opts(r, &iu, &ani)) return;
+    tv_resolve_opts o;
+    if (!opts_for(r, &o, false, true, TV_EXPAND_OPEN, true)) return;
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, true, &l)) return;
+    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     int64_t total = 0, ok = 0;
     for (size_t i = 0; i < l.len; i++) {
         if (tv_index_refresh(l.items[i]) == TROVE_ENOMEM) {

@@ -136,6 +136,7 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
     trove_node *n = tv_calloc(1, sizeof *n);
     if (!n) goto oom;
     tv_map_init(&n->indices);
+    tv_map_init(&n->closed);
     const char *nn = opts && opts->node_name ? opts->node_name : "trove";
     const char *cn = opts && opts->cluster_name ? opts->cluster_name : "trove";
     n->node_name = tv_strndup(nn, strlen(nn));
@@ -150,6 +151,7 @@ oom:
         tv_free(n->node_name);
         tv_free(n->cluster_name);
         tv_map_fini(&n->indices);
+        tv_map_fini(&n->closed);
         tv_free(n);
     }
     if (err) {
@@ -168,10 +170,71 @@ void trove_node_free(trove_node *n) {
     void *v;
     while (tv_map_next(&n->indices, &it, &k, &kl, &v)) tv_index_release(v);
     tv_map_fini(&n->indices);
+    tv_map_fini(&n->closed);
+    for (size_t i = 0; i < n->naliases; i++) tv_alias_fini(&n->aliases[i]);
+    tv_free(n->aliases);
+    for (size_t i = 0; i < n->ntemplates; i++) {
+        tv_free(n->templates[i].name);
+        tv_free(n->templates[i].body);
+    }
+    tv_free(n->templates);
+    tv_free(n->cluster_persistent);
+    tv_free(n->cluster_transient);
     pthread_rwlock_destroy(&n->lock);
     tv_free(n->node_name);
     tv_free(n->cluster_name);
     tv_free(n);
+}
+
+static char *dup_or_null(const char *s, bool *ok) {
+    if (!s) return NULL;
+    char *d = tv_strndup(s, strlen(s));
+    if (!d) *ok = false;
+    return d;
+}
+
+void tv_alias_fini(tv_alias *a) {
+    tv_free(a->alias);
+    tv_free(a->index);
+    tv_free(a->filter);
+    tv_free(a->index_routing);
+    tv_free(a->search_routing);
+    memset(a, 0, sizeof *a);
+}
+
+/* Copies aliases, closed marks, templates and cluster settings (a clone's
+ * metadata). The caller holds src->lock. */
+static bool copy_meta(trove_node *n, trove_node *src) {
+    bool ok = true;
+    if (src->naliases) {
+        n->aliases = tv_calloc(src->naliases, sizeof *n->aliases);
+        if (!n->aliases) return false;
+        for (size_t i = 0; i < src->naliases; i++) {
+            const tv_alias *a = &src->aliases[i];
+            tv_alias *b = &n->aliases[n->naliases++];
+            b->alias = dup_or_null(a->alias, &ok);
+            b->index = dup_or_null(a->index, &ok);
+            b->filter = dup_or_null(a->filter, &ok);
+            b->index_routing = dup_or_null(a->index_routing, &ok);
+            b->search_routing = dup_or_null(a->search_routing, &ok);
+            b->is_write_index = a->is_write_index;
+            b->is_hidden = a->is_hidden;
+        }
+    }
+    if (ok && tv_map_copy(&n->closed, &src->closed) != TROVE_OK) ok = false;
+    if (ok && src->ntemplates) {
+        n->templates = tv_calloc(src->ntemplates, sizeof *n->templates);
+        if (!n->templates) return false;
+        for (size_t i = 0; i < src->ntemplates; i++) {
+            tv_template *t = &n->templates[n->ntemplates++];
+            t->name = dup_or_null(src->templates[i].name, &ok);
+            t->body = dup_or_null(src->templates[i].body, &ok);
+            t->legacy = src->templates[i].legacy;
+        }
+    }
+    n->cluster_persistent = dup_or_null(src->cluster_persistent, &ok);
+    n->cluster_transient = dup_or_null(src->cluster_transient, &ok);
+    return ok;
 }
 
 trove_node *trove_node_clone(trove_node *src, trove_error *err) {
@@ -202,6 +265,8 @@ trove_node *trove_node_clone(trove_node *src, trove_error *err) {
             ok = false;
         }
     }
+    if (ok) ok = copy_meta(n, src);
+    if (!ok && e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
     pthread_rwlock_unlock(&src->lock);
     if (!ok) {
         if (e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
@@ -212,9 +277,23 @@ trove_node *trove_node_clone(trove_node *src, trove_error *err) {
     return n;
 }
 
+static bool alias_in_use_locked(trove_node *n, const char *name);
+
+/* The one index an alias points to, or NULL (caller holds the lock). */
+static tv_index *alias_single_locked(trove_node *n, const char *name) {
+    tv_index *found = NULL;
+    for (size_t i = 0; i < n->naliases; i++) {
+        if (strcmp(n->aliases[i].alias, name) != 0) continue;
+        if (found) return NULL;
+        found = tv_map_get(&n->indices, n->aliases[i].index, strlen(n->aliases[i].index));
+    }
+    return found;
+}
+
 tv_index *tv_node_get_index(trove_node *n, const char *name) {
     pthread_rwlock_rdlock(&n->lock);
     tv_index *idx = tv_map_get(&n->indices, name, strlen(name));
+    if (!idx) idx = alias_single_locked(n, name);
     if (idx) tv_index_retain(idx);
     pthread_rwlock_unlock(&n->lock);
     return idx;
@@ -249,8 +328,18 @@ const char *tv_index_name_invalid(const char *name, tv_arena *a) {
 }
 
 tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
-    tv_index *idx = tv_node_get_index(r->node, name);
+    pthread_rwlock_rdlock(&r->node->lock);
+    tv_index *idx = tv_map_get(&r->node->indices, name, strlen(name));
+    if (idx) tv_index_retain(idx);
+    bool alias = !idx && alias_in_use_locked(r->node, name);
+    pthread_rwlock_unlock(&r->node->lock);
     if (idx) return idx;
+    if (alias) {
+        const char *t = tv_node_single_target(r, name, true);
+        if (!t) return NULL;
+        idx = tv_node_get_index(r->node, t);
+        if (idx) return idx;
+    }
     /* auto-create (action.auto_create_index: true) */
     const char *bad = tv_index_name_invalid(name, &r->arena);
     if (bad) {
@@ -279,29 +368,79 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
         pthread_rwlock_unlock(&r->node->lock);
         return idx;
     }
-    tv_error err;
-    tv_error_clear(&err);
-    idx = tv_index_new(name, NULL, NULL, &err);
-    if (!idx) {
-        pthread_rwlock_unlock(&r->node->lock);
-        if (err.code == TROVE_ENOMEM || err.code == TROVE_OK)
-            r->oom = true;
-        else
-            tv_req_fail_tv(r, &err, NULL);
-        return NULL;
-    }
-    if (tv_map_put(&r->node->indices, name, strlen(name), idx, NULL) != TROVE_OK) {
-        pthread_rwlock_unlock(&r->node->lock);
-        tv_index_release(idx);
-        r->oom = true;
-        return NULL;
-    }
-    tv_index_retain(idx);
+    idx = tv_node_create_index_locked(r, name, NULL, NULL, NULL);
+    if (idx) tv_index_retain(idx);
     pthread_rwlock_unlock(&r->node->lock);
     return idx;
 }
 
 /* ------------------------------------------------------- resolution */
+
+static bool alias_in_use_locked(trove_node *n, const char *name) {
+    for (size_t i = 0; i < n->naliases; i++)
+        if (strcmp(n->aliases[i].alias, name) == 0) return true;
+    return false;
+}
+
+bool tv_node_is_alias(trove_node *n, const char *name) {
+    pthread_rwlock_rdlock(&n->lock);
+    bool a = alias_in_use_locked(n, name);
+    pthread_rwlock_unlock(&n->lock);
+    return a;
+}
+
+bool tv_node_is_closed_locked(trove_node *n, const char *name) {
+    return tv_map_has(&n->closed, name, strlen(name));
+}
+
+bool tv_node_is_closed(trove_node *n, const char *name) {
+    pthread_rwlock_rdlock(&n->lock);
+    bool c = tv_node_is_closed_locked(n, name);
+    pthread_rwlock_unlock(&n->lock);
+    return c;
+}
+
+bool tv_index_is_hidden(tv_index *idx) {
+    tv_index_lock(idx);
+    tv_settings *s = tv_index_settings(idx);
+    const tv_json *v = s && s->flat ? tv_json_get(s->flat, "index.hidden") : NULL;
+    bool h = v && ((v->type == TV_JSON_STRING && strcmp(v->v.s, "true") == 0) || v->type == TV_JSON_TRUE);
+    tv_index_unlock(idx);
+    return h;
+}
+
+void tv_node_forget_index_locked(trove_node *n, const char *name) {
+    size_t k = 0;
+    for (size_t i = 0; i < n->naliases; i++) {
+        if (strcmp(n->aliases[i].index, name) == 0)
+            tv_alias_fini(&n->aliases[i]);
+        else
+            n->aliases[k++] = n->aliases[i];
+    }
+    n->naliases = k;
+    tv_map_del(&n->closed, name, strlen(name));
+}
+
+void tv_req_fail_closed(tv_req *r, tv_index *idx) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e) {
+        r->oom = true;
+        return;
+    }
+    e->type = "index_closed_exception";
+    e->reason = "closed";
+    e->os = true;
+    e->status = 400;
+    const char *name = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
+    const char *uuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
+    if (!name || !uuid) {
+        r->oom = true;
+        return;
+    }
+    tv_api_err_meta(e, "index", name);
+    tv_api_err_meta(e, "index_uuid", uuid);
+    tv_req_error(r, e);
+}
 
 static int cmp_index_name(const void *a, const void *b) {
     return strcmp(tv_index_name(*(tv_index *const *)a), tv_index_name(*(tv_index *const *)b));
@@ -312,32 +451,152 @@ void tv_index_list_release(tv_index_list *l) {
     tv_free(l->items);
     l->items = NULL;
     l->len = 0;
+    l->filters = NULL;
 }
 
-static bool list_has(const tv_index_list *l, const tv_index *idx) {
-    for (size_t i = 0; i < l->len; i++)
-        if (l->items[i] == idx) return true;
-    return false;
+/* Resolution state: candidate indices with, per index, whether it was
+ * named directly (no alias filter) and the filters of the aliases that
+ * reached it. */
+typedef struct rslot {
+    tv_index *idx;
+    bool direct;      /* named, or reached through an alias without filter */
+    const char **filters;
+    size_t nfilters;
+} rslot;
+
+typedef struct rstate {
+    tv_req *r;
+    rslot *s;
+    size_t n, cap;
+    bool oom;
+} rstate;
+
+static rslot *rs_find(rstate *st, const tv_index *idx) {
+    for (size_t i = 0; i < st->n; i++)
+        if (st->s[i].idx == idx) return &st->s[i];
+    return NULL;
 }
 
-static bool list_add(tv_index_list *l, size_t *cap, tv_index *idx) {
-    if (list_has(l, idx)) return true;
-    if (l->len == *cap) {
-        size_t nc = *cap ? *cap * 2 : 8;
-        tv_index **ni = tv_realloc(l->items, nc * sizeof *ni);
-        if (!ni) return false;
-        l->items = ni;
-        *cap = nc;
+static void rs_add(rstate *st, tv_index *idx, const char *filter) {
+    rslot *s = rs_find(st, idx);
+    if (!s) {
+        if (st->n == st->cap) {
+            size_t nc = st->cap ? st->cap * 2 : 8;
+            rslot *ns = tv_arena_calloc(&st->r->arena, nc, sizeof *ns);
+            if (!ns) {
+                st->oom = true;
+                return;
+            }
+            if (st->n) memcpy(ns, st->s, st->n * sizeof *ns);
+            st->s = ns;
+            st->cap = nc;
+        }
+        s = &st->s[st->n++];
+        memset(s, 0, sizeof *s);
+        s->idx = idx;
     }
-    l->items[l->len++] = tv_index_retain(idx);
+    if (!filter) {
+        s->direct = true;
+        return;
+    }
+    const char **nf = tv_arena_calloc(&st->r->arena, s->nfilters + 1, sizeof *nf);
+    if (!nf) {
+        st->oom = true;
+        return;
+    }
+    if (s->nfilters) memcpy(nf, s->filters, s->nfilters * sizeof *nf);
+    nf[s->nfilters++] = filter;
+    s->filters = nf;
+}
+
+static void rs_remove(rstate *st, const tv_index *idx) {
+    for (size_t i = 0; i < st->n; i++)
+        if (st->s[i].idx == idx) {
+            st->s[i] = st->s[--st->n];
+            return;
+        }
+}
+
+static bool state_ok(trove_node *n, const char *name, unsigned expand) {
+    bool closed = tv_node_is_closed_locked(n, name);
+    return closed ? (expand & TV_EXPAND_CLOSED) != 0 : (expand & TV_EXPAND_OPEN) != 0;
+}
+
+/* Is a (possibly hidden) name visible to a wildcard pattern? */
+static bool hidden_ok(const char *pat, const char *name, bool hidden, unsigned expand) {
+    if (!hidden || (expand & TV_EXPAND_HIDDEN)) return true;
+    return pat[0] == '.' && name[0] == '.';
+}
+
+bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o) {
+    if (!tv_req_param_bool(r, "ignore_unavailable", o->ignore_unavailable, &o->ignore_unavailable)) return false;
+    if (!tv_req_param_bool(r, "allow_no_indices", o->allow_no_indices, &o->allow_no_indices)) return false;
+    const char *ew = tv_req_param(r, "expand_wildcards");
+    if (!ew) return true;
+    const char **parts = NULL;
+    size_t n = tv_split_commas(&r->arena, ew, &parts);
+    unsigned e = 0;
+    for (size_t i = 0; i < n; i++) {
+        const char *p = parts[i];
+        if (strcmp(p, "open") == 0)
+            e |= TV_EXPAND_OPEN;
+        else if (strcmp(p, "closed") == 0)
+            e |= TV_EXPAND_CLOSED;
+        else if (strcmp(p, "hidden") == 0)
+            e |= TV_EXPAND_HIDDEN;
+        else if (strcmp(p, "all") == 0)
+            e |= TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN;
+        else if (strcmp(p, "none") == 0)
+            e = 0;
+        else
+            return tv_req_fail(r, 400, "illegal_argument_exception", false, "No valid expand wildcard value [%s]",
+                               p);
+    }
+    o->expand = e;
     return true;
 }
 
-bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
-                     tv_index_list *out) {
+static void fail_alias_expr(tv_req *r, const char *name) {
+    tv_req_fail(r, 400, "illegal_argument_exception", false,
+                "The provided expression [%s] matches an alias, specify the corresponding concrete indices instead.",
+                name);
+}
+
+/* Adds every index matching pattern (wildcard) to st, or removes them. */
+static void match_wildcard(trove_node *n, rstate *st, const char *p, const tv_resolve_opts *o, bool add,
+                           size_t *matched) {
+    size_t it = 0;
+    const char *k;
+    size_t kl;
+    void *v;
+    while (tv_map_next(&n->indices, &it, &k, &kl, &v)) {
+        if (!tv_simple_match(p, k, kl)) continue;
+        if (!state_ok(n, k, o->expand) || !hidden_ok(p, k, tv_index_is_hidden(v), o->expand)) continue;
+        (*matched)++;
+        if (add)
+            rs_add(st, v, NULL);
+        else
+            rs_remove(st, v);
+    }
+    if (o->ignore_aliases) return;
+    for (size_t i = 0; i < n->naliases; i++) {
+        const tv_alias *a = &n->aliases[i];
+        if (!tv_simple_match(p, a->alias, strlen(a->alias))) continue;
+        if (!hidden_ok(p, a->alias, a->is_hidden == 1, o->expand)) continue;
+        tv_index *idx = tv_map_get(&n->indices, a->index, strlen(a->index));
+        if (!idx || !state_ok(n, a->index, o->expand)) continue;
+        (*matched)++;
+        if (add)
+            rs_add(st, idx, a->filter);
+        else
+            rs_remove(st, idx);
+    }
+}
+
+bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, tv_index_list *out) {
     out->items = NULL;
     out->len = 0;
-    size_t cap = 0;
+    out->filters = NULL;
     const char **parts = NULL;
     size_t nparts = 0;
     if (expr && *expr) nparts = tv_split_commas(&r->arena, expr, &parts);
@@ -345,53 +604,225 @@ bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool 
         r->oom = true;
         return false;
     }
-    bool all = nparts == 0 || (nparts == 1 && (strcmp(parts[0], "_all") == 0 || strcmp(parts[0], "*") == 0));
-    pthread_rwlock_rdlock(&r->node->lock);
-    size_t it;
-    const char *k;
-    size_t kl;
-    void *v;
-    bool ok = true;
-    const char *missing = NULL;
+    trove_node *n = r->node;
+    rstate st = {.r = r};
+    bool all = nparts == 0 || (nparts == 1 && strcmp(parts[0], "_all") == 0);
+    const char *err_missing = NULL, *err_alias = NULL, *err_nomatch = NULL;
+    tv_index *err_closed = NULL;
+    pthread_rwlock_rdlock(&n->lock);
     if (all) {
-        it = 0;
-        while (ok && tv_map_next(&r->node->indices, &it, &k, &kl, &v)) ok = list_add(out, &cap, v);
+        size_t it = 0, matched = 0;
+        const char *k;
+        size_t kl;
+        void *v;
+        while (tv_map_next(&n->indices, &it, &k, &kl, &v)) {
+            if (!state_ok(n, k, o->expand)) continue;
+            if (!(o->expand & TV_EXPAND_HIDDEN) && tv_index_is_hidden(v)) continue;
+            rs_add(&st, v, NULL);
+            matched++;
+        }
     } else {
-        for (size_t i = 0; ok && i < nparts; i++) {
+        bool wildcard_seen = false;
+        for (size_t i = 0; i < nparts && !st.oom; i++) {
             const char *p = parts[i];
-            if (strchr(p, '*')) {
-                it = 0;
-                while (ok && tv_map_next(&r->node->indices, &it, &k, &kl, &v))
-                    if (tv_simple_match(p, k, kl)) ok = list_add(out, &cap, v);
-            } else {
-                tv_index *idx = tv_map_get(&r->node->indices, p, strlen(p));
-                if (idx)
-                    ok = list_add(out, &cap, idx);
-                else if (!ignore_unavailable && !missing)
-                    missing = p;
+            bool add = true;
+            if (p[0] == '-' && wildcard_seen) {
+                add = false;
+                p++;
             }
+            if (strchr(p, '*')) {
+                wildcard_seen = true;
+                size_t matched = 0;
+                match_wildcard(n, &st, p, o, add, &matched);
+                if (add && !matched && !o->allow_no_indices && !err_nomatch) err_nomatch = p;
+                continue;
+            }
+            tv_index *idx = tv_map_get(&n->indices, p, strlen(p));
+            if (idx) {
+                if (!add) {
+                    rs_remove(&st, idx);
+                } else if (o->forbid_closed && tv_node_is_closed_locked(n, p)) {
+                    if (!o->ignore_unavailable && !err_closed) err_closed = idx;
+                } else {
+                    rs_add(&st, idx, NULL);
+                }
+                continue;
+            }
+            if (alias_in_use_locked(n, p)) {
+                if (o->ignore_aliases) {
+                    if (!o->ignore_unavailable && !err_alias) err_alias = p;
+                    continue;
+                }
+                for (size_t j = 0; j < n->naliases; j++) {
+                    const tv_alias *a = &n->aliases[j];
+                    if (strcmp(a->alias, p) != 0) continue;
+                    tv_index *ai = tv_map_get(&n->indices, a->index, strlen(a->index));
+                    if (!ai) continue;
+                    if (!add) {
+                        rs_remove(&st, ai);
+                    } else if (o->forbid_closed && tv_node_is_closed_locked(n, a->index)) {
+                        if (!o->ignore_unavailable && !err_closed) err_closed = ai;
+                    } else {
+                        rs_add(&st, ai, a->filter);
+                    }
+                }
+                continue;
+            }
+            if (add && !o->ignore_unavailable && !err_missing) err_missing = p;
         }
     }
-    pthread_rwlock_unlock(&r->node->lock);
+    if (err_closed) tv_index_retain(err_closed);
+    /* retain what we keep before letting go of the lock */
+    bool ok = !st.oom;
+    if (ok && st.n) {
+        out->items = tv_malloc(st.n * sizeof *out->items);
+        if (!out->items) ok = false;
+    }
+    if (ok) {
+        for (size_t i = 0; i < st.n; i++) out->items[out->len++] = tv_index_retain(st.s[i].idx);
+    }
+    pthread_rwlock_unlock(&n->lock);
     if (!ok) {
+        if (err_closed) tv_index_release(err_closed);
         tv_index_list_release(out);
         r->oom = true;
         return false;
     }
-    if (missing) {
+    if (err_missing || err_alias || err_nomatch || err_closed) {
         tv_index_list_release(out);
-        tv_api_err *e = tv_api_err_no_index(r, missing);
-        if (e) tv_req_error(r, e);
+        if (err_missing) {
+            tv_api_err *e = tv_api_err_no_index(r, err_missing);
+            if (e) tv_req_error(r, e);
+        } else if (err_alias) {
+            fail_alias_expr(r, err_alias);
+        } else if (err_closed) {
+            tv_req_fail_closed(r, err_closed);
+        } else {
+            tv_api_err *e = tv_api_err_no_index(r, err_nomatch);
+            if (e) tv_req_error(r, e);
+        }
+        if (err_closed) tv_index_release(err_closed);
         return false;
     }
-    if (out->len == 0 && !allow_no_indices) {
+    if (out->len == 0 && !o->allow_no_indices) {
         const char *name = expr && *expr ? expr : "_all";
         tv_api_err *e = tv_api_err_no_index(r, name);
         if (e) tv_req_error(r, e);
         return false;
     }
     if (out->len > 1) qsort(out->items, out->len, sizeof *out->items, cmp_index_name);
+    /* alias filters: an index reached directly has none; else the filters
+     * of its aliases, OR-ed when several (IndicesService.buildAliasFilter) */
+    for (size_t i = 0; i < out->len; i++) {
+        rslot *s = rs_find(&st, out->items[i]);
+        if (!s || s->direct || !s->nfilters) continue;
+        if (!out->filters) {
+            out->filters = tv_arena_calloc(&r->arena, out->len, sizeof *out->filters);
+            if (!out->filters) {
+                r->oom = true;
+                tv_index_list_release(out);
+                return false;
+            }
+        }
+        if (s->nfilters == 1) {
+            out->filters[i] = s->filters[0];
+        } else {
+            tv_buf b;
+            tv_buf_init(&b);
+            tv_buf_puts(&b, "{\"bool\":{\"should\":[");
+            for (size_t j = 0; j < s->nfilters; j++) tv_buf_printf(&b, "%s%s", j ? "," : "", s->filters[j]);
+            tv_buf_puts(&b, "]}}");
+            out->filters[i] = b.oom ? NULL : tv_arena_strndup(&r->arena, b.data, b.len);
+            tv_buf_fini(&b);
+            if (!out->filters[i]) {
+                r->oom = true;
+                tv_index_list_release(out);
+                return false;
+            }
+        }
+    }
     return true;
+}
+
+bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
+                     tv_index_list *out) {
+    tv_resolve_opts o = {.ignore_unavailable = ignore_unavailable,
+                         .allow_no_indices = allow_no_indices,
+                         .expand = TV_EXPAND_OPEN,
+                         .forbid_closed = true};
+    out->items = NULL;
+    out->len = 0;
+    out->filters = NULL;
+    if (!tv_resolve_opts_parse(r, &o)) return false;
+    o.ignore_unavailable = ignore_unavailable;
+    o.allow_no_indices = allow_no_indices;
+    return tv_node_resolve_ex(r, expr, &o, out);
+}
+
+const char *tv_node_single_target(tv_req *r, const char *name, bool write) {
+    trove_node *n = r->node;
+    pthread_rwlock_rdlock(&n->lock);
+    tv_index *idx = tv_map_get(&n->indices, name, strlen(name));
+    const char *target = name;
+    const char *why = NULL;
+    tv_buf names;
+    tv_buf_init(&names);
+    if (!idx && alias_in_use_locked(n, name)) {
+        const tv_alias *w = NULL, *only = NULL;
+        size_t cnt = 0;
+        for (size_t i = 0; i < n->naliases; i++) {
+            const tv_alias *a = &n->aliases[i];
+            if (strcmp(a->alias, name) != 0) continue;
+            tv_buf_printf(&names, "%s%s", cnt ? ", " : "", a->index);
+            cnt++;
+            only = a;
+            if (a->is_write_index == 1) w = a;
+        }
+        if (write) {
+            if (w)
+                target = w->index;
+            else if (cnt == 1 && only->is_write_index != 0)
+                target = only->index;
+            else
+                why = "write";
+        } else if (cnt == 1) {
+            target = only->index;
+        } else {
+            why = "multi";
+        }
+        if (!why) idx = tv_map_get(&n->indices, target, strlen(target));
+    }
+    char *t = why ? NULL : tv_arena_strndup(&r->arena, target, strlen(target));
+    bool closed = idx && tv_node_is_closed_locked(n, target);
+    if (closed) tv_index_retain(idx);
+    pthread_rwlock_unlock(&n->lock);
+    if (why) {
+        if (strcmp(why, "write") == 0)
+            tv_req_fail(r, 400, "illegal_argument_exception", false,
+                        "no write index is defined for alias [%s]. The write index may be explicitly disabled "
+                        "using is_write_index=false or the alias points to multiple indices without one being "
+                        "designated as a write index",
+                        name);
+        else
+            tv_req_fail(r, 400, "illegal_argument_exception", false,
+                        "alias [%s] has more than one index associated with it [%s], can't execute a single index "
+                        "op",
+                        name, names.data ? names.data : "");
+        tv_buf_fini(&names);
+        return NULL;
+    }
+    tv_buf_fini(&names);
+    if (!t) {
+        if (closed) tv_index_release(idx);
+        r->oom = true;
+        return NULL;
+    }
+    if (closed) {
+        tv_req_fail_closed(r, idx);
+        tv_index_release(idx);
+        return NULL;
+    }
+    return t;
 }
 
 int64_t tv_index_shard_total(tv_index *idx) {
@@ -454,6 +885,22 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
     r.body = body_len ? body : NULL;
     r.body_len = body_len;
     tv_api_dispatch(&r);
+    /* filter_path applies to answers, not to error envelopes (OpenSearch
+     * builds those with an unfiltered builder) */
+    const char *fp = r.oom ? NULL : tv_req_param(&r, "filter_path");
+    if (fp && *fp && r.out.len && (r.status < 400 || r.status == 408) && r.content_type &&
+        strncmp(r.content_type, "application/json", 16) == 0) {
+        tv_buf nb;
+        tv_buf_init(&nb);
+        if (tv_filter_path_apply(&r.arena, fp, r.out.data, r.out.len, r.pretty, &nb)) {
+            tv_buf t = r.out;
+            r.out = nb;
+            nb = t;
+        } else if (nb.oom) {
+            r.oom = true;
+        }
+        tv_buf_fini(&nb);
+    }
     int rc = TROVE_OK;
     if (r.oom || r.out.oom) {
         rc = TROVE_ENOMEM;

@@ -29,6 +29,11 @@
  * consumes; anything else is BaseRestHandler's "request [path] contains
  * unrecognized parameter(s): [x] -> did you mean [y]?" (Lucene's
  * Levenshtein similarity > 0.5, best first, ties by name).
+ *
+ * Before a single-document handler runs, its {index} is resolved to one
+ * concrete index (an alias to its index or write index, a closed index
+ * refused), so the handlers stay unaware of aliases. `format` other than
+ * json is only for _cat (text tables).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +260,36 @@ static const char *const P_NONE[] = {NULL};
     P("if_primary_term", "if_seq_no", "refresh", "routing", "timeout", "version", "version_type", \
       "wait_for_active_shards")
 #define P_IDX_OPTS P("allow_no_indices", "expand_wildcards", "ignore_unavailable")
+#define P_ALIAS_GET P("allow_no_indices", "expand_wildcards", "ignore_unavailable", "local")
+#define P_ALIAS_PUT P("cluster_manager_timeout", "master_timeout", "timeout")
+#define P_SETTINGS_PUT                                                                                \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable", \
+      "master_timeout", "preserve_existing", "timeout")
+#define P_SETTINGS_GET                                                                                \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable", \
+      "include_defaults", "local", "master_timeout")
+#define P_STATS                                                                                        \
+    P("completion_fields", "expand_wildcards", "fielddata_fields", "fields", "forbid_closed_indices", "groups", \
+      "include_field_level_segment_file_sizes", "include_segment_file_sizes", "include_unloaded_segments",     \
+      "level", "allow_no_indices", "ignore_unavailable")
+#define P_FLUSH P("allow_no_indices", "expand_wildcards", "force", "ignore_unavailable", "wait_if_ongoing")
+#define P_FORCEMERGE                                                                                    \
+    P("allow_no_indices", "expand_wildcards", "flush", "ignore_unavailable", "max_num_segments",        \
+      "only_expunge_deletes", "wait_for_completion", "primary_only")
+#define P_OPEN_CLOSE                                                                                    \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout", \
+      "timeout", "wait_for_active_shards", "wait_for_completion", "task_execution_timeout")
+#define P_HEALTH                                                                                        \
+    P("cluster_manager_timeout", "expand_wildcards", "level", "local", "master_timeout", "timeout",     \
+      "wait_for_active_shards", "wait_for_events", "wait_for_no_initializing_shards",                   \
+      "wait_for_no_relocating_shards", "wait_for_nodes", "wait_for_status", "awareness_attribute",      \
+      "ensure_node_commissioned")
+#define P_CAT(...) \
+    P("format", "h", "help", "v", "ts", "pri", "bytes", "size", "time", "s", "timeout", "cluster_manager_timeout", \
+      "master_timeout", __VA_ARGS__)
+#define P_CAT_INDICES P_CAT("expand_wildcards", "health", "include_unloaded_segments", "local")
+#define P_TEMPLATE_GET P("cluster_manager_timeout", "flat_settings", "local", "master_timeout")
+#define P_TEMPLATE_PUT P("cause", "cluster_manager_timeout", "create", "master_timeout", "order", "timeout")
 
 typedef struct route {
     tv_method method;
@@ -272,14 +307,14 @@ static const route routes[] = {
     {TV_POST, "/{index}/_bulk", tv_h_bulk, P_BULK},
     {TV_PUT, "/{index}/_bulk", tv_h_bulk, P_BULK},
 
-    {TV_GET, "/_search", tv_h_search, P_SEARCH},
-    {TV_POST, "/_search", tv_h_search, P_SEARCH},
-    {TV_GET, "/{index}/_search", tv_h_search, P_SEARCH},
-    {TV_POST, "/{index}/_search", tv_h_search, P_SEARCH},
-    {TV_POST, "/_count", tv_h_count, P_COUNT},
-    {TV_GET, "/_count", tv_h_count, P_COUNT},
-    {TV_POST, "/{index}/_count", tv_h_count, P_COUNT},
-    {TV_GET, "/{index}/_count", tv_h_count, P_COUNT},
+    {TV_GET, "/_search", tv_h_search_aliased, P_SEARCH},
+    {TV_POST, "/_search", tv_h_search_aliased, P_SEARCH},
+    {TV_GET, "/{index}/_search", tv_h_search_aliased, P_SEARCH},
+    {TV_POST, "/{index}/_search", tv_h_search_aliased, P_SEARCH},
+    {TV_POST, "/_count", tv_h_count_aliased, P_COUNT},
+    {TV_GET, "/_count", tv_h_count_aliased, P_COUNT},
+    {TV_POST, "/{index}/_count", tv_h_count_aliased, P_COUNT},
+    {TV_GET, "/{index}/_count", tv_h_count_aliased, P_COUNT},
 
     {TV_GET, "/_mget", tv_h_mget, P_MGET},
     {TV_POST, "/_mget", tv_h_mget, P_MGET},
@@ -348,45 +383,69 @@ static const route routes[] = {
     {TV_DELETE, "/_search/point_in_time", tv_h_unsupported, NULL},
     {TV_GET, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
     {TV_POST, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
-    {TV_GET, "/_analyze", tv_h_unsupported, NULL},
-    {TV_POST, "/_analyze", tv_h_unsupported, NULL},
-    {TV_GET, "/{index}/_analyze", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_analyze", tv_h_unsupported, NULL},
-    {TV_POST, "/_aliases", tv_h_unsupported, NULL},
-    {TV_GET, "/_alias", tv_h_unsupported, NULL},
-    {TV_GET, "/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_HEAD, "/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_GET, "/{index}/_alias", tv_h_unsupported, NULL},
-    {TV_GET, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_HEAD, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_PUT, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_alias/{name}", tv_h_unsupported, NULL},
-    {TV_PUT, "/{index}/_settings", tv_h_unsupported, NULL},
-    {TV_PUT, "/_settings", tv_h_unsupported, NULL},
-    {TV_GET, "/_stats", tv_h_unsupported, NULL},
-    {TV_GET, "/{index}/_stats", tv_h_unsupported, NULL},
-    {TV_POST, "/_flush", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_flush", tv_h_unsupported, NULL},
-    {TV_POST, "/_forcemerge", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_forcemerge", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_open", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_close", tv_h_unsupported, NULL},
-    {TV_GET, "/_cluster/health", tv_h_unsupported, NULL},
-    {TV_GET, "/_cluster/health/{index}", tv_h_unsupported, NULL},
-    {TV_GET, "/_cluster/settings", tv_h_unsupported, NULL},
-    {TV_PUT, "/_cluster/settings", tv_h_unsupported, NULL},
+    {TV_GET, "/_analyze", tv_h_analyze, P("index")},
+    {TV_POST, "/_analyze", tv_h_analyze, P("index")},
+    {TV_GET, "/{index}/_analyze", tv_h_analyze, P("index")},
+    {TV_POST, "/{index}/_analyze", tv_h_analyze, P("index")},
+    {TV_POST, "/_aliases", tv_h_aliases_post, P_ALIAS_PUT},
+    {TV_GET, "/_alias", tv_h_alias_get, P_ALIAS_GET},
+    {TV_GET, "/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
+    {TV_HEAD, "/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
+    {TV_GET, "/{index}/_alias", tv_h_alias_get, P_ALIAS_GET},
+    {TV_GET, "/{index}/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
+    {TV_HEAD, "/{index}/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
+    {TV_PUT, "/{index}/_alias/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_POST, "/{index}/_alias/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/{index}/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_POST, "/{index}/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/{index}/_alias", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/{index}/_aliases", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_DELETE, "/{index}/_alias/{name}", tv_h_alias_delete, P_ALIAS_PUT},
+    {TV_DELETE, "/{index}/_aliases/{name}", tv_h_alias_delete, P_ALIAS_PUT},
+    {TV_PUT, "/{index}/_settings", tv_h_settings_put, P_SETTINGS_PUT},
+    {TV_PUT, "/_settings", tv_h_settings_put, P_SETTINGS_PUT},
+    {TV_GET, "/_settings/{name}", tv_h_settings_get, P_SETTINGS_GET},
+    {TV_GET, "/{index}/_settings/{name}", tv_h_settings_get, P_SETTINGS_GET},
+    {TV_GET, "/_stats", tv_h_stats, P_STATS},
+    {TV_GET, "/_stats/{metric}", tv_h_stats, P_STATS},
+    {TV_GET, "/{index}/_stats", tv_h_stats, P_STATS},
+    {TV_GET, "/{index}/_stats/{metric}", tv_h_stats, P_STATS},
+    {TV_POST, "/_flush", tv_h_flush, P_FLUSH},
+    {TV_GET, "/_flush", tv_h_flush, P_FLUSH},
+    {TV_POST, "/{index}/_flush", tv_h_flush, P_FLUSH},
+    {TV_GET, "/{index}/_flush", tv_h_flush, P_FLUSH},
+    {TV_POST, "/_forcemerge", tv_h_flush, P_FORCEMERGE},
+    {TV_POST, "/{index}/_forcemerge", tv_h_flush, P_FORCEMERGE},
+    {TV_POST, "/{index}/_open", tv_h_index_open, P_OPEN_CLOSE},
+    {TV_POST, "/{index}/_close", tv_h_index_close, P_OPEN_CLOSE},
+    {TV_GET, "/_cluster/health", tv_h_cluster_health, P_HEALTH},
+    {TV_GET, "/_cluster/health/{index}", tv_h_cluster_health, P_HEALTH},
+    {TV_GET, "/_cluster/settings", tv_h_cluster_settings_get,
+     P("cluster_manager_timeout", "flat_settings", "include_defaults", "master_timeout", "timeout", "local")},
+    {TV_PUT, "/_cluster/settings", tv_h_cluster_settings_put,
+     P("cluster_manager_timeout", "flat_settings", "master_timeout", "timeout")},
     {TV_GET, "/_cluster/state", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/indices", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/indices/{index}", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/aliases", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/count", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/health", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/indices", tv_h_cat_indices, P_CAT_INDICES},
+    {TV_GET, "/_cat/indices/{index}", tv_h_cat_indices, P_CAT_INDICES},
+    {TV_GET, "/_cat/aliases", tv_h_cat_aliases, P_CAT("expand_wildcards", "local")},
+    {TV_GET, "/_cat/aliases/{name}", tv_h_cat_aliases, P_CAT("expand_wildcards", "local")},
+    {TV_GET, "/_cat/count", tv_h_cat_count, P_CAT("local")},
+    {TV_GET, "/_cat/count/{index}", tv_h_cat_count, P_CAT("local")},
+    {TV_GET, "/_cat/health", tv_h_cat_health, P_CAT("local")},
     {TV_GET, "/_nodes", tv_h_unsupported, NULL},
     {TV_GET, "/_tasks/{task_id}", tv_h_unsupported, NULL},
-    {TV_GET, "/_index_template/{name}", tv_h_unsupported, NULL},
-    {TV_PUT, "/_index_template/{name}", tv_h_unsupported, NULL},
-    {TV_GET, "/_template/{name}", tv_h_unsupported, NULL},
-    {TV_PUT, "/_template/{name}", tv_h_unsupported, NULL},
+    {TV_GET, "/_index_template", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_GET, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_HEAD, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_PUT, "/_index_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
+    {TV_POST, "/_index_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
+    {TV_DELETE, "/_index_template/{name}", tv_h_template_delete, P_TEMPLATE_PUT},
+    {TV_GET, "/_template", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_GET, "/_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_HEAD, "/_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
+    {TV_PUT, "/_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
+    {TV_POST, "/_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
+    {TV_DELETE, "/_template/{name}", tv_h_template_delete, P_TEMPLATE_PUT},
     {TV_PUT, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_GET, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
@@ -605,6 +664,33 @@ static bool validate_params(tv_req *r, const route *rt, const char *const *pathp
     return false;
 }
 
+/* Single-document APIs name one index: an alias is replaced by its index
+ * (its write index for writes) and a closed index is refused before the
+ * handler runs, so handlers see a concrete name. */
+static bool single_target(tv_req *r, const route *rt) {
+    if (!r->p_index) return true;
+    bool write = rt->h == tv_h_doc_index || rt->h == tv_h_doc_create || rt->h == tv_h_doc_delete ||
+                 rt->h == tv_h_doc_update;
+    bool read = rt->h == tv_h_doc_get || rt->h == tv_h_source_get;
+    bool multi = rt->h == tv_h_bulk || rt->h == tv_h_mget;
+    if (!write && !read && !multi) return true;
+    if (multi) { /* a default index in the path: refuse it when closed */
+        if (tv_node_is_closed(r->node, r->p_index)) {
+            tv_index *idx = tv_node_get_index(r->node, r->p_index);
+            if (idx) {
+                tv_req_fail_closed(r, idx);
+                tv_index_release(idx);
+                return false;
+            }
+        }
+        return true;
+    }
+    const char *t = tv_node_single_target(r, r->p_index, write);
+    if (!t) return false;
+    r->p_index = t;
+    return true;
+}
+
 static void methods_list(tv_buf *b, const bool *allowed, const tv_method *order, size_t norder,
                          const char *sep) {
     for (size_t i = 0; i < norder; i++)
@@ -741,6 +827,12 @@ void tv_api_dispatch(tv_req *r) {
             r->p_id = v;
             pathparams[npp++] = "id";
         } else if (npp < 3) {
+            if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}")) {
+                if (r->p_name)
+                    r->p_name2 = v;
+                else
+                    r->p_name = v;
+            }
             pathparams[npp++] = tv_arena_strndup(&r->arena, ps[i].p + 1, ps[i].n - 2);
         }
     }
@@ -756,17 +848,13 @@ void tv_api_dispatch(tv_req *r) {
     if (rt->params && (!check_time_param(r, "timeout") || !check_time_param(r, "master_timeout") ||
                        !check_time_param(r, "cluster_manager_timeout")))
         return;
-    if (tv_req_param(r, "filter_path")) {
-        tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                    "trove does not support the [filter_path] parameter");
-        return;
-    }
     const char *fmt = tv_req_param(r, "format");
-    if (fmt && strcmp(fmt, "json") != 0) {
+    if (fmt && strcmp(fmt, "json") != 0 && strncmp(r->path, "/_cat/", 6) != 0) {
         tv_req_fail(r, 400, "unsupported_operation_exception", false,
                     "trove answers only in JSON: unsupported format [%s]", fmt);
         return;
     }
+    if (!single_target(r, rt)) return;
     rt->h(r);
 }
 

@@ -1,0 +1,463 @@
+/*
+ * h_cluster.c — GET /_cluster/health[/{index}] and GET|PUT
+ * /_cluster/settings.
+ *
+ * Health is computed as OpenSearch computes it on a single node: every
+ * index has number_of_shards active primaries; its replicas can never be
+ * assigned (a replica never shares a node with its primary), so they are
+ * unassigned and the index is yellow when number_of_replicas > 0, green
+ * otherwise. Closed indices are replicated since 7.2 and count like open
+ * ones. The cluster status is the worst index status; a named index that
+ * does not exist makes it red.
+ *
+ * wait_for_status and a named index that must exist are conditions: when
+ * they do not hold the handler polls (every 20 ms) until they do or the
+ * `timeout` (30s by default) passes, and then answers timed_out: true with
+ * 408 as OpenSearch. Polling was chosen over a condition variable: index
+ * creation happens in other handlers that know nothing about waiters, and a
+ * waiting health request is rare. The other wait_for_* conditions (nodes,
+ * active shards, no relocating/initializing shards, events) always hold on
+ * one node.
+ *
+ * Cluster settings are kept in the node as two flat JSON objects
+ * (persistent, transient); PUT merges the update (null or "prefix.*": null
+ * removes) and echoes what it set, GET prints them nested or flat.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "api.h"
+
+typedef enum { H_GREEN = 0, H_YELLOW, H_RED } hstatus;
+static const char *const hnames[] = {"green", "yellow", "red"};
+
+typedef struct ihealth {
+    const char *name;
+    int64_t shards, replicas;
+    hstatus st;
+} ihealth;
+
+typedef struct chealth {
+    hstatus st;
+    int64_t active_primary, active, unassigned;
+    ihealth *idx;
+    size_t n;
+    bool missing;
+} chealth;
+
+/* TimeValue in milliseconds ("30s", "100ms", "1m", "-1"); -2 when bad. */
+static int64_t parse_ms(const char *v) {
+    if (!v) return -2;
+    char *end;
+    double d = strtod(v, &end);
+    if (end == v) return -2;
+    static const struct {
+        const char *u;
+        double mul;
+    } units[] = {{"nanos", 1e-6}, {"micros", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
+    if (!*end) return d == -1 || d == 0 ? (int64_t)d : -2;
+    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++)
+        if (strcmp(end, units[i].u) == 0) return (int64_t)(d * units[i].mul);
+    return -2;
+}
+
+static bool compute(tv_req *r, const tv_resolve_opts *o, chealth *h) {
+    memset(h, 0, sizeof *h);
+    tv_index_list l;
+    if (r->p_index && *r->p_index) {
+        /* as OpenSearch: a missing index is a red cluster, not an error */
+        tv_resolve_opts strict = *o;
+        strict.ignore_unavailable = false;
+        if (!tv_node_resolve_ex(r, r->p_index, &strict, &l)) {
+            if (r->oom) return false;
+            h->missing = true;
+            tv_resolve_opts lenient = *o;
+            lenient.ignore_unavailable = true;
+            lenient.allow_no_indices = true;
+            if (!tv_node_resolve_ex(r, r->p_index, &lenient, &l)) return false;
+        }
+    } else if (!tv_node_resolve_ex(r, NULL, o, &l)) {
+        return false;
+    }
+    h->idx = l.len ? tv_arena_calloc(&r->arena, l.len, sizeof *h->idx) : NULL;
+    if (l.len && !h->idx) {
+        tv_index_list_release(&l);
+        return !(r->oom = true);
+    }
+    for (size_t i = 0; i < l.len; i++) {
+        tv_index *idx = l.items[i];
+        ihealth *ih = &h->idx[h->n++];
+        const char *nm = tv_index_name(idx);
+        ih->name = tv_arena_strndup(&r->arena, nm, strlen(nm));
+        tv_index_lock(idx);
+        tv_settings *s = tv_index_settings(idx);
+        ih->shards = s->number_of_shards ? s->number_of_shards : 1;
+        ih->replicas = s->number_of_replicas;
+        tv_index_unlock(idx);
+        ih->st = ih->replicas > 0 ? H_YELLOW : H_GREEN;
+        if (ih->st > h->st) h->st = ih->st;
+        h->active_primary += ih->shards;
+        h->active += ih->shards;
+        h->unassigned += ih->shards * ih->replicas;
+    }
+    tv_index_list_release(&l);
+    if (h->missing) h->st = H_RED;
+    return true;
+}
+
+static void write_index_health(tv_jw *w, const ihealth *ih, bool shards) {
+    tv_jw_keyz(w, ih->name);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "status");
+    tv_jw_strz(w, hnames[ih->st]);
+    tv_jw_keyz(w, "number_of_shards");
+    tv_jw_int(w, ih->shards);
+    tv_jw_keyz(w, "number_of_replicas");
+    tv_jw_int(w, ih->replicas);
+    tv_jw_keyz(w, "active_primary_shards");
+    tv_jw_int(w, ih->shards);
+    tv_jw_keyz(w, "active_shards");
+    tv_jw_int(w, ih->shards);
+    tv_jw_keyz(w, "relocating_shards");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "initializing_shards");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "unassigned_shards");
+    tv_jw_int(w, ih->shards * ih->replicas);
+    if (shards) {
+        tv_jw_keyz(w, "shards");
+        tv_jw_obj_begin(w);
+        for (int64_t s = 0; s < ih->shards; s++) {
+            char k[24];
+            snprintf(k, sizeof k, "%lld", (long long)s);
+            tv_jw_keyz(w, k);
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "status");
+            tv_jw_strz(w, hnames[ih->st]);
+            tv_jw_keyz(w, "primary_active");
+            tv_jw_bool(w, true);
+            tv_jw_keyz(w, "active_shards");
+            tv_jw_int(w, 1);
+            tv_jw_keyz(w, "relocating_shards");
+            tv_jw_int(w, 0);
+            tv_jw_keyz(w, "initializing_shards");
+            tv_jw_int(w, 0);
+            tv_jw_keyz(w, "unassigned_shards");
+            tv_jw_int(w, ih->replicas);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_obj_end(w);
+    }
+    tv_jw_obj_end(w);
+}
+
+static bool parse_status(tv_req *r, const char *v, int *out) {
+    *out = -1;
+    if (!v) return true;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(v, hnames[i]) == 0 || (strlen(v) == strlen(hnames[i]) && strncasecmp(v, hnames[i], 6) == 0)) {
+            *out = i;
+            return true;
+        }
+    return tv_req_fail(r, 400, "illegal_argument_exception", false, "unknown cluster health status [%s]", v);
+}
+
+void tv_h_cluster_health(tv_req *r) {
+    tv_resolve_opts o = {.ignore_unavailable = true,
+                         .allow_no_indices = true,
+                         .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN};
+    if (!tv_resolve_opts_parse(r, &o)) return;
+    int want;
+    if (!parse_status(r, tv_req_param(r, "wait_for_status"), &want)) return;
+    bool local, human;
+    if (!tv_req_param_bool(r, "local", false, &local)) return;
+    if (!tv_req_param_bool(r, "human", false, &human)) return;
+    const char *level = tv_req_param(r, "level");
+    if (!level) level = "cluster";
+    if (strcmp(level, "cluster") && strcmp(level, "indices") && strcmp(level, "shards") &&
+        strcmp(level, "awareness_attributes")) {
+        tv_req_fail(r, 400, "illegal_argument_exception", false,
+                    "No enum constant org.opensearch.action.admin.cluster.health.ClusterHealthRequest.Level.%s",
+                    level);
+        return;
+    }
+    const char *to = tv_req_param(r, "timeout");
+    int64_t timeout = to ? parse_ms(to) : 30000;
+    if (timeout < 0) timeout = 0;
+    int64_t deadline = tv_now_ms() + timeout;
+    chealth h;
+    bool timed_out = false;
+    for (;;) {
+        if (!compute(r, &o, &h)) return;
+        bool ok = !h.missing && (want < 0 || (int)h.st <= want);
+        if (ok) break;
+        if (tv_now_ms() >= deadline) {
+            timed_out = true;
+            break;
+        }
+        struct timespec ts = {0, 20 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    int64_t total = h.active + h.unassigned;
+    double pct = total == 0 ? 100.0 : (double)h.active / (double)total * 100.0;
+    tv_jw *w = tv_req_json(r, timed_out ? 408 : 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "cluster_name");
+    tv_jw_strz(w, r->node->cluster_name);
+    tv_jw_keyz(w, "status");
+    tv_jw_strz(w, hnames[h.st]);
+    tv_jw_keyz(w, "timed_out");
+    tv_jw_bool(w, timed_out);
+    tv_jw_keyz(w, "number_of_nodes");
+    tv_jw_int(w, 1);
+    tv_jw_keyz(w, "number_of_data_nodes");
+    tv_jw_int(w, 1);
+    tv_jw_keyz(w, "discovered_master");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "discovered_cluster_manager");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "active_primary_shards");
+    tv_jw_int(w, h.active_primary);
+    tv_jw_keyz(w, "active_shards");
+    tv_jw_int(w, h.active);
+    tv_jw_keyz(w, "relocating_shards");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "initializing_shards");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "unassigned_shards");
+    tv_jw_int(w, h.unassigned);
+    tv_jw_keyz(w, "delayed_unassigned_shards");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "number_of_pending_tasks");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "number_of_in_flight_fetch");
+    tv_jw_int(w, 0);
+    if (human) {
+        tv_jw_keyz(w, "task_max_waiting_in_queue");
+        tv_jw_strz(w, "0s");
+    }
+    tv_jw_keyz(w, "task_max_waiting_in_queue_millis");
+    tv_jw_int(w, 0);
+    if (human) {
+        char s[64];
+        snprintf(s, sizeof s, "%.1f%%", pct); /* XContentBuilder.percentageField */
+        tv_jw_keyz(w, "active_shards_percent");
+        tv_jw_strz(w, s);
+    }
+    tv_jw_keyz(w, "active_shards_percent_as_number");
+    tv_jw_double(w, pct);
+    if (strcmp(level, "indices") == 0 || strcmp(level, "shards") == 0) {
+        tv_jw_keyz(w, "indices");
+        tv_jw_obj_begin(w);
+        for (size_t i = 0; i < h.n; i++) write_index_health(w, &h.idx[i], strcmp(level, "shards") == 0);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_obj_end(w);
+}
+
+/* --------------------------------------------------- cluster settings */
+
+static const char *const known_prefixes[] = {
+    "cluster.",  "indices.", "search.",   "action.",  "logger.",     "script.",     "http.",  "transport.",
+    "thread_pool.", "node.", "plugins.",  "network.", "discovery.",  "gateway.",    "bootstrap.", "path.",
+    "opensearch.", "ingest.", "persistent_task.", "snapshot.", "repositories.", "monitor.", "index.", NULL};
+
+static bool setting_known(const char *k) {
+    for (size_t i = 0; known_prefixes[i]; i++)
+        if (strncmp(k, known_prefixes[i], strlen(known_prefixes[i])) == 0) return true;
+    return false;
+}
+
+/* Current settings of one kind as kv (arena). Caller holds the lock. */
+static bool load_kind(tv_req *r, const char *text, tv_kv **kv, size_t *n) {
+    *kv = NULL;
+    *n = 0;
+    if (!text) return true;
+    tv_json *j = NULL;
+    if (tv_json_parse(&r->arena, text, strlen(text), &j, NULL) != TROVE_OK) return !(r->oom = true);
+    return tv_flatten_settings(&r->arena, j, false, kv, n) || !(r->oom = true);
+}
+
+static void write_kind(tv_req *r, tv_jw *w, const char *name, const tv_kv *kv, size_t n, bool flat) {
+    tv_jw_keyz(w, name);
+    tv_json *j = tv_kv_to_json(&r->arena, kv, n, flat);
+    if (!j) {
+        r->oom = true;
+        tv_jw_obj_begin(w);
+        tv_jw_obj_end(w);
+        return;
+    }
+    tv_jw_value(w, j);
+}
+
+void tv_h_cluster_settings_get(tv_req *r) {
+    bool flat, defaults;
+    if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
+    if (!tv_req_param_bool(r, "include_defaults", false, &defaults)) return;
+    tv_kv *p, *t;
+    size_t np, nt;
+    pthread_rwlock_rdlock(&r->node->lock);
+    bool ok = load_kind(r, r->node->cluster_persistent, &p, &np) && load_kind(r, r->node->cluster_transient, &t, &nt);
+    pthread_rwlock_unlock(&r->node->lock);
+    if (!ok) return;
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    write_kind(r, w, "persistent", p, np, flat);
+    write_kind(r, w, "transient", t, nt, flat);
+    if (defaults) {
+        tv_kv d[2];
+        tv_json *cn = tv_arena_calloc(&r->arena, 2, sizeof *cn);
+        if (!cn) {
+            r->oom = true;
+            return;
+        }
+        cn[0].type = cn[1].type = TV_JSON_STRING;
+        cn[0].v.s = r->node->cluster_name;
+        cn[0].len = (uint32_t)strlen(r->node->cluster_name);
+        cn[1].v.s = r->node->node_name;
+        cn[1].len = (uint32_t)strlen(r->node->node_name);
+        d[0].key = "cluster.name";
+        d[0].val = &cn[0];
+        d[1].key = "node.name";
+        d[1].val = &cn[1];
+        write_kind(r, w, "defaults", d, 2, flat);
+    }
+    tv_jw_obj_end(w);
+}
+
+/* Applies updates to cur (kv) into a new list; null removes, "x.*": null
+ * removes every key under x. */
+static bool apply_updates(tv_req *r, const tv_kv *cur, size_t ncur, const tv_kv *up, size_t nup, tv_kv **out,
+                          size_t *nout) {
+    tv_kv *res = tv_arena_calloc(&r->arena, ncur + nup + 1, sizeof *res);
+    if (!res) return !(r->oom = true);
+    size_t n = 0;
+    for (size_t i = 0; i < ncur; i++) {
+        bool drop = false;
+        for (size_t j = 0; j < nup && !drop; j++) {
+            if (strcmp(up[j].key, cur[i].key) == 0) drop = true;
+            if (!up[j].val && strchr(up[j].key, '*') && tv_simple_match(up[j].key, cur[i].key, strlen(cur[i].key)))
+                drop = true;
+        }
+        if (!drop) res[n++] = cur[i];
+    }
+    for (size_t j = 0; j < nup; j++)
+        if (up[j].val) res[n++] = up[j];
+    /* sort */
+    for (size_t i = 1; i < n; i++) {
+        tv_kv x = res[i];
+        size_t k = i;
+        while (k > 0 && strcmp(res[k - 1].key, x.key) > 0) {
+            res[k] = res[k - 1];
+            k--;
+        }
+        res[k] = x;
+    }
+    *out = res;
+    *nout = n;
+    return true;
+}
+
+static char *kv_text(tv_req *r, const tv_kv *kv, size_t n) {
+    if (n == 0) return NULL;
+    tv_json *j = tv_kv_to_json(&r->arena, kv, n, true);
+    if (!j) {
+        r->oom = true;
+        return NULL;
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_value(&w, j);
+    char *s = b.oom ? NULL : tv_strndup(b.data, b.len);
+    tv_buf_fini(&b);
+    if (!s) r->oom = true;
+    return s;
+}
+
+void tv_h_cluster_settings_put(tv_req *r) {
+    bool flat;
+    if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
+    if (!r->body_len) {
+        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        return;
+    }
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
+    if (!body) return;
+    if (body->type != TV_JSON_OBJECT) {
+        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return;
+    }
+    const tv_json *pj = NULL, *tj = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        if (strcmp(m->key, "persistent") == 0)
+            pj = &m->val;
+        else if (strcmp(m->key, "transient") == 0)
+            tj = &m->val;
+        else {
+            tv_req_fail(r, 400, "illegal_argument_exception", false,
+                        "[cluster_update_settings_request] unknown field [%s]", m->key);
+            return;
+        }
+    }
+    tv_kv *pu, *tu;
+    size_t npu, ntu;
+    if (!tv_flatten_settings(&r->arena, pj, false, &pu, &npu) ||
+        !tv_flatten_settings(&r->arena, tj, false, &tu, &ntu)) {
+        r->oom = true;
+        return;
+    }
+    if (npu + ntu == 0) {
+        tv_req_fail(r, 400, "action_request_validation_exception", true,
+                    "Validation Failed: 1: no settings to update;");
+        return;
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        const tv_kv *u = kind ? tu : pu;
+        size_t n = kind ? ntu : npu;
+        for (size_t i = 0; i < n; i++)
+            if (!setting_known(u[i].key) && !(u[i].val == NULL && strchr(u[i].key, '*'))) {
+                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s setting [%s], not recognized",
+                            kind ? "transient" : "persistent", u[i].key);
+                return;
+            }
+    }
+    pthread_rwlock_wrlock(&r->node->lock);
+    tv_kv *pc, *tc, *pn, *tn;
+    size_t npc, ntc, npn, ntn;
+    bool ok = load_kind(r, r->node->cluster_persistent, &pc, &npc) && load_kind(r, r->node->cluster_transient, &tc, &ntc) &&
+              apply_updates(r, pc, npc, pu, npu, &pn, &npn) && apply_updates(r, tc, ntc, tu, ntu, &tn, &ntn);
+    if (ok) {
+        char *ps = kv_text(r, pn, npn), *ts = kv_text(r, tn, ntn);
+        if (r->oom) {
+            tv_free(ps);
+            tv_free(ts);
+        } else {
+            tv_free(r->node->cluster_persistent);
+            tv_free(r->node->cluster_transient);
+            r->node->cluster_persistent = ps;
+            r->node->cluster_transient = ts;
+        }
+    }
+    pthread_rwlock_unlock(&r->node->lock);
+    if (r->oom) return;
+    /* echo what was set (removals are not shown) */
+    size_t k = 0;
+    for (size_t i = 0; i < npu; i++)
+        if (pu[i].val) pu[k++] = pu[i];
+    npu = k;
+    k = 0;
+    for (size_t i = 0; i < ntu; i++)
+        if (tu[i].val) tu[k++] = tu[i];
+    ntu = k;
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "acknowledged");
+    tv_jw_bool(w, true);
+    write_kind(r, w, "persistent", pu, npu, flat);
+    write_kind(r, w, "transient", tu, ntu, flat);
+    tv_jw_obj_end(w);
+}
