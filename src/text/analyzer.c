@@ -430,7 +430,7 @@ static int stemmer_language(const char *l, size_t n, bool *possessive, bool *min
 }
 
 static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, tv_error *err) {
-    size_t tn;
+    size_t tn = 0;
     const char *type = setting_str(c, "type", &tn);
     memset(d, 0, sizeof *d);
     if (!type)
@@ -515,7 +515,7 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
 }
 
 static tv_status build_tokenizer(const comp *c, tv_tokenizer_def *d, tv_error *err) {
-    size_t tn;
+    size_t tn = 0;
     const char *type = setting_str(c, "type", &tn);
     if (!type)
         return tv_error_set(err, TROVE_EARG,
@@ -567,7 +567,7 @@ static const tv_tokenizer_def *find_tok(const tv_analysis *a, const char *n, siz
 }
 
 static tv_status build_analyzer(tv_analysis *a, const comp *c, tv_error *err) {
-    size_t tn, kn;
+    size_t tn = 0, kn = 0;
     const char *type = setting_str(c, "type", &tn);
     const char *tokname = setting_str(c, "tokenizer", &kn);
     tv_tokenizer_def tok = {TV_TK_STANDARD, 255};
