@@ -54,6 +54,8 @@ static const char *const os_types[] = {
     "timeout_exception",
     "content_too_long_exception",
     "corrupt_index_exception",
+    "fetch_phase_execution_exception",
+    "search_exception",
     "exception",
 };
 
@@ -207,6 +209,32 @@ tv_api_err *tv_api_err_no_index(tv_req *r, const char *name) {
     return e;
 }
 
+/* ---- tv_error's type overrides and deeper cause levels (err->type,
+ * err->cause_type, err->more[]): exceptions without a status of their own
+ * (input_coercion_exception, date_time_parse_exception as a third cause,
+ * ...) keep OpenSearch's names and nesting. */
+static const char *err_type_override(tv_req *r, const char *type) {
+    const char *t = tv_arena_strndup(&r->arena, type, strlen(type));
+    if (!t) r->oom = true;
+    return t ? t : "exception";
+}
+
+static void err_more_causes(tv_req *r, const tv_error *err, tv_api_err *parent) {
+    for (int i = 0; i < TV_ERROR_MORE_CAUSES && err->more[i].code != TROVE_OK; i++) {
+        tv_api_err *c = err_new(r);
+        if (!c) return;
+        const tv_error_level *m = &err->more[i];
+        c->type = m->type[0] ? err_type_override(r, m->type) : trove_status_type(m->code);
+        if (!c->type[0]) c->type = "exception";
+        c->reason = tv_arena_strndup(&r->arena, m->reason, strlen(m->reason));
+        if (!c->reason) r->oom = true;
+        c->os = tv_api_type_is_os(c->type);
+        c->status = trove_status_http(m->code);
+        parent->cause = c;
+        parent = c;
+    }
+}
+
 tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
     tv_api_err *e = err_new(r);
     if (!e) return NULL;
@@ -214,6 +242,7 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
     if (code == TROVE_OK) code = TROVE_EINTERNAL;
     e->type = trove_status_type(code);
     if (!e->type[0]) e->type = "exception";
+    if (err->type[0]) e->type = err_type_override(r, err->type);
     e->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
     if (!e->reason) r->oom = true;
     e->status = trove_status_http(code);
@@ -223,7 +252,10 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
         e->col = err->col;
     }
     const char *iname = err->index;
-    if (e->os && iname[0]) {
+    /* SearchException and its subclasses keep their shard target but print no metadata */
+    bool no_meta = err->type[0] && (strcmp(err->type, "search_exception") == 0 ||
+                                     strcmp(err->type, "fetch_phase_execution_exception") == 0);
+    if (e->os && iname[0] && !no_meta) {
         const char *uuid = "_na_";
         if (idx && strcmp(tv_index_name(idx), iname) == 0) uuid = tv_index_uuid(idx);
         char *iname_c = tv_arena_strndup(&r->arena, iname, strlen(iname));
@@ -257,9 +289,11 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
         if (!c->type[0]) c->type = "exception";
         c->reason = tv_arena_strndup(&r->arena, err->cause_reason, strlen(err->cause_reason));
         if (!c->reason) r->oom = true;
+        if (err->cause_type[0]) c->type = err_type_override(r, err->cause_type);
         c->os = tv_api_type_is_os(c->type);
         c->status = trove_status_http(err->cause_code);
         e->cause = c;
+        err_more_causes(r, err, c);
     }
     if (code == TROVE_ENOMEM) e->status = 500;
     return e;

@@ -133,25 +133,158 @@ bool tv_dsl_scalar_text(const tv_json *v, const char **s, size_t *len) {
     }
 }
 
-/* A float parameter (boost, tie_breaker, ...): numbers, or strings that
- * parse as numbers (Jackson's coercion). */
-tv_status tv_dsl_float(tv_dsl *d, const char *qname, const char *key, const tv_json *v,
-                       float *out) {
-    if (tv_json_is_number(v)) { *out = (float)tv_json_as_double(v); return TROVE_OK; }
-    if (v->type == TV_JSON_STRING) {
-        char *end = NULL;
-        double x = strtod(v->v.s, &end);
-        if (v->len > 0 && end == v->v.s + v->len) { *out = (float)x; return TROVE_OK; }
-    }
-    return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] failed to parse field [%s]", qname, key);
+/* ------------------------------------------- numbers as Java reads them
+ *
+ * OpenSearch's hand-written builders read numbers with XContentParser's
+ * intValue() / floatValue(): a JSON number converts as Jackson does (a
+ * fraction truncates toward zero; an int out of range is Jackson's
+ * input_coercion_exception), a string goes through Java's
+ * Double.parseDouble / Float.parseFloat (failure: number_format_exception
+ * "For input string: \"x\"", or "empty String"), and a boolean or null is
+ * Jackson's "Current token (...) not numeric" json_parse_exception. */
+
+#define JACKSON_AT "\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); line: %u, column: %u]"
+
+/* Jackson's current location after a scalar token at off (len bytes). */
+static void after_token(const tv_dsl *d, uint32_t off, size_t len, uint32_t *line, uint32_t *col) {
+    *line = 1;
+    *col = (uint32_t)(off + len + 1);
+    if (d->src && off + len <= d->src_len) tv_json_linecol(d->src, d->src_len, off + len, line, col);
 }
 
+static size_t token_len(const tv_json *v) {
+    switch (v->type) {
+    case TV_JSON_TRUE: return 4;
+    case TV_JSON_FALSE: return 5;
+    case TV_JSON_NULL: return 4;
+    default: return v->raw ? v->raw_len : 0;
+    }
+}
+
+static tv_status not_numeric(tv_dsl *d, const tv_json *v) {
+    const char *tok = v->type == TV_JSON_TRUE ? "VALUE_TRUE" : v->type == TV_JSON_FALSE ? "VALUE_FALSE"
+                      : v->type == TV_JSON_NULL ? "VALUE_NULL" : tv_dsl_token_name(v);
+    uint32_t line, col;
+    after_token(d, v->off, token_len(v), &line, &col);
+    tv_error_set(d->err, TROVE_EJSON, "Current token (%s) not numeric, can not use numeric value accessors" JACKSON_AT,
+                 tok, line, col);
+    return TROVE_EJSON;
+}
+
+static tv_status int_overflow(tv_dsl *d, const tv_json *v) {
+    const char *s = v->raw ? v->raw : "?";
+    size_t n = v->raw ? v->raw_len : 1;
+    uint32_t line, col;
+    after_token(d, v->off, token_len(v), &line, &col);
+    tv_error_set(d->err, TROVE_EARG, "Numeric value (%.*s) out of range of int (-2147483648 - 2147483647)" JACKSON_AT,
+                 (int)TV_MIN(n, 200), s, line, col);
+    if (d->err) snprintf(d->err->type, sizeof d->err->type, "input_coercion_exception");
+    return TROVE_EARG;
+}
+
+static bool jtrim(const char **s, size_t *n) {
+    while (*n && (unsigned char)(*s)[0] <= ' ') { (*s)++; (*n)--; }
+    while (*n && (unsigned char)(*s)[*n - 1] <= ' ') (*n)--;
+    return *n > 0;
+}
+
+static bool java_num(const char *s, size_t n, bool as_float, double *out) {
+    if (!jtrim(&s, &n) || n > 380) return false;
+    size_t i = 0;
+    if (s[i] == '+' || s[i] == '-') i++;
+    bool neg = s[0] == '-';
+    if (n - i == 3 && memcmp(s + i, "NaN", 3) == 0) { *out = NAN; return true; }
+    if (n - i == 8 && memcmp(s + i, "Infinity", 8) == 0) { *out = neg ? -INFINITY : INFINITY; return true; }
+    size_t digits = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; digits++; }
+    }
+    if (!digits) return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t ed = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { i++; ed++; }
+        if (!ed) return false;
+    }
+    size_t num_end = i;
+    if (i < n && (s[i] == 'f' || s[i] == 'F' || s[i] == 'd' || s[i] == 'D')) i++;
+    if (i != n) return false;
+    char buf[400];
+    memcpy(buf, s, num_end);
+    buf[num_end] = '\0';
+    /* Float.parseFloat rounds the decimal once, straight to float */
+    *out = as_float ? (double)strtof(buf, NULL) : strtod(buf, NULL);
+    return true;
+}
+
+bool tv_java_parse_double(const char *s, size_t n, double *out) { return java_num(s, n, false, out); }
+
+tv_status tv_dsl_nfe(tv_dsl *d, const char *s, size_t n) {
+    if (!jtrim(&s, &n)) return tv_error_set(d->err, TROVE_ENUMBERFORMAT, "empty String");
+    return tv_error_set(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)TV_MIN(n, 300), s);
+}
+
+tv_status tv_dsl_java_int(tv_dsl *d, const tv_json *v, int32_t *out) {
+    switch (v->type) {
+    case TV_JSON_INT:
+        if (v->v.i < INT32_MIN || v->v.i > INT32_MAX) return int_overflow(d, v);
+        *out = (int32_t)v->v.i;
+        return TROVE_OK;
+    case TV_JSON_UINT:
+        return int_overflow(d, v);
+    case TV_JSON_DOUBLE:
+        if (!(v->v.d >= (double)INT32_MIN && v->v.d <= (double)INT32_MAX)) return int_overflow(d, v);
+        *out = (int32_t)v->v.d;
+        return TROVE_OK;
+    case TV_JSON_STRING: {
+        double x;
+        if (!tv_java_parse_double(v->v.s, v->len, &x)) return tv_dsl_nfe(d, v->v.s, v->len);
+        if (x < (double)INT32_MIN || x > (double)INT32_MAX)
+            return tv_error_set(d->err, TROVE_EARG, "Value [%.*s] is out of range for an integer", (int)TV_MIN(v->len, 300u), v->v.s);
+        *out = x != x ? 0 : (int32_t)x;
+        return TROVE_OK;
+    }
+    case TV_JSON_TRUE:
+    case TV_JSON_FALSE:
+    case TV_JSON_NULL:
+        return not_numeric(d, v);
+    default:
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unexpected token [%s]", tv_dsl_token_name(v));
+    }
+}
+
+tv_status tv_dsl_java_float(tv_dsl *d, const tv_json *v, float *out) {
+    if (tv_json_is_number(v)) { *out = (float)tv_json_as_double(v); return TROVE_OK; }
+    if (v->type == TV_JSON_STRING) {
+        double x;
+        if (!java_num(v->v.s, v->len, true, &x)) return tv_dsl_nfe(d, v->v.s, v->len);
+        *out = (float)x;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE || v->type == TV_JSON_NULL) return not_numeric(d, v);
+    return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unexpected token [%s]", tv_dsl_token_name(v));
+}
+
+/* A float parameter of a hand-written builder (boost, tie_breaker, ...). */
+tv_status tv_dsl_float(tv_dsl *d, const char *qname, const char *key, const tv_json *v,
+                       float *out) {
+    (void)qname;
+    (void)key;
+    return tv_dsl_java_float(d, v, out);
+}
+
+/* An int parameter of a hand-written builder (slop, max_expansions, ...). */
 tv_status tv_dsl_int(tv_dsl *d, const char *qname, const char *key, const tv_json *v,
                      int64_t *out) {
-    if (v->type == TV_JSON_INT) { *out = v->v.i; return TROVE_OK; }
-    if (v->type == TV_JSON_DOUBLE) { *out = (int64_t)v->v.d; return TROVE_OK; }
-    if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, out)) return TROVE_OK;
-    return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] failed to parse field [%s]", qname, key);
+    (void)qname;
+    (void)key;
+    int32_t x;
+    tv_status st = tv_dsl_java_int(d, v, &x);
+    if (!st) *out = x;
+    return st;
 }
 
 tv_status tv_dsl_bool(tv_dsl *d, const char *qname, const char *key, const tv_json *v, bool *out) {
@@ -237,8 +370,17 @@ tv_status tv_dsl_msm(tv_dsl *d, const tv_json *v, int32_t n, int32_t *out) {
     if (!tv_dsl_scalar_text(v, &s, &len) || v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE)
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "[minimum_should_match] must be a string or number");
     if (!tv_min_should_match(n, s, len, out)) {
-        return tv_dsl_error(d, TROVE_ENUMBERFORMAT, v->off, "For input string: \"%.*s\"",
-                            (int)TV_MIN(len, 200), s);
+        /* Queries.calculateMinShouldMatch runs in toQuery on the shard:
+         * QueryShardContext wraps its NumberFormatException. Integer.parseInt
+         * names what it parsed: the trimmed spec, without a trailing '%'. */
+        const char *b = s;
+        size_t bl = len;
+        while (bl && (unsigned char)b[0] <= ' ') { b++; bl--; }
+        while (bl && (unsigned char)b[bl - 1] <= ' ') bl--;
+        if (!memchr(b, '<', bl) && bl && b[bl - 1] == '%') bl--;
+        tv_error_set(d->err, TROVE_EQUERYSHARD, "failed to create query: For input string: \"%.*s\"",
+                     (int)TV_MIN(bl, 200), b);
+        return tv_error_cause(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)TV_MIN(bl, 200), b);
     }
     return TROVE_OK;
 }

@@ -15,6 +15,15 @@ bool tv_dsl_scalar_text(const tv_json *v, const char **s, size_t *len);
 tv_status tv_dsl_float(tv_dsl *d, const char *qname, const char *key, const tv_json *v, float *out);
 tv_status tv_dsl_int(tv_dsl *d, const char *qname, const char *key, const tv_json *v, int64_t *out);
 tv_status tv_dsl_bool(tv_dsl *d, const char *qname, const char *key, const tv_json *v, bool *out);
+/* XContentParser.intValue() / floatValue() as OpenSearch's hand-written
+ * builders call them (Jackson conversions, Java string parsing, Jackson's
+ * and Java's exceptions). */
+tv_status tv_dsl_java_int(tv_dsl *d, const tv_json *v, int32_t *out);
+tv_status tv_dsl_java_float(tv_dsl *d, const tv_json *v, float *out);
+/* Java's Double.parseDouble (after String.trim); false: NumberFormatException. */
+bool tv_java_parse_double(const char *s, size_t n, double *out);
+/* number_format_exception as Double.parseDouble words it for s. */
+tv_status tv_dsl_nfe(tv_dsl *d, const char *s, size_t n);
 tv_status tv_dsl_msm(tv_dsl *d, const tv_json *v, int32_t n, int32_t *out);
 tv_status tv_dsl_parse_filter(tv_dsl *d, const tv_json *q, tv_query **out);
 tv_query *tv_q_bool(tv_dsl *d, tv_query **must, uint32_t nmust, tv_query **should,

@@ -108,6 +108,31 @@ static tv_status date_of(tv_dsl *d, const tv_field *f, const tv_json *v, const c
     if (st && d->err) {
         d->err->pos = v->off;
         if (d->err->code == TROVE_OK) d->err->code = st;
+        tv_error *e = d->err;
+        if (e->code == TROVE_EARG && strncmp(e->reason, "failed to parse date field [", 28) == 0) {
+            /* DateFieldType.parseToLong on the shard: JavaDateMathParser
+             * wraps the formatter's IllegalArgumentException in an
+             * OpenSearchParseException "...: [<its message>]", which
+             * QueryShardContext.toQuery wraps in a query_shard_exception */
+            tv_error in = *e;
+            char inner[1100];
+            snprintf(inner, sizeof inner, "%s", in.reason);
+            const char *fe = strstr(inner, "] with format [");
+            size_t vl = fe ? (size_t)(fe - (inner + 28)) : 0;
+            const char *fmt_s = fe ? fe + 15 : "";
+            size_t fl = strlen(fmt_s);
+            if (fl && fmt_s[fl - 1] == ']') fl--;
+            char pe[1100];
+            snprintf(pe, sizeof pe, "failed to parse date field [%.*s] with format [%.*s]: [%s]", (int)vl, inner + 28,
+                     (int)fl, fmt_s, inner);
+            tv_error_set(e, TROVE_EQUERYSHARD, "failed to create query: %s", pe);
+            tv_error_cause(e, TROVE_EPARSEEXC, "%s", pe);
+            tv_error_cause_add(e, TROVE_EARG, NULL, "%s", inner);
+            if (in.cause_code != TROVE_OK)
+                tv_error_cause_add(e, in.cause_code, in.cause_type[0] ? in.cause_type : NULL, "%s", in.cause_reason);
+            e->pos = v->off;
+            st = TROVE_EQUERYSHARD;
+        }
     }
     return st;
 }
@@ -242,6 +267,9 @@ static void mark_numeric(tv_query *q, const tv_field *f) {
 
 /* ------------------------------------------------------------------ term */
 
+static tv_status terms_to_set(tv_dsl *d, const tv_field *f, uint32_t field_id, const tv_json *arr,
+                              tv_query **out);
+
 tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_json_member *fm = NULL;
     float boost = 1.0f;
@@ -277,6 +305,19 @@ tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q;
     tv_status st;
+    if (!f && tv_streq(fm->key, fm->key_len, "_id") && !ci) {
+        /* IdFieldMapper.termQuery is termsQuery of one id: a constant-score
+         * TermInSetQuery over the reserved _id terms of every segment */
+        tv_json one = {0};
+        one.type = TV_JSON_ARRAY;
+        one.len = 1;
+        one.v.items = (tv_json *)value;
+        st = terms_to_set(d, NULL, TV_FIELD_ID, &one, &q);
+        if (st) return st;
+        apply_boost(q, boost);
+        *out = q;
+        return TROVE_OK;
+    }
     if (ci && f && (f->type == TV_FT_KEYWORD || f->type == TV_FT_TEXT)) {
         const char *s;
         size_t n;
@@ -373,7 +414,10 @@ tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q = NULL;
     tv_status st;
-    if (!f || f->type == TV_FT_OBJECT) {
+    if (!f && tv_streq(fm->key, fm->key_len, "_id")) {
+        st = terms_to_set(d, NULL, TV_FIELD_ID, &fm->val, &q);
+        if (st) return st;
+    } else if (!f || f->type == TV_FT_OBJECT) {
         q = none(d);
         if (!q) return oom(d);
     } else if (f->type == TV_FT_KEYWORD || f->type == TV_FT_TEXT) {
@@ -543,7 +587,8 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
                 const tv_analyzer *a = tv_analyzer_builtin(an, al);
                 /* index analyzers come through the mapping's analysis; the
                  * mapping header exposes only built-ins and field analyzers */
-                if (!a) return tv_dsl_error(d, TROVE_EARG, v->off, "analyzer [%.*s] not found", (int)al, an);
+                if (!a) /* checked by doToQuery on the shard */
+                    return tv_error_set(d->err, TROVE_EQUERYSHARD, "[%s] analyzer [%.*s] not found", qname, (int)al, an);
                 o.analyzer = a;
             } else if (tv_streq(k, kl, "boost")) st = tv_dsl_float(d, qname, "boost", v, &o.boost);
             else if (tv_streq(k, kl, "_name")) ;
@@ -697,7 +742,8 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
             size_t al;
             tv_dsl_scalar_text(v, &an, &al);
             o.analyzer = tv_analyzer_builtin(an, al);
-            if (!o.analyzer) return tv_dsl_error(d, TROVE_EARG, v->off, "analyzer [%.*s] not found", (int)al, an);
+            if (!o.analyzer)
+                return tv_error_set(d->err, TROVE_EQUERYSHARD, "[multi_match] analyzer [%.*s] not found", (int)al, an);
         } else if (tv_streq(k, kl, "boost")) st = tv_dsl_float(d, "multi_match", "boost", v, &o.boost);
         else if (tv_streq(k, kl, "operator")) {
             const char *op;
@@ -752,7 +798,9 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
         else if (tv_streq(t, tl, "phrase_prefix")) mt = MT_PHRASE_PREFIX;
         else if (tv_streq(t, tl, "cross_fields") || tv_streq(t, tl, "bool_prefix"))
             return tv_dsl_error(d, TROVE_EUNSUPPORTED, typev->off, "[multi_match] type [%.*s] is not supported by trove", (int)tl, t);
-        else return tv_dsl_error(d, TROVE_EPARSE, typev->off, "[multi_match] query does not support type %.*s", (int)tl, t);
+        else /* MultiMatchQueryBuilder.Type.parse: OpenSearchParseException */
+            return tv_error_set(d->err, TROVE_EPARSEEXC, "failed to parse [multi_match] query type [%.*s]. unknown type.",
+                                (int)tl, t);
     }
     fboost *fs = NULL;
     uint32_t nf = 0, cap = 0;

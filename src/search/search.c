@@ -26,6 +26,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "index/date.h"
 #include "search/dsl_int.h"
@@ -41,8 +42,12 @@ void tv_search_params_init(tv_search_params *p) {
 
 typedef enum { SK_SCORE, SK_DOC, SK_FIELD } sort_kind;
 
+/* MultiValueMode; MODE_DEFAULT: min ascending, max descending */
+typedef enum { MODE_DEFAULT, MODE_MIN, MODE_MAX, MODE_SUM, MODE_AVG, MODE_MEDIAN } sort_mode;
+
 typedef struct sort_spec {
     sort_kind kind;
+    sort_mode mode;
     bool desc;
     bool missing_first;
     const char *field;
@@ -72,6 +77,9 @@ typedef struct req {
     const char **dv_fields;
     size_t ndv;
     bool stored_none;
+    bool src_explicit;   /* _source given in the body or the URL */
+    const char **stored; /* stored_fields names (not _none_) */
+    size_t nstored;
     bool version, seq_no;
     int64_t terminate_after;
 } req;
@@ -126,8 +134,15 @@ static tv_status parse_sort_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
                 else return tv_dsl_error(d, TROVE_EUNSUPPORTED, o->off, "[sort] missing values other than _first/_last are not supported by trove");
             } else if (tv_streq(m->key, m->key_len, "unmapped_type") && o->type == TV_JSON_STRING) {
                 s.unmapped_type = o->v.s;
-            } else if (tv_streq(m->key, m->key_len, "mode") || tv_streq(m->key, m->key_len, "numeric_type") ||
-                       tv_streq(m->key, m->key_len, "format")) {
+            } else if (tv_streq(m->key, m->key_len, "mode") && o->type == TV_JSON_STRING) {
+                /* SortMode.fromString: case-insensitive */
+                static const char *const modes[] = {"min", "max", "sum", "avg", "median"};
+                s.mode = MODE_DEFAULT;
+                for (int k = 0; k < 5; k++)
+                    if (o->len == strlen(modes[k]) && strncasecmp(o->v.s, modes[k], o->len) == 0) s.mode = (sort_mode)(k + 1);
+                if (s.mode == MODE_DEFAULT)
+                    return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortMode [%s]", o->v.s);
+            } else if (tv_streq(m->key, m->key_len, "numeric_type") || tv_streq(m->key, m->key_len, "format")) {
             } else {
                 return perr(d, o->off, "[%s] unknown field [%s]", s.kind == SK_FIELD ? "field_sort" : "sort", m->key);
             }
@@ -209,17 +224,111 @@ static tv_status parse_source(tv_dsl *d, const tv_json *v, src_filter *sf) {
     return perr(d, v->off, "Unknown key for a %s in [_source].", tv_dsl_token_name(v));
 }
 
+/* track_total_hits: a boolean (or "true"/"false"), else intValue(); -1 is
+ * TRACK_TOTAL_HITS_DISABLED. */
 static tv_status parse_track(tv_dsl *d, const tv_json *v, req *r) {
-    if (v->type == TV_JSON_TRUE) { r->track_limit = INT64_MAX; r->track_false = false; return TROVE_OK; }
-    if (v->type == TV_JSON_FALSE) { r->track_limit = 0; r->track_false = true; return TROVE_OK; }
-    if (v->type == TV_JSON_INT) {
-        if (v->v.i < 0)
-            return tv_dsl_error(d, TROVE_EVALIDATION, v->off, "Validation Failed: 1: [track_total_hits] parameter must be positive or equals to -1, got %lld;", (long long)v->v.i);
-        r->track_limit = v->v.i;
+    if (v->type == TV_JSON_TRUE || (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "true"))) {
+        r->track_limit = INT64_MAX;
         r->track_false = false;
         return TROVE_OK;
     }
-    return perr(d, v->off, "[track_total_hits] cannot be parsed");
+    if (v->type == TV_JSON_FALSE || (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "false"))) {
+        r->track_limit = 0;
+        r->track_false = true;
+        return TROVE_OK;
+    }
+    int32_t n;
+    tv_status st = tv_dsl_java_int(d, v, &n);
+    if (st) return st;
+    if (n < -1)
+        return tv_dsl_error(d, TROVE_EVALIDATION, v->off, "Validation Failed: 1: [track_total_hits] parameter must be positive or equals to -1, got %d;", n);
+    r->track_limit = n < 0 ? 0 : n;
+    r->track_false = n < 0;
+    return TROVE_OK;
+}
+
+/* TimeValue.parseTimeValue(text, "timeout"): "-1", "0", or a whole number
+ * with a unit (nanos, micros, ms, s, m (case-sensitive), h, d). */
+static tv_status check_timeout(tv_dsl *d, const char *v, size_t n) {
+    char low[128];
+    if (n >= sizeof low) n = sizeof low - 1;
+    size_t a = 0, b = n;
+    for (size_t i = 0; i < n; i++) low[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
+    low[n] = '\0';
+    while (a < b && (unsigned char)low[a] <= ' ') a++;
+    while (b > a && (unsigned char)low[b - 1] <= ' ') b--;
+    const char *t = low + a;
+    size_t tl = b - a;
+    static const char *const units[] = {"nanos", "micros", "ms", "s", "m", "h", "d"};
+    size_t ul = 0;
+    for (size_t u = 0; u < TV_ARRAY_LEN(units) && !ul; u++) {
+        size_t l = strlen(units[u]);
+        if (tl < l || memcmp(t + tl - l, units[u], l) != 0) continue;
+        /* minutes are case-sensitive ('M' is months): the raw text must end in 'm' */
+        if (u == 4 && (n == 0 || v[n - 1] != 'm')) continue;
+        ul = l;
+    }
+    if (!ul) {
+        bool minus_one = tl >= 2 && t[0] == '-' && t[tl - 1] == '1' && strspn(t + 1, "0") == tl - 2;
+        bool zero = tl > 0 && strspn(t, "0") == tl;
+        if (minus_one || zero) return TROVE_OK;
+        return tv_error_set(d->err, TROVE_EARG,
+                            "failed to parse setting [timeout] with value [%.*s] as a time value: unit is missing or unrecognized",
+                            (int)n, v);
+    }
+    /* Long.parseLong of the number part (trimmed) */
+    size_t na = 0, nb = tl - ul;
+    while (na < nb && (unsigned char)t[na] <= ' ') na++;
+    while (nb > na && (unsigned char)t[nb - 1] <= ' ') nb--;
+    const char *num = t + na;
+    size_t nl = nb - na;
+    int64_t x;
+    bool ok = nl > 0 && nl < 20 && (num[0] == '+' ? (nl > 1 && tv_parse_i64(num + 1, nl - 1, &x)) : tv_parse_i64(num, nl, &x));
+    if (ok) {
+        if (x < -1)
+            return tv_error_set(d->err, TROVE_EARG,
+                                "failed to parse setting [timeout] with value [%.*s] as a time value: negative durations are not supported",
+                                (int)n, v);
+        return TROVE_OK;
+    }
+    double ignored;
+    if (tv_java_parse_double(num, nl, &ignored))
+        tv_error_set(d->err, TROVE_EARG, "failed to parse [%.*s], fractional time values are not supported", (int)n, v);
+    else
+        tv_error_set(d->err, TROVE_EARG, "failed to parse [%.*s]", (int)n, v);
+    return tv_error_cause(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)nl, num);
+}
+
+/* from / size: intValue(), then the setters' checks. */
+static tv_status parse_from_size(tv_dsl *d, const char *name, const tv_json *v, int64_t *out) {
+    int32_t n;
+    tv_status st = tv_dsl_java_int(d, v, &n);
+    if (st) return st;
+    if (n < 0) return tv_error_set(d->err, TROVE_EARG, "[%s] parameter cannot be negative, found [%d]", name, n);
+    *out = n;
+    return TROVE_OK;
+}
+
+/* StoredFieldsContext.fromXContent: a string or an array of strings;
+ * "_none_" alone disables stored fields (and _id, _source). */
+static tv_status parse_stored(tv_dsl *d, const tv_json *v, req *r) {
+    const tv_json *items = v->type == TV_JSON_ARRAY ? v->v.items : v;
+    uint32_t n = v->type == TV_JSON_ARRAY ? v->len : 1;
+    r->stored = tv_arena_alloc(d->arena, (n + 1) * sizeof *r->stored);
+    if (!r->stored) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    r->nstored = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        const tv_json *e = &items[i];
+        if (e->type != TV_JSON_STRING)
+            return perr(d, e->off, "Expected [VALUE_STRING] in [stored_fields] but found [%s]", tv_dsl_token_name(e));
+        r->stored[r->nstored++] = e->v.s;
+    }
+    r->stored_none = false;
+    if (r->nstored == 1 && strcmp(r->stored[0], "_none_") == 0) {
+        r->stored_none = true;
+        r->nstored = 0;
+    }
+    return TROVE_OK;
 }
 
 static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
@@ -234,19 +343,16 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
         bool obj = v->type == TV_JSON_OBJECT, arr = v->type == TV_JSON_ARRAY;
         if (obj && tv_streq(k, kl, "query")) r->query = v;
         else if (obj && tv_streq(k, kl, "post_filter")) r->post_filter = v;
-        else if (tv_streq(k, kl, "from") && !obj && !arr) {
-            if (v->type != TV_JSON_INT) st = perr(d, v->off, "[from] failed to parse");
-            else r->from = v->v.i;
-        } else if (tv_streq(k, kl, "size") && !obj && !arr) {
-            if (v->type != TV_JSON_INT) st = perr(d, v->off, "[size] failed to parse");
-            else if (v->v.i > INT32_MAX || v->v.i < INT32_MIN)
-                st = tv_dsl_error(d, TROVE_EARG, v->off, "Numeric value (%lld) out of range of int", (long long)v->v.i);
-            else r->size = v->v.i;
-        } else if (tv_streq(k, kl, "sort")) st = parse_sort(d, v, r);
-        else if (tv_streq(k, kl, "_source")) { r->src.fetch = true; st = parse_source(d, v, &r->src); }
-        else if (tv_streq(k, kl, "track_total_hits") && !obj && !arr) st = parse_track(d, v, r);
+        else if (tv_streq(k, kl, "from") && !obj && !arr) st = parse_from_size(d, "from", v, &r->from);
+        else if (tv_streq(k, kl, "size") && !obj && !arr) st = parse_from_size(d, "size", v, &r->size);
+        else if (tv_streq(k, kl, "sort")) st = parse_sort(d, v, r);
+        else if (tv_streq(k, kl, "_source")) {
+            r->src.fetch = true;
+            r->src_explicit = true;
+            st = parse_source(d, v, &r->src);
+        } else if (tv_streq(k, kl, "track_total_hits") && !obj && !arr) st = parse_track(d, v, r);
         else if (tv_streq(k, kl, "track_scores") && !obj && !arr) st = tv_dsl_bool(d, "search", "track_scores", v, &r->track_scores);
-        else if (tv_streq(k, kl, "min_score") && !obj && !arr) { st = tv_dsl_float(d, "search", "min_score", v, &r->min_score); r->has_min_score = true; }
+        else if (tv_streq(k, kl, "min_score") && !obj && !arr) { st = tv_dsl_java_float(d, v, &r->min_score); r->has_min_score = true; }
         else if (arr && tv_streq(k, kl, "search_after")) r->search_after = v;
         else if (tv_streq(k, kl, "docvalue_fields") && arr) {
             r->dv_fields = tv_arena_alloc(d->arena, (v->len + 1) * sizeof *r->dv_fields);
@@ -258,18 +364,24 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
                     r->dv_fields[r->ndv++] = tv_json_get(e, "field")->v.s;
                 else return perr(d, e->off, "[docvalue_fields] failed to parse");
             }
-        } else if (tv_streq(k, kl, "stored_fields")) {
-            if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "_none_")) r->stored_none = true;
-            else if (v->type == TV_JSON_ARRAY && v->len == 1 && v->v.items[0].type == TV_JSON_STRING &&
-                     tv_streq(v->v.items[0].v.s, v->v.items[0].len, "_none_")) r->stored_none = true;
+        } else if (tv_streq(k, kl, "stored_fields") && !obj) {
+            st = parse_stored(d, v, r);
         } else if (tv_streq(k, kl, "explain") && !obj && !arr) {
             bool e = false;
             st = tv_dsl_bool(d, "search", "explain", v, &e);
             if (!st && e) st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[explain] is not supported by trove");
         } else if (tv_streq(k, kl, "version") && !obj && !arr) st = tv_dsl_bool(d, "search", "version", v, &r->version);
         else if (tv_streq(k, kl, "seq_no_primary_term") && !obj && !arr) st = tv_dsl_bool(d, "search", "seq_no_primary_term", v, &r->seq_no);
-        else if (tv_streq(k, kl, "terminate_after") && v->type == TV_JSON_INT) r->terminate_after = v->v.i;
-        else if ((tv_streq(k, kl, "timeout") || tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
+        else if (tv_streq(k, kl, "terminate_after") && !obj && !arr) {
+            int32_t ta;
+            st = tv_dsl_java_int(d, v, &ta);
+            if (!st) r->terminate_after = ta;
+        } else if (tv_streq(k, kl, "timeout") && !obj && !arr) {
+            const char *ts;
+            size_t tl;
+            if (!tv_dsl_scalar_text(v, &ts, &tl)) { ts = "null"; tl = 4; }
+            st = check_timeout(d, ts, tl);
+        } else if ((tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
         else if (tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations") || tv_streq(k, kl, "highlight") ||
                  tv_streq(k, kl, "suggest") || tv_streq(k, kl, "rescore") || tv_streq(k, kl, "collapse") ||
                  tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
@@ -297,11 +409,23 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (p->track_total_hits) {
         const char *t = p->track_total_hits;
         int64_t n;
+        /* RestSearchAction: a boolean, else paramAsInt then
+         * trackTotalHitsUpTo's check (-1 disables) */
         if (!strcmp(t, "true")) { r->track_limit = INT64_MAX; r->track_false = false; }
         else if (!strcmp(t, "false")) { r->track_limit = 0; r->track_false = true; }
-        else if (tv_parse_i64(t, strlen(t), &n) && n >= 0) { r->track_limit = n; r->track_false = false; }
-        else return tv_error_set(d->err, TROVE_EARG, "Failed to parse int parameter [track_total_hits] with value [%s]", t);
+        else if (strlen(t) < 12 && (tv_parse_i64(t, strlen(t), &n) || (t[0] == '+' && tv_parse_i64(t + 1, strlen(t + 1), &n))) &&
+                 n >= INT32_MIN && n <= INT32_MAX) {
+            if (n < -1)
+                return tv_error_set(d->err, TROVE_EARG, "[track_total_hits] parameter must be positive or equals to -1, got %lld", (long long)n);
+            r->track_limit = n < 0 ? 0 : n;
+            r->track_false = n < 0;
+        } else {
+            /* (OpenSearch's paramAsInt also carries the NumberFormatException
+             * as caused_by; the api tests pin the bare form for now) */
+            return tv_error_set(d->err, TROVE_EARG, "Failed to parse int parameter [track_total_hits] with value [%s]", t);
+        }
     }
+    if (p->source || p->source_includes || p->source_excludes) r->src_explicit = true;
     if (p->source) {
         if (!strcmp(p->source, "false")) r->src.fetch = false;
         else if (!strcmp(p->source, "true")) r->src.fetch = true;
@@ -498,6 +622,47 @@ static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) 
     sift_down(c, 0);
 }
 
+/* Java's Math.round(double): half up, saturating at the long range. */
+static int64_t java_round(double x) {
+    if (x != x) return 0;
+    if (x >= 9223372036854775807.0) return INT64_MAX;
+    if (x <= -9223372036854775808.0) return INT64_MIN;
+    if (fabs(x) >= 4503599627370496.0) return (int64_t)x; /* already whole */
+    return (int64_t)floor(x + 0.5);
+}
+
+/* MultiValueMode.pick over a doc's ascending values (sortable encoding):
+ * longs sum in long (wrapping), average and the median of an even count
+ * are Math.round of a double mean; floating types compute in double. */
+static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t *v, uint32_t n) {
+    sort_mode m = s->mode;
+    if (m == MODE_DEFAULT) m = s->desc ? MODE_MAX : MODE_MIN;
+    if (m == MODE_MIN || n == 1) return m == MODE_MAX ? v[n - 1] : v[0];
+    if (m == MODE_MAX) return v[n - 1];
+    if (tv_field_type_is_floating(f->type)) {
+        double r;
+        if (m == MODE_MEDIAN) {
+            r = n % 2 ? tv_sortable_to_double(v[n / 2])
+                      : (tv_sortable_to_double(v[n / 2 - 1]) + tv_sortable_to_double(v[n / 2])) / 2;
+        } else {
+            double total = 0;
+            for (uint32_t i = 0; i < n; i++) total += tv_sortable_to_double(v[i]);
+            r = m == MODE_SUM ? total : total / n;
+        }
+        /* FloatValuesComparatorSource compares (float) of the pick */
+        if (f->type != TV_FT_DOUBLE) r = (double)(float)r;
+        return tv_double_to_sortable(r);
+    }
+    if (m == MODE_MEDIAN) {
+        if (n % 2) return v[n / 2];
+        return java_round(((double)v[n / 2 - 1] + (double)v[n / 2]) / 2);
+    }
+    uint64_t total = 0; /* Java long arithmetic wraps */
+    for (uint32_t i = 0; i < n; i++) total += (uint64_t)v[i];
+    if (m == MODE_SUM) return (int64_t)total;
+    return java_round((double)(int64_t)total / (double)n);
+}
+
 /* Sort values of a doc into c->scratch. */
 static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc) {
     for (size_t i = 0; i < c->r->nsorts; i++) {
@@ -520,14 +685,15 @@ static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_
                 else o->i = hi ? INT64_MAX : INT64_MIN;
                 continue;
             }
-            o->i = s->desc ? vals[TV_MIN(n, 64u) - 1] : vals[0];
+            o->i = pick_numeric(f, s, vals, TV_MIN(n, 64u));
         } else if (f->dv_kind == TV_DV_SORTED_SET) {
             uint32_t ords[64];
             uint32_t n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 64);
             if (!n) continue;
             const char *t;
             size_t tl;
-            if (tv_segment_dv_term(sv->seg, f->id, s->desc ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
+            bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
+            if (tv_segment_dv_term(sv->seg, f->id, max ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
                 o->kind = 2;
                 o->s = t;
                 o->len = (uint32_t)tl;
@@ -655,6 +821,19 @@ typedef struct target_ctx {
     tfield *tf; /* per sort */
 } target_ctx;
 
+static tv_status text_fielddata_error(tv_error *err, const char *field) {
+    return tv_error_set(err, TROVE_EARG,
+                        "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                        field);
+}
+
+/* Marks err as raised on t's shard. */
+static tv_status shard_failure(tv_error *err, const tv_search_target *t) {
+    if (!err) return TROVE_EARG;
+    snprintf(err->index, sizeof err->index, "%s", t->index ? t->index : "");
+    return err->code;
+}
+
 static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
     d->mapping = t->snap ? t->snap->mapping : NULL;
     d->snap = t->snap;
@@ -680,10 +859,14 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
         if (!f && !s->unmapped_type)
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", s->field);
-        if (f && f->type == TV_FT_TEXT)
-            return tv_error_set(d->err, TROVE_EARG,
-                                "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
-                                s->field);
+        /* SortBuilder.buildSort on the shard: its failures are shard
+         * failures (err->index: the api wraps them) */
+        if (f && f->type == TV_FT_TEXT) {
+            text_fielddata_error(d->err, s->field);
+            return shard_failure(d->err, t);
+        }
+        if (s->mode >= MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
+            return tv_error_set(d->err, TROVE_EQUERYSHARD, "we only support AVG, MEDIAN and SUM on number based fields");
         tc->tf[i].f = f;
     }
     st = tv_query_prepare(tc->q, t->snap, d->arena);
@@ -784,15 +967,19 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
         /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
         bool hi = s->desc ? s->missing_first : !s->missing_first;
-        if (tv_field_type_is_floating(f->type)) tv_jw_double(w, hi ? INFINITY : -INFINITY);
+        if (tv_field_type_is_floating(f->type)) tv_jw_strz(w, hi ? "Infinity" : "-Infinity");
         else tv_jw_int(w, hi ? INT64_MAX : INT64_MIN);
         return;
     }
     if (v->kind == 2) { tv_jw_str(w, v->s, v->len); return; }
     if (f && tv_field_type_is_floating(f->type)) {
+        /* float and half_float sort on Lucene's FLOAT type: the sort value
+         * is a java.lang.Float (printed as a float); double on DOUBLE.
+         * Jackson writes non-finite numbers as strings ("Infinity"). */
         double dv = tv_sortable_to_double(v->i);
-        if (f->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
-        else tv_jw_double(w, dv); /* float/half_float sort values print as Java doubles of the float */
+        if (!isfinite(dv)) tv_jw_strz(w, isnan(dv) ? "NaN" : dv > 0 ? "Infinity" : "-Infinity");
+        else if (f->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
+        else tv_jw_float(w, (float)dv);
         return;
     }
     if (f && f->type == TV_FT_SCALED_FLOAT) { tv_jw_double(w, (double)v->i / f->scaling_factor); return; }
@@ -810,13 +997,62 @@ static void write_dv_value(tv_jw *w, const tv_field *f, int64_t x) {
     } else tv_jw_int(w, x);
 }
 
+/* Number of fields a docvalue_fields entry names (wildcards expand over
+ * the mapping; a plain name counts once, mapped or not). */
+static size_t dv_field_count(const tv_search_target *t, const char *name) {
+    size_t len = strlen(name);
+    if (!memchr(name, '*', len)) return 1;
+    if (!t->snap || !t->snap->mapping) return 0;
+    return tv_mapping_match_fields(t->snap->mapping, name, len, NULL, 0);
+}
+
+/* The shard-side checks of SearchService.parseSource after the query and
+ * the sort were built, and DefaultSearchContext.preProcess's window. */
+static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t, int64_t from, int64_t size) {
+    tv_error *err = d->err;
+    if (r->ndv) {
+        size_t n = 0;
+        for (size_t k = 0; k < r->ndv; k++) n += dv_field_count(t, r->dv_fields[k]);
+        int64_t mx = t->max_docvalue_fields > 0 ? t->max_docvalue_fields : 100;
+        if ((int64_t)n > mx) {
+            tv_error_set(err, TROVE_EARG,
+                         "Trying to retrieve too many docvalue_fields. Must be less than or equal to: [%lld] but was [%zu]. This limit can be set by changing the [index.max_docvalue_fields_search] index level setting.",
+                         (long long)mx, n);
+            return shard_failure(err, t);
+        }
+    }
+    const tv_json *sa = r->search_after;
+    if (sa && sa->len > 0) {
+        if (from > 0) /* (request validation: not a shard failure) */
+            return tv_error_set(err, TROVE_EARG, "[from] parameter must be set to 0 when [search_after] is used");
+        /* SortBuilder.buildSort drops a lone _score descending sort */
+        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == SK_SCORE && r->sorts[0].desc);
+        if (nosort) {
+            tv_error_set(err, TROVE_EARG, "Sort must contain at least one field.");
+            return shard_failure(err, t);
+        }
+        if (sa->len != r->nsorts) {
+            tv_error_set(err, TROVE_EARG, "search_after has %u value(s) but sort has %zu.", sa->len, r->nsorts);
+            return shard_failure(err, t);
+        }
+    }
+    int64_t mrw = t->max_result_window > 0 ? t->max_result_window : 10000;
+    if (from + size > mrw) {
+        tv_error_set(err, TROVE_EARG,
+                     "Result window is too large, from + size must be less than or equal to: [%lld] but was [%lld]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.",
+                     (long long)mrw, (long long)(from + size));
+        return shard_failure(err, t);
+    }
+    return TROVE_OK;
+}
+
 static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena *a,
                                      const tv_search_target *targets, size_t ntargets) {
     const tv_json *sa = r->search_after;
-    if (!r->nsorts && sa) return tv_error_set(d->err, TROVE_EARG, "Sort must contain at least one field.");
+    if (!sa->len) return TROVE_OK;
+    if (!r->nsorts) return tv_error_set(d->err, TROVE_EARG, "Sort must contain at least one field.");
     if (sa->len != r->nsorts)
         return tv_error_set(d->err, TROVE_EARG, "search_after has %u value(s) but sort has %zu.", sa->len, r->nsorts);
-    if (r->from > 0) return tv_error_set(d->err, TROVE_EARG, "[from] parameter must be set to 0 when [search_after] is used");
     c->after = tv_arena_calloc(a, r->nsorts, sizeof *c->after);
     if (!c->after) return TROVE_ENOMEM;
     for (size_t i = 0; i < r->nsorts; i++) {
@@ -860,6 +1096,27 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
     return TROVE_OK;
 }
 
+/* The fetch phase (run only when the page has hits): docvalue_fields on a
+ * text field fails while FetchPhase builds its sub-phases. */
+static tv_status fetch_checks(const req *r, const coll *c, size_t from, const tv_search_target *targets,
+                              tv_error *err) {
+    for (size_t i = from; i < c->n; i++) {
+        const tv_search_target *t = &targets[c->heap[i].target];
+        if (!t->snap || !t->snap->mapping) continue;
+        for (size_t k = 0; k < r->ndv; k++) {
+            const tv_field *f = tv_mapping_field(t->snap->mapping, r->dv_fields[k], strlen(r->dv_fields[k]));
+            if (!f || f->type != TV_FT_TEXT) continue;
+            tv_error_set(err, TROVE_EARG, "Error building fetch sub-phases");
+            snprintf(err->type, sizeof err->type, "fetch_phase_execution_exception");
+            tv_error_cause(err, TROVE_EARG,
+                           "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                           r->dv_fields[k]);
+            return shard_failure(err, t);
+        }
+    }
+    return TROVE_OK;
+}
+
 static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
                      const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
                      bool count_only) {
@@ -895,18 +1152,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     int64_t from = r.from < 0 && r.from == -1 ? 0 : r.from;
     int64_t size = r.size == -1 ? 10 : r.size;
     if (!count_only) {
-        if (from < 0) return tv_error_set(err, TROVE_EARG, "[from] parameter cannot be negative but was [%lld]", (long long)from);
+        if (from < 0) return tv_error_set(err, TROVE_EARG, "[from] parameter cannot be negative, found [%lld]", (long long)from);
         if (size < 0) return tv_error_set(err, TROVE_EARG, "[size] parameter cannot be negative, found [%lld]", (long long)size);
-        for (size_t i = 0; i < ntargets; i++) {
-            int64_t mrw = targets[i].max_result_window > 0 ? targets[i].max_result_window : 10000;
-            if (from + size > mrw) {
-                tv_error_set(err, TROVE_EARG,
-                             "Result window is too large, from + size must be less than or equal to: [%lld] but was [%lld]. See the scroll api for a more efficient way to request large data sets. This limit can be set by changing the [index.max_result_window] index level setting.",
-                             (long long)mrw, (long long)(from + size));
-                if (err) snprintf(err->index, sizeof err->index, "%s", targets[i].index ? targets[i].index : "");
-                return TROVE_EARG;
-            }
-        }
         if (params && params->rest_total_hits_as_int && r.track_limit != INT64_MAX && !r.track_false && r.track_limit != 10000)
             return tv_error_set(err, TROVE_EARG, "[rest_total_hits_as_int] cannot be used if the tracking of total hits is not accurate, got %lld", (long long)r.track_limit);
         if (params && params->rest_total_hits_as_int && !r.track_false) r.track_limit = INT64_MAX;
@@ -914,7 +1161,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     target_ctx *tcs = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *tcs);
     if (!tcs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     for (size_t i = 0; i < ntargets; i++) {
+        /* in SearchService.parseSource's order: query, post_filter, sort,
+         * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
+        if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size))) return st;
     }
     coll c;
     memset(&c, 0, sizeof c);
@@ -946,6 +1196,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         return TROVE_OK;
     }
     sort_hits(&c);
+    if ((size_t)from < c.n && r.ndv && (st = fetch_checks(&r, &c, (size_t)from, targets, err))) return st;
     uint64_t took = (tv_mono_ns() - t0) / 1000000;
     tv_jw_obj_begin(out);
     tv_jw_keyz(out, "took");
@@ -955,7 +1206,11 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     write_shards(out, ntargets);
     tv_jw_keyz(out, "hits");
     tv_jw_obj_begin(out);
-    if (!r.track_false) {
+    if (r.track_false && params && params->rest_total_hits_as_int) {
+        /* SearchHits: a disabled total prints as -1 in the int form */
+        tv_jw_keyz(out, "total");
+        tv_jw_int(out, -1);
+    } else if (!r.track_false) {
         tv_jw_keyz(out, "total");
         uint64_t total = c.total;
         bool gte = false;
@@ -1011,7 +1266,14 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_jw_keyz(out, "_routing");
             tv_jw_str(out, meta.routing, meta.routing_len);
         }
-        if (r.src.fetch && !r.stored_none && src) {
+        /* stored_fields: _source only when listed or asked for with _source */
+        bool want_src = r.src.fetch && !r.stored_none;
+        if (r.stored && !r.stored_none && !r.src_explicit) {
+            want_src = false;
+            for (size_t k = 0; k < r.nstored; k++)
+                if (strcmp(r.stored[k], "_source") == 0) want_src = true;
+        }
+        if (want_src && src) {
             tv_jw_keyz(out, "_source");
             if (!r.src.ninc && !r.src.nexc) {
                 tv_jw_raw(out, src, src_len);

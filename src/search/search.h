@@ -25,6 +25,8 @@ typedef struct tv_search_target {
     const char *index;
     const tv_snapshot *snap;
     int64_t max_result_window; /* index.max_result_window */
+    int64_t max_docvalue_fields; /* index.max_docvalue_fields_search (0: the
+                                    default, 100) */
 } tv_search_target;
 
 /*

@@ -32,6 +32,13 @@ void tv_error_clear(tv_error *e) {
     e->index[0] = '\0';
     e->cause_code = TROVE_OK;
     e->cause_reason[0] = '\0';
+    e->type[0] = '\0';
+    e->cause_type[0] = '\0';
+    for (int i = 0; i < TV_ERROR_MORE_CAUSES; i++) {
+        e->more[i].code = TROVE_OK;
+        e->more[i].type[0] = '\0';
+        e->more[i].reason[0] = '\0';
+    }
 }
 
 tv_status tv_error_set(tv_error *e, tv_status code, const char *fmt, ...) {
@@ -51,6 +58,36 @@ tv_status tv_error_cause(tv_error *e, tv_status code, const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(e->cause_reason, sizeof e->cause_reason, fmt, ap);
+    va_end(ap);
+    return e->code;
+}
+
+tv_status tv_error_cause_add(tv_error *e, tv_status code, const char *type, const char *fmt, ...) {
+    if (!e) return code;
+    char *reason = NULL, *tbuf = NULL;
+    size_t rcap = 0, tcap = 0;
+    if (e->cause_code == TROVE_OK) {
+        e->cause_code = code;
+        reason = e->cause_reason;
+        rcap = sizeof e->cause_reason;
+        tbuf = e->cause_type;
+        tcap = sizeof e->cause_type;
+    } else {
+        for (int i = 0; i < TV_ERROR_MORE_CAUSES; i++) {
+            if (e->more[i].code != TROVE_OK) continue;
+            e->more[i].code = code;
+            reason = e->more[i].reason;
+            rcap = sizeof e->more[i].reason;
+            tbuf = e->more[i].type;
+            tcap = sizeof e->more[i].type;
+            break;
+        }
+    }
+    if (!reason) return e->code;
+    snprintf(tbuf, tcap, "%s", type ? type : "");
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(reason, rcap, fmt, ap);
     va_end(ap);
     return e->code;
 }

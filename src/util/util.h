@@ -54,7 +54,19 @@ typedef trove_status tv_status;
  * pos      byte offset in the input, SIZE_MAX if none
  * index    the index name for errors that carry "index" (may be empty)
  * cause_*  an optional "caused_by" (cause_code TROVE_OK means none)
+ * type     when not empty, the OpenSearch type printed instead of the
+ *          code's (exceptions that have no status of their own, e.g.
+ *          input_coercion_exception); cause_type likewise for the cause
+ * more[]   deeper caused_by levels: more[0] is the cause of cause_*,
+ *          more[1] the cause of more[0] (code TROVE_OK ends the chain)
  */
+#define TV_ERROR_MORE_CAUSES 2
+typedef struct tv_error_level {
+    tv_status code;
+    char type[64];
+    char reason[512];
+} tv_error_level;
+
 typedef struct tv_error {
     tv_status code;
     size_t pos;
@@ -63,6 +75,9 @@ typedef struct tv_error {
     char index[256];
     tv_status cause_code;
     char cause_reason[1024];
+    char type[64];
+    char cause_type[64];
+    tv_error_level more[TV_ERROR_MORE_CAUSES];
 } tv_error;
 
 /* Resets e to "no error". e may be NULL. */
@@ -71,6 +86,12 @@ void tv_error_clear(tv_error *e);
 tv_status tv_error_set(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
 /* Sets the caused_by part; returns e->code (or code if e is NULL). */
 tv_status tv_error_cause(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
+/* Appends one more caused_by level below the deepest one set (the cause
+ * of the cause ...); type may be NULL (the code's type). Returns e->code.
+ * Without a first cause it sets cause_*; past the last level it is a
+ * no-op. */
+tv_status tv_error_cause_add(tv_error *e, tv_status code, const char *type, const char *fmt, ...)
+    TV_PRINTF(4, 5);
 /* Copies code, pos and reason into a public trove_error (may be NULL). */
 void tv_error_to_public(const tv_error *e, trove_error *out);
 
