@@ -86,6 +86,7 @@ struct trove_node {
     size_t ntemplates;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
+    void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
 };
 
 /* HTTP methods OpenSearch knows (RestRequest.Method). */
@@ -283,6 +284,11 @@ void tv_req_fail_closed(tv_req *r, tv_index *idx);
  * the name unchanged when nothing matches (the handler answers missing
  * indices), or NULL with the response set. */
 const char *tv_node_single_target(tv_req *r, const char *name, bool write);
+/* tv_node_index_for_write for callers that report errors per item
+ * (_bulk): an alias without a write index, or a closed index, gives NULL
+ * with *err set and the response untouched. Other failures (auto-create)
+ * answer the response as tv_node_index_for_write does. */
+tv_index *tv_node_index_for_write_err(tv_req *r, const char *name, tv_api_err **err);
 /* Alias metadata: frees one entry's strings. */
 void tv_alias_fini(tv_alias *a);
 /* Creates an index as PUT /{index} does, with templates applied and
@@ -469,5 +475,50 @@ tv_json *tv_json_merge(tv_arena *a, const tv_json *base, const tv_json *changes,
 
 /* Simple '*' wildcard match (Regex.simpleMatch). */
 bool tv_simple_match(const char *pat, const char *s, size_t slen);
+
+/* ------------------------------------------------- search APIs (apiB) */
+/* URI search, _msearch, _delete_by_query / _update_by_query, scroll and
+ * point in time: h_search.c, h_msearch.c, h_byquery.c, h_scroll.c. */
+
+/*
+ * Runs a search (count: a _count) over targets whose snapshots the caller
+ * holds, and answers r: 200 with the search layer's response — preceded by
+ * "<id_key>":"<id>" when id_key is set (_scroll_id, pit_id) — or the error,
+ * shard failures wrapped in search_phase_execution_exception. idx[i] (may
+ * be NULL, or idx itself) is the index of targets[i], for index_uuid.
+ * Returns true on a 200 answer.
+ */
+bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
+                          const tv_json *body, const tv_search_params *p, const char *id_key,
+                          const char *id, bool count);
+/* Answers a shard failure as OpenSearch reports a search whose every shard
+ * failed: search_phase_execution_exception "all shards failed" (phase
+ * "query", failed_shards [{shard, index, node, reason}]; index NULL prints
+ * null and omits node, as a scroll whose context is gone). */
+void tv_api_search_shard_failure(tv_req *r, tv_api_err *shard_err, const char *index, int shard);
+/* TimeValue.parseTimeValue(v, key): milliseconds, or false with the
+ * response set to OpenSearch's error for a bad value. */
+bool tv_api_parse_time_ms(tv_req *r, const char *key, const char *v, int64_t *ms);
+
+/* Scroll and PIT contexts of a node (h_scroll.c). The registry hangs off
+ * trove_node.search_ctxs and is freed with the node. */
+void tv_search_ctxs_free(trove_node *n);
+/* A _search with ?scroll: validates (SearchRequest.validate's scroll
+ * rules), opens a context over the targets (snapshots retained) and
+ * answers the first page with _scroll_id. */
+void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
+                         const tv_json *body, tv_search_params *p, int64_t keep_alive_ms);
+/* A _search whose body names a point in time ("pit": {"id", "keep_alive"}). */
+void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p);
+
+void tv_h_msearch(tv_req *r);         /* GET|POST [/{index}]/_msearch */
+void tv_h_delete_by_query(tv_req *r); /* POST /{index}/_delete_by_query */
+void tv_h_update_by_query(tv_req *r); /* POST /{index}/_update_by_query */
+void tv_h_scroll(tv_req *r);          /* GET|POST /_search/scroll[/{scroll_id}] */
+void tv_h_clear_scroll(tv_req *r);    /* DELETE /_search/scroll[/{scroll_id}] */
+void tv_h_pit_create(tv_req *r);      /* POST /{index}/_search/point_in_time */
+void tv_h_pit_delete(tv_req *r);      /* DELETE /_search/point_in_time */
+void tv_h_pit_delete_all(tv_req *r);  /* DELETE /_search/point_in_time/_all */
+void tv_h_pit_list(tv_req *r);        /* GET /_search/point_in_time/_all */
 
 #endif /* TROVE_API_H */

@@ -535,8 +535,13 @@ void tv_h_refresh(tv_req *r) {
             tv_index_list_release(&l);
             return;
         }
-        total += tv_index_shard_total(l.items[i]);
-        ok++;
+        /* every shard copy counts; the started primaries succeed */
+        tv_index_lock(l.items[i]);
+        int64_t shards = tv_index_settings(l.items[i])->number_of_shards;
+        tv_index_unlock(l.items[i]);
+        if (shards < 1) shards = 1;
+        total += shards * tv_index_shard_total(l.items[i]);
+        ok += shards;
     }
     tv_index_list_release(&l);
     tv_jw *w = tv_req_json(r, 200);

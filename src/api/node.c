@@ -759,7 +759,10 @@ bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool 
     return tv_node_resolve_ex(r, expr, &o, out);
 }
 
-const char *tv_node_single_target(tv_req *r, const char *name, bool write) {
+/* The concrete index of a single-index request, or NULL with *err (not
+ * answered) or r->oom. */
+static const char *single_target_err(tv_req *r, const char *name, bool write, tv_api_err **err) {
+    *err = NULL;
     trove_node *n = r->node;
     pthread_rwlock_rdlock(&n->lock);
     tv_index *idx = tv_map_get(&n->indices, name, strlen(name));
@@ -794,35 +797,77 @@ const char *tv_node_single_target(tv_req *r, const char *name, bool write) {
     }
     char *t = why ? NULL : tv_arena_strndup(&r->arena, target, strlen(target));
     bool closed = idx && tv_node_is_closed_locked(n, target);
-    if (closed) tv_index_retain(idx);
+    const char *cname = NULL, *cuuid = NULL;
+    if (closed) {
+        cname = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
+        cuuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
+    }
     pthread_rwlock_unlock(&n->lock);
+    tv_api_err *e = NULL;
+    if (why || closed) {
+        e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+        if (!e) {
+            tv_buf_fini(&names);
+            r->oom = true;
+            return NULL;
+        }
+        e->status = 400;
+    }
     if (why) {
+        e->type = "illegal_argument_exception";
         if (strcmp(why, "write") == 0)
-            tv_req_fail(r, 400, "illegal_argument_exception", false,
-                        "no write index is defined for alias [%s]. The write index may be explicitly disabled "
-                        "using is_write_index=false or the alias points to multiple indices without one being "
-                        "designated as a write index",
-                        name);
+            e->reason = tv_arena_sprintf(&r->arena,
+                                         "no write index is defined for alias [%s]. The write index may be explicitly "
+                                         "disabled using is_write_index=false or the alias points to multiple "
+                                         "indices without one being designated as a write index",
+                                         name);
         else
-            tv_req_fail(r, 400, "illegal_argument_exception", false,
-                        "alias [%s] has more than one index associated with it [%s], can't execute a single index "
-                        "op",
-                        name, names.data ? names.data : "");
+            e->reason = tv_arena_sprintf(&r->arena,
+                                         "alias [%s] has more than one index associated with it [%s], can't execute "
+                                         "a single index op",
+                                         name, names.data ? names.data : "");
         tv_buf_fini(&names);
+        if (!e->reason) r->oom = true;
+        *err = e;
         return NULL;
     }
     tv_buf_fini(&names);
-    if (!t) {
-        if (closed) tv_index_release(idx);
-        r->oom = true;
-        return NULL;
-    }
     if (closed) {
-        tv_req_fail_closed(r, idx);
-        tv_index_release(idx);
+        if (!cname || !cuuid) {
+            r->oom = true;
+            return NULL;
+        }
+        e->type = "index_closed_exception";
+        e->reason = "closed";
+        e->os = true;
+        tv_api_err_meta(e, "index", cname);
+        tv_api_err_meta(e, "index_uuid", cuuid);
+        *err = e;
         return NULL;
     }
+    if (!t) r->oom = true;
     return t;
+}
+
+const char *tv_node_single_target(tv_req *r, const char *name, bool write) {
+    tv_api_err *e;
+    const char *t = single_target_err(r, name, write, &e);
+    if (!t && e) tv_req_error(r, e);
+    return t;
+}
+
+tv_index *tv_node_index_for_write_err(tv_req *r, const char *name, tv_api_err **err) {
+    *err = NULL;
+    if (tv_node_is_alias(r->node, name) || tv_node_is_closed(r->node, name)) {
+        const char *t = single_target_err(r, name, true, err);
+        if (!t) return NULL;
+        name = t;
+    }
+    tv_index *idx = tv_node_get_index(r->node, name);
+    if (idx) return idx;
+    /* auto-create: the response carries any error; hand it over as an err */
+    idx = tv_node_index_for_write(r, name);
+    return idx;
 }
 
 int64_t tv_index_shard_total(tv_index *idx) {

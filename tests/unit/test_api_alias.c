@@ -1,0 +1,233 @@
+/* test_api_alias.c — aliases through trove_request: POST /_aliases, the
+ * _alias endpoints, aliases in create-index bodies and GET /{index}, reads
+ * and writes through aliases (write index rules and errors), alias filters
+ * on _search/_count, and index expressions (wildcards, exclusions, hidden
+ * indices, expand_wildcards, ignore_unavailable, allow_no_indices). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api/api.h"
+
+static trove_node *N;
+
+static char *mask(const char *in) {
+    static const char *const skeys[] = {"index_uuid", "uuid", "creation_date", NULL};
+    size_t n = strlen(in);
+    char *out = malloc(n + 1);
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        bool done = false;
+        if (in[i] == '"') {
+            for (int k = 0; skeys[k] && !done; k++) {
+                size_t kl = strlen(skeys[k]);
+                if (strncmp(in + i + 1, skeys[k], kl) == 0 && strncmp(in + i + 1 + kl, "\":\"", 3) == 0) {
+                    memcpy(out + o, in + i, kl + 4);
+                    o += kl + 4;
+                    i += kl + 4;
+                    while (i < n && in[i] != '"') i++;
+                    out[o++] = 'X';
+                    done = true;
+                }
+            }
+        }
+        if (!done) out[o++] = in[i++];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static int req(const char *m, const char *path, const char *body, char **out) {
+    trove_response r;
+    int rc = trove_request(N, m, path, body, body ? strlen(body) : 0, &r);
+    assert_int_equal(rc, 0);
+    if (out) *out = mask(r.body ? r.body : "");
+    int st = r.status;
+    trove_response_fini(&r);
+    return st;
+}
+
+#define EXPECT(m, p, b, st, want)                                                          \
+    do {                                                                                   \
+        char *got_;                                                                        \
+        int s_ = req((m), (p), (b), &got_);                                                \
+        if (s_ != (st) || strcmp(got_, (want)) != 0)                                       \
+            fail_msg("%s %s\n want %d %s\n got  %d %s", (m), (p), (st), (want), s_, got_); \
+        free(got_);                                                                        \
+    } while (0)
+
+#define EXPECT_HAS(m, p, b, st, part)                                                      \
+    do {                                                                                   \
+        char *got_;                                                                        \
+        int s_ = req((m), (p), (b), &got_);                                                \
+        if (s_ != (st) || !strstr(got_, (part)))                                           \
+            fail_msg("%s %s\n want %d ...%s...\n got  %d %s", (m), (p), (st), (part), s_, got_); \
+        free(got_);                                                                        \
+    } while (0)
+
+#define OK(m, p, b)                                                                         \
+    do {                                                                                    \
+        char *got_;                                                                         \
+        int s_ = req((m), (p), (b), &got_);                                                 \
+        if (s_ < 200 || s_ > 299) fail_msg("%s %s\n want 2xx\n got  %d %s", (m), (p), s_, got_); \
+        free(got_);                                                                         \
+    } while (0)
+#define EXPECT_STATUS(m, p, b, st)                                                 \
+    do {                                                                           \
+        char *got_;                                                                \
+        int s_ = req((m), (p), (b), &got_);                                        \
+        if (s_ != (st)) fail_msg("%s %s\n want %d\n got  %d %s", (m), (p), (st), s_, got_); \
+        free(got_);                                                                \
+    } while (0)
+
+static int setup(void **s) {
+    (void)s;
+    N = trove_node_open(NULL, NULL);
+    return N ? 0 : -1;
+}
+static int teardown(void **s) {
+    (void)s;
+    trove_node_free(N);
+    N = NULL;
+    return 0;
+}
+
+static void test_alias_crud(void **s) {
+    (void)s;
+    OK("PUT", "/a", "{\"aliases\":{\"al\":{\"filter\":{\"term\":{\"k\":\"x\"}},\"routing\":\"1\"},\"al2\":{}}}");
+    OK("PUT", "/b", NULL);
+    EXPECT("GET", "/a/_alias", NULL, 200,
+           "{\"a\":{\"aliases\":{\"al\":{\"filter\":{\"term\":{\"k\":\"x\"}},\"index_routing\":\"1\","
+           "\"search_routing\":\"1\"},\"al2\":{}}}}");
+    EXPECT("GET", "/_alias/al2", NULL, 200, "{\"a\":{\"aliases\":{\"al2\":{}}}}");
+    EXPECT("GET", "/_alias", NULL, 200,
+           "{\"a\":{\"aliases\":{\"al\":{\"filter\":{\"term\":{\"k\":\"x\"}},\"index_routing\":\"1\","
+           "\"search_routing\":\"1\"},\"al2\":{}}},\"b\":{\"aliases\":{}}}");
+    EXPECT("GET", "/_alias/al2,nope", NULL, 404,
+           "{\"error\":\"alias [nope] missing\",\"status\":404,\"a\":{\"aliases\":{\"al2\":{}}}}");
+    EXPECT("HEAD", "/_alias/al2", NULL, 200, "");
+    EXPECT("HEAD", "/b/_alias/al2", NULL, 404, "");
+    EXPECT("PUT", "/b/_alias/al2", "{\"is_write_index\":true}", 200, "{\"acknowledged\":true}");
+    EXPECT("GET", "/_alias/al2", NULL, 200,
+           "{\"a\":{\"aliases\":{\"al2\":{}}},\"b\":{\"aliases\":{\"al2\":{\"is_write_index\":true}}}}");
+    EXPECT("DELETE", "/b/_alias/al2", NULL, 200, "{\"acknowledged\":true}");
+    EXPECT("DELETE", "/b/_alias/al2", NULL, 404,
+           "{\"error\":{\"root_cause\":[{\"type\":\"aliases_not_found_exception\",\"reason\":\"aliases [al2] "
+           "missing\",\"resource.id\":\"al2\",\"resource.type\":\"aliases\"}],\"type\":\"aliases_not_found_exception\","
+           "\"reason\":\"aliases [al2] missing\",\"resource.id\":\"al2\",\"resource.type\":\"aliases\"},\"status\":404}");
+    /* POST /_aliases: atomic actions */
+    EXPECT("POST", "/_aliases",
+           "{\"actions\":[{\"remove\":{\"index\":\"a\",\"alias\":\"al2\"}},{\"add\":{\"indices\":[\"a\",\"b\"],"
+           "\"alias\":\"both\"}}]}",
+           200, "{\"acknowledged\":true}");
+    EXPECT("GET", "/_alias/both", NULL, 200, "{\"a\":{\"aliases\":{\"both\":{}}},\"b\":{\"aliases\":{\"both\":{}}}}");
+    /* a failing action leaves everything as it was */
+    EXPECT_STATUS("POST", "/_aliases",
+                  "{\"actions\":[{\"remove\":{\"index\":\"a\",\"alias\":\"both\"}},{\"add\":{\"index\":\"nope\","
+                  "\"alias\":\"x\"}}]}",
+                  404);
+    EXPECT("GET", "/_alias/both?filter_path=*.aliases", NULL, 200,
+           "{\"a\":{\"aliases\":{\"both\":{}}},\"b\":{\"aliases\":{\"both\":{}}}}");
+    EXPECT("POST", "/_aliases", "{\"actions\":[]}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
+           "Failed: 1: Must specify at least one alias action;\"}],\"type\":\"action_request_validation_exception\","
+           "\"reason\":\"Validation Failed: 1: Must specify at least one alias action;\"},\"status\":400}");
+    EXPECT("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"a\"}}]}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
+           "Failed: 1: One of [alias] or [aliases] is required;\"}],\"type\":\"action_request_validation_exception\","
+           "\"reason\":\"Validation Failed: 1: One of [alias] or [aliases] is required;\"},\"status\":400}");
+    EXPECT("PUT", "/a/_alias/b", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"invalid_alias_name_exception\",\"reason\":\"Invalid alias name "
+           "[b]: an index or data stream exists with the same name as the alias\",\"index\":\"b\",\"index_uuid\":"
+           "\"X\"}],\"type\":\"invalid_alias_name_exception\",\"reason\":\"Invalid alias name [b]: an index or data "
+           "stream exists with the same name as the alias\",\"index\":\"b\",\"index_uuid\":\"X\"},\"status\":400}");
+    EXPECT("PUT", "/both", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"invalid_index_name_exception\",\"reason\":\"Invalid index name "
+           "[both], already exists as alias\",\"index\":\"both\",\"index_uuid\":\"X\"}],\"type\":"
+           "\"invalid_index_name_exception\",\"reason\":\"Invalid index name [both], already exists as alias\","
+           "\"index\":\"both\",\"index_uuid\":\"X\"},\"status\":400}");
+    /* remove_index drops the index; deleting an index drops its aliases */
+    EXPECT("POST", "/_aliases", "{\"actions\":[{\"remove_index\":{\"index\":\"b\"}}]}", 200, "{\"acknowledged\":true}");
+    EXPECT_STATUS("HEAD", "/b", NULL, 404);
+    OK("DELETE", "/a", NULL);
+    EXPECT("GET", "/_alias", NULL, 200, "{}");
+}
+
+static void test_alias_read_write(void **s) {
+    (void)s;
+    OK("PUT", "/r1", "{\"aliases\":{\"one\":{},\"many\":{},\"f\":{\"filter\":{\"term\":{\"k\":\"x\"}}}}}");
+    OK("PUT", "/r2", "{\"aliases\":{\"many\":{}}}");
+    OK("PUT", "/r1/_doc/1?refresh=true", "{\"k\":\"x\"}");
+    OK("PUT", "/r1/_doc/2?refresh=true", "{\"k\":\"y\"}");
+    /* write through an alias with one index; the answer names the index */
+    EXPECT_HAS("PUT", "/one/_doc/3?refresh=true", "{\"k\":\"z\"}", 201, "{\"_index\":\"r1\",\"_id\":\"3\"");
+    EXPECT_HAS("GET", "/one/_doc/3", NULL, 200, "{\"_index\":\"r1\",\"_id\":\"3\"");
+    const char *nowrite = "no write index is defined for alias [many]. The write index may be explicitly disabled "
+                          "using is_write_index=false or the alias points to multiple indices without one being "
+                          "designated as a write index";
+    EXPECT_HAS("PUT", "/many/_doc/9", "{}", 400, nowrite);
+    EXPECT_HAS("GET", "/many/_doc/1", NULL, 400,
+               "alias [many] has more than one index associated with it [r1, r2], can't execute a single index op");
+    /* is_write_index designates the target */
+    OK("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"r2\",\"alias\":\"many\",\"is_write_index\":true}}]}");
+    EXPECT_HAS("PUT", "/many/_doc/9?refresh=true", "{\"k\":\"x\"}", 201, "{\"_index\":\"r2\"");
+    EXPECT_HAS("GET", "/many/_count", NULL, 200, "{\"count\":4,");
+    /* one is_write_index per alias */
+    EXPECT_HAS("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"r1\",\"alias\":\"many\",\"is_write_index\":true}}]}",
+               400, "alias [many] has more than one write index [r1, r2]");
+    /* the alias filter applies to searches and counts */
+    EXPECT_HAS("GET", "/f/_count", NULL, 200, "{\"count\":1,");
+    EXPECT("POST", "/f/_search?filter_path=hits.hits._id,hits.hits._score", "{\"query\":{\"match_all\":{}}}", 200,
+           "{\"hits\":{\"hits\":[{\"_id\":\"1\",\"_score\":1.0}]}}");
+    EXPECT("POST", "/f/_count", "{\"query\":{\"term\":{\"k\":\"y\"}}}", 200,
+           "{\"count\":0,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
+    EXPECT_HAS("GET", "/r1/_count", NULL, 200, "{\"count\":3,");
+}
+
+static void test_index_patterns(void **s) {
+    (void)s;
+    OK("PUT", "/logs-a", NULL);
+    OK("PUT", "/logs-b", NULL);
+    OK("PUT", "/other", NULL);
+    OK("PUT", "/.hid", "{\"settings\":{\"index.hidden\":true}}");
+    OK("PUT", "/vis-hidden", "{\"settings\":{\"index\":{\"hidden\":true}}}");
+    EXPECT("GET", "/logs-*/_mapping", NULL, 200, "{\"logs-a\":{\"mappings\":{}},\"logs-b\":{\"mappings\":{}}}");
+    EXPECT("GET", "/*,-logs-b/_mapping", NULL, 200, "{\"logs-a\":{\"mappings\":{}},\"other\":{\"mappings\":{}}}");
+    EXPECT("GET", "/logs-a,other/_mapping", NULL, 200, "{\"logs-a\":{\"mappings\":{}},\"other\":{\"mappings\":{}}}");
+    /* hidden indices: only with expand_wildcards=hidden, or a dot pattern for dot names */
+    EXPECT("GET", "/*/_mapping?filter_path=*.mappings", NULL, 200,
+           "{\"logs-a\":{\"mappings\":{}},\"logs-b\":{\"mappings\":{}},\"other\":{\"mappings\":{}}}");
+    EXPECT("GET", "/.*/_mapping", NULL, 200, "{\".hid\":{\"mappings\":{}}}");
+    EXPECT("GET", "/v*/_mapping?expand_wildcards=open,hidden", NULL, 200, "{\"vis-hidden\":{\"mappings\":{}}}");
+    EXPECT("GET", "/vis-hidden/_mapping", NULL, 200, "{\"vis-hidden\":{\"mappings\":{}}}");
+    EXPECT("GET", "/logs-*/_mapping?expand_wildcards=none", NULL, 200, "{}");
+    EXPECT("GET", "/_all/_settings?expand_wildcards=bogus", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"No valid expand "
+           "wildcard value [bogus]\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"No valid expand wildcard "
+           "value [bogus]\"},\"status\":400}");
+    /* missing names, ignore_unavailable, allow_no_indices */
+    EXPECT_HAS("GET", "/logs-a,nope/_mapping", NULL, 404, "\"reason\":\"no such index [nope]\"");
+    EXPECT("GET", "/logs-a,nope/_mapping?ignore_unavailable=true", NULL, 200, "{\"logs-a\":{\"mappings\":{}}}");
+    EXPECT_HAS("GET", "/zz*/_mapping?allow_no_indices=false", NULL, 404, "\"reason\":\"no such index [zz*]\"");
+    EXPECT("GET", "/zz*/_mapping", NULL, 200, "{}");
+    /* delete refuses aliases and deletes through wildcards */
+    OK("PUT", "/other/_alias/al", NULL);
+    EXPECT_HAS("DELETE", "/al", NULL, 400,
+               "The provided expression [al] matches an alias, specify the corresponding concrete indices instead.");
+    OK("DELETE", "/logs-*", NULL);
+    EXPECT("GET", "/_all/_mapping?expand_wildcards=all", NULL, 200,
+           "{\".hid\":{\"mappings\":{}},\"other\":{\"mappings\":{}},\"vis-hidden\":{\"mappings\":{}}}");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_alias_crud, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alias_read_write, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_index_patterns, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
