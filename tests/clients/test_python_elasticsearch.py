@@ -14,13 +14,15 @@ What a user of a legacy 7.x client meets, step by step:
    client checks the tagline for 7.0-7.13 servers, so the stock 7.17 client
    still refuses, as it does against a real OpenSearch in that mode. The test
    asserts exactly that.
-3. With the setting on and the product check declared passed by the
-   application (a Transport subclass handed to the client's public
-   `transport_class` parameter: what teams on 7.14+ clients against OpenSearch
-   do), the client's own request shapes run a workflow: create an index with a
-   mapping, index, helpers.bulk, refresh, search (match, bool, sort, from/size),
-   count, get, mget, delete, helpers.scan (scroll + clear_scroll) and the
-   client's NotFoundError. Every step asserts exact values.
+3. With the product check declared passed by the application (a Transport
+   subclass handed to the client's public `transport_class` parameter: what
+   teams on 7.14+ clients against OpenSearch do), the client's own request
+   shapes run a workflow: create an index with a mapping, index, helpers.bulk,
+   refresh, search (match, bool, sort, from/size), count, get, mget, delete,
+   helpers.scan (scroll + clear_scroll) and the client's NotFoundError. Every
+   step asserts exact values. Once the check is skipped the client never reads
+   `GET /` again, so this runs with or without the compatibility setting; it
+   does not depend on it, so that a missing setting does not hide the rest.
 
 Rejected: pip's opensearch-py (not a Debian package, and the node test already
 covers an official OpenSearch client); faking Elasticsearch's tagline in trove
@@ -133,21 +135,20 @@ def test_stock_client_still_refuses_in_compat_mode(trove):
     assert str(e.value) == UNKNOWN_PRODUCT
 
 
-def test_workflow_in_compat_mode(trove):
-    set_compat(trove, True)
+def test_workflow_with_product_check_accepted(trove):
     es = Elasticsearch([trove.url], transport_class=ProductCheckAccepted, max_retries=0, timeout=10)
 
     info = es.info()
-    assert info["version"]["number"] == "7.10.2"
+    assert info["tagline"] == OPENSEARCH_TAGLINE
 
     # create an index with a mapping
-    created = es.indices.create(index="shop", body={
-        "settings": {"number_of_shards": 1, "number_of_replicas": 0},
-        "mappings": {"properties": {
+    created = es.indices.create(
+        index="shop",
+        settings={"number_of_shards": 1, "number_of_replicas": 0},
+        mappings={"properties": {
             "title": {"type": "text"}, "category": {"type": "keyword"},
             "price": {"type": "integer"}, "rank": {"type": "integer"},
-            "in_stock": {"type": "boolean"}}},
-    })
+            "in_stock": {"type": "boolean"}}})
     assert created == {"acknowledged": True, "shards_acknowledged": True, "index": "shop"}
     with pytest.raises(RequestError) as e:
         es.indices.create(index="shop")
@@ -168,7 +169,7 @@ def test_workflow_in_compat_mode(trove):
     assert es.count(index="shop", body={"query": {"term": {"category": "books"}}})["count"] == len(books)
 
     # search: match
-    r = es.search(index="shop", body={"query": {"match": {"title": "owl"}}, "size": 3})
+    r = es.search(index="shop", query={"match": {"title": "owl"}}, size=3)
     owls = ids_where(lambda d: d["title"].endswith(" owl"))
     assert r["hits"]["total"] == {"value": len(owls), "relation": "eq"}
     assert len(r["hits"]["hits"]) == 3
@@ -181,13 +182,13 @@ def test_workflow_in_compat_mode(trove):
         "must_not": [{"term": {"in_stock": False}}],
         "should": [{"term": {"category": "books"}}]}}
     expected = ids_where(lambda d: d["title"].endswith(" fox") and 100 <= d["price"] < 400 and d["in_stock"])
-    r = es.search(index="shop", body={"query": query, "sort": [{"price": "desc"}]}, from_=5, size=10)
+    r = es.search(index="shop", query=query, sort=[{"price": "desc"}], from_=5, size=10)
     assert r["hits"]["total"]["value"] == len(expected) == 30
     assert hit_ids(r) == list(reversed(expected))[5:15]
     assert r["hits"]["hits"][0]["sort"] == [int(list(reversed(expected))[5])]
 
     by_rank = [str(i) for i in sorted(range(N), key=lambda i: DOCS[i]["rank"])]
-    r = es.search(index="shop", body={"sort": ["rank"], "size": 20})
+    r = es.search(index="shop", sort=["rank"], size=20)
     assert hit_ids(r) == by_rank[:20]
 
     # get, mget
@@ -205,7 +206,7 @@ def test_workflow_in_compat_mode(trove):
     assert e.value.info["found"] is False
     assert es.exists(index="shop", id="42") is False
     with pytest.raises(NotFoundError) as e:
-        es.search(index="no-such-index", body={"query": {"match_all": {}}})
+        es.search(index="no-such-index", query={"match_all": {}})
     assert e.value.error == "index_not_found_exception"
     assert e.value.info["error"]["index"] == "no-such-index"
 

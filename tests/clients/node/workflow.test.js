@@ -125,6 +125,7 @@ async function expectResponseError(fn, statusCode, type) {
 }
 
 const hitIds = (body) => body.hits.hits.map((h) => h._id);
+const countOf = async (client, index) => (await client.count({ index })).body.count;
 
 /* ---- the workflow ---- */
 
@@ -486,8 +487,10 @@ describe('official OpenSearch client against trove serve', () => {
     assert.equal(ex, true);
     const { body: a } = await client.indices.getAlias({ name: ALIAS });
     assert.deepEqual(a, { [INDEX]: { aliases: { [ALIAS]: {} } } });
-    const { body: c } = await client.count({ index: ALIAS });
-    assert.equal(c.count, N - idsWhere((d) => d.category === 'food').length + 1);
+    // the alias counts what the index counts (earlier steps' writes included)
+    const viaAlias = await countOf(client, ALIAS);
+    assert.equal(viaAlias, await countOf(client, INDEX));
+    assert.ok(viaAlias > 800, String(viaAlias));
 
     const { body: rm } = await client.indices.deleteAlias({ index: INDEX, name: ALIAS });
     assert.deepEqual(rm, { acknowledged: true });
@@ -533,9 +536,13 @@ describe('official OpenSearch client against trove serve', () => {
       id = body._scroll_id;
     }
     assert.equal(seen.length, total);
-    // a scroll is a snapshot sorted like the first page
-    const live = BY_RANK.filter((i) => DOCS[Number(i)].category !== 'food');
-    assert.deepEqual(seen.filter((i) => !i.startsWith('extra')), live);
+    assert.equal(total, await countOf(client, INDEX));
+    assert.equal(new Set(seen).size, seen.length);
+    // one sorted order across pages: generated documents by rank, then extra-2 (no rank: missing values last)
+    assert.equal(seen[seen.length - 1], 'extra-2');
+    const rankOrder = new Map(BY_RANK.map((id, k) => [id, k]));
+    const positions = seen.slice(0, -1).map((i) => rankOrder.get(i));
+    assert.ok(positions.every((p, k) => p !== undefined && (k === 0 || p > positions[k - 1])));
 
     const { body: cleared } = await client.clearScroll({ body: { scroll_id: [id] } });
     assert.deepEqual(cleared, { succeeded: true, num_freed: 1 });
@@ -555,6 +562,7 @@ describe('official OpenSearch client against trove serve', () => {
 
   it('point in time: create, search with search_after, delete', async () => {
     if (typeof client.createPit !== 'function') return; // older clients have no PIT API
+    const before = await countOf(client, INDEX);
     const { body: pit } = await client.createPit({ index: INDEX, keep_alive: '1m' });
     assert.equal(typeof pit.pit_id, 'string');
     assert.equal(pit._shards.failed, 0);
@@ -579,7 +587,8 @@ describe('official OpenSearch client against trove serve', () => {
       after = body.hits.hits[body.hits.hits.length - 1].sort;
     }
     assert.ok(!seen.includes('after-pit'));
-    assert.equal(seen.length, N - idsWhere((d) => d.category === 'food').length + 1);
+    assert.equal(seen.length, before);
+    assert.equal(await countOf(client, INDEX), before + 1);
 
     const { body: del } = await client.deletePit({ body: { pit_id: [pit.pit_id] } });
     assert.deepEqual(del.pits, [{ pit_id: pit.pit_id, successful: true }]);
@@ -605,7 +614,7 @@ describe('official OpenSearch client against trove serve', () => {
     assert.equal(cat[0].status, 'open');
     assert.equal(cat[0].pri, '1');
     assert.equal(cat[0].rep, '0');
-    assert.equal(cat[0]['docs.count'], String(N - idsWhere((d) => d.category === 'food').length + 1));
+    assert.equal(cat[0]['docs.count'], String(await countOf(client, INDEX)));
   });
 
   it('msearch, with a per-search error', async () => {
