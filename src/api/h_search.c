@@ -7,8 +7,15 @@
  * turns URL parameters into tv_search_params (validating them as
  * RestSearchAction does), and calls the search layer, which writes the
  * whole response. URL parameters OpenSearch accepts but trove cannot honour
- * (scroll, stored_fields, suggest, ...) are answered with
+ * (stored_fields, suggest, ...) are answered with
  * unsupported_operation_exception rather than ignored.
+ *
+ * URI search (?q=, df, default_operator, analyzer) is passed through in
+ * tv_search_params: the search layer parses q as a query_string query that
+ * replaces the body's query, as RestActions.urlParamsToQueryBuilder does.
+ * A ?scroll search and a body naming a point in time ("pit") leave here
+ * for h_scroll.c, which holds their snapshots; both come back through
+ * tv_api_search_answer, which also serves _msearch items and scroll pages.
  *
  * Errors: the search layer reports request-level failures (body parsing,
  * validation) as they are, and shard-level failures (a query that fails to
@@ -24,8 +31,9 @@
 #include "api.h"
 
 typedef struct spe_ctx {
-    const char *index;
+    const char *index; /* NULL: "index":null and no node (a lost scroll context) */
     const char *node_id;
+    int shard;
     tv_api_err *shard_err;
 } spe_ctx;
 
@@ -39,11 +47,15 @@ static void spe_extra(tv_jw *w, const tv_api_err *e) {
     tv_jw_arr_begin(w);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "shard");
-    tv_jw_int(w, 0);
+    tv_jw_int(w, c->shard);
     tv_jw_keyz(w, "index");
-    tv_jw_strz(w, c->index);
-    tv_jw_keyz(w, "node");
-    tv_jw_strz(w, c->node_id);
+    if (c->index) {
+        tv_jw_strz(w, c->index);
+        tv_jw_keyz(w, "node");
+        tv_jw_strz(w, c->node_id);
+    } else {
+        tv_jw_null(w);
+    }
     tv_jw_keyz(w, "reason");
     tv_jw_obj_begin(w);
     tv_api_err_write_inner(w, c->shard_err, false);
@@ -52,32 +64,18 @@ static void spe_extra(tv_jw *w, const tv_api_err *e) {
     tv_jw_arr_end(w);
 }
 
-static void answer_search_error(tv_req *r, const tv_error *err_in, tv_index_list *l) {
-    tv_error errc = *err_in;
-    tv_error *err = &errc;
-    /* query_shard_exception is raised on a shard by construction: it names
-     * the index even when the search layer did not */
-    if (err->code == TROVE_EQUERYSHARD && !err->index[0] && l->len)
-        snprintf(err->index, sizeof err->index, "%s", tv_index_name(l->items[0]));
-    tv_index *idx = NULL;
-    for (size_t i = 0; i < l->len; i++)
-        if (strcmp(tv_index_name(l->items[i]), err->index) == 0) idx = l->items[i];
-    tv_api_err *se = tv_api_err_from(r, err, idx);
-    if (!se) return;
-    if (!err->index[0]) {
-        tv_req_error(r, se);
-        return;
-    }
+void tv_api_search_shard_failure(tv_req *r, tv_api_err *se, const char *index, int shard) {
     tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
     spe_ctx *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
     tv_api_err **roots = tv_arena_calloc(&r->arena, 1, sizeof *roots);
-    char *iname = tv_arena_strndup(&r->arena, err->index, strlen(err->index));
-    if (!e || !c || !roots || !iname) {
+    char *iname = index ? tv_arena_strndup(&r->arena, index, strlen(index)) : NULL;
+    if (!e || !c || !roots || (index && !iname)) {
         r->oom = true;
         return;
     }
     c->index = iname;
     c->node_id = r->node->node_id;
+    c->shard = shard;
     c->shard_err = se;
     roots[0] = se;
     e->type = "search_phase_execution_exception";
@@ -107,6 +105,76 @@ static void answer_search_error(tv_req *r, const tv_error *err_in, tv_index_list
         e->cause = wrap;
     }
     tv_req_error(r, e);
+}
+
+static void answer_search_error(tv_req *r, const tv_error *err_in, const tv_search_target *t,
+                                tv_index *const *idxs, size_t n) {
+    tv_error errc = *err_in;
+    tv_error *err = &errc;
+    /* query_shard_exception is raised on a shard by construction: it names
+     * the index even when the search layer did not */
+    if (err->code == TROVE_EQUERYSHARD && !err->index[0] && n)
+        snprintf(err->index, sizeof err->index, "%s", t[0].index);
+    tv_index *idx = NULL;
+    for (size_t i = 0; idxs && i < n; i++)
+        if (idxs[i] && strcmp(t[i].index, err->index) == 0) idx = idxs[i];
+    tv_api_err *se = tv_api_err_from(r, err, idx);
+    if (!se) return;
+    if (!err->index[0]) {
+        tv_req_error(r, se);
+        return;
+    }
+    tv_api_search_shard_failure(r, se, err->index, 0);
+}
+
+bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
+                          const tv_json *body, const tv_search_params *p, const char *id_key,
+                          const char *id, bool count) {
+    tv_error err;
+    tv_error_clear(&err);
+    tv_buf out;
+    tv_buf_init(&out);
+    tv_jw w;
+    /* with an id to put first, the body is written compact and re-indented
+     * by tv_jw_raw when the request asked for pretty output */
+    tv_jw_init(&w, &out, id_key ? false : r->pretty);
+    tv_status st = count ? tv_search_count(targets, n, body, p, &r->arena, &w, &err)
+                         : tv_search_run(targets, n, body, p, &r->arena, &w, &err);
+    bool ok = false;
+    if (st == TROVE_ENOMEM || out.oom) {
+        r->oom = true;
+    } else if (st != TROVE_OK) {
+        answer_search_error(r, &err, targets, idx, n);
+    } else if (!id_key) {
+        tv_req_json(r, 200);
+        tv_buf_append(&r->out, out.data, out.len);
+        ok = true;
+    } else {
+        /* {"<id_key>":"<id>", + the rest of the search response */
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_jw iw;
+        tv_jw_init(&iw, &b, false);
+        tv_jw_obj_begin(&iw);
+        tv_jw_keyz(&iw, id_key);
+        tv_jw_strz(&iw, id);
+        tv_jw_obj_end(&iw);
+        if (b.len >= 1 && out.len >= 2) {
+            b.len--; /* drop '}' */
+            tv_buf_puts(&b, ",");
+            tv_buf_append(&b, out.data + 1, out.len - 1);
+        }
+        if (b.oom) {
+            r->oom = true;
+        } else {
+            tv_jw *rw = tv_req_json(r, 200);
+            tv_jw_raw(rw, b.data, b.len);
+            ok = true;
+        }
+        tv_buf_fini(&b);
+    }
+    tv_buf_fini(&out);
+    return ok;
 }
 
 static bool param_int(tv_req *r, const char *key, int64_t *out) {
@@ -191,7 +259,7 @@ static void run(tv_req *r, bool count) {
         const char *st = tv_req_param(r, "search_type");
         if (st && strcmp(st, "query_then_fetch") != 0 && strcmp(st, "dfs_query_then_fetch") != 0)
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
-        if (!reject_if(r, "scroll") || !reject_if(r, "docvalue_fields") || !reject_if(r, "stored_fields") ||
+        if (!reject_if(r, "docvalue_fields") || !reject_if(r, "stored_fields") ||
             !reject_if(r, "suggest_field") || !reject_if(r, "suggest_text") || !reject_if(r, "suggest_mode") ||
             !reject_if(r, "suggest_size") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "typed_keys") || !reject_if_true(r, "track_scores") ||
@@ -202,6 +270,19 @@ static void run(tv_req *r, bool count) {
     if (!body && r->body_len) return;
     p.body_text = r->body;
     p.body_text_len = r->body_len;
+    int64_t keep_alive = -1;
+    if (!count) {
+        const tv_json *pit = body && body->type == TV_JSON_OBJECT ? tv_json_get(body, "pit") : NULL;
+        if (pit) {
+            if (tv_req_param(r, "scroll"))
+                return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+                                         "Validation Failed: 1: using [point in time] is not allowed in a "
+                                         "scroll context;");
+            return tv_api_pit_search(r, body, &p);
+        }
+        const char *sc = tv_req_param(r, "scroll");
+        if (sc && !tv_api_parse_time_ms(r, "scroll", sc, &keep_alive)) return;
+    }
 
     tv_index_list l;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
@@ -227,23 +308,10 @@ static void run(tv_req *r, bool count) {
         nt++;
     }
     if (!r->oom) {
-        tv_error err;
-        tv_error_clear(&err);
-        tv_buf out;
-        tv_buf_init(&out);
-        tv_jw w;
-        tv_jw_init(&w, &out, r->pretty);
-        tv_status st = count ? tv_search_count(targets, nt, body, &p, &r->arena, &w, &err)
-                             : tv_search_run(targets, nt, body, &p, &r->arena, &w, &err);
-        if (st == TROVE_ENOMEM || out.oom) {
-            r->oom = true;
-        } else if (st != TROVE_OK) {
-            answer_search_error(r, &err, &l);
-        } else {
-            tv_req_json(r, 200);
-            tv_buf_append(&r->out, out.data, out.len);
-        }
-        tv_buf_fini(&out);
+        if (keep_alive >= 0)
+            tv_api_scroll_start(r, targets, l.items, nt, body, &p, keep_alive);
+        else
+            tv_api_search_answer(r, targets, l.items, nt, body, &p, NULL, NULL, count);
     }
     for (size_t i = 0; i < nt; i++) tv_snapshot_release(targets[i].snap);
     tv_index_list_release(&l);
