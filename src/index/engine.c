@@ -514,7 +514,7 @@ tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json 
     atomic_init(&idx->an->rc, 1);
     idx->an->a = idx->settings.analysis;
     idx->mapping = tv_mapping_parse(mappings, idx->settings.analysis, err);
-    if (!idx->mapping) {
+    if (!idx->mapping || tv_mapping_check_limits(idx->mapping, &idx->settings, err) != TROVE_OK) {
         index_destroy(idx);
         return NULL;
     }
@@ -557,6 +557,8 @@ tv_status tv_index_put_mapping(tv_index *idx, const tv_json *body, tv_error *err
     const tv_mapping *m = tv_mapping_merge(idx->mapping, body, idx->an->a, err);
     if (!m) {
         st = err && err->code != TROVE_OK ? err->code : TROVE_EMAPPER;
+    } else if ((st = tv_mapping_check_limits(m, &idx->settings, err)) != TROVE_OK) {
+        tv_mapping_release(m);
     } else {
         st = install_mapping(idx, m);
         if (st) tv_error_set(err, st, "out of memory");
@@ -1051,10 +1053,14 @@ const tv_snapshot *tv_index_acquire(tv_index *idx) {
 /* Parses source, merging dynamic mapping updates (lock held). */
 static tv_status parse_doc(tv_index *idx, const char *id, size_t id_len, const char *source,
                            size_t source_len, tv_parsed_doc *pd, tv_error *err) {
+    /* settings-driven limits: fields past index.mapping.total_fields.limit stay
+     * unmapped when unmap_fields_beyond_limit is set */
+    tv_doc_opts opts;
+    tv_doc_opts_from_settings(&idx->settings, &opts);
     for (int attempt = 0; attempt < 4; attempt++) {
         tv_json *update = NULL;
-        tv_status st = tv_doc_parse(idx->mapping, id, id_len, source, source_len, &idx->scratch, pd,
-                                    &update, err);
+        tv_status st = tv_doc_parse_ex(idx->mapping, &opts, id, id_len, source, source_len,
+                                       &idx->scratch, pd, &update, err);
         if (st) return st;
         if (!update) return TROVE_OK;
         const tv_mapping *m = tv_mapping_merge(idx->mapping, update, idx->an->a, err);
