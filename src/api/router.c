@@ -369,10 +369,15 @@ static const route routes[] = {
 
     /* OpenSearch APIs trove does not implement: answered with
      * unsupported_operation_exception naming the API */
-    {TV_GET, "/_msearch", tv_h_unsupported, NULL},
-    {TV_POST, "/_msearch", tv_h_unsupported, NULL},
-    {TV_GET, "/{index}/_msearch", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_msearch", tv_h_unsupported, NULL},
+#define P_MSEARCH                                                                                              \
+    P("ccs_minimize_roundtrips", "max_concurrent_searches", "max_concurrent_shard_requests",                  \
+      "pre_filter_shard_size", "rest_total_hits_as_int", "search_type", "typed_keys", "routing",             \
+      "expand_wildcards", "ignore_unavailable", "allow_no_indices", "ignore_throttled",                      \
+      "cancel_after_time_interval", "coordinator_timeout")
+    {TV_GET, "/_msearch", tv_h_msearch, P_MSEARCH},
+    {TV_POST, "/_msearch", tv_h_msearch, P_MSEARCH},
+    {TV_GET, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
+    {TV_POST, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
     {TV_POST, "/{index}/_delete_by_query", tv_h_unsupported, NULL},
     {TV_POST, "/{index}/_update_by_query", tv_h_unsupported, NULL},
     {TV_POST, "/_reindex", tv_h_unsupported, NULL},
