@@ -380,6 +380,36 @@ void tv_h_template_delete(tv_req *r) {
 
 /* ------------------------------------------------- index creation */
 
+/* Mapping merge of a template and a later one or the request: objects are
+ * merged key by key (existing keys keep their place, new keys follow in
+ * their order), anything else is replaced by the later value. NULL on OOM. */
+static tv_json *merge_json(tv_arena *a, const tv_json *base, const tv_json *over) {
+    if (base->type != TV_JSON_OBJECT || over->type != TV_JSON_OBJECT) return (tv_json *)over;
+    tv_json *o = tv_arena_calloc(a, 1, sizeof *o);
+    size_t cap = (size_t)base->len + over->len;
+    tv_json_member *ms = cap ? tv_arena_calloc(a, cap, sizeof *ms) : NULL;
+    if (!o || (cap && !ms)) return NULL;
+    o->type = TV_JSON_OBJECT;
+    o->v.members = ms;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < base->len; i++) ms[n++] = base->v.members[i];
+    for (uint32_t i = 0; i < over->len; i++) {
+        const tv_json_member *m = &over->v.members[i];
+        uint32_t at = UINT32_MAX;
+        for (uint32_t j = 0; j < n && at == UINT32_MAX; j++)
+            if (ms[j].key_len == m->key_len && memcmp(ms[j].key, m->key, m->key_len) == 0) at = j;
+        if (at == UINT32_MAX) {
+            ms[n++] = *m;
+            continue;
+        }
+        tv_json *v = merge_json(a, &ms[at].val, &m->val);
+        if (!v) return NULL;
+        ms[at].val = *v;
+    }
+    o->len = n;
+    return o;
+}
+
 static bool patterns_match(const tv_json *p, const char *name) {
     if (!p) return false;
     if (p->type == TV_JSON_STRING) return tv_simple_match(p->v.s, name, strlen(name));
@@ -488,8 +518,7 @@ tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json
                 m = x;
                 continue;
             }
-            bool changed;
-            m = tv_json_merge(&r->arena, m, x, false, &changed);
+            m = merge_json(&r->arena, m, x);
             if (!m) {
                 r->oom = true;
                 return NULL;
