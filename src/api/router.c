@@ -378,8 +378,14 @@ static const route routes[] = {
     {TV_POST, "/_msearch", tv_h_msearch, P_MSEARCH},
     {TV_GET, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
     {TV_POST, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
-    {TV_POST, "/{index}/_delete_by_query", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_update_by_query", tv_h_unsupported, NULL},
+#define P_BYQUERY(...)                                                                                         \
+    P("_source", "_source_excludes", "_source_includes", "allow_no_indices", "analyze_wildcard", "analyzer",  \
+      "conflicts", "default_operator", "df", "expand_wildcards", "from", "ignore_unavailable", "lenient",     \
+      "max_docs", "preference", "q", "refresh", "request_cache", "requests_per_second", "routing", "scroll",  \
+      "scroll_size", "search_timeout", "search_type", "size", "slices", "sort", "stats", "terminate_after",   \
+      "timeout", "version", "wait_for_active_shards", "wait_for_completion", __VA_ARGS__)
+    {TV_POST, "/{index}/_delete_by_query", tv_h_delete_by_query, P_BYQUERY("version_type")},
+    {TV_POST, "/{index}/_update_by_query", tv_h_update_by_query, P_BYQUERY("pipeline", "version_type")},
     {TV_POST, "/_reindex", tv_h_unsupported, NULL},
     {TV_GET, "/_search/scroll", tv_h_scroll, P("scroll", "scroll_id", "rest_total_hits_as_int", "typed_keys")},
     {TV_POST, "/_search/scroll", tv_h_scroll, P("scroll", "scroll_id", "rest_total_hits_as_int", "typed_keys")},
