@@ -223,11 +223,34 @@ static void test_index_patterns(void **s) {
            "{\".hid\":{\"mappings\":{}},\"other\":{\"mappings\":{}},\"vis-hidden\":{\"mappings\":{}}}");
 }
 
+static void test_clone_keeps_metadata(void **s) {
+    (void)s;
+    OK("PUT", "/m", "{\"aliases\":{\"ma\":{}}}");
+    OK("POST", "/m/_close", NULL);
+    OK("PUT", "/_index_template/mt", "{\"index_patterns\":[\"q*\"]}");
+    OK("PUT", "/_cluster/settings", "{\"persistent\":{\"cluster.x\":\"1\"}}");
+    trove_node *orig = N;
+    N = trove_node_clone(orig, NULL);
+    assert_non_null(N);
+    EXPECT("GET", "/_alias/ma", NULL, 200, "{\"m\":{\"aliases\":{\"ma\":{}}}}");
+    EXPECT_HAS("GET", "/m/_count", NULL, 400, "index_closed_exception");
+    EXPECT("GET", "/_index_template/mt?filter_path=index_templates.name", NULL, 200,
+           "{\"index_templates\":[{\"name\":\"mt\"}]}");
+    EXPECT("GET", "/_cluster/settings?flat_settings", NULL, 200,
+           "{\"persistent\":{\"cluster.x\":\"1\"},\"transient\":{}}");
+    /* changes on the clone stay there */
+    OK("DELETE", "/m/_alias/ma", NULL);
+    trove_node_free(N);
+    N = orig;
+    EXPECT("GET", "/_alias/ma", NULL, 200, "{\"m\":{\"aliases\":{\"ma\":{}}}}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_alias_crud, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alias_read_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_patterns, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_clone_keeps_metadata, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
