@@ -134,10 +134,10 @@ static void test_router(void **s) {
            "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"invalid escape "
            "sequence `%zz' at index 0 of: %zz\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"invalid "
            "escape sequence `%zz' at index 0 of: %zz\"},\"status\":400}");
-    EXPECT("GET", "/_cat/indices", NULL, 400,
+    EXPECT("GET", "/_nodes", NULL, 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support the API [GET /_cat/indices]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove "
-           "does not support the API [GET /_cat/indices]\"},\"status\":400}");
+           "support the API [GET /_nodes]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove "
+           "does not support the API [GET /_nodes]\"},\"status\":400}");
     /* "/_search" with DELETE falls through to DELETE /{index}, as in OpenSearch */
     EXPECT("DELETE", "/_search", NULL, 404,
            "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":\"no such index "
@@ -180,10 +180,10 @@ static void test_index_lifecycle(void **s) {
            "cannot be nested under a type [_doc] unless include_type_name is set to true.\"}],\"type\":"
            "\"illegal_argument_exception\",\"reason\":\"The mapping definition cannot be nested under a type [_doc] "
            "unless include_type_name is set to true.\"},\"status\":400}");
-    EXPECT("PUT", "/x", "{\"aliases\":{\"a\":{}}}", 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support index aliases yet\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support index aliases yet\"},\"status\":400}");
+    EXPECT("PUT", "/xa", "{\"aliases\":{\"a\":{}}}", 200,
+           "{\"acknowledged\":true,\"shards_acknowledged\":true,\"index\":\"xa\"}");
+    EXPECT("GET", "/xa/_alias", NULL, 200, "{\"xa\":{\"aliases\":{\"a\":{}}}}");
+    EXPECT("DELETE", "/xa", NULL, 200, "{\"acknowledged\":true}");
     assert_int_equal(req("PUT", "/x", "{bad", &b, NULL), 400);
     assert_non_null(strstr(b, "\"type\":\"parse_exception\",\"reason\":\"Failed to parse content to map\",\"caused_by\":"
                               "{\"type\":\"json_parse_exception\""));
