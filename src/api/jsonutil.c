@@ -406,7 +406,7 @@ static tv_json *merge_rec(tv_arena *a, const tv_json *base, const tv_json *chang
     if (!o || !ms || !ch) return NULL;
     *o = *base;
     o->v.members = ms;
-    memcpy(ms, base->v.members, nb * sizeof *ms);
+    if (nb) memcpy(ms, base->v.members, nb * sizeof *ms); /* members may be NULL when empty */
     uint32_t n = nb;
     for (uint32_t i = 0; i < nc; i++) {
         ch[i].seq = i;
