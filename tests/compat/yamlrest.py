@@ -666,7 +666,12 @@ class Response:
 
     def body(self):
         """What the Java runner stashes as $body: parsed, or the text."""
-        return self.parsed if self.has_parsed else (self.text if self.raw else None)
+        if self.has_parsed:
+            return self.parsed
+        # a text answer (a _cat table) is stashed as its text, even when empty
+        if self.raw or (self.header("content-type") or "").lower().startswith("text/"):
+            return self.text
+        return None
 
     def evaluate(self, path, stash):
         if not self.has_parsed:
