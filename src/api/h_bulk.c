@@ -452,7 +452,9 @@ void tv_h_bulk(tv_req *r) {
                     err = e;
                 }
             } else {
-                idx = tv_node_index_for_write(r, op->index);
+                /* an alias without a write index, or a closed index, fails this
+                 * item only (as OpenSearch reports it per item) */
+                idx = tv_node_index_for_write_err(r, op->index, &err);
             }
         }
         if (r->oom || (!idx && !err)) {
