@@ -22,19 +22,45 @@
  * do. Invalid UTF-8 bytes become U+FFFD (Java would already hold U+FFFD
  * after decoding them).
  *
- * Doubles: Java 19+ Double.toString (Raffaello Giulietti's specification):
- * among the decimals that round to the value, take those of minimal length
- * n (when n is 1, those of length 1 or 2), then the one closest to the value.
- * We find n by binary search (having an n-digit decimal that round-trips is
- * monotonic in n). For a length n the only candidates are the n-digit
- * decimal nearest to the value, which glibc's printf("%.*e") computes
- * exactly, and the nearest one on the other side of the value; strtod (or
- * strtof for floats; both correctly rounded) tells whether a candidate
- * round-trips. Then Java's layout: plain for 1e-3 <= |v| < 1e7 ("100.0",
- * "0.001"), computerized scientific otherwise ("1.0E7", "9.99E-4"), at least
- * one digit after the point. Rejected: an embedded Ryu/Schubfach
- * implementation (large tables and code for a path that prints tens of
- * numbers per response; this is exact and short).
+ * Doubles and floats: Java 19+ Double.toString / Float.toString (Raffaello
+ * Giulietti's specification): among the decimals that round to the value,
+ * take those of minimal length n (when n is 1, those of length 1 or 2), then
+ * the one closest to the value (the even one on a tie). Then Java's layout:
+ * plain for 1e-3 <= |v| < 1e7 ("100.0", "0.001"), computerized scientific
+ * otherwise ("1.0E7", "9.99E-4"), at least one digit after the point.
+ *
+ * Fast path (the search Schubfach formalised, done here in exact integer
+ * arithmetic): v = c 2^q; the decimals that round to v are those in
+ * [(c - 1/2) 2^q, (c + 1/2) 2^q] (the lower half-gap is 1/4 when c is a
+ * power of two above the smallest normal; the ends belong to the interval
+ * when c is even, as round-half-even gives them to v). With k =
+ * floor(log10(width of that interval)) the interval scaled by 10^-k is
+ * between 1 and 10 wide, so it holds at least one integer and at most one
+ * multiple of 10. Let s = floor(v 10^-k). If the multiple of 10 just below
+ * or just above s is inside, it is the only decimal of the shortest length
+ * (for s >= 100 also under Java's "length 1 or 2" rule, since a 2-digit
+ * decimal is then a multiple of 10 too); otherwise the answer is s or s + 1,
+ * whichever is inside and closer (the even one on a tie). The scaled ends
+ * are computed exactly: 4c 2^q 10^-k is the product 4c 5^-k shifted right
+ * by k - q when k <= 0 (5^54 fits in 126 bits) and a 128-bit quotient by 5^k
+ * when k > 0, each with a flag saying whether the result is an integer,
+ * which decides the ends that fall exactly on a candidate (1e23 lies exactly
+ * half-way between two doubles). That covers every float from 1e-43 up and
+ * the doubles from about 6e-39 to 1e46, at ~150-300 instructions per number.
+ * The rest (the tiniest subnormals, where s < 100; doubles outside that
+ * range; compilers without 128-bit integers) take the probe path: find n by
+ * binary search (having an n-digit decimal that round-trips is monotonic in
+ * n); for a length n the only candidates are the n-digit decimal nearest to
+ * the value, which glibc's printf("%.*e") computes exactly, and the nearest
+ * one on the other side; strtod (strtof for floats; both correctly rounded)
+ * tells whether a candidate round-trips. The probe path is exact but costs
+ * ~18,000 instructions per number, which made printing ten _score values a
+ * quarter of a small search's instructions. tests/unit/test_json_float.c
+ * checks the fast path against the probe path over millions of values.
+ * Rejected: Ryu / Schubfach with their tables of 617 128-bit approximate
+ * reciprocals of powers of 10, whose exactness rests on a proof about the
+ * whole table; here exactness is by construction and the 28 powers of 5
+ * are the only table.
  *
  * tv_jw_raw() copies a complete JSON text. Compact mode copies the bytes as
  * they are (OpenSearch writes a stored _source verbatim). Pretty mode
@@ -123,9 +149,9 @@ static bool try_len(double v, bool is_float, int n, char *digits, int *e) {
     return roundtrips(text, v, is_float, &cmp2);
 }
 
-/* Java's shortest digits of v > 0: returns the digit count, without trailing
- * zeros (at least one digit). */
-static int shortest(double v, bool is_float, char *digits, int *e) {
+/* Java's shortest digits of v > 0 by probing: returns the digit count,
+ * without trailing zeros (at least one digit). */
+static int shortest_probe(double v, bool is_float, char *digits, int *e) {
     int lo = 1, hi = is_float ? 9 : 17;
     char dg[24];
     int de = 0;
@@ -144,6 +170,193 @@ static int shortest(double v, bool is_float, char *digits, int *e) {
     }
     while (n > 1 && digits[n - 1] == '0') n--;
     return n;
+}
+
+#ifdef __SIZEOF_INT128__
+__extension__ typedef unsigned __int128 u128;
+
+/* 5^0 .. 5^27 (5^27 < 2^63); 5^k for k <= 54 is a product of two. */
+static const uint64_t pow5_64[28] = {
+    1ull,
+    5ull,
+    25ull,
+    125ull,
+    625ull,
+    3125ull,
+    15625ull,
+    78125ull,
+    390625ull,
+    1953125ull,
+    9765625ull,
+    48828125ull,
+    244140625ull,
+    1220703125ull,
+    6103515625ull,
+    30517578125ull,
+    152587890625ull,
+    762939453125ull,
+    3814697265625ull,
+    19073486328125ull,
+    95367431640625ull,
+    476837158203125ull,
+    2384185791015625ull,
+    11920928955078125ull,
+    59604644775390625ull,
+    298023223876953125ull,
+    1490116119384765625ull,
+    7450580596923828125ull,
+};
+
+static u128 pow5(int k) { /* 0 <= k <= 54 */
+    int a = k < 27 ? k : 27;
+    return (u128)pow5_64[a] * pow5_64[k - a];
+}
+
+/* floor(a / 2^s) for negative a too, without relying on >> of negatives */
+static int floor_shift(int64_t a, int s) {
+    const int64_t bias = (int64_t)1 << 40; /* a multiple of 2^s larger than |a| */
+    return (int)(((a + bias) >> s) - (bias >> s));
+}
+
+/* An end or the centre of the rounding interval, scaled: floor(x) and
+ * whether x is an integer. */
+typedef struct scaled {
+    uint64_t fl;
+    bool exact;
+} scaled;
+
+/* x = m 2^q 10^-k exactly (m < 2^57, |k| <= 54). False when x does not fit
+ * the arithmetic here (the caller falls back). */
+static bool scale(uint64_t m, int q, int k, scaled *x) {
+    if (k <= 0) {
+        /* m 5^-k 2^(q-k): a product of up to 183 bits, shifted */
+        u128 p = pow5(-k);
+        u128 lo = (u128)m * (uint64_t)p;
+        u128 hi = (u128)m * (uint64_t)(p >> 64) + (lo >> 64); /* product = hi 2^64 + low64 */
+        uint64_t low64 = (uint64_t)lo;
+        int sh = q - k;
+        if (sh >= 0) {
+            /* only k = 0, q in [0, 3]: the product is m itself */
+            if (hi != 0 || sh > 6) return false;
+            x->fl = low64 << sh;
+            x->exact = true;
+            return true;
+        }
+        int t = -sh;
+        u128 f;
+        bool rest;
+        if (t >= 64) {
+            if (t - 64 >= 128) return false;
+            f = hi >> (t - 64);
+            rest = low64 != 0 || (t > 64 && (hi & (((u128)1 << (t - 64)) - 1)) != 0);
+        } else {
+            /* f = product >> t < 2^62 needs hi < 2^(t-2) */
+            if (t < 2 ? hi != 0 : (hi >> (t - 2)) != 0) return false;
+            f = (hi << (64 - t)) | (low64 >> t);
+            rest = (low64 & (((uint64_t)1 << t) - 1)) != 0;
+        }
+        if (f >> 62) return false;
+        x->fl = (uint64_t)f;
+        x->exact = !rest;
+        return true;
+    }
+    /* k > 0: m 2^(q-k) / 5^k, q - k >= 0 since k <= q log10(2) */
+    int sh = q - k;
+    if (sh < 0 || sh + (64 - __builtin_clzll(m)) > 127) return false;
+    u128 num = (u128)m << sh, p = pow5(k);
+    u128 f = num / p;
+    if (f >> 62) return false;
+    x->fl = (uint64_t)f;
+    x->exact = f * p == num;
+    return true;
+}
+
+/* Is the integer n (scaled by 4: N = 4n) above the lower end / below the
+ * upper end? incl: the ends belong to the interval. */
+static bool above_lo(const scaled *lo, uint64_t N, bool incl) {
+    return incl && lo->exact ? lo->fl <= N : lo->fl < N;
+}
+static bool below_hi(const scaled *hi, uint64_t N, bool incl) {
+    return incl || !hi->exact ? N <= hi->fl : N < hi->fl;
+}
+
+/* The fast path: v = c 2^q (c > 0), irregular when the gap below v is half
+ * the gap above. Writes the shortest digits (no trailing zeros) and the
+ * decimal exponent of the first digit; returns the digit count, or 0 when
+ * the caller must use the probe path. */
+static int shortest_fast(uint64_t c, int q, bool irregular, char *digits, int *e) {
+    uint64_t cb = c << 2, cbl = irregular ? cb - 1 : cb - 2, cbr = cb + 2;
+    /* k = floor(log10(2^q)), or floor(log10(3/4 2^q)) when irregular: the
+     * scaled interval is in [1, 10) wide. Both formulas are exact for
+     * |q| <= 1200 (checked with rational arithmetic). */
+    int k = irregular ? floor_shift((int64_t)q * 1262611 - 524031, 22) : floor_shift((int64_t)q * 78913, 18);
+    if (k < -54 || k > 54) return 0;
+    scaled vb, vl, vr;
+    if (!scale(cb, q, k, &vb) || !scale(cbl, q, k, &vl) || !scale(cbr, q, k, &vr)) return 0;
+    bool incl = (c & 1) == 0;
+    uint64_t s = vb.fl >> 2, d;
+    if (s < 100) return 0; /* a 2-digit decimal need not be a multiple of 10: probe */
+    uint64_t sp = s / 10 * 10, tp = sp + 10;
+    bool spin = above_lo(&vl, sp << 2, incl), tpin = below_hi(&vr, tp << 2, incl);
+    if (spin && tpin) return 0; /* cannot happen with a width below 10 */
+    if (spin || tpin) {
+        d = spin ? sp : tp;
+    } else {
+        uint64_t t = s + 1;
+        bool sin = above_lo(&vl, s << 2, incl), tin = below_hi(&vr, t << 2, incl);
+        if (sin && tin) {
+            uint64_t mid = (s << 2) + 2; /* 4 (s + 1/2) */
+            int cmp = vb.exact ? (vb.fl > mid) - (vb.fl < mid) : vb.fl >= mid ? 1 : -1;
+            d = cmp < 0 ? s : cmp > 0 ? t : (s & 1) == 0 ? s : t;
+        } else if (sin || tin) {
+            d = sin ? s : t;
+        } else {
+            return 0; /* cannot happen with a width of at least 1 */
+        }
+    }
+    char tmp[24];
+    int n = 0;
+    while (d) {
+        tmp[n++] = (char)('0' + d % 10);
+        d /= 10;
+    }
+    *e = n - 1 + k;
+    int lead = 0;
+    while (lead < n - 1 && tmp[lead] == '0') lead++; /* trailing zeros of the number */
+    int len = n - lead;
+    for (int i = 0; i < len; i++) digits[i] = tmp[n - 1 - i];
+    return len;
+}
+#endif
+
+/* Java's shortest digits of v > 0 (finite): returns the digit count, without
+ * trailing zeros (at least one digit), and the exponent of the first. */
+static int shortest(double v, bool is_float, char *digits, int *e) {
+#ifdef __SIZEOF_INT128__
+    uint64_t c;
+    int q;
+    bool irregular;
+    if (is_float) {
+        float f = (float)v;
+        uint32_t bits;
+        memcpy(&bits, &f, sizeof bits);
+        uint32_t be = (bits >> 23) & 0xFF, frac = bits & 0x7FFFFF;
+        c = be ? frac | 0x800000u : frac;
+        q = be ? (int)be - 150 : -149;
+        irregular = frac == 0 && be > 1;
+    } else {
+        uint64_t bits;
+        memcpy(&bits, &v, sizeof bits);
+        uint32_t be = (uint32_t)(bits >> 52) & 0x7FF;
+        uint64_t frac = bits & 0xFFFFFFFFFFFFFull;
+        c = be ? frac | 0x10000000000000ull : frac;
+        q = be ? (int)be - 1075 : -1074;
+        irregular = frac == 0 && be > 1;
+    }
+    int n = shortest_fast(c, q, irregular, digits, e);
+    if (n > 0) return n;
+#endif
+    return shortest_probe(v, is_float, digits, e);
 }
 
 static size_t fmt_java(double v, bool is_float, char *out) {
@@ -190,7 +403,11 @@ static size_t fmt_java(double v, bool is_float, char *out) {
         } else {
             *o++ = '0';
         }
-        o += sprintf(o, "E%d", e);
+        *o++ = 'E';
+        if (e < 0) *o++ = '-', e = -e;
+        if (e >= 100) *o++ = (char)('0' + e / 100);
+        if (e >= 10) *o++ = (char)('0' + e / 10 % 10);
+        *o++ = (char)('0' + e % 10);
     }
     *o = 0;
     return (size_t)(o - out);
