@@ -417,8 +417,9 @@ static void test_search_request_errors(void **s) {
            ERRLC("parsing_exception", "[field_sort] unknown field [foo]", 1, 22));
     EXPECT("POST", "/m/_search", "{\"sort\":[\"n\"],\"search_after\":[1],\"from\":1}", 400,
            ERR(400, "illegal_argument_exception", "[from] parameter must be set to 0 when [search_after] is used"));
-    EXPECT("GET", "/m/_search?scroll=1m", NULL, 400,
-           ERR(400, "unsupported_operation_exception", "trove does not support the [scroll] parameter of _search"));
+    EXPECT("GET", "/m/_search?scroll=abc", NULL, 400,
+           ERR(400, "parse_exception",
+               "failed to parse setting [scroll] with value [abc] as a time value: unit is missing or unrecognized"));
     EXPECT("POST", "/m/_search", "{\"aggs\":{\"a\":{\"terms\":{\"field\":\"k\"}}}}", 400,
            ERR(400, "unsupported_operation_exception", "[aggs] is not supported by trove"));
     EXPECT("POST", "/m/_search", "{\"explain\":true}", 400,

@@ -417,10 +417,10 @@ static void test_bulk_mget(void **s) {
            "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"[size] parameter cannot "
            "be negative, found [-1]\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"[size] parameter cannot "
            "be negative, found [-1]\"},\"status\":400}");
-    EXPECT("GET", "/b/_search?scroll=1m", NULL, 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support the [scroll] parameter of _search\"}],\"type\":\"unsupported_operation_exception\",\"reason\":"
-           "\"trove does not support the [scroll] parameter of _search\"},\"status\":400}");
+    EXPECT("GET", "/b/_search?scroll=1m&size=0", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
+           "Failed: 1: [size] cannot be [0] in a scroll context;\"}],\"type\":\"action_request_validation_exception\","
+           "\"reason\":\"Validation Failed: 1: [size] cannot be [0] in a scroll context;\"},\"status\":400}");
     EXPECT("PUT", "/num", "{\"mappings\":{\"properties\":{\"n\":{\"type\":\"long\"}}}}", 200,
            "{\"acknowledged\":true,\"shards_acknowledged\":true,\"index\":\"num\"}");
     EXPECT("POST", "/num/_search", "{\"query\":{\"term\":{\"n\":\"abc\"}}}", 400,
