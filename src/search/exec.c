@@ -322,9 +322,60 @@ typedef struct term_it {
     const tv_segment *seg;
     uint32_t field;
     bool norms;
+    /* top-k pruning (set_min_score): skip blocks whose bound is <= min */
+    bool prune;
+    float min;
+    uint32_t blk_lo;   /* the block bound blk_max holds for [blk_lo, blk_upto] */
+    uint32_t blk_upto;
+    float blk_max;
 } term_it;
 
-static uint32_t term_next(tv_iter *it) { return it->doc = tv_postings_next(((term_it *)it)->p); }
+static float impacts_max(const term_it *t, const tv_impact *imp, size_t n) {
+    float mx = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint8_t norm = t->norms ? imp[i].norm : 1;
+        float s = tv_bm25_score(t->sim, (float)imp[i].freq, norm);
+        if (s > mx) mx = s;
+    }
+    return n ? mx : t->sim->weight;
+}
+
+/* The first doc >= d (d already a posting of the term) in a block whose
+ * bound beats min. The bound of a block is the best BM25 of its
+ * competitive (freq, norm) pairs, computed by the same function as the
+ * score, so a skipped doc's score is <= that bound <= min. */
+static void term_load_block(term_it *t, uint32_t target) {
+    if (t->blk_upto != TV_ITER_UNSET && target >= t->blk_lo && target <= t->blk_upto) return;
+    const tv_impact *imp;
+    size_t n;
+    t->blk_upto = tv_postings_impacts(t->p, target, &imp, &n);
+    if (t->blk_upto < target) t->blk_upto = NO_MORE; /* defensive: bound the rest */
+    t->blk_lo = target;
+    t->blk_max = impacts_max(t, imp, n);
+}
+
+static uint32_t term_skip_blocks(term_it *t, uint32_t d) {
+    while (d != NO_MORE) {
+        term_load_block(t, d);
+        if (t->blk_max > t->min) break;
+        if (t->blk_upto == NO_MORE) return NO_MORE;
+        d = tv_postings_advance(t->p, t->blk_upto + 1);
+    }
+    return d;
+}
+
+static uint32_t term_next(tv_iter *it) {
+    term_it *t = (term_it *)it;
+    uint32_t d = tv_postings_next(t->p);
+    if (t->prune) d = term_skip_blocks(t, d);
+    return it->doc = d;
+}
+static void term_set_min(tv_iter *it, float min) {
+    term_it *t = (term_it *)it;
+    if (!t->sim || t->min >= min) return;
+    t->prune = true;
+    t->min = min;
+}
 static uint32_t term_advance(tv_iter *it, uint32_t t) {
     return it->doc = tv_postings_advance(((term_it *)it)->p, t);
 }
@@ -337,27 +388,21 @@ static float term_score(tv_iter *it) {
 }
 static uint32_t term_shallow(tv_iter *it, uint32_t target) {
     term_it *t = (term_it *)it;
-    const tv_impact *imp;
-    size_t n;
-    return tv_postings_impacts(t->p, target, &imp, &n);
+    if (!t->sim) return NO_MORE;
+    term_load_block(t, target);
+    return t->blk_upto;
 }
+/* The bound of the block term_shallow last moved to (term_shallow(target)
+ * first; upto is that call's result). */
 static float term_block_max(tv_iter *it, uint32_t upto) {
     term_it *t = (term_it *)it;
-    if (!t->sim) return t->cscore;
-    const tv_impact *imp;
-    size_t n;
-    uint32_t target = it->doc == TV_ITER_UNSET ? 0 : it->doc;
-    tv_postings_impacts(t->p, target, &imp, &n);
-    float mx = 0;
-    for (size_t i = 0; i < n; i++) {
-        uint8_t norm = t->norms ? imp[i].norm : 1;
-        float s = tv_bm25_score(t->sim, (float)imp[i].freq, norm);
-        if (s > mx) mx = s;
-    }
     (void)upto;
-    return n ? mx : t->sim->weight;
+    if (!t->sim) return t->cscore;
+    return t->blk_max;
 }
-static const tv_iter_vt term_vt = {term_next, term_advance, term_score, term_shallow, term_block_max};
+static const tv_iter_vt term_vt = {term_next, term_advance, term_score, term_shallow, term_block_max, term_set_min};
+/* constant-score terms and exists: no pruning */
+static const tv_iter_vt cterm_vt = {term_next, term_advance, term_score, NULL, NULL, NULL};
 
 /* --------------------------------------------------------- conjunction */
 
@@ -430,6 +475,15 @@ typedef struct disj_it {
     uint32_t msm;    /* >= 1 */
     bool dismax;
     float tie;
+    /* top-k pruning (block-max MaxScore), a sum disjunction of subs that
+     * all have block bounds */
+    bool prune;
+    float min;
+    float *bmax;     /* per sub: bound over the current window */
+    uint32_t *order; /* subs by bmax ascending */
+    uint8_t *ess;    /* per sub: essential in the current window */
+    uint32_t cached_doc; /* disj_score of this doc is cached_score */
+    float cached_score;
 } disj_it;
 
 static uint32_t disj_settle(disj_it *d) {
@@ -446,8 +500,101 @@ static uint32_t disj_settle(disj_it *d) {
             if (d->subs[i]->doc == mn) tv_iter_next(d->subs[i]);
     }
 }
+/* A float bound of a double sum that is safe against the summation order:
+ * the score sums the same kind of terms in another order, which can
+ * differ from this sum by a few double ulps, far below one float ulp. */
+static inline float safe_bound(double sum) { return nextafterf((float)sum, INFINITY); }
+
+/*
+ * Block-max MaxScore (Lucene's MaxScoreBulkScorer idea, one window at a
+ * time). From target, the window ends at the first block end among the
+ * subs; each sub's bound over the window is its block's bound. Subs sorted
+ * by bound: the longest prefix whose bounds sum to <= min is non-essential
+ * (a doc they alone match cannot compete). Candidates come from the
+ * essential subs only; a candidate whose essential scores plus the
+ * non-essential bounds cannot beat min is skipped; otherwise the lagging
+ * subs are advanced to it, so score() sees every matching sub exactly as
+ * without pruning. A window where everything is non-essential is skipped
+ * whole. Subs may lag behind the current doc; they are advanced lazily.
+ */
+static uint32_t disj_next_pruned(disj_it *d) {
+    uint32_t target = d->it.doc == TV_ITER_UNSET ? 0 : d->it.doc + 1;
+    uint32_t n = d->n;
+    for (;;) {
+        if (target == NO_MORE || d->it.doc == NO_MORE) return d->it.doc = NO_MORE;
+        uint32_t upto = NO_MORE;
+        bool any = false;
+        for (uint32_t i = 0; i < n; i++) {
+            tv_iter *s = d->subs[i];
+            if (s->doc == NO_MORE) { d->bmax[i] = 0; continue; }
+            any = true;
+            uint32_t e = s->vt->shallow(s, target);
+            d->bmax[i] = s->vt->block_max(s, e);
+            if (e < upto) upto = e;
+        }
+        if (!any) return d->it.doc = NO_MORE;
+        /* insertion sort of sub indices by bound (n is small) */
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t j = i, x = i;
+            while (j > 0 && d->bmax[d->order[j - 1]] > d->bmax[x]) { d->order[j] = d->order[j - 1]; j--; }
+            d->order[j] = x;
+        }
+        double noness = 0;
+        uint32_t k = 0;
+        while (k < n && safe_bound(noness + d->bmax[d->order[k]]) <= d->min) noness += d->bmax[d->order[k++]];
+        if (k == n) {
+            if (upto == NO_MORE) return d->it.doc = NO_MORE;
+            target = upto + 1;
+            continue;
+        }
+        uint32_t cand = NO_MORE;
+        for (uint32_t j = 0; j < n; j++) d->ess[d->order[j]] = j >= k;
+        for (uint32_t j = k; j < n; j++) {
+            tv_iter *s = d->subs[d->order[j]];
+            if (behind(s->doc, target)) tv_iter_advance(s, target);
+            if (s->doc < cand) cand = s->doc;
+        }
+        if (cand > upto) {
+            if (upto == NO_MORE) return d->it.doc = NO_MORE;
+            target = upto + 1;
+            continue;
+        }
+        /* the essential subs' scores in sub order: with no non-essential
+         * sub this is exactly disj_score's sum, kept for it */
+        double esum = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            tv_iter *s = d->subs[i];
+            if (d->ess[i] && s->doc == cand) esum += tv_iter_score(s);
+        }
+        if (safe_bound(esum + noness) <= d->min) {
+            target = cand + 1;
+            continue;
+        }
+        if (k == 0) {
+            d->cached_doc = cand;
+            d->cached_score = (float)esum;
+        }
+        for (uint32_t j = 0; j < k; j++) {
+            tv_iter *s = d->subs[d->order[j]];
+            if (behind(s->doc, cand)) tv_iter_advance(s, cand);
+        }
+        return d->it.doc = cand;
+    }
+}
+
+static void disj_set_min(tv_iter *it, float min) {
+    disj_it *d = (disj_it *)it;
+    if (d->dismax || d->msm > 1 || !d->bmax) return;
+    for (uint32_t i = 0; i < d->n; i++)
+        if (!d->subs[i]->vt->shallow || !d->subs[i]->vt->block_max) return;
+    if (d->prune && d->min >= min) return;
+    d->prune = true;
+    d->min = min;
+}
+
 static uint32_t disj_next(tv_iter *it) {
     disj_it *d = (disj_it *)it;
+    if (d->prune) return disj_next_pruned(d);
     uint32_t cur = it->doc;
     for (uint32_t i = 0; i < d->n; i++) {
         tv_iter *s = d->subs[i];
@@ -466,6 +613,7 @@ static uint32_t disj_advance(tv_iter *it, uint32_t t) {
 static float disj_score(tv_iter *it) {
     disj_it *d = (disj_it *)it;
     uint32_t doc = it->doc;
+    if (d->prune && d->cached_doc == doc) return d->cached_score;
     if (!d->dismax) {
         double s = 0;
         for (uint32_t i = 0; i < d->n; i++)
@@ -482,7 +630,7 @@ static float disj_score(tv_iter *it) {
     }
     return (float)(mx + other * (double)d->tie);
 }
-static const tv_iter_vt disj_vt = {disj_next, disj_advance, disj_score, NULL, NULL};
+static const tv_iter_vt disj_vt = {disj_next, disj_advance, disj_score, NULL, NULL, disj_set_min};
 
 static tv_iter *make_disj(tv_arena *a, tv_iter **subs, uint32_t n, uint32_t msm, bool dismax, float tie) {
     disj_it *d = tv_arena_alloc(a, sizeof *d);
@@ -494,6 +642,13 @@ static tv_iter *make_disj(tv_arena *a, tv_iter **subs, uint32_t n, uint32_t msm,
     d->msm = msm ? msm : 1;
     d->dismax = dismax;
     d->tie = tie;
+    d->prune = false;
+    d->min = -INFINITY;
+    d->bmax = tv_arena_alloc(a, n * sizeof *d->bmax);
+    d->order = tv_arena_alloc(a, n * sizeof *d->order);
+    d->ess = tv_arena_alloc(a, n * sizeof *d->ess);
+    d->cached_doc = TV_ITER_UNSET;
+    if (!d->bmax || !d->order || !d->ess) return NULL;
     uint64_t cost = 0;
     float mx = 0, mxd = 0;
     for (uint32_t i = 0; i < n; i++) {
@@ -1063,7 +1218,12 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
         t->seg = sv->seg;
         t->field = q->field_id;
         t->norms = q->field && q->field->norms;
-        *out = iter_init(&t->it, &term_vt, st.doc_freq, bm25 ? q->u.term.sim->weight : cscore);
+        t->prune = false;
+        t->min = -INFINITY;
+        t->blk_upto = TV_ITER_UNSET;
+        t->blk_max = 0;
+        *out = iter_init(&t->it, bm25 && ctx->impacts ? &term_vt : &cterm_vt, st.doc_freq,
+                         bm25 ? q->u.term.sim->weight : cscore);
         return TROVE_OK;
     }
     case TV_Q_PHRASE:
@@ -1134,7 +1294,8 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
         t->seg = sv->seg;
         t->field = q->field_id;
         t->norms = false;
-        *out = iter_init(&t->it, &term_vt, tv_postings_cost(p), cscore);
+        t->prune = false;
+        *out = iter_init(&t->it, &cterm_vt, tv_postings_cost(p), cscore);
         return TROVE_OK;
     }
     case TV_Q_EXT:

@@ -280,6 +280,12 @@ typedef struct tv_iter_vt {
     uint32_t (*shallow)(tv_iter *it, uint32_t target);
     /* an upper bound of scores for docs in [current window .. upto]. */
     float (*block_max)(tv_iter *it, uint32_t upto);
+    /* Top-k pruning (may be NULL: no pruning). From now on next() may skip
+     * any doc whose score is <= min (such a doc cannot enter the top hits:
+     * the collector's worst hit has that score and an earlier doc); every
+     * doc it returns is positioned exactly as without pruning, so score()
+     * is unchanged. Only the root iterator is told; min only grows. */
+    void (*set_min_score)(tv_iter *it, float min);
 } tv_iter_vt;
 
 struct tv_iter {
@@ -294,6 +300,12 @@ struct tv_iter {
 static inline uint32_t tv_iter_next(tv_iter *it) { return it->vt->next(it); }
 static inline uint32_t tv_iter_advance(tv_iter *it, uint32_t t) { return it->vt->advance(it, t); }
 static inline float tv_iter_score(tv_iter *it) { return it->vt->score(it); }
+/* False when the iterator cannot prune (then nothing changes). */
+static inline bool tv_iter_set_min_score(tv_iter *it, float min) {
+    if (!it->vt->set_min_score) return false;
+    it->vt->set_min_score(it, min);
+    return true;
+}
 
 /* What the plan must be able to do. */
 typedef struct tv_plan_ctx {

@@ -879,12 +879,23 @@ static bool is_single_term(const tv_query *q) {
     return q->kind == TV_Q_TERM || q->kind == TV_Q_MATCH_ALL;
 }
 
+/* Can the collection skip documents that cannot enter the top hits? Only
+ * when hits are ordered by score alone (ties by doc order, so a later doc
+ * equal to the worst hit loses), nothing else looks at every doc, and the
+ * total is not needed beyond track_limit (checked as hits arrive). */
+static bool can_prune(const req *r, const coll *c) {
+    if (!c->cap || c->after || r->terminate_after >= 0) return false;
+    if (r->nsorts > 1 || (r->nsorts == 1 && !(r->sorts[0].kind == SK_SCORE && r->sorts[0].desc))) return false;
+    return r->track_false || r->track_limit != INT64_MAX;
+}
+
 /* Counts or collects one target. */
 static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_target *t, target_ctx *tc,
                             tv_arena *a, bool count_only) {
     const tv_snapshot *snap = t->snap;
     if (!snap) return TROVE_OK;
     bool scores = c->need_scores;
+    bool prunable = !count_only && scores && can_prune(r, c);
     for (uint32_t si = 0; si < snap->nsegs; si++) {
         const tv_segview *sv = &snap->segs[si];
         if (count_only && !sv->live && !tc->post && !r->has_min_score && is_single_term(tc->q)) {
@@ -896,11 +907,14 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
                 continue;
             }
         }
-        tv_plan_ctx pc = {a, snap, scores && !count_only, false};
+        tv_plan_ctx pc = {a, snap, scores && !count_only, prunable};
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
         if (st) return st;
         if (!it) continue;
+        /* the threshold carried over from earlier segments and targets */
+        bool pruning = prunable && c->n == c->cap && c->total > (uint64_t)r->track_limit &&
+                       tv_iter_set_min_score(it, c->heap[0].score);
         if (tc->post) {
             tv_plan_ctx pc2 = {a, snap, false, false};
             st = tv_plan(tc->post, sv, &pc2, &pf);
@@ -922,6 +936,8 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (r->nsorts) sort_values(c, tc->tf, sv, doc);
             if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
             offer(c, score, ti, si, doc);
+            if (prunable && c->n == c->cap && (pruning || c->total > (uint64_t)r->track_limit))
+                pruning = tv_iter_set_min_score(it, c->heap[0].score);
         }
     }
     return TROVE_OK;
