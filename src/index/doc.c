@@ -1189,12 +1189,43 @@ static const char *template_match_type(const tv_json *v, const char *type) {
     return type; /* object, long, boolean, date */
 }
 
-/* Records an unmapped field (dynamic true) in the update tree under unew. */
+/* The "dynamic" names OpenSearch prints in strict_dynamic_mapping_exception. */
+static const char *dynamic_word(tv_dynamic d) {
+    return d == TV_DYNAMIC_STRICT_ALLOW_TEMPLATES ? "strict_allow_templates" : "strict";
+}
+
+static tv_status strict_error(dctx *c, tv_dynamic dyn, const char *name, size_t nlen,
+                              const char *path, size_t plen) {
+    return c->st = tv_error_set(c->err, TROVE_ESTRICT,
+                                "mapping set to %s, dynamic introduction of [%.*s] within "
+                                "[%.*s] is not allowed",
+                                dynamic_word(dyn), (int)nlen, name, plen ? (int)plen : 4,
+                                plen ? path : "_doc");
+}
+
+/* Records an unmapped field in the update tree under parent_u. dyn is the
+ * effective dynamic setting of the enclosing object: true, or one of the
+ * *_allow_templates modes, where only a field that matches a dynamic
+ * template is added (strict_allow_templates refuses the others,
+ * false_allow_templates leaves them in _source only). */
 static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_t nlen,
-                               const tv_json *v, const char *path, size_t plen) {
+                               const tv_json *v, const char *path, size_t plen, tv_dynamic dyn) {
     const char *format;
     const char *type = dynamic_type(c, v, &format);
     if (!type) return TROVE_OK;
+    if (dyn == TV_DYNAMIC_STRICT_ALLOW_TEMPLATES || dyn == TV_DYNAMIC_FALSE_ALLOW_TEMPLATES) {
+        unode *seen = unode_child(c, parent_u, name, nlen, false);
+        if (!seen || !seen->tmpl) {
+            size_t tl;
+            char *tp = join_path(c, path, plen, name, nlen, &tl);
+            if (!tp) return oom(c);
+            if (!tv_mapping_dynamic_template(c->m, tp, tl, name, nlen, template_match_type(v, type),
+                                             type, c->a)) {
+                if (dyn == TV_DYNAMIC_FALSE_ALLOW_TEMPLATES) return TROVE_OK;
+                return strict_error(c, dyn, name, nlen, path, plen);
+            }
+        }
+    }
     if (c->field_budget >= 0 && !unode_child(c, parent_u, name, nlen, false)) {
         /* a text field brings its keyword multi-field */
         int64_t cost = strcmp(type, "text") == 0 ? 2 : 1;
@@ -1224,7 +1255,7 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
         }
     }
     if (strcmp(u->type, "object") == 0) {
-        tv_dynamic kd = TV_DYNAMIC_TRUE;
+        tv_dynamic kd = dyn; /* a new object inherits its parent's setting */
         if (u->tmpl) {
             const tv_json *en = tv_json_get(u->tmpl, "enabled");
             const tv_json *dy = tv_json_get(u->tmpl, "dynamic");
@@ -1233,6 +1264,15 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
                 return TROVE_OK;
             if (dy && dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "strict"))
                 kd = TV_DYNAMIC_STRICT;
+            else if (dy && dy->type == TV_JSON_STRING &&
+                     tv_streq(dy->v.s, dy->len, "strict_allow_templates"))
+                kd = TV_DYNAMIC_STRICT_ALLOW_TEMPLATES;
+            else if (dy && dy->type == TV_JSON_STRING &&
+                     tv_streq(dy->v.s, dy->len, "false_allow_templates"))
+                kd = TV_DYNAMIC_FALSE_ALLOW_TEMPLATES;
+            else if (dy && (dy->type == TV_JSON_TRUE ||
+                            (dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "true"))))
+                kd = TV_DYNAMIC_TRUE;
             else if (dy && (dy->type == TV_JSON_FALSE ||
                             (dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "false"))))
                 return TROVE_OK;
@@ -1244,6 +1284,17 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
                 return c->st;
     }
     return TROVE_OK;
+}
+
+/* True when a template's mapping (an object) lists name in its own
+ * "properties". */
+static bool template_property(const tv_json *tmpl, const char *name, size_t nlen) {
+    const tv_json *props = tv_json_get(tmpl, "properties");
+    if (!props || props->type != TV_JSON_OBJECT) return false;
+    for (uint32_t i = 0; i < props->len; i++)
+        if (props->v.members[i].key_len == nlen && memcmp(props->v.members[i].key, name, nlen) == 0)
+            return true;
+    return false;
 }
 
 /* The update node for an existing mapped object at path (creating the
@@ -1280,6 +1331,11 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
         return c->st = tv_error_set(c->err, TROVE_EARG, "field name cannot be an empty string");
     const char *dot = memchr(name, '.', nlen);
     if (dot) {
+        size_t ndots = 0;
+        while (ndots < nlen && name[ndots] == '.') ndots++;
+        if (ndots == nlen)
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "field name cannot contain only the character [.]");
         size_t head = (size_t)(dot - name);
         if (head == 0 || head + 1 == nlen || (dot[1] == '.'))
             return c->st = tv_error_set(c->err, TROVE_EARG,
@@ -1323,19 +1379,17 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
         return k->copy_to ? copy_to(c, k, v) : TROVE_OK;
     }
     /* unmapped */
-    if (dyn == TV_DYNAMIC_STRICT) {
-        /* OpenSearch refuses nulls and empty arrays too */
-        return c->st = tv_error_set(c->err, TROVE_ESTRICT,
-                                    "mapping set to strict, dynamic introduction of [%.*s] within "
-                                    "[%.*s] is not allowed",
-                                    (int)nlen, name, plen ? (int)plen : 4, plen ? path : "_doc");
-    }
+    if (unew && unew->tmpl && template_property(unew->tmpl, name, nlen))
+        return TROVE_OK; /* mapped by the template's own properties: indexed
+                            when the document is parsed again with the update */
+    if (dyn == TV_DYNAMIC_STRICT) /* OpenSearch refuses nulls and empty arrays too */
+        return strict_error(c, dyn, name, nlen, path, plen);
     if (dyn == TV_DYNAMIC_FALSE) return TROVE_OK;
     const char *fmt_unused;
     if (!dynamic_type(c, v, &fmt_unused)) return TROVE_OK; /* null, [] : no mapping */
     unode *pu = unew ? unew : update_for_path(c, path, plen);
     if (!pu) return oom(c);
-    return dynamic_field(c, pu, name, nlen, v, path, plen);
+    return dynamic_field(c, pu, name, nlen, v, path, plen, dyn);
 }
 
 /*
@@ -1367,17 +1421,13 @@ static tv_status copy_to(dctx *c, const mnode *src, const tv_json *v) {
         if (pl) pl--; /* drop the dot */
         if (nlen == 0) continue;
         tv_dynamic dyn = tv_mapping_dynamic_of(c->m, t->v.s, pl);
-        if (dyn == TV_DYNAMIC_STRICT)
-            return c->st = tv_error_set(c->err, TROVE_ESTRICT,
-                                        "mapping set to strict, dynamic introduction of [%.*s] "
-                                        "within [%.*s] is not allowed",
-                                        (int)nlen, name, pl ? (int)pl : 4, pl ? t->v.s : "_doc");
+        if (dyn == TV_DYNAMIC_STRICT) return strict_error(c, dyn, name, nlen, t->v.s, pl);
         if (dyn == TV_DYNAMIC_FALSE) continue;
         const char *fmt_unused;
         if (!dynamic_type(c, v, &fmt_unused)) continue;
         unode *pu = update_for_path(c, t->v.s, pl);
         if (!pu) return oom(c);
-        if (dynamic_field(c, pu, name, nlen, v, t->v.s, pl)) return c->st;
+        if (dynamic_field(c, pu, name, nlen, v, t->v.s, pl, dyn)) return c->st;
     }
     return TROVE_OK;
 }

@@ -246,7 +246,16 @@ size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t 
                                const tv_field **out, size_t cap);
 
 /* Root-level options. */
-typedef enum tv_dynamic { TV_DYNAMIC_TRUE = 0, TV_DYNAMIC_FALSE, TV_DYNAMIC_STRICT } tv_dynamic;
+typedef enum tv_dynamic {
+    TV_DYNAMIC_TRUE = 0,
+    TV_DYNAMIC_FALSE,
+    TV_DYNAMIC_STRICT,
+    /* "strict_allow_templates" (2.16): strict, but a new field that matches
+     * a dynamic template is added. "false_allow_templates" (3.2): dynamic
+     * false, but a field matching a template is added. */
+    TV_DYNAMIC_STRICT_ALLOW_TEMPLATES,
+    TV_DYNAMIC_FALSE_ALLOW_TEMPLATES,
+} tv_dynamic;
 bool tv_mapping_source_enabled(const tv_mapping *m);
 
 /* ================================================================ settings */

@@ -495,9 +495,14 @@ static tv_status dynamic_value(pctx *c, const tv_json *v, const char *obj_name, 
         *out = TV_DYNAMIC_STRICT;
         return TROVE_OK;
     }
-    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "strict_allow_templates"))
-        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                    "dynamic [strict_allow_templates] is not supported by trove");
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "strict_allow_templates")) {
+        *out = TV_DYNAMIC_STRICT_ALLOW_TEMPLATES;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "false_allow_templates")) {
+        *out = TV_DYNAMIC_FALSE_ALLOW_TEMPLATES;
+        return TROVE_OK;
+    }
     char what[300];
     snprintf(what, sizeof what, "%s.dynamic", obj_name);
     bool b;
@@ -1857,6 +1862,14 @@ static bool json_array_equal(const tv_json *a, const tv_json *b) {
 tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
                              const tv_analysis *analysis, tv_error *err) {
     tv_error_clear(err);
+    /* A put-mapping body wrapped in the type name is refused since 2.0
+     * (typeless APIs); only tv_mapping_parse (create index, templates)
+     * still unwraps {"_doc": {...}}. */
+    if (update && tv_json_is_object(update) && update->len == 1 &&
+        tv_streq(update->v.members[0].key, update->v.members[0].key_len, "_doc")) {
+        tv_error_set(err, TROVE_EARG, "Types cannot be provided in put mapping requests");
+        return NULL;
+    }
     if (!base) return tv_mapping_parse(update, analysis, err);
     tv_mapping *m = mapping_alloc();
     if (!m) {
@@ -2146,6 +2159,17 @@ static void write_leaf(tv_jw *w, const mnode *n) {
     }
 }
 
+static const char *dynamic_name(tv_dynamic d) {
+    switch (d) {
+    case TV_DYNAMIC_STRICT: return "strict";
+    case TV_DYNAMIC_FALSE: return "false";
+    case TV_DYNAMIC_STRICT_ALLOW_TEMPLATES: return "strict_allow_templates";
+    case TV_DYNAMIC_FALSE_ALLOW_TEMPLATES: return "false_allow_templates";
+    case TV_DYNAMIC_TRUE: break;
+    }
+    return "true";
+}
+
 static void write_object_body(tv_jw *w, const mnode *n) {
     if (n->nkids == 0) {
         tv_jw_keyz(w, "type");
@@ -2153,9 +2177,7 @@ static void write_object_body(tv_jw *w, const mnode *n) {
     }
     if (n->dynamic >= 0) {
         tv_jw_keyz(w, "dynamic");
-        tv_jw_strz(w, n->dynamic == TV_DYNAMIC_STRICT ? "strict"
-                      : n->dynamic == TV_DYNAMIC_FALSE ? "false"
-                                                       : "true");
+        tv_jw_strz(w, dynamic_name((tv_dynamic)n->dynamic));
     }
     if (n->enabled == 0) {
         tv_jw_keyz(w, "enabled");
@@ -2185,9 +2207,7 @@ void tv_mapping_write(const tv_mapping *m, tv_jw *w) {
     }
     if (m->dynamic_set) {
         tv_jw_keyz(w, "dynamic");
-        tv_jw_strz(w, m->dynamic == TV_DYNAMIC_STRICT ? "strict"
-                      : m->dynamic == TV_DYNAMIC_FALSE ? "false"
-                                                       : "true");
+        tv_jw_strz(w, dynamic_name((tv_dynamic)m->dynamic));
     }
     if (m->meta) {
         tv_jw_keyz(w, "_meta");

@@ -305,6 +305,51 @@ static void test_dynamic(void **state) {
                         "{\"properties\":{\"free\":{\"properties\":{\"x\":{\"type\":\"boolean\"}}}}}");
     tv_mapping_release(m);
 
+    /* strict_allow_templates: only fields matching a dynamic template are
+     * added; a template object's own properties count as mapped */
+    m = M("{\"dynamic\":\"strict_allow_templates\",\"dynamic_templates\":[{\"s\":{\"match\":"
+          "\"str*\",\"match_mapping_type\":\"string\",\"mapping\":{\"type\":\"keyword\"}}},"
+          "{\"o\":{\"match\":\"obj*\",\"match_mapping_type\":\"object\",\"mapping\":{\"type\":"
+          "\"object\",\"properties\":{\"b1\":{\"type\":\"keyword\"}}}}}],"
+          "\"properties\":{\"t\":{\"type\":\"text\"}}}");
+    parse_fails(m, "{\"str1\":\"x\",\"t\":\"a\",\"other\":\"b\"}", TROVE_ESTRICT,
+                "mapping set to strict_allow_templates, dynamic introduction of [other] within [_doc] "
+                "is not allowed",
+                TROVE_OK, NULL);
+    parse_fails(m, "{\"obj1\":{\"b1\":\"x\",\"b2\":\"y\"}}", TROVE_ESTRICT,
+                "mapping set to strict_allow_templates, dynamic introduction of [b2] within [obj1] "
+                "is not allowed",
+                TROVE_OK, NULL);
+    upd = NULL;
+    const char *src4 = "{\"str1\":\"x\",\"obj1\":{\"b1\":\"y\"},\"t\":\"a\"}";
+    assert_int_equal(tv_doc_parse(m, "1", 1, src4, strlen(src4), &A, &d, &upd, &err), TROVE_OK);
+    assert_string_equal(update_text(upd),
+                        "{\"properties\":{\"str1\":{\"type\":\"keyword\"},\"obj1\":{\"type\":"
+                        "\"object\",\"properties\":{\"b1\":{\"type\":\"keyword\"}}}}}");
+    m2 = tv_mapping_merge(m, upd, NULL, &err);
+    assert_non_null(m2);
+    d = parse(m2, src4);
+    assert_int_equal(field(m2, &d, "obj1.b1")->nkeys, 1);
+    assert_int_equal(field(m2, &d, "str1")->nkeys, 1);
+    tv_mapping_release(m2);
+    tv_mapping_release(m);
+    /* false_allow_templates: the others stay in _source only */
+    m = M("{\"dynamic\":\"false_allow_templates\",\"dynamic_templates\":[{\"s\":{\"match\":"
+          "\"str*\",\"mapping\":{\"type\":\"keyword\"}}}]}");
+    upd = NULL;
+    const char *src5 = "{\"str1\":\"x\",\"other\":\"b\"}";
+    assert_int_equal(tv_doc_parse(m, "1", 1, src5, strlen(src5), &A, &d, &upd, &err), TROVE_OK);
+    assert_string_equal(update_text(upd), "{\"properties\":{\"str1\":{\"type\":\"keyword\"}}}");
+    tv_mapping_release(m);
+
+    /* field names made only of dots */
+    m = M("{}");
+    parse_fails(m, "{\".\":1}", TROVE_EARG, "field name cannot contain only the character [.]",
+                TROVE_OK, NULL);
+    parse_fails(m, "{\"o\":{\"..\":1}}", TROVE_EARG,
+                "field name cannot contain only the character [.]", TROVE_OK, NULL);
+    tv_mapping_release(m);
+
     /* numeric detection and date detection off */
     m = M("{\"numeric_detection\":true,\"date_detection\":false}");
     upd = NULL;
