@@ -153,6 +153,8 @@ typedef struct tv_req {
     size_t nparams;
     /* path parameters of the matched route (decoded) or NULL */
     const char *p_index;
+    const char *p_index_given; /* {index} as the path named it, before an
+                                  alias was replaced by its index (doc APIs) */
     const char *p_id;
     const char *p_name; /* {name}, {alias}, {metric} ... path parameter */
     const char *p_name2; /* a second such parameter (/_cat/aliases/{name}) */
@@ -382,6 +384,46 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
  * object; w may be NULL) and returns the HTTP status, or 0 with *e set (or
  * r->oom) on failure. */
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e);
+
+/* ------------------------------------------------ shard routing (routing.c) */
+
+/* How an index spreads documents over its (emulated) shards. */
+typedef struct tv_shard_route {
+    uint32_t num_shards;
+    uint32_t routing_num_shards;
+    uint32_t partition_size; /* index.routing_partition_size, 1: none */
+} tv_shard_route;
+/* Murmur3HashFunction.hash: murmur3_x86_32, seed 0, over the UTF-16LE
+ * code units of the UTF-8 string. */
+int32_t tv_api_routing_hash(const char *s, size_t len);
+/* The routing_num_shards OpenSearch picks when none is set. */
+uint32_t tv_api_default_routing_shards(uint32_t num_shards);
+/* Reads the index's routing settings. */
+void tv_api_shard_route(tv_index *idx, tv_shard_route *rt);
+/* OperationRouting.generateShardId (routing NULL: the _id routes). */
+uint32_t tv_api_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
+                         size_t routing_len);
+/* True when a request with req_routing (NULL: none) reaches the shard the
+ * document (stored routing doc_routing, NULL: none) lives on. */
+bool tv_api_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,
+                       const char *doc_routing, size_t doc_len);
+/* True when a document with this _id exists but on another shard than the
+ * routing (NULL: the _id) reaches: the write must answer not found. Sets
+ * r->oom on failure. */
+bool tv_api_doc_elsewhere(tv_req *r, tv_index *idx, const char *id, size_t id_len, const char *routing,
+                          size_t routing_len);
+/* A delete that found nothing on its shard: result not_found, _version 1
+ * (no _seq_no: nothing was written). */
+void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t id_len, int64_t shard_total);
+/* The mapping's _routing.required. */
+bool tv_api_routing_required(tv_index *idx);
+/* routing_missing_exception "routing is required for [index]/[id]". */
+tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id);
+/* index_not_found_exception of a require_alias write to a non-alias. */
+tv_api_err *tv_api_err_require_alias(tv_req *r, const char *name);
+/* FetchSourceContext.fromXContent: true/false, "field", ["a","b"], or
+ * {"includes"|"include": s|[..], "excludes"|"exclude": s|[..]}. */
+bool tv_api_source_ctx_json(tv_req *r, const tv_json *v, tv_source_ctx *sc);
 
 /* ------------------------------------------ aliases, settings, output */
 

@@ -35,6 +35,7 @@ typedef struct bulk_op {
     const char *src;
     size_t src_len;
     tv_update_req upd;
+    bool require_alias;
 } bulk_op;
 
 static const char *kind_name(op_kind k) {
@@ -102,9 +103,6 @@ static bool parse_meta(tv_req *r, int line, const tv_json *meta, bulk_op *op, co
         if (v->type == TV_JSON_NULL) continue;
         if (strcmp(k, "_index") == 0) {
             op->index = value_text(r, v);
-        } else if (strcmp(k, "_type") == 0) {
-            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                               "trove does not support mapping types ([_type] in bulk)");
         } else if (strcmp(k, "_id") == 0) {
             op->id = value_text(r, v);
         } else if (strcmp(k, "routing") == 0) {
@@ -133,32 +131,17 @@ static bool parse_meta(tv_req *r, int line, const tv_json *meta, bulk_op *op, co
             return tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                "trove does not support ingest pipelines");
         } else if (strcmp(k, "require_alias") == 0) {
-            if (v->type == TV_JSON_TRUE)
-                return tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                   "trove does not support index aliases yet");
+            /* parser.booleanValue(): true/false, or their strings */
+            const char *t = value_text(r, v);
+            if (v->type == TV_JSON_TRUE || (t && strcmp(t, "true") == 0))
+                op->require_alias = true;
+            else if (v->type == TV_JSON_FALSE || (t && strcmp(t, "false") == 0))
+                op->require_alias = false;
+            else
+                return fail_iae(r, "Failed to parse value [%s] as only [true] or [false] are allowed.", t ? t : "");
         } else if (strcmp(k, "_source") == 0) {
-            tv_source_ctx *sc = &op->upd.sc;
-            memset(sc, 0, sizeof *sc);
-            sc->fetch = v->type != TV_JSON_FALSE;
-            sc->explicit_ = true;
-            op->upd.want_source = sc->fetch;
-            if (v->type == TV_JSON_STRING) {
-                sc->nincl = tv_split_commas(&r->arena, v->v.s, &sc->incl);
-            } else if (v->type == TV_JSON_OBJECT) {
-                const tv_json *inc = tv_json_get(v, "includes"), *exc = tv_json_get(v, "excludes");
-                if (inc && inc->type == TV_JSON_ARRAY) {
-                    sc->incl = tv_arena_calloc(&r->arena, inc->len + 1, sizeof(char *));
-                    if (!sc->incl) return (r->oom = true), false;
-                    for (uint32_t q = 0; q < inc->len; q++)
-                        if (inc->v.items[q].type == TV_JSON_STRING) sc->incl[sc->nincl++] = inc->v.items[q].v.s;
-                }
-                if (exc && exc->type == TV_JSON_ARRAY) {
-                    sc->excl = tv_arena_calloc(&r->arena, exc->len + 1, sizeof(char *));
-                    if (!sc->excl) return (r->oom = true), false;
-                    for (uint32_t q = 0; q < exc->len; q++)
-                        if (exc->v.items[q].type == TV_JSON_STRING) sc->excl[sc->nexcl++] = exc->v.items[q].v.s;
-                }
-            }
+            if (!tv_api_source_ctx_json(r, v, &op->upd.sc)) return false;
+            op->upd.want_source = op->upd.sc.fetch;
         } else {
             return fail_iae(r, "Action/metadata line [%d] contains an unknown parameter [%s]", line, k);
         }
@@ -195,9 +178,6 @@ void tv_h_bulk(tv_req *r) {
                                  "trove does not support mapping types ([type] in bulk)");
     bool req_alias;
     if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return;
-    if (req_alias)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                 "trove does not support index aliases yet");
     const char *droute = tv_req_param(r, "routing");
     tv_source_ctx dsc;
     if (!tv_api_source_ctx(r, tv_req_param(r, "_source"), tv_req_param(r, "_source_includes"),
@@ -288,6 +268,7 @@ void tv_h_bulk(tv_req *r) {
             op->opts.routing = droute;
             op->opts.routing_len = strlen(droute);
         }
+        op->require_alias = req_alias;
         op->upd.sc = dsc;
         op->upd.want_source = dsc_given && dsc.fetch;
         if (am->val.type == TV_JSON_OBJECT) {
@@ -435,6 +416,10 @@ void tv_h_bulk(tv_req *r) {
         if (op->kind == OP_DELETE) {
             idx = tv_node_get_index(r->node, op->index);
             if (!idx) err = tv_api_err_no_index(r, op->index);
+        } else if (op->require_alias && !tv_node_is_alias(r->node, op->index)) {
+            /* BulkOperation: a require_alias write to a name that is not an
+             * alias fails before any index is resolved or auto-created */
+            err = tv_api_err_require_alias(r, op->index);
         } else {
             const char *bad = tv_node_get_index_peek(r->node, op->index) ? NULL
                                                                          : tv_index_name_invalid(op->index, &r->arena);
@@ -471,7 +456,23 @@ void tv_h_bulk(tv_req *r) {
             tv_write_opts o = op->opts;
             o.refresh = TV_REFRESH_FALSE;
             int status = 0;
-            if (op->kind == OP_INDEX || op->kind == OP_CREATE) {
+            if (r->oom) {
+                /* reported below */
+            } else if ((op->kind == OP_INDEX || op->kind == OP_CREATE) && !*id) {
+                /* IndexRequest.process: an explicit empty _id fails the item */
+                tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+                if (!x) {
+                    r->oom = true;
+                } else {
+                    x->type = "illegal_argument_exception";
+                    x->reason = "if _id is specified it must not be empty";
+                    x->status = 400;
+                    err = x;
+                }
+            } else if ((op->kind == OP_INDEX || op->kind == OP_CREATE) && !o.routing &&
+                       tv_api_routing_required(idx)) {
+                err = tv_api_err_routing_missing(r, tv_index_name(idx), id);
+            } else if (op->kind == OP_INDEX || op->kind == OP_CREATE) {
                 o.op_type = op->kind == OP_CREATE ? TV_OP_CREATE : TV_OP_INDEX;
                 tv_status st = tv_index_put(idx, id, strlen(id), op->src, op->src_len, &o, &res, &terr);
                 if (st == TROVE_ENOMEM)
@@ -483,6 +484,12 @@ void tv_h_bulk(tv_req *r) {
                     tv_api_write_result(&iw, tv_index_name(idx), id, strlen(id), &res, tv_index_shard_total(idx));
                     status = tv_api_write_status(&res);
                 }
+            } else if (op->kind == OP_DELETE && !o.routing && tv_api_routing_required(idx)) {
+                err = tv_api_err_routing_missing(r, tv_index_name(idx), id);
+            } else if (op->kind == OP_DELETE && tv_api_doc_elsewhere(r, idx, id, strlen(id), o.routing, o.routing_len)) {
+                /* on another shard than this routing reaches: not found there */
+                tv_api_write_not_found(&iw, tv_index_name(idx), id, strlen(id), tv_index_shard_total(idx));
+                status = 404;
             } else if (op->kind == OP_DELETE) {
                 tv_status st = tv_index_delete(idx, id, strlen(id), &o, &res, &terr);
                 if (st == TROVE_ENOMEM)

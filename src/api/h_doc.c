@@ -84,7 +84,7 @@ void tv_api_validate_write(tv_buf *v, int *n, const char *id, const tv_write_opt
 
 /* URL parameters -> write options. Answers the error and returns false on
  * a bad value. */
-static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version) {
+static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version, bool *require_alias) {
     tv_write_opts_init(o);
     const char *v;
     if (!tv_api_parse_refresh(tv_req_param(r, "refresh"), &o->refresh))
@@ -99,9 +99,7 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version) 
                            "trove does not support ingest pipelines");
     bool req_alias;
     if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return false;
-    if (req_alias)
-        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                           "trove does not support index aliases yet");
+    if (require_alias) *require_alias = req_alias;
     if (allow_version) {
         if ((v = tv_req_param(r, "version"))) {
             if (!tv_parse_i64(v, strlen(v), &o->version))
@@ -208,9 +206,21 @@ tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx) {
 
 /* ---------------------------------------------------------------- index */
 
+/* TransportBulkAction / TransportUpdateAction: with require_alias the
+ * target must be an alias (even when an index of that name exists);
+ * otherwise 404 and nothing is auto-created. */
+static bool require_alias_ok(tv_req *r) {
+    const char *name = r->p_index_given ? r->p_index_given : r->p_index;
+    if (tv_node_is_alias(r->node, name)) return true;
+    tv_api_err *e = tv_api_err_require_alias(r, name);
+    if (e) tv_req_error(r, e);
+    return false;
+}
+
 static void do_index(tv_req *r, tv_op_type op) {
     tv_write_opts o;
-    if (!parse_write_params(r, &o, true)) return;
+    bool req_alias = false;
+    if (!parse_write_params(r, &o, true, &req_alias)) return;
     const char *ot = tv_req_param(r, "op_type");
     if (ot) {
         if (strcmp(ot, "create") == 0)
@@ -234,8 +244,15 @@ static void do_index(tv_req *r, tv_op_type op) {
         return;
     }
     if (!answer_validation(r, r->p_id, &o, false)) return;
+    if (req_alias && !require_alias_ok(r)) return;
     tv_index *idx = tv_node_index_for_write(r, r->p_index);
     if (!idx) return;
+    if (!o.routing && tv_api_routing_required(idx)) {
+        tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
+        if (e) tv_req_error(r, e);
+        tv_index_release(idx);
+        return;
+    }
     tv_write_result res;
     memset(&res, 0, sizeof res);
     tv_error err;
@@ -262,12 +279,28 @@ void tv_h_doc_create(tv_req *r) { do_index(r, TV_OP_CREATE); }
 
 void tv_h_doc_delete(tv_req *r) {
     tv_write_opts o;
-    if (!parse_write_params(r, &o, true)) return;
+    if (!parse_write_params(r, &o, true, NULL)) return;
     if (!answer_validation(r, r->p_id, &o, true)) return;
     tv_index *idx = tv_node_get_index(r->node, r->p_index);
     if (!idx) {
         tv_api_err *e = tv_api_err_no_index(r, r->p_index);
         if (e) tv_req_error(r, e);
+        return;
+    }
+    if (!o.routing && tv_api_routing_required(idx)) {
+        tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), r->p_id);
+        if (e) tv_req_error(r, e);
+        tv_index_release(idx);
+        return;
+    }
+    if (tv_api_doc_elsewhere(r, idx, r->p_id, strlen(r->p_id), o.routing, o.routing_len) || r->oom) {
+        if (!r->oom) {
+            tv_jw *w = tv_req_json(r, 404);
+            tv_jw_obj_begin(w);
+            tv_api_write_not_found(w, tv_index_name(idx), r->p_id, strlen(r->p_id), tv_index_shard_total(idx));
+            tv_jw_obj_end(w);
+        }
+        tv_index_release(idx);
         return;
     }
     tv_write_result res;
@@ -323,6 +356,44 @@ bool tv_api_source_ctx(tv_req *r, const char *source, const char *incl, const ch
         if (!sc->excl) {
             r->oom = true;
             return false;
+        }
+    }
+    return true;
+}
+
+/* A list of strings from a string (one entry, not split) or an array of
+ * strings, appended to *out. */
+static bool source_list(tv_req *r, const tv_json *v, const char ***out, size_t *n) {
+    size_t cap = v->type == TV_JSON_ARRAY ? v->len : 1;
+    const char **l = tv_arena_calloc(&r->arena, *n + cap + 1, sizeof *l);
+    if (!l) {
+        r->oom = true;
+        return false;
+    }
+    if (*n) memcpy(l, *out, *n * sizeof *l);
+    if (v->type == TV_JSON_STRING) {
+        l[(*n)++] = v->v.s;
+    } else if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t k = 0; k < v->len; k++)
+            if (v->v.items[k].type == TV_JSON_STRING) l[(*n)++] = v->v.items[k].v.s;
+    }
+    *out = l;
+    return true;
+}
+
+bool tv_api_source_ctx_json(tv_req *r, const tv_json *v, tv_source_ctx *sc) {
+    memset(sc, 0, sizeof *sc);
+    sc->fetch = v->type != TV_JSON_FALSE;
+    sc->explicit_ = true;
+    if (v->type == TV_JSON_STRING || v->type == TV_JSON_ARRAY) return source_list(r, v, &sc->incl, &sc->nincl);
+    if (v->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[i];
+            if (tv_streq(m->key, m->key_len, "includes") || tv_streq(m->key, m->key_len, "include")) {
+                if (!source_list(r, &m->val, &sc->incl, &sc->nincl)) return false;
+            } else if (tv_streq(m->key, m->key_len, "excludes") || tv_streq(m->key, m->key_len, "exclude")) {
+                if (!source_list(r, &m->val, &sc->excl, &sc->nexcl)) return false;
+            }
         }
     }
     return true;
@@ -427,6 +498,22 @@ bool tv_api_write_get_found(tv_req *r, tv_jw *w, tv_index *idx, const tv_doc_met
     return true;
 }
 
+/* The request's ?routing (an empty value counts as none, as OpenSearch's
+ * Strings.hasLength treatment of the parameter). */
+static bool routing_given(tv_req *r) {
+    const char *v = tv_req_param(r, "routing");
+    return v && *v;
+}
+
+/* Whether the request's routing reaches the shard the found document
+ * lives on (routing.c); a document on another shard is not found. */
+static bool shard_matches(tv_req *r, tv_index *idx, const char *id, const tv_doc_meta *meta) {
+    const char *rv = tv_req_param(r, "routing");
+    if (rv && !*rv) rv = NULL;
+    return tv_api_same_shard(idx, id, strlen(id), rv, rv ? strlen(rv) : 0, meta->routing,
+                             meta->routing ? meta->routing_len : 0);
+}
+
 /* Shared by GET _doc and GET _source. */
 static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *meta, const char **src,
                        size_t *srclen) {
@@ -456,6 +543,12 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
         r->oom = true;
         return false;
     }
+    if (!routing_given(r) && tv_api_routing_required(idx)) {
+        tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), r->p_id);
+        if (e) tv_req_error(r, e);
+        tv_index_release(idx);
+        return false;
+    }
     memset(meta, 0, sizeof *meta);
     tv_status st = tv_index_get(idx, r->p_id, strlen(r->p_id), realtime, &r->arena, found, meta, src, srclen);
     if (st != TROVE_OK) {
@@ -463,10 +556,12 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
         r->oom = true;
         return false;
     }
+    if (*found && !shard_matches(r, idx, r->p_id, meta)) *found = false;
+    /* VersionType.isVersionConflictForReads: every version type compares
+     * for equality on reads (external included) */
+    (void)vt;
     if (*found && version != TV_VERSION_UNSET) {
-        bool conflict = vt == TV_VT_INTERNAL ? meta->version != version
-                        : vt == TV_VT_EXTERNAL ? meta->version > version
-                                               : meta->version > version;
+        bool conflict = meta->version != version;
         if (conflict) {
             tv_error err;
             tv_error_set(&err, TROVE_ECONFLICT,
@@ -568,6 +663,10 @@ void tv_h_source_get(tv_req *r) {
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e) {
     *e = NULL;
     tv_error err;
+    if (!u->opts.routing && tv_api_routing_required(idx)) {
+        *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
+        return 0;
+    }
     for (int64_t attempt = 0;; attempt++) {
         bool found = false;
         tv_doc_meta meta;
@@ -577,6 +676,29 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
         if (tv_index_get(idx, id, strlen(id), true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
             r->oom = true;
             return 0;
+        }
+        if (found && !tv_api_same_shard(idx, id, strlen(id), u->opts.routing, u->opts.routing_len, meta.routing,
+                                        meta.routing ? meta.routing_len : 0)) {
+            /* the document lives on another shard than this routing reaches:
+             * OpenSearch does not see it. An upsert there would create a
+             * second document with the same _id, which one store cannot hold. */
+            if (u->upsert || u->doc_as_upsert) {
+                tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+                if (!x) {
+                    r->oom = true;
+                    return 0;
+                }
+                x->type = "unsupported_operation_exception";
+                x->reason = tv_arena_sprintf(&r->arena,
+                                             "trove keeps one document per _id: [%s] exists on another shard than "
+                                             "this routing reaches, an upsert would duplicate it",
+                                             id);
+                x->status = 400;
+                if (!x->reason) r->oom = true;
+                *e = x;
+                return 0;
+            }
+            found = false;
         }
         tv_write_opts o = u->opts;
         tv_write_result res;
@@ -800,39 +922,8 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
         } else if (tv_streq(m->key, m->key_len, "script")) {
             script = v;
         } else if (tv_streq(m->key, m->key_len, "_source")) {
-            u->want_source = true;
-            if (v->type == TV_JSON_FALSE) {
-                u->want_source = false;
-            } else if (v->type == TV_JSON_STRING) {
-                u->sc.incl = tv_arena_calloc(&r->arena, 1, sizeof *u->sc.incl);
-                if (!u->sc.incl) {
-                    r->oom = true;
-                    return false;
-                }
-                u->sc.incl[0] = v->v.s;
-                u->sc.nincl = 1;
-            } else if (v->type == TV_JSON_ARRAY || v->type == TV_JSON_OBJECT) {
-                const tv_json *inc = v->type == TV_JSON_ARRAY ? v : tv_json_get(v, "includes");
-                const tv_json *exc = v->type == TV_JSON_ARRAY ? NULL : tv_json_get(v, "excludes");
-                if (inc && inc->type == TV_JSON_ARRAY) {
-                    u->sc.incl = tv_arena_calloc(&r->arena, inc->len + 1, sizeof *u->sc.incl);
-                    if (!u->sc.incl) {
-                        r->oom = true;
-                        return false;
-                    }
-                    for (uint32_t k = 0; k < inc->len; k++)
-                        if (inc->v.items[k].type == TV_JSON_STRING) u->sc.incl[u->sc.nincl++] = inc->v.items[k].v.s;
-                }
-                if (exc && exc->type == TV_JSON_ARRAY) {
-                    u->sc.excl = tv_arena_calloc(&r->arena, exc->len + 1, sizeof *u->sc.excl);
-                    if (!u->sc.excl) {
-                        r->oom = true;
-                        return false;
-                    }
-                    for (uint32_t k = 0; k < exc->len; k++)
-                        if (exc->v.items[k].type == TV_JSON_STRING) u->sc.excl[u->sc.nexcl++] = exc->v.items[k].v.s;
-                }
-            }
+            if (!tv_api_source_ctx_json(r, v, &u->sc)) return false;
+            u->want_source = u->sc.fetch;
         } else if (tv_streq(m->key, m->key_len, "if_seq_no") || tv_streq(m->key, m->key_len, "if_primary_term") ||
                    tv_streq(m->key, m->key_len, "lang")) {
             /* accepted by OpenSearch's parser; ignored here */
@@ -920,7 +1011,8 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
 void tv_h_doc_update(tv_req *r) {
     tv_update_req u;
     memset(&u, 0, sizeof u);
-    if (!parse_write_params(r, &u.opts, false)) return;
+    bool req_alias = false;
+    if (!parse_write_params(r, &u.opts, false, &req_alias)) return;
     int64_t roc;
     if (!tv_req_param_i64(r, "retry_on_conflict", 0, &roc)) return;
     u.retry_on_conflict = roc;
@@ -954,6 +1046,7 @@ void tv_h_doc_update(tv_req *r) {
         return;
     }
     tv_buf_fini(&v);
+    if (req_alias && !require_alias_ok(r)) return;
     tv_index *idx = tv_node_index_for_write(r, r->p_index);
     if (!idx) return;
     tv_buf tmp;

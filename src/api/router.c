@@ -703,6 +703,7 @@ static bool single_target(tv_req *r, const route *rt) {
         }
         return true;
     }
+    r->p_index_given = r->p_index;
     const char *t = tv_node_single_target(r, r->p_index, write);
     if (!t) return false;
     r->p_index = t;

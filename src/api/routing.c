@@ -1,0 +1,264 @@
+/*
+ * routing.c — answering as if the index were sharded.
+ *
+ * trove keeps every document of an index in one place, but an OpenSearch
+ * index has `number_of_shards` shards and a document lives on exactly one
+ * of them, picked from its routing value (the `routing` parameter, or the
+ * _id when there is none). A get, exists, delete or update whose routing
+ * picks another shard than the one the document was indexed on does not
+ * find it in OpenSearch (404), so trove must not either. This file
+ * computes the shard exactly as OpenSearch's OperationRouting does:
+ *
+ *   hash      = murmur3_x86_32(UTF-16LE code units of the string, seed 0)
+ *   offset    = floorMod(hash(_id), routing_partition_size)   (partitioned
+ *               indices only, else 0)
+ *   shard     = floorMod(hash(routing or _id) + offset, routing_num_shards)
+ *               / (routing_num_shards / number_of_shards)
+ *
+ * routing_num_shards is index.number_of_routing_shards when set, else the
+ * default OpenSearch computes at index creation: the largest
+ * number_of_shards * 2^k not above 1024 (k >= 1), i.e.
+ * number_of_shards << max(1, 10 - ceil(log2(number_of_shards))).
+ *
+ * The document's own shard is computed from its stored _routing (or _id);
+ * the request's from its routing (or _id). Both use the same settings, so
+ * the comparison needs no stored shard number.
+ *
+ * `_routing.required` in the mapping makes a request without routing fail
+ * with routing_missing_exception; the flag is read from the mapping as
+ * tv_mapping_write prints it (the index layer's header offers no
+ * accessor).
+ *
+ * Not emulated (a single store cannot): two documents with one _id on two
+ * shards (indexing an existing _id with another routing replaces it), and
+ * per-shard refresh.
+ *
+ * Alternatives rejected: storing a shard number per document (needs an
+ * index-layer change and gains nothing, the routing is stored); hashing
+ * the UTF-8 bytes (differs from OpenSearch for every string).
+ */
+#include "api.h"
+
+/* Next code point of UTF-8 text at *i (advanced); a malformed sequence
+ * yields U+FFFD for its first byte, as a replacing decoder does. */
+static uint32_t next_cp(const unsigned char *s, size_t len, size_t *i) {
+    uint32_t c = s[*i];
+    if (c < 0x80) {
+        (*i)++;
+        return c;
+    }
+    size_t need = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xC2 && c <= 0xDF ? 1 : 0;
+    uint32_t cp = need == 3 ? (c & 7) : need == 2 ? (c & 15) : (c & 31);
+    bool ok = need > 0 && *i + need < len;
+    for (size_t k = 1; ok && k <= need; k++) {
+        if ((s[*i + k] & 0xC0) != 0x80)
+            ok = false;
+        else
+            cp = (cp << 6) | (s[*i + k] & 63);
+    }
+    if (ok && need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
+    if (ok && need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ok = false;
+    if (!ok) {
+        (*i)++;
+        return 0xFFFD;
+    }
+    *i += need + 1;
+    return cp;
+}
+
+static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+/* One 4-byte block of MurmurHash3 x86_32 (Austin Appleby's public-domain
+ * algorithm). */
+static uint32_t mix_block(uint32_t h, uint32_t k) {
+    k *= 0xcc9e2d51u;
+    k = rotl32(k, 15);
+    k *= 0x1b873593u;
+    h ^= k;
+    h = rotl32(h, 13);
+    return h * 5 + 0xe6546b64u;
+}
+
+/* murmur3_x86_32 with seed 0 over the UTF-16LE bytes of the string,
+ * streamed two code units (one block) at a time: no buffer. */
+int32_t tv_api_routing_hash(const char *str, size_t len) {
+    const unsigned char *s = (const unsigned char *)str;
+    uint32_t h = 0, pending = 0;
+    bool have = false;
+    size_t units = 0;
+    for (size_t i = 0; i < len;) {
+        uint32_t cp = next_cp(s, len, &i);
+        uint32_t u[2];
+        int nu = 1;
+        if (cp >= 0x10000) {
+            uint32_t v = cp - 0x10000;
+            u[0] = 0xD800 | (v >> 10);
+            u[1] = 0xDC00 | (v & 0x3FF);
+            nu = 2;
+        } else {
+            u[0] = cp;
+        }
+        for (int k = 0; k < nu; k++) {
+            units++;
+            if (!have) {
+                pending = u[k];
+                have = true;
+            } else {
+                h = mix_block(h, pending | u[k] << 16);
+                have = false;
+            }
+        }
+    }
+    if (have) {
+        uint32_t k = pending;
+        k *= 0xcc9e2d51u;
+        k = rotl32(k, 15);
+        k *= 0x1b873593u;
+        h ^= k;
+    }
+    h ^= (uint32_t)(units * 2);
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    return (int32_t)h;
+}
+
+static int64_t floor_mod(int64_t a, int64_t m) {
+    int64_t r = a % m;
+    return r < 0 ? r + m : r;
+}
+
+uint32_t tv_api_default_routing_shards(uint32_t num_shards) {
+    if (num_shards == 0) num_shards = 1;
+    int log2n = 0;
+    while ((1u << log2n) < num_shards) log2n++; /* ceil(log2) */
+    int splits = 10 - log2n;
+    if (splits < 1) splits = 1;
+    return num_shards << splits;
+}
+
+void tv_api_shard_route(tv_index *idx, tv_shard_route *rt) {
+    tv_index_lock(idx);
+    tv_settings *s = tv_index_settings(idx);
+    uint32_t ns = s && s->number_of_shards ? s->number_of_shards : 1;
+    int64_t rns = s ? tv_settings_int(s, "index.number_of_routing_shards", 0) : 0;
+    int64_t ps = s ? tv_settings_int(s, "index.routing_partition_size", 1) : 1;
+    tv_index_unlock(idx);
+    rt->num_shards = ns;
+    rt->routing_num_shards = rns > 0 ? (uint32_t)rns : tv_api_default_routing_shards(ns);
+    if (rt->routing_num_shards < ns || rt->routing_num_shards % ns) rt->routing_num_shards = ns;
+    rt->partition_size = ps > 0 ? (uint32_t)ps : 1;
+}
+
+uint32_t tv_api_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
+                         size_t routing_len) {
+    if (rt->num_shards <= 1) return 0;
+    int64_t offset = 0;
+    if (rt->partition_size > 1) offset = floor_mod(tv_api_routing_hash(id, id_len), rt->partition_size);
+    int32_t h = routing ? tv_api_routing_hash(routing, routing_len) : tv_api_routing_hash(id, id_len);
+    /* Java int addition wraps */
+    int32_t sum = (int32_t)((uint32_t)h + (uint32_t)offset);
+    uint32_t factor = rt->routing_num_shards / rt->num_shards;
+    return (uint32_t)(floor_mod(sum, rt->routing_num_shards) / factor);
+}
+
+bool tv_api_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,
+                       const char *doc_routing, size_t doc_len) {
+    if ((req_routing == NULL) == (doc_routing == NULL) &&
+        (!req_routing || (req_len == doc_len && memcmp(req_routing, doc_routing, req_len) == 0)))
+        return true;
+    tv_shard_route rt;
+    tv_api_shard_route(idx, &rt);
+    if (rt.num_shards <= 1) return true;
+    return tv_api_shard_id(&rt, id, id_len, req_routing, req_len) ==
+           tv_api_shard_id(&rt, id, id_len, doc_routing, doc_len);
+}
+
+bool tv_api_routing_required(tv_index *idx) {
+    const tv_mapping *m = tv_index_mapping(idx);
+    if (!m) return false;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_mapping_write(m, &w);
+    tv_mapping_release(m);
+    bool req = false;
+    if (!b.oom && b.data) {
+        tv_arena a;
+        tv_arena_init(&a);
+        tv_json *root = NULL;
+        if (tv_json_parse(&a, b.data, b.len, &root, NULL) == TROVE_OK && root && root->type == TV_JSON_OBJECT) {
+            const tv_json *rt = tv_json_get(root, "_routing");
+            const tv_json *rq = rt && rt->type == TV_JSON_OBJECT ? tv_json_get(rt, "required") : NULL;
+            req = rq && rq->type == TV_JSON_TRUE;
+        }
+        tv_arena_fini(&a);
+    }
+    tv_buf_fini(&b);
+    return req;
+}
+
+tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e) {
+        r->oom = true;
+        return NULL;
+    }
+    e->type = "routing_missing_exception";
+    e->reason = tv_arena_sprintf(&r->arena, "routing is required for [%s]/[%s]", index, id ? id : "");
+    e->os = true;
+    e->status = 400;
+    tv_api_err_meta(e, "index", index);
+    tv_api_err_meta(e, "index_uuid", "_na_");
+    if (!e->reason) r->oom = true;
+    return e;
+}
+
+tv_api_err *tv_api_err_require_alias(tv_req *r, const char *name) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e) {
+        r->oom = true;
+        return NULL;
+    }
+    e->type = "index_not_found_exception";
+    e->reason = tv_arena_sprintf(&r->arena,
+                                 "no such index [%s] and [require_alias] request flag is [true] and [%s] is not an alias",
+                                 name, name);
+    e->os = true;
+    e->status = 404;
+    tv_api_err_meta(e, "index", name);
+    tv_api_err_meta(e, "index_uuid", "_na_");
+    if (!e->reason) r->oom = true;
+    return e;
+}
+
+bool tv_api_doc_elsewhere(tv_req *r, tv_index *idx, const char *id, size_t id_len, const char *routing,
+                          size_t routing_len) {
+    tv_shard_route rt;
+    tv_api_shard_route(idx, &rt);
+    if (rt.num_shards <= 1) return false;
+    bool found = false;
+    tv_doc_meta meta;
+    memset(&meta, 0, sizeof meta);
+    const char *src = NULL;
+    size_t srclen = 0;
+    if (tv_index_get(idx, id, id_len, true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
+        r->oom = true;
+        return false;
+    }
+    if (!found) return false;
+    return !tv_api_same_shard(idx, id, id_len, routing, routing_len, meta.routing,
+                              meta.routing ? meta.routing_len : 0);
+}
+
+void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t id_len, int64_t shard_total) {
+    tv_write_result res;
+    memset(&res, 0, sizeof res);
+    res.result = TV_RESULT_NOT_FOUND;
+    res.version = 1;
+    res.seq_no = TV_SEQ_NO_UNSET;
+    tv_api_write_result(w, index, id, id_len, &res, shard_total);
+}
