@@ -74,7 +74,8 @@ typedef struct dctx {
     tv_error *err;
     const char *id;
     size_t id_len;
-    acc **accs; /* by field id */
+    acc **accs; /* by field id (ids < nf) */
+    uint32_t nf;
     TV_VEC(acc *) used;
     unode *update; /* root of the update ("properties" of _doc), NULL if none */
     tv_status st;
@@ -89,7 +90,13 @@ static tv_status oom(dctx *c) {
 }
 
 static acc *acc_of(dctx *c, const tv_field *f) {
-    acc *x = c->accs[f->id];
+    acc *x = NULL;
+    if (f->id < c->nf) {
+        x = c->accs[f->id];
+    } else { /* flat_object sub-fields: ids outside the dense range */
+        for (size_t i = 0; i < c->used.len && !x; i++)
+            if (c->used.items[i]->f->id == f->id) x = c->used.items[i];
+    }
     if (x) return x;
     x = tv_calloc(1, sizeof *x);
     if (!x) return NULL;
@@ -98,7 +105,7 @@ static acc *acc_of(dctx *c, const tv_field *f) {
         tv_free(x);
         return NULL;
     }
-    c->accs[f->id] = x;
+    if (f->id < c->nf) c->accs[f->id] = x;
     return x;
 }
 
@@ -1321,6 +1328,88 @@ static unode *update_for_path(dctx *c, const char *path, size_t plen) {
     return u;
 }
 
+/*
+ * flat_object (see mapping_int.h): every leaf value below the field is a
+ * keyword value of the field itself and of the sub-field of its relative
+ * dotted path (rel, built in a scratch buffer while descending). Arrays
+ * give several values to the same path; nulls index the null_value when
+ * one is set, else nothing. Objects nested deeper than depth_limit fail as
+ * OpenSearch reports it.
+ */
+/* Marks the document as having the flat_object sub-field f.rel, without a
+ * term: one sortable 0 in its value list, which makes the segment record
+ * the doc for exists queries; keyword queries read only terms and the
+ * sorted-set doc values, so they never see it. */
+static tv_status flat_mark(dctx *c, const tv_field *f, const char *rel, size_t len) {
+    const tv_field *sub = tv_mapping_flat_sub(c->m, f, rel, len);
+    if (!sub) return oom(c);
+    acc *y = acc_of(c, sub);
+    if (!y) return oom(c);
+    if (y->nums.len) return TROVE_OK;
+    if (tv_vec_push(&y->nums, 0)) return oom(c);
+    y->any = true;
+    return TROVE_OK;
+}
+
+static tv_status flat_value(dctx *c, const tv_field *f, const tv_json *v, tv_buf *rel,
+                            uint32_t depth) {
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len; i++)
+            if (flat_value(c, f, &v->v.items[i], rel, depth)) return c->st;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_OBJECT) {
+        const tv_json *dl = node_param(f, P_DEPTH_LIMIT);
+        int64_t limit = dl && tv_json_is_number(dl) ? (int64_t)tv_json_as_double(dl) : 20;
+        if ((int64_t)depth + 1 > limit) {
+            char reason[600];
+            snprintf(reason, sizeof reason,
+                     "the depth of flat_object field path [%s] is bigger than maximum depth [%lld]",
+                     f->path, (long long)limit);
+            return field_error(c, f, v, TROVE_EARG, reason);
+        }
+        size_t keep = rel->len;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *mem = &v->v.members[i];
+            rel->len = keep;
+            if (keep) tv_buf_putc(rel, '.');
+            tv_buf_append(rel, mem->key, mem->key_len);
+            if (rel->oom) return oom(c);
+            if (flat_value(c, f, &mem->val, rel, depth + 1)) return c->st;
+        }
+        rel->len = keep;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_NULL) {
+        if (!f->null_value) return TROVE_OK;
+        v = f->null_value;
+    }
+    acc *x = acc_of(c, f);
+    if (!x) return oom(c);
+    if (keyword_value(c, f, v, x)) return c->st;
+    if (!rel->len) return TROVE_OK;
+    const tv_field *sub = tv_mapping_flat_sub(c->m, f, rel->data, rel->len);
+    if (!sub) return oom(c);
+    acc *y = acc_of(c, sub);
+    if (!y) return oom(c);
+    if (keyword_value(c, sub, v, y)) return c->st;
+    /* exists on "f.k" finds documents with a value under key k at any
+     * depth, and under any object path prefix ("f.a" for "a.b") */
+    for (size_t i = 0; i < rel->len; i++) {
+        if (rel->data[i] != '.') continue;
+        if (flat_mark(c, f, rel->data, i)) return c->st; /* prefix */
+    }
+    size_t start = 0;
+    for (size_t i = 0; i <= rel->len; i++) {
+        if (i < rel->len && rel->data[i] != '.') continue;
+        if (i > start && (start > 0 || i < rel->len) &&
+            flat_mark(c, f, rel->data + start, i - start)) /* one key */
+            return c->st;
+        start = i + 1;
+    }
+    return TROVE_OK;
+}
+
 /* Handles one member `name: v` of an object at `path` whose mapping node
  * is `node` (NULL inside a dynamically introduced object, whose update
  * node is unew). */
@@ -1373,6 +1462,14 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
                                     "object mapping for [%s] tried to parse field [%.*s] as object, "
                                     "but found a concrete value",
                                     k->f.path, (int)nlen, name);
+    }
+    if (k && tv_field_is_flat_object(&k->f)) {
+        tv_buf rel;
+        tv_buf_init(&rel);
+        tv_status st = flat_value(c, &k->f, v, &rel, 0);
+        tv_buf_fini(&rel);
+        if (st) return st;
+        return k->copy_to ? copy_to(c, k, v) : TROVE_OK;
     }
     if (k) {
         if (index_value(c, &k->f, v)) return c->st;
@@ -1744,6 +1841,7 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
         c.fields_used = tv_mapping_total_fields(m);
     }
     uint32_t nf = tv_mapping_field_count(m);
+    c.nf = nf;
     c.accs = tv_calloc(nf ? nf : 1, sizeof(acc *));
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);

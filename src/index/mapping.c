@@ -194,6 +194,7 @@ static const struct {
     [P_VALUE] = {"value", K_STRING},
     [P_IGNORE_Z] = {"ignore_z_value", K_BOOL},
     [P_ENABLE_POS_INC] = {"enable_position_increments", K_BOOL},
+    [P_DEPTH_LIMIT] = {"depth_limit", K_INT},
 };
 
 /* A parameter of a type: its default (as text: "true", "256", a string, or
@@ -297,6 +298,17 @@ static const tparam wildcard_params[] = {
     {P_NORMALIZER, "default", false}, {P_DOC_VALUES, "false", false},
     {P_META, NULL, true},        TP_END,
 };
+/* flat_object: a keyword over every leaf value of an object (see
+ * mapping_int.h), with OpenSearch 3's parameters */
+static const tparam flat_object_params[] = {
+    {P_DEPTH_LIMIT, "20", false},       {P_DOC_VALUES, "true", false},
+    {P_IGNORE_ABOVE, "2147483647", true}, {P_INDEX, "true", false},
+    {P_INDEX_OPTIONS, "docs", false},   {P_EAGER, "false", true},
+    {P_NORMS, "false", true},           {P_NULL_VALUE, NULL, false},
+    {P_SIMILARITY, NULL, false},        {P_NORMALIZER, "default", false},
+    {P_SPLIT_WS, "false", true},        {P_META, NULL, true},
+    TP_END,
+};
 static const tparam token_count_params[] = {
     {P_INDEX, "true", false},    {P_DOC_VALUES, "true", false},
     {P_STORE, "false", false},   {P_ANALYZER, NULL, true},
@@ -331,6 +343,7 @@ static const tparam *node_params(const mnode *n) {
         if (strcmp(n->decl_type, "constant_keyword") == 0) return constant_keyword_params;
         if (strcmp(n->decl_type, "wildcard") == 0) return wildcard_params;
         if (strcmp(n->decl_type, "token_count") == 0) return token_count_params;
+        if (strcmp(n->decl_type, "flat_object") == 0) return flat_object_params;
     }
     return type_params(n->f.type);
 }
@@ -365,6 +378,7 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
         {"constant_keyword", TV_FT_KEYWORD, "constant_keyword"},
         {"wildcard", TV_FT_KEYWORD, "wildcard"},
         {"token_count", TV_FT_INTEGER, "token_count"},
+        {"flat_object", TV_FT_KEYWORD, "flat_object"},
         {"text", TV_FT_TEXT, NULL},       {"keyword", TV_FT_KEYWORD, NULL},
         {"long", TV_FT_LONG, NULL},       {"integer", TV_FT_INTEGER, NULL},
         {"short", TV_FT_SHORT, NULL},     {"byte", TV_FT_BYTE, NULL},
@@ -1413,6 +1427,10 @@ static tv_mapping *mapping_alloc(void) {
     tv_mapping *m = tv_calloc(1, sizeof *m);
     if (!m) return NULL;
     atomic_init(&m->refs, 1);
+    if (pthread_mutex_init(&m->flat_mu, NULL)) {
+        tv_free(m);
+        return NULL;
+    }
     tv_arena_init(&m->arena);
     m->dynamic = TV_DYNAMIC_TRUE;
     m->date_detection = true;
@@ -1420,6 +1438,7 @@ static tv_mapping *mapping_alloc(void) {
     m->root = tv_arena_calloc(&m->arena, 1, sizeof(mnode));
     if (!m->root) {
         tv_arena_fini(&m->arena);
+        pthread_mutex_destroy(&m->flat_mu);
         tv_free(m);
         return NULL;
     }
@@ -1440,6 +1459,7 @@ static void mapping_free(tv_mapping *m) {
     tv_free(m->by_id);
     tv_free(m->by_path);
     tv_arena_fini(&m->arena);
+    pthread_mutex_destroy(&m->flat_mu);
     tv_free(m);
 }
 
@@ -1633,6 +1653,7 @@ static void collect(tv_mapping *m, mnode *n, uint32_t *np) {
         mnode *k = n->kids[i];
         m->by_id[k->f.id] = &k->f;
         m->by_path[(*np)++] = &k->f;
+        if (k->decl_type && strcmp(k->decl_type, "flat_object") == 0) m->has_flat = true;
         collect(m, k, np);
     }
 }
@@ -1988,8 +2009,7 @@ const mnode *tv_mnode_child(const mnode *n, const char *name, size_t len) {
     return NULL;
 }
 
-const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len) {
-    if (!m) return NULL;
+static const tv_field *exact_field(const tv_mapping *m, const char *path, size_t len) {
     size_t lo = 0, hi = m->nleaves_paths;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -1998,6 +2018,81 @@ const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t l
         if (c == 0) return f;
         if (c < 0) lo = mid + 1;
         else hi = mid;
+    }
+    return NULL;
+}
+
+bool tv_field_is_flat_object(const tv_field *f) {
+    if (!f || f->type != TV_FT_KEYWORD) return false;
+    const mnode *n = tv_mnode_of(f);
+    return n->decl_type && strcmp(n->decl_type, "flat_object") == 0;
+}
+
+static uint32_t flat_sub_id(const char *path, size_t len) {
+    uint32_t h = 2166136261u; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (uint8_t)path[i];
+        h *= 16777619u;
+    }
+    return TV_FLAT_SUB_ID_BASE | (h & 0x3FFFFFFFu);
+}
+
+const tv_field *tv_mapping_flat_sub(const tv_mapping *m, const tv_field *flat, const char *rel,
+                                    size_t rel_len) {
+    tv_mapping *mm = (tv_mapping *)m; /* the cache is the mutable part */
+    size_t plen = flat->path_len + 1 + rel_len;
+    const mnode *parent = tv_mnode_of(flat);
+    pthread_mutex_lock(&mm->flat_mu);
+    for (mnode *s = mm->flat_subs; s; s = s->next)
+        if (s->f.path_len == plen && memcmp(s->f.path, flat->path, flat->path_len) == 0 &&
+            s->f.path[flat->path_len] == '.' &&
+            memcmp(s->f.path + flat->path_len + 1, rel, rel_len) == 0) {
+            pthread_mutex_unlock(&mm->flat_mu);
+            return &s->f;
+        }
+    mnode *s = tv_arena_alloc(&mm->arena, sizeof *s);
+    char *p = tv_arena_alloc(&mm->arena, plen + 1);
+    if (!s || !p) {
+        pthread_mutex_unlock(&mm->flat_mu);
+        return NULL;
+    }
+    *s = *parent;
+    memcpy(p, flat->path, flat->path_len);
+    p[flat->path_len] = '.';
+    memcpy(p + flat->path_len + 1, rel, rel_len);
+    p[plen] = '\0';
+    size_t last = rel_len;
+    while (last && rel[last - 1] != '.') last--;
+    s->name = p + flat->path_len + 1 + last;
+    s->name_len = (uint32_t)(rel_len - last);
+    s->f.path = p;
+    s->f.path_len = (uint32_t)plen;
+    s->f.id = flat_sub_id(p, plen);
+    s->f.multi_parent = NULL;
+    s->copy_to = NULL;
+    s->first = s->last = NULL;
+    s->kids = NULL;
+    s->nkids = 0;
+    s->next = mm->flat_subs;
+    mm->flat_subs = s;
+    pthread_mutex_unlock(&mm->flat_mu);
+    return &s->f;
+}
+
+const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len) {
+    if (!m) return NULL;
+    const tv_field *f = exact_field(m, path, len);
+    if (f || !m->has_flat) return f;
+    /* "f.a.b" under a flat_object field f */
+    for (size_t i = 1; i + 1 < len; i++) {
+        if (path[i] != '.') continue;
+        const tv_field *p = exact_field(m, path, i);
+        if (!p) continue;
+        if (tv_field_is_flat_object(p)) {
+            if (path[len - 1] == '.' || path[i + 1] == '.') return NULL;
+            return tv_mapping_flat_sub(m, p, path + i + 1, len - i - 1);
+        }
+        if (p->type != TV_FT_OBJECT) return NULL;
     }
     return NULL;
 }

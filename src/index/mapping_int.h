@@ -9,6 +9,7 @@
 #ifndef TROVE_INDEX_MAPPING_INT_H
 #define TROVE_INDEX_MAPPING_INT_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 
 #include "index/index.h"
@@ -20,6 +21,7 @@ typedef enum mparam {
     P_FIELDDATA_FF, P_EAGER, P_INDEX_PHRASES, P_INDEX_PREFIXES, P_BOOST, P_META, P_NULL_VALUE,
     P_IGNORE_ABOVE, P_USE_SIMILARITY, P_NORMALIZER, P_SPLIT_WS, P_IGNORE_MALFORMED, P_COERCE,
     P_SCALING_FACTOR, P_FORMAT, P_LOCALE, P_VALUE, P_IGNORE_Z, P_ENABLE_POS_INC,
+    P_DEPTH_LIMIT,
     P_COUNT
 } mparam;
 
@@ -67,6 +69,13 @@ struct tv_mapping {
     uint32_t nfields;
     const tv_field **by_path; /* sorted by path */
     uint32_t nleaves_paths;
+    /* flat_object sub-fields ("f.a.b") handed out by tv_mapping_field:
+     * synthesized on first lookup, chained through mnode.next, allocated in
+     * the arena under flat_mu (the only mutable part of a published
+     * mapping). has_flat: some field is a flat_object. */
+    bool has_flat;
+    pthread_mutex_t flat_mu;
+    mnode *flat_subs;
     /* composed normalizers to free */
     tv_analyzer **owned_analyzers;
     uint32_t nowned;
@@ -97,6 +106,22 @@ void tv_json_to_java(const tv_json *v, tv_buf *b);
 const tv_json *tv_mapping_dynamic_template(const tv_mapping *m, const char *path, size_t plen,
                                            const char *name, size_t nlen, const char *mtype,
                                            const char *dynamic_type, tv_arena *arena);
+
+/* flat_object: a field `f` declared "flat_object" is a keyword for every
+ * query (tv_field.type TV_FT_KEYWORD). Each leaf value of the JSON object
+ * under it is indexed as a keyword term in f itself and in the sub-field
+ * of its dotted path ("f.a.b"), which tv_mapping_field synthesizes on
+ * demand: same parameters as f, path "f.a.b", and an id outside the dense
+ * range, TV_FLAT_SUB_ID_BASE | 30 bits of the FNV-1a hash of the path, so
+ * that the document parser and every query agree on it without a mapping
+ * update. (Two sub-paths whose hashes collide share postings: with n
+ * distinct paths the chance is about n^2 / 2^31.) */
+#define TV_FLAT_SUB_ID_BASE 0x80000000u
+bool tv_field_is_flat_object(const tv_field *f);
+/* The sub-field of a flat_object field `flat` for the path
+ * flat->path + "." + rel (NULL on OOM). */
+const tv_field *tv_mapping_flat_sub(const tv_mapping *m, const tv_field *flat, const char *rel,
+                                    size_t rel_len);
 
 /* Deep copy of a JSON value into an arena (NULL on OOM). */
 tv_json *tv_json_copy(tv_arena *a, const tv_json *v);

@@ -362,6 +362,61 @@ static void test_dynamic(void **state) {
     tv_mapping_release(m);
 }
 
+/* flat_object: leaf values are keywords of the field and of the sub-field
+ * of their dotted path, which the mapping resolves without mapping it */
+static void test_flat_object(void **state) {
+    (void)state;
+    tv_mapping *m = M("{\"properties\":{\"cat\":{\"type\":\"flat_object\"},\"k\":{\"type\":"
+                      "\"keyword\"}}}");
+    const tv_field *cat = tv_mapping_field(m, "cat", 3);
+    assert_non_null(cat);
+    assert_int_equal(cat->type, TV_FT_KEYWORD);
+    assert_string_equal(tv_field_declared_type(cat), "flat_object");
+    tv_parsed_doc d = parse(m, "{\"cat\":{\"title\":\"Lucene in Action\",\"author\":{\"given\":"
+                               "\"Mike\",\"n\":[null,3]},\"none\":null},\"k\":\"x\"}");
+    const tv_doc_field *df = field(m, &d, "cat");
+    assert_non_null(df);
+    assert_int_equal(df->ntokens, 3); /* Lucene in Action, Mike, 3 */
+    const tv_field *given = tv_mapping_field(m, "cat.author.given", 16);
+    assert_non_null(given);
+    assert_ptr_equal(given, tv_mapping_field(m, "cat.author.given", 16)); /* cached */
+    assert_string_equal(given->path, "cat.author.given");
+    assert_int_equal(given->type, TV_FT_KEYWORD);
+    assert_true(given->id >= tv_mapping_field_count(m));
+    df = field(m, &d, "cat.author.given");
+    assert_non_null(df);
+    assert_int_equal(df->ntokens, 1);
+    assert_memory_equal(df->tokens[0].term, "Mike", 4);
+    df = field(m, &d, "cat.author.n");
+    assert_int_equal(df->ntokens, 1);
+    assert_memory_equal(df->tokens[0].term, "3", 1);
+    /* an object path and a key alone are marked for exists, without terms */
+    df = field(m, &d, "cat.author");
+    assert_non_null(df);
+    assert_int_equal(df->ntokens, 0);
+    assert_int_equal(df->nnums, 1);
+    df = field(m, &d, "cat.given");
+    assert_non_null(df);
+    assert_int_equal(df->ntokens, 0);
+    /* a key holding only null is nothing */
+    assert_null(field(m, &d, "cat.none"));
+    /* paths that do not go through a flat_object are not invented */
+    assert_null(tv_mapping_field(m, "k.x", 3));
+    assert_null(tv_mapping_field(m, "cat.", 4));
+    assert_null(tv_mapping_field(m, "other.x", 7));
+    /* depth_limit */
+    tv_mapping_release(m);
+    m = M("{\"properties\":{\"f\":{\"type\":\"flat_object\",\"depth_limit\":2}}}");
+    d = parse(m, "{\"f\":{\"a\":{\"b\":1}}}");
+    assert_non_null(field(m, &d, "f.a.b"));
+    tv_parsed_doc d2;
+    tv_json *upd = NULL;
+    tv_error err;
+    const char *deep = "{\"f\":{\"a\":{\"b\":{\"c\":1}}}}";
+    assert_int_equal(tv_doc_parse(m, "1", 1, deep, strlen(deep), &A, &d2, &upd, &err), TROVE_EMAPPER);
+    tv_mapping_release(m);
+}
+
 static void test_source_filtering(void **state) {
     (void)state;
     tv_mapping *m = M("{\"_source\":{\"excludes\":[\"secret\",\"meta.*\"]},\"dynamic\":false}");
@@ -403,6 +458,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_dates_booleans, setup, teardown),
         cmocka_unit_test_setup_teardown(test_objects_and_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dynamic, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_flat_object, setup, teardown),
         cmocka_unit_test_setup_teardown(test_source_filtering, setup, teardown),
         cmocka_unit_test_setup_teardown(test_field_length, setup, teardown),
     };

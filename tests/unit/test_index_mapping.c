@@ -150,6 +150,12 @@ static void test_parse_and_write(void **state) {
     roundtrip("{\"dynamic\":false,\"properties\":{\"o\":{\"type\":\"object\"}}}",
               "{\"dynamic\":\"false\",\"properties\":{\"o\":{\"type\":\"object\"}}}");
     roundtrip("{\"dynamic\":\"strict\"}", "{\"dynamic\":\"strict\"}");
+    roundtrip("{\"properties\":{\"fo\":{\"type\":\"flat_object\"}}}",
+              "{\"properties\":{\"fo\":{\"type\":\"flat_object\"}}}");
+    roundtrip("{\"properties\":{\"fo\":{\"type\":\"flat_object\",\"depth_limit\":3,"
+              "\"ignore_above\":3,\"normalizer\":\"lowercase\",\"doc_values\":false}}}",
+              "{\"properties\":{\"fo\":{\"type\":\"flat_object\",\"depth_limit\":3,"
+              "\"doc_values\":false,\"ignore_above\":3,\"normalizer\":\"lowercase\"}}}");
     roundtrip("{\"dynamic\":\"strict_allow_templates\"}", "{\"dynamic\":\"strict_allow_templates\"}");
     roundtrip("{\"properties\":{\"o\":{\"dynamic\":\"false_allow_templates\",\"properties\":{}}}}",
               "{\"properties\":{\"o\":{\"type\":\"object\",\"dynamic\":\"false_allow_templates\"}}}");
