@@ -415,6 +415,10 @@ bool tv_api_doc_elsewhere(tv_req *r, tv_index *idx, const char *id, size_t id_le
 /* A delete that found nothing on its shard: result not_found, _version 1
  * (no _seq_no: nothing was written). */
 void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t id_len, int64_t shard_total);
+/* Sets the "shard" metadata of e (and its causes) to the shard the _id
+ * and routing reach (errors are built with shard 0). */
+void tv_api_err_fix_shard(tv_req *r, tv_api_err *e, tv_index *idx, const char *id, const char *routing,
+                          size_t routing_len);
 /* The mapping's _routing.required. */
 bool tv_api_routing_required(tv_index *idx);
 /* routing_missing_exception "routing is required for [index]/[id]". */

@@ -516,6 +516,7 @@ void tv_h_bulk(tv_req *r) {
             break;
         }
         if (err) {
+            if (idx && id) tv_api_err_fix_shard(r, err, idx, id, op->opts.routing, op->opts.routing_len);
             errors = true;
             tv_jw_keyz(&iw, "_index");
             tv_jw_strz(&iw, idx ? tv_index_name(idx) : op->index);

@@ -262,6 +262,7 @@ static void do_index(tv_req *r, tv_op_type op) {
         r->oom = true;
     } else if (st != TROVE_OK) {
         tv_api_err *e = tv_api_write_error(r, &err, idx);
+        tv_api_err_fix_shard(r, e, idx, id, o.routing, o.routing_len);
         if (e) tv_req_error(r, e);
     } else {
         tv_jw *w = tv_req_json(r, tv_api_write_status(&res));
@@ -311,7 +312,9 @@ void tv_h_doc_delete(tv_req *r) {
     if (st == TROVE_ENOMEM) {
         r->oom = true;
     } else if (st != TROVE_OK) {
-        tv_req_fail_tv(r, &err, idx);
+        tv_api_err *e = tv_api_err_from(r, &err, idx);
+        tv_api_err_fix_shard(r, e, idx, r->p_id, o.routing, o.routing_len);
+        if (e) tv_req_error(r, e);
     } else {
         tv_jw *w = tv_req_json(r, tv_api_write_status(&res));
         tv_jw_obj_begin(w);
@@ -567,7 +570,11 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
             tv_error_set(&err, TROVE_ECONFLICT,
                          "[%s]: version conflict, current version [%lld] is different than the one provided [%lld]",
                          r->p_id, (long long)meta->version, (long long)version);
-            tv_req_fail_tv(r, &err, idx);
+            tv_api_err *e = tv_api_err_from(r, &err, idx);
+            const char *rv = tv_req_param(r, "routing");
+            if (rv && !*rv) rv = NULL;
+            tv_api_err_fix_shard(r, e, idx, r->p_id, rv, rv ? strlen(rv) : 0);
+            if (e) tv_req_error(r, e);
             tv_index_release(idx);
             return false;
         }
@@ -1061,6 +1068,7 @@ void tv_h_doc_update(tv_req *r) {
         tv_buf_append(&r->out, tmp.data, tmp.len);
         if (tmp.oom) r->oom = true;
     } else if (e) {
+        tv_api_err_fix_shard(r, e, idx, r->p_id, u.opts.routing, u.opts.routing_len);
         tv_req_error(r, e);
     }
     tv_buf_fini(&tmp);
@@ -1147,6 +1155,7 @@ void tv_h_mget(tv_req *r) {
                     const tv_json *d = &v->v.items[k];
                     mget_item *it = &items[nitems++];
                     it->index = r->p_index;
+                    it->routing = tv_req_param(r, "routing");
                     it->sc = dsc;
                     it->stored = dstored;
                     it->nstored = ndstored;
@@ -1224,6 +1233,7 @@ void tv_h_mget(tv_req *r) {
                                                  "ids array element should only contain ids");
                     mget_item *it = &items[nitems++];
                     it->index = r->p_index;
+                    it->routing = tv_req_param(r, "routing");
                     it->id = d->type == TV_JSON_STRING ? d->v.s : tv_arena_strndup(&r->arena, d->raw, d->raw_len);
                     it->sc = dsc;
                     it->stored = dstored;
@@ -1276,6 +1286,13 @@ void tv_h_mget(tv_req *r) {
             continue;
         }
         if (refresh && tv_index_refresh(idx) == TROVE_ENOMEM) r->oom = true;
+        if ((!it->routing || !*it->routing) && tv_api_routing_required(idx)) {
+            tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), it->id);
+            if (e) tv_api_err_write_failure(w, e);
+            tv_jw_obj_end(w);
+            tv_index_release(idx);
+            continue;
+        }
         bool found = false;
         tv_doc_meta meta;
         memset(&meta, 0, sizeof meta);
@@ -1284,6 +1301,10 @@ void tv_h_mget(tv_req *r) {
         if (tv_index_get(idx, it->id, strlen(it->id), realtime, &r->arena, &found, &meta, &src, &srclen) !=
             TROVE_OK)
             r->oom = true;
+        if (found && !tv_api_same_shard(idx, it->id, strlen(it->id), it->routing && *it->routing ? it->routing : NULL,
+                                        it->routing ? strlen(it->routing) : 0, meta.routing,
+                                        meta.routing ? meta.routing_len : 0))
+            found = false; /* on another shard than the item's routing reaches */
         if (found) {
             tv_api_write_get_found(r, w, idx, &meta, src, srclen, &local.sc, local.stored, local.nstored, true);
         } else {

@@ -262,3 +262,23 @@ void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t 
     res.seq_no = TV_SEQ_NO_UNSET;
     tv_api_write_result(w, index, id, id_len, &res, shard_total);
 }
+
+void tv_api_err_fix_shard(tv_req *r, tv_api_err *e, tv_index *idx, const char *id, const char *routing,
+                          size_t routing_len) {
+    if (!e || !idx || !id) return;
+    tv_shard_route rt;
+    tv_api_shard_route(idx, &rt);
+    if (rt.num_shards <= 1) return;
+    uint32_t shard = tv_api_shard_id(&rt, id, strlen(id), routing, routing_len);
+    for (tv_api_err *x = e; x; x = x->cause) {
+        for (int i = 0; i < x->nmeta; i++) {
+            if (strcmp(x->meta_key[i], "shard") != 0) continue;
+            const char *v = tv_arena_sprintf(&r->arena, "%u", shard);
+            if (!v) {
+                r->oom = true;
+                return;
+            }
+            x->meta_val[i] = v;
+        }
+    }
+}
