@@ -661,7 +661,13 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
         return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
                                     "[term_vector] [%.*s] on field [%s] is not supported by trove",
                                     (int)v->len, v->v.s, path);
-    if ((v = n->p[P_SIMILARITY]) && !tv_streq(v->v.s, v->len, "BM25"))
+    /* keyword-like fields score term queries as constants (3.x), which is
+     * what the boolean similarity gives too, unless use_similarity asks
+     * for BM25 */
+    const tv_json *us = n->p[P_USE_SIMILARITY];
+    bool constant_scored = n->f.type == TV_FT_KEYWORD && !(us && us->type == TV_JSON_TRUE);
+    if ((v = n->p[P_SIMILARITY]) && !tv_streq(v->v.s, v->len, "BM25") &&
+        !(constant_scored && tv_streq(v->v.s, v->len, "boolean")))
         return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
                                     "[similarity] [%.*s] on field [%s] is not supported by trove",
                                     (int)v->len, v->v.s, path);
@@ -1546,6 +1552,9 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
                     : is_ck                  ? true /* the constant, for sorts and aggs */
                     : pbool(n, P_DOC_VALUES, t != TV_FT_BINARY && !is_wc);
     f->norms = t == TV_FT_MATCH_ONLY_TEXT ? false : pbool(n, P_NORMS, t == TV_FT_TEXT);
+    /* a flat_object with index:false is still searched through its doc
+     * values; postings give the same answers */
+    if (n->decl_type && strcmp(n->decl_type, "flat_object") == 0 && f->doc_values) f->index = true;
     f->ignore_above = -1;
     f->coerce = pbool(n, P_COERCE, true);
     f->ignore_malformed = pbool(n, P_IGNORE_MALFORMED, false);
