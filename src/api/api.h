@@ -200,6 +200,10 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx);
 /* Writes an exception object's inner fields (type, reason, metadata,
  * caused_by) — what OpenSearch's generateThrowableXContent writes. */
 void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause);
+/* Sets whether error objects written on this thread carry "stack_trace"
+ * (error_trace=true; an emulation, see error.c). Returns the previous
+ * value. */
+bool tv_api_error_trace_set(bool on);
 /* Writes "error":{root_cause..,inner..} (generateFailureXContent). */
 void tv_api_err_write_failure(tv_jw *w, const tv_api_err *e);
 /* Adds a metadata pair (key without the "opensearch." prefix). */

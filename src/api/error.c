@@ -56,6 +56,7 @@ static const char *const os_types[] = {
     "corrupt_index_exception",
     "fetch_phase_execution_exception",
     "search_exception",
+    "routing_missing_exception",
     "exception",
 };
 
@@ -109,6 +110,130 @@ static const char *print_type(const tv_api_err *e) {
     return e->type;
 }
 
+/* ---- error_trace=true: "stack_trace" (an emulation).
+ *
+ * OpenSearch adds "stack_trace" to every exception object when the request
+ * has error_trace=true: Java's printStackTrace text, i.e. the exception's
+ * toString, its frames ("\tat ..."), then "Caused by: " + each cause's
+ * toString and frames. trove has no Java frames and does not invent any:
+ * its stack_trace is the toString lines alone, built as Java builds them —
+ * OpenSearchException.toString prefixes "[index/uuid]" (just "[index]" for
+ * the "_na_" uuid) and "[[index][shard]]" from the metadata, then
+ * detailedMessage ("SimpleName[message]", or for a chain
+ * "A[m]; nested: B[n];"); other exceptions print their qualified class name
+ * ": message". Class names come from the snake_case type (the inverse of
+ * OpenSearch's getExceptionName); the JDK/Jackson ones trove reports have
+ * their packages in a small table. The flag is per request and per thread
+ * (set by the router around the handler), because error objects are
+ * written from many places that have no request at hand. */
+static _Thread_local bool t_error_trace;
+
+bool tv_api_error_trace_set(bool on) {
+    bool prev = t_error_trace;
+    t_error_trace = on;
+    return prev;
+}
+
+static void simple_name(tv_buf *b, const char *type) {
+    static const struct {
+        const char *type, *name;
+    } special[] = {
+        {"json_e_o_f_exception", "JsonEOFException"},
+        {"x_content_parse_exception", "XContentParseException"},
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(special); i++)
+        if (strcmp(type, special[i].type) == 0) {
+            tv_buf_append(b, special[i].name, strlen(special[i].name));
+            return;
+        }
+    bool up = true;
+    for (const char *p = type; *p; p++) {
+        if (*p == '_') {
+            up = true;
+            continue;
+        }
+        char c = *p;
+        if (up && c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
+        up = false;
+        tv_buf_append(b, &c, 1);
+    }
+}
+
+static const char *java_package(const char *type) {
+    static const struct {
+        const char *type, *pkg;
+    } pk[] = {
+        {"illegal_argument_exception", "java.lang."},
+        {"illegal_state_exception", "java.lang."},
+        {"unsupported_operation_exception", "java.lang."},
+        {"number_format_exception", "java.lang."},
+        {"arithmetic_exception", "java.lang."},
+        {"null_pointer_exception", "java.lang."},
+        {"array_index_out_of_bounds_exception", "java.lang."},
+        {"date_time_parse_exception", "java.time.format."},
+        {"json_parse_exception", "com.fasterxml.jackson.core."},
+        {"json_e_o_f_exception", "com.fasterxml.jackson.core.io."},
+        {"x_content_parse_exception", "org.opensearch.core.xcontent."},
+        {"too_complex_to_determinize_exception", "org.apache.lucene.util.automaton."},
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(pk); i++)
+        if (strcmp(type, pk[i].type) == 0) return pk[i].pkg;
+    return "";
+}
+
+static const char *meta_get(const tv_api_err *e, const char *key) {
+    for (int i = 0; i < e->nmeta; i++)
+        if (strcmp(e->meta_key[i], key) == 0) return e->meta_val[i];
+    return NULL;
+}
+
+/* Java's toString of one exception of the chain starting at e. */
+static void java_to_string(tv_buf *b, const tv_api_err *e) {
+    const char *type = print_type(e);
+    if (e->os) {
+        const char *index = meta_get(e, "index"), *uuid = meta_get(e, "index_uuid"),
+                   *shard = meta_get(e, "shard");
+        if (index) {
+            if (uuid && strcmp(uuid, "_na_") != 0)
+                tv_buf_printf(b, "[%s/%s]", index, uuid);
+            else
+                tv_buf_printf(b, "[%s]", index);
+            if (shard) tv_buf_printf(b, "[[%s][%s]]", index, shard);
+            tv_buf_append(b, " ", 1);
+        }
+        if (!e->cause) {
+            simple_name(b, type);
+            tv_buf_printf(b, "[%s]", e->reason ? e->reason : "null");
+            return;
+        }
+        for (const tv_api_err *x = e; x; x = x->cause) {
+            simple_name(b, print_type(x));
+            if (x->reason) tv_buf_printf(b, "[%s]", x->reason);
+            tv_buf_append(b, x->cause ? "; nested: " : ";", x->cause ? 10 : 1);
+        }
+        return;
+    }
+    tv_buf_append(b, java_package(type), strlen(java_package(type)));
+    simple_name(b, type);
+    if (e->reason) tv_buf_printf(b, ": %s", e->reason);
+}
+
+static void write_stack_trace(tv_jw *w, const tv_api_err *e) {
+    tv_buf b;
+    tv_buf_init(&b);
+    java_to_string(&b, e);
+    for (const tv_api_err *c = e->cause; c; c = c->cause) {
+        tv_buf_append(&b, "\nCaused by: ", 12);
+        java_to_string(&b, c);
+    }
+    tv_jw_keyz(w, "stack_trace");
+    if (b.oom)
+        w->out->oom = true;
+    else
+        tv_jw_str(w, b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+}
+
 void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
     tv_jw_keyz(w, "type");
     tv_jw_strz(w, print_type(e));
@@ -131,6 +256,7 @@ void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
         tv_api_err_write_inner(w, e->cause, false);
         tv_jw_obj_end(w);
     }
+    if (t_error_trace) write_stack_trace(w, e);
 }
 
 static const tv_api_err *root_cause(const tv_api_err *e) {

@@ -716,7 +716,17 @@ static void methods_list(tv_buf *b, const bool *allowed, const tv_method *order,
         if (allowed[order[i]]) tv_buf_printf(b, "%s%s", i ? sep : "", tv_method_name(order[i]));
 }
 
+static void dispatch(tv_req *r);
+
+/* error_trace=true adds "stack_trace" to the error objects written while
+ * the request runs (error.c); the flag is restored for nested requests. */
 void tv_api_dispatch(tv_req *r) {
+    bool prev = tv_api_error_trace_set(false);
+    dispatch(r);
+    tv_api_error_trace_set(prev);
+}
+
+static void dispatch(tv_req *r) {
     /* split the target */
     const char *uri = r->uri;
     size_t plen = strcspn(uri, "?");
@@ -863,6 +873,7 @@ void tv_api_dispatch(tv_req *r) {
     bool dummy;
     if (!tv_req_param_bool(r, "human", false, &dummy)) return;
     if (!tv_req_param_bool(r, "error_trace", false, &dummy)) return;
+    tv_api_error_trace_set(dummy);
     if (!validate_params(r, rt, pathparams)) return;
     if (rt->params && (!check_time_param(r, "timeout") || !check_time_param(r, "master_timeout") ||
                        !check_time_param(r, "cluster_manager_timeout")))

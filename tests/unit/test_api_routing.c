@@ -5,7 +5,8 @@
  * (get, HEAD, _source, delete, update, _mget, _bulk delete),
  * routing_missing_exception with _routing.required, require_alias on
  * index/_update/_bulk, an empty bulk _id, FetchSourceContext strings in
- * bulk update _source, GET version checks, and _type in a bulk action. */
+ * bulk update _source, GET version checks, _type in a bulk action, and
+ * error_trace=true's stack_trace (Java toString lines, no frames). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -325,6 +326,55 @@ static void test_get_versions(void **s) {
     EXPECT("GET", "/v/_doc/2?version=1", NULL, 404, "{\"_index\":\"v\",\"_id\":\"2\",\"found\":false}");
 }
 
+/* bulk/100_error_traces: error_trace=true adds stack_trace to every error
+ * object (root causes, caused_by, bulk items); without it there is none. */
+static void test_error_trace(void **s) {
+    (void)s;
+    OK("PUT", "/ix", "{\"mappings\":{\"properties\":{\"a\":{\"type\":\"long\"}}}}");
+    char *got = NULL;
+    int st = req("POST", "/_bulk?error_trace=true", "{\"update\":{\"_index\":\"ix\",\"_id\":\"123\"}}\n{\"doc\":{}}\n",
+                 &got);
+    assert_int_equal(st, 200);
+    assert_non_null(strstr(got, "\"type\":\"document_missing_exception\",\"reason\":\"[123]: document missing\""));
+    assert_non_null(strstr(got, "\"stack_trace\":\"[ix/"));
+    assert_non_null(strstr(got, "][[ix][0]] DocumentMissingException[[123]: document missing]\"}}}]}"));
+    free(got);
+    EXPECT("GET", "/nope/_doc/1?error_trace=true", NULL, 404,
+           "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":\"no such index "
+           "[nope]\",\"index\":\"nope\",\"resource.id\":\"nope\",\"resource.type\":\"index_or_alias\","
+           "\"index_uuid\":\"X\",\"stack_trace\":\"[nope] IndexNotFoundException[no such index [nope]]\"}],"
+           "\"type\":\"index_not_found_exception\",\"reason\":\"no such index [nope]\",\"index\":\"nope\","
+           "\"resource.id\":\"nope\",\"resource.type\":\"index_or_alias\",\"index_uuid\":\"X\",\"stack_trace\":"
+           "\"[nope] IndexNotFoundException[no such index [nope]]\"},\"status\":404}");
+    /* a JDK exception with a cause: qualified names, "Caused by:" lines */
+    EXPECT("GET", "/ix/_doc/1?version=x&error_trace", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"Failed to parse "
+           "long parameter [version] with value [x]\",\"stack_trace\":\"java.lang.IllegalArgumentException: Failed "
+           "to parse long parameter [version] with value [x]\\nCaused by: java.lang.NumberFormatException: For "
+           "input string: \\\"x\\\"\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"Failed to parse long "
+           "parameter [version] with value [x]\",\"caused_by\":{\"type\":\"number_format_exception\",\"reason\":"
+           "\"For input string: \\\"x\\\"\",\"stack_trace\":\"java.lang.NumberFormatException: For input string: "
+           "\\\"x\\\"\"},\"stack_trace\":\"java.lang.IllegalArgumentException: Failed to parse long parameter "
+           "[version] with value [x]\\nCaused by: java.lang.NumberFormatException: For input string: "
+           "\\\"x\\\"\"},\"status\":400}");
+    /* an OpenSearchException with a cause: detailedMessage's "; nested:" */
+    got = NULL;
+    st = req("PUT", "/ix/_doc/2?error_trace=true", "{\"a\":\"x\"}", &got);
+    assert_int_equal(st, 400);
+    assert_non_null(strstr(got, "\"stack_trace\":\"MapperParsingException[failed to parse field [a] of type [long] "
+                                "in document with id '2'. Preview of field's value: 'x']; nested: "
+                                "IllegalArgumentException[For input string: \\\"x\\\"];\\nCaused by: "
+                                "java.lang.IllegalArgumentException: For input string: \\\"x\\\"\""));
+    free(got);
+    /* without the flag, and after it (the flag is per request) */
+    EXPECT("GET", "/nope/_doc/1", NULL, 404,
+           "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":\"no such index "
+           "[nope]\",\"index\":\"nope\",\"resource.id\":\"nope\",\"resource.type\":\"index_or_alias\","
+           "\"index_uuid\":\"X\"}],\"type\":\"index_not_found_exception\",\"reason\":\"no such index [nope]\","
+           "\"index\":\"nope\",\"resource.id\":\"nope\",\"resource.type\":\"index_or_alias\",\"index_uuid\":"
+           "\"X\"},\"status\":404}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_murmur3_known_values),
@@ -334,6 +384,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_require_alias, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bulk_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_get_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_error_trace, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
