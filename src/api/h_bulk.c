@@ -344,7 +344,9 @@ void tv_h_bulk(tv_req *r) {
                 } else {
                     u.opts = op->opts;
                     u.retry_on_conflict = saved.retry_on_conflict;
-                    if (saved.want_source || (!u.want_source && saved.sc.explicit_)) {
+                    /* BulkRequestParser: a FetchSourceContext from the URL or
+                     * the action line replaces the body's _source */
+                    if (saved.sc.explicit_) {
                         u.want_source = saved.want_source;
                         u.sc = saved.sc;
                     } else if (u.want_source && u.sc.nincl == 0 && u.sc.nexcl == 0) {

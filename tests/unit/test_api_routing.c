@@ -295,6 +295,20 @@ static void test_bulk_items(void **s) {
            "\"updated\",\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":3,\"_primary_term\":1,"
            "\"get\":{\"_seq_no\":3,\"_primary_term\":1,\"found\":true,\"_source\":{\"foo\":\"q\"}},\"status\":200}}"
            "]}");
+    /* the action line's _source replaces the body's */
+    EXPECT("POST", "/_bulk",
+           "{\"update\":{\"_index\":\"t\",\"_id\":\"a\",\"_source\":false}}\n{\"_source\":true,\"doc\":{\"foo\":"
+           "\"r\"}}\n",
+           200,
+           "{\"took\":0,\"errors\":false,\"items\":[{\"update\":{\"_index\":\"t\",\"_id\":\"a\",\"_version\":4,"
+           "\"result\":\"updated\",\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":4,"
+           "\"_primary_term\":1,\"status\":200}}]}");
+    EXPECT("POST", "/t/_bulk?_source_includes=bar",
+           "{\"update\":{\"_id\":\"a\"}}\n{\"_source\":[\"foo\"],\"doc\":{\"foo\":\"s\"}}\n", 200,
+           "{\"took\":0,\"errors\":false,\"items\":[{\"update\":{\"_index\":\"t\",\"_id\":\"a\",\"_version\":5,"
+           "\"result\":\"updated\",\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":5,"
+           "\"_primary_term\":1,\"get\":{\"_seq_no\":5,\"_primary_term\":1,\"found\":true,\"_source\":{\"bar\":"
+           "\"foo\"}},\"status\":200}}]}");
     /* OpenSearch 3 knows no [_type]: an unknown action/metadata parameter */
     EXPECT("POST", "/_bulk", "{\"update\":{\"_index\":\"t\",\"_type\":\"x\",\"_id\":\"a\"}}\n{\"doc\":{}}\n", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"Action/metadata line "
