@@ -33,6 +33,22 @@
  * Deleted docs are not filtered here: the collector checks live bits once
  * per candidate (cheaper than in every leaf).
  *
+ * Top-k pruning (set_min_score, told by the collector once its heap is full
+ * and the total is no longer needed): a BM25 term skips whole postings
+ * blocks whose bound — the best score of the block's competitive (freq,
+ * norm) impacts, computed by the scoring function itself — is <= the worst
+ * hit; a sum disjunction runs block-max MaxScore one window at a time
+ * (window = up to the first block end among its clauses; clauses whose
+ * bounds sum to <= the worst hit are non-essential and only advanced to
+ * candidates the essential clauses produce). Every returned doc has all its
+ * matching clauses positioned on it, so scores are bit-identical to the
+ * exhaustive path; sums of bounds are compared one float ulp up, which
+ * covers any difference of summation order. Rejected: WAND (pivoting on a
+ * sorted list per doc costs more than MaxScore's per-window partition for
+ * the few clauses a match query has); pruning inside conjunctions and
+ * nested bools (the collector only talks to the root; those keep the
+ * exhaustive path).
+ *
  * Rejected: building a bitset for every node (simple, but loses skipping
  * and scores); a heap-based disjunction (kept linear: the typical query has
  * a handful of clauses, and wide unions — prefix, terms — become bitsets).

@@ -15,6 +15,19 @@
  * term (or match_all) on a segment without deletes is counted from
  * doc_freq (max_doc) without iterating.
  *
+ * Pruning: when hits are ordered by score alone, once the heap is full and
+ * more than track_total_hits docs were counted (at once for false), the
+ * root iterator is told the worst hit's score and may skip docs that cannot
+ * beat it (exec.c); a skipped doc would have lost anyway (ties go to the
+ * earlier doc), and the total printed is then the threshold with "gte",
+ * exactly as without skipping.
+ *
+ * Errors follow OpenSearch's split: what SearchSourceBuilder.parseXContent
+ * and the query builders' fromXContent reject fails the request as is;
+ * what fails on the shard (building the query, the sort, search_after,
+ * docvalue_fields limits, the fetch phase) carries err->index so the api
+ * wraps it in search_phase_execution_exception.
+ *
  * _source filtering re-serialises the stored JSON with includes/excludes
  * applied (OpenSearch's XContentMapValues.filter: a pattern matches a full
  * dotted path; "*" is a wildcard; an include of an object keeps all of it).
