@@ -425,6 +425,8 @@ void tv_api_err_fix_shard(tv_req *r, tv_api_err *e, tv_index *idx, const char *i
                           size_t routing_len);
 /* The mapping's _routing.required. */
 bool tv_api_routing_required(tv_index *idx);
+/* Releases the calling thread's remembered mapping (trove_node_free). */
+void tv_api_routing_cache_drop(void);
 /* routing_missing_exception "routing is required for [index]/[id]". */
 tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id);
 /* index_not_found_exception of a require_alias write to a non-alias. */

@@ -164,6 +164,7 @@ oom:
 
 void trove_node_free(trove_node *n) {
     if (!n) return;
+    tv_api_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
     size_t it = 0;
     const char *k;
     size_t kl;

@@ -37,6 +37,8 @@
  * index-layer change and gains nothing, the routing is stored); hashing
  * the UTF-8 bytes (differs from OpenSearch for every string).
  */
+#include <pthread.h>
+
 #include "api.h"
 
 /* Next code point of UTF-8 text at *i (advanced); a malformed sequence
@@ -176,15 +178,36 @@ bool tv_api_same_shard(tv_index *idx, const char *id, size_t id_len, const char 
            tv_api_shard_id(&rt, id, id_len, doc_routing, doc_len);
 }
 
-bool tv_api_routing_required(tv_index *idx) {
-    const tv_mapping *m = tv_index_mapping(idx);
-    if (!m) return false;
+/* _routing.required, read from the mapping as tv_mapping_write prints it.
+ * Serialising a mapping per write would cost as much as the write for
+ * large mappings, so each thread remembers the answer for the last mapping
+ * it read (holding a reference, so no other mapping can reuse the address
+ * while it is remembered; released at thread exit by the key's
+ * destructor). */
+typedef struct req_cache {
+    const tv_mapping *m;
+    bool required;
+} req_cache;
+
+static pthread_key_t cache_key;
+static pthread_once_t cache_once = PTHREAD_ONCE_INIT;
+static bool cache_ok;
+
+static void cache_free(void *p) {
+    req_cache *c = p;
+    if (!c) return;
+    tv_mapping_release(c->m);
+    tv_free(c);
+}
+
+static void cache_init(void) { cache_ok = pthread_key_create(&cache_key, cache_free) == 0; }
+
+static bool mapping_routing_required(const tv_mapping *m) {
     tv_buf b;
     tv_buf_init(&b);
     tv_jw w;
     tv_jw_init(&w, &b, false);
     tv_mapping_write(m, &w);
-    tv_mapping_release(m);
     bool req = false;
     if (!b.oom && b.data) {
         tv_arena a;
@@ -199,6 +222,40 @@ bool tv_api_routing_required(tv_index *idx) {
     }
     tv_buf_fini(&b);
     return req;
+}
+
+bool tv_api_routing_required(tv_index *idx) {
+    const tv_mapping *m = tv_index_mapping(idx);
+    if (!m) return false;
+    pthread_once(&cache_once, cache_init);
+    req_cache *c = cache_ok ? pthread_getspecific(cache_key) : NULL;
+    if (c && c->m == m) {
+        tv_mapping_release(m);
+        return c->required;
+    }
+    bool req = mapping_routing_required(m);
+    if (cache_ok) {
+        if (!c && (c = tv_calloc(1, sizeof *c)) != NULL && pthread_setspecific(cache_key, c) != 0) {
+            tv_free(c);
+            c = NULL;
+        }
+        if (c) {
+            tv_mapping_release(c->m);
+            c->m = m; /* keeps the reference */
+            c->required = req;
+            return req;
+        }
+    }
+    tv_mapping_release(m);
+    return req;
+}
+
+void tv_api_routing_cache_drop(void) {
+    if (!cache_ok) return;
+    req_cache *c = pthread_getspecific(cache_key);
+    if (!c) return;
+    pthread_setspecific(cache_key, NULL);
+    cache_free(c);
 }
 
 tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id) {

@@ -216,6 +216,14 @@ static void test_routing_required(void **s) {
            "\"routing_missing_exception\",\"reason\":\"routing is required for [rq]/[1]\",\"index\":\"rq\","
            "\"index_uuid\":\"X\"}],\"type\":\"routing_missing_exception\",\"reason\":\"routing is required for "
            "[rq]/[1]\",\"index\":\"rq\",\"index_uuid\":\"X\"}}]}");
+    /* the per-thread memo of the last mapping read follows index switches and
+     * mapping updates */
+    OK("PUT", "/free/_doc/1", "{\"foo\":\"bar\"}");
+    EXPECT("GET", "/rq/_doc/1", NULL, 400, RMISS("rq", "1"));
+    OK("PUT", "/free/_doc/2", "{\"other\":1}");
+    OK("GET", "/free/_doc/2", NULL);
+    OK("PUT", "/rq/_mapping", "{\"properties\":{\"n\":{\"type\":\"long\"}}}");
+    EXPECT("PUT", "/rq/_doc/3", "{\"n\":1}", 400, RMISS("rq", "3"));
     EXPECT("GET", "/rq/_doc/1?routing=a&_source=false", NULL, 200,
            "{\"_index\":\"rq\",\"_id\":\"1\",\"_version\":1,\"_seq_no\":0,\"_primary_term\":1,\"_routing\":\"a\","
            "\"found\":true}");
