@@ -1,8 +1,8 @@
 /*
  * fuzz_index_flat_object.c — feeds arbitrary bytes as a document to a
  * mapping with flat_object fields (one with depth_limit, normalizer and
- * ignore_above, one at the root) and objects set to strict_allow_templates
- * and false_allow_templates with dynamic templates, merging dynamic updates
+ * ignore_above, one at the root) and a root set to strict_allow_templates
+ * (an object inside relaxing it) with dynamic templates, merging dynamic updates
  * and parsing again as the engine does. Parsed fields must be sorted by
  * id, sub-field ids must lie in their reserved range, and looking the
  * input up as a field path twice must give the same field. Nothing may
@@ -24,7 +24,7 @@ static const char mapping_json[] =
     "\"properties\":{"
     "\"f\":{\"type\":\"flat_object\",\"depth_limit\":4,\"ignore_above\":8,\"null_value\":\"NULL\"},"
     "\"g\":{\"type\":\"flat_object\",\"doc_values\":false},"
-    "\"lax\":{\"dynamic\":\"false_allow_templates\",\"properties\":{}}}}";
+    "\"lax\":{\"dynamic\":true,\"properties\":{}}}}";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *p = (const char *)data;

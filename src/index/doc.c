@@ -1212,15 +1212,14 @@ static tv_status strict_error(dctx *c, tv_dynamic dyn, const char *name, size_t 
 
 /* Records an unmapped field in the update tree under parent_u. dyn is the
  * effective dynamic setting of the enclosing object: true, or one of the
- * *_allow_templates modes, where only a field that matches a dynamic
- * template is added (strict_allow_templates refuses the others,
- * false_allow_templates leaves them in _source only). */
+ * strict_allow_templates, where only a field that matches a dynamic
+ * template is added and the others are refused. */
 static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_t nlen,
                                const tv_json *v, const char *path, size_t plen, tv_dynamic dyn) {
     const char *format;
     const char *type = dynamic_type(c, v, &format);
     if (!type) return TROVE_OK;
-    if (dyn == TV_DYNAMIC_STRICT_ALLOW_TEMPLATES || dyn == TV_DYNAMIC_FALSE_ALLOW_TEMPLATES) {
+    if (dyn == TV_DYNAMIC_STRICT_ALLOW_TEMPLATES) {
         unode *seen = unode_child(c, parent_u, name, nlen, false);
         if (!seen || !seen->tmpl) {
             size_t tl;
@@ -1228,7 +1227,6 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
             if (!tp) return oom(c);
             if (!tv_mapping_dynamic_template(c->m, tp, tl, name, nlen, template_match_type(v, type),
                                              type, c->a)) {
-                if (dyn == TV_DYNAMIC_FALSE_ALLOW_TEMPLATES) return TROVE_OK;
                 return strict_error(c, dyn, name, nlen, path, plen);
             }
         }
@@ -1274,9 +1272,6 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
             else if (dy && dy->type == TV_JSON_STRING &&
                      tv_streq(dy->v.s, dy->len, "strict_allow_templates"))
                 kd = TV_DYNAMIC_STRICT_ALLOW_TEMPLATES;
-            else if (dy && dy->type == TV_JSON_STRING &&
-                     tv_streq(dy->v.s, dy->len, "false_allow_templates"))
-                kd = TV_DYNAMIC_FALSE_ALLOW_TEMPLATES;
             else if (dy && (dy->type == TV_JSON_TRUE ||
                             (dy->type == TV_JSON_STRING && tv_streq(dy->v.s, dy->len, "true"))))
                 kd = TV_DYNAMIC_TRUE;

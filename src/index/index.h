@@ -251,10 +251,9 @@ typedef enum tv_dynamic {
     TV_DYNAMIC_FALSE,
     TV_DYNAMIC_STRICT,
     /* "strict_allow_templates" (2.16): strict, but a new field that matches
-     * a dynamic template is added. "false_allow_templates" (3.2): dynamic
-     * false, but a field matching a template is added. */
+     * a dynamic template is added. ("false_allow_templates" only arrived
+     * in 3.3: like 3.1, trove refuses it as a non-boolean.) */
     TV_DYNAMIC_STRICT_ALLOW_TEMPLATES,
-    TV_DYNAMIC_FALSE_ALLOW_TEMPLATES,
 } tv_dynamic;
 bool tv_mapping_source_enabled(const tv_mapping *m);
 

@@ -513,10 +513,6 @@ static tv_status dynamic_value(pctx *c, const tv_json *v, const char *obj_name, 
         *out = TV_DYNAMIC_STRICT_ALLOW_TEMPLATES;
         return TROVE_OK;
     }
-    if (v->type == TV_JSON_STRING && tv_streq(v->v.s, v->len, "false_allow_templates")) {
-        *out = TV_DYNAMIC_FALSE_ALLOW_TEMPLATES;
-        return TROVE_OK;
-    }
     char what[300];
     snprintf(what, sizeof what, "%s.dynamic", obj_name);
     bool b;
@@ -2268,7 +2264,6 @@ static const char *dynamic_name(tv_dynamic d) {
     case TV_DYNAMIC_STRICT: return "strict";
     case TV_DYNAMIC_FALSE: return "false";
     case TV_DYNAMIC_STRICT_ALLOW_TEMPLATES: return "strict_allow_templates";
-    case TV_DYNAMIC_FALSE_ALLOW_TEMPLATES: return "false_allow_templates";
     case TV_DYNAMIC_TRUE: break;
     }
     return "true";

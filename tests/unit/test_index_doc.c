@@ -333,13 +333,17 @@ static void test_dynamic(void **state) {
     assert_int_equal(field(m2, &d, "str1")->nkeys, 1);
     tv_mapping_release(m2);
     tv_mapping_release(m);
-    /* false_allow_templates: the others stay in _source only */
-    m = M("{\"dynamic\":\"false_allow_templates\",\"dynamic_templates\":[{\"s\":{\"match\":"
-          "\"str*\",\"mapping\":{\"type\":\"keyword\"}}}]}");
-    upd = NULL;
-    const char *src5 = "{\"str1\":\"x\",\"other\":\"b\"}";
-    assert_int_equal(tv_doc_parse(m, "1", 1, src5, strlen(src5), &A, &d, &upd, &err), TROVE_OK);
-    assert_string_equal(update_text(upd), "{\"properties\":{\"str1\":{\"type\":\"keyword\"}}}");
+    /* false_allow_templates (3.3) is refused as OpenSearch 3.1 does */
+    tv_error perr;
+    assert_null(tv_mapping_parse(J("{\"dynamic\":\"false_allow_templates\"}"), NULL, &perr));
+    assert_int_equal(perr.code, TROVE_EMAPPER);
+    /* a new object inherits strict_allow_templates */
+    m = M("{\"dynamic\":\"strict_allow_templates\",\"dynamic_templates\":[{\"o\":{\"match\":"
+          "\"o*\",\"match_mapping_type\":\"object\",\"mapping\":{\"type\":\"object\"}}}]}");
+    parse_fails(m, "{\"o1\":{\"x\":1}}", TROVE_ESTRICT,
+                "mapping set to strict_allow_templates, dynamic introduction of [x] within [o1] is not "
+                "allowed",
+                TROVE_OK, NULL);
     tv_mapping_release(m);
 
     /* field names made only of dots */

@@ -157,8 +157,8 @@ static void test_parse_and_write(void **state) {
               "{\"properties\":{\"fo\":{\"type\":\"flat_object\",\"depth_limit\":3,"
               "\"doc_values\":false,\"ignore_above\":3,\"normalizer\":\"lowercase\"}}}");
     roundtrip("{\"dynamic\":\"strict_allow_templates\"}", "{\"dynamic\":\"strict_allow_templates\"}");
-    roundtrip("{\"properties\":{\"o\":{\"dynamic\":\"false_allow_templates\",\"properties\":{}}}}",
-              "{\"properties\":{\"o\":{\"type\":\"object\",\"dynamic\":\"false_allow_templates\"}}}");
+    roundtrip("{\"properties\":{\"o\":{\"dynamic\":\"strict_allow_templates\",\"properties\":{}}}}",
+              "{\"properties\":{\"o\":{\"type\":\"object\",\"dynamic\":\"strict_allow_templates\"}}}");
     roundtrip("{\"dynamic\":\"true\"}", "{\"dynamic\":\"true\"}");
     roundtrip("{\"properties\":{\"u\":{\"dynamic\":\"strict\",\"properties\":{\"n\":{\"type\":"
               "\"keyword\"}}},\"e\":{\"enabled\":false}}}",
