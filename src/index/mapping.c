@@ -22,6 +22,16 @@
  * (snapshots and searches may hold it).
  *
  * Lookups: fields by id (array) and by path (sorted array, binary search).
+ * A path below a flat_object field ("f.a.b") that no node maps resolves
+ * to a sub-field synthesized on first use (a copy of f's node with the
+ * full path and an id hashed from it, outside the dense range; cached in
+ * the mapping under a mutex, see mapping_int.h), so the document parser
+ * indexes each leaf value under the sub-field of its path and every query
+ * kind finds it through the ordinary field lookup. Rejected for it:
+ * OpenSearch's own layout (values in f._value, "path=value" terms in
+ * f._valueAndPath), which needs every query on "f.a.b" rewritten in the
+ * search layer; and dense ids for sub-paths, which would turn each new
+ * path of a document into a mapping update.
  *
  * Alternatives rejected: storing the mapping as its JSON and re-parsing it
  * on every merge (ids would need a side table and conflicts would be
