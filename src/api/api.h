@@ -295,6 +295,13 @@ const char *tv_node_single_target(tv_req *r, const char *name, bool write);
  * with *err set and the response untouched. Other failures (auto-create)
  * answer the response as tv_node_index_for_write does. */
 tv_index *tv_node_index_for_write_err(tv_req *r, const char *name, tv_api_err **err);
+/* Metadata.resolve(Write)IndexRouting: when `alias` (an alias that
+ * resolved to `index`) has an index_routing, *out becomes it; a request
+ * routing that differs, or an index_routing with several values, gives
+ * false with *err (illegal_argument_exception) set. Otherwise *out =
+ * routing. False with *err NULL: out of memory (r->oom). */
+bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, const char *routing,
+                           const char **out, tv_api_err **err);
 /* Alias metadata: frees one entry's strings. */
 void tv_alias_fini(tv_alias *a);
 /* Creates an index as PUT /{index} does, with templates applied and

@@ -231,6 +231,10 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
  * IndexAbstraction.Alias check after a change: one write index per alias,
  * is_hidden the same on every index of an alias. */
 static bool atable_validate(tv_req *r, const atable *t) {
+    for (size_t i = 0; i < t->n; i++) /* AliasValidator.validateAliasStandalone */
+        if (t->a[i].index_routing && strchr(t->a[i].index_routing, ','))
+            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                               "alias [%s] has several index routing values associated with it", t->a[i].alias);
     for (size_t i = 0; i < t->n; i++) {
         const tv_alias *a = &t->a[i];
         size_t writes = 0;

@@ -450,6 +450,15 @@ void tv_h_bulk(tv_req *r) {
             break;
         }
         if (idx && !touched_add(&touched, &ntouched, &ctouched, idx)) r->oom = true;
+        if (idx && !err && !r->oom && strcmp(op->index, tv_index_name(idx)) != 0 &&
+            tv_node_is_alias(r->node, op->index)) {
+            /* through an alias: its index_routing becomes the item's routing */
+            const char *rt = NULL;
+            if (tv_node_alias_routing(r, op->index, tv_index_name(idx), op->opts.routing, &rt, &err)) {
+                op->opts.routing = rt;
+                op->opts.routing_len = rt ? strlen(rt) : 0;
+            }
+        }
         if (idx && !err) {
             tv_write_result res;
             memset(&res, 0, sizeof res);

@@ -981,3 +981,52 @@ void trove_response_fini(trove_response *r) {
     r->allow = NULL;
     r->body_len = 0;
 }
+
+/* Metadata.resolveIndexRouting / resolveWriteIndexRouting for an alias that
+ * resolved to `index`: the alias's index_routing replaces the request's
+ * routing; a different request routing, or an index_routing with several
+ * values, is an illegal_argument_exception. */
+bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, const char *routing,
+                           const char **out, tv_api_err **err) {
+    *out = routing;
+    *err = NULL;
+    trove_node *n = r->node;
+    char *ir = NULL;
+    bool found = false;
+    pthread_rwlock_rdlock(&n->lock);
+    for (size_t i = 0; i < n->naliases; i++) {
+        const tv_alias *a = &n->aliases[i];
+        if (strcmp(a->alias, alias) != 0 || strcmp(a->index, index) != 0) continue;
+        found = true;
+        if (a->index_routing) ir = tv_arena_strndup(&r->arena, a->index_routing, strlen(a->index_routing));
+        if (a->index_routing && !ir) r->oom = true;
+        break;
+    }
+    pthread_rwlock_unlock(&n->lock);
+    if (!found || !ir) return !r->oom;
+    const char *why = NULL;
+    if (strchr(ir, ','))
+        why = tv_arena_sprintf(&r->arena,
+                               "index/alias [%s] provided with routing value [%s] that resolved to several routing "
+                               "values, rejecting operation",
+                               alias, ir);
+    else if (routing && strcmp(routing, ir) != 0)
+        why = tv_arena_sprintf(&r->arena,
+                               "Alias [%s] has index routing associated with it [%s], and was provided with routing "
+                               "value [%s], rejecting operation",
+                               alias, ir, routing);
+    else {
+        *out = ir;
+        return true;
+    }
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e || !why) {
+        r->oom = true;
+        return false;
+    }
+    e->type = "illegal_argument_exception";
+    e->reason = why;
+    e->status = 400;
+    *err = e;
+    return false;
+}

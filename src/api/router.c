@@ -707,6 +707,30 @@ static bool single_target(tv_req *r, const route *rt) {
     const char *t = tv_node_single_target(r, r->p_index, write);
     if (!t) return false;
     r->p_index = t;
+    if (strcmp(t, r->p_index_given) != 0 && tv_node_is_alias(r->node, r->p_index_given)) {
+        /* an alias's index_routing becomes the request's routing */
+        const char *given = tv_req_param(r, "routing"), *aroute = NULL;
+        tv_api_err *e = NULL;
+        if (given && !*given) given = NULL;
+        if (!tv_node_alias_routing(r, r->p_index_given, t, given, &aroute, &e)) {
+            if (e) tv_req_error(r, e);
+            return false;
+        }
+        if (aroute && aroute != given) {
+            tv_param *np = tv_arena_calloc(&r->arena, r->nparams + 1, sizeof *np);
+            if (!np) {
+                r->oom = true;
+                return false;
+            }
+            size_t k = 0;
+            for (size_t i = 0; i < r->nparams; i++)
+                if (strcmp(r->params[i].key, "routing") != 0) np[k++] = r->params[i];
+            np[k].key = "routing";
+            np[k].val = aroute;
+            r->params = np;
+            r->nparams = k + 1;
+        }
+    }
     return true;
 }
 

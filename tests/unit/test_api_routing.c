@@ -236,6 +236,44 @@ static void test_routing_required(void **s) {
     "request flag is [true] and [" n "] is not an alias\",\"index\":\"" n "\",\"index_uuid\":\"X\"},"            \
     "\"status\":404}"
 
+/* Metadata.resolveIndexRouting: an alias's index_routing routes the
+ * single-document APIs and bulk items reached through it. */
+static void test_alias_routing(void **s) {
+    (void)s;
+    OK("PUT", "/s5",
+       "{\"settings\":{\"number_of_shards\":5,\"number_of_routing_shards\":5},\"aliases\":{\"ar\":{"
+       "\"index_routing\":\"5\",\"search_routing\":\"5\"}}}");
+    OK("PUT", "/ar/_doc/1", "{\"a\":1}");
+    EXPECT("GET", "/s5/_doc/1", NULL, 404, "{\"_index\":\"s5\",\"_id\":\"1\",\"found\":false}");
+    EXPECT("GET", "/ar/_doc/1", NULL, 200,
+           "{\"_index\":\"s5\",\"_id\":\"1\",\"_version\":1,\"_seq_no\":0,\"_primary_term\":1,\"_routing\":\"5\","
+           "\"found\":true,\"_source\":{\"a\":1}}");
+    OK("GET", "/ar/_doc/1?routing=5", NULL);
+    EXPECT("GET", "/ar/_doc/1?routing=4", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"Alias [ar] has "
+           "index routing associated with it [5], and was provided with routing value [4], rejecting operation\"}],"
+           "\"type\":\"illegal_argument_exception\",\"reason\":\"Alias [ar] has index routing associated with it "
+           "[5], and was provided with routing value [4], rejecting operation\"},\"status\":400}");
+    EXPECT("POST", "/_bulk",
+           "{\"index\":{\"_index\":\"ar\",\"_id\":\"7\"}}\n{\"a\":1}\n{\"delete\":{\"_index\":\"ar\",\"_id\":"
+           "\"7\",\"routing\":\"3\"}}\n",
+           200,
+           "{\"took\":0,\"errors\":true,\"items\":[{\"index\":{\"_index\":\"s5\",\"_id\":\"7\",\"_version\":1,"
+           "\"result\":\"created\",\"_shards\":{\"total\":2,\"successful\":1,\"failed\":0},\"_seq_no\":1,"
+           "\"_primary_term\":1,\"status\":201}},{\"delete\":{\"_index\":\"s5\",\"_id\":\"7\",\"status\":400,"
+           "\"error\":{\"type\":\"illegal_argument_exception\",\"reason\":\"Alias [ar] has index routing "
+           "associated with it [5], and was provided with routing value [3], rejecting operation\"}}}]}");
+    EXPECT("GET", "/s5/_doc/7?routing=5&_source=false", NULL, 200,
+           "{\"_index\":\"s5\",\"_id\":\"7\",\"_version\":1,\"_seq_no\":1,\"_primary_term\":1,\"_routing\":\"5\","
+           "\"found\":true}");
+    /* AliasValidator: one index routing value only */
+    EXPECT("PUT", "/s5/_alias/am", "{\"routing\":\"1,2\"}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"alias [am] has "
+           "several index routing values associated with it\"}],\"type\":\"illegal_argument_exception\",\"reason\":"
+           "\"alias [am] has several index routing values associated with it\"},\"status\":400}");
+    OK("PUT", "/s5/_alias/sm", "{\"search_routing\":\"1,2\"}");
+}
+
 /* OpenSearch's index/70_require_alias and bulk/10_basic require_alias. */
 static void test_require_alias(void **s) {
     (void)s;
@@ -403,6 +441,7 @@ int main(void) {
         cmocka_unit_test(test_shard_ids),
         cmocka_unit_test_setup_teardown(test_routed_reads_and_writes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_routing_required, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alias_routing, setup, teardown),
         cmocka_unit_test_setup_teardown(test_require_alias, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bulk_items, setup, teardown),
         cmocka_unit_test_setup_teardown(test_get_versions, setup, teardown),
