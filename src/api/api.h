@@ -22,6 +22,10 @@
  *   h_bulk.c    _bulk
  *   h_search.c  _search and _count
  *   jsonutil.c  source filtering and the recursive merge of _update
+ *   routing.c   shard routing emulation (OpenSearch's murmur3 shard of
+ *               each document; reads and writes whose routing reaches
+ *               another shard do not see it), _routing.required,
+ *               require_alias errors
  *
  * Thread safety: a node-level rwlock protects the table of indices (read
  * for lookups, write for create/delete); every request retains the
