@@ -29,25 +29,7 @@
 /* ------------------------------------------------------------- helpers */
 
 bool tv_simple_match(const char *pat, const char *s, size_t slen) {
-    /* iterative glob with backtracking over the last star */
-    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
-    size_t plen = strlen(pat);
-    while (si < slen) {
-        if (pi < plen && pat[pi] == '*') {
-            star = pi++;
-            mark = si;
-        } else if (pi < plen && pat[pi] == s[si]) {
-            pi++;
-            si++;
-        } else if (star != SIZE_MAX) {
-            pi = star + 1;
-            si = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (pi < plen && pat[pi] == '*') pi++;
-    return pi == plen;
+    return tv_glob_match(pat, strlen(pat), s, slen);
 }
 
 /* Can some extension of s match pat? */

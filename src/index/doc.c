@@ -1660,23 +1660,7 @@ static tv_json *update_json(dctx *c, const unode *u) {
 /* ------------------------------------------------------------- _source */
 
 static bool glob_match(const char *p, size_t pl, const char *s, size_t sl) {
-    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
-    while (si < sl) {
-        if (pi < pl && p[pi] == '*') {
-            star = pi++;
-            mark = si;
-        } else if (pi < pl && p[pi] == s[si]) {
-            pi++;
-            si++;
-        } else if (star != SIZE_MAX) {
-            pi = star + 1;
-            si = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (pi < pl && p[pi] == '*') pi++;
-    return pi == pl;
+    return tv_glob_match(p, pl, s, sl);
 }
 
 static bool any_match(const tv_json *pats, const char *path, size_t plen) {

@@ -2135,25 +2135,7 @@ tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size
 }
 
 /* Glob match with '*' only. */
-static bool glob(const char *p, size_t pl, const char *s, size_t sl) {
-    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
-    while (si < sl) {
-        if (pi < pl && p[pi] == '*') {
-            star = pi++;
-            mark = si;
-        } else if (pi < pl && p[pi] == s[si]) {
-            pi++;
-            si++;
-        } else if (star != SIZE_MAX) {
-            pi = star + 1;
-            si = ++mark;
-        } else {
-            return false;
-        }
-    }
-    while (pi < pl && p[pi] == '*') pi++;
-    return pi == pl;
-}
+static bool glob(const char *p, size_t pl, const char *s, size_t sl) { return tv_glob_match(p, pl, s, sl); }
 
 size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t len,
                                const tv_field **out, size_t cap) {

@@ -740,19 +740,7 @@ static bool after_ok(const coll *c, float score, uint32_t gdoc) {
 
 /* ------------------------------------------------------- source filtering */
 
-static bool glob(const char *p, const char *s, size_t sl) {
-    /* '*' matches any run of characters */
-    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
-    size_t pl = strlen(p);
-    while (si < sl) {
-        if (pi < pl && p[pi] == '*') { star = pi++; mark = si; }
-        else if (pi < pl && p[pi] == s[si]) { pi++; si++; }
-        else if (star != SIZE_MAX) { pi = star + 1; si = ++mark; }
-        else return false;
-    }
-    while (pi < pl && p[pi] == '*') pi++;
-    return pi == pl;
-}
+static bool glob(const char *p, const char *s, size_t sl) { return tv_glob_match(p, strlen(p), s, sl); }
 
 static bool any_glob(const char **ps, size_t n, const char *path, size_t len) {
     for (size_t i = 0; i < n; i++)

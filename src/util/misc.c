@@ -1,6 +1,6 @@
 /*
  * misc.c — small shared helpers: bitsets, LEB128 varints, clocks, byte
- * comparison and strict integer parsing.
+ * comparison, simple wildcard matching and strict integer parsing.
  */
 #include <time.h>
 
@@ -98,4 +98,24 @@ bool tv_parse_i64(const char *s, size_t n, int64_t *out) {
     }
     *out = neg ? (int64_t)(0 - v) : (int64_t)v;
     return true;
+}
+
+bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen) {
+    size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+    while (si < slen) {
+        if (pi < plen && pat[pi] == '*') {
+            star = pi++;
+            mark = si;
+        } else if (pi < plen && pat[pi] == s[si]) {
+            pi++;
+            si++;
+        } else if (star != SIZE_MAX) {
+            pi = star + 1;
+            si = ++mark;
+        } else {
+            return false;
+        }
+    }
+    while (pi < plen && pat[pi] == '*') pi++;
+    return pi == plen;
 }

@@ -269,6 +269,11 @@ static inline bool tv_streq(const char *a, size_t alen, const char *lit) {
 }
 int tv_memcmp2(const void *a, size_t alen, const void *b, size_t blen); /* lexicographic, unsigned */
 
+/* Simple wildcard match: '*' matches any run of bytes (including none),
+ * every other byte matches itself (OpenSearch's Regex.simpleMatch). Linear
+ * backtracking over the last star only. */
+bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen);
+
 /* Parses a decimal int64 from the whole of [s, s+n). Returns false if not a
  * valid integer or out of range. */
 bool tv_parse_i64(const char *s, size_t n, int64_t *out);

@@ -190,13 +190,31 @@ static void test_parse_i64(void **state) {
     assert_false(tv_parse_i64("", 0, &v));
 }
 
+static void test_glob_match(void **state) {
+    (void)state;
+#define G(p, s) tv_glob_match(p, strlen(p), s, strlen(s))
+    assert_true(G("*", ""));
+    assert_true(G("*", "abc"));
+    assert_true(G("a*c", "abc"));
+    assert_true(G("a*c", "ac"));
+    assert_true(G("*.keyword", "title.keyword"));
+    assert_true(G("a*b*c", "axxbyyc"));
+    assert_true(G("a**", "a"));
+    assert_false(G("a*c", "abd"));
+    assert_false(G("abc", "ab"));
+    assert_false(G("", "a"));
+    assert_true(G("", ""));
+    assert_false(G("a?c", "abc")); /* only '*' is special */
+#undef G
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_tables), cmocka_unit_test(test_arena),
         cmocka_unit_test(test_buf),           cmocka_unit_test(test_buf_oom_is_sticky),
         cmocka_unit_test(test_map),           cmocka_unit_test(test_map_oom),
         cmocka_unit_test(test_bitset),        cmocka_unit_test(test_varint),
-        cmocka_unit_test(test_parse_i64),
+        cmocka_unit_test(test_parse_i64),     cmocka_unit_test(test_glob_match),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
