@@ -12,71 +12,9 @@
 
 #include "api/api.h"
 
-static trove_node *N;
-
-/* "took":N -> "took":0 so bodies compare exactly. */
-static char *mask(const char *in) {
-    size_t n = strlen(in);
-    char *out = malloc(n + 1);
-    size_t o = 0;
-    for (size_t i = 0; i < n;) {
-        if (strncmp(in + i, "\"took\":", 7) == 0) {
-            memcpy(out + o, "\"took\":0", 8);
-            o += 8;
-            i += 7;
-            while (i < n && in[i] >= '0' && in[i] <= '9') i++;
-        } else {
-            out[o++] = in[i++];
-        }
-    }
-    out[o] = '\0';
-    return out;
-}
-
-static int req(const char *m, const char *path, const char *body, char **out) {
-    trove_response r;
-    int rc = trove_request(N, m, path, body, body ? strlen(body) : 0, &r);
-    assert_int_equal(rc, 0);
-    if (out) *out = mask(r.body ? r.body : "");
-    int st = r.status;
-    trove_response_fini(&r);
-    return st;
-}
-
-#define EXPECT(m, p, b, st, want)                                                           \
-    do {                                                                                    \
-        char *got_;                                                                         \
-        int s_ = req((m), (p), (b), &got_);                                                 \
-        if (s_ != (st) || strcmp(got_, (want)) != 0)                                        \
-            fail_msg("%s %s\n want %d %s\n got  %d %s", (m), (p), (st), (want), s_, got_); \
-        free(got_);                                                                         \
-    } while (0)
-
-/* Value of a top-level string field (malloc'd). */
-static char *field(const char *body, const char *key) {
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":\"", key);
-    const char *p = strstr(body, pat);
-    if (!p) return NULL;
-    p += strlen(pat);
-    const char *e = strchr(p, '"');
-    char *s = malloc((size_t)(e - p) + 1);
-    memcpy(s, p, (size_t)(e - p));
-    s[e - p] = '\0';
-    return s;
-}
-
-static int setup(void **s) {
-    (void)s;
-    N = trove_node_open(NULL, NULL);
-    return N ? 0 : -1;
-}
-static int teardown(void **s) {
-    (void)s;
-    trove_node_free(N);
-    N = NULL;
-    return 0;
-}
+#define API_TEST_MASK_NO_KEYS
+#define API_TEST_MASK_TOOK
+#include "api_test.h"
 
 static void docs(const char *index, int n) {
     char path[128], body[128];
