@@ -16,8 +16,12 @@
 #define TV_ENGINE_MAX_SEGMENTS 40
 /* The write buffer is sealed into an unpublished ("pending") segment when it
  * holds this many bytes or documents (OpenSearch's indexing buffer flushes
- * Lucene's RAM buffer without opening a new reader in the same way). */
-#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)64 << 20)
+ * Lucene's RAM buffer without opening a new reader in the same way). With
+ * tokens kept compactly (about 2.5 KB per 1.4 KB document), 16 MiB holds
+ * about 6,000 documents: segments as large as the former 64 MiB of full
+ * tv_tokens gave, with a quarter of the memory. A larger buffer makes fewer
+ * segments but a larger transient peak while the builder seals it. */
+#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)16 << 20)
 #define TV_ENGINE_BUFFER_MAX_DOCS 100000u
 /* index.search.idle.after default. */
 #define TV_ENGINE_SEARCH_IDLE_MS 30000

@@ -17,7 +17,7 @@
 #define TV_SEG_SECTION 32u    /* bytes per section table entry */
 #define TV_SEG_TERMS_PER_BLOCK 32u
 #define TV_SEG_MAX_IMPACTS 16u
-#define TV_SEG_CHUNK 16384u   /* raw _source bytes per LZ4 chunk (at least) */
+#define TV_SEG_CHUNK 4096u    /* raw _source bytes per LZ4 chunk (at least) */
 #define TV_SEG_MAX_DOCS 0x7fffffffu
 /* Doc values and points of one field hold at most this many values per doc
  * of the segment on average (a format limit that bounds the work a reader

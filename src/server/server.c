@@ -33,6 +33,21 @@
  * fails for lack of descriptors, the loop stops accepting for 100 ms
  * instead of spinning on a listener that stays readable.
  *
+ * Returning memory. Indexing frees large blocks (a sealed write buffer,
+ * the inputs of a merge, request arenas of big _bulk bodies) that glibc's
+ * allocator keeps in its heaps: with 10,000 documents loaded, RSS was four
+ * times what the data needed. Two measures, both transport policy: at
+ * start, a fixed M_MMAP_THRESHOLD (256 KiB), so that big blocks are always
+ * mmapped and go back to the kernel when freed (glibc's default raises the
+ * threshold after the first such free, after which they stay in the heap);
+ * and a loop that did any work and then sees no event for TRIM_AFTER_MS
+ * (250 ms) calls malloc_trim(0), which returns the free pages of every
+ * heap. Under load a loop never goes that long without events, so the trim
+ * (about a millisecond on a heap of tens of MB) costs nothing while
+ * requests flow. Rejected: trimming
+ * after every write request (a trim per _bulk under load) and an allocator
+ * of our own (the allocator is glibc's business; this is only a hint).
+ *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
  * that every loop watches (never read, so it stays readable for all), joins
@@ -41,6 +56,9 @@
 #define _GNU_SOURCE /* accept4 */
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -60,6 +78,8 @@
 #define READ_CHUNK 65536
 #define LINGER_NS (2ull * 1000000000ull)
 #define MAX_EVENTS 256
+#define MMAP_THRESHOLD (256 * 1024)
+#define TRIM_AFTER_MS 250 /* quiet time after work before malloc_trim */
 
 typedef struct sconn sconn;
 typedef struct loop loop;
@@ -89,6 +109,7 @@ struct loop {
     clist active, linger;
     uint64_t idle_ns;
     size_t nconns;
+    bool worked; /* handled an event since the last trim */
 };
 
 /* ------------------------------------------------------------ lists */
@@ -290,9 +311,18 @@ static void *loop_main(void *arg) {
     struct epoll_event evs[MAX_EVENTS];
     for (;;) {
         int timeout = L->listening ? 1000 : 100;
-        if (L->linger.head) timeout = TV_MIN(timeout, 250);
+        if (L->linger.head || L->worked) timeout = TV_MIN(timeout, TRIM_AFTER_MS);
         int n = epoll_wait(L->ep, evs, MAX_EVENTS, timeout);
         if (n < 0 && errno != EINTR) break;
+        if (n > 0) {
+            L->worked = true;
+        } else if (n == 0 && L->worked) {
+            /* quiet for TRIM_AFTER_MS after work: give freed memory back */
+            L->worked = false;
+#ifdef __GLIBC__
+            malloc_trim(0);
+#endif
+        }
         bool stop = false;
         for (int i = 0; i < n; i++) {
             void *p = evs[i].data.ptr;
@@ -377,6 +407,9 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     }
 
     raise_nofile();
+#ifdef __GLIBC__
+    mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD);
+#endif
     signal(SIGPIPE, SIG_IGN);
     sigset_t sigs;
     sigemptyset(&sigs);

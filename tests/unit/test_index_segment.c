@@ -647,6 +647,74 @@ static void test_dense_and_long(void **state) {
     tv_arena_fini(&a);
 }
 
+/* Tokens reach the builder in any order: interleaved terms, positions out
+ * of order and repeated (a synonym at the same position). Postings group
+ * each term's occurrences with ascending positions, and _source of docs
+ * spread over many chunks reads back whole. */
+static void test_token_order_and_chunks(void **state) {
+    (void)state;
+    tv_segment_builder *b = tv_segment_builder_new();
+    tv_arena a;
+    tv_arena_init(&a);
+    enum { N = 300 };
+    static const char *terms[] = {"b", "a", "b", "c", "a", "b", "a"};
+    static const uint32_t poss[] = {9, 4, 2, 0, 4, 7, 1};
+    char src[2048];
+    for (uint32_t i = 0; i < N; i++) {
+        tv_token t[7];
+        memset(t, 0, sizeof t);
+        for (uint32_t k = 0; k < 7; k++) {
+            t[k].term = terms[k];
+            t[k].term_len = 1;
+            t[k].position = poss[k] + (i & 1);
+        }
+        tv_doc_field f = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
+                          .norms = true, .tokens = t, .ntokens = 7, .field_length = 7};
+        char id[16];
+        snprintf(id, sizeof id, "%u", i);
+        int n = snprintf(src, sizeof src, "{\"i\":%u,\"pad\":\"", i);
+        uint32_t pad = 100 + (i * 37) % 1500;
+        for (uint32_t k = 0; k < pad; k++) src[n++] = (char)('a' + (i + k) % 26);
+        n += snprintf(src + n, sizeof src - (size_t)n, "\"}");
+        tv_parsed_doc pd = {.fields = &f, .nfields = 1, .source = src, .source_len = (size_t)n};
+        tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
+        assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+    }
+    tv_segment *s;
+    assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
+    assert_true(s->nchunks > 10);
+    static const char *want_t[] = {"a", "b", "c"};
+    static const uint32_t want_f[] = {3, 3, 1};
+    static const uint32_t want_p[3][3] = {{1, 4, 4}, {2, 7, 9}, {0, 0, 0}};
+    for (uint32_t w = 0; w < 3; w++) {
+        tv_term_state st;
+        assert_true(tv_segment_term(s, 3, want_t[w], 1, &st));
+        assert_int_equal(st.doc_freq, N);
+        tv_postings *p = tv_postings_open(s, 3, &st, TV_POST_POSITIONS, &a);
+        for (uint32_t d = 0; d < N; d++) {
+            assert_int_equal(tv_postings_next(p), d);
+            assert_int_equal(tv_postings_freq(p), want_f[w]);
+            for (uint32_t k = 0; k < want_f[w]; k++)
+                assert_int_equal(tv_postings_next_pos(p), want_p[w][k] + (d & 1));
+        }
+        assert_int_equal(tv_postings_next(p), TV_NO_MORE_DOCS);
+    }
+    for (uint32_t i = 0; i < N; i++) {
+        const char *got;
+        size_t len;
+        tv_doc_meta m;
+        assert_int_equal(tv_segment_doc(s, i, &a, &m, &got, &len), TROVE_OK);
+        int n = snprintf(src, sizeof src, "{\"i\":%u,\"pad\":\"", i);
+        assert_true(len == 100 + (i * 37) % 1500 + (size_t)n + 2);
+        assert_memory_equal(got, src, (size_t)n);
+        assert_int_equal(got[len - 1], '}');
+        assert_int_equal(got[n + 5], (char)('a' + (i + 5) % 26));
+    }
+    tv_segment_release(s);
+    tv_segment_builder_free(b);
+    tv_arena_fini(&a);
+}
+
 static void test_merge_equals_fresh_build(void **state) {
     (void)state;
     for (int round = 0; round < 3; round++) {
@@ -899,6 +967,7 @@ int main(void) {
         cmocka_unit_test(test_dense_and_long),
         cmocka_unit_test(test_merge_equals_fresh_build),
         cmocka_unit_test(test_merge_all_deleted),
+        cmocka_unit_test(test_token_order_and_chunks),
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_oom),
     };
