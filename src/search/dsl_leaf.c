@@ -1139,6 +1139,54 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
 
 /* ---------------------------------------------------------------- exists */
 
+/*
+ * exists on a metadata field (OpenSearch's metadata mappers): every document
+ * has an _id, _index, _seq_no, _version and _primary_term, so those match
+ * all (live) documents; _routing matches the documents indexed with a
+ * routing (read from each doc's stored metadata: trove keeps no _routing
+ * postings); _source is not searchable. *out stays NULL for other names.
+ */
+static tv_status routing_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
+    *out = NULL;
+    tv_bitset bs;
+    uint32_t nbits = sv->max_doc ? sv->max_doc : 1;
+    bs.nbits = nbits;
+    bs.words = tv_arena_calloc(ctx->arena, (nbits + 63) / 64, sizeof *bs.words);
+    if (!bs.words) return TROVE_ENOMEM;
+    bool any = false;
+    for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
+        if (!tv_segview_live(sv, doc)) continue;
+        tv_doc_meta meta;
+        memset(&meta, 0, sizeof meta);
+        tv_status st = tv_segment_doc(sv->seg, doc, ctx->arena, &meta, NULL, NULL);
+        if (st) return st;
+        if (meta.routing) { tv_bitset_set(&bs, doc); any = true; }
+    }
+    if (!any) return TROVE_OK;
+    *out = tv_iter_bitset(ctx->arena, &bs, sv->max_doc, ctx->scores ? q->score_boost : 0.0f);
+    return *out ? TROVE_OK : TROVE_ENOMEM;
+}
+
+static tv_status exists_metadata(tv_dsl *d, const char *s, size_t n, const tv_json *fv, tv_query **out) {
+    *out = NULL;
+    if (tv_streq(s, n, "_source"))
+        return tv_dsl_error(d, TROVE_EQUERYSHARD, fv->off, "The _source field is not searchable");
+    if (tv_streq(s, n, "_id") || tv_streq(s, n, "_index") || tv_streq(s, n, "_seq_no") ||
+        tv_streq(s, n, "_version") || tv_streq(s, n, "_primary_term")) {
+        tv_query *all = tv_q_new(d, TV_Q_MATCH_ALL);
+        if (!all) return oom(d);
+        *out = all;
+        return TROVE_OK;
+    }
+    if (tv_streq(s, n, "_routing")) {
+        tv_query *q = tv_q_new(d, TV_Q_EXT);
+        if (!q) return oom(d);
+        q->u.ext.plan = routing_plan;
+        *out = q;
+    }
+    return TROVE_OK;
+}
+
 tv_status tv_dsl_parse_exists(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_json *fv = NULL;
     float boost = 1.0f;
@@ -1159,7 +1207,13 @@ tv_status tv_dsl_parse_exists(tv_dsl *d, const tv_json *body, tv_query **out) {
         return tv_dsl_error(d, TROVE_EPARSE, body->off, "[exists] must be provided with a [field]");
     const tv_field *f = tv_dsl_field(d, s, n);
     tv_query *q = NULL;
-    if (f && f->type != TV_FT_OBJECT) {
+    if (!f && n > 1 && s[0] == '_') {
+        tv_status st = exists_metadata(d, s, n, fv, &q);
+        if (st) return st;
+    }
+    if (q) {
+        /* a metadata field (above) */
+    } else if (f && f->type != TV_FT_OBJECT) {
         q = tv_q_new(d, TV_Q_EXISTS);
         if (q) { q->field = f; q->field_id = f->id; }
     } else if (d->mapping) {
