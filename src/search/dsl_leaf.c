@@ -104,7 +104,27 @@ static tv_status date_of(tv_dsl *d, const tv_field *f, const tv_json *v, const c
     if (!tv_dsl_scalar_text(v, &s, &n))
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "failed to parse date field");
     const char *fmt = format ? format : (f && f->format ? f->format : NULL);
-    tv_status st = tv_date_math_ex(fmt, s, n, tv_now_ms(), round_up, tz, out, d->err);
+    tv_status st;
+    if (f && f->type == TV_FT_DATE_NANOS) {
+        /* nanosecond resolution: plain dates through the nanos parser;
+         * date math ("now-1d", "x||+1M") in millis, scaled */
+        bool math = n >= 3 && memcmp(s, "now", 3) == 0;
+        for (size_t k = 0; k + 1 < n && !math; k++) math = s[k] == '|' && s[k + 1] == '|';
+        if (!fmt) fmt = TV_DATE_NANOS_DEFAULT_FORMAT;
+        if (math) {
+            int64_t ms = 0;
+            st = tv_date_math_ex(fmt, s, n, tv_now_ms(), round_up, tz, &ms, d->err);
+            if (!st) {
+                if (ms < 0 || ms > INT64_MAX / 1000000 - 1)
+                    st = tv_dsl_error(d, TROVE_EARG, v->off, "date[%.*s] cannot be stored in nanosecond resolution", (int)TV_MIN(n, 200), s);
+                else *out = ms * 1000000 + (round_up ? 999999 : 0);
+            }
+        } else {
+            st = tv_date_parse_ex_nanos(fmt, s, n, round_up, tz, out, d->err);
+        }
+    } else {
+        st = tv_date_math_ex(fmt, s, n, tv_now_ms(), round_up, tz, out, d->err);
+    }
     if (st && d->err) {
         d->err->pos = v->off;
         if (d->err->code == TROVE_OK) d->err->code = st;
@@ -148,6 +168,120 @@ static tv_query *num_range(tv_dsl *d, const tv_field *f, int64_t lo, int64_t hi)
     return q;
 }
 
+/*
+ * An unsigned_long query value as OpenSearch reads it (a BigDecimal's
+ * integer part): the integer part in *u, whether it had a non-zero
+ * fraction, whether it was negative. Values beyond 2^64-1 (and non-numbers)
+ * fail: "Value [x] is out of range for an unsigned long" / number format.
+ */
+typedef struct unum {
+    uint64_t u;
+    bool neg, has_dec;
+} unum;
+
+static bool unsigned_text(const char *s, size_t n, unum *out, bool *overflow) {
+    memset(out, 0, sizeof *out);
+    *overflow = false;
+    size_t i = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+')) { out->neg = s[i] == '-'; i++; }
+    size_t ds = i;
+    while (i < n && s[i] >= '0' && s[i] <= '9') {
+        unsigned dg = (unsigned)(s[i] - '0');
+        if (out->u > (UINT64_MAX - dg) / 10) *overflow = true;
+        else out->u = out->u * 10 + dg;
+        i++;
+    }
+    size_t ni = i - ds;
+    size_t nf = 0;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') { if (s[i] != '0') out->has_dec = true; i++; nf++; }
+    }
+    if (ni + nf == 0) return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        /* exponent notation: exact enough through a double for the values
+         * such a notation names */
+        char *end = NULL;
+        char tmp[64];
+        if (n >= sizeof tmp) return false;
+        memcpy(tmp, s, n);
+        tmp[n] = 0;
+        double x = strtod(tmp, &end);
+        if (end != tmp + n || isnan(x)) return false;
+        out->neg = x < 0;
+        double ax = fabs(x);
+        if (ax >= 18446744073709551616.0) { *overflow = true; return true; }
+        out->u = (uint64_t)ax;
+        out->has_dec = ax != floor(ax);
+        *overflow = false;
+        return true;
+    }
+    if (i != n) return false;
+    if (out->neg && out->u == 0 && !out->has_dec) out->neg = false; /* -0 */
+    return true;
+}
+
+static tv_status unsigned_of(tv_dsl *d, const tv_json *v, unum *out) {
+    const char *s = "";
+    size_t n = 0;
+    char buf[32];
+    memset(out, 0, sizeof *out);
+    if (v->type == TV_JSON_INT) {
+        out->neg = v->v.i < 0;
+        out->u = v->v.i < 0 ? (uint64_t)0 - (uint64_t)v->v.i : (uint64_t)v->v.i;
+    } else if (v->type == TV_JSON_UINT) {
+        out->u = v->v.u;
+    } else {
+        if (v->type == TV_JSON_DOUBLE && v->raw) { s = v->raw; n = v->raw_len; }
+        else if (v->type == TV_JSON_DOUBLE) { n = (size_t)snprintf(buf, sizeof buf, "%.17g", v->v.d); s = buf; }
+        else tv_dsl_scalar_text(v, &s, &n);
+        bool overflow = false;
+        if (!(v->type == TV_JSON_STRING || v->type == TV_JSON_DOUBLE) || !unsigned_text(s, n, out, &overflow)) {
+            tv_dsl_error(d, TROVE_EQUERYSHARD, v->off, "failed to create query: For input string: \"%.*s\"",
+                         (int)TV_MIN(n, 200), s);
+            tv_error_cause(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)TV_MIN(n, 200), s);
+            return TROVE_EQUERYSHARD;
+        }
+        if (overflow)
+            return tv_dsl_error(d, TROVE_EARG, v->off, "Value [%.*s] is out of range for an unsigned long",
+                                (int)TV_MIN(n, 200), s);
+    }
+    return TROVE_OK;
+}
+
+static tv_status unsigned_out_of_range(tv_dsl *d, const tv_json *v) {
+    const char *s = "";
+    size_t n = 0;
+    if (v->raw) { s = v->raw; n = v->raw_len; }
+    else tv_dsl_scalar_text(v, &s, &n);
+    return tv_dsl_error(d, TROVE_EARG, v->off, "Value [%.*s] is out of range for an unsigned long",
+                        (int)TV_MIN(n, 200), s);
+}
+
+/* An ip query value: its 16-byte encoding (IllegalArgumentException's
+ * "'x' is not an IP string literal." otherwise). */
+static tv_status ip_of(tv_dsl *d, const tv_json *v, uint8_t out[16]) {
+    const char *s = "";
+    size_t n = 0;
+    tv_dsl_scalar_text(v, &s, &n);
+    if (v->type != TV_JSON_STRING || !tv_ip_parse(s, n, out))
+        return tv_dsl_error(d, TROVE_EARG, v->off, "'%.*s' is not an IP string literal.", (int)TV_MIN(n, 200), s);
+    return TROVE_OK;
+}
+
+static tv_query *term_range(tv_dsl *d, const tv_field *f, const uint8_t *lo, const uint8_t *hi, size_t len) {
+    tv_query *q = tv_q_new(d, TV_Q_RANGE_TERM);
+    if (!q) return NULL;
+    q->field = f;
+    q->field_id = f->id;
+    q->u.trange.lo = tv_arena_memdup(d->arena, lo, len);
+    q->u.trange.hi = tv_arena_memdup(d->arena, hi, len);
+    if (!q->u.trange.lo || !q->u.trange.hi) return NULL;
+    q->u.trange.lo_len = q->u.trange.hi_len = (uint32_t)len;
+    q->u.trange.lo_incl = q->u.trange.hi_incl = true;
+    return q;
+}
+
 /* Exact-value query of one value on a field (fieldType.termQuery). */
 static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, tv_query **out) {
     *out = NULL;
@@ -159,6 +293,33 @@ static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, 
         return tv_dsl_error(d, TROVE_EARG, v->off, "value cannot be null");
     const char *s;
     size_t n;
+    if (f->type == TV_FT_UNSIGNED_LONG) {
+        unum u;
+        tv_status st = unsigned_of(d, v, &u);
+        if (st) return st;
+        if (u.has_dec) { *out = none(d); return *out ? TROVE_OK : oom(d); }
+        if (u.neg) return unsigned_out_of_range(d, v);
+        int64_t sv = tv_unsigned_to_sortable(u.u);
+        *out = num_range(d, f, sv, sv);
+        return *out ? TROVE_OK : oom(d);
+    }
+    if (f->type == TV_FT_BINARY)
+        return tv_dsl_error(d, TROVE_EQUERYSHARD, v->off, "Binary fields do not support searching");
+    if (f->type == TV_FT_IP) {
+        uint8_t ip[16], hi[16];
+        if (v->type == TV_JSON_STRING && memchr(v->v.s, '/', v->len)) {
+            if (!tv_ip_parse_cidr(v->v.s, v->len, ip, hi))
+                return tv_dsl_error(d, TROVE_EARG, v->off, "Expected [ip/prefix] but was [%.*s]",
+                                    (int)TV_MIN(v->len, 200), v->v.s);
+            *out = term_range(d, f, ip, hi, 16);
+            return *out ? TROVE_OK : oom(d);
+        }
+        tv_status st = ip_of(d, v, ip);
+        if (st) return st;
+        *out = tv_q_term(d, f, (const char *)ip, 16);
+        if (*out) (*out)->u.term.constant = true;
+        return *out ? TROVE_OK : oom(d);
+    }
     if (tv_field_type_is_numeric(f->type)) {
         numval nv;
         tv_status st = number_of(d, v, &nv);
@@ -189,7 +350,7 @@ static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, 
         }
         return *out ? TROVE_OK : oom(d);
     }
-    if (f->type == TV_FT_DATE) {
+    if (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
         int64_t ms;
         tv_status st = date_of(d, f, v, NULL, false, 0, &ms);
         if (st) return st;
@@ -912,6 +1073,27 @@ static tv_status num_bound(tv_dsl *d, const tv_field *f, const tv_json *v, bool 
     tv_status st = number_of(d, v, &nv);
     if (st) return st;
     tv_field_type t = f->type;
+    if (t == TV_FT_UNSIGNED_LONG) {
+        /* UNSIGNED_LONG.rangeQuery: a positive fraction rounds a lower bound
+         * up and an exclusive integer bound steps; negative bounds clamp */
+        unum u;
+        if ((st = unsigned_of(d, v, &u))) return st;
+        if (is_lower) {
+            if (u.neg) { *out = INT64_MIN; return TROVE_OK; }
+            if ((!u.has_dec && !incl) || u.has_dec) {
+                if (u.u == UINT64_MAX) { *empty = true; return TROVE_OK; }
+                u.u++;
+            }
+        } else {
+            if (u.neg) { *empty = true; return TROVE_OK; }
+            if (!u.has_dec && !incl) {
+                if (u.u == 0) { *empty = true; return TROVE_OK; }
+                u.u--;
+            }
+        }
+        *out = tv_unsigned_to_sortable(u.u);
+        return TROVE_OK;
+    }
     if (is_integer_type(t) || t == TV_FT_SCALED_FLOAT) {
         double x = nv.d;
         if (t == TV_FT_SCALED_FLOAT) {
@@ -977,7 +1159,7 @@ static tv_status points_range(tv_dsl *d, const tv_field *f, const tv_json *from,
     tv_status st;
     int64_t lo = INT64_MIN, hi = INT64_MAX;
     *out = NULL;
-    if (f->type == TV_FT_DATE) {
+    if (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
         if (from) {
             if ((st = date_of(d, f, from, fmt, !incl_lo, tz, &lo))) return st;
             if (!incl_lo) { if (lo == INT64_MAX) goto empty; lo++; }
@@ -1070,7 +1252,34 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     }
     if (!f || f->type == TV_FT_OBJECT) {
         q = none(d);
-    } else if (tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE) {
+    } else if (f->type == TV_FT_BINARY) {
+        return tv_dsl_error(d, TROVE_EARG, body->off, "Field [%s] of type [binary] does not support range queries", f->path);
+    } else if (f->type == TV_FT_IP) {
+        /* IpFieldMapper.rangeQuery: exclusive bounds step to the next
+         * address; lower > upper matches nothing */
+        uint8_t lo[16], hi[16];
+        memset(lo, 0, 16);
+        memset(hi, 0xff, 16);
+        bool empty = false;
+        if (from) {
+            if ((st = ip_of(d, from, lo))) return st;
+            if (!incl_lo) {
+                int k = 15;
+                while (k >= 0 && lo[k] == 0xff) lo[k--] = 0;
+                if (k < 0) empty = true; else lo[k]++;
+            }
+        }
+        if (to) {
+            if ((st = ip_of(d, to, hi))) return st;
+            if (!incl_hi) {
+                int k = 15;
+                while (k >= 0 && hi[k] == 0) hi[k--] = 0xff;
+                if (k < 0) empty = true; else hi[k]--;
+            }
+        }
+        if (empty || memcmp(lo, hi, 16) > 0) q = none(d);
+        else q = term_range(d, f, lo, hi, 16);
+    } else if (tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
         if ((st = points_range(d, f, from, incl_lo, to, incl_hi, fmt, tz, &q))) return st;
         /* RangeQueryBuilder.getComplement, for a must_not rewrite (dsl.c):
          * below = (.., from] with the opposite inclusivity, above likewise */
