@@ -169,6 +169,29 @@ void trove_response_fini(trove_response *r);
 /* trove's version string ("0.1.0"). Borrowed, static. */
 const char *trove_version(void);
 
+/*
+ * Loads a test fixture ("seed") into node through trove_request, as a
+ * client's requests would. path is either
+ *   - a directory, applied in four steps, each over its files sorted by
+ *     name: NAME.template.json (PUT /_index_template/NAME), INDEX.index.json
+ *     (PUT /INDEX), INDEX.ndjson (POST /INDEX/_bulk?refresh=true; an action
+ *     may name its own _index), then aliases.json (POST /_aliases); other
+ *     files are ignored; or
+ *   - a single .ndjson file sent to POST /_bulk?refresh=true (its actions
+ *     name their index).
+ * Documents are searchable when it returns. Returns 0, or a trove_status
+ * when a step failed: loading stops at the first failed request or bulk
+ * item (what was applied before stays applied) and err (may be NULL) gets
+ * the status matching OpenSearch's error type, pos = the byte offset of the
+ * failing line in its file (SIZE_MAX when none), and message =
+ * "FILE:LINE: TYPE: REASON" (":LINE" only when known; for a bulk file it is
+ * the action line of the first failed item). TROVE_EIO when a file cannot
+ * be read, TROVE_EARG when path is neither a directory nor an .ndjson file.
+ * path is borrowed for the call. Thread-safe as trove_request is: requests
+ * from other threads may interleave with the seed's.
+ */
+int trove_node_load_seed(trove_node *node, const char *path, trove_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,13 +2,39 @@
  * main.c — the `trove` command: `trove --version` and `trove serve`.
  *
  * Options are parsed by hand (a handful of --name value pairs, also
- * accepted as --name=value); getopt_long was not worth a dependency on its
- * global state for this. Other subcommands arrive with their issues.
+ * accepted as --name=value, and a few value-less flags); getopt_long was
+ * not worth a dependency on its global state for this. Other subcommands
+ * arrive with their issues.
+ *
+ * Fixture mode. Test suites start `trove serve --port 0 --seed DIR
+ * --ready-json` as a child: the seeds are loaded (trove_node_load_seed)
+ * before anything listens, then, once every listener is bound, exactly one
+ * line goes to stdout, {"url":…,"pid":…,"version":…,"indices":[…]}
+ * (everything else goes to stderr), so a helper reads one line and knows
+ * the server is ready and where. The process stops on SIGINT/SIGTERM, when
+ * its stdin reaches EOF (with --ready-json, unless --no-stdin-watch: a test
+ * runner that dies closes the pipe, so no server outlives it) and when the
+ * process named by --parent-pid disappears. Those two watches run on one
+ * small thread polling stdin and a pidfd of the parent (or, on kernels
+ * without pidfd_open, probing it with kill(pid, 0) every 100 ms); when one
+ * fires, the thread sends the process SIGTERM, so every way of stopping
+ * takes the server's one orderly shutdown path. Rejected: watching inside
+ * the event loops (the transport would learn about test fixtures) and
+ * PR_SET_PDEATHSIG (it follows the real parent thread, not a named pid).
+ *
+ * The spellings of an in-memory OpenSearch fake are accepted too, so its
+ * test helpers can drive trove: --addr HOST:PORT, and --no-ja (no effect).
  */
+#define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "server/server.h"
 #include "trove.h"
@@ -16,7 +42,9 @@
 static void usage(FILE *out) {
     fprintf(out,
             "usage: trove --version\n"
-            "       trove serve [--host 127.0.0.1] [--port 9200] [--threads N] [--idle-timeout SECONDS]\n"
+            "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
+            "                   [--idle-timeout SECONDS] [--seed PATH]... [--ready-json]\n"
+            "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja]\n"
             "       trove help\n");
 }
 
@@ -29,13 +57,146 @@ static bool parse_int(const char *s, long lo, long hi, int *out) {
     return true;
 }
 
+/* ------------------------------------------------------ fixture mode */
+
+typedef struct serve_ctx {
+    trove_node *node;
+    const char *host;
+    bool ready_json;
+    bool watch_stdin;
+    long parent_pid; /* 0: none */
+} serve_ctx;
+
+static void put_json_str(FILE *f, const char *s, size_t n) {
+    fputc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') fprintf(f, "\\%c", c);
+        else if (c < 0x20) fprintf(f, "\\u%04x", c);
+        else fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+/* The ready line: one JSON object on stdout, flushed. */
+static void on_ready(void *ud, int port) {
+    serve_ctx *sc = ud;
+    if (!sc->ready_json) return;
+    bool v6 = strchr(sc->host, ':') != NULL;
+    fprintf(stdout, "{\"url\":\"http://%s%s%s:%d\",\"pid\":%ld,\"version\":", v6 ? "[" : "", sc->host,
+            v6 ? "]" : "", port, (long)getpid());
+    put_json_str(stdout, trove_version(), strlen(trove_version()));
+    fputs(",\"indices\":[", stdout);
+    trove_response r;
+    if (trove_request(sc->node, "GET", "/_cat/indices?h=index&s=index", NULL, 0, &r) == 0) {
+        if (r.status == 200) {
+            bool first = true;
+            for (const char *p = r.body, *e; p && *p; p = *e ? e + 1 : e) {
+                e = strchr(p, '\n');
+                if (!e) e = p + strlen(p);
+                size_t n = (size_t)(e - p);
+                while (n && (p[n - 1] == ' ' || p[n - 1] == '\r')) n--;
+                if (!n) continue;
+                if (!first) fputc(',', stdout);
+                put_json_str(stdout, p, n);
+                first = false;
+            }
+        }
+        trove_response_fini(&r);
+    }
+    fputs("]}\n", stdout);
+    fflush(stdout);
+}
+
+static void *watch_main(void *arg) {
+    serve_ctx *sc = arg;
+    int pidfd = -1;
+#ifdef SYS_pidfd_open
+    if (sc->parent_pid > 0) pidfd = (int)syscall(SYS_pidfd_open, (pid_t)sc->parent_pid, 0);
+#endif
+    const char *why = NULL;
+    char buf[4096];
+    while (!why) {
+        struct pollfd fds[2];
+        int n = 0, in_at = -1, pid_at = -1;
+        if (sc->watch_stdin) {
+            in_at = n;
+            fds[n++] = (struct pollfd){.fd = STDIN_FILENO, .events = POLLIN};
+        }
+        if (pidfd >= 0) {
+            pid_at = n;
+            fds[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
+        }
+        int timeout = sc->parent_pid > 0 && pidfd < 0 ? 100 : -1;
+        int r = poll(fds, (nfds_t)n, timeout);
+        if (r < 0 && errno != EINTR) {
+            why = "cannot watch stdin";
+            break;
+        }
+        if (sc->parent_pid > 0 && pidfd < 0 && kill((pid_t)sc->parent_pid, 0) != 0 && errno == ESRCH)
+            why = "the parent process is gone";
+        if (pid_at >= 0 && r > 0 && fds[pid_at].revents) why = "the parent process is gone";
+        if (in_at >= 0 && r > 0 && fds[in_at].revents) {
+            ssize_t k = read(STDIN_FILENO, buf, sizeof buf);
+            if (k == 0 || (k < 0 && errno != EINTR && errno != EAGAIN)) why = "stdin closed";
+        }
+    }
+    if (pidfd >= 0) close(pidfd);
+    fprintf(stderr, "trove: %s, stopping\n", why);
+    fflush(stderr);
+    kill(getpid(), SIGTERM);
+    return NULL;
+}
+
+/* --addr HOST:PORT (IPv6 as [::1]:PORT). host points into a static copy. */
+static bool parse_addr(const char *v, const char **host, int *port) {
+    static char h[256];
+    const char *colon = strrchr(v, ':');
+    if (!colon || colon == v) return false;
+    size_t n = (size_t)(colon - v);
+    const char *hs = v;
+    if (v[0] == '[' && colon[-1] == ']') {
+        hs = v + 1;
+        n -= 2;
+    }
+    if (n == 0 || n >= sizeof h) return false;
+    memcpy(h, hs, n);
+    h[n] = '\0';
+    if (!parse_int(colon + 1, 0, 65535, port)) return false;
+    *host = h;
+    return true;
+}
+
+#define MAX_SEEDS 64
+
 static int cmd_serve(int argc, char **argv) {
     tv_server_options o = {.host = "127.0.0.1", .port = 9200, .threads = 0, .idle_timeout_s = 300};
+    static serve_ctx sc; /* static: the detached watcher may outlive this frame */
+    sc = (serve_ctx){.watch_stdin = true};
+    const char *seeds[MAX_SEEDS];
+    int nseeds = 0;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         char name[32];
         const char *eq = strchr(a, '=');
         if (strncmp(a, "--", 2) != 0 || (eq && (size_t)(eq - a) >= sizeof name)) goto bad;
+        if (!eq) {
+            /* flags without a value */
+            if (strcmp(a, "--ready-json") == 0) {
+                sc.ready_json = true;
+                continue;
+            }
+            if (strcmp(a, "--no-stdin-watch") == 0) {
+                sc.watch_stdin = false;
+                continue;
+            }
+            if (strcmp(a, "--no-ja") == 0) continue; /* accepted: no Japanese analysis yet */
+            if (strcmp(a, "--freeze") == 0) {
+                fprintf(stderr, "trove serve: --freeze is not supported yet (frozen bases arrive with the "
+                                "/_trove management API)\n");
+                return 2;
+            }
+        }
         if (eq) {
             memcpy(name, a, (size_t)(eq - a));
             name[eq - a] = '\0';
@@ -49,10 +210,19 @@ static int cmd_serve(int argc, char **argv) {
             o.host = v;
         } else if (strcmp(name, "--port") == 0) {
             if (!parse_int(v, 0, 65535, &o.port)) goto bad;
+        } else if (strcmp(name, "--addr") == 0) {
+            if (!parse_addr(v, &o.host, &o.port)) goto bad;
         } else if (strcmp(name, "--threads") == 0) {
             if (!parse_int(v, 1, 256, &o.threads)) goto bad;
         } else if (strcmp(name, "--idle-timeout") == 0) {
             if (!parse_int(v, 1, 86400, &o.idle_timeout_s)) goto bad;
+        } else if (strcmp(name, "--seed") == 0) {
+            if (nseeds == MAX_SEEDS || !*v) goto bad;
+            seeds[nseeds++] = v;
+        } else if (strcmp(name, "--parent-pid") == 0) {
+            int pid;
+            if (!parse_int(v, 1, 0x3fffffff, &pid)) goto bad;
+            sc.parent_pid = pid;
         } else {
             goto bad;
         }
@@ -67,6 +237,39 @@ static int cmd_serve(int argc, char **argv) {
     if (!node) {
         fprintf(stderr, "trove: cannot open the node: %s\n", err.message);
         return 1;
+    }
+    for (int i = 0; i < nseeds; i++) {
+        if (trove_node_load_seed(node, seeds[i], &err) != 0) {
+            fprintf(stderr, "trove: cannot load seed: %s\n", err.message);
+            trove_node_free(node);
+            return 1;
+        }
+    }
+    sc.node = node;
+    sc.host = o.host;
+    if (!sc.ready_json) sc.watch_stdin = false;
+    o.on_ready = on_ready;
+    o.on_ready_ud = &sc;
+    if (sc.watch_stdin || sc.parent_pid > 0) {
+        /* the watcher stops the server with SIGTERM: block it first, so that
+         * it reaches the server's sigwait, not this thread's default action */
+        sigset_t sigs;
+        sigemptyset(&sigs);
+        sigaddset(&sigs, SIGINT);
+        sigaddset(&sigs, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+        pthread_t t;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        pthread_attr_setstacksize(&at, 64 * 1024);
+        int prc = pthread_create(&t, &at, watch_main, &sc);
+        pthread_attr_destroy(&at);
+        if (prc != 0) {
+            fprintf(stderr, "trove: cannot start the stdin/parent watcher\n");
+            trove_node_free(node);
+            return 1;
+        }
     }
     int rc = tv_server_run(node, &o);
     trove_node_free(node);

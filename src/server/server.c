@@ -470,6 +470,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     bool v6 = strchr(host, ':') != NULL;
     fprintf(stderr, "trove: listening on http://%s%s%s:%d\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
     fflush(stderr);
+    if (opts && opts->on_ready) opts->on_ready(opts->on_ready_ud, port); /* ready hook (--ready-json) */
 
     for (;;) {
         int sig = 0;

@@ -105,6 +105,11 @@ typedef struct tv_server_options {
     int port; /* 0: a free port */
     int threads; /* <= 0: the number of online CPUs */
     int idle_timeout_s; /* <= 0: 300 */
+    /* Called once on the calling thread when every listener is bound and
+     * the loops run, with the bound port (the free one picked for port 0),
+     * before waiting for a signal. NULL: none. */
+    void (*on_ready)(void *ud, int port);
+    void *on_ready_ud;
 } tv_server_options;
 
 /*
@@ -112,7 +117,9 @@ typedef struct tv_server_options {
  * the loops and returns 0. Logs "trove: listening on http://HOST:PORT" to
  * stderr once every listener is bound. Returns non-zero (after a message on
  * stderr) when it cannot start. Blocks SIGINT/SIGTERM and ignores SIGPIPE in
- * the calling process.
+ * the calling process; another thread of the process may stop the server by
+ * sending the process SIGTERM (kill(getpid(), SIGTERM)) once it has blocked
+ * SIGINT/SIGTERM itself.
  */
 int tv_server_run(trove_node *node, const tv_server_options *opts);
 
