@@ -36,6 +36,7 @@
  * highlighting, suggesters, rescore, collapse, scroll, script fields,
  * explain, URI `q` (query_string belongs to its own file).
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -985,6 +986,7 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
         bool hi = s->desc ? s->missing_first : !s->missing_first;
         if (tv_field_type_is_floating(f->type)) tv_jw_strz(w, hi ? "Infinity" : "-Infinity");
+        else if (f->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, hi ? UINT64_MAX : 0);
         else tv_jw_int(w, hi ? INT64_MAX : INT64_MIN);
         return;
     }
@@ -1000,6 +1002,8 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
         return;
     }
     if (f && f->type == TV_FT_SCALED_FLOAT) { tv_jw_double(w, (double)v->i / f->scaling_factor); return; }
+    /* unsigned_long: the exact unsigned value (a BigInteger in OpenSearch) */
+    if (f && f->type == TV_FT_UNSIGNED_LONG) { tv_jw_uint(w, tv_sortable_to_unsigned(v->i)); return; }
     tv_jw_int(w, v->i);
 }
 
@@ -1007,6 +1011,12 @@ static void write_dv_value(tv_jw *w, const tv_field *f, int64_t x) {
     if (tv_field_type_is_floating(f->type)) tv_jw_double(w, tv_sortable_to_double(x));
     else if (f->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)x / f->scaling_factor);
     else if (f->type == TV_FT_BOOLEAN) tv_jw_bool(w, x != 0);
+    else if (f->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, tv_sortable_to_unsigned(x));
+    else if (f->type == TV_FT_DATE_NANOS) {
+        char buf[96];
+        tv_date_format_nanos(x, f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT, buf, sizeof buf);
+        tv_jw_strz(w, buf);
+    }
     else if (f->type == TV_FT_DATE) {
         char buf[64];
         tv_date_format(x, f->format, buf, sizeof buf);
@@ -1095,7 +1105,36 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
         if (f && f->dv_kind == TV_DV_NUMERIC) {
             o->kind = 1;
             if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(tv_json_as_double(v));
-            else if (v->type == TV_JSON_INT) o->i = v->v.i;
+            else if (f->type == TV_FT_UNSIGNED_LONG) {
+                /* an exact unsigned integer (its text when a string);
+                 * negatives clamp to 0, beyond 2^64-1 to the maximum */
+                uint64_t u = 0;
+                if (v->type == TV_JSON_UINT) u = v->v.u;
+                else if (v->type == TV_JSON_INT) u = v->v.i < 0 ? 0 : (uint64_t)v->v.i;
+                else if (v->type == TV_JSON_STRING) {
+                    char *end = NULL;
+                    char tmp[32];
+                    size_t l = TV_MIN((size_t)v->len, sizeof tmp - 1);
+                    memcpy(tmp, v->v.s, l);
+                    tmp[l] = 0;
+                    if (tmp[0] == '-') u = 0;
+                    else {
+                        errno = 0;
+                        unsigned long long x = strtoull(tmp, &end, 10);
+                        if (end == tmp || *end) {
+                            double dx = strtod(tmp, NULL);
+                            u = dx <= 0 ? 0 : dx >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)dx;
+                        } else u = errno == ERANGE ? UINT64_MAX : (uint64_t)x;
+                    }
+                } else {
+                    double dx = tv_json_as_double(v);
+                    u = dx <= 0 ? 0 : dx >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)dx;
+                }
+                o->i = tv_unsigned_to_sortable(u);
+            } else if (v->type == TV_JSON_STRING && f->type == TV_FT_DATE_NANOS) {
+                const char *fmt = f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT;
+                if (tv_date_parse_nanos(fmt, v->v.s, v->len, &o->i, d->err)) return d->err ? d->err->code : TROVE_EARG;
+            } else if (v->type == TV_JSON_INT) o->i = v->v.i;
             else if (v->type == TV_JSON_STRING && f->type == TV_FT_DATE) {
                 if (tv_date_parse(f->format, v->v.s, v->len, &o->i, d->err)) return d->err ? d->err->code : TROVE_EARG;
             } else if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &o->i)) ;
