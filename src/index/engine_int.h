@@ -17,11 +17,12 @@
 /* The write buffer is sealed into an unpublished ("pending") segment when it
  * holds this many bytes or documents (OpenSearch's indexing buffer flushes
  * Lucene's RAM buffer without opening a new reader in the same way). With
- * tokens kept compactly (about 2.5 KB per 1.4 KB document), 16 MiB holds
- * about 6,000 documents: segments as large as the former 64 MiB of full
- * tv_tokens gave, with a quarter of the memory. A larger buffer makes fewer
- * segments but a larger transient peak while the builder seals it. */
-#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)16 << 20)
+ * tokens kept compactly (about 2.9 KB of arena per 1.4 KB document, plus a
+ * term table bounded by the vocabulary, ~6.5 MB for 50,000 terms), 32 MiB
+ * holds about 9,500 such documents, where the former 64 MiB of full
+ * tv_tokens held 5,000-6,000. A larger buffer makes fewer segments but a
+ * larger transient peak while the builder seals it. */
+#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)32 << 20)
 #define TV_ENGINE_BUFFER_MAX_DOCS 100000u
 /* index.search.idle.after default. */
 #define TV_ENGINE_SEARCH_IDLE_MS 30000
