@@ -259,7 +259,8 @@ static void run(tv_req *r, bool count) {
         const char *st = tv_req_param(r, "search_type");
         if (st && strcmp(st, "query_then_fetch") != 0 && strcmp(st, "dfs_query_then_fetch") != 0)
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
-        if (!reject_if(r, "docvalue_fields") || !reject_if(r, "stored_fields") ||
+        p.docvalue_fields = tv_req_param(r, "docvalue_fields");
+        if (!reject_if(r, "stored_fields") ||
             !reject_if(r, "suggest_field") || !reject_if(r, "suggest_text") || !reject_if(r, "suggest_mode") ||
             !reject_if(r, "suggest_size") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "typed_keys") || !reject_if_true(r, "track_scores") ||
@@ -304,6 +305,7 @@ static void run(tv_req *r, bool count) {
         tv_index_lock(l.items[i]);
         tv_settings *st = tv_index_settings(l.items[i]);
         targets[nt].max_result_window = st ? st->max_result_window : 10000;
+        targets[nt].max_docvalue_fields = st ? tv_settings_int(st, "index.max_docvalue_fields_search", 100) : 100;
         tv_index_unlock(l.items[i]);
         nt++;
     }

@@ -89,6 +89,7 @@ typedef struct req {
     size_t nsorts;
     src_filter src;
     const char **dv_fields;
+    const char **dv_formats; /* per entry: NULL or the "format" given */
     size_t ndv;
     bool stored_none;
     bool src_explicit;   /* _source given in the body or the URL */
@@ -370,13 +371,19 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
         else if (arr && tv_streq(k, kl, "search_after")) r->search_after = v;
         else if (tv_streq(k, kl, "docvalue_fields") && arr) {
             r->dv_fields = tv_arena_alloc(d->arena, (v->len + 1) * sizeof *r->dv_fields);
-            if (!r->dv_fields) return TROVE_ENOMEM;
+            r->dv_formats = tv_arena_calloc(d->arena, v->len + 1, sizeof *r->dv_formats);
+            if (!r->dv_fields || !r->dv_formats) return TROVE_ENOMEM;
+            r->ndv = 0;
             for (uint32_t j = 0; j < v->len; j++) {
                 const tv_json *e = &v->v.items[j];
                 if (e->type == TV_JSON_STRING) r->dv_fields[r->ndv++] = e->v.s;
-                else if (e->type == TV_JSON_OBJECT && tv_json_get(e, "field") && tv_json_get(e, "field")->type == TV_JSON_STRING)
+                else if (e->type == TV_JSON_OBJECT && tv_json_get(e, "field") && tv_json_get(e, "field")->type == TV_JSON_STRING) {
+                    const tv_json *fmt = tv_json_get(e, "format");
+                    /* use_field_mapping: the mapping's format (the default) */
+                    if (fmt && fmt->type == TV_JSON_STRING && !tv_streq(fmt->v.s, fmt->len, "use_field_mapping"))
+                        r->dv_formats[r->ndv] = fmt->v.s;
                     r->dv_fields[r->ndv++] = tv_json_get(e, "field")->v.s;
-                else return perr(d, e->off, "[docvalue_fields] failed to parse");
+                } else return perr(d, e->off, "[docvalue_fields] failed to parse");
             }
         } else if (tv_streq(k, kl, "stored_fields") && !obj) {
             st = parse_stored(d, v, r);
@@ -419,6 +426,32 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (p->version) r->version = true;
     if (p->seq_no_primary_term) r->seq_no = true;
     if (p->explain) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[explain] is not supported by trove");
+    if (p->docvalue_fields && *p->docvalue_fields) {
+        /* RestSearchAction: each comma-separated name is added to the
+         * body's docvalue_fields (without a format) */
+        size_t extra = 1;
+        for (const char *q = p->docvalue_fields; *q; q++) extra += *q == ',';
+        const char **nf = tv_arena_alloc(d->arena, (r->ndv + extra + 1) * sizeof *nf);
+        const char **nfmt = tv_arena_calloc(d->arena, r->ndv + extra + 1, sizeof *nfmt);
+        if (!nf || !nfmt) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+        if (r->ndv) {
+            memcpy(nf, r->dv_fields, r->ndv * sizeof *nf);
+            if (r->dv_formats) memcpy(nfmt, r->dv_formats, r->ndv * sizeof *nfmt);
+        }
+        const char *q = p->docvalue_fields;
+        while (*q) {
+            const char *e = strchr(q, ',');
+            size_t l = e ? (size_t)(e - q) : strlen(q);
+            if (l) {
+                nf[r->ndv] = dupz(d->arena, q, l);
+                if (!nf[r->ndv]) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+                r->ndv++;
+            }
+            q += l + (e ? 1 : 0);
+        }
+        r->dv_fields = nf;
+        r->dv_formats = nfmt;
+    }
     if (p->q && tv_query_string_from_params(d->arena, p, &r->query)) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
     if (p->track_total_hits) {
         const char *t = p->track_total_hits;
@@ -1007,6 +1040,89 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
     tv_jw_int(w, v->i);
 }
 
+/*
+ * java.text.DecimalFormat for the patterns docvalue_fields formats use:
+ * "#.0", "0.00", "#,##0.###", "#": the integer part's '0's are the minimum
+ * integer digits (none: "0.5" prints ".5", as Java does), its ',' sets the
+ * grouping size, the fraction's '0's the minimum and '0'+'#' the maximum
+ * fraction digits; HALF_EVEN rounding (printf rounds the exact binary value
+ * to nearest-even, as DecimalFormat does). Literal prefix/suffix text and
+ * exponent patterns are not interpreted (such patterns print the plain
+ * number). Writes a NUL-terminated string into out (cap >= 400).
+ */
+static void decimal_format(double x, const char *pat, char *out, size_t cap) {
+    int min_int = 0, min_frac = 0, max_frac = 0, group = 0;
+    bool frac = false, valid = true;
+    int since_comma = -1;
+    for (const char *p = pat; *p && *p != ';'; p++) {
+        char ch = *p;
+        if (ch == '.') { if (frac) valid = false; frac = true; continue; }
+        if (ch == ',') { if (!frac) since_comma = 0; continue; }
+        if (ch == '0' || ch == '#') {
+            if (frac) { max_frac++; if (ch == '0') min_frac = max_frac; }
+            else { if (ch == '0') min_int++; if (since_comma >= 0) since_comma++; }
+            continue;
+        }
+        valid = false;
+    }
+    if (since_comma > 0) group = since_comma;
+    if (!valid || !isfinite(x)) {
+        if (isnan(x)) snprintf(out, cap, "NaN");
+        else if (isinf(x)) snprintf(out, cap, "%s\xe2\x88\x9e", x < 0 ? "-" : ""); /* U+221E */
+        else snprintf(out, cap, "%.17g", x);
+        return;
+    }
+    if (max_frac > 340) max_frac = 340;
+    char num[400];
+    snprintf(num, sizeof num, "%.*f", max_frac, fabs(x));
+    char *dot = strchr(num, '.');
+    size_t ilen = dot ? (size_t)(dot - num) : strlen(num);
+    const char *fr = dot ? dot + 1 : "";
+    size_t flen = strlen(fr);
+    while ((int)flen > min_frac && fr[flen - 1] == '0') flen--;
+    bool neg = signbit(x) && (strspn(num, "0.") != strlen(num)); /* -0 prints as 0 */
+    /* integer digits without leading zeros, then padded to min_int */
+    const char *ip = num;
+    while (ilen > 0 && *ip == '0') { ip++; ilen--; }
+    char digits[400];
+    size_t nd = 0;
+    for (int k = (int)ilen; k < min_int && nd < 340; k++) digits[nd++] = '0';
+    for (size_t k = 0; k < ilen && nd < 390; k++) digits[nd++] = ip[k];
+    size_t o = 0;
+    if (neg && o + 1 < cap) out[o++] = '-';
+    for (size_t k = 0; k < nd && o + 2 < cap; k++) {
+        if (group > 0 && k > 0 && (nd - k) % (size_t)group == 0) out[o++] = ',';
+        out[o++] = digits[k];
+    }
+    if (flen > 0 || (nd == 0 && min_frac == 0 && max_frac == 0)) {
+        if (flen > 0) {
+            if (o + 1 < cap) out[o++] = '.';
+            for (size_t k = 0; k < flen && o + 1 < cap; k++) out[o++] = fr[k];
+        } else if (o + 1 < cap) {
+            out[o++] = '0'; /* "#" of 0 prints "0" */
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
+}
+
+/* A doc value with an explicit docvalue_fields format: dates print with the
+ * date format, numbers with a DecimalFormat pattern (always strings). */
+static void write_dv_formatted(tv_jw *w, const tv_field *f, int64_t x, const char *fmt) {
+    char buf[400];
+    if (f->type == TV_FT_DATE) tv_date_format(x, fmt, buf, sizeof buf);
+    else if (f->type == TV_FT_DATE_NANOS) tv_date_format_nanos(x, fmt, buf, sizeof buf);
+    else if (f->type == TV_FT_BOOLEAN) snprintf(buf, sizeof buf, "%s", x ? "true" : "false");
+    else {
+        double dv;
+        if (tv_field_type_is_floating(f->type)) dv = tv_sortable_to_double(x);
+        else if (f->type == TV_FT_SCALED_FLOAT) dv = (double)x / f->scaling_factor;
+        else if (f->type == TV_FT_UNSIGNED_LONG) dv = (double)tv_sortable_to_unsigned(x);
+        else dv = (double)x;
+        decimal_format(dv, fmt, buf, sizeof buf);
+    }
+    tv_jw_strz(w, buf);
+}
+
 static void write_dv_value(tv_jw *w, const tv_field *f, int64_t x) {
     if (tv_field_type_is_floating(f->type)) tv_jw_double(w, tv_sortable_to_double(x));
     else if (f->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)x / f->scaling_factor);
@@ -1358,7 +1474,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 tv_jw_keyz(out, r.dv_fields[k]);
                 tv_jw_arr_begin(out);
                 for (uint32_t j = 0; j < TV_MIN(n, 64u); j++) {
-                    if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(out, f, nums[j]);
+                    const char *fmt = r.dv_formats ? r.dv_formats[k] : NULL;
+                    if (f->dv_kind == TV_DV_NUMERIC && fmt) write_dv_formatted(out, f, nums[j], fmt);
+                    else if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(out, f, nums[j]);
                     else {
                         const char *ts;
                         size_t tl;

@@ -51,6 +51,7 @@ typedef struct tv_search_params {
     bool seq_no_primary_term;
     bool version;
     bool explain;
+    const char *docvalue_fields;  /* "a,b": added to the body's list */
     /* The request body's text, when the caller has it: parse errors then
      * carry OpenSearch's [line:col] (err->line/col). Without it err->pos
      * still holds the byte offset of the offending value. */
