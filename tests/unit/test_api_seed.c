@@ -8,6 +8,7 @@
  * second index item fails). Failure cases that need other files write them
  * to a temporary directory.
  */
+#define _POSIX_C_SOURCE 200809L /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
