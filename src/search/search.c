@@ -1023,7 +1023,16 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
         else tv_jw_int(w, hi ? INT64_MAX : INT64_MIN);
         return;
     }
-    if (v->kind == 2) { tv_jw_str(w, v->s, v->len); return; }
+    if (v->kind == 2) {
+        /* ip: DocValueFormat.IP prints the address */
+        if (f && f->type == TV_FT_IP && v->len == 16) {
+            char ipt[TV_IP_TEXT_MAX];
+            tv_jw_str(w, ipt, tv_ip_format((const uint8_t *)v->s, ipt));
+            return;
+        }
+        tv_jw_str(w, v->s, v->len);
+        return;
+    }
     if (f && tv_field_type_is_floating(f->type)) {
         /* float and half_float sort on Lucene's FLOAT type: the sort value
          * is a java.lang.Float (printed as a float); double on DOUBLE.
@@ -1260,6 +1269,15 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
             const char *s2;
             size_t l;
             if (!tv_dsl_scalar_text(v, &s2, &l)) return tv_error_set(d->err, TROVE_EARG, "search_after value cannot be an object");
+            if (f && f->type == TV_FT_IP) {
+                /* the printed address back to its 16-byte encoding */
+                uint8_t *ip = tv_arena_alloc(a, 16);
+                if (!ip) return TROVE_ENOMEM;
+                if (!tv_ip_parse(s2, l, ip))
+                    return tv_error_set(d->err, TROVE_EARG, "'%.*s' is not an IP string literal.", (int)TV_MIN(l, 200), s2);
+                s2 = (const char *)ip;
+                l = 16;
+            }
             o->kind = 2;
             o->s = s2;
             o->len = (uint32_t)l;
@@ -1480,7 +1498,13 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                     else {
                         const char *ts;
                         size_t tl;
-                        if (tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) tv_jw_str(out, ts, tl);
+                        if (!tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) continue;
+                        if (f->type == TV_FT_IP && tl == 16) {
+                            char ipt[TV_IP_TEXT_MAX];
+                            tv_jw_str(out, ipt, tv_ip_format((const uint8_t *)ts, ipt));
+                        } else {
+                            tv_jw_str(out, ts, tl);
+                        }
                     }
                 }
                 tv_jw_arr_end(out);

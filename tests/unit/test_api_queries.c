@@ -418,6 +418,180 @@ static void test_fetch_and_sort(void **s) {
     ERR("{\"sort\":[{\"k\":{\"mode\":\"avg\"}}]}", 400, QSE("we only support AVG, MEDIAN and SUM on number based fields"));
 }
 
+/* A search on index ft: the status and a fragment the body must hold. */
+static void ft_has_(const char *path, const char *body, int status, const char *frag, int line) {
+    int st;
+    char *got = run("POST", path, body, &st);
+    if (st != status || !strstr(got, frag))
+        fail_msg("line %d: %s %s\n want %d ...%s...\n got  %d %s", line, path, body, status, frag, st, got);
+    free(got);
+}
+#define FT(body, status, frag) ft_has_("/ft/_search", (body), (status), (frag), __LINE__)
+/* The hits' ids of a search on ft, in order. */
+static void ft_ids_(const char *body, const char *want, int line) {
+    int st;
+    char *got = run("POST", "/ft/_search", body, &st);
+    char ids[256] = "";
+    size_t o = 0;
+    const char *h = strstr(got, "\"hits\":[");
+    for (const char *p = h; p && (p = strstr(p, "\"_id\":\"")) != NULL;) {
+        p += 7;
+        size_t n = strcspn(p, "\"");
+        if (o) ids[o++] = ',';
+        memcpy(ids + o, p, n);
+        o += n;
+        ids[o] = '\0';
+        p += n;
+    }
+    if (st != 200 || strcmp(ids, want) != 0)
+        fail_msg("line %d: %s\n want 200 [%s]\n got  %d [%s] %s", line, body, want, st, ids, got);
+    free(got);
+}
+#define FT_IDS(body, want) ft_ids_((body), (want), __LINE__)
+
+static int setup_ft(void **s) {
+    if (setup(s)) return -1;
+    static const char *const mk[][3] = {
+        {"PUT", "/ft",
+         "{\"settings\":{\"number_of_replicas\":0,\"index.max_docvalue_fields_search\":2},\"mappings\":{"
+         "\"properties\":{\"u\":{\"type\":\"unsigned_long\"},\"dn\":{\"type\":\"date_nanos\"},\"ip\":{\"type\":"
+         "\"ip\"},\"bin\":{\"type\":\"binary\"},\"n\":{\"type\":\"long\"},\"d\":{\"type\":\"date\"}}}}"},
+        {"POST", "/_bulk?refresh=true",
+         "{\"index\":{\"_index\":\"ft\",\"_id\":\"1\"}}\n{\"u\":10223372036854775807,\"dn\":"
+         "\"2019-10-21T00:30:04.828740123Z\",\"ip\":\"192.168.1.7\",\"bin\":\"aGVsbG8=\",\"n\":1,\"d\":\"2020-01-02\"}\n"
+         "{\"index\":{\"_index\":\"ft\",\"_id\":\"2\",\"routing\":\"r1\"}}\n{\"u\":5,\"dn\":"
+         "\"2019-10-21T08:30:04.828733Z\",\"ip\":\"10.0.0.1\",\"n\":2}\n"
+         "{\"index\":{\"_index\":\"ft\",\"_id\":\"3\"}}\n{\"u\":\"18446744073709551615\",\"ip\":\"2001:db8::1\"}\n"
+         "{\"index\":{\"_index\":\"ft\",\"_id\":\"4\"}}\n{\"n\":4}\n"},
+    };
+    for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++) {
+        trove_response r;
+        if (trove_request(N, mk[i][0], mk[i][1], mk[i][2], strlen(mk[i][2]), &r) || r.status >= 300) return -1;
+        trove_response_fini(&r);
+    }
+    return 0;
+}
+
+/* exists on metadata fields: every live doc has _id/_index/_seq_no/_version,
+ * _routing only the routed ones; _source is not searchable. */
+static void test_exists_metadata(void **s) {
+    (void)s;
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_id\"}}}", "1,2,3,4");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_index\"}}}", "1,2,3,4");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_seq_no\"}}}", "1,2,3,4");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_version\"}}}", "1,2,3,4");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_routing\"}}}", "2");
+    FT_IDS("{\"query\":{\"bool\":{\"must_not\":{\"exists\":{\"field\":\"_routing\"}}}}}", "1,3,4");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_nope\"}}}", "");
+    FT("{\"query\":{\"exists\":{\"field\":\"_source\"}}}", 400,
+       "{\"type\":\"query_shard_exception\",\"reason\":\"The _source field is not searchable\"");
+    /* a deleted routed doc no longer matches */
+    int st;
+    char *b = run("DELETE", "/ft/_doc/2?routing=r1&refresh=true", NULL, &st);
+    assert_int_equal(st, 200);
+    free(b);
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_routing\"}}}", "");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"_id\"}}}", "1,3,4");
+}
+
+/* unsigned_long: exact values beyond Long.MAX, decimal parts as OpenSearch
+ * (a term with a fraction matches nothing; range bounds round inwards),
+ * sort values and search_after as exact unsigned integers. */
+static void test_unsigned_long(void **s) {
+    (void)s;
+    FT_IDS("{\"query\":{\"term\":{\"u\":10223372036854775807}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"u\":\"10223372036854775807\"}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"u\":18446744073709551615}}}", "3");
+    FT_IDS("{\"query\":{\"term\":{\"u\":5.5}}}", "");
+    FT_IDS("{\"query\":{\"term\":{\"u\":5.0}}}", "2");
+    FT_IDS("{\"query\":{\"terms\":{\"u\":[5,18446744073709551615,1.5]}}}", "2,3");
+    FT_IDS("{\"query\":{\"range\":{\"u\":{\"gt\":5}}}}", "1,3");
+    FT_IDS("{\"query\":{\"range\":{\"u\":{\"gte\":4.5,\"lt\":10223372036854775807}}}}", "2");
+    FT_IDS("{\"query\":{\"range\":{\"u\":{\"gte\":-3,\"lte\":5.9}}}}", "2");
+    FT_IDS("{\"query\":{\"range\":{\"u\":{\"lt\":-1}}}}", "");
+    FT_IDS("{\"query\":{\"range\":{\"u\":{\"gte\":9223372036854775808}}}}", "1,3");
+    FT("{\"query\":{\"term\":{\"u\":-1}}}", 400, "Value [-1] is out of range for an unsigned long");
+    FT("{\"query\":{\"term\":{\"u\":\"18446744073709551616\"}}}", 400,
+       "Value [18446744073709551616] is out of range for an unsigned long");
+    FT("{\"sort\":[{\"u\":\"desc\"}],\"_source\":false,\"size\":2}", 200,
+       "\"_id\":\"3\",\"_score\":null,\"sort\":[18446744073709551615]},{\"_index\":\"ft\",\"_id\":\"1\","
+       "\"_score\":null,\"sort\":[10223372036854775807]}");
+    /* missing last ascending: the largest unsigned value */
+    FT("{\"sort\":[{\"u\":\"asc\"}],\"_source\":false,\"search_after\":[18446744073709551614]}", 200,
+       "\"hits\":[{\"_index\":\"ft\",\"_id\":\"3\",\"_score\":null,\"sort\":[18446744073709551615]},"
+       "{\"_index\":\"ft\",\"_id\":\"4\",\"_score\":null,\"sort\":[18446744073709551615]}]");
+    FT_IDS("{\"sort\":[{\"u\":\"asc\"}],\"search_after\":[18446744073709551615]}", "");
+    FT_IDS("{\"sort\":[{\"u\":\"asc\"}],\"search_after\":[5]}", "1,3,4");
+    FT_IDS("{\"sort\":[{\"u\":\"asc\"}],\"search_after\":[\"10223372036854775807\"]}", "3,4");
+    FT("{\"docvalue_fields\":[\"u\"],\"query\":{\"term\":{\"u\":10223372036854775807}},\"_source\":false}", 200,
+       "\"fields\":{\"u\":[10223372036854775807]}");
+}
+
+/* date_nanos: sort values in epoch nanoseconds, search_after by number or
+ * formatted date, term and range bounds at nanosecond resolution. */
+static void test_date_nanos(void **s) {
+    (void)s;
+    FT("{\"sort\":[{\"dn\":\"desc\"}],\"_source\":false,\"size\":2}", 200,
+       "\"_id\":\"2\",\"_score\":null,\"_routing\":\"r1\",\"sort\":[1571646604828733000]},{\"_index\":\"ft\",\"_id\":\"1\","
+       "\"_score\":null,\"sort\":[1571617804828740123]}");
+    FT_IDS("{\"sort\":[{\"dn\":\"desc\"}],\"search_after\":[1571646604828733000],\"size\":1}", "1");
+    FT_IDS("{\"sort\":[{\"dn\":\"desc\"}],\"search_after\":[\"2019-10-21T08:30:04.828733Z\"],\"size\":1}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"dn\":\"2019-10-21T00:30:04.828740123Z\"}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"dn\":\"2019-10-21T00:30:04.828740124Z\"}}}", "");
+    FT_IDS("{\"query\":{\"range\":{\"dn\":{\"gt\":\"2019-10-21T00:30:04.828740123Z\"}}}}", "2");
+    FT_IDS("{\"query\":{\"range\":{\"dn\":{\"gte\":\"2019-10-21T00:30:04.828740123Z\",\"lte\":\"2019-10-21\"}}}}", "1,2");
+    FT_IDS("{\"query\":{\"range\":{\"dn\":{\"lt\":\"2019-10-21||+1d\"}}}}", "1,2");
+    FT("{\"docvalue_fields\":[\"dn\"],\"query\":{\"term\":{\"_id\":\"1\"}},\"_source\":false}", 200,
+       "\"fields\":{\"dn\":[\"2019-10-21T00:30:04.828740123Z\"]}");
+}
+
+/* ip: term, terms, CIDR and range over the 16-byte encoding; sort values
+ * and doc values print the address. binary: not searchable. */
+static void test_ip_and_binary(void **s) {
+    (void)s;
+    FT_IDS("{\"query\":{\"term\":{\"ip\":\"192.168.1.7\"}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"ip\":\"::ffff:192.168.1.7\"}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"ip\":\"192.168.0.0/16\"}}}", "1");
+    FT_IDS("{\"query\":{\"term\":{\"ip\":\"2001:db8::/32\"}}}", "3");
+    FT_IDS("{\"query\":{\"terms\":{\"ip\":[\"10.0.0.1\",\"2001:db8::1\"]}}}", "2,3");
+    FT_IDS("{\"query\":{\"match\":{\"ip\":\"10.0.0.1\"}}}", "2");
+    FT_IDS("{\"query\":{\"range\":{\"ip\":{\"gte\":\"10.0.0.0\",\"lt\":\"192.168.1.7\"}}}}", "2");
+    FT_IDS("{\"query\":{\"range\":{\"ip\":{\"gt\":\"10.0.0.1\",\"lte\":\"192.168.1.7\"}}}}", "1");
+    FT_IDS("{\"query\":{\"range\":{\"ip\":{\"gt\":\"192.168.1.7\",\"lt\":\"10.0.0.1\"}}}}", "");
+    FT_IDS("{\"query\":{\"range\":{\"ip\":{\"gte\":\"::\"}}}}", "1,2,3");
+    FT("{\"query\":{\"term\":{\"ip\":\"not-an-ip\"}}}", 400, "'not-an-ip' is not an IP string literal.");
+    FT("{\"sort\":[{\"ip\":\"asc\"}],\"_source\":false,\"size\":3}", 200,
+       "\"_id\":\"2\",\"_score\":null,\"_routing\":\"r1\",\"sort\":[\"10.0.0.1\"]},{\"_index\":\"ft\",\"_id\":\"1\",\"_score\":null,"
+       "\"sort\":[\"192.168.1.7\"]},{\"_index\":\"ft\",\"_id\":\"3\",\"_score\":null,\"sort\":[\"2001:db8::1\"]}");
+    FT_IDS("{\"sort\":[{\"ip\":\"asc\"}],\"search_after\":[\"10.0.0.1\"],\"size\":2}", "1,3");
+    FT("{\"docvalue_fields\":[\"ip\"],\"query\":{\"term\":{\"_id\":\"1\"}},\"_source\":false}", 200,
+       "\"fields\":{\"ip\":[\"192.168.1.7\"]}");
+    FT("{\"query\":{\"term\":{\"bin\":\"aGVsbG8=\"}}}", 400,
+       "{\"type\":\"query_shard_exception\",\"reason\":\"Binary fields do not support searching\"");
+    FT("{\"query\":{\"match\":{\"bin\":\"aGVsbG8=\"}}}", 400, "Binary fields do not support searching");
+    FT_IDS("{\"query\":{\"exists\":{\"field\":\"bin\"}}}", "1");
+}
+
+/* docvalue_fields: the URL parameter, explicit formats, and the
+ * index.max_docvalue_fields_search limit (2 on ft). */
+static void test_docvalue_fields(void **s) {
+    (void)s;
+    ft_has_("/ft/_search?docvalue_fields=n&_source=false", "{\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
+            "\"fields\":{\"n\":[1]}", __LINE__);
+    ft_has_("/ft/_search?docvalue_fields=n,d&_source=false", "{\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
+            "\"fields\":{\"n\":[1],\"d\":[\"2020-01-02T00:00:00.000Z\"]}", __LINE__);
+    FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"#.0\"}],\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
+       "\"fields\":{\"n\":[\"1.0\"]}");
+    FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"0.00\"},{\"field\":\"d\",\"format\":\"yyyy/MM/dd\"}],"
+       "\"query\":{\"term\":{\"_id\":\"1\"}}}", 200, "\"fields\":{\"n\":[\"1.00\"],\"d\":[\"2020/01/02\"]}");
+    FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"use_field_mapping\"}],\"query\":{\"term\":{\"_id\":\"1\"}}}",
+       200, "\"fields\":{\"n\":[1]}");
+    FT("{\"docvalue_fields\":[\"n\",\"d\",\"u\"]}", 400,
+       "Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]. This limit can "
+       "be set by changing the [index.max_docvalue_fields_search] index level setting.");
+    ft_has_("/ft/_search?docvalue_fields=n,d,u", NULL, 400, "Trying to retrieve too many docvalue_fields", __LINE__);
+}
+
 /*
  * What still differs from OpenSearch (printed; TROVE_STRICT_AUDIT=1 makes
  * differences fail).
@@ -459,6 +633,11 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_shard_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fetch_and_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_known_search_gaps, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exists_metadata, setup_ft, teardown),
+        cmocka_unit_test_setup_teardown(test_unsigned_long, setup_ft, teardown),
+        cmocka_unit_test_setup_teardown(test_date_nanos, setup_ft, teardown),
+        cmocka_unit_test_setup_teardown(test_ip_and_binary, setup_ft, teardown),
+        cmocka_unit_test_setup_teardown(test_docvalue_fields, setup_ft, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
