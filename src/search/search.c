@@ -1335,6 +1335,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 else return tv_dsl_error(&d, TROVE_EPARSE, m->key_off, "request does not support [%s]", m->key);
             }
         }
+        /* _count?q= replaces the body's query, as on _search */
+        if (params && params->q && tv_query_string_from_params(arena, params, &r.query))
+            return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     } else {
         if ((st = parse_body(&d, body, &r))) return st;
         if ((st = apply_params(&d, params, &r))) return st;

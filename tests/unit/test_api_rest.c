@@ -403,6 +403,9 @@ static void test_bulk_mget(void **s) {
     /* search, count, refresh on what bulk wrote */
     EXPECT("POST", "/b/_count", "{\"query\":{\"match\":{\"t\":\"fox\"}}}", 200,
            "{\"count\":1,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
+    /* URI search on _count: q replaces the (absent) body query */
+    EXPECT("GET", "/b/_count?q=t:fox", NULL, 200,
+           "{\"count\":1,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
     char *b;
     assert_int_equal(req("GET", "/b/_search", "{\"query\":{\"match\":{\"t\":\"dog\"}}}", &b, NULL), 200);
     assert_non_null(strstr(b, "\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"}"));
