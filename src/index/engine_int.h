@@ -18,11 +18,13 @@
  * holds this many bytes or documents (OpenSearch's indexing buffer flushes
  * Lucene's RAM buffer without opening a new reader in the same way). With
  * tokens kept compactly (about 2.9 KB of arena per 1.4 KB document, plus a
- * term table bounded by the vocabulary, ~6.5 MB for 50,000 terms), 32 MiB
- * holds about 9,500 such documents, where the former 64 MiB of full
- * tv_tokens held 5,000-6,000. A larger buffer makes fewer segments but a
- * larger transient peak while the builder seals it. */
-#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)32 << 20)
+ * term table bounded by the vocabulary, ~6.5 MB for 50,000 terms), 16 MiB
+ * holds about 3,300 such documents and 32 MiB about 9,500, where the former
+ * 64 MiB of full tv_tokens held 5,000-6,000. 16 MiB because the peak of
+ * indexing is set by sealing and merging, not by the buffer: with 32 MiB,
+ * 100,000 documents peaked at 735 MB (ten 9,500-document segments merged
+ * into one), with 16 MiB at 415 MB (64 MiB of tv_tokens: 492 MB). */
+#define TV_ENGINE_BUFFER_MAX_BYTES ((size_t)16 << 20)
 #define TV_ENGINE_BUFFER_MAX_DOCS 100000u
 /* index.search.idle.after default. */
 #define TV_ENGINE_SEARCH_IDLE_MS 30000
