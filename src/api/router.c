@@ -407,9 +407,11 @@ static const route routes[] = {
     {TV_POST, "/{index}/_analyze", tv_h_analyze, P("index")},
     {TV_POST, "/_aliases", tv_h_aliases_post, P_ALIAS_PUT},
     {TV_GET, "/_alias", tv_h_alias_get, P_ALIAS_GET},
+    {TV_GET, "/_aliases", tv_h_alias_get, P_ALIAS_GET}, /* RestGetAliasesAction lists it too */
     {TV_GET, "/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
     {TV_HEAD, "/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
     {TV_GET, "/{index}/_alias", tv_h_alias_get, P_ALIAS_GET},
+    {TV_HEAD, "/{index}/_alias", tv_h_alias_get, P_ALIAS_GET},
     {TV_GET, "/{index}/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
     {TV_HEAD, "/{index}/_alias/{name}", tv_h_alias_get, P_ALIAS_GET},
     {TV_PUT, "/{index}/_alias/{name}", tv_h_alias_put, P_ALIAS_PUT},

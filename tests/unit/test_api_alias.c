@@ -26,6 +26,11 @@ static void test_alias_crud(void **s) {
     EXPECT("GET", "/_alias", NULL, 200,
            "{\"a\":{\"aliases\":{\"al\":{\"filter\":{\"term\":{\"k\":\"x\"}},\"index_routing\":\"1\","
            "\"search_routing\":\"1\"},\"al2\":{}}},\"b\":{\"aliases\":{}}}");
+    /* GET /_aliases is the same API (RestGetAliasesAction) */
+    EXPECT("GET", "/_aliases", NULL, 200,
+           "{\"a\":{\"aliases\":{\"al\":{\"filter\":{\"term\":{\"k\":\"x\"}},\"index_routing\":\"1\","
+           "\"search_routing\":\"1\"},\"al2\":{}}},\"b\":{\"aliases\":{}}}");
+    EXPECT_STATUS("HEAD", "/a/_alias", NULL, 200);
     EXPECT("GET", "/_alias/al2,nope", NULL, 404,
            "{\"error\":\"alias [nope] missing\",\"status\":404,\"a\":{\"aliases\":{\"al2\":{}}}}");
     EXPECT("HEAD", "/_alias/al2", NULL, 200, "");
