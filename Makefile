@@ -5,7 +5,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake ninja-build pkg-config clang llvm libclang-rt-14-dev \
 	libcmocka-dev unicode-data liblz4-dev libzstd-dev libxxhash-dev libstemmer-dev libjansson-dev \
-	python3-pytest python3-requests python3-yaml zlib1g-dev
+	python3-pytest python3-requests python3-yaml python3-elasticsearch zlib1g-dev nodejs
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -22,6 +22,8 @@ deps:
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get update -qq && \
 		$(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing; \
 	fi
+	@# npm: Debian's nodejs does not bring it; a nodejs that does conflicts with Debian's npm
+	@command -v npm >/dev/null || $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq npm
 
 build/build.ninja:
 	cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo

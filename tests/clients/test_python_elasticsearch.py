@@ -7,13 +7,10 @@ What a user of a legacy 7.x client meets, step by step:
    version 3.x). Every 7.x client from 7.14 on checks the product before its
    first request and refuses: `UnsupportedProductError`, and nothing reaches
    the server.
-2. OpenSearch 1.x/2.x had `compatibility.override_main_response_version`: set
-   through `PUT _cluster/settings`, `GET /` reports version 7.10.2 (and drops
-   `version.distribution`) so that legacy clients that look at the version
-   number accept the server. The tagline stays OpenSearch's, and a 7.14+
-   client checks the tagline for 7.0-7.13 servers, so the stock 7.17 client
-   still refuses, as it does against a real OpenSearch in that mode. The test
-   asserts exactly that.
+2. OpenSearch 1.x/2.x had `compatibility.override_main_response_version`
+   (`GET /` then reported 7.10.2, still with OpenSearch's tagline, which a
+   7.14+ client refuses anyway). OpenSearch 3.0 removed the setting; trove
+   answers as OpenSearch 3 does: 400, unknown setting.
 3. With the product check declared passed by the application (a Transport
    subclass handed to the client's public `transport_class` parameter: what
    teams on 7.14+ clients against OpenSearch do), the client's own request
@@ -64,14 +61,6 @@ def hit_ids(resp):
     return [h["_id"] for h in resp["hits"]["hits"]]
 
 
-def set_compat(trove, value):
-    status, _, body = trove.request("PUT", "/_cluster/settings", {"persistent": {COMPAT: value}})
-    assert status == 200, body
-    assert body["acknowledged"] is True
-    assert body["persistent"] == {"compatibility": {"override_main_response_version": str(value).lower()}}
-    assert body["transient"] == {}
-
-
 class ProductCheckAccepted(Transport):
     """The application vouches for the server: the 7.x client's Elasticsearch
     product check is skipped, every other part of the transport is the client's."""
@@ -107,32 +96,18 @@ def test_client_refuses_opensearch_3(trove):
     assert body["error"]["type"] == "index_not_found_exception"
 
 
-def test_compat_setting_reports_7_10_2(trove):
-    set_compat(trove, True)
-    status, _, settings = trove.request("GET", "/_cluster/settings")
-    assert status == 200
-    assert settings["persistent"] == {"compatibility": {"override_main_response_version": "true"}}
-
-    status, _, body = trove.request("GET", "/")
-    assert status == 200
-    assert body["version"]["number"] == "7.10.2"
-    assert "distribution" not in body["version"]
-    assert body["tagline"] == OPENSEARCH_TAGLINE
-
-    set_compat(trove, False)
+def test_compat_setting_is_gone_in_opensearch_3(trove):
+    # OpenSearch 3.0 removed compatibility.override_main_response_version
+    # (opensearch-project/OpenSearch#18228): the cluster settings API refuses it
+    # as an unknown setting, and trove answers the same, so a 7.x client cannot
+    # be talked past the product check by the server.
+    status, _, body = trove.request("PUT", "/_cluster/settings", {"persistent": {COMPAT: True}})
+    assert status == 400, body
+    assert body["error"]["type"] == "illegal_argument_exception"
+    assert body["error"]["reason"] == "persistent setting [%s], not recognized" % COMPAT
     status, _, body = trove.request("GET", "/")
     assert body["version"]["distribution"] == "opensearch"
     assert body["version"]["number"].startswith("3.")
-
-
-def test_stock_client_still_refuses_in_compat_mode(trove):
-    # 7.10.2 is in the client's 7.0-7.13 band, where it requires Elasticsearch's
-    # tagline; OpenSearch's compatibility mode never sent it.
-    set_compat(trove, True)
-    es = Elasticsearch([trove.url], max_retries=0, timeout=10)
-    with pytest.raises(UnsupportedProductError) as e:
-        es.info()
-    assert str(e.value) == UNKNOWN_PRODUCT
 
 
 def test_workflow_with_product_check_accepted(trove):
