@@ -202,7 +202,7 @@ static int apply(trove_node *node, const char *method, const char *target, const
     }
     bool ok = r.status >= 200 && r.status < 300;
     /* a bulk answer starts {"took":N,"errors":false, when every item passed */
-    if (ok && bulk) {
+    if (ok && bulk && r.body) {
         const char *e = strstr(r.body, "\"errors\":");
         ok = e && (size_t)(e - r.body) < 48 && strncmp(e + 9, "false", 5) == 0;
     }
@@ -218,8 +218,8 @@ static int apply(trove_node *node, const char *method, const char *target, const
     uint32_t line = 0;
     size_t pos = SIZE_MAX;
     int http = r.status;
-    if (tv_json_parse(&a, r.body, r.body_len, &root, NULL) != TROVE_OK) {
-        reason = r.body;
+    if (!r.body || tv_json_parse(&a, r.body, r.body_len, &root, NULL) != TROVE_OK) {
+        reason = r.body ? r.body : "";
     } else if (r.status >= 200 && r.status < 300) {
         /* bulk with errors: the first failed item */
         const tv_json *items = tv_json_get(root, "items");

@@ -82,8 +82,12 @@ static void put_json_str(FILE *f, const char *s, size_t n) {
 static void on_ready(void *ud, int port) {
     serve_ctx *sc = ud;
     if (!sc->ready_json) return;
-    bool v6 = strchr(sc->host, ':') != NULL;
-    fprintf(stdout, "{\"url\":\"http://%s%s%s:%d\",\"pid\":%ld,\"version\":", v6 ? "[" : "", sc->host,
+    /* a wildcard address is reached through loopback */
+    const char *host = strcmp(sc->host, "0.0.0.0") == 0 ? "127.0.0.1"
+                       : strcmp(sc->host, "::") == 0    ? "::1"
+                                                        : sc->host;
+    bool v6 = strchr(host, ':') != NULL;
+    fprintf(stdout, "{\"url\":\"http://%s%s%s:%d\",\"pid\":%ld,\"version\":", v6 ? "[" : "", host,
             v6 ? "]" : "", port, (long)getpid());
     put_json_str(stdout, trove_version(), strlen(trove_version()));
     fputs(",\"indices\":[", stdout);

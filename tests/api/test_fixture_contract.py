@@ -198,6 +198,13 @@ def test_osmem_spellings(procs):
     assert get(ready["url"], "/items/_count")["count"] == 3
 
 
+def test_wildcard_host_gives_a_loopback_url(procs):
+    p = procs("--addr", "0.0.0.0:0", "--ready-json")
+    url = p.ready()["url"]
+    assert url.startswith("http://127.0.0.1:")
+    assert "tagline" in get(url, "/")
+
+
 @pytest.mark.parametrize("args,msg", [
     (["--addr", "127.0.0.1"], "bad option [--addr]"),
     (["--addr", "127.0.0.1:99999"], "bad option [--addr]"),
