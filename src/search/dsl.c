@@ -281,7 +281,7 @@ tv_status tv_dsl_int(tv_dsl *d, const char *qname, const char *key, const tv_jso
                      int64_t *out) {
     (void)qname;
     (void)key;
-    int32_t x;
+    int32_t x = 0;
     tv_status st = tv_dsl_java_int(d, v, &x);
     if (!st) *out = x;
     return st;
