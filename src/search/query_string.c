@@ -1703,7 +1703,7 @@ static tv_status parse_term(qp *p, const char *field, size_t flen, tv_query **ou
         consume(p);
         if (cur(p) == K_CARAT) {
             consume(p);
-            qtok *bt;
+            qtok *bt = NULL;
             if ((st = expect(p, K_NUMBER, &bt))) return st;
             boost = bt;
         } else {
@@ -1732,7 +1732,7 @@ static tv_status parse_term(qp *p, const char *field, size_t flen, tv_query **ou
     consume(p);
     if (cur(p) == K_CARAT) {
         consume(p);
-        qtok *bt;
+        qtok *bt = NULL;
         if ((st = expect(p, K_NUMBER, &bt))) return st;
         boost = bt;
         if (cur(p) == K_FUZZY_SLOP) {
@@ -1746,7 +1746,7 @@ static tv_status parse_term(qp *p, const char *field, size_t flen, tv_query **ou
         consume(p);
         if (cur(p) == K_CARAT) {
             consume(p);
-            qtok *bt;
+            qtok *bt = NULL;
             if ((st = expect(p, K_NUMBER, &bt))) return st;
             boost = bt;
         } else {
@@ -1829,7 +1829,7 @@ static tv_status parse_clause(qp *p, const char *field, size_t flen, tv_query **
         const qtok *boost = NULL;
         if (cur(p) == K_CARAT) {
             consume(p);
-            qtok *bt;
+            qtok *bt = NULL;
             if ((st = expect(p, K_NUMBER, &bt))) return st;
             boost = bt;
         } else {

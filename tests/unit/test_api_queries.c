@@ -423,7 +423,7 @@ static void ft_has_(const char *path, const char *body, int status, const char *
     int st;
     char *got = run("POST", path, body, &st);
     if (st != status || !strstr(got, frag))
-        fail_msg("line %d: %s %s\n want %d ...%s...\n got  %d %s", line, path, body, status, frag, st, got);
+        fail_msg("line %d: %s %s\n want %d ...%s...\n got  %d %s", line, path, body ? body : "", status, frag, st, got);
     free(got);
 }
 #define FT(body, status, frag) ft_has_("/ft/_search", (body), (status), (frag), __LINE__)
