@@ -1,6 +1,7 @@
 /*
  * fuzz_search_dsl.c — random bytes as a _search body against a small fixed
- * mapping and a two-document index: parse (JSON, then the query DSL and
+ * mapping (every query-relevant field type, unsigned_long, date_nanos, ip
+ * and binary included) and a small index: parse (JSON, then the query DSL and
  * every top-level search key), plan and execute. Must never crash, leak or
  * trip a sanitizer; errors are fine.
  */
@@ -18,7 +19,9 @@ static void setup(void) {
     static const char mapping[] =
         "{\"properties\":{\"title\":{\"type\":\"text\"},\"tag\":{\"type\":\"keyword\"},"
         "\"n\":{\"type\":\"long\"},\"d\":{\"type\":\"double\"},\"ok\":{\"type\":\"boolean\"},"
-        "\"when\":{\"type\":\"date\"},\"obj\":{\"properties\":{\"x\":{\"type\":\"keyword\"}}}}}";
+        "\"when\":{\"type\":\"date\"},\"obj\":{\"properties\":{\"x\":{\"type\":\"keyword\"}}},"
+        "\"u\":{\"type\":\"unsigned_long\"},\"dn\":{\"type\":\"date_nanos\"},\"ip\":{\"type\":\"ip\"},"
+        "\"bin\":{\"type\":\"binary\"}}}";
     tv_arena a;
     tv_arena_init(&a);
     tv_json *m = NULL;
@@ -28,8 +31,9 @@ static void setup(void) {
     tv_arena_fini(&a);
     if (!g_idx) return;
     static const char *docs[] = {
-        "{\"title\":\"quick brown fox\",\"tag\":\"a\",\"n\":5,\"d\":1.5,\"ok\":true,\"when\":\"2020-01-01\",\"obj\":{\"x\":\"y\"}}",
-        "{\"title\":\"lazy fox jumps over the quick dog\",\"tag\":[\"b\",\"c\"],\"n\":-3}",
+        ("{\"title\":\"quick brown fox\",\"tag\":\"a\",\"n\":5,\"d\":1.5,\"ok\":true,\"when\":\"2020-01-01\",\"obj\":{\"x\":\"y\"},"
+        "\"u\":18446744073709551615,\"dn\":\"2020-01-01T00:00:00.123456789Z\",\"ip\":\"10.1.2.3\",\"bin\":\"aGk=\"}"),
+        "{\"title\":\"lazy fox jumps over the quick dog\",\"tag\":[\"b\",\"c\"],\"n\":-3,\"u\":7,\"ip\":\"::1\"}",
         "{\"title\":\"\"}",
     };
     for (size_t i = 0; i < 3; i++) {
