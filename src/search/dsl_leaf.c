@@ -11,7 +11,23 @@
  *             types match nothing; ranges round as OpenSearch's
  *             longRangeQuery / nextUp / nextDown
  *   date      epoch millis through index/date.h (formats, date math)
+ *   date_nanos epoch nanos through the nanos parsers (date math in millis)
+ *   unsigned_long  the value's exact integer part (BigDecimal-style text
+ *             parse, not a double) in tv_unsigned_to_sortable; a term with
+ *             a fraction matches nothing, range bounds round inwards,
+ *             negative bounds clamp
  *   boolean   the indexed terms "T" / "F", BM25
+ *   ip        the 16-byte tv_ip_parse term (constant score); "a/n" CIDR
+ *             and ranges are inclusive term ranges over those bytes
+ *             (exclusive bounds step by one address)
+ *   binary    not searchable (query_shard_exception, as OpenSearch)
+ *
+ * exists on metadata fields: _id, _index, _seq_no, _version and
+ * _primary_term match every live doc; _routing the docs stored with one
+ * (each segment's stored metadata is read: trove indexes no _routing
+ * postings, so this is linear in the segment — acceptable for a rare
+ * query, rejected alternative: a reserved routing field in the index
+ * layer, whose format is not ours); _source is not searchable.
  *
  * Error texts are OpenSearch's (ParsingException from each builder's
  * fromXContent; ObjectParser-based builders — match_all, match_none, ids —

@@ -28,6 +28,15 @@
  * docvalue_fields limits, the fetch phase) carries err->index so the api
  * wraps it in search_phase_execution_exception.
  *
+ * Field-typed values: unsigned_long sort values, search_after and doc
+ * values are exact unsigned integers (tv_sortable_to_unsigned; the
+ * missing value is 0 or 2^64-1); date_nanos sorts in epoch nanoseconds and
+ * takes formatted search_after dates; ip sort values and doc values print
+ * the address. docvalue_fields come from the body and the URL parameter
+ * (added, as RestSearchAction does); an explicit "format" prints dates
+ * with that date format and numbers with a java.text.DecimalFormat-style
+ * pattern (decimal_format: the digit/grouping subset docvalue formats use).
+ *
  * _source filtering re-serialises the stored JSON with includes/excludes
  * applied (OpenSearch's XContentMapValues.filter: a pattern matches a full
  * dotted path; "*" is a wildcard; an include of an object keeps all of it).
@@ -1089,7 +1098,7 @@ static void decimal_format(double x, const char *pat, char *out, size_t cap) {
     const char *fr = dot ? dot + 1 : "";
     size_t flen = strlen(fr);
     while ((int)flen > min_frac && fr[flen - 1] == '0') flen--;
-    bool neg = signbit(x) && (strspn(num, "0.") != strlen(num)); /* -0 prints as 0 */
+    bool neg = signbit(x) != 0; /* as Java: -0.0 and negatives rounding to 0 keep the sign */
     /* integer digits without leading zeros, then padded to min_int */
     const char *ip = num;
     while (ilen > 0 && *ip == '0') { ip++; ilen--; }

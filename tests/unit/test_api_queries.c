@@ -586,6 +586,15 @@ static void test_docvalue_fields(void **s) {
        "\"query\":{\"term\":{\"_id\":\"1\"}}}", 200, "\"fields\":{\"n\":[\"1.00\"],\"d\":[\"2020/01/02\"]}");
     FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"use_field_mapping\"}],\"query\":{\"term\":{\"_id\":\"1\"}}}",
        200, "\"fields\":{\"n\":[1]}");
+    /* DecimalFormat rounds HALF_EVEN: 1.5 -> 2, 2.5 -> 2; "#.0" drops a
+     * zero integer part; grouping from the pattern */
+    ft_has_("/q/_search", "{\"docvalue_fields\":[{\"field\":\"f\",\"format\":\"#\"}],\"_source\":false,"
+            "\"sort\":[\"f\"],\"size\":2}", 200,
+            "\"fields\":{\"f\":[\"2\"]},\"sort\":[1.5]},{\"_index\":\"q\",\"_id\":\"2\",\"_score\":null,"
+            "\"fields\":{\"f\":[\"2\"]}", __LINE__);
+    ft_has_("/q/_search", "{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"#,##0.0#\"},"
+            "{\"field\":\"f\",\"format\":\"#.000\"}],\"_source\":false,\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
+            "\"fields\":{\"n\":[\"1.0\"],\"f\":[\"1.500\"]}", __LINE__);
     FT("{\"docvalue_fields\":[\"n\",\"d\",\"u\"]}", 400,
        "Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]. This limit can "
        "be set by changing the [index.max_docvalue_fields_search] index level setting.");
