@@ -91,6 +91,9 @@ struct trove_node {
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
     void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
+    /* management API (h_trove.c) */
+    _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
+    struct tv_mgmt *mgmt;    /* clone registry and transport, or NULL (owned) */
 };
 
 /* HTTP methods OpenSearch knows (RestRequest.Method). */
@@ -583,5 +586,43 @@ void tv_h_pit_create(tv_req *r);      /* POST /{index}/_search/point_in_time */
 void tv_h_pit_delete(tv_req *r);      /* DELETE /_search/point_in_time */
 void tv_h_pit_delete_all(tv_req *r);  /* DELETE /_search/point_in_time/_all */
 void tv_h_pit_list(tv_req *r);        /* GET /_search/point_in_time/_all */
+
+
+/* ------------------------------------------------ management (h_trove.c) */
+
+/*
+ * Clone transport: how a clone made by POST /_trove/clones is reached. The
+ * server registers it; the api layer never calls the server itself.
+ * open(ud, clone, &token) makes clone reachable and returns its port (> 0)
+ * or -1; on success the transport OWNS clone (it frees it with
+ * trove_node_free once closed and no connection uses it any more) and
+ * token identifies it. close(ud, token) stops serving it (new connections
+ * are refused from then on). Without a transport, POST /_trove/clones
+ * answers 400 illegal_argument_exception (in-process users call
+ * trove_node_clone() directly).
+ */
+typedef int (*tv_clone_open_fn)(void *ud, trove_node *clone, void **token);
+typedef void (*tv_clone_close_fn)(void *ud, void *token);
+/* Sets (or, with open NULL, removes) base's clone transport. Removing it
+ * closes every live clone through the old close callback. Not thread-safe
+ * against requests on base: call before serving and after the loops end.
+ * Returns TROVE_OK or TROVE_ENOMEM. */
+int trove_node_set_clone_transport(trove_node *base, tv_clone_open_fn open, tv_clone_close_fn close, void *ud);
+/* Freezes (or thaws) a node: while frozen, writes answer 403. */
+void trove_node_set_frozen(trove_node *n, bool frozen);
+bool trove_node_is_frozen(trove_node *n);
+/* Releases the registry (node.c calls it from trove_node_free). */
+void tv_trove_mgmt_free(trove_node *n);
+/* Answers 403 trove_base_frozen and returns true when the node is frozen
+ * and handler h (matched for r->method) changes the node. */
+bool tv_trove_refuse_frozen(tv_req *r, tv_handler h);
+void tv_h_trove_info(tv_req *r);           /* GET /_trove */
+void tv_h_trove_freeze(tv_req *r);         /* POST /_trove/base/freeze */
+void tv_h_trove_unfreeze(tv_req *r);       /* POST /_trove/base/unfreeze */
+void tv_h_trove_clone_create(tv_req *r);   /* POST /_trove/clones */
+void tv_h_trove_clone_list(tv_req *r);     /* GET /_trove/clones */
+void tv_h_trove_clone_get(tv_req *r);      /* GET /_trove/clones/{id} */
+void tv_h_trove_clone_delete(tv_req *r);   /* DELETE /_trove/clones/{id} */
+void tv_h_trove_clone_delete_all(tv_req *r); /* DELETE /_trove/clones */
 
 #endif /* TROVE_API_H */

@@ -182,6 +182,7 @@ void trove_node_free(trove_node *n) {
     tv_free(n->cluster_persistent);
     tv_free(n->cluster_transient);
     tv_search_ctxs_free(n);
+    tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
     pthread_rwlock_destroy(&n->lock);
     tv_free(n->node_name);
     tv_free(n->cluster_name);

@@ -302,6 +302,24 @@ static const route routes[] = {
     {TV_GET, "/", tv_h_root, P_NONE},
     {TV_HEAD, "/", tv_h_root, P_NONE},
 
+    {TV_GET, "/_trove", tv_h_trove_info, P_NONE},
+    {TV_POST, "/_trove/base/freeze", tv_h_trove_freeze, P_NONE},
+    {TV_POST, "/_trove/base/unfreeze", tv_h_trove_unfreeze, P_NONE},
+    {TV_POST, "/_trove/clones", tv_h_trove_clone_create, P_NONE},
+    {TV_GET, "/_trove/clones", tv_h_trove_clone_list, P_NONE},
+    {TV_DELETE, "/_trove/clones", tv_h_trove_clone_delete_all, P_NONE},
+    {TV_GET, "/_trove/clones/{id}", tv_h_trove_clone_get, P_NONE},
+    {TV_DELETE, "/_trove/clones/{id}", tv_h_trove_clone_delete, P_NONE},
+
+    {TV_GET, "/_osmem", tv_h_trove_info, P_NONE},
+    {TV_POST, "/_osmem/base/freeze", tv_h_trove_freeze, P_NONE},
+    {TV_POST, "/_osmem/base/unfreeze", tv_h_trove_unfreeze, P_NONE},
+    {TV_POST, "/_osmem/clones", tv_h_trove_clone_create, P_NONE},
+    {TV_GET, "/_osmem/clones", tv_h_trove_clone_list, P_NONE},
+    {TV_DELETE, "/_osmem/clones", tv_h_trove_clone_delete_all, P_NONE},
+    {TV_GET, "/_osmem/clones/{id}", tv_h_trove_clone_get, P_NONE},
+    {TV_DELETE, "/_osmem/clones/{id}", tv_h_trove_clone_delete, P_NONE},
+
     {TV_POST, "/_bulk", tv_h_bulk, P_BULK},
     {TV_PUT, "/_bulk", tv_h_bulk, P_BULK},
     {TV_POST, "/{index}/_bulk", tv_h_bulk, P_BULK},
@@ -910,6 +928,7 @@ static void dispatch(tv_req *r) {
                     "trove answers only in JSON: unsupported format [%s]", fmt);
         return;
     }
+    if (tv_trove_refuse_frozen(r, rt->h)) return; /* management API, h_trove.c */
     if (!single_target(r, rt)) return;
     rt->h(r);
 }

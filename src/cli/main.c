@@ -24,6 +24,8 @@
  *
  * The spellings of an in-memory OpenSearch fake are accepted too, so its
  * test helpers can drive trove: --addr HOST:PORT, and --no-ja (no effect).
+ * --freeze freezes the node once the seeds are loaded: writes answer 403
+ * until POST /_trove/base/unfreeze; clones (POST /_trove/clones) take them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -36,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "api/api.h" /* trove_node_set_frozen (--freeze) */
 #include "server/server.h"
 #include "trove.h"
 
@@ -44,7 +47,7 @@ static void usage(FILE *out) {
             "usage: trove --version\n"
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
             "                   [--idle-timeout SECONDS] [--seed PATH]... [--ready-json]\n"
-            "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja]\n"
+            "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
             "       trove help\n");
 }
 
@@ -179,6 +182,7 @@ static int cmd_serve(int argc, char **argv) {
     sc = (serve_ctx){.watch_stdin = true};
     const char *seeds[MAX_SEEDS];
     int nseeds = 0;
+    bool freeze = false;
     for (int i = 2; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         char name[32];
@@ -196,9 +200,8 @@ static int cmd_serve(int argc, char **argv) {
             }
             if (strcmp(a, "--no-ja") == 0) continue; /* accepted: no Japanese analysis yet */
             if (strcmp(a, "--freeze") == 0) {
-                fprintf(stderr, "trove serve: --freeze is not supported yet (frozen bases arrive with the "
-                                "/_trove management API)\n");
-                return 2;
+                freeze = true; /* frozen base once seeded (POST /_trove/base/freeze) */
+                continue;
             }
         }
         if (eq) {
@@ -249,6 +252,7 @@ static int cmd_serve(int argc, char **argv) {
             return 1;
         }
     }
+    if (freeze) trove_node_set_frozen(node, true);
     sc.node = node;
     sc.host = o.host;
     if (!sc.ready_json) sc.watch_stdin = false;

@@ -48,6 +48,19 @@
  * after every write request (a trim per _bulk under load) and an allocator
  * of our own (the allocator is glibc's business; this is only a hint).
  *
+ * Clones (POST /_trove/clones). Each clone gets its own listening socket
+ * on 127.0.0.1:0, added to EVERY loop's epoll set with EPOLLEXCLUSIVE (one
+ * loop wakes per connection, no thread per clone); its epoll data is the
+ * clone listener's address with the low bit set, which tells it from a
+ * connection. A connection remembers its node and the loop points its
+ * handler at that node before feeding it. Closing a clone removes the
+ * socket from the loops and shuts it down (new connections are refused at
+ * once); connections still open to it are closed at their next event. The
+ * clone node is freed when the listener is closed and its last connection
+ * is gone (an atomic count); the small listener record and its descriptor
+ * are kept until the server stops, because another loop may still hold an
+ * event naming it (freeing them safely at once would need an epoch scheme).
+ *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
  * that every loop watches (never read, so it stays readable for all), joins
@@ -64,6 +77,7 @@
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +87,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "api/api.h" /* clone transport (trove_node_set_clone_transport) */
 #include "server/server.h"
 
 #define READ_CHUNK 65536
@@ -97,7 +112,25 @@ struct sconn {
     uint64_t last; /* monotonic ns of the last activity */
     sconn *prev, *next; /* in loop->active or loop->linger */
     loop *L;
+    trove_node *node; /* the node this connection talks to */
+    struct clone_l *cl; /* its clone listener (one reference), or NULL */
 };
+
+/* A clone's listener (see "Clones" above). */
+typedef struct clone_l {
+    int fd;
+    trove_node *node; /* owned: freed when closed and refs reach 0 */
+    atomic_int refs; /* 1 while open + one per connection */
+    atomic_bool closed;
+    struct clone_l *next; /* in srv->clones (all, until the server stops) */
+} clone_l;
+
+typedef struct srv {
+    loop *loops;
+    int n;
+    pthread_mutex_t mu; /* guards clones */
+    clone_l *clones;
+} srv;
 
 struct loop {
     pthread_t thread;
@@ -110,6 +143,7 @@ struct loop {
     uint64_t idle_ns;
     size_t nconns;
     bool worked; /* handled an event since the last trim */
+    trove_node *base;
 };
 
 /* ------------------------------------------------------------ lists */
@@ -159,8 +193,16 @@ static int handle_request(void *ud, const char *method, const char *target, cons
     return trove_request((trove_node *)ud, method, target, body, len, out);
 }
 
+static void clone_unref(clone_l *cl) {
+    if (atomic_fetch_sub(&cl->refs, 1) == 1) {
+        trove_node_free(cl->node);
+        cl->node = NULL;
+    }
+}
+
 static void conn_close(sconn *c) {
     loop *L = c->L;
+    if (c->cl) clone_unref(c->cl);
     list_del(list_of(c), c);
     epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
     close(c->fd);
@@ -214,6 +256,11 @@ static void settle(sconn *c) {
 
 static void on_readable(sconn *c) {
     loop *L = c->L;
+    if (c->cl && atomic_load(&c->cl->closed)) {
+        conn_close(c);
+        return;
+    }
+    L->ctx.handle_ud = c->node;
     if (c->lingering) {
         for (int i = 0; i < 16; i++) {
             ssize_t n = read(c->fd, L->scratch, READ_CHUNK);
@@ -262,11 +309,25 @@ static void on_readable(sconn *c) {
     settle(c);
 }
 
-static void on_accept(loop *L) {
+/* Takes a reference on an open clone listener for a new connection; false
+ * once it is closed (its count may already have reached 0). */
+static bool clone_ref(clone_l *cl) {
+    if (atomic_load(&cl->closed)) return false;
+    int n = atomic_load(&cl->refs);
+    while (n > 0)
+        if (atomic_compare_exchange_weak(&cl->refs, &n, n + 1)) return true;
+    return false;
+}
+
+static void on_accept(loop *L, clone_l *cl) {
     for (int k = 0; k < 64; k++) {
-        int fd = accept4(L->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+        /* the reference is taken before accept, so a concurrent close
+         * cannot free the clone's node under the new connection */
+        if (cl && !clone_ref(cl)) return;
+        int fd = accept4(cl ? cl->fd : L->lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
         if (fd < 0) {
-            if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+            if (cl) clone_unref(cl);
+            if (!cl && (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)) {
                 epoll_ctl(L->ep, EPOLL_CTL_DEL, L->lfd, NULL);
                 L->listening = false;
                 L->listen_resume = tv_mono_ns() + 100000000ull;
@@ -278,16 +339,20 @@ static void on_accept(loop *L) {
         sconn *c = tv_calloc(1, sizeof *c);
         if (!c) {
             close(fd);
+            if (cl) clone_unref(cl);
             continue;
         }
         c->fd = fd;
         c->L = L;
         c->h.io = c;
+        c->node = cl ? cl->node : L->base;
+        c->cl = cl; /* holds the reference taken above */
         c->events = EPOLLIN;
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
             close(fd);
             tv_free(c);
+            if (cl) clone_unref(cl);
             continue;
         }
         c->last = tv_mono_ns();
@@ -329,11 +394,14 @@ static void *loop_main(void *arg) {
             if (p == &L->stopfd) {
                 stop = true;
             } else if (p == &L->lfd) {
-                on_accept(L);
+                on_accept(L, NULL);
+            } else if ((uintptr_t)p & 1) {
+                on_accept(L, (clone_l *)((uintptr_t)p & ~(uintptr_t)1));
             } else {
                 sconn *c = p;
                 if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
                 else if (evs[i].events & EPOLLOUT) {
+                    L->ctx.handle_ud = c->node;
                     touch(c);
                     settle(c);
                 }
@@ -347,6 +415,50 @@ static void *loop_main(void *arg) {
     while (L->active.head) conn_close(L->active.head);
     while (L->linger.head) conn_close(L->linger.head);
     return NULL;
+}
+
+/* ------------------------------------------------------------ clones */
+
+static int bound_port(int fd);
+
+static int clone_open(void *ud, trove_node *clone, void **token) {
+    srv *S = ud;
+    clone_l *cl = tv_calloc(1, sizeof *cl);
+    if (!cl) return -1;
+    cl->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    if (cl->fd < 0 || bind(cl->fd, (struct sockaddr *)&sa, sizeof sa) != 0 || listen(cl->fd, 4096) != 0) {
+        if (cl->fd >= 0) close(cl->fd);
+        tv_free(cl);
+        return -1;
+    }
+    cl->node = clone;
+    atomic_init(&cl->refs, 1);
+    atomic_init(&cl->closed, false);
+    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u64 = (uint64_t)(uintptr_t)cl | 1u};
+    for (int i = 0; i < S->n; i++) {
+        if (epoll_ctl(S->loops[i].ep, EPOLL_CTL_ADD, cl->fd, &e) != 0) {
+            for (int j = 0; j < i; j++) epoll_ctl(S->loops[j].ep, EPOLL_CTL_DEL, cl->fd, NULL);
+            close(cl->fd);
+            tv_free(cl);
+            return -1;
+        }
+    }
+    pthread_mutex_lock(&S->mu);
+    cl->next = S->clones;
+    S->clones = cl;
+    pthread_mutex_unlock(&S->mu);
+    *token = cl;
+    return bound_port(cl->fd);
+}
+
+static void clone_close(void *ud, void *token) {
+    srv *S = ud;
+    clone_l *cl = token;
+    if (atomic_exchange(&cl->closed, true)) return;
+    for (int i = 0; i < S->n; i++) epoll_ctl(S->loops[i].ep, EPOLL_CTL_DEL, cl->fd, NULL);
+    shutdown(cl->fd, SHUT_RDWR); /* refuses new connections now; the fd stays reserved */
+    clone_unref(cl);
 }
 
 /* ----------------------------------------------------------- startup */
@@ -425,6 +537,8 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     }
 
     loop *loops = tv_calloc((size_t)nthreads, sizeof *loops);
+    srv S = {.loops = loops, .n = 0};
+    pthread_mutex_init(&S.mu, NULL);
     int stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     int rc = 1, started = 0, made = 0;
     if (!loops || stopfd < 0) {
@@ -435,6 +549,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         loop *L = &loops[i];
         L->ep = L->lfd = -1;
         L->stopfd = stopfd;
+        L->base = node;
         L->idle_ns = (uint64_t)idle * 1000000000ull;
         tv_http_ctx_init(&L->ctx, handle_request, node, sock_writev);
         L->scratch = tv_malloc(READ_CHUNK);
@@ -460,6 +575,11 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         }
         L->listening = true;
     }
+    S.n = nthreads;
+    if (trove_node_set_clone_transport(node, clone_open, clone_close, &S) != TROVE_OK) {
+        fprintf(stderr, "trove: out of memory\n");
+        goto done;
+    }
     for (int i = 0; i < nthreads; i++) {
         if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0) {
             fprintf(stderr, "trove: cannot start a thread\n");
@@ -483,6 +603,13 @@ done:
         if (write(stopfd, &one, sizeof one) < 0) rc = 1;
     }
     for (int i = 0; i < started; i++) pthread_join(loops[i].thread, NULL);
+    trove_node_set_clone_transport(node, NULL, NULL, NULL); /* closes live clones */
+    for (clone_l *cl = S.clones, *nx; cl; cl = nx) {
+        nx = cl->next;
+        close(cl->fd);
+        tv_free(cl);
+    }
+    pthread_mutex_destroy(&S.mu);
     for (int i = 0; i < made && loops; i++) loop_free(&loops[i]);
     if (stopfd >= 0) close(stopfd);
     tv_free(loops);

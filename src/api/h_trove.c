@@ -1,0 +1,299 @@
+/*
+ * h_trove.c — the management API under /_trove (and /_osmem, its alias):
+ * a frozen base and copy-on-write clones reached on their own ports.
+ *
+ *   GET    /_trove                   {"version","frozen","clones":{"count","ids"}}
+ *   POST   /_trove/base/freeze       {"frozen":true}
+ *   POST   /_trove/base/unfreeze     {"frozen":false}
+ *   POST   /_trove/clones            201 {"id","url"} (freezes the base)
+ *   GET    /_trove/clones            {"clones":[{"id","url"},...]}
+ *   GET    /_trove/clones/{id}       {"id","url"} or 404
+ *   DELETE /_trove/clones/{id}       {"acknowledged":true} or 404
+ *   DELETE /_trove/clones            {"acknowledged":true,"deleted":N}
+ *
+ * Frozen base. A flag on the node, checked by the router after a route
+ * matched: a handler that changes the node (anything but the read handlers
+ * listed in is_read_handler, whatever its method) answers 403
+ * {"error":{"type":"trove_base_frozen",...},"status":403}. Classifying by
+ * handler rather than by method keeps POST _search/_count/_mget/_msearch
+ * and scroll/PIT bookkeeping working on a frozen base, as they must.
+ * _refresh and _flush are allowed too: a frozen base has nothing pending,
+ * so they change nothing a client can see.
+ *
+ * Clones. POST /_trove/clones takes trove_node_clone(base) and hands it to
+ * the transport the server registered (trove_node_set_clone_transport), which
+ * listens on a new loopback port and owns the clone from then on; the
+ * registry here keeps only (id, port, token) under a mutex. The api layer
+ * never calls the server: the transport is a pair of callbacks. Without one
+ * (in-process use) the request answers 400 illegal_argument_exception: an
+ * embedded user has trove_node_clone() and needs no URL. Rejected: a clone
+ * reachable as a path prefix of the base's port (clients take a base URL,
+ * and a prefix would need every route duplicated).
+ */
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "api.h"
+
+typedef struct clone_ent {
+    char id[24];
+    int port;
+    void *token;
+} clone_ent;
+
+struct tv_mgmt {
+    pthread_mutex_t mu;
+    tv_clone_open_fn open;
+    tv_clone_close_fn close;
+    void *ud;
+    clone_ent *v;
+    size_t n, cap;
+};
+
+void trove_node_set_frozen(trove_node *n, bool frozen) { atomic_store(&n->frozen, frozen ? 1 : 0); }
+
+bool trove_node_is_frozen(trove_node *n) { return atomic_load(&n->frozen) != 0; }
+
+/* Closes every registered clone (mgmt->mu held). */
+static void close_all_locked(struct tv_mgmt *m) {
+    for (size_t i = 0; i < m->n; i++)
+        if (m->close) m->close(m->ud, m->v[i].token);
+    m->n = 0;
+}
+
+int trove_node_set_clone_transport(trove_node *base, tv_clone_open_fn open, tv_clone_close_fn close, void *ud) {
+    struct tv_mgmt *m = base->mgmt;
+    if (!m) {
+        if (!open) return TROVE_OK;
+        m = tv_calloc(1, sizeof *m);
+        if (!m) return TROVE_ENOMEM;
+        if (pthread_mutex_init(&m->mu, NULL) != 0) {
+            tv_free(m);
+            return TROVE_ENOMEM;
+        }
+        base->mgmt = m;
+    }
+    pthread_mutex_lock(&m->mu);
+    if (!open) close_all_locked(m);
+    m->open = open;
+    m->close = open ? close : NULL;
+    m->ud = open ? ud : NULL;
+    pthread_mutex_unlock(&m->mu);
+    return TROVE_OK;
+}
+
+void tv_trove_mgmt_free(trove_node *n) {
+    struct tv_mgmt *m = n->mgmt;
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    close_all_locked(m);
+    pthread_mutex_unlock(&m->mu);
+    pthread_mutex_destroy(&m->mu);
+    tv_free(m->v);
+    tv_free(m);
+    n->mgmt = NULL;
+}
+
+/* ------------------------------------------------------------ frozen */
+
+static bool is_read_handler(tv_handler h) {
+    static const tv_handler reads[] = {
+        tv_h_search_aliased, tv_h_count_aliased, tv_h_mget,        tv_h_msearch,   tv_h_scroll,
+        tv_h_clear_scroll,   tv_h_pit_create,    tv_h_pit_delete,  tv_h_pit_delete_all,
+        tv_h_analyze,        tv_h_refresh,       tv_h_flush,       tv_h_unsupported,
+        tv_h_trove_info,     tv_h_trove_freeze,  tv_h_trove_unfreeze, tv_h_trove_clone_create,
+        tv_h_trove_clone_list, tv_h_trove_clone_get, tv_h_trove_clone_delete, tv_h_trove_clone_delete_all,
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++)
+        if (reads[i] == h) return true;
+    return false;
+}
+
+bool tv_trove_refuse_frozen(tv_req *r, tv_handler h) {
+    if (!trove_node_is_frozen(r->node)) return false;
+    if (r->method == TV_GET || r->method == TV_HEAD || is_read_handler(h)) return false;
+    tv_req_fail(r, 403, "trove_base_frozen", false,
+                "the base is frozen: writes are refused (POST /_trove/clones for a writable clone, or POST "
+                "/_trove/base/unfreeze)");
+    return true;
+}
+
+/* ---------------------------------------------------------- handlers */
+
+static void write_clone(tv_jw *w, const clone_ent *c) {
+    char url[40];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d", c->port);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "id");
+    tv_jw_strz(w, c->id);
+    tv_jw_keyz(w, "url");
+    tv_jw_strz(w, url);
+    tv_jw_obj_end(w);
+}
+
+void tv_h_trove_info(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "version");
+    tv_jw_strz(w, trove_version());
+    tv_jw_keyz(w, "frozen");
+    tv_jw_bool(w, trove_node_is_frozen(r->node));
+    tv_jw_keyz(w, "clones");
+    tv_jw_obj_begin(w);
+    if (m) pthread_mutex_lock(&m->mu);
+    tv_jw_keyz(w, "count");
+    tv_jw_uint(w, m ? m->n : 0);
+    tv_jw_keyz(w, "ids");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; m && i < m->n; i++) tv_jw_strz(w, m->v[i].id);
+    tv_jw_arr_end(w);
+    if (m) pthread_mutex_unlock(&m->mu);
+    tv_jw_obj_end(w);
+    tv_jw_obj_end(w);
+}
+
+static void answer_frozen(tv_req *r) {
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "acknowledged");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "frozen");
+    tv_jw_bool(w, trove_node_is_frozen(r->node));
+    tv_jw_obj_end(w);
+}
+
+void tv_h_trove_freeze(tv_req *r) {
+    trove_node_set_frozen(r->node, true);
+    answer_frozen(r);
+}
+
+void tv_h_trove_unfreeze(tv_req *r) {
+    trove_node_set_frozen(r->node, false);
+    answer_frozen(r);
+}
+
+void tv_h_trove_clone_create(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    if (!m || !m->open) {
+        tv_req_fail(r, 400, "illegal_argument_exception", false,
+                    "clones need a transport: this node is not served over HTTP (use trove_node_clone() in "
+                    "process)");
+        return;
+    }
+    trove_node_set_frozen(r->node, true);
+    trove_error err = {0};
+    trove_node *c = trove_node_clone(r->node, &err);
+    if (!c) {
+        r->oom = true;
+        return;
+    }
+    pthread_mutex_lock(&m->mu);
+    if (m->n == m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 16;
+        clone_ent *v = tv_realloc(m->v, cap * sizeof *v);
+        if (!v) {
+            pthread_mutex_unlock(&m->mu);
+            trove_node_free(c);
+            r->oom = true;
+            return;
+        }
+        m->v = v;
+        m->cap = cap;
+    }
+    clone_ent e = {0};
+    tv_api_new_id(e.id);
+    e.port = m->open(m->ud, c, &e.token);
+    if (e.port <= 0) {
+        pthread_mutex_unlock(&m->mu);
+        trove_node_free(c);
+        tv_req_fail(r, 500, "exception", false, "cannot open a listener for the clone");
+        return;
+    }
+    m->v[m->n++] = e;
+    pthread_mutex_unlock(&m->mu);
+    tv_jw *w = tv_req_json(r, 201);
+    write_clone(w, &e);
+}
+
+void tv_h_trove_clone_list(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "clones");
+    tv_jw_arr_begin(w);
+    if (m) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < m->n; i++) write_clone(w, &m->v[i]);
+        pthread_mutex_unlock(&m->mu);
+    }
+    tv_jw_arr_end(w);
+    tv_jw_obj_end(w);
+}
+
+static void not_found(tv_req *r) {
+    tv_req_fail(r, 404, "resource_not_found_exception", false, "clone [%s] not found", r->p_id);
+}
+
+void tv_h_trove_clone_get(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    clone_ent e;
+    bool found = false;
+    if (m) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < m->n && !found; i++)
+            if (strcmp(m->v[i].id, r->p_id) == 0) {
+                e = m->v[i];
+                found = true;
+            }
+        pthread_mutex_unlock(&m->mu);
+    }
+    if (!found) {
+        not_found(r);
+        return;
+    }
+    write_clone(tv_req_json(r, 200), &e);
+}
+
+void tv_h_trove_clone_delete(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    bool found = false;
+    if (m) {
+        pthread_mutex_lock(&m->mu);
+        for (size_t i = 0; i < m->n && !found; i++)
+            if (strcmp(m->v[i].id, r->p_id) == 0) {
+                if (m->close) m->close(m->ud, m->v[i].token);
+                m->v[i] = m->v[--m->n];
+                found = true;
+            }
+        pthread_mutex_unlock(&m->mu);
+    }
+    if (!found) {
+        not_found(r);
+        return;
+    }
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "acknowledged");
+    tv_jw_bool(w, true);
+    tv_jw_obj_end(w);
+}
+
+void tv_h_trove_clone_delete_all(tv_req *r) {
+    struct tv_mgmt *m = r->node->mgmt;
+    size_t n = 0;
+    if (m) {
+        pthread_mutex_lock(&m->mu);
+        n = m->n;
+        close_all_locked(m);
+        pthread_mutex_unlock(&m->mu);
+    }
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "acknowledged");
+    tv_jw_bool(w, true);
+    tv_jw_keyz(w, "deleted");
+    tv_jw_uint(w, n);
+    tv_jw_obj_end(w);
+}
