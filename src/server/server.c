@@ -57,9 +57,13 @@
  * socket from the loops and shuts it down (new connections are refused at
  * once); connections still open to it are closed at their next event. The
  * clone node is freed when the listener is closed and its last connection
- * is gone (an atomic count); the small listener record and its descriptor
- * are kept until the server stops, because another loop may still hold an
- * event naming it (freeing them safely at once would need an epoch scheme).
+ * is gone (an atomic count). The listener record and its descriptor go
+ * later: another loop may still hold an epoll event naming them, from a
+ * wait that returned before the removal. Each loop counts its batches
+ * (iter, bumped after a batch is handled); a closed record remembers every
+ * loop's count when it was removed and is freed (by the next clone open or
+ * close) once every loop has finished a later batch and its node is gone.
+ * Loops wake at least once a second, so that takes at most about a second.
  *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
@@ -122,7 +126,9 @@ typedef struct clone_l {
     trove_node *node; /* owned: freed when closed and refs reach 0 */
     atomic_int refs; /* 1 while open + one per connection */
     atomic_bool closed;
-    struct clone_l *next; /* in srv->clones (all, until the server stops) */
+    atomic_bool node_gone; /* node freed: nothing touches the record any more */
+    uint64_t *seen; /* each loop's iter when it was removed from the loops */
+    struct clone_l *next; /* in srv->clones until reaped */
 } clone_l;
 
 typedef struct srv {
@@ -143,6 +149,7 @@ struct loop {
     uint64_t idle_ns;
     size_t nconns;
     bool worked; /* handled an event since the last trim */
+    atomic_uint_fast64_t iter; /* event batches handled (clone reaping) */
     trove_node *base;
 };
 
@@ -197,6 +204,7 @@ static void clone_unref(clone_l *cl) {
     if (atomic_fetch_sub(&cl->refs, 1) == 1) {
         trove_node_free(cl->node);
         cl->node = NULL;
+        atomic_store(&cl->node_gone, true); /* the last touch */
     }
 }
 
@@ -409,6 +417,7 @@ static void *loop_main(void *arg) {
             /* a connection closed above may be named again later in evs: it
              * is not, because each fd appears at most once per epoll_wait */
         }
+        atomic_fetch_add_explicit(&L->iter, 1, memory_order_release);
         if (stop) break;
         expire(L);
     }
@@ -421,8 +430,40 @@ static void *loop_main(void *arg) {
 
 static int bound_port(int fd);
 
+/* Removes a listener from every loop and remembers their counts (out of
+ * memory: none are kept and the record stays until the server stops). */
+static void clone_detach(srv *S, clone_l *cl) {
+    for (int i = 0; i < S->n; i++) epoll_ctl(S->loops[i].ep, EPOLL_CTL_DEL, cl->fd, NULL);
+    uint64_t *seen = tv_malloc((size_t)S->n * sizeof *seen);
+    for (int i = 0; seen && i < S->n; i++) seen[i] = atomic_load_explicit(&S->loops[i].iter, memory_order_acquire);
+    pthread_mutex_lock(&S->mu);
+    cl->seen = seen;
+    pthread_mutex_unlock(&S->mu);
+}
+
+/* Frees closed records no loop can still name (S->mu held). */
+static void clone_reap_locked(srv *S) {
+    for (clone_l **pp = &S->clones; *pp;) {
+        clone_l *cl = *pp;
+        bool done = cl->seen && atomic_load(&cl->node_gone);
+        for (int i = 0; done && i < S->n; i++)
+            if (atomic_load_explicit(&S->loops[i].iter, memory_order_acquire) <= cl->seen[i]) done = false;
+        if (!done) {
+            pp = &cl->next;
+            continue;
+        }
+        *pp = cl->next;
+        close(cl->fd);
+        tv_free(cl->seen);
+        tv_free(cl);
+    }
+}
+
 static int clone_open(void *ud, trove_node *clone, void **token) {
     srv *S = ud;
+    pthread_mutex_lock(&S->mu);
+    clone_reap_locked(S);
+    pthread_mutex_unlock(&S->mu);
     clone_l *cl = tv_calloc(1, sizeof *cl);
     if (!cl) return -1;
     cl->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
@@ -435,30 +476,39 @@ static int clone_open(void *ud, trove_node *clone, void **token) {
     cl->node = clone;
     atomic_init(&cl->refs, 1);
     atomic_init(&cl->closed, false);
-    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u64 = (uint64_t)(uintptr_t)cl | 1u};
-    for (int i = 0; i < S->n; i++) {
-        if (epoll_ctl(S->loops[i].ep, EPOLL_CTL_ADD, cl->fd, &e) != 0) {
-            for (int j = 0; j < i; j++) epoll_ctl(S->loops[j].ep, EPOLL_CTL_DEL, cl->fd, NULL);
-            close(cl->fd);
-            tv_free(cl);
-            return -1;
-        }
-    }
+    atomic_init(&cl->node_gone, false);
     pthread_mutex_lock(&S->mu);
     cl->next = S->clones;
     S->clones = cl;
     pthread_mutex_unlock(&S->mu);
+    struct epoll_event e = {.events = EPOLLIN | EPOLLEXCLUSIVE, .data.u64 = (uint64_t)(uintptr_t)cl | 1u};
+    int port = bound_port(cl->fd);
+    for (int i = 0; i < S->n && port > 0; i++)
+        if (epoll_ctl(S->loops[i].ep, EPOLL_CTL_ADD, cl->fd, &e) != 0) port = -1;
+    if (port <= 0) {
+        /* a loop may already have seen it: retire it like a closed one; the
+         * caller keeps the node */
+        atomic_store(&cl->closed, true);
+        shutdown(cl->fd, SHUT_RDWR);
+        clone_detach(S, cl);
+        cl->node = NULL;
+        atomic_store(&cl->node_gone, true);
+        return -1;
+    }
     *token = cl;
-    return bound_port(cl->fd);
+    return port;
 }
 
 static void clone_close(void *ud, void *token) {
     srv *S = ud;
     clone_l *cl = token;
     if (atomic_exchange(&cl->closed, true)) return;
-    for (int i = 0; i < S->n; i++) epoll_ctl(S->loops[i].ep, EPOLL_CTL_DEL, cl->fd, NULL);
-    shutdown(cl->fd, SHUT_RDWR); /* refuses new connections now; the fd stays reserved */
+    clone_detach(S, cl);
+    shutdown(cl->fd, SHUT_RDWR); /* refuses new connections now */
     clone_unref(cl);
+    pthread_mutex_lock(&S->mu);
+    clone_reap_locked(S);
+    pthread_mutex_unlock(&S->mu);
 }
 
 /* ----------------------------------------------------------- startup */
@@ -607,6 +657,7 @@ done:
     for (clone_l *cl = S.clones, *nx; cl; cl = nx) {
         nx = cl->next;
         close(cl->fd);
+        tv_free(cl->seen);
         tv_free(cl);
     }
     pthread_mutex_destroy(&S.mu);
