@@ -209,7 +209,6 @@ def test_wildcard_host_gives_a_loopback_url(procs):
     (["--addr", "127.0.0.1"], "bad option [--addr]"),
     (["--addr", "127.0.0.1:99999"], "bad option [--addr]"),
     (["--parent-pid", "x"], "bad option [--parent-pid]"),
-    (["--freeze"], "--freeze is not supported yet"),
 ])
 def test_bad_flags(procs, args, msg):
     p = procs("--port", "0", "--ready-json", *args)
