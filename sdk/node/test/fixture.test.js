@@ -17,6 +17,8 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
+import { mkdtemp, writeFile, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { TroveServer, TroveError } from '../index.js';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -148,6 +150,25 @@ test('a missing binary rejects start() with a clear message', async () => {
     TroveServer.start({ seed: SEED, binary: path.join(root, 'no-such-trove') }),
     /trove binary not found/,
   );
+});
+
+test('no ready line in time rejects start() with the timeout and stderr, and kills the process', async () => {
+  const dir = await mkdtemp(path.join(tmpdir(), 'trove-sdk-node-'));
+  const fake = path.join(dir, 'fake-trove');
+  const pidFile = path.join(dir, 'pid');
+  await writeFile(fake, `#!/bin/sh\necho $$ > '${pidFile}'\necho "fake: still seeding" >&2\nexec sleep 30\n`, { mode: 0o755 });
+  try {
+    await assert.rejects(TroveServer.start({ binary: fake, timeout: 300 }), (err) => {
+      assert.ok(err instanceof TroveError);
+      assert.match(err.message, /no ready line within 300 ms/);
+      assert.match(err.message, /fake: still seeding/);
+      return true;
+    });
+    const pid = Number((await readFile(pidFile, 'utf8')).trim());
+    assert.ok(!alive(pid), 'the process that never got ready is still running');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 });
 
 test('freeze: the base starts frozen', async () => {
