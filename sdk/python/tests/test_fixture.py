@@ -195,3 +195,33 @@ def test_server_exits_with_the_python_process(tmp_path):
         if child.poll() is None:
             child.kill()
             child.wait()
+
+
+def fake_binary(tmp_path, body):
+    path = tmp_path / "fake-trove"
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def test_start_timeout_reports_stderr(tmp_path):
+    exe = fake_binary(tmp_path, 'echo "warming up" >&2; exec sleep 30')
+    t0 = time.monotonic()
+    with pytest.raises(TroveError) as info:
+        TroveServer.start(binary=exe, timeout=0.5)
+    assert time.monotonic() - t0 < 5
+    assert "no ready line within 0.5 s" in str(info.value)
+    assert "warming up" in str(info.value)
+
+
+def test_start_reports_exit_status_and_unreadable_line(tmp_path):
+    exe = fake_binary(tmp_path, 'echo "boom: $*" >&2; exit 3')
+    with pytest.raises(TroveError) as info:
+        TroveServer.start(binary=exe, seed=["a", "b"], freeze=True, args=["--no-ja"])
+    msg = str(info.value)
+    assert "exited with status 3" in msg
+    assert "boom: serve --port 0 --ready-json --parent-pid %d --seed a --seed b --freeze --no-ja" \
+        % os.getpid() in msg
+    exe = fake_binary(tmp_path, 'echo "not json"; exec sleep 30')
+    with pytest.raises(TroveError, match="unreadable ready line"):
+        TroveServer.start(binary=exe, timeout=5)

@@ -16,6 +16,7 @@ process disappears, so a crashed test run leaves no server behind.
 
 import json
 import os
+import selectors
 import shutil
 import signal
 import subprocess
@@ -72,6 +73,29 @@ def _request(method, url, timeout):
         return e.code, e.read()
 
 
+def _read_line(fd, timeout):
+    """Read one line from *fd* within *timeout* seconds, without a buffered
+    reader (so nothing beyond the line is consumed and nothing blocks past the
+    deadline).  Returns the bytes including the newline, b"" on EOF before any
+    newline, or None on timeout."""
+    deadline = time.monotonic() + timeout
+    data = b""
+    with selectors.DefaultSelector() as sel:
+        sel.register(fd, selectors.EVENT_READ)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return None
+            if not sel.select(left):
+                continue
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                return b""
+            data += chunk
+            if b"\n" in data:
+                return data[:data.index(b"\n") + 1]
+
+
 class TroveServer:
     """A running `trove serve` process.  Use :meth:`start` to create one."""
 
@@ -119,24 +143,16 @@ class TroveServer:
                 del stderr_lines[:-200]
             proc.stderr.close()
 
-        threading.Thread(target=drain, name="trove-stderr", daemon=True).start()
+        drainer = threading.Thread(target=drain, name="trove-stderr", daemon=True)
+        drainer.start()
 
-        line_box = []
-
-        def read_ready():
-            line_box.append(proc.stdout.readline())
-
-        reader = threading.Thread(target=read_ready, name="trove-ready", daemon=True)
-        reader.start()
-        reader.join(timeout)
-        line = line_box[0] if line_box else None
+        line = _read_line(proc.stdout.fileno(), timeout)
 
         def fail(why):
-            cls._stop(proc, 2.0)
-            # give the stderr thread a moment to collect the final words
-            deadline = time.monotonic() + 1.0
-            while proc.stderr and not proc.stderr.closed and time.monotonic() < deadline:
-                time.sleep(0.01)
+            status = cls._stop(proc, 0.5)
+            drainer.join(1.0)  # the server's last words
+            if why is None:
+                why = "exited with status %s" % status
             err = "\n".join(stderr_lines).strip()
             msg = "trove failed to start (%s): %s" % (why, " ".join(cmd))
             if err:
@@ -146,8 +162,7 @@ class TroveServer:
         if line is None:
             fail("no ready line within %.1f s" % timeout)
         if not line:
-            proc.wait()
-            fail("exited with status %s" % proc.returncode)
+            fail(None)
         try:
             ready = json.loads(line.decode("utf-8"))
             ready["url"]
