@@ -110,7 +110,7 @@ export class TroveClone {
     if (this.#closed) return;
     this.#closed = true;
     this.#server._forget(this);
-    if (this.#server.exited) return;
+    if (this.#server.exited || this.#server.closing) return; // the clone dies with the server
     const res = await fetch(`${this.#server.url}/_trove/clones/${encodeURIComponent(this.id)}`, {
       method: 'DELETE',
     });
@@ -152,6 +152,11 @@ export class TroveServer {
   /** What the server wrote on stderr so far (bounded to the last 64 KiB). */
   get stderr() {
     return this.#stderrRef.text;
+  }
+
+  /** True once close() was called. */
+  get closing() {
+    return this.#closing !== null;
   }
 
   /** True once the server process has exited. */
