@@ -225,3 +225,45 @@ def test_start_reports_exit_status_and_unreadable_line(tmp_path):
     exe = fake_binary(tmp_path, 'echo "not json"; exec sleep 30')
     with pytest.raises(TroveError, match="unreadable ready line"):
         TroveServer.start(binary=exe, timeout=5)
+
+
+def test_plugin_ini_options(tmp_path):
+    # A project of its own: seeds and binary come from its pytest.ini, paths
+    # relative to its rootdir; the clone fixture is fresh for every test.
+    os.symlink(SEEDS, str(tmp_path / "seeds"))
+    os.symlink(find_binary(), str(tmp_path / "trove-bin"))
+    (tmp_path / "pytest.ini").write_text(textwrap.dedent("""
+        [pytest]
+        trove_seed =
+            seeds/items3
+            seeds/single.ndjson
+        trove_bin = ./trove-bin
+    """))
+    (tmp_path / "test_user.py").write_text(textwrap.dedent("""
+        import json, urllib.request
+
+        def get(url):
+            return json.load(urllib.request.urlopen(url))
+
+        def put(url, doc):
+            req = urllib.request.Request(url, data=json.dumps(doc).encode(), method="PUT",
+                                         headers={"Content-Type": "application/json"})
+            return urllib.request.urlopen(req).status
+
+        def test_one(trove_server, trove_clone):
+            assert sorted(trove_server.indices) == ["books", "films", "items"]
+            assert put(trove_clone + "/items/_doc/x?refresh=true", {"title": "t"}) == 201
+            assert get(trove_clone + "/items/_count")["count"] == 4
+
+        def test_two(trove_clone):
+            assert get(trove_clone + "/items/_count")["count"] == 3
+    """))
+    env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE), PYTHONDONTWRITEBYTECODE="1")
+    env.pop("TROVE_BIN", None)
+    r = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                        "-p", "trove_fixture.pytest_plugin", str(tmp_path)],
+                       cwd=str(tmp_path), env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, timeout=60)
+    out = r.stdout.decode()
+    assert r.returncode == 0, out
+    assert "2 passed" in out, out

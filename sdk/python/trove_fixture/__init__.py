@@ -23,6 +23,7 @@ import subprocess
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from contextlib import contextmanager
 
@@ -61,12 +62,17 @@ def _seed_list(seed):
     return [os.fspath(s) for s in seed]
 
 
+# The server is always on loopback: never route management calls through an
+# http_proxy from the environment.
+_opener = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
 def _request(method, url, timeout):
     req = urllib.request.Request(url, method=method, data=b"" if method == "POST" else None)
     if method == "POST":
         req.add_header("Content-Type", "application/json")
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
+        with _opener.open(req, timeout=timeout) as resp:
             body = resp.read()
             return resp.status, body
     except urllib.error.HTTPError as e:
@@ -99,8 +105,9 @@ def _read_line(fd, timeout):
 class TroveServer:
     """A running `trove serve` process.  Use :meth:`start` to create one."""
 
-    def __init__(self, proc, ready, stderr_lines):
+    def __init__(self, proc, ready, stderr_lines, drainer=None):
         self._proc = proc
+        self._drainer = drainer
         self._stderr_lines = stderr_lines
         self.url = ready["url"].rstrip("/")
         self.pid = ready["pid"]
@@ -170,7 +177,7 @@ class TroveServer:
             fail("unreadable ready line %r" % line)
         # stdout carries nothing after the ready line; keep it open (closing
         # it could give the server EPIPE) but never read it again.
-        return cls(proc, ready, stderr_lines)
+        return cls(proc, ready, stderr_lines, drainer)
 
     # -- clones -----------------------------------------------------------
 
@@ -185,7 +192,7 @@ class TroveServer:
     def delete_clone(self, clone_id, timeout=10.0):
         """DELETE /_trove/clones/{id}; a clone already gone is not an error."""
         status, body = _request("DELETE", "%s/_trove/clones/%s"
-                                % (self.url, urllib.request.quote(str(clone_id), safe="")), timeout)
+                                % (self.url, urllib.parse.quote(str(clone_id), safe="")), timeout)
         if status not in (200, 204, 404):
             raise TroveError("DELETE /_trove/clones/%s answered %s: %s"
                              % (clone_id, status, body.decode("utf-8", "replace")))
@@ -238,7 +245,10 @@ class TroveServer:
     def close(self, timeout=5.0):
         """Close the server's stdin and wait for it; then SIGTERM, then SIGKILL
         after *timeout* seconds each.  Returns the exit status."""
-        return self._stop(self._proc, timeout)
+        status = self._stop(self._proc, timeout)
+        if self._drainer is not None:
+            self._drainer.join(1.0)  # so .stderr holds the server's last words
+        return status
 
     def __enter__(self):
         return self

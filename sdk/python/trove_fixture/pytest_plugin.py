@@ -26,20 +26,41 @@ def pytest_addoption(parser):
                   default="")
 
 
+def _root(config):
+    return str(config.rootpath) if hasattr(config, "rootpath") else str(config.rootdir)
+
+
 def _seeds(config):
-    root = str(config.rootpath) if hasattr(config, "rootpath") else str(config.rootdir)
+    root = _root(config)
     seeds = []
     for entry in config.getini("trove_seed"):
-        for part in entry.split():
-            seeds.append(part if os.path.isabs(part) else os.path.join(root, part))
+        entry = entry.strip()
+        if entry:
+            seeds.append(os.path.join(root, os.path.expanduser(entry)))
     return seeds
+
+
+def _binary(config):
+    value = config.getini("trove_bin").strip()
+    if not value:
+        return None
+    value = os.path.expanduser(value)
+    if os.sep in value:  # a path, relative to rootdir; a bare name is looked up on PATH
+        value = os.path.join(_root(config), value)
+    return value
 
 
 @pytest.fixture(scope="session")
 def trove_server(pytestconfig):
-    binary = pytestconfig.getini("trove_bin") or None
-    with TroveServer.start(seed=_seeds(pytestconfig), binary=binary) as server:
+    server = TroveServer.start(seed=_seeds(pytestconfig), binary=_binary(pytestconfig))
+    try:
         yield server
+    finally:
+        status = server.close()
+    # A server that crashed or reported an error at exit (a sanitizer build,
+    # say) fails the session's teardown rather than passing unnoticed.
+    if status != 0:
+        raise RuntimeError("trove exited with status %s\n%s" % (status, server.stderr))
 
 
 @pytest.fixture
