@@ -471,7 +471,9 @@ static tv_status boolean_value(dctx *c, const tv_field *f, const tv_json *v, acc
     return num_push(c, x, b);
 }
 
-static tv_status date_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+/* A date or date_nanos value: a string, or a number read from its source
+ * text (epoch formats), parsed with the field's format into millis or nanos. */
+static tv_status date_like_value(dctx *c, const tv_field *f, const tv_json *v, acc *x, bool nanos) {
     const char *s;
     size_t n;
     if (v->type == TV_JSON_STRING) {
@@ -486,14 +488,19 @@ static tv_status date_value(dctx *c, const tv_field *f, const tv_json *v, acc *x
                            : v->type == TV_JSON_ARRAY ? "Can't get text on a START_ARRAY"
                                                       : "Can't get text on a VALUE_BOOLEAN");
     }
-    int64_t ms;
+    int64_t t;
     tv_error de;
     tv_error_clear(&de);
-    if (tv_date_parse(f->format, s, n, &ms, &de)) {
+    tv_status st = nanos ? tv_date_parse_nanos(f->format, s, n, &t, &de) : tv_date_parse(f->format, s, n, &t, &de);
+    if (st) {
         if (f->ignore_malformed) return TROVE_OK;
         return field_error(c, f, v, TROVE_EARG, de.reason);
     }
-    return num_push(c, x, ms);
+    return num_push(c, x, t);
+}
+
+static tv_status date_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    return date_like_value(c, f, v, x, false);
 }
 
 /* ------------------------------------------------------------- binary */
@@ -902,28 +909,7 @@ static tv_status unsigned_value(const tv_field *f, const tv_json *v, uint64_t *o
 /* ------------------------------------------------------------- date_nanos */
 
 static tv_status date_nanos_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
-    const char *s;
-    size_t n;
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else {
-        return field_error(c, f, v, TROVE_EILLEGALSTATE,
-                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
-                           : v->type == TV_JSON_ARRAY ? "Can't get text on a START_ARRAY"
-                                                      : "Can't get text on a VALUE_BOOLEAN");
-    }
-    int64_t ns;
-    tv_error de;
-    tv_error_clear(&de);
-    if (tv_date_parse_nanos(f->format, s, n, &ns, &de)) {
-        if (f->ignore_malformed) return TROVE_OK;
-        return field_error(c, f, v, TROVE_EARG, de.reason);
-    }
-    return num_push(c, x, ns);
+    return date_like_value(c, f, v, x, true);
 }
 
 /* ------------------------------------------------------------- aliases */
