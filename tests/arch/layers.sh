@@ -1,0 +1,39 @@
+#!/bin/bash
+# layers.sh — the layer rule of docs/architecture.md as a test: a folder under
+# src/ may include only its own headers and those of the layers below it
+# (cli -> server -> api -> search -> index -> store/text/json -> util).
+# Prints every offending #include and exits 1 if there is one.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+declare -A allowed=(
+  [util]="util"
+  [json]="json util"
+  [text]="text util"
+  [store]="store util"
+  [index]="index store text json util"
+  [search]="search index store text json util"
+  [api]="api search index store text json util"
+  [server]="server api search index store text json util"
+  [sync]="sync api search index store text json util"
+  [cli]="cli server sync api search index store text json util"
+)
+bad=0 checked=0
+for dir in "$top"/src/*/; do
+  layer=$(basename "$dir")
+  if [ -z "${allowed[$layer]+x}" ]; then
+    echo "layers: src/$layer is not a known layer (add it to tests/arch/layers.sh and docs/architecture.md)"
+    bad=1
+    continue
+  fi
+  while IFS=: read -r file line inc; do
+    [ -n "$file" ] || continue
+    target=$(sed -E 's/.*#include "([a-z]+)\/.*/\1/' <<<"$inc")
+    checked=$((checked + 1))
+    case " ${allowed[$layer]} " in
+      *" $target "*) ;;
+      *) echo "layers: ${file#$top/}:$line includes $target/, above $layer"; bad=1 ;;
+    esac
+  done < <(grep -rnE '#include "[a-z]+/' "$dir" --include='*.c' --include='*.h')
+done
+echo "layers: $checked cross-folder includes checked"
+exit $bad
