@@ -345,27 +345,36 @@ static tv_status push_token(dctx *c, acc *x, const char *term, uint32_t len, uin
     return TROVE_OK;
 }
 
+/* Jackson's parser.text() on a scalar, as OpenSearch's field mappers read
+ * values: a string's bytes, a number's source text, and (when allow_bool)
+ * "true"/"false". False for anything else; no_text_reason() then gives
+ * OpenSearch's message for it. */
+static bool scalar_text(const tv_json *v, bool allow_bool, const char **s, size_t *n) {
+    if (v->type == TV_JSON_STRING) {
+        *s = v->v.s;
+        *n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        *s = v->raw;
+        *n = v->raw_len;
+    } else if (allow_bool && (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE)) {
+        *s = v->type == TV_JSON_TRUE ? "true" : "false";
+        *n = strlen(*s);
+    } else {
+        return false;
+    }
+    return true;
+}
+
+static const char *no_text_reason(const tv_json *v, bool allow_bool) {
+    if (v->type == TV_JSON_OBJECT) return "Can't get text on a START_OBJECT";
+    if (allow_bool || v->type == TV_JSON_ARRAY) return "Can't get text on a START_ARRAY";
+    return "Can't get text on a VALUE_BOOLEAN";
+}
+
 static tv_status text_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
     const char *s;
     size_t n;
-    tv_buf tmp;
-    tv_buf_init(&tmp);
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
-        s = v->type == TV_JSON_TRUE ? "true" : "false";
-        n = strlen(s);
-    } else {
-        tv_buf_fini(&tmp);
-        return field_error(c, f, v, TROVE_EILLEGALSTATE,
-                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
-                                                     : "Can't get text on a START_ARRAY");
-    }
-    tv_buf_fini(&tmp);
+    if (!scalar_text(v, true, &s, &n)) return field_error(c, f, v, TROVE_EILLEGALSTATE, no_text_reason(v, true));
     if (!f->index) {
         x->any = true;
         return TROVE_OK;
@@ -391,24 +400,15 @@ static tv_status text_value(dctx *c, const tv_field *f, const tv_json *v, acc *x
 static tv_status keyword_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
     const char *s;
     size_t n;
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else if (tv_json_is_number(v)) {
+    if (scalar_text(v, true, &s, &n)) {
+        /* as read */
+    } else if (tv_json_is_number(v)) { /* a number built without source text */
         char tmp[40];
         n = tv_fmt_double(tv_json_as_double(v), tmp);
         s = tv_arena_strndup(c->a, tmp, n);
         if (!s) return oom(c);
-    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
-        s = v->type == TV_JSON_TRUE ? "true" : "false";
-        n = strlen(s);
     } else {
-        return field_error(c, f, v, TROVE_EILLEGALSTATE,
-                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
-                                                     : "Can't get text on a START_ARRAY");
+        return field_error(c, f, v, TROVE_EILLEGALSTATE, no_text_reason(v, true));
     }
     x->any = true;
     /* ignore_above counts characters as Java does (UTF-16 units) */
@@ -476,18 +476,7 @@ static tv_status boolean_value(dctx *c, const tv_field *f, const tv_json *v, acc
 static tv_status date_like_value(dctx *c, const tv_field *f, const tv_json *v, acc *x, bool nanos) {
     const char *s;
     size_t n;
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else {
-        return field_error(c, f, v, TROVE_EILLEGALSTATE,
-                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
-                           : v->type == TV_JSON_ARRAY ? "Can't get text on a START_ARRAY"
-                                                      : "Can't get text on a VALUE_BOOLEAN");
-    }
+    if (!scalar_text(v, false, &s, &n)) return field_error(c, f, v, TROVE_EILLEGALSTATE, no_text_reason(v, false));
     int64_t t;
     tv_error de;
     tv_error_clear(&de);
@@ -634,18 +623,8 @@ static tv_status binary_value(dctx *c, const tv_field *f, const tv_json *v, acc 
 static tv_status ip_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
     const char *s;
     size_t n;
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
-        s = v->type == TV_JSON_TRUE ? "true" : "false";
-        n = strlen(s);
-    } else {
+    if (!scalar_text(v, true, &s, &n))
         return field_error(c, f, v, TROVE_EILLEGALSTATE, "Can't get text on a START_ARRAY");
-    }
     uint8_t *ip = tv_arena_alloc(c->a, 16);
     if (!ip) return oom(c);
     if (!tv_ip_parse(s, n, ip)) {
@@ -926,20 +905,7 @@ static bool is_decl(const tv_field *f, const char *name) {
 static tv_status token_count_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
     const char *s;
     size_t n;
-    if (v->type == TV_JSON_STRING) {
-        s = v->v.s;
-        n = v->len;
-    } else if (tv_json_is_number(v) && v->raw) {
-        s = v->raw;
-        n = v->raw_len;
-    } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
-        s = v->type == TV_JSON_TRUE ? "true" : "false";
-        n = strlen(s);
-    } else {
-        return field_error(c, f, v, TROVE_EILLEGALSTATE,
-                           v->type == TV_JSON_OBJECT ? "Can't get text on a START_OBJECT"
-                                                     : "Can't get text on a START_ARRAY");
-    }
+    if (!scalar_text(v, true, &s, &n)) return field_error(c, f, v, TROVE_EILLEGALSTATE, no_text_reason(v, true));
     tv_tokens toks;
     tv_status st = tv_analyze(f->analyzer, c->a, s, n, 0, &toks);
     if (st) return c->st = tv_error_set(c->err, st, "%s", trove_status_message(st));
