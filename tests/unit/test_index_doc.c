@@ -10,82 +10,7 @@
 
 #include "index/index.h"
 
-static tv_arena A;
-
-static int setup(void **state) {
-    (void)state;
-    tv_arena_init(&A);
-    return 0;
-}
-static int teardown(void **state) {
-    (void)state;
-    tv_arena_fini(&A);
-    return 0;
-}
-
-static tv_json *J(const char *s) {
-    tv_json *out = NULL;
-    tv_json_error je;
-    assert_int_equal(tv_json_parse(&A, s, strlen(s), &out, &je), TROVE_OK);
-    return out;
-}
-
-static tv_mapping *M(const char *s) {
-    tv_error err;
-    tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
-    if (!m) fail_msg("mapping: %s", err.reason);
-    return m;
-}
-
-static tv_parsed_doc parse(const tv_mapping *m, const char *src) {
-    tv_parsed_doc d;
-    tv_json *upd = NULL;
-    tv_error err;
-    tv_status st = tv_doc_parse(m, "1", 1, src, strlen(src), &A, &d, &upd, &err);
-    if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
-    if (upd) {
-        tv_buf b;
-        tv_buf_init(&b);
-        tv_jw w;
-        tv_jw_init(&w, &b, false);
-        tv_jw_value(&w, upd);
-        fail_msg("unexpected dynamic update: %s", b.data);
-    }
-    return d;
-}
-
-static void parse_fails(const tv_mapping *m, const char *src, tv_status code, const char *reason,
-                        tv_status cause, const char *cause_reason) {
-    tv_parsed_doc d;
-    tv_json *upd = NULL;
-    tv_error err;
-    assert_int_equal(tv_doc_parse(m, "x", 1, src, strlen(src), &A, &d, &upd, &err), code);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.reason, reason);
-    if (cause_reason) {
-        assert_int_equal(err.cause_code, cause);
-        assert_string_equal(err.cause_reason, cause_reason);
-    }
-}
-
-static const tv_doc_field *field(const tv_mapping *m, const tv_parsed_doc *d, const char *path) {
-    const tv_field *f = tv_mapping_field(m, path, strlen(path));
-    assert_non_null(f);
-    for (uint32_t i = 0; i < d->nfields; i++)
-        if (d->fields[i].field == f->id) return &d->fields[i];
-    return NULL;
-}
-
-static char *update_text(const tv_json *u) {
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, u);
-    char *s = tv_arena_strndup(&A, b.data, b.len);
-    tv_buf_fini(&b);
-    return s;
-}
+#include "index_test.h"
 
 static void test_text_and_keyword(void **state) {
     (void)state;
@@ -260,7 +185,7 @@ static void test_dynamic(void **state) {
     assert_int_equal(tv_doc_parse(m, "1", 1, src, strlen(src), &A, &d, &upd, &err), TROVE_OK);
     assert_non_null(upd);
     assert_string_equal(
-        update_text(upd),
+        json_text(upd),
         "{\"properties\":{\"s\":{\"type\":\"text\",\"fields\":{\"keyword\":{\"type\":\"keyword\","
         "\"ignore_above\":256}}},\"i\":{\"type\":\"long\"},\"f\":{\"type\":\"float\"},\"b\":{\"type\":"
         "\"boolean\"},\"d\":{\"type\":\"date\"},\"d2\":{\"type\":\"date\",\"format\":\"yyyy/MM/dd "
@@ -301,7 +226,7 @@ static void test_dynamic(void **state) {
     upd = NULL;
     const char *src2 = "{\"free\":{\"x\":true}}";
     assert_int_equal(tv_doc_parse(m, "1", 1, src2, strlen(src2), &A, &d, &upd, &err), TROVE_OK);
-    assert_string_equal(update_text(upd),
+    assert_string_equal(json_text(upd),
                         "{\"properties\":{\"free\":{\"properties\":{\"x\":{\"type\":\"boolean\"}}}}}");
     tv_mapping_release(m);
 
@@ -323,7 +248,7 @@ static void test_dynamic(void **state) {
     upd = NULL;
     const char *src4 = "{\"str1\":\"x\",\"obj1\":{\"b1\":\"y\"},\"t\":\"a\"}";
     assert_int_equal(tv_doc_parse(m, "1", 1, src4, strlen(src4), &A, &d, &upd, &err), TROVE_OK);
-    assert_string_equal(update_text(upd),
+    assert_string_equal(json_text(upd),
                         "{\"properties\":{\"str1\":{\"type\":\"keyword\"},\"obj1\":{\"type\":"
                         "\"object\",\"properties\":{\"b1\":{\"type\":\"keyword\"}}}}}");
     m2 = tv_mapping_merge(m, upd, NULL, &err);
@@ -359,7 +284,7 @@ static void test_dynamic(void **state) {
     upd = NULL;
     const char *src3 = "{\"a\":\"12\",\"b\":\"1.5\",\"c\":\"2020-01-01\"}";
     assert_int_equal(tv_doc_parse(m, "1", 1, src3, strlen(src3), &A, &d, &upd, &err), TROVE_OK);
-    assert_string_equal(update_text(upd),
+    assert_string_equal(json_text(upd),
                         "{\"properties\":{\"a\":{\"type\":\"long\"},\"b\":{\"type\":\"float\"},\"c\":{"
                         "\"type\":\"text\",\"fields\":{\"keyword\":{\"type\":\"keyword\","
                         "\"ignore_above\":256}}}}}");

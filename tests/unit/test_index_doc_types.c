@@ -10,62 +10,15 @@
 
 #include "index/index.h"
 
-static tv_arena A;
+#include "index_test.h"
 
-static int setup(void **state) {
-    (void)state;
-    tv_arena_init(&A);
-    return 0;
-}
-static int teardown(void **state) {
-    (void)state;
-    tv_arena_fini(&A);
-    return 0;
-}
-
-static tv_json *J(const char *s) {
-    tv_json *out = NULL;
-    tv_json_error je;
-    assert_int_equal(tv_json_parse(&A, s, strlen(s), &out, &je), TROVE_OK);
-    return out;
-}
-
-static tv_mapping *M(const char *s) {
-    tv_error err;
-    tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
-    if (!m) fail_msg("mapping: %s", err.reason);
-    return m;
-}
-
-static char *text(const tv_json *u) {
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, u);
-    char *s = tv_arena_strndup(&A, b.data, b.len);
-    tv_buf_fini(&b);
-    return s;
-}
-
-static tv_parsed_doc parse(const tv_mapping *m, const char *src) {
-    tv_parsed_doc d;
-    tv_json *upd = NULL;
-    tv_error err;
-    tv_status st = tv_doc_parse(m, "1", 1, src, strlen(src), &A, &d, &upd, &err);
-    if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
-    if (upd) fail_msg("unexpected dynamic update: %s", text(upd));
-    return d;
-}
-
-/* The dynamic update a document asks for (as text), or NULL. */
 static char *update_of(const tv_mapping *m, const tv_doc_opts *o, const char *src) {
     tv_parsed_doc d;
     tv_json *upd = NULL;
     tv_error err;
     tv_status st = tv_doc_parse_ex(m, o, "1", 1, src, strlen(src), &A, &d, &upd, &err);
     if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
-    return upd ? text(upd) : NULL;
+    return upd ? json_text(upd) : NULL;
 }
 
 /* Parses, merging dynamic updates until the mapping is stable (as the
@@ -86,28 +39,6 @@ static tv_parsed_doc parse_dyn(tv_mapping **mp, const tv_doc_opts *o, const char
     fail_msg("mapping did not converge");
     tv_parsed_doc none = {0};
     return none;
-}
-
-static void parse_fails(const tv_mapping *m, const char *src, tv_status code, const char *reason,
-                        tv_status cause, const char *cause_reason) {
-    tv_parsed_doc d;
-    tv_json *upd = NULL;
-    tv_error err;
-    assert_int_equal(tv_doc_parse(m, "x", 1, src, strlen(src), &A, &d, &upd, &err), code);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.reason, reason);
-    if (cause_reason) {
-        assert_int_equal(err.cause_code, cause);
-        assert_string_equal(err.cause_reason, cause_reason);
-    }
-}
-
-static const tv_doc_field *field(const tv_mapping *m, const tv_parsed_doc *d, const char *path) {
-    const tv_field *f = tv_mapping_field(m, path, strlen(path));
-    assert_non_null(f);
-    for (uint32_t i = 0; i < d->nfields; i++)
-        if (d->fields[i].field == f->id) return &d->fields[i];
-    return NULL;
 }
 
 static char *mapping_text(const tv_mapping *m) {
