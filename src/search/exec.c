@@ -43,7 +43,9 @@
  * candidates the essential clauses produce). Every returned doc has all its
  * matching clauses positioned on it, so scores are bit-identical to the
  * exhaustive path; sums of bounds are compared one float ulp up, which
- * covers any difference of summation order. Rejected: WAND (pivoting on a
+ * covers any difference of summation order. A constant-score root
+ * (match_all, a bitset filter, constant_score, exists) simply ends once the
+ * worst hit scores as much as it does. Rejected: WAND (pivoting on a
  * sorted list per doc costs more than MaxScore's per-window partition for
  * the few clauses a match query has); pruning inside conjunctions and
  * nested bools (the collector only talks to the root; those keep the
@@ -274,7 +276,12 @@ static uint32_t all_advance(tv_iter *it, uint32_t t) {
 }
 static uint32_t all_next(tv_iter *it) { return all_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1); }
 static float all_score(tv_iter *it) { return ((all_it *)it)->score; }
-static const tv_iter_vt all_vt = {all_next, all_advance, all_score, NULL, NULL};
+/* Constant-score iterators end once the worst hit scores as much as they
+ * do: every later doc ties it and loses. */
+static void all_set_min(tv_iter *it, float min) {
+    if (min >= ((all_it *)it)->score) ((all_it *)it)->max_doc = 0;
+}
+static const tv_iter_vt all_vt = {all_next, all_advance, all_score, NULL, NULL, all_set_min};
 
 tv_iter *tv_iter_all(tv_arena *a, uint32_t max_doc, float score) {
     all_it *it = tv_arena_alloc(a, sizeof *it);
@@ -308,7 +315,10 @@ static uint32_t bits_advance(tv_iter *it, uint32_t t) {
 }
 static uint32_t bits_next(tv_iter *it) { return bits_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1); }
 static float bits_score(tv_iter *it) { return ((bits_it *)it)->score; }
-static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL};
+static void bits_set_min(tv_iter *it, float min) {
+    if (min >= ((bits_it *)it)->score) ((bits_it *)it)->max_doc = 0;
+}
+static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL, bits_set_min};
 
 tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bs, uint32_t max_doc, float score) {
     bits_it *it = tv_arena_alloc(a, sizeof *it);
@@ -417,8 +427,21 @@ static float term_block_max(tv_iter *it, uint32_t upto) {
     return t->blk_max;
 }
 static const tv_iter_vt term_vt = {term_next, term_advance, term_score, term_shallow, term_block_max, term_set_min};
-/* constant-score terms and exists: no pruning */
-static const tv_iter_vt cterm_vt = {term_next, term_advance, term_score, NULL, NULL, NULL};
+/* constant-score terms and exists: no block bounds; the whole iterator
+ * ends once the worst hit scores as much (prune then means "exhausted") */
+static uint32_t cterm_next(tv_iter *it) {
+    term_it *t = (term_it *)it;
+    return it->doc = t->prune ? NO_MORE : tv_postings_next(t->p);
+}
+static uint32_t cterm_advance(tv_iter *it, uint32_t target) {
+    term_it *t = (term_it *)it;
+    return it->doc = t->prune ? NO_MORE : tv_postings_advance(t->p, target);
+}
+static void cterm_set_min(tv_iter *it, float min) {
+    term_it *t = (term_it *)it;
+    if (!t->sim && min >= t->cscore) t->prune = true;
+}
+static const tv_iter_vt cterm_vt = {cterm_next, cterm_advance, term_score, NULL, NULL, cterm_set_min};
 
 /* --------------------------------------------------------- conjunction */
 
@@ -736,17 +759,28 @@ typedef struct const_it {
     tv_iter it;
     tv_iter *in;
     float score;
+    bool done; /* set_min_score reached the constant */
 } const_it;
-static uint32_t const_next(tv_iter *it) { return it->doc = tv_iter_next(((const_it *)it)->in); }
-static uint32_t const_advance(tv_iter *it, uint32_t t) { return it->doc = tv_iter_advance(((const_it *)it)->in, t); }
+static uint32_t const_next(tv_iter *it) {
+    const_it *c = (const_it *)it;
+    return it->doc = c->done ? NO_MORE : tv_iter_next(c->in);
+}
+static uint32_t const_advance(tv_iter *it, uint32_t t) {
+    const_it *c = (const_it *)it;
+    return it->doc = c->done ? NO_MORE : tv_iter_advance(c->in, t);
+}
 static float const_score(tv_iter *it) { return ((const_it *)it)->score; }
-static const tv_iter_vt const_vt = {const_next, const_advance, const_score, NULL, NULL};
+static void const_set_min(tv_iter *it, float min) {
+    if (min >= ((const_it *)it)->score) ((const_it *)it)->done = true;
+}
+static const tv_iter_vt const_vt = {const_next, const_advance, const_score, NULL, NULL, const_set_min};
 
 static tv_iter *make_const(tv_arena *a, tv_iter *in, float score) {
     const_it *c = tv_arena_alloc(a, sizeof *c);
     if (!c) return NULL;
     c->in = in;
     c->score = score;
+    c->done = false;
     return iter_init(&c->it, &const_vt, in->cost, score);
 }
 

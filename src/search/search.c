@@ -11,16 +11,20 @@
  * by global doc order (target, segment, doc) -> fetch _source, metadata and
  * docvalue fields for the page -> write {"took",...,"hits":{...}}.
  *
- * Counting: with no scores needed and no post_filter/min_score, a bare
- * term (or match_all) on a segment without deletes is counted from
- * doc_freq (max_doc) without iterating.
+ * Counting: with no post_filter/min_score, a bare term (or match_all) on
+ * a segment without deletes is counted from doc_freq (max_doc) without
+ * iterating, as OpenSearch's shortcutTotalHitCount does; _count and size 0
+ * then touch no postings at all.
  *
  * Pruning: when hits are ordered by score alone, once the heap is full and
- * more than track_total_hits docs were counted (at once for false), the
- * root iterator is told the worst hit's score and may skip docs that cannot
- * beat it (exec.c); a skipped doc would have lost anyway (ties go to the
- * earlier doc), and the total printed is then the threshold with "gte",
- * exactly as without skipping.
+ * the total is no longer needed (more than track_total_hits docs counted,
+ * at once for false, or the segment's count known as above), the root
+ * iterator is told the worst hit's score and may skip docs that cannot beat
+ * it (exec.c); a skipped doc would have lost anyway (ties go to the earlier
+ * doc), and the total printed is then the threshold with "gte", or the
+ * known count, exactly as without skipping. A constant-score iterator
+ * (match_all, filters, constant_score terms) ends as soon as the worst hit
+ * scores as much as it does.
  *
  * Errors follow OpenSearch's split: what SearchSourceBuilder.parseXContent
  * and the query builders' fromXContent reject fails the request as is;
@@ -923,14 +927,30 @@ static bool is_single_term(const tv_query *q) {
     return q->kind == TV_Q_TERM || q->kind == TV_Q_MATCH_ALL;
 }
 
-/* Can the collection skip documents that cannot enter the top hits? Only
+/* The segment's number of matches when it is known without iterating
+ * (OpenSearch's QueryPhase.shortcutTotalHitCount): a bare term or match_all
+ * with nothing else filtering (post_filter, min_score) on a segment without
+ * deletes is its doc_freq or max_doc. */
+static bool known_count(const req *r, const target_ctx *tc, const tv_segview *sv, uint64_t *out) {
+    if (sv->live || tc->post || r->has_min_score || !is_single_term(tc->q)) return false;
+    if (tc->q->kind == TV_Q_MATCH_ALL) {
+        *out = sv->max_doc;
+        return true;
+    }
+    tv_term_state st;
+    *out = tv_segment_term(sv->seg, tc->q->field_id, tc->q->u.term.term, tc->q->u.term.len, &st) ? st.doc_freq : 0;
+    return true;
+}
+
+/* May the collection skip documents that cannot enter the top hits? Only
  * when hits are ordered by score alone (ties by doc order, so a later doc
  * equal to the worst hit loses), nothing else looks at every doc, and the
- * total is not needed beyond track_limit (checked as hits arrive). */
-static bool can_prune(const req *r, const coll *c) {
+ * total is not needed beyond track_limit (checked as hits arrive) or is
+ * already known (`counted`). */
+static bool can_prune(const req *r, const coll *c, bool counted) {
     if (!c->cap || c->after || r->terminate_after >= 0) return false;
     if (r->nsorts > 1 || (r->nsorts == 1 && !(r->sorts[0].kind == SK_SCORE && r->sorts[0].desc))) return false;
-    return r->track_false || r->track_limit != INT64_MAX;
+    return counted || r->track_false || r->track_limit != INT64_MAX;
 }
 
 /* Counts or collects one target. */
@@ -939,26 +959,23 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
     const tv_snapshot *snap = t->snap;
     if (!snap) return TROVE_OK;
     bool scores = c->need_scores;
-    bool prunable = !count_only && scores && can_prune(r, c);
     for (uint32_t si = 0; si < snap->nsegs; si++) {
         const tv_segview *sv = &snap->segs[si];
-        if (count_only && !sv->live && !tc->post && !r->has_min_score && is_single_term(tc->q)) {
-            if (tc->q->kind == TV_Q_MATCH_ALL) { c->total += sv->max_doc; continue; }
-            tv_term_state st;
-            if (tc->q->u.term.constant || tc->q->u.term.sim || true) {
-                if (tv_segment_term(sv->seg, tc->q->field_id, tc->q->u.term.term, tc->q->u.term.len, &st))
-                    c->total += st.doc_freq;
-                continue;
-            }
+        uint64_t known;
+        bool counted = known_count(r, tc, sv, &known);
+        if (counted) {
+            c->total += known;
+            if (count_only || !c->cap || !known) continue;
         }
+        bool prunable = !count_only && scores && can_prune(r, c, counted);
         tv_plan_ctx pc = {a, snap, scores && !count_only, prunable};
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
         if (st) return st;
         if (!it) continue;
         /* the threshold carried over from earlier segments and targets */
-        bool pruning = prunable && c->n == c->cap && c->total > (uint64_t)r->track_limit &&
-                       tv_iter_set_min_score(it, c->heap[0].score);
+        bool total_done = counted || c->total > (uint64_t)r->track_limit;
+        bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
         if (tc->post) {
             tv_plan_ctx pc2 = {a, snap, false, false};
             st = tv_plan(tc->post, sv, &pc2, &pf);
@@ -974,13 +991,13 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
                 if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
                 if (pf->doc != doc) continue;
             }
-            c->total++;
+            if (!counted) c->total++;
             if (count_only) continue;
             if (pc.scores && !(score <= c->max_score)) c->max_score = score;
             if (r->nsorts) sort_values(c, tc->tf, sv, doc);
             if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
             offer(c, score, ti, si, doc);
-            if (prunable && c->n == c->cap && (pruning || c->total > (uint64_t)r->track_limit))
+            if (prunable && c->n == c->cap && (pruning || counted || c->total > (uint64_t)r->track_limit))
                 pruning = tv_iter_set_min_score(it, c->heap[0].score);
         }
     }
@@ -1435,6 +1452,20 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
     bool scores_shown = any_score_sort || r.track_scores;
+    /* per target and segment, the highest doc of the page, so that one
+     * decompression of a stored chunk serves every hit in it */
+    uint32_t **upto = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *upto);
+    if (!upto) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (size_t i = (size_t)from; i < c.n; i++) {
+        const hit *h = &c.heap[i];
+        if (!upto[h->target]) {
+            upto[h->target] = tv_arena_calloc(arena, targets[h->target].snap->nsegs, sizeof **upto);
+            if (!upto[h->target]) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        }
+        if (h->doc > upto[h->target][h->seg]) upto[h->target][h->seg] = h->doc;
+    }
+    tv_stored_cache chunks;
+    tv_stored_cache_init(&chunks);
     tv_buf path;
     tv_buf_init(&path);
     for (size_t i = (size_t)from; i < c.n; i++) {
@@ -1445,7 +1476,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         const char *src = NULL;
         size_t src_len = 0;
         memset(&meta, 0, sizeof meta);
-        st = tv_segment_doc(sv->seg, h->doc, arena, &meta, &src, &src_len);
+        st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta, &src, &src_len);
         if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "_index");

@@ -1708,10 +1708,15 @@ static void test_oracle(void **state) {
  * segments of a few hundred documents, which hold few full postings blocks
  * (128 docs), so block skipping is rarely exercised there. Here segments
  * hold thousands of documents with Zipf-like word frequencies, and the same
- * top-k request runs with "track_total_hits":true (every doc scored: no
- * pruning) and false (block-max pruning): hits, order and scores must be
- * identical. TROVE_ORACLE_SEED applies; TROVE_PRUNE_CASES (default 300)
- * sets the number of queries.
+ * top-k request runs with "min_score":0 (every doc scored: no pruning) and
+ * with "track_total_hits" false, 5 or true (block-max pruning; with true,
+ * a bare term or match_all on a segment without deletes is counted from
+ * doc_freq and pruned too): hits, order and scores must be identical, and
+ * the total too when both are exact. Queries: match (BM25 terms and
+ * disjunctions), term on a keyword (one score for every doc), match_all
+ * and constant_score (constant-score roots, which end once the page is
+ * full). Some segments have deletes, some none. TROVE_ORACLE_SEED applies;
+ * TROVE_PRUNE_CASES (default 300) sets the number of queries.
  */
 static int prune_word(int nwords) {
     /* roughly 1/rank: pick the rank by inverting a harmonic-ish CDF */
@@ -1720,12 +1725,18 @@ static int prune_word(int nwords) {
     return r < 0 ? 0 : r >= nwords ? nwords - 1 : r;
 }
 
-static void hits_of(tv_arena *a, const char *body, tv_buf *out) {
+static void hits_of(tv_arena *a, const char *body, bool total, tv_buf *out) {
     tv_json *resp;
     assert_int_equal(request("POST", "/prune/_search", body, a, &resp), 200);
     const tv_json *list = tv_json_get(tv_json_get(resp, "hits"), "hits");
     assert_non_null(list);
     tv_buf_clear(out);
+    if (total) {
+        const tv_json *t = tv_json_get(tv_json_get(resp, "hits"), "total");
+        const tv_json *rel = tv_json_get(t, "relation");
+        tv_buf_printf(out, "total %lld %.*s; ", (long long)tv_json_as_double(tv_json_get(t, "value")),
+                      (int)rel->len, rel->v.s);
+    }
     for (uint32_t i = 0; i < list->len; i++) {
         const tv_json *id = tv_json_get(&list->v.items[i], "_id");
         float sc = (float)tv_json_as_double(tv_json_get(&list->v.items[i], "_score"));
@@ -1745,7 +1756,8 @@ static void test_pruning(void **state) {
     tv_arena_init(&a);
     assert_int_equal(request("PUT", "/prune",
                              "{\"settings\":{\"refresh_interval\":\"-1\"},\"mappings\":{\"properties\":{"
-                             "\"body\":{\"type\":\"text\",\"analyzer\":\"whitespace\"}}}}",
+                             "\"body\":{\"type\":\"text\",\"analyzer\":\"whitespace\"},"
+                             "\"tag\":{\"type\":\"keyword\"}}}}",
                              &a, NULL),
                      200);
     const int nwords = 60;
@@ -1754,13 +1766,14 @@ static void test_pruning(void **state) {
     int id = 0;
     for (int seg = 0; seg < 3; seg++) {
         int n = 1500 + rn(2500);
+        bool deletes = seg != 1; /* the middle segment keeps every doc */
         tv_buf_clear(&bulk);
         for (int i = 0; i < n; i++, id++) {
-            tv_buf_printf(&bulk, "{\"index\":{\"_id\":\"p%d\"}}\n{\"body\":\"", id);
+            tv_buf_printf(&bulk, "{\"index\":{\"_id\":\"p%d\"}}\n{\"tag\":\"t%d\",\"body\":\"", id, rn(4));
             int len = 1 + rn(coin(10) ? 60 : 12);
             for (int w = 0; w < len; w++) tv_buf_printf(&bulk, "%sw%d", w ? " " : "", prune_word(nwords));
             tv_buf_printf(&bulk, "\"}\n");
-            if (coin(3)) tv_buf_printf(&bulk, "{\"delete\":{\"_id\":\"p%d\"}}\n", rn(id + 1));
+            if (deletes && coin(3)) tv_buf_printf(&bulk, "{\"delete\":{\"_id\":\"p%d\"}}\n", rn(id + 1));
         }
         assert_int_equal(request("POST", "/prune/_bulk", bulk.data, &a, NULL), 200);
         assert_int_equal(request("POST", "/prune/_refresh", NULL, &a, NULL), 200);
@@ -1773,19 +1786,33 @@ static void test_pruning(void **state) {
     for (long c = 0; c < cases; c++) {
         tv_arena_init(&a);
         char q[512];
-        int nt = 1 + rn(4);
-        int o = snprintf(q, sizeof q, "{\"match\":{\"body\":{\"query\":\"");
-        for (int t = 0; t < nt; t++) o += snprintf(q + o, sizeof q - (size_t)o, "%sw%d", t ? " " : "", prune_word(nwords));
-        snprintf(q + o, sizeof q - (size_t)o, "\"%s}}}", coin(20) ? ",\"boost\":2.5" : "");
+        int kind = rn(10);
+        if (kind < 6) {
+            int nt = 1 + rn(4);
+            int o = snprintf(q, sizeof q, "{\"match\":{\"body\":{\"query\":\"");
+            for (int t = 0; t < nt; t++)
+                o += snprintf(q + o, sizeof q - (size_t)o, "%sw%d", t ? " " : "", prune_word(nwords));
+            snprintf(q + o, sizeof q - (size_t)o, "\"%s}}}", coin(20) ? ",\"boost\":2.5" : "");
+        } else if (kind < 8) {
+            snprintf(q, sizeof q, "{\"term\":{\"tag\":\"t%d\"}}", rn(5)); /* t4: no doc */
+        } else if (kind < 9) {
+            snprintf(q, sizeof q, "{\"match_all\":{}}");
+        } else {
+            snprintf(q, sizeof q, "{\"constant_score\":{\"filter\":{\"term\":{\"tag\":\"t%d\"}}}}", rn(4));
+        }
         int k = 1 + rn(coin(30) ? 50 : 10);
         int from = coin(20) ? rn(5) : 0;
+        const char *track = coin(3) ? "true" : coin(2) ? "false" : "5";
         char b1[1024], b2[1024];
-        snprintf(b1, sizeof b1, "{\"size\":%d,\"from\":%d,\"track_total_hits\":true,\"_source\":false,\"query\":%s}",
+        snprintf(b1, sizeof b1,
+                 "{\"size\":%d,\"from\":%d,\"track_total_hits\":true,\"min_score\":0,\"_source\":false,"
+                 "\"query\":%s}",
                  k, from, q);
         snprintf(b2, sizeof b2, "{\"size\":%d,\"from\":%d,\"track_total_hits\":%s,\"_source\":false,\"query\":%s}",
-                 k, from, coin(50) ? "false" : "5", q);
-        hits_of(&a, b1, &want);
-        hits_of(&a, b2, &got);
+                 k, from, track, q);
+        bool exact = strcmp(track, "true") == 0;
+        hits_of(&a, b1, exact, &want);
+        hits_of(&a, b2, exact, &got);
         if (want.len != got.len || memcmp(want.data, got.data, want.len) != 0) {
             fprintf(stderr, "pruning changed the hits of %s\n  exhaustive: %s\n  pruned:     %s\n", b2, want.data,
                     got.data);
