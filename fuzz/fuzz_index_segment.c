@@ -83,6 +83,15 @@ static void walk(const tv_segment *s) {
         tv_arena_reset(&a);
         tv_segment_doc(s, d, &a, &m, &src, &sl);
     }
+    /* the chunk-cached reads of a page of hits, upto beyond every chunk */
+    tv_arena_reset(&a);
+    tv_stored_cache cache;
+    tv_stored_cache_init(&cache);
+    for (uint32_t d = 0; d < max_doc && d < 64; d++) {
+        const char *src;
+        size_t sl;
+        tv_segment_doc_cached(s, d, max_doc - 1, &cache, &a, NULL, &src, &sl);
+    }
     tv_arena_fini(&a);
 }
 

@@ -507,6 +507,31 @@ typedef struct tv_doc_meta {
 tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta,
                          const char **source, size_t *source_len);
 
+/* Decompressed stored-source chunks kept across the reads of one request
+ * (the hits of a page), so that hits sharing a chunk decompress it once.
+ * Caller storage: zero-initialise (or tv_stored_cache_init); the buffers
+ * live in the arena given to the reads, so the cache and every source it
+ * returned are valid until that arena is reset. Not thread-safe. */
+#define TV_STORED_CACHE_WAYS 8
+typedef struct tv_stored_cache {
+    struct {
+        const tv_segment *seg; /* NULL: empty way */
+        uint32_t chunk;
+        const char *raw; /* the chunk's first `have` bytes, decompressed */
+        size_t have;
+    } way[TV_STORED_CACHE_WAYS];
+    unsigned next; /* the way the next miss replaces */
+} tv_stored_cache;
+static inline void tv_stored_cache_init(tv_stored_cache *c) { memset(c, 0, sizeof *c); }
+
+/* tv_segment_doc through a cache: `upto` (>= doc) is the highest doc of this
+ * segment the caller will read through the same cache, so that a miss
+ * decompresses the chunk far enough for every later read of it (to the end
+ * of the chunk when upto lies beyond). The source returned points into the
+ * cache's buffer (arena). */
+tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto, tv_stored_cache *cache,
+                                tv_arena *arena, tv_doc_meta *meta, const char **source, size_t *source_len);
+
 /* The reserved field id under which every segment indexes each doc's _id as
  * a term (one posting per doc): the engine's id lookup and the ids query
  * use tv_segment_term(seg, TV_FIELD_ID, id, len, &st). */

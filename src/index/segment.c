@@ -1112,50 +1112,57 @@ tv_status tv_segment_points_range(const tv_segment *s, uint32_t field, int64_t l
 
 /* ---------------------------------------------------------------- stored */
 
-tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta,
-                         const char **source, size_t *source_len) {
-    if (doc >= s->max_doc) return TROVE_EARG;
-    if (meta) {
-        uint64_t a = (uint64_t)tv_col_get(&s->m_id_offs, doc);
-        uint64_t z = (uint64_t)tv_col_get(&s->m_id_offs, (uint64_t)doc + 1);
-        if (a > z || z > s->m_id_blob_len || z - a > UINT32_MAX) return TROVE_ECORRUPT;
-        char *id = tv_arena_strndup(arena, (const char *)s->m_id_blob + a, (size_t)(z - a));
-        if (!id) return TROVE_ENOMEM;
-        meta->id = id;
-        meta->id_len = (uint32_t)(z - a);
-        meta->routing = NULL;
-        meta->routing_len = 0;
-        if (bit_get(s->m_has_rt, doc)) {
-            a = (uint64_t)tv_col_get(&s->m_rt_offs, doc);
-            z = (uint64_t)tv_col_get(&s->m_rt_offs, (uint64_t)doc + 1);
-            if (a > z || z > s->m_rt_blob_len || z - a > UINT32_MAX) return TROVE_ECORRUPT;
-            char *rt = tv_arena_strndup(arena, (const char *)s->m_rt_blob + a, (size_t)(z - a));
-            if (!rt) return TROVE_ENOMEM;
-            meta->routing = rt;
-            meta->routing_len = (uint32_t)(z - a);
-        }
-        meta->version = tv_col_get(&s->m_version, doc);
-        meta->seq_no = tv_col_get(&s->m_seq, doc);
-        meta->primary_term = tv_col_get(&s->m_term, doc);
+static tv_status read_meta(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta) {
+    uint64_t a = (uint64_t)tv_col_get(&s->m_id_offs, doc);
+    uint64_t z = (uint64_t)tv_col_get(&s->m_id_offs, (uint64_t)doc + 1);
+    if (a > z || z > s->m_id_blob_len || z - a > UINT32_MAX) return TROVE_ECORRUPT;
+    char *id = tv_arena_strndup(arena, (const char *)s->m_id_blob + a, (size_t)(z - a));
+    if (!id) return TROVE_ENOMEM;
+    meta->id = id;
+    meta->id_len = (uint32_t)(z - a);
+    meta->routing = NULL;
+    meta->routing_len = 0;
+    if (bit_get(s->m_has_rt, doc)) {
+        a = (uint64_t)tv_col_get(&s->m_rt_offs, doc);
+        z = (uint64_t)tv_col_get(&s->m_rt_offs, (uint64_t)doc + 1);
+        if (a > z || z > s->m_rt_blob_len || z - a > UINT32_MAX) return TROVE_ECORRUPT;
+        char *rt = tv_arena_strndup(arena, (const char *)s->m_rt_blob + a, (size_t)(z - a));
+        if (!rt) return TROVE_ENOMEM;
+        meta->routing = rt;
+        meta->routing_len = (uint32_t)(z - a);
     }
-    if (!source) return TROVE_OK;
-    *source = NULL;
-    if (source_len) *source_len = 0;
-    if (!bit_get(s->s_has_src, doc)) return TROVE_OK;
-    /* the chunk holding doc */
+    meta->version = tv_col_get(&s->m_version, doc);
+    meta->seq_no = tv_col_get(&s->m_seq, doc);
+    meta->primary_term = tv_col_get(&s->m_term, doc);
+    return TROVE_OK;
+}
+
+/* The chunk holding doc: its index, and where doc's bytes lie in it. */
+static tv_status find_chunk(const tv_segment *s, uint32_t doc, uint32_t *chunk, size_t *start, size_t *end) {
     uint32_t lo = 0, hi = s->nchunks;
+    if (s->nchunks == 0) return TROVE_ECORRUPT;
     while (hi - lo > 1) {
         uint32_t mid = (lo + hi) / 2;
         if (tv_ld32(s->s_chunks + (size_t)mid * 32) <= doc) lo = mid;
         else hi = mid;
     }
-    if (s->nchunks == 0) return TROVE_ECORRUPT;
     const uint8_t *e = s->s_chunks + (size_t)lo * 32;
-    uint64_t raw_start = tv_ld64(e + 8), comp_off = tv_ld64(e + 16);
-    uint32_t raw_len = tv_ld32(e + 24), comp_len = tv_ld32(e + 28);
+    uint64_t raw_start = tv_ld64(e + 8);
+    uint32_t raw_len = tv_ld32(e + 24);
     uint64_t a = (uint64_t)tv_col_get(&s->s_offs, doc), z = (uint64_t)tv_col_get(&s->s_offs, (uint64_t)doc + 1);
     if (a < raw_start || z < a || z - raw_start > raw_len) return TROVE_ECORRUPT;
-    size_t target = (size_t)(z - raw_start);
+    *chunk = lo;
+    *start = (size_t)(a - raw_start);
+    *end = (size_t)(z - raw_start);
+    return TROVE_OK;
+}
+
+/* Decompresses the first `target` bytes of a chunk into the arena. */
+static tv_status inflate_chunk(const tv_segment *s, uint32_t chunk, size_t target, tv_arena *arena,
+                               const char **out) {
+    const uint8_t *e = s->s_chunks + (size_t)chunk * 32;
+    uint64_t comp_off = tv_ld64(e + 16);
+    uint32_t comp_len = tv_ld32(e + 28);
     char *dst = tv_arena_alloc(arena, target + 1);
     if (!dst) return TROVE_ENOMEM;
     if (target) {
@@ -1164,7 +1171,56 @@ tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_
         if (got < 0 || (size_t)got < target) return TROVE_ECORRUPT;
     }
     dst[target] = 0;
-    *source = dst + (a - raw_start);
-    if (source_len) *source_len = (size_t)(z - a);
+    *out = dst;
     return TROVE_OK;
+}
+
+tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto, tv_stored_cache *cache,
+                                tv_arena *arena, tv_doc_meta *meta, const char **source, size_t *source_len) {
+    if (doc >= s->max_doc) return TROVE_EARG;
+    tv_status st;
+    if (meta && (st = read_meta(s, doc, arena, meta))) return st;
+    if (!source) return TROVE_OK;
+    *source = NULL;
+    if (source_len) *source_len = 0;
+    if (!bit_get(s->s_has_src, doc)) return TROVE_OK;
+    uint32_t chunk;
+    size_t a, z;
+    if ((st = find_chunk(s, doc, &chunk, &a, &z))) return st;
+    const char *raw = NULL;
+    if (cache) {
+        for (unsigned i = 0; i < TV_STORED_CACHE_WAYS; i++) {
+            if (cache->way[i].seg == s && cache->way[i].chunk == chunk && cache->way[i].have >= z) {
+                raw = cache->way[i].raw;
+                break;
+            }
+        }
+    }
+    if (!raw) {
+        size_t target = z;
+        if (cache && upto > doc && upto < s->max_doc) {
+            /* far enough for upto: its end when it shares the chunk, else
+             * the whole chunk */
+            uint32_t uchunk;
+            size_t ua, uz;
+            if (find_chunk(s, upto, &uchunk, &ua, &uz) == TROVE_OK)
+                target = uchunk == chunk ? TV_MAX(z, uz) : tv_ld32(s->s_chunks + (size_t)chunk * 32 + 24);
+        }
+        if ((st = inflate_chunk(s, chunk, target, arena, &raw))) return st;
+        if (cache) {
+            unsigned w = cache->next++ % TV_STORED_CACHE_WAYS;
+            cache->way[w].seg = s;
+            cache->way[w].chunk = chunk;
+            cache->way[w].raw = raw;
+            cache->way[w].have = target;
+        }
+    }
+    *source = raw + a;
+    if (source_len) *source_len = z - a;
+    return TROVE_OK;
+}
+
+tv_status tv_segment_doc(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta,
+                         const char **source, size_t *source_len) {
+    return tv_segment_doc_cached(s, doc, doc, NULL, arena, meta, source, source_len);
 }

@@ -710,6 +710,31 @@ static void test_token_order_and_chunks(void **state) {
         assert_int_equal(got[len - 1], '}');
         assert_int_equal(got[n + 5], (char)('a' + (i + 5) % 26));
     }
+    /* through a chunk cache: pages of hits in any order, each page read
+     * with its highest doc as `upto` (and some pages with a wrong, too low
+     * upto, which must cost a decompression, never a wrong source) give
+     * the bytes tv_segment_doc gives */
+    uint64_t seed = 12345;
+    for (int page = 0; page < 200; page++) {
+        tv_stored_cache cache;
+        tv_stored_cache_init(&cache);
+        uint32_t docs[12], upto = 0;
+        for (int k = 0; k < 12; k++) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t spread = page % 3 == 0 ? N : 40; /* clustered pages share chunks */
+            docs[k] = (uint32_t)((seed >> 33) % spread + (page % 3 ? (uint32_t)page % (N - 40) : 0));
+            if (docs[k] > upto) upto = docs[k];
+        }
+        for (int k = 0; k < 12; k++) {
+            const char *want, *got;
+            size_t wl, gl;
+            uint32_t u = page % 7 == 0 ? docs[k] : upto;
+            assert_int_equal(tv_segment_doc(s, docs[k], &a, NULL, &want, &wl), TROVE_OK);
+            assert_int_equal(tv_segment_doc_cached(s, docs[k], u, &cache, &a, NULL, &got, &gl), TROVE_OK);
+            assert_int_equal(gl, wl);
+            assert_memory_equal(got, want, wl);
+        }
+    }
     tv_segment_release(s);
     tv_segment_builder_free(b);
     tv_arena_fini(&a);
