@@ -142,9 +142,12 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err);
 /*
  * Copy-on-write clone of a node: every index of the clone starts with the same
  * documents, mappings, settings and aliases; later writes on either side are
- * invisible to the other. O(number of indices); no document is copied.
- * Returns owned; free with trove_node_free(). Thread-safe against concurrent
- * requests on the source node.
+ * invisible to the other. O(1) when no request is running on the source: the
+ * two nodes share their state until either side writes, and that first write
+ * copies the table of indices (O(number of indices); no document is copied).
+ * With requests running on the source it copies the table at once. Returns
+ * owned; free with trove_node_free(), in any order with its source. Thread-safe
+ * against concurrent requests on the source node.
  */
 trove_node *trove_node_clone(trove_node *node, trove_error *err);
 

@@ -48,6 +48,7 @@
 #define TROVE_API_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
 #include "index/index.h"
 #include "json/json.h"
@@ -74,15 +75,19 @@ typedef struct tv_template {
     bool legacy;
 } tv_template;
 
-struct trove_node {
-    pthread_rwlock_t lock;   /* protects indices and everything below */
+/*
+ * What a node holds: its indices and the api layer's metadata (the index
+ * layer has no notion of them). Shared copy-on-write between a node and its
+ * lazy clones (node.c): `rc` counts the nodes using it plus the requests
+ * pinned on it; nobody mutates a state whose rc says someone else can see
+ * it. Guarded by the owning node's `lock`.
+ */
+typedef struct tv_node_state {
+    atomic_uint rc;
     tv_map indices;          /* name -> tv_index* (one reference held) */
     char *node_name;
     char *cluster_name;
     char cluster_uuid[24];
-    char node_id[24];
-    /* metadata kept by the api layer (the index layer has no notion of
-     * them); all under `lock` */
     tv_alias *aliases;       /* sorted by (index, alias) */
     size_t naliases;
     tv_map closed;           /* names of closed indices -> (void *)1 */
@@ -90,6 +95,14 @@ struct trove_node {
     size_t ntemplates;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
+} tv_node_state;
+
+struct trove_node {
+    pthread_rwlock_t lock;   /* protects st (the pointer, and the state's
+                                content while this node may write it) */
+    tv_node_state *st;       /* one reference held */
+    atomic_uint inflight;    /* requests running on this node */
+    char node_id[24];
     void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
     /* management API (h_trove.c) */
     _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
@@ -173,6 +186,8 @@ typedef struct tv_req {
     tv_jw w;
     char *allow; /* Allow header value (owned) or NULL */
     bool oom;
+    tv_node_state *pinned; /* the node's state when it was shared as the
+                              request began (one reference), else NULL */
 } tv_req;
 
 /* A URL parameter's value, or NULL when absent. */
@@ -221,6 +236,15 @@ bool tv_api_type_is_os(const char *type);
 tv_api_err *tv_api_err_no_index(tv_req *r, const char *name);
 
 /* ------------------------------------------------------------ node ops */
+
+/* Before a request that changes the node's state (router.c, for every
+ * handler tv_handler_writes names): gives the node a private copy of its
+ * state when another node or a pinned request can see it. False on OOM. */
+bool tv_node_own_state(tv_req *r);
+
+/* trove_node_clone for a request running on src (the management API):
+ * that request does not count as a reader in flight. */
+trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *err);
 
 /* Looks up an index by exact name; returns retained or NULL. */
 tv_index *tv_node_get_index(trove_node *n, const char *name);
@@ -616,6 +640,10 @@ void tv_trove_mgmt_free(trove_node *n);
 /* Answers 403 trove_base_frozen and returns true when the node is frozen
  * and handler h (matched for r->method) changes the node. */
 bool tv_trove_refuse_frozen(tv_req *r, tv_handler h);
+/* Does handler h (matched for r) change the node's state? The handlers a
+ * frozen node refuses, plus refresh and flush and any ?refresh=true:
+ * before them the router gives the node a private state. */
+bool tv_handler_writes(const tv_req *r, tv_handler h);
 void tv_h_trove_info(tv_req *r);           /* GET /_trove */
 void tv_h_trove_freeze(tv_req *r);         /* POST /_trove/base/freeze */
 void tv_h_trove_unfreeze(tv_req *r);       /* POST /_trove/base/unfreeze */

@@ -155,10 +155,10 @@ static bool atable_put(atable *t, tv_alias *e) {
 
 /* Installs t as the node's alias table (caller holds the write lock). */
 static void atable_install(trove_node *n, atable *t) {
-    for (size_t i = 0; i < n->naliases; i++) tv_alias_fini(&n->aliases[i]);
-    tv_free(n->aliases);
-    n->aliases = t->a;
-    n->naliases = t->n;
+    for (size_t i = 0; i < n->st->naliases; i++) tv_alias_fini(&n->st->aliases[i]);
+    tv_free(n->st->aliases);
+    n->st->aliases = t->a;
+    n->st->naliases = t->n;
     t->a = NULL;
     t->n = t->cap = 0;
 }
@@ -273,7 +273,7 @@ static bool add_alias(tv_req *r, atable *t, const char *index, const char *alias
     const char *bad = alias_name_invalid(alias);
     if (!alias[0]) return tv_req_fail(r, 400, "illegal_argument_exception", false, "alias name is required");
     if (bad) return fail_invalid_alias(r, alias, bad);
-    if (tv_map_has(&r->node->indices, alias, strlen(alias)))
+    if (tv_map_has(&r->node->st->indices, alias, strlen(alias)))
         return fail_invalid_alias(r, alias, ": an index or data stream exists with the same name as the alias");
     tv_alias e;
     memset(&e, 0, sizeof e);
@@ -300,7 +300,7 @@ bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *
     if (aliases->type != TV_JSON_OBJECT)
         return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
     atable t;
-    if (!atable_copy(&t, r->node->aliases, r->node->naliases)) {
+    if (!atable_copy(&t, r->node->st->aliases, r->node->st->naliases)) {
         atable_free(&t);
         r->oom = true;
         return false;
@@ -348,10 +348,10 @@ static void write_alias_body(tv_jw *w, const tv_alias *a) {
 
 void tv_alias_write_index_aliases_locked(trove_node *n, tv_jw *w, const char *index) {
     tv_jw_obj_begin(w);
-    for (size_t i = 0; i < n->naliases; i++) {
-        if (strcmp(n->aliases[i].index, index) != 0) continue;
-        tv_jw_keyz(w, n->aliases[i].alias);
-        write_alias_body(w, &n->aliases[i]);
+    for (size_t i = 0; i < n->st->naliases; i++) {
+        if (strcmp(n->st->aliases[i].index, index) != 0) continue;
+        tv_jw_keyz(w, n->st->aliases[i].alias);
+        write_alias_body(w, &n->st->aliases[i]);
     }
     tv_jw_obj_end(w);
 }
@@ -566,7 +566,7 @@ void tv_h_aliases_post(tv_req *r) {
     if (ok) {
         pthread_rwlock_wrlock(&r->node->lock);
         atable t;
-        ok = atable_copy(&t, r->node->aliases, r->node->naliases);
+        ok = atable_copy(&t, r->node->st->aliases, r->node->st->naliases);
         if (!ok) r->oom = true;
         for (size_t i = 0; ok && i < nacts; i++) ok = apply_action(r, &t, &acts[i], &deleted);
         if (ok) ok = atable_validate(r, &t);
@@ -578,10 +578,10 @@ void tv_h_aliases_post(tv_req *r) {
                 char *dl = tv_arena_strndup(&r->arena, deleted.data, deleted.len);
                 size_t nn = dl ? tv_split_commas(&r->arena, dl, &names) : 0;
                 for (size_t i = 0; i < nn; i++) {
-                    tv_index *cur = tv_map_get(&r->node->indices, names[i], strlen(names[i]));
+                    tv_index *cur = tv_map_get(&r->node->st->indices, names[i], strlen(names[i]));
                     if (!cur) continue;
                     tv_node_forget_index_locked(r->node, names[i]);
-                    tv_map_del(&r->node->indices, names[i], strlen(names[i]));
+                    tv_map_del(&r->node->st->indices, names[i], strlen(names[i]));
                     tv_index_release(cur);
                 }
             }
@@ -618,7 +618,7 @@ void tv_h_alias_put(tv_req *r) {
     }
     pthread_rwlock_wrlock(&r->node->lock);
     atable t;
-    bool ok = atable_copy(&t, r->node->aliases, r->node->naliases);
+    bool ok = atable_copy(&t, r->node->st->aliases, r->node->st->naliases);
     if (!ok) r->oom = true;
     for (size_t i = 0; ok && i < l.len; i++)
         ok = add_alias(r, &t, tv_index_name(l.items[i]), name, body, "alias");
@@ -638,7 +638,7 @@ void tv_h_alias_delete(tv_req *r) {
     size_t nn = tv_split_commas(&r->arena, r->p_name ? r->p_name : "", &names);
     pthread_rwlock_wrlock(&r->node->lock);
     atable t;
-    bool ok = atable_copy(&t, r->node->aliases, r->node->naliases);
+    bool ok = atable_copy(&t, r->node->st->aliases, r->node->st->naliases);
     if (!ok) r->oom = true;
     size_t removed = 0;
     for (size_t i = 0; ok && i < l.len; i++) removed += remove_matching(&t, tv_index_name(l.items[i]), names, nn);
@@ -684,10 +684,10 @@ void tv_h_alias_get(tv_req *r) {
     for (size_t j = 0; j < nn; j++) {
         if (strchr(names[j], '*') || strcmp(names[j], "_all") == 0 || names[j][0] == '-') continue;
         bool found = false;
-        for (size_t i = 0; i < r->node->naliases && !found; i++) {
-            if (strcmp(r->node->aliases[i].alias, names[j]) != 0) continue;
+        for (size_t i = 0; i < r->node->st->naliases && !found; i++) {
+            if (strcmp(r->node->st->aliases[i].alias, names[j]) != 0) continue;
             for (size_t k = 0; k < l.len && !found; k++)
-                if (strcmp(tv_index_name(l.items[k]), r->node->aliases[i].index) == 0) found = true;
+                if (strcmp(tv_index_name(l.items[k]), r->node->st->aliases[i].index) == 0) found = true;
         }
         if (!found) {
             tv_buf_printf(&missing, "%s%s", nmissing ? "," : "", names[j]);
@@ -710,8 +710,8 @@ void tv_h_alias_get(tv_req *r) {
     for (size_t k = 0; k < l.len; k++) {
         const char *iname = tv_index_name(l.items[k]);
         bool has = false;
-        for (size_t i = 0; i < r->node->naliases && !has; i++)
-            if (strcmp(r->node->aliases[i].index, iname) == 0 && name_matches(names, nn, r->node->aliases[i].alias))
+        for (size_t i = 0; i < r->node->st->naliases && !has; i++)
+            if (strcmp(r->node->st->aliases[i].index, iname) == 0 && name_matches(names, nn, r->node->st->aliases[i].alias))
                 has = true;
         if (!has && nn) continue;
         any = any || has;
@@ -719,8 +719,8 @@ void tv_h_alias_get(tv_req *r) {
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "aliases");
         tv_jw_obj_begin(w);
-        for (size_t i = 0; i < r->node->naliases; i++) {
-            const tv_alias *a = &r->node->aliases[i];
+        for (size_t i = 0; i < r->node->st->naliases; i++) {
+            const tv_alias *a = &r->node->st->aliases[i];
             if (strcmp(a->index, iname) != 0 || !name_matches(names, nn, a->alias)) continue;
             tv_jw_keyz(w, a->alias);
             write_alias_body(w, a);

@@ -417,7 +417,7 @@ void tv_h_cat_health(tv_req *r) {
     tv_index_list_release(&l);
     if (!add_row(r, &t)) return;
     set_timestamp(r, &t);
-    set_str(&t, 2, r->node->cluster_name);
+    set_str(&t, 2, r->node->st->cluster_name);
     set_str(&t, 3, yellow ? "yellow" : "green");
     set_num(r, &t, 4, 1);
     set_num(r, &t, 5, 1);
@@ -556,8 +556,8 @@ void tv_h_cat_aliases(tv_req *r) {
     size_t nn = r->p_name ? tv_split_commas(&r->arena, r->p_name, &names) : 0;
     table t = {.cols = alias_cols, .ncols = TV_ARRAY_LEN(alias_cols)};
     pthread_rwlock_rdlock(&r->node->lock);
-    for (size_t i = 0; i < r->node->naliases && !r->oom; i++) {
-        const tv_alias *a = &r->node->aliases[i];
+    for (size_t i = 0; i < r->node->st->naliases && !r->oom; i++) {
+        const tv_alias *a = &r->node->st->aliases[i];
         bool hit = nn == 0;
         for (size_t j = 0; j < nn && !hit; j++)
             hit = strcmp(names[j], "_all") == 0 || tv_simple_match(names[j], a->alias, strlen(a->alias));

@@ -204,7 +204,7 @@ void tv_h_cluster_health(tv_req *r) {
     tv_jw *w = tv_req_json(r, timed_out ? 408 : 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "cluster_name");
-    tv_jw_strz(w, r->node->cluster_name);
+    tv_jw_strz(w, r->node->st->cluster_name);
     tv_jw_keyz(w, "status");
     tv_jw_strz(w, hnames[h.st]);
     tv_jw_keyz(w, "timed_out");
@@ -298,7 +298,7 @@ void tv_h_cluster_settings_get(tv_req *r) {
     tv_kv *p, *t;
     size_t np, nt;
     pthread_rwlock_rdlock(&r->node->lock);
-    bool ok = load_kind(r, r->node->cluster_persistent, &p, &np) && load_kind(r, r->node->cluster_transient, &t, &nt);
+    bool ok = load_kind(r, r->node->st->cluster_persistent, &p, &np) && load_kind(r, r->node->st->cluster_transient, &t, &nt);
     pthread_rwlock_unlock(&r->node->lock);
     if (!ok) return;
     tv_jw *w = tv_req_json(r, 200);
@@ -313,10 +313,10 @@ void tv_h_cluster_settings_get(tv_req *r) {
             return;
         }
         cn[0].type = cn[1].type = TV_JSON_STRING;
-        cn[0].v.s = r->node->cluster_name;
-        cn[0].len = (uint32_t)strlen(r->node->cluster_name);
-        cn[1].v.s = r->node->node_name;
-        cn[1].len = (uint32_t)strlen(r->node->node_name);
+        cn[0].v.s = r->node->st->cluster_name;
+        cn[0].len = (uint32_t)strlen(r->node->st->cluster_name);
+        cn[1].v.s = r->node->st->node_name;
+        cn[1].len = (uint32_t)strlen(r->node->st->node_name);
         d[0].key = "cluster.name";
         d[0].val = &cn[0];
         d[1].key = "node.name";
@@ -428,7 +428,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
     pthread_rwlock_wrlock(&r->node->lock);
     tv_kv *pc, *tc, *pn, *tn;
     size_t npc, ntc, npn, ntn;
-    bool ok = load_kind(r, r->node->cluster_persistent, &pc, &npc) && load_kind(r, r->node->cluster_transient, &tc, &ntc) &&
+    bool ok = load_kind(r, r->node->st->cluster_persistent, &pc, &npc) && load_kind(r, r->node->st->cluster_transient, &tc, &ntc) &&
               apply_updates(r, pc, npc, pu, npu, &pn, &npn) && apply_updates(r, tc, ntc, tu, ntu, &tn, &ntn);
     if (ok) {
         char *ps = kv_text(r, pn, npn), *ts = kv_text(r, tn, ntn);
@@ -436,10 +436,10 @@ void tv_h_cluster_settings_put(tv_req *r) {
             tv_free(ps);
             tv_free(ts);
         } else {
-            tv_free(r->node->cluster_persistent);
-            tv_free(r->node->cluster_transient);
-            r->node->cluster_persistent = ps;
-            r->node->cluster_transient = ts;
+            tv_free(r->node->st->cluster_persistent);
+            tv_free(r->node->st->cluster_transient);
+            r->node->st->cluster_persistent = ps;
+            r->node->st->cluster_transient = ts;
         }
     }
     pthread_rwlock_unlock(&r->node->lock);

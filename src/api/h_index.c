@@ -34,11 +34,11 @@ void tv_h_root(tv_req *r) {
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "name");
-    tv_jw_strz(w, r->node->node_name);
+    tv_jw_strz(w, r->node->st->node_name);
     tv_jw_keyz(w, "cluster_name");
-    tv_jw_strz(w, r->node->cluster_name);
+    tv_jw_strz(w, r->node->st->cluster_name);
     tv_jw_keyz(w, "cluster_uuid");
-    tv_jw_strz(w, r->node->cluster_uuid);
+    tv_jw_strz(w, r->node->st->cluster_uuid);
     tv_jw_keyz(w, "version");
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "distribution");
@@ -146,10 +146,10 @@ void tv_h_index_create(tv_req *r) {
         return;
     }
     pthread_rwlock_wrlock(&r->node->lock);
-    tv_index *old = tv_map_get(&r->node->indices, name, strlen(name));
+    tv_index *old = tv_map_get(&r->node->st->indices, name, strlen(name));
     bool clash = false;
-    for (size_t i = 0; !old && i < r->node->naliases; i++)
-        if (strcmp(r->node->aliases[i].alias, name) == 0) clash = true;
+    for (size_t i = 0; !old && i < r->node->st->naliases; i++)
+        if (strcmp(r->node->st->aliases[i].alias, name) == 0) clash = true;
     if (clash) {
         pthread_rwlock_unlock(&r->node->lock);
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
@@ -275,10 +275,10 @@ void tv_h_index_delete(tv_req *r) {
     pthread_rwlock_wrlock(&r->node->lock);
     for (size_t i = 0; i < l.len; i++) {
         const char *name = tv_index_name(l.items[i]);
-        tv_index *cur = tv_map_get(&r->node->indices, name, strlen(name));
+        tv_index *cur = tv_map_get(&r->node->st->indices, name, strlen(name));
         if (cur == l.items[i]) {
             tv_node_forget_index_locked(r->node, name);
-            tv_map_del(&r->node->indices, name, strlen(name));
+            tv_map_del(&r->node->st->indices, name, strlen(name));
             tv_index_release(cur);
         }
     }
@@ -482,11 +482,11 @@ static void open_close(tv_req *r, bool close) {
     for (size_t i = 0; i < l.len && !r->oom; i++) {
         const char *name = tv_index_name(l.items[i]);
         if (close) {
-            if (!tv_map_has(&r->node->closed, name, strlen(name)) &&
-                tv_map_put(&r->node->closed, name, strlen(name), (void *)1, NULL) != TROVE_OK)
+            if (!tv_map_has(&r->node->st->closed, name, strlen(name)) &&
+                tv_map_put(&r->node->st->closed, name, strlen(name), (void *)1, NULL) != TROVE_OK)
                 r->oom = true;
         } else {
-            tv_map_del(&r->node->closed, name, strlen(name));
+            tv_map_del(&r->node->st->closed, name, strlen(name));
         }
     }
     pthread_rwlock_unlock(&r->node->lock);

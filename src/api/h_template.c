@@ -22,8 +22,8 @@
 static bool is_legacy(const tv_req *r) { return strncmp(r->path, "/_template", 10) == 0; }
 
 static int find_template_locked(trove_node *n, const char *name, bool legacy) {
-    for (size_t i = 0; i < n->ntemplates; i++)
-        if (n->templates[i].legacy == legacy && strcmp(n->templates[i].name, name) == 0) return (int)i;
+    for (size_t i = 0; i < n->st->ntemplates; i++)
+        if (n->st->templates[i].legacy == legacy && strcmp(n->st->templates[i].name, name) == 0) return (int)i;
     return -1;
 }
 
@@ -219,22 +219,22 @@ void tv_h_template_put(tv_req *r) {
         tv_req_fail(r, 400, "illegal_argument_exception", false, "%s [%s] already exists",
                     legacy ? "index_template" : "index template", name);
     } else if (at >= 0) {
-        tv_free(r->node->templates[at].body);
-        r->node->templates[at].body = text;
+        tv_free(r->node->st->templates[at].body);
+        r->node->st->templates[at].body = text;
         tv_free(name);
         text = name = NULL;
     } else {
-        tv_template *nt = tv_realloc(r->node->templates, (r->node->ntemplates + 1) * sizeof *nt);
+        tv_template *nt = tv_realloc(r->node->st->templates, (r->node->st->ntemplates + 1) * sizeof *nt);
         if (!nt) {
             ok = false;
             r->oom = true;
         } else {
-            r->node->templates = nt;
-            nt[r->node->ntemplates].name = name;
-            nt[r->node->ntemplates].body = text;
-            nt[r->node->ntemplates].legacy = legacy;
-            r->node->ntemplates++;
-            qsort(nt, r->node->ntemplates, sizeof *nt, cmp_template);
+            r->node->st->templates = nt;
+            nt[r->node->st->ntemplates].name = name;
+            nt[r->node->st->ntemplates].body = text;
+            nt[r->node->st->ntemplates].legacy = legacy;
+            r->node->st->ntemplates++;
+            qsort(nt, r->node->st->ntemplates, sizeof *nt, cmp_template);
             text = name = NULL;
         }
     }
@@ -270,8 +270,8 @@ void tv_h_template_get(tv_req *r) {
         tv_jw_keyz(w, "index_templates");
         tv_jw_arr_begin(w);
     }
-    for (size_t i = 0; i < r->node->ntemplates; i++) {
-        const tv_template *t = &r->node->templates[i];
+    for (size_t i = 0; i < r->node->st->ntemplates; i++) {
+        const tv_template *t = &r->node->st->templates[i];
         if (t->legacy != legacy || !name_match_any(names, nn, t->name)) continue;
         found++;
         tv_json *j = NULL;
@@ -341,17 +341,17 @@ void tv_h_template_delete(tv_req *r) {
     size_t removed = 0;
     pthread_rwlock_wrlock(&r->node->lock);
     size_t k = 0;
-    for (size_t i = 0; i < r->node->ntemplates; i++) {
-        tv_template *t = &r->node->templates[i];
+    for (size_t i = 0; i < r->node->st->ntemplates; i++) {
+        tv_template *t = &r->node->st->templates[i];
         if (t->legacy == legacy && nn && name_match_any(names, nn, t->name)) {
             tv_free(t->name);
             tv_free(t->body);
             removed++;
             continue;
         }
-        r->node->templates[k++] = *t;
+        r->node->st->templates[k++] = *t;
     }
-    r->node->ntemplates = k;
+    r->node->st->ntemplates = k;
     pthread_rwlock_unlock(&r->node->lock);
     bool wildcard = nn && (strchr(r->p_name, '*') != NULL);
     if (!removed && !wildcard) {
@@ -429,10 +429,10 @@ static size_t matching_templates(tv_req *r, const char *name, tsec *out, size_t 
     trove_node *n = r->node;
     const tv_json *best = NULL;
     double best_prio = -1;
-    for (size_t i = 0; i < n->ntemplates; i++) {
-        if (n->templates[i].legacy) continue;
+    for (size_t i = 0; i < n->st->ntemplates; i++) {
+        if (n->st->templates[i].legacy) continue;
         tv_json *j = NULL;
-        if (tv_json_parse(&r->arena, n->templates[i].body, strlen(n->templates[i].body), &j, NULL) != TROVE_OK)
+        if (tv_json_parse(&r->arena, n->st->templates[i].body, strlen(n->st->templates[i].body), &j, NULL) != TROVE_OK)
             continue;
         if (!patterns_match(tv_json_get(j, "index_patterns"), name)) continue;
         const tv_json *p = tv_json_get(j, "priority");
@@ -453,10 +453,10 @@ static size_t matching_templates(tv_req *r, const char *name, tsec *out, size_t 
     /* legacy: ascending order */
     size_t k = 0;
     double orders[64];
-    for (size_t i = 0; i < n->ntemplates && k < cap && k < 64; i++) {
-        if (!n->templates[i].legacy) continue;
+    for (size_t i = 0; i < n->st->ntemplates && k < cap && k < 64; i++) {
+        if (!n->st->templates[i].legacy) continue;
         tv_json *j = NULL;
-        if (tv_json_parse(&r->arena, n->templates[i].body, strlen(n->templates[i].body), &j, NULL) != TROVE_OK)
+        if (tv_json_parse(&r->arena, n->st->templates[i].body, strlen(n->st->templates[i].body), &j, NULL) != TROVE_OK)
             continue;
         if (!patterns_match(tv_json_get(j, "index_patterns"), name)) continue;
         const tv_json *o = tv_json_get(j, "order");
@@ -536,7 +536,7 @@ tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json
             tv_req_fail_tv(r, &err, NULL);
         return NULL;
     }
-    if (tv_map_put(&r->node->indices, name, strlen(name), idx, NULL) != TROVE_OK) {
+    if (tv_map_put(&r->node->st->indices, name, strlen(name), idx, NULL) != TROVE_OK) {
         tv_index_release(idx);
         r->oom = true;
         return NULL;
@@ -546,7 +546,7 @@ tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json
     if (ok) ok = tv_alias_add_from_body_locked(r, name, aliases);
     if (!ok) {
         tv_node_forget_index_locked(r->node, name);
-        tv_map_del(&r->node->indices, name, strlen(name));
+        tv_map_del(&r->node->st->indices, name, strlen(name));
         tv_index_release(idx);
         return NULL;
     }

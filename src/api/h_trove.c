@@ -110,9 +110,20 @@ static bool is_read_handler(tv_handler h) {
     return false;
 }
 
+static bool refused_when_frozen(const tv_req *r, tv_handler h) {
+    return !(r->method == TV_GET || r->method == TV_HEAD || is_read_handler(h));
+}
+
+bool tv_handler_writes(const tv_req *r, tv_handler h) {
+    if (refused_when_frozen(r, h) || h == tv_h_refresh || h == tv_h_flush) return true;
+    /* GET _doc/_source/_mget?refresh=true refresh the index first */
+    const char *rf = tv_req_param(r, "refresh");
+    return rf && strcmp(rf, "false") != 0;
+}
+
 bool tv_trove_refuse_frozen(tv_req *r, tv_handler h) {
     if (!trove_node_is_frozen(r->node)) return false;
-    if (r->method == TV_GET || r->method == TV_HEAD || is_read_handler(h)) return false;
+    if (!refused_when_frozen(r, h)) return false;
     tv_req_fail(r, 403, "trove_base_frozen", false,
                 "the base is frozen: writes are refused (POST /_trove/clones for a writable clone, or POST "
                 "/_trove/base/unfreeze)");
@@ -184,7 +195,7 @@ void tv_h_trove_clone_create(tv_req *r) {
     }
     trove_node_set_frozen(r->node, true);
     trove_error err = {0};
-    trove_node *c = trove_node_clone(r->node, &err);
+    trove_node *c = tv_node_clone_from(r->node, true, &err);
     if (!c) {
         r->oom = true;
         return;

@@ -1,12 +1,30 @@
 /*
  * node.c — the node (indices by name) and trove_request().
  *
- * A node is a tv_map from index name to a retained tv_index, guarded by a
- * pthread rwlock: lookups take it shared and retain the index before
- * letting go, so a request keeps working on an index that a concurrent
- * DELETE removes (the index dies with its last reference). Creation and
- * deletion take it exclusive. A clone copies the table and clones each
- * index (tv_index_clone shares segments), so it costs O(indices).
+ * A node's state (tv_node_state: a tv_map from index name to a retained
+ * tv_index, plus aliases, templates, closed marks, cluster settings) is
+ * guarded by the node's pthread rwlock: lookups take it shared and retain
+ * the index before letting go, so a request keeps working on an index that
+ * a concurrent DELETE removes (the index dies with its last reference).
+ * Creation and deletion take it exclusive.
+ *
+ * Clones are copy-on-write on the whole state. trove_node_clone makes a
+ * node around a new reference to the source's state: O(1), no allocation
+ * but the node. The state's reference count is the number of nodes using
+ * it plus the requests pinned on it; trove_request pins the state for its
+ * duration when it is shared as the request begins. Before a handler that
+ * changes state (tv_handler_writes), tv_node_own_state gives the node a
+ * copy (every index cloned by tv_index_clone, which shares segments; the
+ * metadata copied) unless the count shows only this node and this
+ * request's pin, so nobody can observe a write into a state another node
+ * or another node's request still reads. Invariant that makes this enough:
+ * a state becomes shared only while no request runs on its node (the
+ * clone takes the node's lock exclusively and checks `inflight`; with
+ * requests in flight, which might be writing, the clone copies at once).
+ * Rejected: copying at clone time (5,000 instructions per index, paid by
+ * every test's clone even when it only reads) and per-index sharing (the
+ * table entry would need its own owner count; left for when fixtures with
+ * many indices make the first write's O(indices) show).
  *
  * trove_request() builds a tv_req (arena, decoded target, parameters),
  * hands it to the router, and turns the response buffer into the public
@@ -124,6 +142,73 @@ void tv_api_new_id(char out[24]) {
 
 /* ------------------------------------------------------------- node */
 
+/* A clone's node id without a system call: 16 bytes mixed (splitmix64)
+ * from the source's id and a process-wide counter, in the uuid shape.
+ * Node ids only need to differ between the nodes of a process. */
+static void derive_node_id(const char *src_id, char out[24]) {
+    static _Atomic uint64_t counter;
+    uint64_t h = 0x9E3779B97F4A7C15ull * (atomic_fetch_add(&counter, 1) + 1);
+    for (const char *p = src_id; *p; p++) h = (h ^ (uint8_t)*p) * 0x100000001B3ull;
+    uint8_t b[16];
+    for (int half = 0; half < 2; half++) {
+        uint64_t z = (h += 0x9E3779B97F4A7C15ull);
+        z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+        z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+        z ^= z >> 31;
+        memcpy(b + 8 * half, &z, 8);
+    }
+    b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
+    b[8] = (uint8_t)((b[8] & 0x3f) | 0x80);
+    b64_encode(b, 16, out);
+}
+
+static tv_node_state *state_new(void) {
+    tv_node_state *st = tv_calloc(1, sizeof *st);
+    if (!st) return NULL;
+    atomic_init(&st->rc, 1);
+    tv_map_init(&st->indices);
+    tv_map_init(&st->closed);
+    return st;
+}
+
+static void state_release(tv_node_state *st) {
+    if (!st || atomic_fetch_sub_explicit(&st->rc, 1, memory_order_acq_rel) != 1) return;
+    size_t it = 0;
+    const char *k;
+    size_t kl;
+    void *v;
+    while (tv_map_next(&st->indices, &it, &k, &kl, &v)) tv_index_release(v);
+    tv_map_fini(&st->indices);
+    tv_map_fini(&st->closed);
+    for (size_t i = 0; i < st->naliases; i++) tv_alias_fini(&st->aliases[i]);
+    tv_free(st->aliases);
+    for (size_t i = 0; i < st->ntemplates; i++) {
+        tv_free(st->templates[i].name);
+        tv_free(st->templates[i].body);
+    }
+    tv_free(st->templates);
+    tv_free(st->cluster_persistent);
+    tv_free(st->cluster_transient);
+    tv_free(st->node_name);
+    tv_free(st->cluster_name);
+    tv_free(st);
+}
+
+/* A node around a state (one reference taken over), with its own id. */
+static trove_node *node_new(tv_node_state *st, const char *src_id) {
+    trove_node *n = tv_calloc(1, sizeof *n);
+    if (!n) return NULL;
+    if (pthread_rwlock_init(&n->lock, NULL) != 0) {
+        tv_free(n);
+        return NULL;
+    }
+    n->st = st;
+    atomic_init(&n->inflight, 0);
+    if (src_id) derive_node_id(src_id, n->node_id);
+    else tv_api_new_uuid(n->node_id);
+    return n;
+}
+
 trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
     if (opts && opts->data_dir) {
         if (err) {
@@ -133,27 +218,19 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
         }
         return NULL;
     }
-    trove_node *n = tv_calloc(1, sizeof *n);
-    if (!n) goto oom;
-    tv_map_init(&n->indices);
-    tv_map_init(&n->closed);
+    tv_node_state *st = state_new();
+    trove_node *n = NULL;
+    if (!st) goto oom;
     const char *nn = opts && opts->node_name ? opts->node_name : "trove";
     const char *cn = opts && opts->cluster_name ? opts->cluster_name : "trove";
-    n->node_name = tv_strndup(nn, strlen(nn));
-    n->cluster_name = tv_strndup(cn, strlen(cn));
-    if (!n->node_name || !n->cluster_name) goto oom;
-    if (pthread_rwlock_init(&n->lock, NULL) != 0) goto oom;
-    tv_api_new_uuid(n->cluster_uuid);
-    tv_api_new_uuid(n->node_id);
+    st->node_name = tv_strndup(nn, strlen(nn));
+    st->cluster_name = tv_strndup(cn, strlen(cn));
+    if (!st->node_name || !st->cluster_name) goto oom;
+    tv_api_new_uuid(st->cluster_uuid);
+    if (!(n = node_new(st, NULL))) goto oom;
     return n;
 oom:
-    if (n) {
-        tv_free(n->node_name);
-        tv_free(n->cluster_name);
-        tv_map_fini(&n->indices);
-        tv_map_fini(&n->closed);
-        tv_free(n);
-    }
+    state_release(st);
     if (err) {
         err->code = TROVE_ENOMEM;
         err->pos = SIZE_MAX;
@@ -165,27 +242,10 @@ oom:
 void trove_node_free(trove_node *n) {
     if (!n) return;
     tv_api_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
-    size_t it = 0;
-    const char *k;
-    size_t kl;
-    void *v;
-    while (tv_map_next(&n->indices, &it, &k, &kl, &v)) tv_index_release(v);
-    tv_map_fini(&n->indices);
-    tv_map_fini(&n->closed);
-    for (size_t i = 0; i < n->naliases; i++) tv_alias_fini(&n->aliases[i]);
-    tv_free(n->aliases);
-    for (size_t i = 0; i < n->ntemplates; i++) {
-        tv_free(n->templates[i].name);
-        tv_free(n->templates[i].body);
-    }
-    tv_free(n->templates);
-    tv_free(n->cluster_persistent);
-    tv_free(n->cluster_transient);
     tv_search_ctxs_free(n);
     tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
+    state_release(n->st);
     pthread_rwlock_destroy(&n->lock);
-    tv_free(n->node_name);
-    tv_free(n->cluster_name);
     tv_free(n);
 }
 
@@ -205,10 +265,13 @@ void tv_alias_fini(tv_alias *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* Copies aliases, closed marks, templates and cluster settings (a clone's
- * metadata). The caller holds src->lock. */
-static bool copy_meta(trove_node *n, trove_node *src) {
+/* Copies names, aliases, closed marks, templates and cluster settings
+ * (a copied state's metadata). */
+static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
     bool ok = true;
+    n->node_name = dup_or_null(src->node_name, &ok);
+    n->cluster_name = dup_or_null(src->cluster_name, &ok);
+    memcpy(n->cluster_uuid, src->cluster_uuid, sizeof n->cluster_uuid);
     if (src->naliases) {
         n->aliases = tv_calloc(src->naliases, sizeof *n->aliases);
         if (!n->aliases) return false;
@@ -240,44 +303,86 @@ static bool copy_meta(trove_node *n, trove_node *src) {
     return ok;
 }
 
-trove_node *trove_node_clone(trove_node *src, trove_error *err) {
-    if (!src) return NULL;
-    trove_options o = {0};
-    o.node_name = src->node_name;
-    o.cluster_name = src->cluster_name;
-    trove_node *n = trove_node_open(&o, err);
-    if (!n) return NULL;
-    memcpy(n->cluster_uuid, src->cluster_uuid, sizeof n->cluster_uuid);
-    tv_error e;
-    tv_error_clear(&e);
-    pthread_rwlock_rdlock(&src->lock);
+/* A private copy of a state: every index cloned (tv_index_clone shares
+ * segments) and the metadata copied. O(indices). The caller holds the lock
+ * of a node that uses src. NULL with err set on failure. */
+static tv_node_state *state_copy(const tv_node_state *src, tv_error *err) {
+    tv_node_state *n = state_new();
+    if (!n) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return NULL;
+    }
     size_t it = 0;
     const char *k;
     size_t kl;
     void *v;
     bool ok = true;
     while (ok && tv_map_next(&src->indices, &it, &k, &kl, &v)) {
-        tv_index *c = tv_index_clone(v, &e);
+        tv_index *c = tv_index_clone(v, err);
         if (!c) {
             ok = false;
             break;
         }
         if (tv_map_put(&n->indices, k, kl, c, NULL) != TROVE_OK) {
             tv_index_release(c);
-            tv_error_set(&e, TROVE_ENOMEM, "out of memory");
             ok = false;
         }
     }
     if (ok) ok = copy_meta(n, src);
-    if (!ok && e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
-    pthread_rwlock_unlock(&src->lock);
     if (!ok) {
-        if (e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
-        tv_error_to_public(&e, err);
-        trove_node_free(n);
+        if (err->code == TROVE_OK) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        state_release(n);
         return NULL;
     }
     return n;
+}
+
+trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *err) {
+    if (!src) return NULL;
+    tv_error e;
+    tv_error_clear(&e);
+    /* exclusive: no request starts on src while we decide, so "none in
+     * flight" stays true until the state is shared */
+    pthread_rwlock_wrlock(&src->lock);
+    tv_node_state *st;
+    if (atomic_load(&src->inflight) <= (in_request ? 1u : 0u)) {
+        st = src->st; /* lazy: shared until either side writes */
+        atomic_fetch_add_explicit(&st->rc, 1, memory_order_relaxed);
+    } else {
+        st = state_copy(src->st, &e); /* requests in flight might write */
+    }
+    pthread_rwlock_unlock(&src->lock);
+    trove_node *n = st ? node_new(st, src->node_id) : NULL;
+    if (!n) {
+        if (st) state_release(st);
+        if (e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
+        tv_error_to_public(&e, err);
+        return NULL;
+    }
+    return n;
+}
+
+trove_node *trove_node_clone(trove_node *src, trove_error *err) { return tv_node_clone_from(src, false, err); }
+
+bool tv_node_own_state(tv_req *r) {
+    trove_node *n = r->node;
+    bool ok = true;
+    pthread_rwlock_wrlock(&n->lock);
+    /* ours alone: one reference for this node, plus this request's pin */
+    unsigned mine = 1u + (r->pinned == n->st);
+    if (atomic_load_explicit(&n->st->rc, memory_order_acquire) > mine) {
+        tv_error e;
+        tv_error_clear(&e);
+        tv_node_state *c = state_copy(n->st, &e);
+        if (c) {
+            state_release(n->st); /* the request's pin, if any, keeps it */
+            n->st = c;
+        } else {
+            ok = false;
+        }
+    }
+    pthread_rwlock_unlock(&n->lock);
+    return ok;
 }
 
 static bool alias_in_use_locked(trove_node *n, const char *name);
@@ -285,17 +390,17 @@ static bool alias_in_use_locked(trove_node *n, const char *name);
 /* The one index an alias points to, or NULL (caller holds the lock). */
 static tv_index *alias_single_locked(trove_node *n, const char *name) {
     tv_index *found = NULL;
-    for (size_t i = 0; i < n->naliases; i++) {
-        if (strcmp(n->aliases[i].alias, name) != 0) continue;
+    for (size_t i = 0; i < n->st->naliases; i++) {
+        if (strcmp(n->st->aliases[i].alias, name) != 0) continue;
         if (found) return NULL;
-        found = tv_map_get(&n->indices, n->aliases[i].index, strlen(n->aliases[i].index));
+        found = tv_map_get(&n->st->indices, n->st->aliases[i].index, strlen(n->st->aliases[i].index));
     }
     return found;
 }
 
 tv_index *tv_node_get_index(trove_node *n, const char *name) {
     pthread_rwlock_rdlock(&n->lock);
-    tv_index *idx = tv_map_get(&n->indices, name, strlen(name));
+    tv_index *idx = tv_map_get(&n->st->indices, name, strlen(name));
     if (!idx) idx = alias_single_locked(n, name);
     if (idx) tv_index_retain(idx);
     pthread_rwlock_unlock(&n->lock);
@@ -304,7 +409,7 @@ tv_index *tv_node_get_index(trove_node *n, const char *name) {
 
 bool tv_node_get_index_peek(trove_node *n, const char *name) {
     pthread_rwlock_rdlock(&n->lock);
-    bool has = tv_map_has(&n->indices, name, strlen(name));
+    bool has = tv_map_has(&n->st->indices, name, strlen(name));
     pthread_rwlock_unlock(&n->lock);
     return has;
 }
@@ -332,7 +437,7 @@ const char *tv_index_name_invalid(const char *name, tv_arena *a) {
 
 tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
     pthread_rwlock_rdlock(&r->node->lock);
-    tv_index *idx = tv_map_get(&r->node->indices, name, strlen(name));
+    tv_index *idx = tv_map_get(&r->node->st->indices, name, strlen(name));
     if (idx) tv_index_retain(idx);
     bool alias = !idx && alias_in_use_locked(r->node, name);
     pthread_rwlock_unlock(&r->node->lock);
@@ -365,7 +470,7 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
         return NULL;
     }
     pthread_rwlock_wrlock(&r->node->lock);
-    idx = tv_map_get(&r->node->indices, name, strlen(name));
+    idx = tv_map_get(&r->node->st->indices, name, strlen(name));
     if (idx) {
         tv_index_retain(idx);
         pthread_rwlock_unlock(&r->node->lock);
@@ -380,8 +485,8 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
 /* ------------------------------------------------------- resolution */
 
 static bool alias_in_use_locked(trove_node *n, const char *name) {
-    for (size_t i = 0; i < n->naliases; i++)
-        if (strcmp(n->aliases[i].alias, name) == 0) return true;
+    for (size_t i = 0; i < n->st->naliases; i++)
+        if (strcmp(n->st->aliases[i].alias, name) == 0) return true;
     return false;
 }
 
@@ -393,7 +498,7 @@ bool tv_node_is_alias(trove_node *n, const char *name) {
 }
 
 bool tv_node_is_closed_locked(trove_node *n, const char *name) {
-    return tv_map_has(&n->closed, name, strlen(name));
+    return tv_map_has(&n->st->closed, name, strlen(name));
 }
 
 bool tv_node_is_closed(trove_node *n, const char *name) {
@@ -414,14 +519,14 @@ bool tv_index_is_hidden(tv_index *idx) {
 
 void tv_node_forget_index_locked(trove_node *n, const char *name) {
     size_t k = 0;
-    for (size_t i = 0; i < n->naliases; i++) {
-        if (strcmp(n->aliases[i].index, name) == 0)
-            tv_alias_fini(&n->aliases[i]);
+    for (size_t i = 0; i < n->st->naliases; i++) {
+        if (strcmp(n->st->aliases[i].index, name) == 0)
+            tv_alias_fini(&n->st->aliases[i]);
         else
-            n->aliases[k++] = n->aliases[i];
+            n->st->aliases[k++] = n->st->aliases[i];
     }
-    n->naliases = k;
-    tv_map_del(&n->closed, name, strlen(name));
+    n->st->naliases = k;
+    tv_map_del(&n->st->closed, name, strlen(name));
 }
 
 void tv_req_fail_closed(tv_req *r, tv_index *idx) {
@@ -572,7 +677,7 @@ static void match_wildcard(trove_node *n, rstate *st, const char *p, const tv_re
     const char *k;
     size_t kl;
     void *v;
-    while (tv_map_next(&n->indices, &it, &k, &kl, &v)) {
+    while (tv_map_next(&n->st->indices, &it, &k, &kl, &v)) {
         if (!tv_simple_match(p, k, kl)) continue;
         if (!state_ok(n, k, o->expand) || !hidden_ok(p, k, tv_index_is_hidden(v), o->expand)) continue;
         (*matched)++;
@@ -582,11 +687,11 @@ static void match_wildcard(trove_node *n, rstate *st, const char *p, const tv_re
             rs_remove(st, v);
     }
     if (o->ignore_aliases) return;
-    for (size_t i = 0; i < n->naliases; i++) {
-        const tv_alias *a = &n->aliases[i];
+    for (size_t i = 0; i < n->st->naliases; i++) {
+        const tv_alias *a = &n->st->aliases[i];
         if (!tv_simple_match(p, a->alias, strlen(a->alias))) continue;
         if (!hidden_ok(p, a->alias, a->is_hidden == 1, o->expand)) continue;
-        tv_index *idx = tv_map_get(&n->indices, a->index, strlen(a->index));
+        tv_index *idx = tv_map_get(&n->st->indices, a->index, strlen(a->index));
         if (!idx || !state_ok(n, a->index, o->expand)) continue;
         (*matched)++;
         if (add)
@@ -618,7 +723,7 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
         const char *k;
         size_t kl;
         void *v;
-        while (tv_map_next(&n->indices, &it, &k, &kl, &v)) {
+        while (tv_map_next(&n->st->indices, &it, &k, &kl, &v)) {
             if (!state_ok(n, k, o->expand)) continue;
             if (!(o->expand & TV_EXPAND_HIDDEN) && tv_index_is_hidden(v)) continue;
             rs_add(&st, v, NULL);
@@ -640,7 +745,7 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
                 if (add && !matched && !o->allow_no_indices && !err_nomatch) err_nomatch = p;
                 continue;
             }
-            tv_index *idx = tv_map_get(&n->indices, p, strlen(p));
+            tv_index *idx = tv_map_get(&n->st->indices, p, strlen(p));
             if (idx) {
                 if (!add) {
                     rs_remove(&st, idx);
@@ -656,10 +761,10 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
                     if (!o->ignore_unavailable && !err_alias) err_alias = p;
                     continue;
                 }
-                for (size_t j = 0; j < n->naliases; j++) {
-                    const tv_alias *a = &n->aliases[j];
+                for (size_t j = 0; j < n->st->naliases; j++) {
+                    const tv_alias *a = &n->st->aliases[j];
                     if (strcmp(a->alias, p) != 0) continue;
-                    tv_index *ai = tv_map_get(&n->indices, a->index, strlen(a->index));
+                    tv_index *ai = tv_map_get(&n->st->indices, a->index, strlen(a->index));
                     if (!ai) continue;
                     if (!add) {
                         rs_remove(&st, ai);
@@ -768,7 +873,7 @@ static const char *single_target_err(tv_req *r, const char *name, bool write, tv
     *err = NULL;
     trove_node *n = r->node;
     pthread_rwlock_rdlock(&n->lock);
-    tv_index *idx = tv_map_get(&n->indices, name, strlen(name));
+    tv_index *idx = tv_map_get(&n->st->indices, name, strlen(name));
     const char *target = name;
     const char *why = NULL;
     tv_buf names;
@@ -776,8 +881,8 @@ static const char *single_target_err(tv_req *r, const char *name, bool write, tv
     if (!idx && alias_in_use_locked(n, name)) {
         const tv_alias *w = NULL, *only = NULL;
         size_t cnt = 0;
-        for (size_t i = 0; i < n->naliases; i++) {
-            const tv_alias *a = &n->aliases[i];
+        for (size_t i = 0; i < n->st->naliases; i++) {
+            const tv_alias *a = &n->st->aliases[i];
             if (strcmp(a->alias, name) != 0) continue;
             tv_buf_printf(&names, "%s%s", cnt ? ", " : "", a->index);
             cnt++;
@@ -796,7 +901,7 @@ static const char *single_target_err(tv_req *r, const char *name, bool write, tv
         } else {
             why = "multi";
         }
-        if (!why) idx = tv_map_get(&n->indices, target, strlen(target));
+        if (!why) idx = tv_map_get(&n->st->indices, target, strlen(target));
     }
     char *t = why ? NULL : tv_arena_strndup(&r->arena, target, strlen(target));
     bool closed = idx && tv_node_is_closed_locked(n, target);
@@ -932,7 +1037,18 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
     r.uri = path_and_query;
     r.body = body_len ? body : NULL;
     r.body_len = body_len;
+    /* a shared state is pinned for the request, so that no node writes it
+     * in place while this request may still read it (tv_node_own_state) */
+    pthread_rwlock_rdlock(&node->lock);
+    atomic_fetch_add_explicit(&node->inflight, 1, memory_order_relaxed);
+    if (atomic_load_explicit(&node->st->rc, memory_order_acquire) > 1) {
+        r.pinned = node->st;
+        atomic_fetch_add_explicit(&r.pinned->rc, 1, memory_order_relaxed);
+    }
+    pthread_rwlock_unlock(&node->lock);
     tv_api_dispatch(&r);
+    atomic_fetch_sub_explicit(&node->inflight, 1, memory_order_release);
+    state_release(r.pinned);
     /* filter_path applies to answers, not to error envelopes (OpenSearch
      * builds those with an unfiltered builder) */
     const char *fp = r.oom ? NULL : tv_req_param(&r, "filter_path");
@@ -995,8 +1111,8 @@ bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, cons
     char *ir = NULL;
     bool found = false;
     pthread_rwlock_rdlock(&n->lock);
-    for (size_t i = 0; i < n->naliases; i++) {
-        const tv_alias *a = &n->aliases[i];
+    for (size_t i = 0; i < n->st->naliases; i++) {
+        const tv_alias *a = &n->st->aliases[i];
         if (strcmp(a->alias, alias) != 0 || strcmp(a->index, index) != 0) continue;
         found = true;
         if (a->index_routing) ir = tv_arena_strndup(&r->arena, a->index_routing, strlen(a->index_routing));

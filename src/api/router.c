@@ -950,6 +950,11 @@ static void dispatch(tv_req *r) {
     }
     if (tv_trove_refuse_frozen(r, rt->h)) return; /* management API, h_trove.c */
     if (!single_target(r, rt)) return;
+    /* copy-on-write: a write first gets the node a state of its own */
+    if (tv_handler_writes(r, rt->h) && !tv_node_own_state(r)) {
+        r->oom = true;
+        return;
+    }
     rt->h(r);
 }
 
