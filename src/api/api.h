@@ -106,6 +106,7 @@ struct trove_node {
     void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
     /* management API (h_trove.c) */
     _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
+    _Atomic int osmem;       /* ... or osmem's osmem_base_frozen */
     struct tv_mgmt *mgmt;    /* clone registry and transport, or NULL (owned) */
 };
 
@@ -634,6 +635,11 @@ typedef void (*tv_clone_close_fn)(void *ud, void *token);
 int trove_node_set_clone_transport(trove_node *base, tv_clone_open_fn open, tv_clone_close_fn close, void *ud);
 /* Freezes (or thaws) a node: while frozen, writes answer 403. */
 void trove_node_set_frozen(trove_node *n, bool frozen);
+/* osmem's flavour: a frozen node refuses writes with osmem's 403
+ * osmem_base_frozen instead of trove_base_frozen (trove started the way
+ * osmem's test helpers start their server). */
+void trove_node_set_osmem_flavor(trove_node *n, bool on);
+void tv_h_osmem_base(tv_req *r); /* GET /_osmem/base */
 bool trove_node_is_frozen(trove_node *n);
 /* Releases the registry (node.c calls it from trove_node_free). */
 void tv_trove_mgmt_free(trove_node *n);

@@ -20,6 +20,17 @@
  * _refresh and _flush are allowed too: a frozen base has nothing pending,
  * so they change nothing a client can see.
  *
+ * /_osmem. The same calls under /_osmem answer in the shapes of osmem (an
+ * in-memory OpenSearch fake whose test helpers can drive trove): GET
+ * /_osmem is {"clones":N,"frozen","version"}, GET /_osmem/base
+ * {"clones":N,"frozen","indices":[...]}, clones list as
+ * {"created","id","url"}, an unknown clone is 404 osmem_clone_not_found
+ * ("no clone [ID]"), DELETE /_osmem/clones answers "closed":N (keys in
+ * the sorted order osmem's encoder writes). A node set to osmem's flavour
+ * (trove_node_set_osmem_flavor: `trove` started without a subcommand, as
+ * osmem's helpers start it) refuses writes on a frozen base with osmem's
+ * 403 osmem_base_frozen.
+ *
  * Clones. POST /_trove/clones takes trove_node_clone(base) and hands it to
  * the transport the server registered (trove_node_set_clone_transport), which
  * listens on a new loopback port and owns the clone from then on; the
@@ -33,6 +44,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "api.h"
 
@@ -40,6 +52,7 @@ typedef struct clone_ent {
     char id[24];
     int port;
     void *token;
+    struct timespec created; /* CLOCK_REALTIME */
 } clone_ent;
 
 struct tv_mgmt {
@@ -54,6 +67,11 @@ struct tv_mgmt {
 void trove_node_set_frozen(trove_node *n, bool frozen) { atomic_store(&n->frozen, frozen ? 1 : 0); }
 
 bool trove_node_is_frozen(trove_node *n) { return atomic_load(&n->frozen) != 0; }
+
+void trove_node_set_osmem_flavor(trove_node *n, bool on) { atomic_store(&n->osmem, on ? 1 : 0); }
+
+/* Is the request under /_osmem (answered in osmem's shapes)? */
+static bool osmem_path(const tv_req *r) { return strncmp(r->path, "/_osmem", 7) == 0; }
 
 /* Closes every registered clone (mgmt->mu held). */
 static void close_all_locked(struct tv_mgmt *m) {
@@ -124,18 +142,41 @@ bool tv_handler_writes(const tv_req *r, tv_handler h) {
 bool tv_trove_refuse_frozen(tv_req *r, tv_handler h) {
     if (!trove_node_is_frozen(r->node)) return false;
     if (!refused_when_frozen(r, h)) return false;
-    tv_req_fail(r, 403, "trove_base_frozen", false,
-                "the base is frozen: writes are refused (POST /_trove/clones for a writable clone, or POST "
-                "/_trove/base/unfreeze)");
+    if (atomic_load(&r->node->osmem))
+        tv_req_fail(r, 403, "osmem_base_frozen", false,
+                    "the base cluster is frozen; write to a clone created with POST /_osmem/clones");
+    else
+        tv_req_fail(r, 403, "trove_base_frozen", false,
+                    "the base is frozen: writes are refused (POST /_trove/clones for a writable clone, or POST "
+                    "/_trove/base/unfreeze)");
     return true;
 }
 
 /* ---------------------------------------------------------- handlers */
 
-static void write_clone(tv_jw *w, const clone_ent *c) {
+/* Go's time.RFC3339Nano in UTC: fraction without trailing zeros. */
+static void write_created(tv_jw *w, struct timespec t) {
+    struct tm tm;
+    time_t secs = t.tv_sec;
+    gmtime_r(&secs, &tm);
+    char b[64];
+    size_t n = strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", &tm);
+    if (t.tv_nsec) {
+        n += (size_t)snprintf(b + n, sizeof b - n, ".%09ld", t.tv_nsec);
+        while (b[n - 1] == '0') n--;
+    }
+    b[n++] = 'Z';
+    tv_jw_str(w, b, n);
+}
+
+static void write_clone(tv_jw *w, const clone_ent *c, bool osmem) {
     char url[40];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", c->port);
     tv_jw_obj_begin(w);
+    if (osmem) {
+        tv_jw_keyz(w, "created");
+        write_created(w, c->created);
+    }
     tv_jw_keyz(w, "id");
     tv_jw_strz(w, c->id);
     tv_jw_keyz(w, "url");
@@ -143,8 +184,28 @@ static void write_clone(tv_jw *w, const clone_ent *c) {
     tv_jw_obj_end(w);
 }
 
+static size_t clone_count(struct tv_mgmt *m) {
+    if (!m) return 0;
+    pthread_mutex_lock(&m->mu);
+    size_t n = m->n;
+    pthread_mutex_unlock(&m->mu);
+    return n;
+}
+
 void tv_h_trove_info(tv_req *r) {
     struct tv_mgmt *m = r->node->mgmt;
+    if (osmem_path(r)) {
+        tv_jw *w = tv_req_json(r, 200);
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "clones");
+        tv_jw_uint(w, clone_count(m));
+        tv_jw_keyz(w, "frozen");
+        tv_jw_bool(w, trove_node_is_frozen(r->node));
+        tv_jw_keyz(w, "version");
+        tv_jw_strz(w, trove_version());
+        tv_jw_obj_end(w);
+        return;
+    }
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "version");
@@ -163,6 +224,26 @@ void tv_h_trove_info(tv_req *r) {
     if (m) pthread_mutex_unlock(&m->mu);
     tv_jw_obj_end(w);
     tv_jw_obj_end(w);
+}
+
+/* GET /_osmem/base: {"clones":N,"frozen":bool,"indices":[sorted names]} */
+void tv_h_osmem_base(tv_req *r) {
+    tv_index_list l = {0};
+    tv_resolve_opts o = {.ignore_unavailable = true, .allow_no_indices = true,
+                         .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN};
+    if (!tv_node_resolve_ex(r, "_all", &o, &l)) return;
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "clones");
+    tv_jw_uint(w, clone_count(r->node->mgmt));
+    tv_jw_keyz(w, "frozen");
+    tv_jw_bool(w, trove_node_is_frozen(r->node));
+    tv_jw_keyz(w, "indices");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; i < l.len; i++) tv_jw_strz(w, tv_index_name(l.items[i]));
+    tv_jw_arr_end(w);
+    tv_jw_obj_end(w);
+    tv_index_list_release(&l);
 }
 
 static void answer_frozen(tv_req *r) {
@@ -215,6 +296,7 @@ void tv_h_trove_clone_create(tv_req *r) {
     }
     clone_ent e = {0};
     tv_api_new_id(e.id);
+    clock_gettime(CLOCK_REALTIME, &e.created);
     e.port = m->open(m->ud, c, &e.token);
     if (e.port <= 0) {
         pthread_mutex_unlock(&m->mu);
@@ -225,7 +307,7 @@ void tv_h_trove_clone_create(tv_req *r) {
     m->v[m->n++] = e;
     pthread_mutex_unlock(&m->mu);
     tv_jw *w = tv_req_json(r, 201);
-    write_clone(w, &e);
+    write_clone(w, &e, false); /* {"id","url"} in both shapes */
 }
 
 void tv_h_trove_clone_list(tv_req *r) {
@@ -236,7 +318,7 @@ void tv_h_trove_clone_list(tv_req *r) {
     tv_jw_arr_begin(w);
     if (m) {
         pthread_mutex_lock(&m->mu);
-        for (size_t i = 0; i < m->n; i++) write_clone(w, &m->v[i]);
+        for (size_t i = 0; i < m->n; i++) write_clone(w, &m->v[i], osmem_path(r));
         pthread_mutex_unlock(&m->mu);
     }
     tv_jw_arr_end(w);
@@ -244,7 +326,8 @@ void tv_h_trove_clone_list(tv_req *r) {
 }
 
 static void not_found(tv_req *r) {
-    tv_req_fail(r, 404, "resource_not_found_exception", false, "clone [%s] not found", r->p_id);
+    if (osmem_path(r)) tv_req_fail(r, 404, "osmem_clone_not_found", false, "no clone [%s]", r->p_id);
+    else tv_req_fail(r, 404, "resource_not_found_exception", false, "clone [%s] not found", r->p_id);
 }
 
 void tv_h_trove_clone_get(tv_req *r) {
@@ -264,7 +347,7 @@ void tv_h_trove_clone_get(tv_req *r) {
         not_found(r);
         return;
     }
-    write_clone(tv_req_json(r, 200), &e);
+    write_clone(tv_req_json(r, 200), &e, osmem_path(r));
 }
 
 void tv_h_trove_clone_delete(tv_req *r) {
@@ -304,7 +387,7 @@ void tv_h_trove_clone_delete_all(tv_req *r) {
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "acknowledged");
     tv_jw_bool(w, true);
-    tv_jw_keyz(w, "deleted");
+    tv_jw_keyz(w, osmem_path(r) ? "closed" : "deleted");
     tv_jw_uint(w, n);
     tv_jw_obj_end(w);
 }

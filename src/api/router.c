@@ -313,6 +313,7 @@ static const route routes[] = {
     {TV_DELETE, "/_trove/clones/{id}", tv_h_trove_clone_delete, P_NONE},
 
     {TV_GET, "/_osmem", tv_h_trove_info, P_NONE},
+    {TV_GET, "/_osmem/base", tv_h_osmem_base, P_NONE},
     {TV_POST, "/_osmem/base/freeze", tv_h_trove_freeze, P_NONE},
     {TV_POST, "/_osmem/base/unfreeze", tv_h_trove_unfreeze, P_NONE},
     {TV_POST, "/_osmem/clones", tv_h_trove_clone_create, P_NONE},

@@ -22,8 +22,19 @@
  * the event loops (the transport would learn about test fixtures) and
  * PR_SET_PDEATHSIG (it follows the real parent thread, not a named pid).
  *
- * The spellings of an in-memory OpenSearch fake are accepted too, so its
- * test helpers can drive trove: --addr HOST:PORT, and --no-ja (no effect).
+ * osmem mode. osmem (an in-memory OpenSearch fake) ships test helpers for
+ * Python, Node and Java that start their server binary, named by
+ * OSMEM_SERVER_BIN, with no subcommand: `BIN --parent-pid N [--seed P]...
+ * [--freeze] [--no-ja] [--addr HOST:PORT]`, and expect osmem's defaults
+ * (127.0.0.1 and a free port, the ready line, exit on stdin EOF). So
+ * `trove` whose first argument is an option runs the server that way:
+ * Go's flag spellings (-name and --name, =value or a separate value), the
+ * ready line with osmem's "japanese" key (false: trove has no Japanese
+ * analysis yet), and the node in osmem's flavour (a frozen base refuses
+ * writes with 403 osmem_base_frozen). --allow-dot-names is accepted (trove
+ * takes dot-prefixed names as OpenSearch does); --serverless is refused:
+ * trove does not emulate OpenSearch Serverless. `trove serve` accepts
+ * --addr and --no-ja too.
  * --freeze freezes the node once the seeds are loaded: writes answer 403
  * until POST /_trove/base/unfreeze; clones (POST /_trove/clones) take them.
  */
@@ -48,6 +59,8 @@ static void usage(FILE *out) {
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
             "                   [--idle-timeout SECONDS] [--seed PATH]... [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
+            "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
+            "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
             "       trove help\n");
 }
 
@@ -67,6 +80,7 @@ typedef struct serve_ctx {
     const char *host;
     bool ready_json;
     bool watch_stdin;
+    bool osmem; /* osmem mode: the ready line has "japanese" */
     long parent_pid; /* 0: none */
 } serve_ctx;
 
@@ -93,6 +107,7 @@ static void on_ready(void *ud, int port) {
     fprintf(stdout, "{\"url\":\"http://%s%s%s:%d\",\"pid\":%ld,\"version\":", v6 ? "[" : "", host,
             v6 ? "]" : "", port, (long)getpid());
     put_json_str(stdout, trove_version(), strlen(trove_version()));
+    if (sc->osmem) fputs(",\"japanese\":false", stdout);
     fputs(",\"indices\":[", stdout);
     trove_response r;
     if (trove_request(sc->node, "GET", "/_cat/indices?h=index&s=index", NULL, 0, &r) == 0) {
@@ -176,18 +191,25 @@ static bool parse_addr(const char *v, const char **host, int *port) {
 
 #define MAX_SEEDS 64
 
-static int cmd_serve(int argc, char **argv) {
-    tv_server_options o = {.host = "127.0.0.1", .port = 9200, .threads = 0, .idle_timeout_s = 300};
+/* `trove serve` (options from argv[first]), or osmem mode (osmem: its
+ * defaults and spellings, see the top of this file). */
+static int cmd_serve(int argc, char **argv, int first, bool osmem) {
+    tv_server_options o = {.host = "127.0.0.1", .port = osmem ? 0 : 9200, .threads = 0, .idle_timeout_s = 300};
     static serve_ctx sc; /* static: the detached watcher may outlive this frame */
-    sc = (serve_ctx){.watch_stdin = true};
+    sc = (serve_ctx){.watch_stdin = true, .ready_json = osmem, .osmem = osmem};
     const char *seeds[MAX_SEEDS];
     int nseeds = 0;
     bool freeze = false;
-    for (int i = 2; i < argc; i++) {
-        const char *a = argv[i], *v = NULL;
-        char name[32];
+    for (int i = first; i < argc; i++) {
+        const char *a = argv[i], *v = NULL, *given = argv[i];
+        char name[32], dashed[64];
+        if (osmem && a[0] == '-' && a[1] != '-' && a[1]) { /* Go's flag package: -name == --name */
+            snprintf(dashed, sizeof dashed, "-%s", a);
+            a = dashed;
+        }
         const char *eq = strchr(a, '=');
         if (strncmp(a, "--", 2) != 0 || (eq && (size_t)(eq - a) >= sizeof name)) goto bad;
+        if (!eq && osmem && strcmp(a, "--allow-dot-names") == 0) continue;
         if (!eq) {
             /* flags without a value */
             if (strcmp(a, "--ready-json") == 0) {
@@ -226,6 +248,9 @@ static int cmd_serve(int argc, char **argv) {
         } else if (strcmp(name, "--seed") == 0) {
             if (nseeds == MAX_SEEDS || !*v) goto bad;
             seeds[nseeds++] = v;
+        } else if (osmem && strcmp(name, "--serverless") == 0) {
+            fprintf(stderr, "trove: --serverless is not supported: trove does not emulate OpenSearch Serverless\n");
+            return 2;
         } else if (strcmp(name, "--parent-pid") == 0) {
             int pid;
             if (!parse_int(v, 1, 0x3fffffff, &pid)) goto bad;
@@ -235,7 +260,7 @@ static int cmd_serve(int argc, char **argv) {
         }
         continue;
     bad:
-        fprintf(stderr, "trove serve: bad option [%s]\n", a);
+        fprintf(stderr, "trove%s: bad option [%s]\n", osmem ? "" : " serve", given);
         usage(stderr);
         return 2;
     }
@@ -252,6 +277,7 @@ static int cmd_serve(int argc, char **argv) {
             return 1;
         }
     }
+    if (osmem) trove_node_set_osmem_flavor(node, true);
     if (freeze) trove_node_set_frozen(node, true);
     sc.node = node;
     sc.host = o.host;
@@ -285,7 +311,8 @@ static int cmd_serve(int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0)) {
+    if (argc >= 2 && (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-version") == 0 ||
+                      strcmp(argv[1], "version") == 0)) {
         printf("trove %s (OpenSearch %s API)\n", trove_version(), TROVE_OPENSEARCH_VERSION);
         return 0;
     }
@@ -293,7 +320,8 @@ int main(int argc, char **argv) {
         usage(stdout);
         return 0;
     }
-    if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv, 2, false);
+    if (argc >= 2 && argv[1][0] == '-') return cmd_serve(argc, argv, 1, true); /* osmem mode */
     usage(stderr);
     return 2;
 }

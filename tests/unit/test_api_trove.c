@@ -74,6 +74,25 @@ static void test_clone_needs_transport(void **s) {
     EXPECT("DELETE", "/_trove/clones", NULL, 200, "{\"acknowledged\":true,\"deleted\":0}");
 }
 
+/* Under /_osmem the answers take osmem's shapes (sorted keys, its error
+ * types); in osmem's flavour a frozen base refuses with osmem's type. */
+static void test_osmem_shapes(void **s) {
+    (void)s;
+    OK("PUT", "/items/_doc/1?refresh=true", JSON_DOC);
+    EXPECT("GET", "/_osmem", NULL, 200, "{\"clones\":0,\"frozen\":false,\"version\":\"0.1.0\"}");
+    EXPECT("GET", "/_osmem/base", NULL, 200, "{\"clones\":0,\"frozen\":false,\"indices\":[\"items\"]}");
+    EXPECT_HAS("GET", "/_osmem/clones/nope", NULL, 404, "\"type\":\"osmem_clone_not_found\",\"reason\":\"no clone [nope]\"");
+    EXPECT_HAS("DELETE", "/_osmem/clones/nope", NULL, 404, "\"type\":\"osmem_clone_not_found\"");
+    EXPECT("DELETE", "/_osmem/clones", NULL, 200, "{\"acknowledged\":true,\"closed\":0}");
+    OK("POST", "/_osmem/base/freeze", NULL);
+    EXPECT_HAS("PUT", "/items/_doc/2", JSON_DOC, 403, "\"type\":\"trove_base_frozen\"");
+    trove_node_set_osmem_flavor(N, true);
+    EXPECT_HAS("PUT", "/items/_doc/2", JSON_DOC, 403,
+               "\"type\":\"osmem_base_frozen\",\"reason\":\"the base cluster is frozen; write to a clone created "
+               "with POST /_osmem/clones\"");
+    EXPECT_HAS("GET", "/_osmem/base", NULL, 200, "\"frozen\":true");
+}
+
 /* A stand-in transport: clone i gets port 40000 + i; it owns the nodes. */
 #define MAXC 8
 static trove_node *clones[MAXC];
@@ -189,6 +208,7 @@ int main(void) {
     const struct CMUnitTest freeze[] = {
         cmocka_unit_test_setup_teardown(test_info_and_freeze, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clone_needs_transport, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_osmem_shapes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clones, setup, teardown_clones),
     };
     return cmocka_run_group_tests(freeze, NULL, NULL);
