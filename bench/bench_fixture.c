@@ -319,13 +319,6 @@ static void row_refresh(void) {
     report("PUT ?refresh=true, 5,000 in a row", t, WRITES);
     printf("%-34s mean %9.3f us; heap retained %.2f MiB (%zu -> %zu bytes in use)\n", "", t_all / WRITES,
            (double)(after - before) / (1 << 20), before, after);
-    trove_response r;
-    if (trove_request(n, "GET", "/_cat/segments/items?h=segment,docs.count", NULL, 0, &r) == 0) {
-        int segs = 0;
-        for (size_t i = 0; i < r.body_len; i++) segs += r.body[i] == '\n';
-        printf("%-34s %d segments afterwards\n", "", segs);
-        trove_response_fini(&r);
-    }
     free(t);
     trove_node_free(n);
 }
