@@ -585,6 +585,13 @@ typedef struct coll {
     uint64_t total;
     float max_score;
     bool need_scores;
+    /* first_key_loses on a keyword: where the worst hit's first key falls
+     * among the ords of segment bseg, for heap generation bgen */
+    uint64_t gen; /* bumped whenever the heap changes */
+    const tv_segview *bseg;
+    uint64_t bgen;
+    uint32_t bord;  /* the first ord whose term is >= the worst hit's */
+    bool bexact;    /* ... and that term equals it */
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -660,6 +667,7 @@ static void sift_up(coll *c, size_t i) {
 static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) {
     size_t ns = c->r->nsorts;
     if (c->cap == 0) return;
+    c->gen++;
     if (c->n < c->cap) {
         hit *h = &c->heap[c->n];
         h->score = score;
@@ -723,43 +731,104 @@ static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t
     return java_round((double)(int64_t)total / (double)n);
 }
 
-/* Sort values of a doc into c->scratch. */
-static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc) {
-    for (size_t i = 0; i < c->r->nsorts; i++) {
-        sval *o = &c->scratch[i];
-        o->kind = 0;
-        const sort_spec *s = &c->r->sorts[i];
-        if (s->kind != SK_FIELD || !tf[i].f) continue;
-        const tv_field *f = tf[i].f;
-        if (f->dv_kind == TV_DV_NUMERIC) {
-            int64_t vals[64];
-            uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
-            o->kind = 1;
-            if (!n) {
-                /* Lucene's numeric comparators substitute the missing value
-                 * (Long.MAX/MIN, +-Infinity) and compare it like any other:
-                 * _last is the largest value ascending, the smallest
-                 * descending */
-                bool hi = s->desc ? s->missing_first : !s->missing_first;
-                if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(hi ? INFINITY : -INFINITY);
-                else o->i = hi ? INT64_MAX : INT64_MIN;
-                continue;
-            }
-            o->i = pick_numeric(f, s, vals, TV_MIN(n, 64u));
-        } else if (f->dv_kind == TV_DV_SORTED_SET) {
-            uint32_t ords[64];
-            uint32_t n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 64);
-            if (!n) continue;
-            const char *t;
-            size_t tl;
-            bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
-            if (tv_segment_dv_term(sv->seg, f->id, max ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
-                o->kind = 2;
-                o->s = t;
-                o->len = (uint32_t)tl;
-            }
+/* Sort value i of a doc into *o. */
+static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
+    o->kind = 0;
+    const sort_spec *s = &c->r->sorts[i];
+    if (s->kind != SK_FIELD || !tf[i].f) return;
+    const tv_field *f = tf[i].f;
+    if (f->dv_kind == TV_DV_NUMERIC) {
+        int64_t vals[64];
+        uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
+        o->kind = 1;
+        if (!n) {
+            /* Lucene's numeric comparators substitute the missing value
+             * (Long.MAX/MIN, +-Infinity) and compare it like any other:
+             * _last is the largest value ascending, the smallest
+             * descending */
+            bool hi = s->desc ? s->missing_first : !s->missing_first;
+            if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(hi ? INFINITY : -INFINITY);
+            else o->i = hi ? INT64_MAX : INT64_MIN;
+            return;
+        }
+        o->i = pick_numeric(f, s, vals, TV_MIN(n, 64u));
+    } else if (f->dv_kind == TV_DV_SORTED_SET) {
+        uint32_t ords[64];
+        uint32_t n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 64);
+        if (!n) return;
+        const char *t;
+        size_t tl;
+        bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
+        if (tv_segment_dv_term(sv->seg, f->id, max ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
+            o->kind = 2;
+            o->s = t;
+            o->len = (uint32_t)tl;
         }
     }
+}
+
+/* Sort values from key `from` on of a doc into c->scratch. */
+static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t from) {
+    for (size_t i = from; i < c->r->nsorts; i++) sort_value(c, tf, sv, doc, i, &c->scratch[i]);
+}
+
+/* With the heap full and hits sorted by a field first: reads only that
+ * first key of the doc (into scratch[0]) and says whether it already
+ * ranks the doc after the worst hit, so that its other keys are never
+ * read. Docs arrive in the global tie-break order (target, segment, doc),
+ * so an equal first key loses too when it is the only key; with more keys
+ * an equal first key is left to the full comparison. This is what makes a
+ * sorted page of 10 over 100k documents cost one doc-values read per doc
+ * (Lucene's comparators test the bottom the same way). */
+static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc) {
+    const sort_spec *s = &c->r->sorts[0];
+    if (s->kind != SK_FIELD) return false;
+    const sval *b = &c->heap[0].sv[0];
+    const tv_field *f = tf[0].f;
+    int x;
+    if (f && f->dv_kind == TV_DV_SORTED_SET && b->kind == 2) {
+        /* keywords compare as ords within the segment: the worst hit's
+         * term is placed among this segment's ords once per heap change,
+         * then a doc costs its ord, not its term bytes (Lucene's
+         * TermOrdValComparator) */
+        uint32_t ords[64];
+        uint32_t n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 64);
+        if (!n) {
+            c->scratch[0].kind = 0; /* missing: the generic comparison */
+            x = sval_cmp(&c->scratch[0], b, s->missing_first);
+            return x > 0 || (x == 0 && c->r->nsorts == 1);
+        }
+        bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
+        uint32_t ord = max ? ords[TV_MIN(n, 64u) - 1] : ords[0];
+        if (c->bseg != sv || c->bgen != c->gen) {
+            uint32_t lo = 0, hi = tv_segment_dv_ord_count(sv->seg, f->id);
+            const char *t;
+            size_t tl;
+            while (lo < hi) {
+                uint32_t mid = lo + (hi - lo) / 2;
+                if (tv_segment_dv_term(sv->seg, f->id, mid, &t, &tl) && tv_memcmp2(t, tl, b->s, b->len) < 0) lo = mid + 1;
+                else hi = mid;
+            }
+            c->bord = lo;
+            c->bexact = tv_segment_dv_term(sv->seg, f->id, lo, &t, &tl) && tv_memcmp2(t, tl, b->s, b->len) == 0;
+            c->bseg = sv;
+            c->bgen = c->gen;
+        }
+        x = ord < c->bord ? -1 : ord > c->bord || !c->bexact ? 1 : 0;
+        if (s->desc) x = -x;
+        if (x > 0 || (x == 0 && c->r->nsorts == 1)) return true;
+        sort_value(c, tf, sv, doc, 0, &c->scratch[0]);
+        return false;
+    }
+    sort_value(c, tf, sv, doc, 0, &c->scratch[0]);
+    const sval *a = &c->scratch[0];
+    if ((a->kind == 0) != (b->kind == 0)) {
+        x = sval_cmp(a, b, s->missing_first); /* missing goes first or last whatever the order */
+    } else {
+        x = sval_cmp(a, b, s->missing_first);
+        if (s->desc) x = -x;
+    }
+    return x > 0 || (x == 0 && c->r->nsorts == 1);
 }
 
 /* Is the candidate (in scratch) after the search_after values? */
@@ -994,7 +1063,11 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (!counted) c->total++;
             if (count_only) continue;
             if (pc.scores && !(score <= c->max_score)) c->max_score = score;
-            if (r->nsorts) sort_values(c, tc->tf, sv, doc);
+            if (r->nsorts) {
+                bool full = c->cap && c->n == c->cap;
+                if (full && first_key_loses(c, tc->tf, sv, doc)) continue;
+                sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == SK_FIELD ? 1 : 0);
+            }
             if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
             offer(c, score, ti, si, doc);
             if (prunable && c->n == c->cap && (pruning || counted || c->total > (uint64_t)r->track_limit))

@@ -15,6 +15,7 @@
 #define TROVE_API_TEST_H
 
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
