@@ -11,14 +11,19 @@
  *   seed          trove_node_open + trove_node_load_seed of a 3-document
  *                 fixture (tests/fixtures/seed/items3), then the free
  *   clone         trove_node_clone of that fixture (1 index), then the free
- *   clone_count   trove_node_clone + GET /items/_count on the clone
+ *   clone_count   trove_node_clone + GET /items/_count on the clone (3 docs),
+ *                 and a clone of the 10,000-document index + a _count of
+ *                 a term query on category (osmem's BenchmarkCloneReadOnly)
  *   clone_write   first write into a clone of a 10,000-document index: PUT
  *                 /items/_doc/new on a fresh clone (and with ?refresh=true)
  *   refresh       5,000 single-document PUT /items/_doc/ID?refresh=true in a
  *                 row on the 3-document fixture: per write, and the heap
  *                 retained afterwards (glibc mallinfo2: bytes in use)
- *   term          POST /items/_search {"query":{"term":{"category":C}}} on
- *                 10,000 documents (size 10, C the most frequent category)
+ *   term          POST /items/_search on 10,000 documents: a term on
+ *                 title.keyword matching one document (the shape of
+ *                 osmem's BenchmarkTermQuery10k), and a term on category C
+ *                 (size 10, C the most frequent category, about a quarter
+ *                 of the documents)
  *   sort          100,000 documents, page of 10 (match_all, total hits not
  *                 tracked, as osmem's sort benchmark), sorted by price
  *                 (double), created (date), title.keyword (keyword), and by
@@ -249,20 +254,27 @@ static void row_clone(int runs) {
     trove_node_free(base);
 }
 
-static void row_clone_count(int runs) {
-    trove_node *base = seeded();
+static void time_clone_count(trove_node *base, const char *row, const char *body, int runs) {
     double *t = malloc(sizeof *t * (size_t)runs);
     for (int i = -100; i < runs; i++) {
         double t0 = now_us();
         trove_node *c = trove_node_clone(base, NULL);
         if (!c) die("clone", NULL);
-        req(c, "GET", "/items/_count", NULL, 200);
+        req(c, body ? "POST" : "GET", "/items/_count", body, 200);
         double t1 = now_us();
         trove_node_free(c);
         if (i >= 0) t[i] = t1 - t0;
     }
-    report("clone + _count (3 docs)", t, runs);
+    report(row, t, runs);
     free(t);
+}
+
+static void row_clone_count(int runs) {
+    trove_node *base = seeded();
+    time_clone_count(base, "clone + _count (3 docs)", NULL, runs);
+    trove_node_free(base);
+    base = items_node(10000);
+    time_clone_count(base, "clone of 10k + term _count", "{\"query\":{\"term\":{\"category\":\"kitchen\"}}}", runs);
     trove_node_free(base);
 }
 
@@ -336,6 +348,19 @@ static void time_search(trove_node *n, const char *row, const char *body, int ru
 
 static void row_term(int runs) {
     trove_node *n = items_node(10000);
+    /* the title of document 5000, which no other document has */
+    trove_response r;
+    if (trove_request(n, "GET", "/items/_doc/5000", NULL, 0, &r) != 0 || r.status != 200) die("get", "5000");
+    const char *t = strstr(r.body, "\"title\":\"");
+    if (!t) die("no title", r.body);
+    t += 9;
+    char body[256];
+    snprintf(body, sizeof body, "{\"query\":{\"term\":{\"title.keyword\":\"%.*s\"}}}", (int)(strchr(t, '"') - t), t);
+    trove_response_fini(&r);
+    trove_request(n, "POST", "/items/_count", body, strlen(body), &r);
+    fprintf(stderr, "title.keyword term %s: %s\n", body, r.body);
+    trove_response_fini(&r);
+    time_search(n, "term on title.keyword, 10k docs", body, runs);
     time_search(n, "term query, 10k docs", "{\"query\":{\"term\":{\"category\":\"kitchen\"}}}", runs);
     time_search(n, "  the same, size 0",
                 "{\"size\":0,\"query\":{\"term\":{\"category\":\"kitchen\"}}}", runs);

@@ -53,15 +53,6 @@ void tv_buf_append(tv_buf *b, const void *p, size_t n) {
     b->data[b->len] = '\0';
 }
 
-void tv_buf_putc(tv_buf *b, char c) {
-    if (TV_LIKELY(b->len + 2 <= b->cap && !b->oom)) {
-        b->data[b->len++] = c;
-        b->data[b->len] = '\0';
-        return;
-    }
-    tv_buf_append(b, &c, 1);
-}
-
 void tv_buf_puts(tv_buf *b, const char *s) { tv_buf_append(b, s, strlen(s)); }
 
 void tv_buf_vprintf(tv_buf *b, const char *fmt, va_list ap) {

@@ -160,7 +160,15 @@ void tv_buf_clear(tv_buf *b); /* len = 0, keeps capacity */
 /* Ensures room for `extra` more bytes plus the NUL. Returns false on OOM. */
 bool tv_buf_reserve(tv_buf *b, size_t extra);
 void tv_buf_append(tv_buf *b, const void *p, size_t n);
-void tv_buf_putc(tv_buf *b, char c);
+/* One byte; inline because the JSON writer puts most punctuation this way. */
+static inline void tv_buf_putc(tv_buf *b, char c) {
+    if (TV_LIKELY(b->len + 2 <= b->cap && !b->oom)) {
+        b->data[b->len++] = c;
+        b->data[b->len] = '\0';
+        return;
+    }
+    tv_buf_append(b, &c, 1);
+}
 void tv_buf_puts(tv_buf *b, const char *s);
 void tv_buf_printf(tv_buf *b, const char *fmt, ...) TV_PRINTF(2, 3);
 void tv_buf_vprintf(tv_buf *b, const char *fmt, va_list ap);

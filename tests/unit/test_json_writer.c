@@ -247,6 +247,17 @@ static void test_escaping(void **state) {
     tv_jw_int(&w, INT64_MIN);
     tv_jw_obj_end(&w);
     assert_string_equal(b.data, "{\"k\\\"\\n\":-9223372036854775808}");
+    /* integers at the edges of the digit loop */
+    tv_buf_clear(&b);
+    tv_jw_init(&w, &b, false);
+    tv_jw_arr_begin(&w);
+    tv_jw_int(&w, 0);
+    tv_jw_int(&w, -1);
+    tv_jw_int(&w, INT64_MAX);
+    tv_jw_uint(&w, 0);
+    tv_jw_uint(&w, 10);
+    tv_jw_arr_end(&w);
+    assert_string_equal(b.data, "[0,-1,9223372036854775807,0,10]");
     /* a long string with sparse escapes crosses the chunked path */
     tv_buf_clear(&b);
     char big[5000];
