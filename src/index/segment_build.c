@@ -378,6 +378,12 @@ static int add_key(tv_segment_builder *b, bfield *f, uint32_t doc, const char *k
     return 0;
 }
 
+/* qsort, minus its call for the arrays of zero or one element that small
+ * segments are full of. */
+static void sort_n(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *)) {
+    if (n > 1) qsort(base, n, size, cmp);
+}
+
 /* _source chunking: compresses the pending raw chunk. */
 static int flush_chunk(tv_segment_builder *b) {
     if (b->ndocs == b->chunk_first) return 0;
@@ -493,7 +499,7 @@ static int invert_field(tv_segment_builder *b, bfield *f, uint32_t doc, const tv
             uint32_t *d = pos + start[u], freq = cnt[u] - start[u];
             for (uint32_t k = 1; k < freq; k++)
                 if (d[k] < d[k - 1]) {
-                    qsort(d, freq, sizeof *d, cmp_u32);
+                    sort_n(d, freq, sizeof *d, cmp_u32);
                     break;
                 }
             /* positions -> deltas, in place, back to front */
@@ -513,7 +519,7 @@ static int invert_field(tv_segment_builder *b, bfield *f, uint32_t doc, const tv
             size_t vb = f->dvn_vals.len;
             for (uint32_t i = 0; i < df->nnums; i++)
                 if (tv_vec_push(&f->dvn_vals, df->nums[i]) || tv_vec_push(&f->dvn_docs, doc)) return -1;
-            qsort(f->dvn_vals.items + vb, df->nnums, sizeof(int64_t), cmp_i64);
+            sort_n(f->dvn_vals.items + vb, df->nnums, sizeof(int64_t), cmp_i64);
         }
     }
     if (df->nkeys && df->dv_kind == TV_DV_SORTED_SET) {
@@ -574,29 +580,37 @@ static void put_col(tv_buf *o, const int64_t *v, const uint64_t *uv, uint64_t n,
     tv_buf_align8(o);
 }
 
+/* Scratch for a column: on the stack for the small columns of small
+ * segments (a refresh=true write seals one document: a dozen columns of
+ * one or two values, where a malloc each was measurable), else heap. */
+#define COL_STACK 64
+
 /* A column from signed values (allocates its own scratch). */
 static int col_i64(tv_buf *o, const int64_t *v, uint64_t n) {
-    uint64_t *s = tv_malloc((n ? n : 1) * sizeof *s);
+    uint64_t stack[COL_STACK];
+    uint64_t *s = n <= COL_STACK ? stack : tv_malloc(n * sizeof *s);
     if (!s) return -1;
     put_col(o, v, NULL, n, s);
-    tv_free(s);
+    if (s != stack) tv_free(s);
     return o->oom ? -1 : 0;
 }
 /* A column from ascending unsigned values. */
 static int col_u64(tv_buf *o, const uint64_t *v, uint64_t n) {
-    uint64_t *s = tv_malloc((n ? n : 1) * sizeof *s);
+    uint64_t stack[COL_STACK];
+    uint64_t *s = n <= COL_STACK ? stack : tv_malloc(n * sizeof *s);
     if (!s) return -1;
     put_col(o, NULL, v, n, s);
-    tv_free(s);
+    if (s != stack) tv_free(s);
     return o->oom ? -1 : 0;
 }
 /* A column from uint32 values (any order). */
 static int col_u32(tv_buf *o, const uint32_t *v, uint64_t n) {
-    int64_t *w = tv_malloc((n ? n : 1) * sizeof *w);
+    int64_t stack[COL_STACK] = {0}; /* gcc cannot see that w[0..n) is filled */
+    int64_t *w = n <= COL_STACK ? stack : tv_malloc(n * sizeof *w);
     if (!w) return -1;
     for (uint64_t i = 0; i < n; i++) w[i] = v[i];
     int r = col_i64(o, w, n);
-    tv_free(w);
+    if (w != stack) tv_free(w);
     return r;
 }
 
@@ -644,7 +658,7 @@ static void put_impacts(tv_buf *o, const uint32_t *freqs, const uint32_t *docs, 
         p[i].freq = freqs[i];
         p[i].norm = docs[i] < f->normv.len ? f->normv.items[docs[i]] : 0;
     }
-    qsort(p, n, sizeof p[0], cmp_imp);
+    sort_n(p, n, sizeof p[0], cmp_imp);
     /* keep pairs whose freq beats every pair with a smaller or equal norm */
     uint32_t k = 0;
     for (uint32_t i = 0; i < n; i++)
@@ -761,7 +775,7 @@ static int cmp_bterm(const void *a, const void *b) {
 static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs) {
     static const uint8_t zero[TV_CODEC_PAD];
     size_t nt = f->tlist.len;
-    qsort(f->tlist.items, nt, sizeof(bterm *), cmp_bterm);
+    sort_n(f->tlist.items, nt, sizeof(bterm *), cmp_bterm);
     bool freqs = f->index_options >= TV_IO_FREQS, positions = f->index_options >= TV_IO_POSITIONS;
     tv_buf post, pos, blocks, data, imps;
     tv_buf_init(&post);
@@ -911,7 +925,7 @@ static int write_field(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
         tv_buf_init(&blob);
         if (!r) {
             for (size_t i = 0; i < nk; i++) kr[i] = (kref){f->klist.items[i], (uint32_t)i};
-            qsort(kr, nk, sizeof *kr, cmp_kref);
+            sort_n(kr, nk, sizeof *kr, cmp_kref);
             toffs[0] = 0;
             for (size_t i = 0; i < nk; i++) {
                 ord_of[kr[i].id] = (uint32_t)i;
@@ -973,7 +987,7 @@ static int write_field(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
         int r = (pp && vals && docs) ? 0 : -1;
         if (!r) {
             for (size_t i = 0; i < n; i++) pp[i] = (ptpair){f->pt_vals.items[i], f->pt_docs.items[i]};
-            qsort(pp, n, sizeof *pp, cmp_pt);
+            sort_n(pp, n, sizeof *pp, cmp_pt);
             for (size_t i = 0; i < n; i++) {
                 vals[i] = pp[i].v;
                 docs[i] = pp[i].doc;
@@ -1061,7 +1075,7 @@ static tv_status serialise(tv_segment_builder *b, tv_segment **out) {
     tv_buf_align8(&o);
     if (o.oom) goto oom;
     /* the section table goes after the header: shift the sections */
-    qsort(secs.items, secs.len, sizeof *secs.items, cmp_sec);
+    sort_n(secs.items, secs.len, sizeof *secs.items, cmp_sec);
     size_t tbl = secs.len * TV_SEG_SECTION;
     if (!tv_buf_reserve(&o, tbl)) goto oom;
     memmove(o.data + TV_SEG_HEADER + tbl, o.data + TV_SEG_HEADER, o.len - TV_SEG_HEADER);

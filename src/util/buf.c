@@ -46,7 +46,7 @@ bool tv_buf_reserve(tv_buf *b, size_t extra) {
     return true;
 }
 
-void tv_buf_append(tv_buf *b, const void *p, size_t n) {
+void tv_buf_append_slow(tv_buf *b, const void *p, size_t n) {
     if (!tv_buf_reserve(b, n)) return;
     if (n) memcpy(b->data + b->len, p, n);
     b->len += n;

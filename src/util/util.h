@@ -159,7 +159,18 @@ void tv_buf_fini(tv_buf *b);
 void tv_buf_clear(tv_buf *b); /* len = 0, keeps capacity */
 /* Ensures room for `extra` more bytes plus the NUL. Returns false on OOM. */
 bool tv_buf_reserve(tv_buf *b, size_t extra);
-void tv_buf_append(tv_buf *b, const void *p, size_t n);
+void tv_buf_append_slow(tv_buf *b, const void *p, size_t n);
+/* Appends n bytes. Inline for the case with room: segment serialisation
+ * and the JSON writer append a few bytes at a time. */
+static inline void tv_buf_append(tv_buf *b, const void *p, size_t n) {
+    if (TV_LIKELY(!b->oom && n < b->cap - b->len)) { /* cap > len whenever data exists */
+        if (n) memcpy(b->data + b->len, p, n);
+        b->len += n;
+        b->data[b->len] = '\0';
+        return;
+    }
+    tv_buf_append_slow(b, p, n);
+}
 /* One byte; inline because the JSON writer puts most punctuation this way. */
 static inline void tv_buf_putc(tv_buf *b, char c) {
     if (TV_LIKELY(b->len + 2 <= b->cap && !b->oom)) {
