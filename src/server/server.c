@@ -59,7 +59,9 @@
  * socket from the loops and shuts it down (new connections are refused at
  * once); connections still open to it are closed at their next event. The
  * clone node is freed when the listener is closed and its last connection
- * is gone (an atomic count). The listener record and its descriptor go
+ * is gone (an atomic count). Each clone gets the same transport, so a
+ * clone can be cloned (POST /_trove/clones on its port); freeing a clone
+ * closes the clones made from it. The listener record and its descriptor go
  * later: another loop may still hold an epoll event naming them, from a
  * wait that returned before the removal. Each loop counts its batches
  * (iter, bumped after a batch is handled); a closed record remembers every
@@ -461,6 +463,8 @@ static void clone_reap_locked(srv *S) {
     }
 }
 
+static void clone_close(void *ud, void *token);
+
 static int clone_open(void *ud, trove_node *clone, void **token) {
     srv *S = ud;
     pthread_mutex_lock(&S->mu);
@@ -497,6 +501,9 @@ static int clone_open(void *ud, trove_node *clone, void **token) {
         atomic_store(&cl->node_gone, true);
         return -1;
     }
+    /* a clone serves the management API too: its own clones get their
+     * own ports the same way, and close when it is freed */
+    trove_node_set_clone_transport(clone, clone_open, clone_close, S);
     *token = cl;
     return port;
 }

@@ -195,7 +195,22 @@ def test_hundred_clones_cost_little_and_no_threads(base):
     assert fds(pid) <= f0 + 1, (fds(pid), f0)
 
 
-def test_a_clone_cannot_clone_itself(base):
+def test_a_clone_can_be_cloned(base):
+    """A clone is a full node: its own POST /_trove/clones gives a clone of it (with what was
+    written to it), on its own port, isolated both ways; deleting the parent closes it."""
     st, c = call(base.url, "POST", "/_trove/clones")
-    st, b = call(c["url"], "POST", "/_trove/clones")
-    assert st == 400 and b["error"]["type"] == "illegal_argument_exception"
+    assert st == 201
+    assert call(c["url"], "PUT", "/items/_doc/in-c?refresh=true", {"title": "c"})[0] == 201
+    st, g = call(c["url"], "POST", "/_trove/clones")
+    assert st == 201 and g["url"] not in (c["url"], base.url)
+    assert count(g["url"]) == 4  # the seed's 3 and the parent's write
+    assert call(g["url"], "PUT", "/items/_doc/in-g?refresh=true", {"title": "g"})[0] == 201
+    assert count(g["url"]) == 5 and count(c["url"]) == 4 and count(base.url) == 3
+    # the parent clone is frozen by its clone, as the base is by its own
+    assert call(c["url"], "PUT", "/items/_doc/x", {"title": "x"})[0] == 403
+    assert call(c["url"], "GET", "/_trove/clones")[1]["clones"] == [g]
+    assert call(base.url, "DELETE", "/_trove/clones/" + c["id"])[0] == 200
+    deadline = time.monotonic() + 5
+    while not refused(g["url"]) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert refused(g["url"]), "a deleted clone's own clones close with it"
