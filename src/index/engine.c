@@ -297,10 +297,8 @@ static void buffer_clear(tv_index *idx) {
     if (idx->buf.cap > 4096) tv_vec_fini(&idx->buf);
     idx->buf_live = 0;
     tv_arena_reset(&idx->buf_arena);
-    tv_map_fini(&idx->bufmap);
-    tv_map_init(&idx->bufmap);
+    tv_map_fini(&idx->bufmap); /* keeps the maps borrowing */
     tv_map_fini(&idx->bterms);
-    tv_map_init(&idx->bterms);
     tv_vec_fini(&idx->bterm_ptr);
     tv_vec_fini(&idx->bterm_len);
     tv_buf_fini(&idx->ctmp);
@@ -360,8 +358,10 @@ static tv_index *index_alloc(const char *name, size_t name_len) {
     atomic_init(&idx->last_acquire_ms, 0);
     tv_arena_init(&idx->buf_arena);
     tv_arena_init(&idx->scratch);
-    tv_map_init(&idx->bufmap);
-    tv_map_init(&idx->bterms);
+    /* both maps' keys live in buf_arena (the buffered doc's id, the
+     * interned term's copy), reset together with them */
+    tv_map_init_borrowed(&idx->bufmap);
+    tv_map_init_borrowed(&idx->bterms);
     tv_buf_init(&idx->ctmp);
     tv_map_init(&idx->tombs);
     idx->mu_ok = pthread_mutex_init(&idx->mu, NULL) == 0;
@@ -857,7 +857,7 @@ static uint32_t intern_term(tv_index *idx, const char *term, uint32_t len) {
     char *copy = tv_arena_memdup(&idx->buf_arena, term, len);
     if ((!copy && len) || tv_vec_reserve(&idx->bterm_ptr, (size_t)id + 1) ||
         tv_vec_reserve(&idx->bterm_len, (size_t)id + 1) ||
-        tv_map_put(&idx->bterms, term, len, (void *)(uintptr_t)(id + 1), NULL))
+        tv_map_put(&idx->bterms, copy, len, (void *)(uintptr_t)(id + 1), NULL))
         return UINT32_MAX;
     idx->bterm_ptr.items[idx->bterm_ptr.len++] = copy ? copy : "";
     idx->bterm_len.items[idx->bterm_len.len++] = len;
@@ -1237,7 +1237,7 @@ tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char 
                                                        : live_new_all(w->max_doc);
     }
     if (!bd || (w && !nl) || tv_vec_reserve(&idx->buf, idx->buf.len + 1) ||
-        tv_map_put(&idx->bufmap, id, id_len, bd, NULL)) {
+        tv_map_put(&idx->bufmap, bd->meta.id, id_len, bd, NULL)) {
         if (w && nl && nl != w->live) live_release(nl);
         st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
         goto out;

@@ -21,13 +21,21 @@ uint32_t tv_checksum32(const void *p, size_t n) { return XXH32(p, n, 0); }
 void tv_map_init(tv_map *m) {
     m->slots = NULL;
     m->cap = m->len = m->used = 0;
+    m->borrowed = false;
+}
+
+void tv_map_init_borrowed(tv_map *m) {
+    tv_map_init(m);
+    m->borrowed = true;
 }
 
 void tv_map_fini(tv_map *m) {
-    for (size_t i = 0; i < m->cap; i++)
+    bool borrowed = m->borrowed;
+    for (size_t i = 0; !borrowed && i < m->cap; i++)
         if (m->slots[i].key && m->slots[i].key != TV_MAP_TOMBSTONE) tv_free(m->slots[i].key);
     tv_free(m->slots);
     tv_map_init(m);
+    m->borrowed = borrowed;
 }
 
 static tv_map_slot *find(const tv_map *m, const char *key, size_t len, uint64_t h) {
@@ -74,7 +82,8 @@ tv_status tv_map_put(tv_map *m, const char *key, size_t len, void *value, void *
         tv_status st = rehash(m, ncap);
         if (st) return st;
     }
-    char *k = tv_strndup(key, len);
+    /* a borrowed empty key may be NULL, which would read as an empty slot */
+    char *k = m->borrowed ? (char *)(key ? key : "") : tv_strndup(key, len);
     if (!k) return TROVE_ENOMEM;
     size_t mask = m->cap - 1, i = h & mask;
     while (m->slots[i].key && m->slots[i].key != TV_MAP_TOMBSTONE) i = (i + 1) & mask;
@@ -97,7 +106,7 @@ void *tv_map_del(tv_map *m, const char *key, size_t len) {
     tv_map_slot *s = find(m, key, len, tv_hash(key, len));
     if (!s) return NULL;
     void *v = s->value;
-    tv_free(s->key);
+    if (!m->borrowed) tv_free(s->key);
     s->key = TV_MAP_TOMBSTONE;
     s->value = NULL;
     m->len--;

@@ -219,8 +219,10 @@ uint32_t tv_checksum32(const void *p, size_t n);
 
 /*
  * A string-keyed hash map (open addressing, linear probing). Keys are copied
- * and owned by the map; values are borrowed pointers the caller manages.
- * Iteration order is unspecified: sort if an order is needed.
+ * and owned by the map (or, after tv_map_init_borrowed, borrowed: the caller
+ * keeps every key's bytes alive and unchanged as long as the map); values
+ * are borrowed pointers the caller manages. Iteration order is unspecified:
+ * sort if an order is needed.
  */
 typedef struct tv_map_slot {
     char *key; /* NULL: empty slot; TV_MAP_TOMBSTONE: deleted */
@@ -231,9 +233,13 @@ typedef struct tv_map_slot {
 typedef struct tv_map {
     tv_map_slot *slots;
     size_t cap, len, used; /* used counts tombstones too */
+    bool borrowed;         /* keys are the caller's (tv_map_init_borrowed) */
 } tv_map;
 
 void tv_map_init(tv_map *m);
+/* A map that stores the key pointers it is given instead of copies (for
+ * keys that already live in an arena: no allocation per key). */
+void tv_map_init_borrowed(tv_map *m);
 void tv_map_fini(tv_map *m); /* frees keys; not values */
 /* Inserts or replaces. Returns TROVE_OK or TROVE_ENOMEM. If old is not NULL
  * it receives the replaced value (or NULL). */

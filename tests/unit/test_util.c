@@ -125,6 +125,45 @@ static void test_map(void **state) {
     tv_map_fini(&m);
 }
 
+/* A borrowing map keeps the caller's key pointers (no copy to free: the
+ * sanitizer build would report a double free or a leak otherwise), and an
+ * empty key given as NULL is still a key. */
+static void test_map_borrowed(void **state) {
+    (void)state;
+    tv_map m;
+    tv_map_init_borrowed(&m);
+    char keys[64][8];
+    for (int i = 0; i < 64; i++) {
+        snprintf(keys[i], sizeof keys[i], "k%d", i);
+        assert_int_equal(tv_map_put(&m, keys[i], strlen(keys[i]), (void *)(intptr_t)(i + 1), NULL), TROVE_OK);
+    }
+    assert_int_equal(tv_map_put(&m, NULL, 0, (void *)(intptr_t)100, NULL), TROVE_OK);
+    assert_ptr_equal(tv_map_get(&m, "", 0), (void *)(intptr_t)100);
+    assert_ptr_equal(tv_map_get(&m, "k63", 3), (void *)(intptr_t)64);
+    size_t it = 0, n = 0;
+    const char *k;
+    size_t kl;
+    void *v;
+    while (tv_map_next(&m, &it, &k, &kl, &v)) {
+        intptr_t i = (intptr_t)v - 1;
+        if (i < 64) assert_ptr_equal(k, keys[i]); /* the caller's bytes, not a copy */
+        n++;
+    }
+    assert_int_equal(n, 65);
+    assert_ptr_equal(tv_map_del(&m, "k5", 2), (void *)(intptr_t)6);
+    assert_null(tv_map_get(&m, "k5", 2));
+    /* a copy owns its keys again */
+    tv_map c;
+    assert_int_equal(tv_map_copy(&c, &m), TROVE_OK);
+    assert_false(c.borrowed);
+    assert_ptr_equal(tv_map_get(&c, "k7", 2), (void *)(intptr_t)8);
+    tv_map_fini(&c);
+    tv_map_fini(&m);
+    assert_true(m.borrowed); /* still borrowing after fini, ready for reuse */
+    assert_int_equal(tv_map_put(&m, keys[1], 2, (void *)1, NULL), TROVE_OK);
+    tv_map_fini(&m);
+}
+
 static void test_map_oom(void **state) {
     (void)state;
     for (long fail = 0; fail < 20; fail++) {
@@ -212,7 +251,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_tables), cmocka_unit_test(test_arena),
         cmocka_unit_test(test_buf),           cmocka_unit_test(test_buf_oom_is_sticky),
-        cmocka_unit_test(test_map),           cmocka_unit_test(test_map_oom),
+        cmocka_unit_test(test_map),           cmocka_unit_test(test_map_borrowed), cmocka_unit_test(test_map_oom),
         cmocka_unit_test(test_bitset),        cmocka_unit_test(test_varint),
         cmocka_unit_test(test_parse_i64),     cmocka_unit_test(test_glob_match),
     };
