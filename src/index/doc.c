@@ -98,13 +98,10 @@ static acc *acc_of(dctx *c, const tv_field *f) {
             if (c->used.items[i]->f->id == f->id) x = c->used.items[i];
     }
     if (x) return x;
-    x = tv_calloc(1, sizeof *x);
+    x = tv_arena_calloc(c->a, 1, sizeof *x); /* the vectors inside are heap, freed by acc_free */
     if (!x) return NULL;
     x->f = f;
-    if (tv_vec_push(&c->used, x)) {
-        tv_free(x);
-        return NULL;
-    }
+    if (tv_vec_push(&c->used, x)) return NULL;
     if (f->id < c->nf) c->accs[f->id] = x;
     return x;
 }
@@ -114,7 +111,6 @@ static void acc_free(acc *x) {
     tv_vec_fini(&x->nums);
     tv_vec_fini(&x->keys);
     tv_vec_fini(&x->key_lens);
-    tv_free(x);
 }
 
 /* ------------------------------------------------------------- errors */
@@ -1773,7 +1769,7 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     }
     uint32_t nf = tv_mapping_field_count(m);
     c.nf = nf;
-    c.accs = tv_calloc(nf ? nf : 1, sizeof(acc *));
+    c.accs = tv_arena_calloc(arena, nf ? nf : 1, sizeof(acc *));
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;
@@ -1912,7 +1908,6 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
 done:
     for (size_t i = 0; i < c.used.len; i++) acc_free(c.used.items[i]);
     tv_vec_fini(&c.used);
-    tv_free(c.accs);
     if (st) memset(out, 0, sizeof *out);
     return st;
 }
