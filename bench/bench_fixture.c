@@ -51,6 +51,7 @@
 #include <time.h>
 
 #include "trove.h"
+#include "timing.h"
 
 #define ITEMS_INDEX                                                                                  \
     "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0},\"mappings\":{\"properties\":{" \
@@ -58,16 +59,6 @@
     "\"category\":{\"type\":\"keyword\"},\"price\":{\"type\":\"double\"},"                           \
     "\"created\":{\"type\":\"date\"}}}}"
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static void die(const char *what, const char *detail) {
     fprintf(stderr, "bench_fixture: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");

@@ -70,6 +70,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "timing.h"
+
 extern char **environ;
 
 static void die(const char *what, const char *detail) {
@@ -77,16 +79,6 @@ static void die(const char *what, const char *detail) {
     exit(1);
 }
 
-static double now_us(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b) {
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
 
 static double *samples(int n) {
     double *t = malloc(sizeof *t * (size_t)(n > 0 ? n : 1));

@@ -8,12 +8,27 @@ import os
 import pathlib
 import select
 import signal
+import socket
 import subprocess
 import time
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
+
+
+def refused(url):
+    """Is a connection to http://HOST:PORT refused (a closed clone's port)?"""
+    host, port = url[len("http://"):].rsplit(":", 1)
+    s = socket.socket()
+    s.settimeout(2)
+    try:
+        s.connect((host, int(port)))
+    except ConnectionRefusedError:
+        return True
+    finally:
+        s.close()
+    return False
 
 
 def trove_bin():

@@ -63,7 +63,7 @@ import urllib.request
 import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
-from conftest import trove_bin  # noqa: E402
+from conftest import refused, trove_bin  # noqa: E402
 
 SEEDS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "seed"
 ITEMS = str(SEEDS / "items")  # a seed directory: items (3 docs), logs-* template, aliases
@@ -211,19 +211,6 @@ def count(url, index="items"):
     st, b = jcall(url, "GET", f"/{index}/_count")
     assert st == 200, b
     return b["count"]
-
-
-def refused(url):
-    host, port = url[len("http://"):].rsplit(":", 1)
-    s = socket.socket()
-    s.settimeout(2)
-    try:
-        s.connect((host, int(port)))
-    except ConnectionRefusedError:
-        return True
-    finally:
-        s.close()
-    return False
 
 
 def gone(pid):

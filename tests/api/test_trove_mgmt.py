@@ -14,6 +14,8 @@ import urllib.request
 
 import pytest
 
+from conftest import refused
+
 SEEDS = pathlib.Path(__file__).resolve().parents[1] / "fixtures" / "seed"
 
 
@@ -51,19 +53,6 @@ def fds(pid):
 
 def threads(pid):
     return len(os.listdir(f"/proc/{pid}/task"))
-
-
-def refused(url):
-    host, port = url[len("http://"):].rsplit(":", 1)
-    s = socket.socket()
-    s.settimeout(2)
-    try:
-        s.connect((host, int(port)))
-    except ConnectionRefusedError:
-        return True
-    finally:
-        s.close()
-    return False
 
 
 @pytest.fixture
