@@ -11,10 +11,11 @@
  * and left out.
  *
  * _flush and _forcemerge are accepted: the in-memory engine has nothing to
- * fsync, and merging is the engine's own business; both answer the
- * broadcast _shards header after refreshing, so a forced merge request
- * still makes buffered writes visible as OpenSearch's flush would not hide
- * them.
+ * fsync; both answer the broadcast _shards header after refreshing, so a
+ * forced merge request still makes buffered writes visible as OpenSearch's
+ * flush would not hide them. _forcemerge with max_num_segments merges each
+ * index down to that many segments (tv_index_force_merge); without it the
+ * merge policy's own merges are all there is to do, as in OpenSearch.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,11 +171,13 @@ void tv_h_flush(tv_req *r) {
         return;
     int64_t mns;
     if (!tv_req_param_i64(r, "max_num_segments", -1, &mns)) return;
+    bool forcemerge = strstr(r->path, "_forcemerge") != NULL; /* _flush shares this handler */
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     int64_t total = 0, ok = 0;
     for (size_t i = 0; i < l.len; i++) {
-        if (tv_index_refresh(l.items[i]) == TROVE_ENOMEM) {
+        if (tv_index_refresh(l.items[i]) == TROVE_ENOMEM ||
+            (mns > 0 && forcemerge && tv_index_force_merge(l.items[i], (uint32_t)TV_MIN(mns, (int64_t)UINT32_MAX)) == TROVE_ENOMEM)) {
             r->oom = true;
             break;
         }

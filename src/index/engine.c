@@ -1015,13 +1015,16 @@ static int seg_level(uint32_t docs) {
 
 /* Replaces working segments [i, i+k) by their merge. */
 static tv_status merge_window(tv_index *idx, size_t i, size_t k) {
-    tv_segview views[TV_ENGINE_MERGE_FACTOR];
+    tv_segview stack[TV_ENGINE_MERGE_FACTOR] = {{0}}; /* gcc cannot see views[0..k) filled */
+    tv_segview *views = k <= TV_ENGINE_MERGE_FACTOR ? stack : tv_malloc(k * sizeof *views);
+    if (!views) return TROVE_ENOMEM;
     for (size_t j = 0; j < k; j++) {
         const wseg *w = &idx->segs.items[i + j];
         views[j] = (tv_segview){w->seg, w->live ? w->live->words : NULL, 0, w->max_doc, w->num_docs};
     }
     tv_segment *m = NULL;
     tv_status st = tv_segment_merge(views, k, &m);
+    if (views != stack) tv_free(views);
     if (st) return st;
     for (size_t j = 0; j < k; j++) {
         tv_segment_release(idx->segs.items[i + j].seg);
@@ -1126,6 +1129,29 @@ static tv_status refresh_locked(tv_index *idx) {
 tv_status tv_index_refresh(tv_index *idx) {
     lock(idx);
     tv_status st = refresh_locked(idx);
+    unlock(idx);
+    return st;
+}
+
+tv_status tv_index_force_merge(tv_index *idx, uint32_t max_segments) {
+    if (max_segments < 1) max_segments = 1;
+    lock(idx);
+    tv_status st = TROVE_OK;
+    size_t n = idx->segs.len;
+    if (n > max_segments) {
+        /* one merge of the oldest n - max + 1 segments: every document is
+         * rewritten once, where repeated windows of ten would rewrite the
+         * oldest ones again at each level */
+        st = merge_window(idx, 0, n - max_segments + 1);
+        /* a clean index publishes the merged segments at once (the same
+         * documents, deleted ones gone); with unpublished writes the next
+         * refresh publishes them with those writes */
+        if (!st && atomic_load(&idx->dirty_since_ms) == 0) {
+            snap_impl *s = snap_from_working(idx, idx->mapping);
+            if (s) publish(idx, s);
+            else st = TROVE_ENOMEM;
+        }
+    }
     unlock(idx);
     return st;
 }

@@ -701,6 +701,11 @@ tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realti
 
 /* Publishes all buffered writes as a new snapshot (POST _refresh). */
 tv_status tv_index_refresh(tv_index *idx);
+/* POST _forcemerge?max_num_segments=N: merges the index's segments down to
+ * at most max_segments (at least 1), dropping deleted documents. The
+ * merged segments are published at once when nothing is unpublished, else
+ * by the next refresh. TROVE_OK or TROVE_ENOMEM (the index unchanged). */
+tv_status tv_index_force_merge(tv_index *idx, uint32_t max_segments);
 
 /*
  * The snapshot searches should read. Emulates OpenSearch's periodic
