@@ -18,7 +18,7 @@ Statistics, in one streaming pass over DOCS.ndjson:
 Query terms are only plain terms, [a-z]+ or [0-9]+, which every engine's tokenizer agrees on.
 
 Bands, as fractions of the corpus's document count D, read off the metadata of luceneutil's
-queries on its 10M-document Wikipedia index (/work/shared/bench/queries/luceneutil-queries.txt;
+queries on its 10M-document Wikipedia index (../shared/bench/queries/luceneutil-queries.txt beside the project;
 its own range in brackets):
 
 | class                     | chosen by                                   | band                          |
