@@ -18,8 +18,9 @@
  * default operator is OR, leading wildcards allowed, as the README's syntax
  * means), sent through trove_request exactly as a client's request would
  * be: TOP_N is POST /ft/_search {"size":N,"track_total_hits":false,
- * "_source":false,"query":...}, HITS the number of hits returned; COUNT is
- * POST /ft/_count {"query":...}. The time measured is trove_request alone
+ * "stored_fields":"_none_","query":...} (hits without _id or _source: the
+ * Lucene peer reads no stored field either), HITS the number of hits
+ * returned; COUNT is POST /ft/_count {"query":...}. The time measured is trove_request alone
  * (parsing the request, searching, writing the response JSON); reading the
  * count back out of the response is protocol work and left out. A 400
  * unsupported_operation_exception answers UNSUPPORTED with its reason.
@@ -126,13 +127,13 @@ static long long number_after(const char *body, const char *from, const char *ke
     return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
 }
 
-/* Hits in a search response: the objects of hits.hits (each has "_id"). */
+/* Hits in a search response: the objects of hits.hits (each has "_index"). */
 static long long count_hits(const char *body) {
     const char *p = strstr(body, "\"hits\":{");
     p = p ? strstr(p + 8, "\"hits\":[") : NULL;
     if (!p) return -1;
     long long k = 0;
-    for (p = strstr(p, "\"_id\":"); p; p = strstr(p + 6, "\"_id\":")) k++;
+    for (p = strstr(p, "\"_index\":"); p; p = strstr(p + 9, "\"_index\":")) k++;
     return k;
 }
 
@@ -181,7 +182,7 @@ int main(int argc, char **argv) {
             continue;
         }
         tv_buf_clear(&body);
-        if (size) tv_buf_printf(&body, "{\"size\":%d,\"track_total_hits\":false,\"_source\":false,", size);
+        if (size) tv_buf_printf(&body, "{\"size\":%d,\"track_total_hits\":false,\"stored_fields\":\"_none_\",", size);
         else tv_buf_putc(&body, '{');
         tv_buf_puts(&body, "\"query\":{\"query_string\":{\"default_field\":\"body\",\"query\":");
         put_json_string(&body, q, strlen(q));

@@ -16,7 +16,8 @@ INDEX_DIR and DOCS appended. The harness:
    drift of the machine (other load, frequency) lands on all of them alike, and which engine
    goes first alternates between passes (the second to run a query finds the CPU's caches
    warmer: an A/A run of one engine against itself showed 1.6x on microsecond queries);
-4. reads each peer's peak RSS (VmHWM) after the passes, then closes its stdin;
+4. reads each peer's peak RSS while serving (VmHWM, reset through /proc/PID/clear_refs at
+   READY; the indexing peak and the RSS at READY are kept apart), then closes its stdin;
 5. per query, takes the median over passes of the time the peer measured (wall and thread CPU,
    the protocol's I/O excluded); per cell (class, mode), the median over its queries; per
    engine, the geometric mean over the cells of Lucene's cell median divided by the engine's,
@@ -72,6 +73,15 @@ class Peer:
                 raise SystemExit(f"harness: {name} not ready after {ready_timeout} s")
             print(f"harness: {name}: ignoring {line.rstrip()!r}", file=sys.stderr)
         self.ready["wall_to_ready_seconds"] = round(time.monotonic() - t0, 3)
+        # the indexing peak, then a fresh peak for serving (writing 5 to clear_refs resets VmHWM)
+        self.ready["index_peak_rss_bytes"] = self.status_bytes("VmHWM")
+        self.ready["rss_at_ready_bytes"] = self.status_bytes("VmRSS")
+        try:
+            with open(f"/proc/{self.proc.pid}/clear_refs", "w") as f:
+                f.write("5")
+            self.hwm_reset = True
+        except OSError:
+            self.hwm_reset = False
 
     def ask(self, mode, query):
         self.proc.stdin.write(f"{mode}\t{query}\n")
@@ -86,15 +96,19 @@ class Peer:
             return ("UNSUPPORTED", parts[1] if len(parts) > 1 else "", 0, 0)
         return ("ERROR", "\t".join(parts[1:]) or line.strip(), 0, 0)
 
-    def peak_rss(self):
+    def status_bytes(self, key):
         try:
             with open(f"/proc/{self.proc.pid}/status") as f:
                 for l in f:
-                    if l.startswith("VmHWM:"):
+                    if l.startswith(key + ":"):
                         return int(l.split()[1]) * 1024
         except OSError:
             pass
         return None
+
+    def peak_rss(self):
+        """Peak RSS while serving (since READY), when the kernel let us reset it."""
+        return self.status_bytes("VmHWM") if self.hwm_reset else None
 
     def close(self):
         try:

@@ -816,6 +816,64 @@ bool tv_automaton_run(const tv_automaton *a, const char *str, size_t len) {
     return a->acc[s];
 }
 
+bool tv_automaton_run_dead(const tv_automaton *a, const char *str, size_t len, size_t *at, uint32_t *next) {
+    *at = SIZE_MAX;
+    *next = UINT32_MAX;
+    if (a->empty) {
+        *at = 0;
+        return false;
+    }
+    const uint8_t *p = (const uint8_t *)str, *end = p + len;
+    uint32_t s = 0;
+    while (p < end) {
+        const uint8_t *here = p;
+        uint32_t cp = *p;
+        int32_t t;
+        if (*p < 0x80 && a->ascii) {
+            t = a->ascii[(size_t)s * 128 + *p];
+            p++;
+        } else {
+            p += tv_utf8_decode(p, end, &cp);
+            t = step(a, s, cp);
+        }
+        if (t < 0) {
+            *at = (size_t)(here - (const uint8_t *)str);
+            /* the state's transitions are sorted by code point: the first
+             * range above cp starts the next string worth seeking */
+            for (uint32_t i = a->first[s]; i < a->first[s + 1]; i++)
+                if (a->tr[i].lo > cp) {
+                    *next = a->tr[i].lo;
+                    break;
+                }
+            return false;
+        }
+        s = (uint32_t)t;
+    }
+    return a->acc[s];
+}
+
+bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char *out, size_t *out_len) {
+    size_t at;
+    uint32_t next;
+    *out_len = SIZE_MAX;
+    if (tv_automaton_run_dead(a, term, len, &at, &next)) return true;
+    if (at == SIZE_MAX) return false;
+    /* the smallest string it could still take at `at`: term[0..at) then
+     * `next`; with no such character, past every string starting with
+     * term[0..at) (its last byte below 0xFF incremented, what follows
+     * dropped) */
+    memcpy(out, term, at);
+    size_t n = at;
+    if (next != UINT32_MAX) {
+        n += tv_utf8_encode(next, (uint8_t *)out + at);
+    } else {
+        while (n && (uint8_t)out[n - 1] == 0xFF) n--;
+        if (n) out[n - 1] = (char)((uint8_t)out[n - 1] + 1);
+    }
+    *out_len = n;
+    return false;
+}
+
 bool tv_automaton_accept(const void *state, const char *term, size_t len) {
     return tv_automaton_run((const tv_automaton *)state, term, len);
 }

@@ -58,6 +58,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "search/automaton.h"
 #include "search/query.h"
 
 #define NO_MORE TV_NO_MORE_DOCS
@@ -1020,13 +1021,31 @@ static tv_status plan_multi(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx,
     tv_term_state st;
     uint32_t count = 0;
     bool any = false;
+    char *skip = NULL; /* the seek target past a dead prefix (arena, grown as needed) */
+    size_t skip_cap = 0;
     while (tv_terms_iter_next(ti, &t, &tl, &st)) {
         if (seek && !has_prefix(t, tl, m->prefix, m->prefix_len)) break;
         bool ok;
         if (m->case_insensitive) ok = m->exact ? ci_equal(t, tl, m->prefix, m->prefix_len) : true;
         else if (m->exact) ok = tl == m->prefix_len;
         else ok = true;
-        if (ok && m->accept) ok = m->accept(m->state, t, tl);
+        if (ok && m->automaton && !m->case_insensitive) {
+            /* a rejected term may let the enumeration seek past every
+             * term that shares its dead prefix */
+            if (tl + 4 > skip_cap) {
+                skip_cap = tl * 2 + 16;
+                if (!(skip = tv_arena_alloc(ctx->arena, skip_cap))) return TROVE_ENOMEM;
+            }
+            size_t n;
+            ok = tv_automaton_next(m->automaton, t, tl, skip, &n);
+            if (!ok && n == 0) break; /* no later term can match */
+            if (!ok && n != SIZE_MAX) {
+                tv_terms_iter_seek(ti, skip, n);
+                continue;
+            }
+        } else if (ok && m->accept) {
+            ok = m->accept(m->state, t, tl);
+        }
         if (!ok) continue;
         tv_status s2 = bits_from_postings(sv->seg, q->field_id, &st, ctx->arena, &bs);
         if (s2) return s2;

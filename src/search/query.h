@@ -130,6 +130,10 @@ typedef struct tv_term_matcher {
     bool exact;         /* the term must equal prefix (not just start with it) */
     bool case_insensitive; /* compare with prefix ASCII-case-insensitively;
                               prefix is then lower-case and no seek is done */
+    /* The automaton behind accept, when there is one: the planner then runs
+     * it itself and, when a term dies at some prefix, seeks past every term
+     * with that prefix (Lucene's AutomatonTermsEnum does the same). */
+    const struct tv_automaton *automaton;
 } tv_term_matcher;
 
 /* Extension hooks (TV_Q_EXT). */

@@ -402,6 +402,7 @@ static tv_query *automaton_node(tv_dsl *d, const tv_field *f, const tv_automaton
     const char *p = tv_automaton_prefix(a, &pl);
     q->u.multi.m.accept = labelled_accept;
     q->u.multi.m.state = l;
+    q->u.multi.m.automaton = a;
     q->u.multi.m.prefix = pl ? p : NULL;
     q->u.multi.m.prefix_len = (uint32_t)pl;
     return q;

@@ -196,6 +196,7 @@ static tv_query *multi_node(tv_dsl *d, const tv_field *f, const tv_automaton *a)
     const char *p = tv_automaton_prefix(a, &pl);
     q->u.multi.m.accept = tv_automaton_accept;
     q->u.multi.m.state = a;
+    q->u.multi.m.automaton = a;
     q->u.multi.m.prefix = pl ? p : NULL;
     q->u.multi.m.prefix_len = (uint32_t)pl;
     return q;

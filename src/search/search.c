@@ -1549,8 +1549,13 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         const char *src = NULL;
         size_t src_len = 0;
         memset(&meta, 0, sizeof meta);
-        st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta, &src, &src_len);
-        if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
+        /* stored_fields _none_ prints neither _id nor _source: nothing to read
+         * unless _version or _seq_no are asked for */
+        if (!r.stored_none || r.version || r.seq_no) {
+            st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta,
+                                       r.stored_none ? NULL : &src, &src_len);
+            if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
+        }
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "_index");
         tv_jw_strz(out, t->index ? t->index : "");

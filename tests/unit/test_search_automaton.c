@@ -254,6 +254,79 @@ static void test_regexp_random(void **state) {
     tv_buf_fini(&str);
 }
 
+/* Enumerating sorted terms with tv_automaton_next, seeking where it says,
+ * finds exactly the terms a plain scan accepts: the seek target never
+ * jumps over an accepted term and always moves forward. Random regexps
+ * over a mixed alphabet (ASCII, two- three- and four-byte UTF-8) against
+ * sorted sets of random strings. */
+static int cmp_bytes(const void *x, const void *y) {
+    const tv_buf *a = x, *b = y;
+    size_t n = a->len < b->len ? a->len : b->len;
+    int c = memcmp(a->data, b->data, n);
+    return c ? c : (a->len > b->len) - (a->len < b->len);
+}
+
+static void test_regexp_seek_enumeration(void **state) {
+    (void)state;
+    static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
+    enum { NT = 300 };
+    tv_buf terms[NT], re;
+    tv_buf_init(&re);
+    long seeks = 0;
+    for (int iter = 0; iter < 300; iter++) {
+        int nt = 0;
+        for (int k = 0; k < NT; k++) {
+            uint32_t cps[8];
+            int len = (int)rnd(7);
+            for (int i = 0; i < len; i++) cps[i] = sa[rnd(sizeof(sa) / sizeof(sa[0]))];
+            tv_buf_init(&terms[nt]);
+            encode(cps, len, &terms[nt]);
+            nt++;
+        }
+        qsort(terms, (size_t)nt, sizeof *terms, cmp_bytes);
+        npool = 0;
+        node *n = gen(1 + (int)rnd(4));
+        tv_buf_clear(&re);
+        render(n, &re);
+        tv_arena a;
+        tv_arena_init(&a);
+        tv_automaton *m = NULL;
+        tv_error err;
+        if (tv_regexp_compile(re.data, re.len, TV_RE_ALL, 0, &a, &m, &err) == TROVE_OK) {
+            int i = 0;
+            char out[64];
+            while (i < nt) {
+                size_t on;
+                bool acc = tv_automaton_next(m, terms[i].data, terms[i].len, out, &on);
+                assert_int_equal(acc, tv_automaton_run(m, terms[i].data, terms[i].len));
+                if (acc || on == SIZE_MAX) {
+                    i++;
+                    continue;
+                }
+                /* everything skipped is rejected, and the target is after the term */
+                int j = i + 1;
+                if (on == 0) {
+                    j = nt;
+                } else {
+                    tv_buf tgt = {out, on, on + 1, false};
+                    assert_true(cmp_bytes(&tgt, &terms[i]) > 0);
+                    while (j < nt && cmp_bytes(&terms[j], &tgt) < 0) j++;
+                }
+                for (int k = i; k < j; k++) {
+                    if (tv_automaton_run(m, terms[k].data, terms[k].len))
+                        fail_msg("[%s] skipped the accepted term [%s]", re.data, terms[k].data);
+                }
+                seeks++;
+                i = j;
+            }
+        }
+        tv_arena_fini(&a);
+        for (int k = 0; k < nt; k++) tv_buf_fini(&terms[k]);
+    }
+    assert_true(seeks > 1000);
+    tv_buf_fini(&re);
+}
+
 /* ------------------------------------------------------- fixed regexps */
 
 static void test_regexp_syntax(void **state) {
@@ -754,7 +827,8 @@ static void test_dsl_fuzzy(void **state) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_regexp_random),      cmocka_unit_test(test_regexp_syntax),
+        cmocka_unit_test(test_regexp_random),      cmocka_unit_test(test_regexp_seek_enumeration),
+        cmocka_unit_test(test_regexp_syntax),
         cmocka_unit_test(test_regexp_errors),      cmocka_unit_test(test_regexp_limit),
         cmocka_unit_test(test_regexp_flags),       cmocka_unit_test(test_wildcard_random),
         cmocka_unit_test(test_wildcard_prefix_ci), cmocka_unit_test(test_levenshtein_random),
