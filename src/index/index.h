@@ -462,6 +462,10 @@ uint32_t tv_postings_advance(tv_postings *p, uint32_t target);
 uint32_t tv_postings_freq(tv_postings *p);
 /* Next position of the current doc, ascending; call at most freq times. */
 uint32_t tv_postings_next_pos(tv_postings *p);
+/* The current doc's positions not read yet, at most cap of them, into out
+ * (ascending); returns how many. The same values tv_postings_next_pos
+ * would return one by one. */
+uint32_t tv_postings_positions(tv_postings *p, uint32_t *out, uint32_t cap);
 /* Upper bound on the number of docs (for planning). */
 uint64_t tv_postings_cost(const tv_postings *p);
 /*

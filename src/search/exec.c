@@ -794,11 +794,13 @@ typedef struct ppos {
     uint32_t doc;       /* min doc over alts */
     uint32_t *pos;      /* positions in the current doc (scratch) */
     uint32_t npos, cap;
+    uint64_t cost;      /* doc_freq summed over alts */
 } ppos;
 
 typedef struct phrase_it {
     tv_iter it;
     ppos *pp;
+    uint32_t *order; /* pp by cost, rarest first: the conjunction's order */
     uint32_t n;
     uint32_t slop;
     const tv_bm25 *sim;
@@ -844,7 +846,7 @@ static bool ppos_load(phrase_it *ph, ppos *p, uint32_t doc) {
             p->pos = np;
             p->cap = nc;
         }
-        for (uint32_t k = 0; k < f; k++) p->pos[p->npos++] = tv_postings_next_pos(p->alts[i]);
+        p->npos += tv_postings_positions(p->alts[i], p->pos + p->npos, f);
     }
     if (p->nalts > 1) qsort(p->pos, p->npos, sizeof *p->pos, u32cmp);
     return true;
@@ -867,7 +869,10 @@ static float exact_freq(phrase_it *ph) {
             if (idx[i] >= p->npos) return freq;
             if ((int64_t)p->pos[idx[i]] != want) ok = false;
         }
-        if (ok) freq += 1.0f;
+        if (ok) {
+            freq += 1.0f;
+            if (!ph->sim) return freq; /* matching is all a count or a filter needs */
+        }
     }
     return freq;
 }
@@ -939,6 +944,7 @@ static float sloppy_freq(phrase_it *ph) {
         }
         if (found) {
             freq += 1.0f / (1.0f + (float)match_len);
+            if (!ph->sim) return freq; /* matching is all a count or a filter needs */
             continue;
         }
         if (done && match_len <= (int32_t)ph->slop) freq += 1.0f / (1.0f + (float)match_len);
@@ -953,8 +959,8 @@ static uint32_t phrase_find(phrase_it *ph, uint32_t doc) {
         bool moved = true;
         while (moved && doc != NO_MORE) {
             moved = false;
-            for (uint32_t i = 0; i < ph->n; i++) {
-                ppos *p = &ph->pp[i];
+            for (uint32_t k = 0; k < ph->n; k++) {
+                ppos *p = &ph->pp[ph->order[k]];
                 uint32_t d = p->doc;
                 if (d < doc) d = ppos_advance(p, doc);
                 if (d == NO_MORE) return ph->it.doc = NO_MORE;
@@ -1132,6 +1138,7 @@ static tv_status plan_phrase(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx
             j++;
         }
         if (p->nalts == 0) return TROVE_OK; /* a position absent in this segment */
+        p->cost = pc;
         ppos_doc(p);
         if (pc < cost) cost = pc;
         n++;
@@ -1146,7 +1153,17 @@ static tv_status plan_phrase(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx
     ph->norms = q->field && q->field->norms;
     ph->arena = ctx->arena;
     ph->sidx = tv_arena_calloc(ctx->arena, n, sizeof *ph->sidx);
-    if (!ph->sidx) return TROVE_ENOMEM;
+    ph->order = tv_arena_alloc(ctx->arena, n * sizeof *ph->order);
+    if (!ph->sidx || !ph->order) return TROVE_ENOMEM;
+    /* the rarest position leads the conjunction (insertion sort: n is small) */
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t j = i;
+        while (j > 0 && pp[ph->order[j - 1]].cost > pp[i].cost) {
+            ph->order[j] = ph->order[j - 1];
+            j--;
+        }
+        ph->order[j] = i;
+    }
     *out = iter_init(&ph->it, &phrase_vt, cost, ph->sim ? ph->sim->weight : 0);
     return TROVE_OK;
 }
