@@ -740,6 +740,63 @@ static void test_token_order_and_chunks(void **state) {
     tv_arena_fini(&a);
 }
 
+/* Positions read a doc at a time (tv_postings_positions) equal the ones
+ * read one by one, across docs an advance skips (whose positions are
+ * skipped word by word), with gaps of one, two and three varint bytes, and
+ * after part of a doc was read with tv_postings_next_pos. */
+static void test_positions_batch(void **state) {
+    (void)state;
+    enum { N = 400 };
+    tv_segment_builder *b = tv_segment_builder_new();
+    tv_arena a;
+    tv_arena_init(&a);
+    static uint32_t want[N][40];
+    static uint32_t nwant[N];
+    for (uint32_t d = 0; d < N; d++) {
+        tv_token t[40];
+        memset(t, 0, sizeof t);
+        uint32_t f = 1 + (d * 7) % 37, pos = d % 5;
+        for (uint32_t k = 0; k < f; k++) {
+            t[k].term = "x";
+            t[k].term_len = 1;
+            t[k].position = pos;
+            want[d][k] = pos;
+            uint32_t gap = (d + k) % 11 == 0 ? 20000 : (d + k) % 5 == 0 ? 300 : 1 + (k % 3);
+            pos += gap;
+        }
+        nwant[d] = f;
+        tv_doc_field fld = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
+                            .norms = true, .tokens = t, .ntokens = f, .field_length = f};
+        char id[16];
+        snprintf(id, sizeof id, "%u", d);
+        tv_parsed_doc pd = {.fields = &fld, .nfields = 1};
+        tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
+        assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+    }
+    tv_segment *s;
+    assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
+    for (uint32_t stride = 1; stride <= 5; stride += 2) {
+        tv_term_state st;
+        assert_true(tv_segment_term(s, 3, "x", 1, &st));
+        tv_postings *p = tv_postings_open(s, 3, &st, TV_POST_FREQS | TV_POST_POSITIONS, &a);
+        uint32_t got[40];
+        for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS;
+             d = d + stride < N ? tv_postings_advance(p, d + stride) : TV_NO_MORE_DOCS) {
+            assert_int_equal(tv_postings_freq(p), nwant[d]);
+            uint32_t k = 0;
+            if (d % 4 == 1) /* some read one by one first */
+                for (; k < nwant[d] / 2; k++) got[k] = tv_postings_next_pos(p);
+            k += tv_postings_positions(p, got + k, 40 - k);
+            assert_int_equal(k, nwant[d]);
+            assert_memory_equal(got, want[d], k * sizeof *got);
+            assert_int_equal(tv_postings_positions(p, got, 40), 0); /* nothing left */
+        }
+    }
+    tv_segment_release(s);
+    tv_segment_builder_free(b);
+    tv_arena_fini(&a);
+}
+
 static void test_merge_equals_fresh_build(void **state) {
     (void)state;
     for (int round = 0; round < 3; round++) {
@@ -990,7 +1047,7 @@ int main(void) {
         cmocka_unit_test(test_empty_builder),
         cmocka_unit_test(test_build_and_read),
         cmocka_unit_test(test_dense_and_long),
-        cmocka_unit_test(test_merge_equals_fresh_build),
+        cmocka_unit_test(test_positions_batch), cmocka_unit_test(test_merge_equals_fresh_build),
         cmocka_unit_test(test_merge_all_deleted),
         cmocka_unit_test(test_token_order_and_chunks),
         cmocka_unit_test(test_corruption),
