@@ -479,6 +479,10 @@ uint32_t tv_postings_impacts(tv_postings *p, uint32_t target, const tv_impact **
 /* Norm byte of a doc's field (0 when the doc has no value or the field has
  * no norms). */
 uint8_t tv_segment_norm(const tv_segment *s, uint32_t field, uint32_t doc);
+/* The field's norms as one byte per doc (max_doc of them, borrowed from
+ * the segment), or NULL when it has none: what tv_segment_norm reads, for
+ * a scorer that reads one per hit. */
+const uint8_t *tv_segment_norms(const tv_segment *s, uint32_t field);
 
 /* Doc values. Each returns the number of values the doc has (0 if none),
  * writing at most cap of them into out (ascending). */

@@ -1085,6 +1085,11 @@ uint8_t tv_segment_norm(const tv_segment *s, uint32_t field, uint32_t doc) {
     return f->norms[doc];
 }
 
+const uint8_t *tv_segment_norms(const tv_segment *s, uint32_t field) {
+    const tv_segfield *f = tv_segment_field(s, field);
+    return f ? f->norms : NULL;
+}
+
 /* [a, z) of a doc in a per-doc offsets column over n values. */
 static bool doc_range(const tv_col *offs, bool single, uint32_t doc, uint64_t n, uint64_t *a, uint64_t *z) {
     if (single) {

@@ -349,6 +349,8 @@ typedef struct term_it {
     const tv_segment *seg;
     uint32_t field;
     bool norms;
+    const uint8_t *norm_bytes; /* the segment's norms of the field (NULL: none) */
+    uint32_t max_doc;          /* their count */
     /* top-k pruning (set_min_score): skip blocks whose bound is <= min */
     bool prune;
     float min;
@@ -410,7 +412,9 @@ static float term_score(tv_iter *it) {
     term_it *t = (term_it *)it;
     if (!t->sim) return t->cscore;
     uint32_t freq = tv_postings_freq(t->p);
-    uint8_t norm = t->norms ? tv_segment_norm(t->seg, t->field, it->doc) : 1;
+    /* the norms array read in place: a call per scored doc was a tenth of
+     * a term query's instructions */
+    uint8_t norm = !t->norms ? 1 : t->norm_bytes && it->doc < t->max_doc ? t->norm_bytes[it->doc] : 0;
     return tv_bm25_score(t->sim, (float)freq, norm);
 }
 static uint32_t term_shallow(tv_iter *it, uint32_t target) {
@@ -1330,6 +1334,8 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
         t->seg = sv->seg;
         t->field = q->field_id;
         t->norms = q->field && q->field->norms;
+        t->norm_bytes = t->norms ? tv_segment_norms(sv->seg, q->field_id) : NULL;
+        t->max_doc = tv_segment_max_doc(sv->seg);
         t->prune = false;
         t->min = -INFINITY;
         t->blk_upto = TV_ITER_UNSET;
@@ -1406,6 +1412,8 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
         t->seg = sv->seg;
         t->field = q->field_id;
         t->norms = false;
+        t->norm_bytes = NULL;
+        t->max_doc = 0;
         t->prune = false;
         *out = iter_init(&t->it, &cterm_vt, tv_postings_cost(p), cscore);
         return TROVE_OK;

@@ -640,7 +640,13 @@ static void heap_swap(coll *c, size_t i, size_t j) {
 }
 
 /* the heap keeps the worst hit at the root */
-static bool worse(const coll *c, const hit *a, const hit *b) {
+static inline bool worse(const coll *c, const hit *a, const hit *b) {
+    if (c->r->nsorts == 0) { /* by score, then global doc order: inline, the common case */
+        if (a->score != b->score) return a->score < b->score;
+        if (a->target != b->target) return a->target > b->target;
+        if (a->seg != b->seg) return a->seg > b->seg;
+        return a->doc > b->doc;
+    }
     return hit_cmp(c, a->score, a->sv, a->target, a->seg, a->doc, b) > 0;
 }
 
@@ -680,7 +686,9 @@ static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) 
         sift_up(c, c->n - 1);
         return;
     }
-    if (hit_cmp(c, score, c->scratch, t, seg, doc, &c->heap[0]) >= 0) return;
+    /* by score alone, a full page rejects at once what does not beat the
+     * worst hit: docs arrive in the tie-break order, so a tie loses too */
+    if (ns == 0 ? score <= c->heap[0].score : hit_cmp(c, score, c->scratch, t, seg, doc, &c->heap[0]) >= 0) return;
     hit *h = &c->heap[0];
     h->score = score;
     h->target = t;
