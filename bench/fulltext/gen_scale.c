@@ -2,7 +2,8 @@
  *
  *     gen_scale TRAIN.ndjson N OUT.ndjson [SEED]
  *
- * Reads the real corpus (NDJSON {"id","body"} lines, as make_corpus.py writes them), and learns
+ * Reads the real corpus (NDJSON {"id","body"} lines, as make_corpus.py writes them, decoded by
+ * ndjson.h; a line that is malformed or has no "body" string is skipped and counted), and learns
  *   - word bigrams: a token is a whitespace-separated word with its punctuation attached
  *     ("end.", "(see", "Webster's"), so the output reads like text with sentences and
  *     punctuation; the successors of each token are kept as the multiset seen in training, so a
@@ -21,7 +22,7 @@
  * (default 1): the generator is xoshiro256** seeded by splitmix64, with integer arithmetic only.
  * OUT may be "-" for standard output.
  *
- * Build: cc -O2 -o gen_scale gen_scale.c -lm
+ * Build: cc -O2 -o gen_scale gen_scale.c -lm   (ndjson.h, beside it, is its NDJSON decoder)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -30,6 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "ndjson.h"
 
 static void die(const char *msg) {
     fprintf(stderr, "gen_scale: %s\n", msg);
@@ -124,144 +127,6 @@ static uint32_t intern(const char *s, size_t n) {
     bytes_put(&text, s, n);
     table[i] = (uint32_t)ntoks + 1;
     return (uint32_t)ntoks++;
-}
-
-/* ---- minimal JSON: the string value of "body" in one object per line ------------------------ */
-
-static void put_utf8(bytes *b, uint32_t c) {
-    char u[4];
-    size_t n;
-    if (c < 0x80) { u[0] = (char)c; n = 1; }
-    else if (c < 0x800) { u[0] = (char)(0xC0 | c >> 6); u[1] = (char)(0x80 | (c & 63)); n = 2; }
-    else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | c >> 12); u[1] = (char)(0x80 | ((c >> 6) & 63));
-        u[2] = (char)(0x80 | (c & 63)); n = 3;
-    } else {
-        u[0] = (char)(0xF0 | c >> 18); u[1] = (char)(0x80 | ((c >> 12) & 63));
-        u[2] = (char)(0x80 | ((c >> 6) & 63)); u[3] = (char)(0x80 | (c & 63)); n = 4;
-    }
-    bytes_put(b, u, n);
-}
-
-static int hex4(const char *p, uint32_t *out) {
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-        else return 0;
-    }
-    *out = v;
-    return 1;
-}
-
-/* Parses the JSON string at *pp (on its opening quote) into out (if not NULL); returns 0 on a
- * syntax error. */
-static int parse_string(const char **pp, const char *end, bytes *out) {
-    const char *p = *pp + 1;
-    while (p < end) {
-        const char *q = p;
-        while (q < end && *q != '"' && *q != '\\') q++;
-        if (out && q > p) bytes_put(out, p, (size_t)(q - p));
-        p = q;
-        if (p >= end) return 0;
-        if (*p == '"') { *pp = p + 1; return 1; }
-        if (p + 1 >= end) return 0;
-        char c = p[1];
-        p += 2;
-        char lit = 0;
-        switch (c) {
-        case '"': lit = '"'; break;
-        case '\\': lit = '\\'; break;
-        case '/': lit = '/'; break;
-        case 'b': lit = '\b'; break;
-        case 'f': lit = '\f'; break;
-        case 'n': lit = '\n'; break;
-        case 'r': lit = '\r'; break;
-        case 't': lit = '\t'; break;
-        case 'u': {
-            uint32_t u, lo;
-            if (end - p < 4 || !hex4(p, &u)) return 0;
-            p += 4;
-            if (u >= 0xD800 && u < 0xDC00) {
-                if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, &lo) &&
-                    lo >= 0xDC00 && lo < 0xE000) {
-                    u = 0x10000 + ((u - 0xD800) << 10) + (lo - 0xDC00);
-                    p += 6;
-                } else {
-                    u = 0xFFFD;
-                }
-            } else if (u >= 0xDC00 && u < 0xE000) {
-                u = 0xFFFD;
-            }
-            if (out) put_utf8(out, u);
-            continue;
-        }
-        default: return 0;
-        }
-        if (out) bytes_put(out, &lit, 1);
-    }
-    return 0;
-}
-
-static const char *skip_ws(const char *p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    return p;
-}
-
-/* Skips one JSON value that is not a string (number, literal, object, array). */
-static int skip_value(const char **pp, const char *end) {
-    const char *p = *pp;
-    int depth = 0;
-    while (p < end) {
-        char c = *p;
-        if (c == '"') {
-            if (!parse_string(&p, end, NULL)) return 0;
-            if (depth == 0) break;
-            continue;
-        }
-        if (c == '{' || c == '[') depth++;
-        else if (c == '}' || c == ']') {
-            if (depth == 0) break;
-            depth--;
-            if (depth == 0) { p++; break; }
-        } else if (depth == 0 && c == ',') break;
-        p++;
-    }
-    *pp = p;
-    return 1;
-}
-
-/* Extracts the "body" string of the object on one line into body; returns 0 when absent. */
-static int json_body(const char *p, const char *end, bytes *body, bytes *key) {
-    p = skip_ws(p, end);
-    if (p >= end || *p != '{') return 0;
-    p++;
-    for (;;) {
-        p = skip_ws(p, end);
-        if (p >= end || *p != '"') return 0;
-        key->n = 0;
-        if (!parse_string(&p, end, key)) return 0;
-        p = skip_ws(p, end);
-        if (p >= end || *p != ':') return 0;
-        p = skip_ws(p + 1, end);
-        if (p >= end) return 0;
-        int is_body = key->n == 4 && memcmp(key->v, "body", 4) == 0;
-        if (*p == '"') {
-            if (is_body) {
-                body->n = 0;
-                return parse_string(&p, end, body);
-            }
-            if (!parse_string(&p, end, NULL)) return 0;
-        } else if (!skip_value(&p, end)) {
-            return 0;
-        }
-        p = skip_ws(p, end);
-        if (p >= end || *p != ',') return 0;
-        p++;
-    }
 }
 
 /* ---- random numbers: xoshiro256** seeded by splitmix64 --------------------------------------- */
@@ -362,16 +227,17 @@ int main(int argc, char **argv) {
     /* 1. tokens of every training document, documents separated by SEP */
     const uint32_t SEP = UINT32_MAX;
     u32vec stream = {0}, lengths = {0};
-    bytes body = {0}, key = {0};
+    bytes body = {0};
     char *line = NULL;
     size_t linecap = 0;
     ssize_t len;
     uint64_t lineno = 0, bad = 0, train_bytes = 0;
     while ((len = getline(&line, &linecap, in)) > 0) {
         lineno++;
-        if (!json_body(line, line + len, &body, &key)) {
-            const char *p = skip_ws(line, line + len);
-            if (p < line + len) bad++;
+        int found = ndjson_string_field(line, (size_t)len, "body", &body.v, &body.cap, &body.n);
+        if (found == -2) die("out of memory");
+        if (found != 1) {
+            if (!ndjson_blank(line, (size_t)len)) bad++;
             continue;
         }
         train_bytes += body.n;
@@ -400,11 +266,11 @@ int main(int argc, char **argv) {
     fclose(in);
     free(line);
     free(body.v);
-    free(key.v);
     free(table);
     table = NULL;
-    if (bad) fprintf(stderr, "gen_scale: %llu of %llu lines had no \"body\" string, skipped\n",
-                     (unsigned long long)bad, (unsigned long long)lineno);
+    if (bad)
+        fprintf(stderr, "gen_scale: %llu of %llu lines were malformed or had no \"body\" string, "
+                        "skipped\n", (unsigned long long)bad, (unsigned long long)lineno);
     if (lengths.n == 0) die("the training file has no document with text");
 
     /* 2. renumber the tokens by descending frequency (ties by first appearance), so that the

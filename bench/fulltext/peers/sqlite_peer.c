@@ -2,7 +2,8 @@
  *
  *     sqlite-peer INDEX_DIR DOCS.ndjson
  *
- * Indexes the "body" of every NDJSON line into INDEX_DIR/fts.db,
+ * Indexes the "body" of every NDJSON line (decoded by ../ndjson.h; a malformed line is an error,
+ * a line without a "body" string an empty document) into INDEX_DIR/fts.db,
  *     CREATE VIRTUAL TABLE docs USING fts5(body, content='', tokenize='unicode61 remove_diacritics 0')
  * (detail=full, the default, so phrases work; remove_diacritics 0 because StandardAnalyzer keeps
  * diacritics, "café" stays "café"; content='' makes it contentless: the index keeps postings,
@@ -54,6 +55,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../ndjson.h"
+
 static int64_t now_ns(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
@@ -104,160 +107,6 @@ static void buf_printf(buf_t *b, const char *fmt, ...) {
     vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
     va_end(ap);
     b->len += (size_t)n;
-}
-
-/* ------------------------------------------------------------------ NDJSON (id, body) parsing */
-
-static void put_utf8(buf_t *out, uint32_t c) {
-    char u[4];
-    size_t n;
-    if (c < 0x80) {
-        u[0] = (char)c, n = 1;
-    } else if (c < 0x800) {
-        u[0] = (char)(0xC0 | (c >> 6)), u[1] = (char)(0x80 | (c & 0x3F)), n = 2;
-    } else if (c < 0x10000) {
-        u[0] = (char)(0xE0 | (c >> 12)), u[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-        u[2] = (char)(0x80 | (c & 0x3F)), n = 3;
-    } else {
-        u[0] = (char)(0xF0 | (c >> 18)), u[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-        u[2] = (char)(0x80 | ((c >> 6) & 0x3F)), u[3] = (char)(0x80 | (c & 0x3F)), n = 4;
-    }
-    buf_add(out, u, n);
-}
-
-static bool hex4(const char *p, const char *end, uint32_t *v) {
-    if (end - p < 4) return false;
-    *v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        *v <<= 4;
-        if (c >= '0' && c <= '9') *v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') *v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') *v |= (uint32_t)(c - 'A' + 10);
-        else return false;
-    }
-    return true;
-}
-
-/* **pp is the opening quote; on success *pp is just past the closing quote.  OUT may be NULL. */
-static bool json_string(const char **pp, const char *end, buf_t *out) {
-    const char *p = *pp;
-    if (p >= end || *p != '"') return false;
-    p++;
-    while (p < end) {
-        const char *run = p;
-        while (p < end && *p != '"' && *p != '\\') p++;
-        if (out) buf_add(out, run, (size_t)(p - run));
-        if (p >= end) return false;
-        if (*p == '"') {
-            *pp = p + 1;
-            return true;
-        }
-        p++; /* backslash */
-        if (p >= end) return false;
-        char e = *p++, lit;
-        switch (e) {
-        case '"': lit = '"'; break;
-        case '\\': lit = '\\'; break;
-        case '/': lit = '/'; break;
-        case 'b': lit = '\b'; break;
-        case 'f': lit = '\f'; break;
-        case 'n': lit = '\n'; break;
-        case 'r': lit = '\r'; break;
-        case 't': lit = '\t'; break;
-        case 'u': {
-            uint32_t c, lo;
-            if (!hex4(p, end, &c)) return false;
-            p += 4;
-            if (c >= 0xD800 && c <= 0xDBFF) {
-                if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, &lo) &&
-                    lo >= 0xDC00 && lo <= 0xDFFF) {
-                    p += 6;
-                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                } else {
-                    c = 0xFFFD; /* lone high surrogate */
-                }
-            } else if (c >= 0xDC00 && c <= 0xDFFF) {
-                c = 0xFFFD; /* lone low surrogate */
-            }
-            if (out) put_utf8(out, c);
-            continue;
-        }
-        default: return false;
-        }
-        if (out) buf_addc(out, lit);
-    }
-    return false;
-}
-
-static void skip_ws(const char **pp, const char *end) {
-    const char *p = *pp;
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-    *pp = p;
-}
-
-/* Skips any JSON value (the documents may carry fields other than id and body). */
-static bool json_skip(const char **pp, const char *end) {
-    skip_ws(pp, end);
-    const char *p = *pp;
-    if (p >= end) return false;
-    if (*p == '"') return json_string(pp, end, NULL);
-    if (*p == '{' || *p == '[') {
-        int depth = 0;
-        while (p < end) {
-            char c = *p;
-            if (c == '"') {
-                if (!json_string(&p, end, NULL)) return false;
-                continue;
-            }
-            if (c == '{' || c == '[') depth++;
-            else if ((c == '}' || c == ']') && --depth == 0) {
-                *pp = p + 1;
-                return true;
-            }
-            p++;
-        }
-        return false;
-    }
-    while (p < end && !strchr(",}] \t\r\n", *p)) p++;
-    *pp = p;
-    return true;
-}
-
-/* Parses one object line into ID and BODY.  Returns false on malformed input. */
-static bool parse_doc(const char *line, size_t len, buf_t *id, buf_t *body, buf_t *key) {
-    const char *p = line, *end = line + len;
-    buf_clear(id);
-    buf_clear(body);
-    buf_reserve(body, 0);
-    skip_ws(&p, end);
-    if (p >= end || *p != '{') return false;
-    p++;
-    skip_ws(&p, end);
-    if (p < end && *p == '}') return true;
-    for (;;) {
-        skip_ws(&p, end);
-        buf_clear(key);
-        if (!json_string(&p, end, key)) return false;
-        skip_ws(&p, end);
-        if (p >= end || *p != ':') return false;
-        p++;
-        skip_ws(&p, end);
-        bool str = p < end && *p == '"';
-        if (str && key->len == 2 && !memcmp(key->p, "id", 2)) {
-            if (!json_string(&p, end, id)) return false;
-        } else if (str && key->len == 4 && !memcmp(key->p, "body", 4)) {
-            if (!json_string(&p, end, body)) return false;
-        } else if (!json_skip(&p, end)) {
-            return false;
-        }
-        skip_ws(&p, end);
-        if (p < end && *p == ',') {
-            p++;
-            continue;
-        }
-        return p < end && *p == '}';
-    }
 }
 
 /* ------------------------------------------------------------------ query_string → FTS5 */
@@ -495,22 +344,25 @@ int main(int argc, char **argv) {
     sqlite3_stmt *ins;
     if (sqlite3_prepare_v2(db, "INSERT INTO docs(rowid, body) VALUES(?, ?)", -1, &ins, NULL) != SQLITE_OK)
         die("prepare insert");
-    buf_t id = {0}, body = {0}, key = {0};
+    buf_t body = {0};
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     long long ndocs = 0, lineno = 0;
     while ((len = getline(&line, &cap, in)) > 0) {
         lineno++;
-        size_t k = 0;
-        while (k < (size_t)len && is_space(line[k])) k++;
-        if (k == (size_t)len) continue;
-        if (!parse_doc(line, (size_t)len, &id, &body, &key)) {
+        if (ndjson_blank(line, (size_t)len)) continue;
+        int found = ndjson_string_field(line, (size_t)len, "body", &body.p, &body.cap, &body.len);
+        if (found == -2) {
+            fprintf(stderr, "sqlite-peer: out of memory\n");
+            return 1;
+        }
+        if (found < 0) {
             fprintf(stderr, "sqlite-peer: %s:%lld: malformed document line\n", argv[2], lineno);
             return 1;
         }
         sqlite3_bind_int64(ins, 1, ++ndocs);
-        sqlite3_bind_text(ins, 2, body.p, (int)body.len, SQLITE_STATIC);
+        sqlite3_bind_text(ins, 2, found ? body.p : "", (int)body.len, SQLITE_STATIC);
         if (sqlite3_step(ins) != SQLITE_DONE) die("insert");
         sqlite3_reset(ins);
     }

@@ -2,9 +2,11 @@
 //
 //     xapian-peer INDEX_DIR DOCS.ndjson
 //
-// Indexes the "body" of every NDJSON line into a Xapian::WritableDatabase at INDEX_DIR/build
-// (TermGenerator, no stemmer, STEM_NONE, positions on), commits, compacts it into INDEX_DIR/db,
-// prints READY<TAB>{json}, then answers MODE<TAB>QUERY lines on stdin, one line each, until EOF.
+// Indexes the "body" of every NDJSON line (decoded by ../ndjson.h; a malformed line is an error,
+// a line without a "body" string an empty document) into a Xapian::WritableDatabase at
+// INDEX_DIR/build (TermGenerator, no stemmer, STEM_NONE, positions on), commits, compacts it into
+// INDEX_DIR/db, prints READY<TAB>{json}, then answers MODE<TAB>QUERY lines on stdin, one line each,
+// until EOF.
 //
 // Query translation (the README's query_string forms, default operator OR):
 //
@@ -51,159 +53,14 @@
 #include <utility>
 #include <vector>
 
+#include "../ndjson.h"
+
 namespace {
 
 int64_t now_ns(clockid_t clock) {
     struct timespec ts;
     clock_gettime(clock, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-// ---------------------------------------------------------------- NDJSON (id, body) parsing
-
-void put_utf8(std::string &out, uint32_t c) {
-    if (c < 0x80) {
-        out += (char)c;
-    } else if (c < 0x800) {
-        out += (char)(0xC0 | (c >> 6));
-        out += (char)(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-        out += (char)(0xE0 | (c >> 12));
-        out += (char)(0x80 | ((c >> 6) & 0x3F));
-        out += (char)(0x80 | (c & 0x3F));
-    } else {
-        out += (char)(0xF0 | (c >> 18));
-        out += (char)(0x80 | ((c >> 12) & 0x3F));
-        out += (char)(0x80 | ((c >> 6) & 0x3F));
-        out += (char)(0x80 | (c & 0x3F));
-    }
-}
-
-bool hex4(const char *p, const char *end, uint32_t &v) {
-    if (end - p < 4) return false;
-    v = 0;
-    for (int i = 0; i < 4; i++) {
-        char c = p[i];
-        v <<= 4;
-        if (c >= '0' && c <= '9') v |= (uint32_t)(c - '0');
-        else if (c >= 'a' && c <= 'f') v |= (uint32_t)(c - 'a' + 10);
-        else if (c >= 'A' && c <= 'F') v |= (uint32_t)(c - 'A' + 10);
-        else return false;
-    }
-    return true;
-}
-
-// *p is at the opening quote; on success *p is just past the closing quote.
-bool json_string(const char *&p, const char *end, std::string *out) {
-    if (p >= end || *p != '"') return false;
-    p++;
-    while (p < end) {
-        const char *run = p;
-        while (p < end && *p != '"' && *p != '\\') p++;
-        if (out) out->append(run, (size_t)(p - run));
-        if (p >= end) return false;
-        if (*p == '"') { p++; return true; }
-        p++;  // backslash
-        if (p >= end) return false;
-        char e = *p++;
-        char lit;
-        switch (e) {
-        case '"': lit = '"'; break;
-        case '\\': lit = '\\'; break;
-        case '/': lit = '/'; break;
-        case 'b': lit = '\b'; break;
-        case 'f': lit = '\f'; break;
-        case 'n': lit = '\n'; break;
-        case 'r': lit = '\r'; break;
-        case 't': lit = '\t'; break;
-        case 'u': {
-            uint32_t c;
-            if (!hex4(p, end, c)) return false;
-            p += 4;
-            if (c >= 0xD800 && c <= 0xDBFF) {
-                uint32_t lo;
-                if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, lo) &&
-                    lo >= 0xDC00 && lo <= 0xDFFF) {
-                    p += 6;
-                    c = 0x10000 + ((c - 0xD800) << 10) + (lo - 0xDC00);
-                } else {
-                    c = 0xFFFD;  // lone high surrogate
-                }
-            } else if (c >= 0xDC00 && c <= 0xDFFF) {
-                c = 0xFFFD;  // lone low surrogate
-            }
-            if (out) put_utf8(*out, c);
-            continue;
-        }
-        default: return false;
-        }
-        if (out) *out += lit;
-    }
-    return false;
-}
-
-void skip_ws(const char *&p, const char *end) {
-    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) p++;
-}
-
-// Skips any JSON value (the documents may carry fields other than id and body).
-bool json_skip(const char *&p, const char *end) {
-    skip_ws(p, end);
-    if (p >= end) return false;
-    if (*p == '"') return json_string(p, end, nullptr);
-    if (*p == '{' || *p == '[') {
-        int depth = 0;
-        while (p < end) {
-            char c = *p;
-            if (c == '"') {
-                if (!json_string(p, end, nullptr)) return false;
-                continue;
-            }
-            if (c == '{' || c == '[') depth++;
-            else if (c == '}' || c == ']') {
-                if (--depth == 0) { p++; return true; }
-            }
-            p++;
-        }
-        return false;
-    }
-    while (p < end && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-           *p != '\r' && *p != '\n')
-        p++;
-    return true;
-}
-
-// Parses one object line into id and body.  Returns false on malformed input.
-bool parse_doc(const std::string &line, std::string &id, std::string &body) {
-    const char *p = line.data(), *end = p + line.size();
-    id.clear();
-    body.clear();
-    skip_ws(p, end);
-    if (p >= end || *p != '{') return false;
-    p++;
-    skip_ws(p, end);
-    if (p < end && *p == '}') return true;
-    std::string key;
-    for (;;) {
-        skip_ws(p, end);
-        key.clear();
-        if (!json_string(p, end, &key)) return false;
-        skip_ws(p, end);
-        if (p >= end || *p != ':') return false;
-        p++;
-        skip_ws(p, end);
-        if (key == "id" && p < end && *p == '"') {
-            if (!json_string(p, end, &id)) return false;
-        } else if (key == "body" && p < end && *p == '"') {
-            if (!json_string(p, end, &body)) return false;
-        } else if (!json_skip(p, end)) {
-            return false;
-        }
-        skip_ws(p, end);
-        if (p < end && *p == ',') { p++; continue; }
-        if (p < end && *p == '}') return true;
-        return false;
-    }
 }
 
 // ---------------------------------------------------------------- query_string parsing
@@ -459,23 +316,28 @@ int main(int argc, char **argv) {
         char *buf = nullptr;
         size_t cap = 0;
         ssize_t len;
-        std::string line, id, body;
+        char *body = nullptr;
+        size_t body_cap = 0, body_len;
         long lineno = 0;
         while ((len = getline(&buf, &cap, in)) > 0) {
             lineno++;
-            line.assign(buf, (size_t)len);
-            size_t k = line.find_first_not_of(" \t\r\n");
-            if (k == std::string::npos) continue;
-            if (!parse_doc(line, id, body)) {
+            if (ndjson_blank(buf, (size_t)len)) continue;
+            int found = ndjson_string_field(buf, (size_t)len, "body", &body, &body_cap, &body_len);
+            if (found == -2) {
+                fprintf(stderr, "xapian-peer: out of memory\n");
+                return 1;
+            }
+            if (found < 0) {
                 fprintf(stderr, "xapian-peer: %s:%ld: malformed document line\n", argv[2], lineno);
                 return 1;
             }
             Xapian::Document doc;
             peer.tg.set_document(doc);
             peer.tg.set_termpos(0);
-            peer.tg.index_text(body);
+            if (found) peer.tg.index_text(Xapian::Utf8Iterator(body, body_len));
             wdb.add_document(doc);
         }
+        free(body);
         free(buf);
         wdb.commit();
         wdb.close();
