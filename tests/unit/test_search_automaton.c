@@ -209,6 +209,19 @@ static void encode(const uint32_t *s, int len, tv_buf *b) {
     if (!b->data) tv_buf_reserve(b, 1);
 }
 
+/* A random regexp (rendered into re) compiled into arena a; returns the
+ * automaton's status (TROVE_ETOOCOMPLEX for some), the tree in *tree. */
+static tv_status random_regexp(tv_buf *re, tv_arena *a, tv_automaton **m, node **tree) {
+    npool = 0;
+    *tree = gen(1 + (int)rnd(4));
+    tv_buf_clear(re);
+    render(*tree, re);
+    tv_error err;
+    tv_status st = tv_regexp_compile(re->data, re->len, TV_RE_ALL, 0, a, m, &err);
+    if (st != TROVE_OK && st != TROVE_ETOOCOMPLEX) fprintf(stderr, "[%s] %s\n", re->data, err.reason);
+    return st;
+}
+
 static void test_regexp_random(void **state) {
     (void)state;
     static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
@@ -217,20 +230,15 @@ static void test_regexp_random(void **state) {
     tv_buf_init(&str);
     int compiled = 0;
     for (int iter = 0; iter < 400; iter++) {
-        npool = 0;
-        node *n = gen(1 + (int)rnd(4));
-        tv_buf_clear(&re);
-        render(n, &re);
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
-        tv_error err;
-        tv_status st = tv_regexp_compile(re.data, re.len, TV_RE_ALL, 0, &a, &m, &err);
+        node *n;
+        tv_status st = random_regexp(&re, &a, &m, &n);
         if (st == TROVE_ETOOCOMPLEX) {
             tv_arena_fini(&a);
             continue;
         }
-        if (st != TROVE_OK) fprintf(stderr, "[%s] %s\n", re.data, err.reason);
         assert_int_equal(st, TROVE_OK);
         compiled++;
         for (int k = 0; k < 200; k++) {
@@ -284,15 +292,11 @@ static void test_regexp_seek_enumeration(void **state) {
             nt++;
         }
         qsort(terms, (size_t)nt, sizeof *terms, cmp_bytes);
-        npool = 0;
-        node *n = gen(1 + (int)rnd(4));
-        tv_buf_clear(&re);
-        render(n, &re);
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
-        tv_error err;
-        if (tv_regexp_compile(re.data, re.len, TV_RE_ALL, 0, &a, &m, &err) == TROVE_OK) {
+        node *tree;
+        if (random_regexp(&re, &a, &m, &tree) == TROVE_OK) {
             int i = 0;
             char out[64];
             while (i < nt) {
