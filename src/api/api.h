@@ -519,7 +519,8 @@ void tv_h_cat_indices(tv_req *r);
 void tv_h_cat_count(tv_req *r);
 void tv_h_cat_aliases(tv_req *r);
 void tv_h_stats(tv_req *r);
-void tv_h_flush(tv_req *r);      /* _flush and _forcemerge */
+void tv_h_flush(tv_req *r);      /* _flush */
+void tv_h_forcemerge(tv_req *r); /* _forcemerge */
 void tv_h_template_put(tv_req *r);
 void tv_h_template_get(tv_req *r); /* GET and HEAD */
 void tv_h_template_delete(tv_req *r);

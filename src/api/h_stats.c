@@ -162,7 +162,9 @@ void tv_h_stats(tv_req *r) {
     tv_index_list_release(&l);
 }
 
-void tv_h_flush(tv_req *r) {
+/* _flush and _forcemerge: refresh each index, and with forcemerge and
+ * max_num_segments merge it down to that many segments. */
+static void flush_or_merge(tv_req *r, bool forcemerge) {
     tv_resolve_opts o = {.allow_no_indices = true, .expand = TV_EXPAND_OPEN, .forbid_closed = true};
     if (!tv_resolve_opts_parse(r, &o)) return;
     bool b;
@@ -171,7 +173,6 @@ void tv_h_flush(tv_req *r) {
         return;
     int64_t mns;
     if (!tv_req_param_i64(r, "max_num_segments", -1, &mns)) return;
-    bool forcemerge = strstr(r->path, "_forcemerge") != NULL; /* _flush shares this handler */
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     int64_t total = 0, ok = 0;
@@ -197,3 +198,6 @@ void tv_h_flush(tv_req *r) {
     tv_write_shards(w, total, ok);
     tv_jw_obj_end(w);
 }
+
+void tv_h_flush(tv_req *r) { flush_or_merge(r, false); }
+void tv_h_forcemerge(tv_req *r) { flush_or_merge(r, true); }

@@ -119,7 +119,7 @@ static bool is_read_handler(tv_handler h) {
     static const tv_handler reads[] = {
         tv_h_search_aliased, tv_h_count_aliased, tv_h_mget,        tv_h_msearch,   tv_h_scroll,
         tv_h_clear_scroll,   tv_h_pit_create,    tv_h_pit_delete,  tv_h_pit_delete_all,
-        tv_h_analyze,        tv_h_refresh,       tv_h_flush,       tv_h_unsupported,
+        tv_h_analyze,        tv_h_refresh,       tv_h_flush,       tv_h_forcemerge,   tv_h_unsupported,
         tv_h_trove_info,     tv_h_trove_freeze,  tv_h_trove_unfreeze, tv_h_trove_clone_create,
         tv_h_trove_clone_list, tv_h_trove_clone_get, tv_h_trove_clone_delete, tv_h_trove_clone_delete_all,
     };
@@ -133,7 +133,7 @@ static bool refused_when_frozen(const tv_req *r, tv_handler h) {
 }
 
 bool tv_handler_writes(const tv_req *r, tv_handler h) {
-    if (refused_when_frozen(r, h) || h == tv_h_refresh || h == tv_h_flush) return true;
+    if (refused_when_frozen(r, h) || h == tv_h_refresh || h == tv_h_flush || h == tv_h_forcemerge) return true;
     /* GET _doc/_source/_mget?refresh=true refresh the index first */
     const char *rf = tv_req_param(r, "refresh");
     return rf && strcmp(rf, "false") != 0;
