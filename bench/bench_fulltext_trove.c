@@ -63,21 +63,11 @@ static char *must(trove_node *n, const char *method, const char *path, const cha
     return b;
 }
 
-/* Appends s as a JSON string. */
+/* Appends s as a JSON string (the library's own writer). */
 static void put_json_string(tv_buf *b, const char *s, size_t n) {
-    tv_buf_putc(b, '"');
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            tv_buf_putc(b, '\\');
-            tv_buf_putc(b, (char)c);
-        } else if (c < 0x20) {
-            tv_buf_printf(b, "\\u%04x", c);
-        } else {
-            tv_buf_putc(b, (char)c);
-        }
-    }
-    tv_buf_putc(b, '"');
+    tv_jw w;
+    tv_jw_init(&w, b, false);
+    tv_jw_str(&w, s, n);
 }
 
 static int64_t load(trove_node *n, const char *path) {

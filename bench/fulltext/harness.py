@@ -260,9 +260,8 @@ def main():
     with open(os.path.join(a.out, "summary.md"), "w") as f:
         f.write(markdown(summary, [p.name for p in peers], list(cells)))
     print(markdown(summary, [p.name for p in peers], list(cells)))
-    bad = [e for e in summary["errors"]]
-    if bad:
-        print(f"harness: {len(bad)} queries answered ERROR (see summary.json)", file=sys.stderr)
+    if summary["errors"]:
+        print(f"harness: {len(summary['errors'])} queries answered ERROR (see summary.json)", file=sys.stderr)
         return 1
     return 0
 

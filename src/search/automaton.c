@@ -816,7 +816,16 @@ bool tv_automaton_run(const tv_automaton *a, const char *str, size_t len) {
     return a->acc[s];
 }
 
-bool tv_automaton_run_dead(const tv_automaton *a, const char *str, size_t len, size_t *at, uint32_t *next) {
+/* tv_automaton_run, and where the term died, for enumerating terms in
+ * order (Lucene's AutomatonTermsEnum): *at is the byte offset of the
+ * character after which no suffix can be accepted (every string with the
+ * bytes s[0..at] plus that character is rejected), or SIZE_MAX when every
+ * prefix of s stayed alive; *next is then the smallest code point above
+ * that character the automaton takes at that point, or UINT32_MAX when it
+ * takes none (every string starting with s[0..at) is then done). The
+ * automaton has no dead states (they are removed when it is built), so a
+ * missing transition is the death. */
+static bool run_dead(const tv_automaton *a, const char *str, size_t len, size_t *at, uint32_t *next) {
     *at = SIZE_MAX;
     *next = UINT32_MAX;
     if (a->empty) {
@@ -856,7 +865,7 @@ bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char
     size_t at;
     uint32_t next;
     *out_len = SIZE_MAX;
-    if (tv_automaton_run_dead(a, term, len, &at, &next)) return true;
+    if (run_dead(a, term, len, &at, &next)) return true;
     if (at == SIZE_MAX) return false;
     /* the smallest string it could still take at `at`: term[0..at) then
      * `next`; with no such character, past every string starting with

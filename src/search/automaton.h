@@ -99,16 +99,6 @@ tv_status tv_levenshtein_compile(const char *term, size_t len, int max_edits, in
 /* True when the automaton accepts the UTF-8 bytes [s, s+len). Invalid
  * UTF-8 decodes as U+FFFD per bad byte. */
 bool tv_automaton_run(const tv_automaton *a, const char *s, size_t len);
-/* tv_automaton_run, and where the term died, for enumerating terms in
- * order (Lucene's AutomatonTermsEnum): *at is the byte offset of the
- * character after which no suffix can be accepted (every string with the
- * bytes s[0..at] plus that character is rejected), or SIZE_MAX when every
- * prefix of s stayed alive; *next is then the smallest code point above
- * that character the automaton takes at that point, or UINT32_MAX when it
- * takes none (every string starting with s[0..at) is then done). The
- * automaton has no dead states (they are removed when it is built), so a
- * missing transition is the death. */
-bool tv_automaton_run_dead(const tv_automaton *a, const char *s, size_t len, size_t *at, uint32_t *next);
 /* One step of enumerating sorted terms against the automaton: returns
  * whether term is accepted; when it is not and it died, writes into out
  * (room for len + 4 bytes) the smallest byte string after term that an
