@@ -441,6 +441,16 @@ tv_terms_iter *tv_terms_iter_new(const tv_segment *s, uint32_t field, tv_arena *
 void tv_terms_iter_seek(tv_terms_iter *it, const void *target, size_t len);
 /* Next term; term bytes borrowed until the next call. */
 bool tv_terms_iter_next(tv_terms_iter *it, const char **term, size_t *len, tv_term_state *st);
+/* As _next, skipping terms that do not end with suffix[0..slen); false
+ * also at the first term that does not start with prefix[0..plen) (the
+ * iterator was sought to the prefix). */
+bool tv_terms_iter_next_match(tv_terms_iter *it, const char *prefix, size_t plen, const char *suffix,
+                              size_t slen, const char **term, size_t *len, tv_term_state *st);
+/* How many leading bytes the term the last _next returned shares with the
+ * one returned before it (0 for the first term and after a seek). */
+size_t tv_terms_iter_shared(const tv_terms_iter *it);
+/* The longest term of the iterator's field in this segment. */
+size_t tv_terms_iter_max_len(const tv_terms_iter *it);
 
 /* Postings flags. */
 #define TV_POST_FREQS 1u

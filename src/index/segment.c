@@ -560,6 +560,7 @@ struct tv_terms_iter {
     size_t len;
     uint32_t blk; /* current block */
     tcur c;
+    size_t shared; /* bytes the term returned last shares with the one before */
     bool pending, done, started;
 };
 
@@ -569,13 +570,14 @@ tv_terms_iter *tv_terms_iter_new(const tv_segment *s, uint32_t field, tv_arena *
     tv_terms_iter *it = tv_arena_calloc(arena, 1, sizeof *it);
     if (!it) return NULL;
     it->f = f;
-    it->buf = tv_arena_alloc(arena, (size_t)f->max_term_len + 1);
+    /* 8 bytes of slack: it_step copies suffixes a word at a time */
+    it->buf = tv_arena_alloc(arena, (size_t)f->max_term_len + 9);
     if (!it->buf) return NULL;
     return it;
 }
 
 /* Decodes the next entry into buf; false at the end or on corruption. */
-static bool it_step(tv_terms_iter *it) {
+static inline bool it_step(tv_terms_iter *it) {
     const tv_segfield *f = it->f;
     if (it->done) return false;
     while (!it->started || it->c.left == 0) {
@@ -592,8 +594,18 @@ static bool it_step(tv_terms_iter *it) {
         it->done = true;
         return false;
     }
-    memcpy(it->buf + it->c.prefix, it->c.suffix, (size_t)it->c.slen);
-    it->len = (size_t)(it->c.prefix + it->c.slen);
+    /* suffixes are short: word copies, where the block has the bytes to
+     * over-read, beat a call to memcpy */
+    char *dst = it->buf + it->c.prefix;
+    const uint8_t *src = it->c.suffix;
+    size_t n = (size_t)it->c.slen;
+    if (n <= 16 && (size_t)(it->c.end - src) >= 16) {
+        memcpy(dst, src, 8);
+        if (n > 8) memcpy(dst + 8, src + 8, 8);
+    } else {
+        memcpy(dst, src, n);
+    }
+    it->len = (size_t)(it->c.prefix + n);
     return true;
 }
 
@@ -620,13 +632,53 @@ void tv_terms_iter_seek(tv_terms_iter *it, const void *target, size_t len) {
 }
 
 bool tv_terms_iter_next(tv_terms_iter *it, const char **term, size_t *len, tv_term_state *st) {
-    if (it->pending) it->pending = false;
-    else if (!it_step(it)) return false;
+    if (it->pending) {
+        it->pending = false;
+        it->shared = 0;
+    } else {
+        if (!it_step(it)) return false;
+        it->shared = (size_t)it->c.prefix;
+    }
     *term = it->buf;
     *len = it->len;
     if (st) tcur_state(&it->c, st);
     return true;
 }
+
+bool tv_terms_iter_next_match(tv_terms_iter *it, const char *prefix, size_t plen, const char *suffix,
+                              size_t slen, const char **term, size_t *len, tv_term_state *st) {
+    size_t shared = SIZE_MAX; /* with the term returned before: the least prefix on the way */
+    bool first = true;
+    for (;;) {
+        bool check = first; /* must the prefix be compared? */
+        if (it->pending) {
+            it->pending = false;
+            shared = 0;
+            check = true;
+        } else {
+            if (!it_step(it)) return false;
+            if (it->c.prefix < shared) shared = (size_t)it->c.prefix;
+            /* sharing plen bytes with a term that had the prefix */
+            check = check || it->c.prefix < plen;
+        }
+        first = false;
+        size_t n = it->len;
+        if (check && (n < plen || memcmp(it->buf, prefix, plen) != 0)) return false;
+        if (n < slen) continue;
+        size_t i = 1;
+        while (i <= slen && it->buf[n - i] == suffix[slen - i]) i++;
+        if (i > slen) break;
+    }
+    it->shared = shared;
+    *term = it->buf;
+    *len = it->len;
+    if (st) tcur_state(&it->c, st);
+    return true;
+}
+
+size_t tv_terms_iter_shared(const tv_terms_iter *it) { return it->shared; }
+
+size_t tv_terms_iter_max_len(const tv_terms_iter *it) { return it->f->max_term_len; }
 
 /* ---------------------------------------------------------------- postings */
 

@@ -37,6 +37,19 @@
  * a byte DFA (UTF32ToUTF8); that avoids decoding but multiplies states, and
  * term dictionaries here are scanned term by term anyway.
  *
+ * Enumerating a term dictionary (tv_automaton_cursor): terms come sorted
+ * and front-coded, so a term resumes from the DFA state after the bytes it
+ * shares with the one before, and a dead prefix seeks past every term
+ * starting with it (Lucene's AutomatonTermsEnum). When every accepted
+ * string ends with a literal (`*ing`, `h*band`, `/.*tern/`; found by
+ * walking back from the accepting states while every edge into the set
+ * carries the same code point) and no run can die once past the literal
+ * prefix (every state from there takes every code point), the enumerator
+ * may skip terms without that suffix before the DFA sees them: a leading
+ * wildcard then costs a byte compare per term. Lucene reaches the same
+ * effect block by block with its terms index; our blocks are short and
+ * front-coded, so a per-term test is as cheap.
+ *
  * Fuzzy: the Levenshtein automaton is built as the classic (position,
  * edits) NFA with transposition states and determinized like any other
  * (Lucene precomputes parametric tables instead; for the maximum of two
@@ -621,9 +634,76 @@ struct tv_automaton {
     bool empty, total, single;
     const char *single_s;
     size_t single_len;
+    /* The literal UTF-8 suffix every accepted string ends with, and whether
+     * no run can die once past the literal prefix (every state reachable
+     * from the prefix's end takes every code point). With both, testing
+     * the suffix first rejects a term as surely as the DFA would, and loses
+     * no seek (see tv_automaton_cursor_next). */
+    const char *suffix;
+    size_t suffix_len;
+    bool tail_never_dies;
 };
 
 #define ASCII_TABLE_MAX_STATES 2048
+#define SUFFIX_MAX_STATES 4096
+#define SUFFIX_MAX_CPS 64
+
+/* The longest literal every accepted string ends with, as code points in
+ * reverse order (cps[0] is the last character), for a DFA without dead or
+ * unreachable states. Walks backwards from the accepting set: S holds the
+ * states from which the suffix found so far leads to acceptance; while the
+ * start state is not in S and every transition into S is the same single
+ * code point c, c is one more character of the suffix and S becomes the
+ * sources of those transitions. Every accepted string x is y + suffix with
+ * y leading from the start into S; that is what keeps the loop sound. */
+static size_t common_suffix(uint32_t n, const uint32_t *first, const tr_t *tr, const uint8_t *acc,
+                            uint8_t *in, uint8_t *next, uint32_t *cps) {
+    size_t k = 0;
+    for (uint32_t s = 0; s < n; s++) in[s] = acc[s];
+    while (k < SUFFIX_MAX_CPS && !in[0]) {
+        bool seen = false, one = true;
+        uint32_t c = 0;
+        memset(next, 0, n);
+        for (uint32_t s = 0; s < n && one; s++)
+            for (uint32_t i = first[s]; i < first[s + 1]; i++) {
+                if (!in[tr[i].to]) continue;
+                if (tr[i].lo != tr[i].hi || (seen && tr[i].lo != c)) {
+                    one = false;
+                    break;
+                }
+                seen = true;
+                c = tr[i].lo;
+                next[s] = 1;
+            }
+        if (!one || !seen) break;
+        cps[k++] = c;
+        memcpy(in, next, n);
+    }
+    return k;
+}
+
+/* True when every state reachable from `from` takes every code point. */
+static bool never_dies_from(uint32_t n, const uint32_t *first, const tr_t *tr, uint32_t from,
+                            uint8_t *seen, uint32_t *stack) {
+    memset(seen, 0, n);
+    size_t sp = 0;
+    stack[sp++] = from;
+    seen[from] = 1;
+    while (sp) {
+        uint32_t s = stack[--sp];
+        uint32_t want = 0;
+        for (uint32_t i = first[s]; i < first[s + 1]; i++) {
+            if (tr[i].lo != want) return false;
+            want = tr[i].hi + 1;
+            if (!seen[tr[i].to]) {
+                seen[tr[i].to] = 1;
+                stack[sp++] = tr[i].to;
+            }
+        }
+        if (want != TV_MAX_CP + 1) return false;
+    }
+    return true;
+}
 
 /* Removes dead states, renumbers, and copies into the arena. */
 static tv_status finish(nfa *a, dfa_t *d, tv_arena *arena, tv_automaton **out) {
@@ -738,6 +818,20 @@ static tv_status finish(nfa *a, dfa_t *d, tv_arena *arena, tv_automaton **out) {
         }
         bool single = acc[s] && first[s + 1] == first[s];
         if (pre.oom) goto out;
+        if (!single && n <= SUFFIX_MAX_STATES && n <= d->n) {
+            /* live, stack and newid are free again and hold >= n entries */
+            uint32_t cps[SUFFIX_MAX_CPS];
+            size_t k = common_suffix(n, first, tr, acc, live, (uint8_t *)newid, cps);
+            if (k) {
+                uint8_t *suf = tv_arena_alloc(arena, k * 4);
+                if (!suf) goto out;
+                size_t len = 0;
+                for (size_t i = k; i-- > 0;) len += tv_utf8_encode(cps[i], suf + len);
+                r->suffix = (const char *)suf;
+                r->suffix_len = len;
+                r->tail_never_dies = never_dies_from(n, first, tr, s, live, stack);
+            }
+        }
         char *p = tv_arena_memdup(arena, pre.data ? pre.data : "", pre.len);
         if (!p) goto out;
         r->prefix = p;
@@ -816,6 +910,14 @@ bool tv_automaton_run(const tv_automaton *a, const char *str, size_t len) {
     return a->acc[s];
 }
 
+/* The smallest code point above cp that state s takes, or UINT32_MAX (the
+ * state's transitions are sorted by code point). */
+static uint32_t next_taken(const tv_automaton *a, uint32_t s, uint32_t cp) {
+    for (uint32_t i = a->first[s]; i < a->first[s + 1]; i++)
+        if (a->tr[i].lo > cp) return a->tr[i].lo;
+    return UINT32_MAX;
+}
+
 /* tv_automaton_run, and where the term died, for enumerating terms in
  * order (Lucene's AutomatonTermsEnum): *at is the byte offset of the
  * character after which no suffix can be accepted (every string with the
@@ -847,13 +949,7 @@ static bool run_dead(const tv_automaton *a, const char *str, size_t len, size_t 
         }
         if (t < 0) {
             *at = (size_t)(here - (const uint8_t *)str);
-            /* the state's transitions are sorted by code point: the first
-             * range above cp starts the next string worth seeking */
-            for (uint32_t i = a->first[s]; i < a->first[s + 1]; i++)
-                if (a->tr[i].lo > cp) {
-                    *next = a->tr[i].lo;
-                    break;
-                }
+            *next = next_taken(a, s, cp);
             return false;
         }
         s = (uint32_t)t;
@@ -861,16 +957,13 @@ static bool run_dead(const tv_automaton *a, const char *str, size_t len, size_t 
     return a->acc[s];
 }
 
-bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char *out, size_t *out_len) {
-    size_t at;
-    uint32_t next;
-    *out_len = SIZE_MAX;
-    if (run_dead(a, term, len, &at, &next)) return true;
-    if (at == SIZE_MAX) return false;
-    /* the smallest string it could still take at `at`: term[0..at) then
-     * `next`; with no such character, past every string starting with
-     * term[0..at) (its last byte below 0xFF incremented, what follows
-     * dropped) */
+/* The seek target after a run died in front of the character at byte
+ * offset `at` (its code point having no transition; next as run_dead
+ * gives it): the smallest string it could still take there, term[0..at)
+ * then `next`; with no such character, past every string starting with
+ * term[0..at) (its last byte below 0xFF incremented, what follows
+ * dropped). */
+static size_t seek_target(const char *term, size_t at, uint32_t next, char *out) {
     memcpy(out, term, at);
     size_t n = at;
     if (next != UINT32_MAX) {
@@ -879,8 +972,83 @@ bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char
         while (n && (uint8_t)out[n - 1] == 0xFF) n--;
         if (n) out[n - 1] = (char)((uint8_t)out[n - 1] + 1);
     }
-    *out_len = n;
+    return n;
+}
+
+bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char *out, size_t *out_len) {
+    size_t at;
+    uint32_t next;
+    *out_len = SIZE_MAX;
+    if (run_dead(a, term, len, &at, &next)) return true;
+    if (at == SIZE_MAX) return false;
+    *out_len = seek_target(term, at, next, out);
     return false;
+}
+
+bool tv_automaton_cursor_init(tv_automaton_cursor *c, const tv_automaton *a, size_t max_len,
+                              tv_arena *arena) {
+    c->a = a;
+    c->cap = max_len;
+    c->valid = 0;
+    c->states = tv_arena_alloc(arena, (max_len + 1) * sizeof(int32_t));
+    if (!c->states) return false;
+    c->states[0] = 0;
+    return true;
+}
+
+bool tv_automaton_cursor_next(tv_automaton_cursor *c, const char *term, size_t len, size_t shared,
+                              char *out, size_t *out_len) {
+    const tv_automaton *a = c->a;
+    *out_len = SIZE_MAX;
+    if (a->empty || len > c->cap) {
+        c->valid = 0;
+        return tv_automaton_next(a, term, len, out, out_len);
+    }
+    size_t v = c->valid < shared ? c->valid : shared;
+    if (a->tail_never_dies) {
+        /* past the prefix nothing dies, so a term without the suffix is
+         * rejected with nothing to seek; the DFA states of the bytes it
+         * shares with the previous term stay valid */
+        size_t pl = a->prefix_len, sl = a->suffix_len;
+        bool has_prefix = v >= pl || (len >= pl && memcmp(term, a->prefix, pl) == 0);
+        if (has_prefix) {
+            /* from the last byte back: most terms differ there (a call
+             * to memcmp costs more than these few bytes) */
+            bool ends = len >= sl;
+            for (size_t i = 1; ends && i <= sl; i++) ends = term[len - i] == a->suffix[sl - i];
+            if (!ends) {
+                c->valid = v;
+                return false;
+            }
+        }
+    }
+    while (v > 0 && c->states[v] < 0) v--; /* back to a code point boundary */
+    const uint8_t *p = (const uint8_t *)term + v, *end = (const uint8_t *)term + len;
+    int32_t *states = c->states;
+    uint32_t s = (uint32_t)states[v];
+    while (p < end) {
+        const uint8_t *here = p;
+        uint32_t cp = *p;
+        int32_t t;
+        if (cp < 0x80 && a->ascii) {
+            t = a->ascii[(size_t)s * 128 + cp];
+            p++;
+        } else {
+            p += tv_utf8_decode(p, end, &cp);
+            t = step(a, s, cp);
+        }
+        size_t at = (size_t)(here - (const uint8_t *)term);
+        if (t < 0) {
+            c->valid = at;
+            *out_len = seek_target(term, at, next_taken(a, s, cp), out);
+            return false;
+        }
+        for (size_t i = at + 1; i < (size_t)(p - (const uint8_t *)term); i++) states[i] = -1;
+        s = (uint32_t)t;
+        states[p - (const uint8_t *)term] = t;
+    }
+    c->valid = len;
+    return a->acc[s];
 }
 
 bool tv_automaton_accept(const void *state, const char *term, size_t len) {
@@ -890,6 +1058,11 @@ bool tv_automaton_accept(const void *state, const char *term, size_t len) {
 const char *tv_automaton_prefix(const tv_automaton *a, size_t *len) {
     *len = a->prefix_len;
     return a->prefix;
+}
+
+const char *tv_automaton_tail_suffix(const tv_automaton *a, size_t *len) {
+    *len = a->tail_never_dies ? a->suffix_len : 0;
+    return a->tail_never_dies ? a->suffix : NULL;
 }
 
 bool tv_automaton_is_empty(const tv_automaton *a) { return a->empty; }

@@ -107,9 +107,36 @@ bool tv_automaton_run(const tv_automaton *a, const char *s, size_t len);
  * SIZE_MAX when there is nothing to skip (go on with the next term). */
 bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char *out, size_t *out_len);
 
+/*
+ * tv_automaton_next for a run of terms in sorted order, each resuming from
+ * the DFA state after the bytes it shares with the one before (front-coded
+ * term dictionaries give that length for free), and rejecting terms by the
+ * literal suffix every accepted string ends with when no run can die past
+ * the literal prefix (`*ing`, `h*band`, `/.*tern/`: the DFA then runs only
+ * on terms that end right). The states live in the caller's arena.
+ */
+typedef struct tv_automaton_cursor {
+    const tv_automaton *a;
+    int32_t *states; /* states[i]: after the previous term's first i bytes; < 0 inside a code point */
+    size_t cap;      /* longest term resumable (longer ones run from the start) */
+    size_t valid;    /* states[0..valid] hold for the previous term */
+} tv_automaton_cursor;
+/* False when out of memory. max_len: the longest term expected. */
+bool tv_automaton_cursor_init(tv_automaton_cursor *c, const tv_automaton *a, size_t max_len,
+                              tv_arena *arena);
+/* As tv_automaton_next; shared: how many leading bytes term has in common
+ * with the term passed before (0 for the first, or after a seek). */
+bool tv_automaton_cursor_next(tv_automaton_cursor *c, const char *term, size_t len, size_t shared,
+                              char *out, size_t *out_len);
+
 /* The literal UTF-8 prefix every accepted string starts with (may be
  * empty; borrowed from the automaton). */
 const char *tv_automaton_prefix(const tv_automaton *a, size_t *len);
+
+/* The literal UTF-8 suffix every accepted string ends with, when no run
+ * can die past the literal prefix (so an enumeration of terms under the
+ * prefix may skip terms without it and lose no seek); else NULL. */
+const char *tv_automaton_tail_suffix(const tv_automaton *a, size_t *len);
 
 /* True when the automaton accepts nothing. */
 bool tv_automaton_is_empty(const tv_automaton *a);

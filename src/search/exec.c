@@ -1038,9 +1038,18 @@ static tv_status plan_multi(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx,
     bool any = false;
     char *skip = NULL; /* the seek target past a dead prefix (arena, grown as needed) */
     size_t skip_cap = 0;
+    tv_automaton_cursor cur;
+    if (m->automaton && !tv_automaton_cursor_init(&cur, m->automaton, tv_terms_iter_max_len(ti), ctx->arena))
+        return TROVE_ENOMEM;
+    /* `*ing`, `h*band`: only terms with the literal suffix reach the DFA */
+    size_t suffix_len = 0;
+    const char *suffix = NULL;
+    if (m->automaton && !m->case_insensitive) suffix = tv_automaton_tail_suffix(m->automaton, &suffix_len);
     tv_arena scratch;
     tv_arena_init(&scratch);
-    while (tv_terms_iter_next(ti, &t, &tl, &st)) {
+    while (suffix ? tv_terms_iter_next_match(ti, seek ? m->prefix : NULL, seek ? m->prefix_len : 0, suffix,
+                                             suffix_len, &t, &tl, &st)
+                  : tv_terms_iter_next(ti, &t, &tl, &st)) {
         if (seek && !has_prefix(t, tl, m->prefix, m->prefix_len)) break;
         bool ok;
         if (m->case_insensitive) ok = m->exact ? ci_equal(t, tl, m->prefix, m->prefix_len) : true;
@@ -1057,7 +1066,7 @@ static tv_status plan_multi(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx,
                 }
             }
             size_t n;
-            ok = tv_automaton_next(m->automaton, t, tl, skip, &n);
+            ok = tv_automaton_cursor_next(&cur, t, tl, tv_terms_iter_shared(ti), skip, &n);
             if (!ok && n == 0) break; /* no later term can match */
             if (!ok && n != SIZE_MAX) {
                 tv_terms_iter_seek(ti, skip, n);
@@ -1065,6 +1074,8 @@ static tv_status plan_multi(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx,
             }
         } else if (ok && m->accept) {
             ok = m->accept(m->state, t, tl);
+        } else if (m->automaton && cur.valid > tv_terms_iter_shared(ti)) {
+            cur.valid = tv_terms_iter_shared(ti); /* a term the cursor did not see */
         }
         if (!ok) continue;
         tv_status s2 = bits_from_postings(sv->seg, q->field_id, &st, &scratch, &bs);

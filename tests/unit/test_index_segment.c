@@ -399,8 +399,42 @@ static void verify(const tv_segment *s, mdoc **docs, size_t n) {
             assert_true(tv_terms_iter_next(it, &term, &tl, &st));
             assert_int_equal(tl, vocab_len[present[k]]);
             assert_memory_equal(term, vocab[present[k]], tl);
+            size_t sh = 0;
+            if (k) /* the bytes shared with the term before (block starts may say less) */
+                while (sh < tl && sh < vocab_len[present[k - 1]] && vocab[present[k - 1]][sh] == term[sh]) sh++;
+            assert_true(tv_terms_iter_shared(it) <= sh);
+            assert_memory_equal(term, vocab[present[k - (k > 0)]], tv_terms_iter_shared(it));
         }
         assert_false(tv_terms_iter_next(it, &term, &tl, &st));
+        /* next_match: the terms under a prefix ending with a suffix, and
+         * what each shares with the one returned before it */
+        for (int q = 0; q < 60; q++) {
+            char pre[8], suf[4];
+            size_t pl = 0, sl = rndn(3);
+            if (q % 3) pl = (size_t)snprintf(pre, sizeof pre, "%s", q % 3 == 1 ? "ab" : "ab1");
+            for (size_t i = 0; i < sl; i++) suf[i] = (char)('0' + rndn(10));
+            tv_terms_iter_seek(it, pre, pl);
+            const char *prev = NULL;
+            size_t prev_len = 0;
+            char prev_buf[64];
+            for (uint32_t k = 0; k < np; k++) {
+                const char *v = vocab[present[k]];
+                size_t vl = vocab_len[present[k]];
+                if (tv_memcmp2(v, vl, pre, pl) < 0) continue;
+                if (vl < pl || memcmp(v, pre, pl) != 0) break;
+                if (vl < sl || memcmp(v + vl - sl, suf, sl) != 0) continue;
+                assert_true(tv_terms_iter_next_match(it, pre, pl, suf, sl, &term, &tl, &st));
+                assert_int_equal(tl, vl);
+                assert_memory_equal(term, v, tl);
+                size_t sh = 0;
+                while (prev && sh < tl && sh < prev_len && prev[sh] == term[sh]) sh++;
+                assert_true(tv_terms_iter_shared(it) <= sh);
+                memcpy(prev_buf, term, tl);
+                prev = prev_buf;
+                prev_len = tl;
+            }
+            assert_false(tv_terms_iter_next_match(it, pre, pl, suf, sl, &term, &tl, &st));
+        }
         for (int q = 0; q < 200; q++) {
             char target[20];
             size_t len;

@@ -331,6 +331,140 @@ static void test_regexp_seek_enumeration(void **state) {
     tv_buf_fini(&re);
 }
 
+/* The enumeration the planner runs (exec.c plan_multi): seek to the
+ * literal prefix, stop past it, skip terms without the tail suffix, feed
+ * the rest to a cursor with the bytes each shares with the term fed
+ * before, seek where the cursor says. It must accept exactly what a plain
+ * scan accepts. */
+static size_t common_prefix(const tv_buf *x, const tv_buf *y) {
+    size_t n = 0;
+    while (n < x->len && n < y->len && x->data[n] == y->data[n]) n++;
+    return n;
+}
+
+static void test_regexp_cursor_enumeration(void **state) {
+    (void)state;
+    static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
+    enum { NT = 300 };
+    tv_buf terms[NT], re;
+    tv_buf_init(&re);
+    long fed = 0, filtered = 0, tails = 0;
+    for (int iter = 0; iter < 400; iter++) {
+        for (int k = 0; k < NT; k++) {
+            uint32_t cps[8];
+            int len = (int)rnd(7);
+            for (int i = 0; i < len; i++) cps[i] = sa[rnd(sizeof(sa) / sizeof(sa[0]))];
+            tv_buf_init(&terms[k]);
+            encode(cps, len, &terms[k]);
+        }
+        qsort(terms, NT, sizeof *terms, cmp_bytes);
+        tv_arena a;
+        tv_arena_init(&a);
+        tv_automaton *m = NULL;
+        node *tree;
+        tv_status cst = random_regexp(&re, &a, &m, &tree);
+        if (cst == TROVE_OK && iter % 2) {
+            /* half of them behind "b.*" or ".*" (tails that never die) */
+            tv_buf w;
+            tv_buf_init(&w);
+            tv_buf_printf(&w, "%s.*(%s)", iter % 4 == 1 ? "b" : "", re.data);
+            tv_buf_clear(&re);
+            tv_buf_append(&re, w.data, w.len);
+            tv_buf_putc(&re, 0);
+            re.len--;
+            tv_buf_fini(&w);
+            tv_error err;
+            cst = tv_regexp_compile(re.data, re.len, TV_RE_ALL, 0, &a, &m, &err);
+        }
+        if (cst == TROVE_OK) {
+            size_t pl, sl;
+            const char *p = tv_automaton_prefix(m, &pl);
+            const char *suf = tv_automaton_tail_suffix(m, &sl);
+            if (suf) tails++;
+            tv_automaton_cursor cur;
+            assert_true(tv_automaton_cursor_init(&cur, m, 6 * 4, &a));
+            bool got[NT] = {false};
+            tv_buf pre = {(char *)p, pl, pl + 1, false};
+            int i = 0, last = -1; /* last: the term fed before, -1 after a seek */
+            while (i < NT && cmp_bytes(&terms[i], &pre) < 0) i++;
+            char out[64];
+            while (i < NT) {
+                const tv_buf *t = &terms[i];
+                if (t->len < pl || memcmp(t->data, p, pl) != 0) break;
+                if (suf && (t->len < sl || memcmp(t->data + t->len - sl, suf, sl) != 0)) {
+                    filtered++;
+                    i++;
+                    continue;
+                }
+                size_t on, shared = last < 0 ? 0 : common_prefix(&terms[last], t);
+                got[i] = tv_automaton_cursor_next(&cur, t->data, t->len, shared, out, &on);
+                fed++;
+                if (got[i] || on == SIZE_MAX) {
+                    last = i++;
+                    continue;
+                }
+                if (on == 0) break;
+                tv_buf tgt = {out, on, on + 1, false};
+                assert_true(cmp_bytes(&tgt, t) > 0);
+                while (i < NT && cmp_bytes(&terms[i], &tgt) < 0) i++;
+                last = -1;
+            }
+            for (int k = 0; k < NT; k++) {
+                bool want = tv_automaton_run(m, terms[k].data, terms[k].len);
+                if (want != got[k])
+                    fail_msg("[%s] on [%s]: want %d got %d", re.data, terms[k].data, want, got[k]);
+                /* every accepted string ends with the tail suffix */
+                if (want && suf)
+                    assert_true(terms[k].len >= sl && memcmp(terms[k].data + terms[k].len - sl, suf, sl) == 0);
+            }
+        }
+        tv_arena_fini(&a);
+        for (int k = 0; k < NT; k++) tv_buf_fini(&terms[k]);
+    }
+    assert_true(fed > 10000);
+    assert_true(filtered > 1000);
+    assert_true(tails > 20);
+    tv_buf_fini(&re);
+}
+
+/* The tail suffix of patterns the full-text benchmark runs, and of ones
+ * whose runs can die past the prefix (no suffix then, so seeks are kept). */
+static void expect_tail(const char *re, bool wildcard, const char *want) {
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_automaton *m = NULL;
+    tv_error err;
+    tv_status st = wildcard ? tv_wildcard_compile(re, strlen(re), false, 0, &a, &m, &err)
+                            : tv_regexp_compile(re, strlen(re), TV_RE_ALL, 0, &a, &m, &err);
+    assert_int_equal(st, TROVE_OK);
+    size_t sl;
+    const char *s = tv_automaton_tail_suffix(m, &sl);
+    if (!want) {
+        if (s) fail_msg("%s: want no tail suffix, got [%.*s]", re, (int)sl, s);
+    } else {
+        if (!s || sl != strlen(want) || memcmp(s, want, sl) != 0)
+            fail_msg("%s: want tail suffix [%s], got [%.*s]", re, want, s ? (int)sl : 4, s ? s : "NULL");
+    }
+    tv_arena_fini(&a);
+}
+
+static void test_tail_suffix(void **state) {
+    (void)state;
+    expect_tail("*ances", true, "ances");
+    expect_tail("h*band", true, "band");
+    expect_tail("th*e", true, "e");
+    expect_tail("a*b?c", true, "c"); /* any character before the c */
+    expect_tail(".*(tion|sion)", false, "ion");
+    expect_tail(".*été", false, "été");
+    expect_tail("(.*ab|.*cb)", false, "b");
+    expect_tail("ph[a-z]*ics", false, NULL);  /* [a-z] dies on other characters */
+    expect_tail("colou?r", false, NULL);
+    expect_tail("mos.*", false, NULL);        /* accepts "mos" and more: no common suffix */
+    expect_tail(".*", false, NULL);
+    expect_tail("abc", false, NULL);          /* a single string: an exact lookup */
+    expect_tail(".*0th", false, "0th");
+}
+
 /* ------------------------------------------------------- fixed regexps */
 
 static void test_regexp_syntax(void **state) {
@@ -832,6 +966,7 @@ static void test_dsl_fuzzy(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_regexp_random),      cmocka_unit_test(test_regexp_seek_enumeration),
+        cmocka_unit_test(test_regexp_cursor_enumeration), cmocka_unit_test(test_tail_suffix),
         cmocka_unit_test(test_regexp_syntax),
         cmocka_unit_test(test_regexp_errors),      cmocka_unit_test(test_regexp_limit),
         cmocka_unit_test(test_regexp_flags),       cmocka_unit_test(test_wildcard_random),
