@@ -468,6 +468,9 @@ uint32_t tv_postings_doc(const tv_postings *p);
 uint32_t tv_postings_next(tv_postings *p);
 /* First doc >= target (target greater than the current doc). */
 uint32_t tv_postings_advance(tv_postings *p, uint32_t target);
+/* ORs every doc after the current one (all of them when not started) below
+ * nbits into the bitset words, block by block; the postings end. */
+void tv_postings_or_bits(tv_postings *p, uint64_t *words, uint32_t nbits);
 /* Term frequency in the current doc (1 without TV_POST_FREQS). */
 uint32_t tv_postings_freq(tv_postings *p);
 /* Next position of the current doc, ascending; call at most freq times. */

@@ -496,6 +496,16 @@ static void tcur_state(const tcur *c, tv_term_state *st) {
     st->loc[2] = 0;
 }
 
+/* tv_memcmp2 for the short strings terms are: a byte loop beats the call
+ * to memcmp. */
+static inline int term_cmp(const void *a, size_t alen, const void *b, size_t blen) {
+    const uint8_t *x = a, *y = b;
+    size_t n = alen < blen ? alen : blen;
+    for (size_t i = 0; i < n; i++)
+        if (x[i] != y[i]) return x[i] < y[i] ? -1 : 1;
+    return (alen > blen) - (alen < blen);
+}
+
 /* Compares the first term of block b with target. */
 static int block_cmp(const tv_segfield *f, uint32_t b, const void *target, size_t len, bool *ok) {
     tcur c;
@@ -503,7 +513,7 @@ static int block_cmp(const tv_segfield *f, uint32_t b, const void *target, size_
         *ok = false;
         return 0;
     }
-    return tv_memcmp2(c.suffix, c.slen, target, len);
+    return term_cmp(c.suffix, c.slen, target, len);
 }
 
 /* The last block whose first term is <= target, or -1 (target before every
@@ -609,8 +619,71 @@ static inline bool it_step(tv_terms_iter *it) {
     return true;
 }
 
+/* Scans the current block for the first term >= target, which is known
+ * to come before the next block's first term. */
+static void seek_in_block(tv_terms_iter *it, const void *target, size_t len) {
+    while (it->c.left) {
+        if (!it_step(it)) return;
+        if (term_cmp(it->buf, it->len, target, len) >= 0) {
+            it->pending = true;
+            return;
+        }
+    }
+    /* the next block starts after target */
+}
+
+/* A seek forward from the term the iterator stands on (returned, or
+ * pending and below target): the current block when target comes before
+ * the next one, else a gallop over the blocks ahead; false when neither
+ * applies (the caller does the full binary search). Automaton enumerations
+ * seek a short way forward thousands of times. */
+static bool seek_forward(tv_terms_iter *it, const void *target, size_t len) {
+    const tv_segfield *f = it->f;
+    if (!it->started || it->done || term_cmp(it->buf, it->len, target, len) >= 0) return false;
+    bool ok = true;
+    uint32_t nb = f->nblocks;
+    if (it->blk + 1 >= nb || block_cmp(f, it->blk + 1, target, len, &ok) > 0) {
+        if (!ok) return false;
+        it->pending = false;
+        seek_in_block(it, target, len);
+        return true;
+    }
+    if (!ok) return false;
+    /* the last block whose first term <= target, at or after blk + 1 */
+    uint32_t lo = it->blk + 1, step = 1, hi;
+    for (;;) {
+        hi = lo + step;
+        if (hi >= nb) {
+            hi = nb;
+            break;
+        }
+        int c = block_cmp(f, hi, target, len, &ok);
+        if (!ok) return false;
+        if (c > 0) break;
+        lo = hi;
+        step *= 2;
+    }
+    while (hi - lo > 1) { /* first(lo) <= target < first(hi) */
+        uint32_t mid = lo + (hi - lo) / 2;
+        int c = block_cmp(f, mid, target, len, &ok);
+        if (!ok) return false;
+        if (c <= 0) lo = mid;
+        else hi = mid;
+    }
+    it->pending = false;
+    it->len = 0;
+    if (!tcur_block(f, lo, &it->c)) {
+        it->done = true;
+        return true;
+    }
+    it->blk = lo;
+    seek_in_block(it, target, len);
+    return true;
+}
+
 void tv_terms_iter_seek(tv_terms_iter *it, const void *target, size_t len) {
     const tv_segfield *f = it->f;
+    if (seek_forward(it, target, len)) return;
     it->pending = false;
     it->done = false;
     it->len = 0;
@@ -622,13 +695,7 @@ void tv_terms_iter_seek(tv_terms_iter *it, const void *target, size_t len) {
     }
     it->blk = (uint32_t)b;
     it->started = true;
-    while (it_step(it)) {
-        if (tv_memcmp2(it->buf, it->len, target, len) >= 0) {
-            it->pending = true;
-            return;
-        }
-        if (it->c.left == 0) return; /* the next block starts after target */
-    }
+    seek_in_block(it, target, len);
 }
 
 bool tv_terms_iter_next(tv_terms_iter *it, const char **term, size_t *len, tv_term_state *st) {
@@ -899,6 +966,26 @@ uint32_t tv_postings_next(tv_postings *p) {
     uint32_t from = p->started ? p->doc + 1 : 0;
     p->started = true;
     return list_next_from(p, from);
+}
+
+void tv_postings_or_bits(tv_postings *p, uint64_t *words, uint32_t nbits) {
+    if (p->kind != PK_TERM) {
+        for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS; d = tv_postings_next(p))
+            if (d < nbits) words[d >> 6] |= 1ull << (d & 63);
+        return;
+    }
+    if (p->ended) return;
+    uint32_t k = 0;
+    if (p->blk != UINT32_MAX) {
+        for (uint32_t j = p->i + 1; j < p->n; j++)
+            if (p->docs[j] < nbits) words[p->docs[j] >> 6] |= 1ull << (p->docs[j] & 63);
+        k = p->blk + 1;
+    }
+    /* whole blocks, straight from the decoded arrays */
+    for (; load_block(p, k); k++)
+        for (uint32_t j = 0; j < p->n; j++)
+            if (p->docs[j] < nbits) words[p->docs[j] >> 6] |= 1ull << (p->docs[j] & 63);
+    post_end(p);
 }
 
 uint32_t tv_postings_advance(tv_postings *p, uint32_t target) {

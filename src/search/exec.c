@@ -319,7 +319,10 @@ static float bits_score(tv_iter *it) { return ((bits_it *)it)->score; }
 static void bits_set_min(tv_iter *it, float min) {
     if (min >= ((bits_it *)it)->score) ((bits_it *)it)->max_doc = 0;
 }
-static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL, bits_set_min};
+static uint64_t bits_count(tv_iter *it) {
+    return ((bits_it *)it)->max_doc ? it->cost : 0; /* cost is the popcount */
+}
+static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL, bits_set_min, bits_count};
 
 tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bs, uint32_t max_doc, float score) {
     bits_it *it = tv_arena_alloc(a, sizeof *it);
@@ -778,7 +781,14 @@ static float const_score(tv_iter *it) { return ((const_it *)it)->score; }
 static void const_set_min(tv_iter *it, float min) {
     if (min >= ((const_it *)it)->score) ((const_it *)it)->done = true;
 }
-static const tv_iter_vt const_vt = {const_next, const_advance, const_score, NULL, NULL, const_set_min};
+static uint64_t const_count(tv_iter *it) {
+    const_it *c = (const_it *)it;
+    uint64_t n = 0;
+    return !c->done && tv_iter_count(c->in, &n) ? n : 0;
+}
+static const tv_iter_vt const_vt = {const_next, const_advance, const_score, NULL, NULL, const_set_min, NULL};
+static const tv_iter_vt const_counting_vt = {const_next,    const_advance, const_score, NULL,
+                                             NULL,          const_set_min, const_count};
 
 static tv_iter *make_const(tv_arena *a, tv_iter *in, float score) {
     const_it *c = tv_arena_alloc(a, sizeof *c);
@@ -786,7 +796,7 @@ static tv_iter *make_const(tv_arena *a, tv_iter *in, float score) {
     c->in = in;
     c->score = score;
     c->done = false;
-    return iter_init(&c->it, &const_vt, in->cost, score);
+    return iter_init(&c->it, in->vt->count ? &const_counting_vt : &const_vt, in->cost, score);
 }
 
 /* --------------------------------------------------------------- phrase */
@@ -1008,8 +1018,7 @@ static tv_status bits_from_postings(const tv_segment *seg, uint32_t field, const
     tv_arena_reset(scratch);
     tv_postings *p = tv_postings_open(seg, field, st, 0, scratch);
     if (!p) return TROVE_ENOMEM;
-    for (uint32_t d = tv_postings_next(p); d != NO_MORE; d = tv_postings_next(p))
-        if (d < bs->nbits) tv_bitset_set(bs, d);
+    tv_postings_or_bits(p, bs->words, bs->nbits);
     return TROVE_OK;
 }
 

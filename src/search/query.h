@@ -290,6 +290,10 @@ typedef struct tv_iter_vt {
      * doc it returns is positioned exactly as without pruning, so score()
      * is unchanged. Only the root iterator is told; min only grows. */
     void (*set_min_score)(tv_iter *it, float min);
+    /* Exact number of matching docs, for an iterator not started yet, when
+     * it is known without iterating (a bitset's popcount); NULL when not.
+     * The caller does not iterate it afterwards. */
+    uint64_t (*count)(tv_iter *it);
 } tv_iter_vt;
 
 struct tv_iter {
@@ -308,6 +312,14 @@ static inline float tv_iter_score(tv_iter *it) { return it->vt->score(it); }
 static inline bool tv_iter_set_min_score(tv_iter *it, float min) {
     if (!it->vt->set_min_score) return false;
     it->vt->set_min_score(it, min);
+    return true;
+}
+
+/* The exact match count of an iterator not started, when it is known
+ * without iterating; false otherwise. */
+static inline bool tv_iter_count(tv_iter *it, uint64_t *out) {
+    if (!it->vt->count || it->doc != TV_ITER_UNSET) return false;
+    *out = it->vt->count(it);
     return true;
 }
 

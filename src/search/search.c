@@ -1059,6 +1059,11 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (st) return st;
             if (!pf) continue;
         }
+        uint64_t n;
+        if (count_only && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &n)) {
+            c->total += n; /* a bitset's popcount */
+            continue;
+        }
         for (uint32_t doc = tv_iter_next(it); doc != TV_NO_MORE_DOCS; doc = tv_iter_next(it)) {
             if (!tv_segview_live(sv, doc)) continue;
             float score = 0;
