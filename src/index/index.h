@@ -464,7 +464,9 @@ tv_postings *tv_postings_open(const tv_segment *s, uint32_t field, const tv_term
 /* Docs that have any value in field (exists query); NULL if none. */
 tv_postings *tv_postings_field_docs(const tv_segment *s, uint32_t field, tv_arena *arena);
 /* Current doc (TV_NO_MORE_DOCS at the end; undefined before the first call). */
-uint32_t tv_postings_doc(const tv_postings *p);
+/* (Inline for the hot loops of conjunctions and phrases: the current doc is
+ * the first member of struct tv_postings, which segment.c asserts.) */
+static inline uint32_t tv_postings_doc(const tv_postings *p) { return *(const uint32_t *)(const void *)p; }
 uint32_t tv_postings_next(tv_postings *p);
 /* First doc >= target (target greater than the current doc). */
 uint32_t tv_postings_advance(tv_postings *p, uint32_t target);

@@ -857,7 +857,7 @@ tv_postings *tv_postings_field_docs(const tv_segment *s, uint32_t field, tv_aren
     return p;
 }
 
-uint32_t tv_postings_doc(const tv_postings *p) { return p->doc; }
+_Static_assert(offsetof(struct tv_postings, doc) == 0, "tv_postings_doc in index.h reads the first member");
 uint64_t tv_postings_cost(const tv_postings *p) { return p->cost; }
 
 static uint32_t post_end(tv_postings *p) {

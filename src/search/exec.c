@@ -829,6 +829,7 @@ typedef struct phrase_it {
 } phrase_it;
 
 static uint32_t ppos_doc(ppos *p) {
+    if (TV_LIKELY(p->nalts == 1)) return p->doc = tv_postings_doc(p->alts[0]);
     uint32_t mn = NO_MORE;
     for (uint32_t i = 0; i < p->nalts; i++) {
         uint32_t d = tv_postings_doc(p->alts[i]);
@@ -837,6 +838,7 @@ static uint32_t ppos_doc(ppos *p) {
     return p->doc = mn;
 }
 static uint32_t ppos_advance(ppos *p, uint32_t t) {
+    if (TV_LIKELY(p->nalts == 1)) return p->doc = tv_postings_advance(p->alts[0], t);
     for (uint32_t i = 0; i < p->nalts; i++)
         if (tv_postings_doc(p->alts[i]) < t) tv_postings_advance(p->alts[i], t);
     return ppos_doc(p);
@@ -850,7 +852,7 @@ static int u32cmp(const void *a, const void *b) {
 static bool ppos_load(phrase_it *ph, ppos *p, uint32_t doc) {
     p->npos = 0;
     for (uint32_t i = 0; i < p->nalts; i++) {
-        if (tv_postings_doc(p->alts[i]) != doc) continue;
+        if (p->nalts > 1 && tv_postings_doc(p->alts[i]) != doc) continue;
         uint32_t f = tv_postings_freq(p->alts[i]);
         if (p->npos + f > p->cap) {
             uint32_t nc = TV_MAX(p->cap * 2, p->npos + f + 8);
@@ -969,17 +971,20 @@ static float sloppy_freq(phrase_it *ph) {
 
 static uint32_t phrase_find(phrase_it *ph, uint32_t doc) {
     for (;;) {
-        /* conjunction over positions */
-        bool moved = true;
-        while (moved && doc != NO_MORE) {
-            moved = false;
-            for (uint32_t k = 0; k < ph->n; k++) {
-                ppos *p = &ph->pp[ph->order[k]];
-                uint32_t d = p->doc;
-                if (d < doc) d = ppos_advance(p, doc);
-                if (d == NO_MORE) return ph->it.doc = NO_MORE;
-                if (d > doc) { doc = d; moved = true; }
+        /* conjunction over positions: the rarest leads, the others catch
+         * up; whoever overshoots sends the lead after it */
+        ppos *lead = &ph->pp[ph->order[0]];
+        if (lead->doc < doc) ppos_advance(lead, doc);
+        doc = lead->doc;
+        for (uint32_t k = 1; k < ph->n && doc != NO_MORE;) {
+            ppos *p = &ph->pp[ph->order[k]];
+            uint32_t d = p->doc < doc ? ppos_advance(p, doc) : p->doc;
+            if (d == doc) {
+                k++;
+                continue;
             }
+            doc = d == NO_MORE ? NO_MORE : ppos_advance(lead, d);
+            k = 1;
         }
         if (doc == NO_MORE) return ph->it.doc = NO_MORE;
         for (uint32_t i = 0; i < ph->n; i++)
