@@ -98,6 +98,16 @@ static void term_stats(const tv_snapshot *snap, uint32_t field, const char *t, s
     }
 }
 
+bool tv_query_term_state(const tv_query *q, const tv_snapshot *snap, const tv_segview *sv, tv_term_state *out) {
+    if (snap && q->u.term.snap == snap && sv >= snap->segs && sv < snap->segs + snap->nsegs) {
+        size_t i = (size_t)(sv - snap->segs);
+        if (!q->u.term.found[i]) return false;
+        *out = q->u.term.states[i];
+        return true;
+    }
+    return tv_segment_term(sv->seg, q->field_id, q->u.term.term, q->u.term.len, out);
+}
+
 static bool has_prefix(const char *t, size_t len, const char *p, size_t plen) {
     return len >= plen && memcmp(t, p, plen) == 0;
 }
@@ -173,9 +183,18 @@ static tv_status prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_a
     tv_status st = TROVE_OK;
     switch ((tv_qkind)q->kind) {
     case TV_Q_TERM: {
+        q->u.term.snap = NULL;
         if (q->u.term.constant) break;
-        uint64_t df, ttf;
-        term_stats(snap, q->field_id, q->u.term.term, q->u.term.len, &df, &ttf);
+        uint64_t df = 0;
+        q->u.term.states = tv_arena_alloc(a, (snap->nsegs + 1) * sizeof *q->u.term.states);
+        q->u.term.found = tv_arena_alloc(a, snap->nsegs + 1);
+        if (!q->u.term.states || !q->u.term.found) return TROVE_ENOMEM;
+        for (uint32_t i = 0; i < snap->nsegs; i++) {
+            q->u.term.found[i] = tv_segment_term(snap->segs[i].seg, q->field_id, q->u.term.term, q->u.term.len,
+                                                 &q->u.term.states[i]);
+            if (q->u.term.found[i]) df += q->u.term.states[i].doc_freq;
+        }
+        q->u.term.snap = snap;
         q->u.term.sim = NULL;
         if (df == 0) break;
         fstat fs;
@@ -1386,7 +1405,7 @@ static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool 
     case TV_Q_TERM: {
         tv_term_state st;
         if (!q->u.term.constant && !q->u.term.sim && scores) return TROVE_OK;
-        if (!tv_segment_term(sv->seg, q->field_id, q->u.term.term, q->u.term.len, &st)) return TROVE_OK;
+        if (!tv_query_term_state(q, ctx->snap, sv, &st)) return TROVE_OK;
         bool bm25 = scores && !q->u.term.constant && q->u.term.sim;
         unsigned flags = bm25 ? TV_POST_FREQS : 0;
         if (bm25 && ctx->impacts) flags |= TV_POST_IMPACTS;

@@ -172,6 +172,13 @@ struct tv_query {
             uint32_t len;
             bool constant;    /* constant score (points, case_insensitive ...) */
             tv_bm25 *sim;     /* set by prepare (NULL: term absent everywhere) */
+            /* set by prepare, which looks the term up in every segment of
+             * snap for its statistics: the states found (found[i] says
+             * whether segment i has the term), so the plan and the total
+             * count need no second lookup */
+            const tv_snapshot *snap;
+            tv_term_state *states;
+            uint8_t *found;
         } term;
         struct {           /* TV_Q_PHRASE, TV_Q_PHRASE_PREFIX */
             tv_qterm *terms;
@@ -322,6 +329,10 @@ static inline bool tv_iter_count(tv_iter *it, uint64_t *out) {
     *out = it->vt->count(it);
     return true;
 }
+
+/* A TV_Q_TERM's state in segment sv of snap (the lookup prepare did, when
+ * it did one on this snapshot; else a lookup). False: absent. */
+bool tv_query_term_state(const tv_query *q, const tv_snapshot *snap, const tv_segview *sv, tv_term_state *out);
 
 /* What the plan must be able to do. */
 typedef struct tv_plan_ctx {

@@ -1008,14 +1008,15 @@ static bool is_single_term(const tv_query *q) {
  * (OpenSearch's QueryPhase.shortcutTotalHitCount): a bare term or match_all
  * with nothing else filtering (post_filter, min_score) on a segment without
  * deletes is its doc_freq or max_doc. */
-static bool known_count(const req *r, const target_ctx *tc, const tv_segview *sv, uint64_t *out) {
+static bool known_count(const req *r, const target_ctx *tc, const tv_snapshot *snap, const tv_segview *sv,
+                        uint64_t *out) {
     if (sv->live || tc->post || r->has_min_score || !is_single_term(tc->q)) return false;
     if (tc->q->kind == TV_Q_MATCH_ALL) {
         *out = sv->max_doc;
         return true;
     }
     tv_term_state st;
-    *out = tv_segment_term(sv->seg, tc->q->field_id, tc->q->u.term.term, tc->q->u.term.len, &st) ? st.doc_freq : 0;
+    *out = tv_query_term_state(tc->q, snap, sv, &st) ? st.doc_freq : 0;
     return true;
 }
 
@@ -1039,7 +1040,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
     for (uint32_t si = 0; si < snap->nsegs; si++) {
         const tv_segview *sv = &snap->segs[si];
         uint64_t known;
-        bool counted = known_count(r, tc, sv, &known);
+        bool counted = known_count(r, tc, snap, sv, &known);
         if (counted) {
             c->total += known;
             if (count_only || !c->cap || !known) continue;
