@@ -650,24 +650,30 @@ static inline bool worse(const coll *c, const hit *a, const hit *b) {
     return hit_cmp(c, a->score, a->sv, a->target, a->seg, a->doc, b) > 0;
 }
 
+/* Both sifts move a hole instead of swapping: one copy per level. */
 static void sift_down(coll *c, size_t i) {
+    hit *h = c->heap, x = h[i];
+    size_t n = c->n;
     for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, w = i;
-        if (l < c->n && worse(c, &c->heap[l], &c->heap[w])) w = l;
-        if (r < c->n && worse(c, &c->heap[r], &c->heap[w])) w = r;
-        if (w == i) return;
-        heap_swap(c, i, w);
+        size_t l = 2 * i + 1, w = l;
+        if (l >= n) break;
+        if (l + 1 < n && worse(c, &h[l + 1], &h[l])) w = l + 1;
+        if (!worse(c, &h[w], &x)) break;
+        h[i] = h[w];
         i = w;
     }
+    h[i] = x;
 }
 
 static void sift_up(coll *c, size_t i) {
+    hit *h = c->heap, x = h[i];
     while (i > 0) {
         size_t p = (i - 1) / 2;
-        if (!worse(c, &c->heap[i], &c->heap[p])) return;
-        heap_swap(c, i, p);
+        if (!worse(c, &x, &h[p])) break;
+        h[i] = h[p];
         i = p;
     }
+    h[i] = x;
 }
 
 static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) {
