@@ -339,10 +339,19 @@ static float bits_score(tv_iter *it) { return ((bits_it *)it)->score; }
 static void bits_set_min(tv_iter *it, float min) {
     if (min >= ((bits_it *)it)->score) ((bits_it *)it)->max_doc = 0;
 }
-static uint64_t bits_count(tv_iter *it) {
-    return ((bits_it *)it)->max_doc ? it->cost : 0; /* cost is the popcount */
+static bool bits_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
+    (void)cx;
+    *out = ((bits_it *)it)->max_doc ? it->cost : 0; /* cost is the popcount */
+    return true;
 }
-static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL, bits_set_min, bits_count};
+static void bits_or(tv_iter *it, uint64_t *words, uint32_t nbits) {
+    bits_it *b = (bits_it *)it;
+    uint32_t n = b->max_doc < nbits ? b->max_doc : nbits;
+    for (uint32_t w = 0; w < n / 64; w++) words[w] |= b->words[w];
+    if (n % 64) words[n / 64] |= b->words[n / 64] & ((1ull << (n % 64)) - 1);
+    it->doc = NO_MORE;
+}
+static const tv_iter_vt bits_vt = {bits_next, bits_advance, bits_score, NULL, NULL, bits_set_min, bits_count, bits_or};
 
 tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bs, uint32_t max_doc, float score) {
     bits_it *it = tv_arena_alloc(a, sizeof *it);
@@ -454,7 +463,12 @@ static float term_block_max(tv_iter *it, uint32_t upto) {
     if (!t->sim) return t->cscore;
     return t->blk_max;
 }
-static const tv_iter_vt term_vt = {term_next, term_advance, term_score, term_shallow, term_block_max, term_set_min};
+static void term_or(tv_iter *it, uint64_t *words, uint32_t nbits) {
+    tv_postings_or_bits(((term_it *)it)->p, words, nbits);
+    it->doc = NO_MORE;
+}
+static const tv_iter_vt term_vt = {term_next,      term_advance, term_score, term_shallow,
+                                   term_block_max, term_set_min, NULL,       term_or};
 /* constant-score terms and exists: no block bounds; the whole iterator
  * ends once the worst hit scores as much (prune then means "exhausted") */
 static uint32_t cterm_next(tv_iter *it) {
@@ -469,7 +483,7 @@ static void cterm_set_min(tv_iter *it, float min) {
     term_it *t = (term_it *)it;
     if (!t->sim && min >= t->cscore) t->prune = true;
 }
-static const tv_iter_vt cterm_vt = {cterm_next, cterm_advance, term_score, NULL, NULL, cterm_set_min};
+static const tv_iter_vt cterm_vt = {cterm_next, cterm_advance, term_score, NULL, NULL, cterm_set_min, NULL, term_or};
 
 /* --------------------------------------------------------- conjunction */
 
@@ -508,7 +522,50 @@ static float conj_score(tv_iter *it) {
     for (uint32_t i = 0; i < c->nscoring; i++) s += tv_iter_score(c->scoring[i]);
     return (float)s;
 }
-static const tv_iter_vt conj_vt = {conj_next, conj_advance, conj_score, NULL, NULL};
+/* Counting by bitsets (tv_iter_count): every doc of every list is
+ * decoded a block at a time into a bitset (a few instructions a doc),
+ * then words are combined and counted. A conjunction's leapfrog instead
+ * advances the others once per doc of the rarest list (tens of
+ * instructions each) but skips blocks, so bitsets win only when the lists
+ * are of similar lengths: the total within BITS_DENSITY times the rarest.
+ * A disjunction's settle loop visits every doc of every list anyway. */
+#define BITS_DENSITY 16
+
+static bool all_or_bits(tv_iter **subs, uint32_t n, uint64_t *cost_sum) {
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (!subs[i]->vt->or_bits || subs[i]->doc != TV_ITER_UNSET) return false;
+        sum += subs[i]->cost;
+    }
+    *cost_sum = sum;
+    return true;
+}
+
+static uint64_t popcount_words(const uint64_t *w, size_t n) {
+    uint64_t c = 0;
+    for (size_t i = 0; i < n; i++) c += (uint64_t)__builtin_popcountll(w[i]);
+    return c;
+}
+
+static bool conj_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
+    conj_it *c = (conj_it *)it;
+    uint64_t sum;
+    if (!all_or_bits(c->subs, c->n, &sum) || sum > BITS_DENSITY * c->subs[0]->cost) return false;
+    size_t nw = ((size_t)cx->max_doc + 63) / 64;
+    uint64_t *acc = tv_arena_calloc(cx->arena, nw + 1, sizeof *acc);
+    uint64_t *tmp = tv_arena_alloc(cx->arena, (nw + 1) * sizeof *tmp);
+    if (!acc || !tmp) return false;
+    c->subs[0]->vt->or_bits(c->subs[0], acc, cx->max_doc);
+    for (uint32_t i = 1; i < c->n; i++) {
+        memset(tmp, 0, nw * sizeof *tmp);
+        c->subs[i]->vt->or_bits(c->subs[i], tmp, cx->max_doc);
+        for (size_t w = 0; w < nw; w++) acc[w] &= tmp[w];
+    }
+    *out = popcount_words(acc, nw);
+    it->doc = NO_MORE;
+    return true;
+}
+static const tv_iter_vt conj_vt = {conj_next, conj_advance, conj_score, NULL, NULL, NULL, conj_count, NULL};
 
 static int cost_cmp(const void *a, const void *b) {
     const tv_iter *x = *(tv_iter *const *)a, *y = *(tv_iter *const *)b;
@@ -735,7 +792,19 @@ static float disj_score(tv_iter *it) {
     }
     return (float)(mx + other * (double)d->tie);
 }
-static const tv_iter_vt disj_vt = {disj_next, disj_advance, disj_score, NULL, NULL, disj_set_min};
+static bool disj_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
+    disj_it *d = (disj_it *)it;
+    uint64_t sum;
+    if (d->msm != 1 || !all_or_bits(d->subs, d->n, &sum)) return false;
+    size_t nw = ((size_t)cx->max_doc + 63) / 64;
+    uint64_t *acc = tv_arena_calloc(cx->arena, nw + 1, sizeof *acc);
+    if (!acc) return false;
+    for (uint32_t i = 0; i < d->n; i++) d->subs[i]->vt->or_bits(d->subs[i], acc, cx->max_doc);
+    *out = popcount_words(acc, nw);
+    it->doc = NO_MORE;
+    return true;
+}
+static const tv_iter_vt disj_vt = {disj_next, disj_advance, disj_score, NULL, NULL, disj_set_min, disj_count, NULL};
 
 static tv_iter *make_disj(tv_arena *a, tv_iter **subs, uint32_t n, uint32_t msm, bool dismax, float tie) {
     disj_it *d = tv_arena_alloc(a, sizeof *d);
@@ -840,14 +909,26 @@ static float const_score(tv_iter *it) { return ((const_it *)it)->score; }
 static void const_set_min(tv_iter *it, float min) {
     if (min >= ((const_it *)it)->score) ((const_it *)it)->done = true;
 }
-static uint64_t const_count(tv_iter *it) {
+static bool const_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
     const_it *c = (const_it *)it;
-    uint64_t n = 0;
-    return !c->done && tv_iter_count(c->in, &n) ? n : 0;
+    if (c->done) {
+        *out = 0;
+        return true;
+    }
+    return tv_iter_count(c->in, cx, out);
 }
-static const tv_iter_vt const_vt = {const_next, const_advance, const_score, NULL, NULL, const_set_min, NULL};
-static const tv_iter_vt const_counting_vt = {const_next,    const_advance, const_score, NULL,
-                                             NULL,          const_set_min, const_count};
+static void const_or(tv_iter *it, uint64_t *words, uint32_t nbits) {
+    const_it *c = (const_it *)it;
+    if (!c->done) c->in->vt->or_bits(c->in, words, nbits);
+    it->doc = NO_MORE;
+}
+/* the hooks the inner iterator has, and only those */
+static const tv_iter_vt const_vts[4] = {
+    {const_next, const_advance, const_score, NULL, NULL, const_set_min, NULL, NULL},
+    {const_next, const_advance, const_score, NULL, NULL, const_set_min, const_count, NULL},
+    {const_next, const_advance, const_score, NULL, NULL, const_set_min, NULL, const_or},
+    {const_next, const_advance, const_score, NULL, NULL, const_set_min, const_count, const_or},
+};
 
 static tv_iter *make_const(tv_arena *a, tv_iter *in, float score) {
     const_it *c = tv_arena_alloc(a, sizeof *c);
@@ -855,7 +936,8 @@ static tv_iter *make_const(tv_arena *a, tv_iter *in, float score) {
     c->in = in;
     c->score = score;
     c->done = false;
-    return iter_init(&c->it, in->vt->count ? &const_counting_vt : &const_vt, in->cost, score);
+    const tv_iter_vt *vt = &const_vts[(in->vt->count ? 1 : 0) | (in->vt->or_bits ? 2 : 0)];
+    return iter_init(&c->it, vt, in->cost, score);
 }
 
 /* --------------------------------------------------------------- phrase */

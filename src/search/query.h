@@ -278,6 +278,13 @@ tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p
 
 /* =============================================================== iterators */
 
+/* What tv_iter_count may use: scratch memory for bitsets, and the
+ * segment's max_doc. */
+typedef struct tv_count_ctx {
+    tv_arena *arena;
+    uint32_t max_doc;
+} tv_count_ctx;
+
 typedef struct tv_iter_vt {
     /* Next matching doc (TV_NO_MORE_DOCS at the end). */
     uint32_t (*next)(tv_iter *it);
@@ -297,11 +304,19 @@ typedef struct tv_iter_vt {
      * doc it returns is positioned exactly as without pruning, so score()
      * is unchanged. Only the root iterator is told; min only grows. */
     void (*set_min_score)(tv_iter *it, float min);
-    /* Exact number of matching docs, for an iterator not started yet, when
-     * it is known without iterating (a bitset's popcount); NULL when not.
-     * The caller does not iterate it afterwards. */
-    uint64_t (*count)(tv_iter *it);
+    /* Exact number of matching docs of an iterator not started yet, when
+     * it can be had without iterating doc by doc (a bitset's popcount;
+     * conjunctions and disjunctions of postings by bitset words); false
+     * and nothing moved when not (may be NULL). The caller does not
+     * iterate it afterwards. */
+    bool (*count)(tv_iter *it, const tv_count_ctx *cx, uint64_t *out);
+    /* ORs every doc of an iterator not started yet into words (nbits
+     * bits), straight from its postings blocks (may be NULL). The
+     * iterator is used up. */
+    void (*or_bits)(tv_iter *it, uint64_t *words, uint32_t nbits);
 } tv_iter_vt;
+
+
 
 struct tv_iter {
     const tv_iter_vt *vt;
@@ -324,10 +339,9 @@ static inline bool tv_iter_set_min_score(tv_iter *it, float min) {
 
 /* The exact match count of an iterator not started, when it is known
  * without iterating; false otherwise. */
-static inline bool tv_iter_count(tv_iter *it, uint64_t *out) {
+static inline bool tv_iter_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
     if (!it->vt->count || it->doc != TV_ITER_UNSET) return false;
-    *out = it->vt->count(it);
-    return true;
+    return it->vt->count(it, cx, out);
 }
 
 /* A TV_Q_TERM's state in segment sv of snap (the lookup prepare did, when

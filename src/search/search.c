@@ -1067,8 +1067,9 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (!pf) continue;
         }
         uint64_t n;
-        if (count_only && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &n)) {
-            c->total += n; /* a bitset's popcount */
+        tv_count_ctx cx = {a, sv->max_doc};
+        if (count_only && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &cx, &n)) {
+            c->total += n; /* by bitset words, not doc by doc */
             continue;
         }
         for (uint32_t doc = tv_iter_next(it); doc != TV_NO_MORE_DOCS; doc = tv_iter_next(it)) {
