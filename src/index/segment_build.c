@@ -649,26 +649,31 @@ typedef struct imp_pair {
     uint8_t norm;
 } imp_pair;
 
-static int cmp_imp(const void *a, const void *b) {
-    const imp_pair *x = a, *y = b;
-    if (x->norm != y->norm) return x->norm < y->norm ? -1 : 1;
-    if (x->freq != y->freq) return x->freq > y->freq ? -1 : 1;
-    return 0;
-}
-
 /* Competitive (freq, norm) pairs of a block, capped, appended to o. */
 static void put_impacts(tv_buf *o, const uint32_t *freqs, const uint32_t *docs, uint32_t n,
                         const bfield *f) {
-    imp_pair p[TV_BLOCK];
+    /* the best freq per norm (norms are bytes: no sort), then, by norm
+     * ascending, the pairs whose freq beats every pair with a smaller or
+     * equal norm (sorting the block's pairs was 8% of indexing) */
+    uint8_t nv[TV_BLOCK];
+    unsigned lo = 255, hi = 0;
     for (uint32_t i = 0; i < n; i++) {
-        p[i].freq = freqs[i];
-        p[i].norm = docs[i] < f->normv.len ? f->normv.items[docs[i]] : 0;
+        nv[i] = docs[i] < f->normv.len ? f->normv.items[docs[i]] : 0;
+        if (nv[i] < lo) lo = nv[i];
+        if (nv[i] > hi) hi = nv[i];
     }
-    sort_n(p, n, sizeof p[0], cmp_imp);
-    /* keep pairs whose freq beats every pair with a smaller or equal norm */
-    uint32_t k = 0;
+    uint32_t top[256];
+    for (unsigned v = lo; v <= hi; v++) top[v] = 0;
     for (uint32_t i = 0; i < n; i++)
-        if (k == 0 || p[i].freq > p[k - 1].freq) p[k++] = p[i];
+        if (freqs[i] > top[nv[i]]) top[nv[i]] = freqs[i];
+    imp_pair p[TV_BLOCK];
+    uint32_t k = 0;
+    for (unsigned v = lo; n && v <= hi; v++)
+        if (top[v] && (k == 0 || top[v] > p[k - 1].freq)) {
+            p[k].freq = top[v];
+            p[k].norm = (uint8_t)v;
+            k++;
+        }
     while (k > TV_SEG_MAX_IMPACTS) { /* merge the closest neighbours */
         uint32_t best = 0;
         for (uint32_t i = 1; i + 1 < k; i++)
