@@ -333,7 +333,13 @@ static int term_put(bterm *t, const uint8_t *p, size_t n) {
     return 0;
 }
 
-static int term_varint(bterm *t, uint64_t v) {
+static inline int term_varint(bterm *t, uint64_t v) {
+    /* in place when there is room (most values are one byte) */
+    if (TV_LIKELY(t->cap - t->len >= 10)) {
+        if (v < 0x80) t->p[t->len++] = (uint8_t)v;
+        else t->len += tv_varint_put(t->p + t->len, v);
+        return 0;
+    }
     uint8_t tmp[10];
     return term_put(t, tmp, tv_varint_put(tmp, v));
 }
