@@ -730,7 +730,7 @@ bool tv_terms_iter_next_match(tv_terms_iter *it, const char *prefix, size_t plen
         }
         first = false;
         size_t n = it->len;
-        if (check && (n < plen || memcmp(it->buf, prefix, plen) != 0)) return false;
+        if (check && plen && (n < plen || memcmp(it->buf, prefix, plen) != 0)) return false;
         if (n < slen) continue;
         size_t i = 1;
         while (i <= slen && it->buf[n - i] == suffix[slen - i]) i++;
