@@ -13,6 +13,9 @@
  * through POST /ft/_bulk in batches of about 4 MB with refresh_interval -1,
  * then one refresh and POST /ft/_forcemerge?max_num_segments=1.
  * index_bytes is the store size GET /ft/_stats reports.
+ * (bench/fulltext_trove.h has the mapping, the _bulk lines, the query
+ * requests and the reading of answers, shared with bench_fulltext_http,
+ * trove over HTTP.)
  *
  * Queries: each line's query becomes a query_string query on `body` (the
  * default operator is OR, leading wildcards allowed, as the README's syntax
@@ -32,11 +35,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "json/json.h"
+#include "fulltext_trove.h"
 #include "trove.h"
 #include "util/util.h"
-
-#define BATCH_BYTES (4u << 20)
 
 static void die(const char *what, const char *detail) {
     fprintf(stderr, "bench_fulltext_trove: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
@@ -63,13 +64,6 @@ static char *must(trove_node *n, const char *method, const char *path, const cha
     return b;
 }
 
-/* Appends s as a JSON string (the library's own writer). */
-static void put_json_string(tv_buf *b, const char *s, size_t n) {
-    tv_jw w;
-    tv_jw_init(&w, b, false);
-    tv_jw_str(&w, s, n);
-}
-
 static int64_t load(trove_node *n, const char *path) {
     FILE *f = fopen(path, "r");
     if (!f) die("cannot open", path);
@@ -84,18 +78,9 @@ static int64_t load(trove_node *n, const char *path) {
     while ((len = getline(&line, &cap, f)) > 0) {
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
         if (!len) continue;
-        tv_arena_reset(&a);
-        tv_json *doc;
-        if (tv_json_parse(&a, line, (size_t)len, &doc, NULL) != TROVE_OK) die("bad document line", line);
-        const tv_json *id = tv_json_get(doc, "id");
-        if (!id || id->type != TV_JSON_STRING) die("a document without a string id", line);
-        tv_buf_puts(&bulk, "{\"index\":{\"_id\":");
-        put_json_string(&bulk, id->v.s, id->len);
-        tv_buf_puts(&bulk, "}}\n");
-        tv_buf_append(&bulk, line, (size_t)len);
-        tv_buf_putc(&bulk, '\n');
+        if (!ft_bulk_add(&bulk, &a, line, (size_t)len)) die("bad document line (an object with a string id)", line);
         docs++;
-        if (bulk.len >= BATCH_BYTES) {
+        if (bulk.len >= FT_BATCH_BYTES) {
             free(must(n, "POST", "/ft/_bulk", bulk.data, bulk.len));
             tv_buf_clear(&bulk);
         }
@@ -108,43 +93,20 @@ static int64_t load(trove_node *n, const char *path) {
     return docs;
 }
 
-/* The value of `"key":<digits>` after `from` in a response, or -1. */
-static long long number_after(const char *body, const char *from, const char *key) {
-    const char *p = from ? strstr(body, from) : body;
-    if (!p) return -1;
-    char pat[64];
-    snprintf(pat, sizeof pat, "\"%s\":", key);
-    p = strstr(p, pat);
-    return p ? strtoll(p + strlen(pat), NULL, 10) : -1;
-}
-
-/* Hits in a search response: the objects of hits.hits (each has "_index"). */
-static long long count_hits(const char *body) {
-    const char *p = strstr(body, "\"hits\":{");
-    p = p ? strstr(p + 8, "\"hits\":[") : NULL;
-    if (!p) return -1;
-    long long k = 0;
-    for (p = strstr(p, "\"_index\":"); p; p = strstr(p + 9, "\"_index\":")) k++;
-    return k;
-}
-
 int main(int argc, char **argv) {
     if (argc != 3) die("usage: bench_fulltext_trove INDEX_DIR DOCS.ndjson", NULL);
     int64_t t0 = ns(CLOCK_MONOTONIC);
     trove_error err;
     trove_node *n = trove_node_open(NULL, &err);
     if (!n) die("open", err.message);
-    const char *mapping = "{\"settings\":{\"number_of_shards\":1,\"number_of_replicas\":0,\"refresh_interval\":\"-1\"},"
-                          "\"mappings\":{\"dynamic\":false,\"_source\":{\"enabled\":false},"
-                          "\"properties\":{\"body\":{\"type\":\"text\"}}}}";
-    free(must(n, "PUT", "/ft", mapping, strlen(mapping)));
+    free(must(n, "PUT", "/ft", FT_MAPPING, strlen(FT_MAPPING)));
     int64_t docs = load(n, argv[2]);
     free(must(n, "POST", "/ft/_refresh", NULL, 0));
     free(must(n, "POST", "/ft/_forcemerge?max_num_segments=1", NULL, 0));
     double secs = (double)(ns(CLOCK_MONOTONIC) - t0) / 1e9;
     malloc_trim(0); /* what indexing freed goes back, as the server does before its ready line */
     char *stats = must(n, "GET", "/ft/_stats/store", NULL, 0);
-    long long bytes = number_after(stats, "\"primaries\"", "size_in_bytes");
+    long long bytes = ft_number_after(stats, "\"primaries\"", "size_in_bytes");
     free(stats);
     printf("READY\t{\"engine\":\"trove\",\"version\":\"%s\",\"docs\":%lld,\"index_seconds\":%.3f,\"index_bytes\":%lld}\n",
            trove_version(), (long long)docs, secs, bytes);
@@ -158,44 +120,29 @@ int main(int argc, char **argv) {
     while ((len = getline(&line, &cap, stdin)) > 0) {
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
         line[len] = 0;
-        char *tab = strchr(line, '\t');
-        if (!tab) {
-            printf("ERROR\tno tab in the line\n");
+        int size;
+        char why[128];
+        const char *q, *bad = ft_parse_line(line, &size, &q, why, sizeof why);
+        if (bad) {
+            printf("ERROR\t%s\n", bad);
             fflush(stdout);
             continue;
         }
-        *tab = 0;
-        const char *mode = line, *q = tab + 1;
-        int size = strcmp(mode, "TOP_10") == 0 ? 10 : strcmp(mode, "TOP_100") == 0 ? 100 : 0;
-        bool count = strcmp(mode, "COUNT") == 0;
-        if (!size && !count) {
-            printf("ERROR\tunknown mode [%s]\n", mode);
-            fflush(stdout);
-            continue;
-        }
-        tv_buf_clear(&body);
-        if (size) tv_buf_printf(&body, "{\"size\":%d,\"track_total_hits\":false,\"stored_fields\":\"_none_\",", size);
-        else tv_buf_putc(&body, '{');
-        tv_buf_puts(&body, "\"query\":{\"query_string\":{\"default_field\":\"body\",\"query\":");
-        put_json_string(&body, q, strlen(q));
-        tv_buf_puts(&body, "}}}");
+        const char *path = ft_query_request(&body, size, q);
         trove_response r;
         int64_t c0 = ns(CLOCK_THREAD_CPUTIME_ID), w0 = ns(CLOCK_MONOTONIC);
-        int rc = trove_request(n, "POST", count ? "/ft/_count" : "/ft/_search", body.data, body.len, &r);
+        int rc = trove_request(n, "POST", path, body.data, body.len, &r);
         int64_t w1 = ns(CLOCK_MONOTONIC), c1 = ns(CLOCK_THREAD_CPUTIME_ID);
         if (rc != 0) {
             printf("ERROR\ttrove_request: %s\n", trove_status_message(rc));
+            fflush(stdout);
         } else if (r.status == 200) {
-            long long hits = count ? number_after(r.body, NULL, "count") : count_hits(r.body);
-            printf("OK\t%lld\t%lld\t%lld\n", hits, (long long)(c1 - c0), (long long)(w1 - w0));
-        } else if (r.status == 400 && strstr(r.body, "\"unsupported_operation_exception\"")) {
-            const char *why = strstr(r.body, "\"reason\":\"");
-            printf("UNSUPPORTED\t%.*s\n", why ? (int)strcspn(why + 10, "\"") : 7, why ? why + 10 : "unknown");
+            printf("OK\t%lld\t%lld\t%lld\n", ft_hits(r.body, size), (long long)(c1 - c0), (long long)(w1 - w0));
+            fflush(stdout);
         } else {
-            printf("ERROR\t%d %.300s\n", r.status, r.body);
+            ft_print_refusal(r.status, r.body);
         }
         trove_response_fini(&r);
-        fflush(stdout);
     }
     free(line);
     tv_buf_fini(&body);
