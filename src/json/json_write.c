@@ -701,9 +701,34 @@ void tv_jw_double(tv_jw *w, double v) {
     put_text(w, b, n);
 }
 
+/* Java's shortest float text is ~700 instructions; a page of hits repeats
+ * few scores (a term's score depends only on its freq and the doc's norm
+ * byte), so each thread keeps the last texts by the float's bits, in a
+ * small direct-mapped table. A float's text never exceeds 15 bytes
+ * ("-1.17549435E-38"). */
+#define FLOAT_MEMO 64
+typedef struct float_memo {
+    uint32_t bits;
+    uint8_t len; /* 0: empty */
+    char text[15];
+} float_memo;
+static _Thread_local float_memo memo[FLOAT_MEMO];
+
 void tv_jw_float(tv_jw *w, float v) {
+    uint32_t bits;
+    memcpy(&bits, &v, sizeof bits);
+    float_memo *m = &memo[(bits * 2654435761u) >> 26];
+    if (m->len && m->bits == bits) {
+        put_text(w, m->text, m->len);
+        return;
+    }
     char b[40];
     size_t n = tv_fmt_float(v, b);
+    if (n <= sizeof m->text) {
+        m->bits = bits;
+        m->len = (uint8_t)n;
+        memcpy(m->text, b, n);
+    }
     put_text(w, b, n);
 }
 

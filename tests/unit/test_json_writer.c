@@ -424,13 +424,49 @@ static void test_oom(void **state) {
     assert_true(done);
 }
 
+/* tv_jw_float remembers recent texts by the float's bits: whatever the
+ * order, repeats and floats that share a slot, every text must be
+ * tv_fmt_float's. */
+static void test_float_memo(void **state) {
+    (void)state;
+    /* 4,096 consecutive floats above 1.0 (many share a slot and most of
+     * their bits), then repeats of a few scores, visited in a scrambled
+     * order three times */
+    enum { N = 4096 + 64 };
+    static float vals[N];
+    uint32_t one;
+    float f1 = 1.0f;
+    memcpy(&one, &f1, sizeof one);
+    for (uint32_t i = 0; i < 4096; i++) {
+        uint32_t bits = one + i;
+        memcpy(&vals[i], &bits, sizeof bits);
+    }
+    for (int i = 0; i < 64; i++) vals[4096 + i] = (float)(i % 5) * 0.1f;
+    tv_buf b;
+    tv_buf_init(&b);
+    uint32_t x = 12345;
+    for (int round = 0; round < 3 * N; round++) {
+        x = x * 1103515245u + 12345u;
+        int k = (int)((x >> 8) % N);
+        tv_buf_clear(&b);
+        tv_jw w;
+        tv_jw_init(&w, &b, false);
+        tv_jw_float(&w, vals[k]);
+        char want[40];
+        size_t n = tv_fmt_float(vals[k], want);
+        assert_int_equal(b.len, n);
+        assert_memory_equal(b.data, want, n);
+    }
+    tv_buf_fini(&b);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fmt_double), cmocka_unit_test(test_fmt_float),
         cmocka_unit_test(test_writer),     cmocka_unit_test(test_pretty_arrays),
         cmocka_unit_test(test_escaping),   cmocka_unit_test(test_raw),
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_deep),
-        cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_oom),        cmocka_unit_test(test_float_memo),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
