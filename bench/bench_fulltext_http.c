@@ -59,8 +59,9 @@
  * "server_threads" and "server_rss_bytes" (the server's VmRSS then); the
  * harness's RSS figures are this client's, not the server's.
  *
- * The HTTP/1.1 client is the minimum that is correct for keep-alive (as in
- * bench_http_clone.c): one response per request, Content-Length required
+ * The HTTP/1.1 client is the minimum that is correct for keep-alive (the
+ * response reading is bench/http_rx.h, shared with bench_http_clone.c):
+ * one response per request, Content-Length required
  * (trove sends no chunked answers; one would be refused, not misread),
  * bytes past the response fail the run, "connection: close" reopens the
  * connection before the next request (outside the timing). Buffers (the
@@ -112,6 +113,8 @@ static void die(const char *what, const char *detail) {
     if (server_pid > 0) kill(server_pid, SIGKILL);
     exit(1);
 }
+
+#include "http_rx.h" /* after die(), which it calls */
 
 static int64_t ns(void) {
     struct timespec ts;
@@ -271,94 +274,54 @@ static int64_t server_cpu(void) {
 /* ------------------------------------------------------------ HTTP client */
 
 typedef struct {
-    int fd;
+    http_rx rx;  /* the socket and the bytes received */
     int port;
-    bool closed; /* the server said connection: close */
     tv_buf head; /* the request head */
-    char *buf; /* received bytes: [0, len), a spare byte for a NUL */
-    size_t len, cap;
-    int status; /* of the last response */
-    const char *body; /* its body, NUL-terminated, in buf */
+    int status;  /* of the last response */
+    const char *body; /* its body, NUL-terminated, in rx.buf */
     size_t body_len;
 } conn;
 
 static void conn_connect(conn *c) {
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)c->port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c->fd < 0) die("socket", strerror(errno));
+    int fd = c->rx.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket", strerror(errno));
     int one = 1;
-    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0) die("connect to the server", strerror(errno));
-    c->closed = false;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) die("connect to the server", strerror(errno));
+    c->rx.closed = false;
 }
 
 static void conn_open(conn *c, int port) {
     memset(c, 0, sizeof *c);
     c->port = port;
     tv_buf_init(&c->head);
-    c->cap = 1 << 16;
-    c->buf = malloc(c->cap);
-    if (!c->buf) die("out of memory", NULL);
     conn_connect(c);
 }
 
 static void conn_reconnect(conn *c) {
-    close(c->fd);
+    close(c->rx.fd);
     conn_connect(c);
 }
 
 static void conn_fini(conn *c) {
-    if (c->fd >= 0) close(c->fd);
-    c->fd = -1;
+    if (c->rx.fd >= 0) close(c->rx.fd);
+    c->rx.fd = -1;
     tv_buf_fini(&c->head);
-    free(c->buf);
-    c->buf = NULL;
+    free(c->rx.buf);
+    c->rx.buf = NULL;
 }
 
 /* The request head for a body of len bytes (before the clock starts). */
 static void conn_prepare(conn *c, const char *method, const char *path, size_t len) {
-    if (c->closed) conn_reconnect(c);
+    if (c->rx.closed) conn_reconnect(c);
     tv_buf_clear(&c->head);
     tv_buf_printf(&c->head,
                   "%s %s HTTP/1.1\r\nHost: 127.0.0.1:%d\r\nContent-Type: application/json\r\n"
                   "Content-Length: %zu\r\n\r\n",
                   method, path, c->port, len);
     if (c->head.oom) die("out of memory", NULL);
-}
-
-/* The value of header `name` in the head lines [h, e), or NULL. */
-static const char *header(const char *h, const char *e, const char *name, size_t *vlen) {
-    size_t nl = strlen(name);
-    while (h < e) {
-        const char *eol = memchr(h, '\n', (size_t)(e - h));
-        if (!eol) eol = e;
-        if ((size_t)(eol - h) > nl && h[nl] == ':' && strncasecmp(h, name, nl) == 0) {
-            const char *v = h + nl + 1, *ve = eol;
-            while (v < ve && (*v == ' ' || *v == '\t')) v++;
-            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t')) ve--;
-            *vlen = (size_t)(ve - v);
-            return v;
-        }
-        h = eol + 1;
-    }
-    return NULL;
-}
-
-/* Receives more bytes; dies on EOF or error. */
-static void conn_fill(conn *c) {
-    if (c->cap - c->len < 4096) {
-        char *b = realloc(c->buf, c->cap * 2);
-        if (!b) die("out of memory", NULL);
-        c->buf = b;
-        c->cap *= 2;
-    }
-    ssize_t k;
-    do k = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, 0);
-    while (k < 0 && errno == EINTR);
-    if (k == 0) die("the server closed the connection", NULL);
-    if (k < 0) die("recv", strerror(errno));
-    c->len += (size_t)k;
 }
 
 /* Sends the prepared head and body, reads exactly one response: status,
@@ -368,7 +331,7 @@ static void conn_exchange(conn *c, const char *body, size_t len) {
     struct msghdr m = {.msg_iov = iov, .msg_iovlen = len ? 2 : 1};
     size_t left = c->head.len + len;
     while (left) {
-        ssize_t k = sendmsg(c->fd, &m, MSG_NOSIGNAL);
+        ssize_t k = sendmsg(c->rx.fd, &m, MSG_NOSIGNAL);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) die("send", strerror(errno));
         left -= (size_t)k;
@@ -381,40 +344,7 @@ static void conn_exchange(conn *c, const char *body, size_t len) {
         }
     }
 
-    /* the head: up to the first blank line */
-    c->len = 0;
-    char *end = NULL;
-    size_t scanned = 0;
-    while (!end) {
-        conn_fill(c);
-        size_t from = scanned > 3 ? scanned - 3 : 0;
-        end = memmem(c->buf + from, c->len - from, "\r\n\r\n", 4);
-        scanned = c->len;
-        if (!end && c->len > (1u << 20)) die("response head too long", NULL);
-    }
-    size_t head_len = (size_t)(end - c->buf) + 4;
-    c->buf[c->len] = 0;
-    int minor, status;
-    if (sscanf(c->buf, "HTTP/1.%d %d", &minor, &status) != 2) die("bad status line", c->buf);
-    const char *h = strchr(c->buf, '\n') + 1, *he = end + 2;
-    size_t vl;
-    if (header(h, he, "transfer-encoding", &vl))
-        die("unexpected transfer-encoding (only Content-Length is read)", NULL);
-    const char *v = header(h, he, "content-length", &vl);
-    if (!v || !vl) die("response without Content-Length", NULL);
-    char *ne;
-    unsigned long long clen = strtoull(v, &ne, 10);
-    if (ne != v + vl) die("bad Content-Length", NULL);
-    v = header(h, he, "connection", &vl);
-    if ((v && vl == 5 && strncasecmp(v, "close", 5) == 0) || (minor == 0 && !v)) c->closed = true;
-
-    /* the body: exactly Content-Length bytes */
-    while (c->len < head_len + clen) conn_fill(c);
-    if (c->len > head_len + clen) die("bytes after the response (a second answer?)", NULL);
-    c->buf[c->len] = 0; /* conn_fill keeps a spare byte */
-    c->status = status;
-    c->body = c->buf + head_len;
-    c->body_len = (size_t)clen;
+    c->status = http_rx_response(&c->rx, &c->body, &c->body_len, NULL);
 }
 
 /* A setup request whose status must be 200; the body stays in c. */

@@ -79,6 +79,7 @@ static void die(const char *what, const char *detail) {
     exit(1);
 }
 
+#include "http_rx.h" /* after die(), which it calls */
 
 static double *samples(int n) {
     double *t = malloc(sizeof *t * (size_t)(n > 0 ? n : 1));
@@ -99,12 +100,9 @@ static void report(const char *row, double *t, int n) {
 /* ------------------------------------------------------------ HTTP client */
 
 typedef struct {
-    int fd;
+    http_rx rx; /* the socket and the bytes received */
     char host[64];
     int port;
-    char *buf; /* received bytes: [0, len) */
-    size_t len, cap;
-    bool closed; /* the server said connection: close */
 } conn;
 
 typedef struct {
@@ -129,58 +127,22 @@ static void conn_open(conn *c, const char *url) {
     parse_url(url, c->host, sizeof c->host, &c->port);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)c->port)};
     if (inet_pton(AF_INET, c->host, &a.sin_addr) != 1) die("not an IPv4 address", c->host);
-    c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (c->fd < 0) die("socket", strerror(errno));
+    int fd = c->rx.fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) die("socket", strerror(errno));
     int one = 1;
-    setsockopt(c->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     struct timeval tv = {.tv_sec = 10};
-    setsockopt(c->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-    setsockopt(c->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-    if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0) die("connect", url);
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    if (connect(fd, (struct sockaddr *)&a, sizeof a) != 0) die("connect", url);
 }
 
 static void conn_close(conn *c) {
-    if (c->fd >= 0) close(c->fd);
-    c->fd = -1;
-    free(c->buf);
-    c->buf = NULL;
-    c->len = c->cap = 0;
-}
-
-/* Receives more bytes into c->buf; dies on EOF, error or timeout. */
-static void conn_fill(conn *c) {
-    if (c->cap - c->len < 4096) {
-        size_t cap = c->cap ? c->cap * 2 : 16384;
-        char *b = realloc(c->buf, cap);
-        if (!b) die("out of memory", NULL);
-        c->buf = b;
-        c->cap = cap;
-    }
-    ssize_t k;
-    do k = recv(c->fd, c->buf + c->len, c->cap - c->len - 1, 0);
-    while (k < 0 && errno == EINTR);
-    if (k == 0) die("server closed the connection", NULL);
-    if (k < 0) die("recv", strerror(errno));
-    c->len += (size_t)k;
-}
-
-/* The value of header `name` in head [h, e) (the lines after the status
- * line), or NULL; *vlen is its length without surrounding spaces. */
-static const char *header(const char *h, const char *e, const char *name, size_t *vlen) {
-    size_t nl = strlen(name);
-    while (h < e) {
-        const char *eol = memchr(h, '\n', (size_t)(e - h));
-        if (!eol) eol = e;
-        if ((size_t)(eol - h) > nl && h[nl] == ':' && strncasecmp(h, name, nl) == 0) {
-            const char *v = h + nl + 1, *ve = eol;
-            while (v < ve && (*v == ' ' || *v == '\t')) v++;
-            while (ve > v && (ve[-1] == '\r' || ve[-1] == ' ' || ve[-1] == '\t')) ve--;
-            *vlen = (size_t)(ve - v);
-            return v;
-        }
-        h = eol + 1;
-    }
-    return NULL;
+    if (c->rx.fd >= 0) close(c->rx.fd);
+    c->rx.fd = -1;
+    free(c->rx.buf);
+    c->rx.buf = NULL;
+    c->rx.len = c->rx.cap = 0;
 }
 
 /* Sends one request and reads exactly one response into *r. A client that
@@ -188,8 +150,7 @@ static const char *header(const char *h, const char *e, const char *name, size_t
  * the one response would be a second, unasked-for answer, and fail the
  * run, as they would mean a framing error on one side or the other. */
 static void http(conn *c, const char *method, const char *path, const char *body, resp *r) {
-    if (c->closed) die("request on a closed connection", path);
-    c->len = 0; /* the previous response (its body was borrowed until now) */
+    if (c->rx.closed) die("request on a closed connection", path);
     size_t blen = body ? strlen(body) : 0;
     char head[1024];
     int hn = snprintf(head, sizeof head,
@@ -202,48 +163,13 @@ static void http(conn *c, const char *method, const char *path, const char *body
     memcpy(out, head, (size_t)hn);
     if (blen) memcpy(out + hn, body, blen);
     for (size_t off = 0, n = (size_t)hn + blen; off < n;) {
-        ssize_t k = send(c->fd, out + off, n - off, MSG_NOSIGNAL);
+        ssize_t k = send(c->rx.fd, out + off, n - off, MSG_NOSIGNAL);
         if (k < 0 && errno == EINTR) continue;
         if (k <= 0) die("send", strerror(errno));
         off += (size_t)k;
     }
     free(out);
-
-    /* the head: up to the first blank line */
-    char *end;
-    for (;;) {
-        if (c->buf) {
-            c->buf[c->len] = 0;
-            if ((end = strstr(c->buf, "\r\n\r\n"))) break;
-        }
-        if (c->len > (1u << 20)) die("response head too long", path);
-        conn_fill(c);
-    }
-    size_t head_len = (size_t)(end - c->buf) + 4;
-    int minor, status;
-    if (sscanf(c->buf, "HTTP/1.%d %d", &minor, &status) != 2) die("bad status line", path);
-    const char *h = strchr(c->buf, '\n') + 1, *he = end + 2;
-    size_t vl;
-    const char *v = header(h, he, "transfer-encoding", &vl);
-    if (v) die("unexpected transfer-encoding (only Content-Length is supported)", path);
-    if (!(v = header(h, he, "content-length", &vl))) die("response without Content-Length", path);
-    char num[32];
-    if (vl == 0 || vl >= sizeof num) die("bad Content-Length", path);
-    memcpy(num, v, vl);
-    num[vl] = 0;
-    char *ne;
-    unsigned long long clen = strtoull(num, &ne, 10);
-    if (*ne) die("bad Content-Length", path);
-    v = header(h, he, "connection", &vl);
-    if ((v && vl == 5 && strncasecmp(v, "close", 5) == 0) || (minor == 0 && !v)) c->closed = true;
-
-    /* the body: exactly Content-Length bytes */
-    while (c->len < head_len + clen) conn_fill(c);
-    if (c->len > head_len + clen) die("bytes after the response (a second answer?)", path);
-    c->buf[c->len] = 0; /* conn_fill keeps a spare byte */
-    r->status = status;
-    r->body = c->buf + head_len;
-    r->body_len = (size_t)clen;
+    r->status = http_rx_response(&c->rx, &r->body, &r->body_len, path);
 }
 
 static void expect(const resp *r, int want, const char *what) {
