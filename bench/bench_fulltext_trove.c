@@ -116,19 +116,9 @@ int main(int argc, char **argv) {
     tv_buf_init(&body);
     char *line = NULL;
     size_t cap = 0;
-    ssize_t len;
-    while ((len = getline(&line, &cap, stdin)) > 0) {
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
-        line[len] = 0;
-        int size;
-        char why[128];
-        const char *q, *bad = ft_parse_line(line, &size, &q, why, sizeof why);
-        if (bad) {
-            printf("ERROR\t%s\n", bad);
-            fflush(stdout);
-            continue;
-        }
-        const char *path = ft_query_request(&body, size, q);
+    int size;
+    const char *path;
+    while ((path = ft_next_query(&line, &cap, &body, &size))) {
         trove_response r;
         int64_t c0 = ns(CLOCK_THREAD_CPUTIME_ID), w0 = ns(CLOCK_MONOTONIC);
         int rc = trove_request(n, "POST", path, body.data, body.len, &r);

@@ -87,6 +87,25 @@ static inline const char *ft_query_request(tv_buf *body, int size, const char *q
     return size ? "/ft/_search" : "/ft/_count";
 }
 
+/* The next query line on stdin (getline's buffer in *line, *cap): its
+ * request, the path returned and the body in *body, with *size as
+ * ft_parse_line gives it. A line that does not parse is answered ERROR
+ * here and skipped. NULL at the end of input. */
+static inline const char *ft_next_query(char **line, size_t *cap, tv_buf *body, int *size) {
+    ssize_t len;
+    while ((len = getline(line, cap, stdin)) > 0) {
+        char *l = *line;
+        while (len && (l[len - 1] == '\n' || l[len - 1] == '\r')) len--;
+        l[len] = 0;
+        char why[128];
+        const char *q, *bad = ft_parse_line(l, size, &q, why, sizeof why);
+        if (!bad) return ft_query_request(body, *size, q);
+        printf("ERROR\t%s\n", bad);
+        fflush(stdout);
+    }
+    return NULL;
+}
+
 /* The value of `"key":<digits>` after `from` in a response, or -1. */
 static inline long long ft_number_after(const char *body, const char *from, const char *key) {
     const char *p = from ? strstr(body, from) : body;
