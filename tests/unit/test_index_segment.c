@@ -627,6 +627,19 @@ static void test_empty_builder(void **state) {
 
 /* A dense term (every doc) and a long field: blocks of bit width 0, and
  * freqs/positions of many occurrences. */
+/* Adds doc (its _id the decimal number) with one text field, 3, of n
+ * tokens with positions, and optionally a _source. */
+static void add_text_doc(tv_segment_builder *b, uint32_t doc, tv_token *t, uint32_t n, const char *src,
+                         size_t src_len) {
+    tv_doc_field f = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
+                      .norms = true, .tokens = t, .ntokens = n, .field_length = n};
+    char id[16];
+    snprintf(id, sizeof id, "%u", doc);
+    tv_parsed_doc pd = {.fields = &f, .nfields = 1, .source = src, .source_len = src_len};
+    tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
+    assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+}
+
 static void test_dense_and_long(void **state) {
     (void)state;
     tv_segment_builder *b = tv_segment_builder_new();
@@ -642,13 +655,7 @@ static void test_dense_and_long(void **state) {
             t[k].term_len = 3;
             t[k].position = k * 5;
         }
-        tv_doc_field f = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
-                          .norms = true, .tokens = t, .ntokens = nt, .field_length = nt};
-        char id[16];
-        snprintf(id, sizeof id, "%u", i);
-        tv_parsed_doc pd = {.fields = &f, .nfields = 1};
-        tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
-        assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+        add_text_doc(b, i, t, nt, NULL, 0);
     }
     tv_segment *s;
     assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
@@ -702,17 +709,11 @@ static void test_token_order_and_chunks(void **state) {
             t[k].term_len = 1;
             t[k].position = poss[k] + (i & 1);
         }
-        tv_doc_field f = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
-                          .norms = true, .tokens = t, .ntokens = 7, .field_length = 7};
-        char id[16];
-        snprintf(id, sizeof id, "%u", i);
         int n = snprintf(src, sizeof src, "{\"i\":%u,\"pad\":\"", i);
         uint32_t pad = 100 + (i * 37) % 1500;
         for (uint32_t k = 0; k < pad; k++) src[n++] = (char)('a' + (i + k) % 26);
         n += snprintf(src + n, sizeof src - (size_t)n, "\"}");
-        tv_parsed_doc pd = {.fields = &f, .nfields = 1, .source = src, .source_len = (size_t)n};
-        tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
-        assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+        add_text_doc(b, i, t, 7, src, (size_t)n);
     }
     tv_segment *s;
     assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
@@ -801,13 +802,7 @@ static void test_positions_batch(void **state) {
             pos += gap;
         }
         nwant[d] = f;
-        tv_doc_field fld = {.field = 3, .type = TV_FT_TEXT, .index_options = TV_IO_POSITIONS,
-                            .norms = true, .tokens = t, .ntokens = f, .field_length = f};
-        char id[16];
-        snprintf(id, sizeof id, "%u", d);
-        tv_parsed_doc pd = {.fields = &fld, .nfields = 1};
-        tv_doc_meta m = {.id = id, .id_len = (uint32_t)strlen(id), .version = 1};
-        assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+        add_text_doc(b, d, t, f, NULL, 0);
     }
     tv_segment *s;
     assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
