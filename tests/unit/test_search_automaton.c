@@ -274,24 +274,30 @@ static int cmp_bytes(const void *x, const void *y) {
     return c ? c : (a->len > b->len) - (a->len < b->len);
 }
 
+/* n random strings of 0-6 code points over a mixed alphabet (ASCII, two-
+ * three- and four-byte UTF-8), sorted as a term dictionary is; the caller
+ * frees them. */
+static void random_sorted_terms(tv_buf *terms, int n) {
+    static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
+    for (int k = 0; k < n; k++) {
+        uint32_t cps[8];
+        int len = (int)rnd(7);
+        for (int i = 0; i < len; i++) cps[i] = sa[rnd(sizeof(sa) / sizeof(sa[0]))];
+        tv_buf_init(&terms[k]);
+        encode(cps, len, &terms[k]);
+    }
+    qsort(terms, (size_t)n, sizeof *terms, cmp_bytes);
+}
+
 static void test_regexp_seek_enumeration(void **state) {
     (void)state;
-    static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
     enum { NT = 300 };
     tv_buf terms[NT], re;
     tv_buf_init(&re);
     long seeks = 0;
     for (int iter = 0; iter < 300; iter++) {
-        int nt = 0;
-        for (int k = 0; k < NT; k++) {
-            uint32_t cps[8];
-            int len = (int)rnd(7);
-            for (int i = 0; i < len; i++) cps[i] = sa[rnd(sizeof(sa) / sizeof(sa[0]))];
-            tv_buf_init(&terms[nt]);
-            encode(cps, len, &terms[nt]);
-            nt++;
-        }
-        qsort(terms, (size_t)nt, sizeof *terms, cmp_bytes);
+        int nt = NT;
+        random_sorted_terms(terms, NT);
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
@@ -344,20 +350,12 @@ static size_t common_prefix(const tv_buf *x, const tv_buf *y) {
 
 static void test_regexp_cursor_enumeration(void **state) {
     (void)state;
-    static const uint32_t sa[] = {'a', 'b', 'c', '1', '0', 0xE9, 0x4E2D, 0x1F600};
     enum { NT = 300 };
     tv_buf terms[NT], re;
     tv_buf_init(&re);
     long fed = 0, filtered = 0, tails = 0;
     for (int iter = 0; iter < 400; iter++) {
-        for (int k = 0; k < NT; k++) {
-            uint32_t cps[8];
-            int len = (int)rnd(7);
-            for (int i = 0; i < len; i++) cps[i] = sa[rnd(sizeof(sa) / sizeof(sa[0]))];
-            tv_buf_init(&terms[k]);
-            encode(cps, len, &terms[k]);
-        }
-        qsort(terms, NT, sizeof *terms, cmp_bytes);
+        random_sorted_terms(terms, NT);
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
