@@ -1005,23 +1005,6 @@ bool tv_automaton_cursor_next(tv_automaton_cursor *c, const char *term, size_t l
         return tv_automaton_next(a, term, len, out, out_len);
     }
     size_t v = c->valid < shared ? c->valid : shared;
-    if (a->tail_never_dies) {
-        /* past the prefix nothing dies, so a term without the suffix is
-         * rejected with nothing to seek; the DFA states of the bytes it
-         * shares with the previous term stay valid */
-        size_t pl = a->prefix_len, sl = a->suffix_len;
-        bool has_prefix = v >= pl || (len >= pl && memcmp(term, a->prefix, pl) == 0);
-        if (has_prefix) {
-            /* from the last byte back: most terms differ there (a call
-             * to memcmp costs more than these few bytes) */
-            bool ends = len >= sl;
-            for (size_t i = 1; ends && i <= sl; i++) ends = term[len - i] == a->suffix[sl - i];
-            if (!ends) {
-                c->valid = v;
-                return false;
-            }
-        }
-    }
     while (v > 0 && c->states[v] < 0) v--; /* back to a code point boundary */
     const uint8_t *p = (const uint8_t *)term + v, *end = (const uint8_t *)term + len;
     int32_t *states = c->states;

@@ -110,10 +110,9 @@ bool tv_automaton_next(const tv_automaton *a, const char *term, size_t len, char
 /*
  * tv_automaton_next for a run of terms in sorted order, each resuming from
  * the DFA state after the bytes it shares with the one before (front-coded
- * term dictionaries give that length for free), and rejecting terms by the
- * literal suffix every accepted string ends with when no run can die past
- * the literal prefix (`*ing`, `h*band`, `/.*tern/`: the DFA then runs only
- * on terms that end right). The states live in the caller's arena.
+ * term dictionaries give that length for free). The states live in the
+ * caller's arena. (Terms without the tail suffix, when there is one, are
+ * best skipped before they reach the cursor: tv_automaton_tail_suffix.)
  */
 typedef struct tv_automaton_cursor {
     const tv_automaton *a;
