@@ -359,7 +359,8 @@ static void must(conn *c, const char *method, const char *path, const char *body
 
 /* --------------------------------------------------------------- loading */
 
-static void bulk(conn *c, const tv_buf *b) {
+static void send_bulk(void *conn_, const tv_buf *b) {
+    conn *c = conn_;
     if (b->oom) die("out of memory", NULL);
     must(c, "POST", "/ft/_bulk", b->data, b->len);
     const char *e = strstr(c->body, "\"errors\":");
@@ -367,35 +368,6 @@ static void bulk(conn *c, const tv_buf *b) {
         fprintf(stderr, "%.2000s\n", c->body);
         die("_bulk reported errors", NULL);
     }
-}
-
-static int64_t load(conn *c, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) die("cannot open", path);
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_arena a;
-    tv_arena_init(&a);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int64_t docs = 0;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
-        if (!len) continue;
-        if (!ft_bulk_add(&b, &a, line, (size_t)len)) die("bad document line (an object with a string id)", line);
-        docs++;
-        if (b.len >= FT_BATCH_BYTES) {
-            bulk(c, &b);
-            tv_buf_clear(&b);
-        }
-    }
-    if (b.len) bulk(c, &b);
-    free(line);
-    fclose(f);
-    tv_buf_fini(&b);
-    tv_arena_fini(&a);
-    return docs;
 }
 
 static long long server_rss(void) {
@@ -485,7 +457,8 @@ int main(int argc, char **argv) {
     conn_open(&s[0].c, port);
     conn *c = &s[0].c;
     must(c, "PUT", "/ft", FT_MAPPING, strlen(FT_MAPPING));
-    int64_t docs = load(c, argv[2]);
+    int64_t docs = ft_load(argv[2], send_bulk, c);
+    if (docs < 0) die("cannot load the documents", argv[2]);
     must(c, "POST", "/ft/_refresh", NULL, 0);
     must(c, "POST", "/ft/_forcemerge?max_num_segments=1", NULL, 0);
     double secs = (double)(ns() - t0) / 1e9;

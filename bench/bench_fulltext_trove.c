@@ -64,33 +64,8 @@ static char *must(trove_node *n, const char *method, const char *path, const cha
     return b;
 }
 
-static int64_t load(trove_node *n, const char *path) {
-    FILE *f = fopen(path, "r");
-    if (!f) die("cannot open", path);
-    tv_buf bulk;
-    tv_buf_init(&bulk);
-    tv_arena a;
-    tv_arena_init(&a);
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t len;
-    int64_t docs = 0;
-    while ((len = getline(&line, &cap, f)) > 0) {
-        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
-        if (!len) continue;
-        if (!ft_bulk_add(&bulk, &a, line, (size_t)len)) die("bad document line (an object with a string id)", line);
-        docs++;
-        if (bulk.len >= FT_BATCH_BYTES) {
-            free(must(n, "POST", "/ft/_bulk", bulk.data, bulk.len));
-            tv_buf_clear(&bulk);
-        }
-    }
-    if (bulk.len) free(must(n, "POST", "/ft/_bulk", bulk.data, bulk.len));
-    free(line);
-    fclose(f);
-    tv_buf_fini(&bulk);
-    tv_arena_fini(&a);
-    return docs;
+static void send_bulk(void *node, const tv_buf *bulk) {
+    free(must(node, "POST", "/ft/_bulk", bulk->data, bulk->len));
 }
 
 int main(int argc, char **argv) {
@@ -100,7 +75,8 @@ int main(int argc, char **argv) {
     trove_node *n = trove_node_open(NULL, &err);
     if (!n) die("open", err.message);
     free(must(n, "PUT", "/ft", FT_MAPPING, strlen(FT_MAPPING)));
-    int64_t docs = load(n, argv[2]);
+    int64_t docs = ft_load(argv[2], send_bulk, n);
+    if (docs < 0) die("cannot load the documents", argv[2]);
     free(must(n, "POST", "/ft/_refresh", NULL, 0));
     free(must(n, "POST", "/ft/_forcemerge?max_num_segments=1", NULL, 0));
     double secs = (double)(ns(CLOCK_MONOTONIC) - t0) / 1e9;

@@ -54,6 +54,44 @@ static inline bool ft_bulk_add(tv_buf *bulk, tv_arena *a, const char *line, size
     return true;
 }
 
+/* Loads DOCS.ndjson: its lines as _bulk bodies of about FT_BATCH_BYTES,
+ * each handed to send(ctx, body) (which sends it and checks the answer).
+ * Returns the number of documents, or -1 when the file cannot be read or
+ * a line is not an object with a string id (that line is printed on
+ * stderr). */
+static inline int64_t ft_load(const char *path, void (*send)(void *ctx, const tv_buf *bulk), void *ctx) {
+    FILE *f = fopen(path, "r");
+    if (!f) return -1;
+    tv_buf bulk;
+    tv_buf_init(&bulk);
+    tv_arena a;
+    tv_arena_init(&a);
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int64_t docs = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r')) len--;
+        if (!len) continue;
+        if (!ft_bulk_add(&bulk, &a, line, (size_t)len)) {
+            fprintf(stderr, "bad document line (an object with a string id): %.200s\n", line);
+            docs = -1;
+            break;
+        }
+        docs++;
+        if (bulk.len >= FT_BATCH_BYTES) {
+            send(ctx, &bulk);
+            tv_buf_clear(&bulk);
+        }
+    }
+    if (docs >= 0 && bulk.len) send(ctx, &bulk);
+    free(line);
+    fclose(f);
+    tv_buf_fini(&bulk);
+    tv_arena_fini(&a);
+    return docs;
+}
+
 /* One query line, MODE<TAB>QUERY, split in place (the line's end of line
  * already cut). NULL when fine, with *size 10 or 100 for TOP_N and 0 for
  * COUNT; otherwise the ERROR message, written to err. */
