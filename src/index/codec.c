@@ -34,21 +34,23 @@
 
 #include "index/codec.h"
 
-void tv_bp128_pack(const uint32_t *in, unsigned bits, uint8_t *out) {
-    if (bits == 0) return;
+size_t tv_bitpack32(const uint32_t *in, size_t n, unsigned bits, uint8_t *out) {
+    if (bits == 0) return 0;
     uint64_t mask = bits >= 32 ? 0xffffffffull : ((1ull << bits) - 1);
     uint64_t acc = 0;
-    unsigned n = 0;
+    unsigned have = 0;
     size_t o = 0;
-    for (int i = 0; i < TV_BLOCK; i++) {
-        acc |= ((uint64_t)in[i] & mask) << n;
-        n += bits;
-        while (n >= 8) {
+    for (size_t i = 0; i < n; i++) {
+        acc |= ((uint64_t)in[i] & mask) << have;
+        have += bits;
+        while (have >= 8) {
             out[o++] = (uint8_t)acc;
             acc >>= 8;
-            n -= 8;
+            have -= 8;
         }
     }
+    if (have) out[o++] = (uint8_t)acc;
+    return o;
 }
 
 void tv_bp128_unpack_ref(const uint8_t *in, unsigned bits, uint32_t *out) {

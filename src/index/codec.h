@@ -39,9 +39,12 @@ static inline unsigned tv_bits_needed64(uint64_t v) { return v ? 64u - (unsigned
 /* Bytes of n packed values of `bits` bits (without the reader padding). */
 static inline uint64_t tv_packed_bytes(uint64_t n, unsigned bits) { return (n * bits + 7) / 8; }
 
-/* Packs in[0..128) (each < 2^bits, bits <= 32) into out[0..16*bits).
+/* Packs in[0..n) (each < 2^bits, bits <= 32) into out[0..tv_packed_bytes(n,
+ * bits)), value i in bits [i*bits, (i+1)*bits); returns that byte count.
  * Bits of values above `bits` are ignored. */
-void tv_bp128_pack(const uint32_t *in, unsigned bits, uint8_t *out);
+size_t tv_bitpack32(const uint32_t *in, size_t n, unsigned bits, uint8_t *out);
+/* tv_bitpack32 of exactly 128 values: out[0..16*bits). */
+static inline void tv_bp128_pack(const uint32_t *in, unsigned bits, uint8_t *out) { tv_bitpack32(in, TV_BLOCK, bits, out); }
 /* Unpacks 128 values from in (16*bits bytes followed by TV_CODEC_PAD
  * readable bytes). bits must be <= 32. */
 void tv_bp128_unpack(const uint8_t *in, unsigned bits, uint32_t *out);

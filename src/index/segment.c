@@ -23,7 +23,11 @@
  * the decoded block, else searches the skip entries (last doc per block) by
  * galloping from the current block and decodes only the target block.
  * Positions are decoded lazily: the iterator remembers which doc of the
- * block the position stream is at and skips varints of the docs passed by.
+ * block the position stream is at; the docs passed by are skipped by
+ * arithmetic (a chunk's size follows from its bit width and the block's
+ * freqs), and only the current doc's values are unpacked, one shift and
+ * mask each. Packed chunks replaced varints in format 2: 8% smaller on
+ * English text and no per-byte scan to skip a doc.
  *
  * Exact term lookup needs no buffer: within a prefix-compressed block it
  * tracks m, the bytes the previous term shares with the target, and decides
@@ -31,6 +35,7 @@
  */
 #include <lz4.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 
 #include "index/segment_int.h"
 
@@ -260,6 +265,41 @@ static bool table_usable(const uint8_t *b, size_t len, uint32_t *nsec) {
     return (uint64_t)*nsec * TV_SEG_SECTION <= len - TV_SEG_HEADER;
 }
 
+typedef struct sec_span {
+    uint64_t off, len;
+} sec_span;
+
+static int span_cmp(const void *a, const void *b) {
+    const sec_span *x = a, *y = b;
+    return (x->off > y->off) - (x->off < y->off);
+}
+
+/* Every byte outside the header, the table and the sections is padding:
+ * fewer than 8 zero bytes before each section (in file order) and after the
+ * last one, and no two sections overlap. With the checksums this leaves no
+ * byte of a file unchecked. The table's offsets and lengths must already be
+ * in range. TROVE_OK, TROVE_ECORRUPT or TROVE_ENOMEM. */
+static tv_status check_layout(const uint8_t *b, size_t len, uint32_t nsec) {
+    sec_span *sp = tv_malloc((nsec ? nsec : 1) * sizeof *sp);
+    if (!sp) return TROVE_ENOMEM;
+    for (uint32_t i = 0; i < nsec; i++) {
+        const uint8_t *e = b + TV_SEG_HEADER + (size_t)i * TV_SEG_SECTION;
+        sp[i] = (sec_span){tv_ld64(e + 8), tv_ld64(e + 16)};
+    }
+    qsort(sp, nsec, sizeof *sp, span_cmp);
+    uint64_t at = TV_SEG_HEADER + (uint64_t)nsec * TV_SEG_SECTION;
+    tv_status st = TROVE_OK;
+    for (uint32_t i = 0; i <= nsec && st == TROVE_OK; i++) {
+        uint64_t next = i < nsec ? sp[i].off : len;
+        if (next < at || next - at >= 8) st = TROVE_ECORRUPT;
+        for (uint64_t k = at; st == TROVE_OK && k < next; k++)
+            if (b[k]) st = TROVE_ECORRUPT;
+        if (i < nsec) at = sp[i].off + sp[i].len;
+    }
+    tv_free(sp);
+    return st;
+}
+
 bool tv_segment_fix_checksums(uint8_t *b, size_t len) {
     uint32_t nsec;
     if (!table_usable(b, len, &nsec)) return false;
@@ -327,6 +367,12 @@ tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify, tv_segm
             nf++;
         prev_key = key;
     }
+    if ((st = check_layout(bytes, len, nsec)) != TROVE_OK) {
+        if (st == TROVE_ENOMEM) tv_error_set(err, st, "out of memory opening a segment");
+        else corrupt(err, "bytes outside the sections");
+        goto fail;
+    }
+    st = TROVE_ECORRUPT;
     s->fields = tv_calloc(nf ? nf : 1, sizeof *s->fields);
     if (!s->fields) {
         st = tv_error_set(err, TROVE_ENOMEM, "out of memory opening a segment");
@@ -768,8 +814,12 @@ struct tv_postings {
     uint32_t imp_len;
     const uint8_t *data;
     uint32_t tail_off, tail_pos_off;
-    /* positions */
-    const uint8_t *pos_base, *pos_end, *pp;
+    /* positions: the block's group of chunks (format in segment_build.c) */
+    const uint8_t *pos_base, *pos_end;
+    const uint8_t *pq;  /* the next chunk's bits byte; NULL: none */
+    const uint8_t *pc;  /* the current chunk's packed values */
+    uint64_t prem;      /* values of the group after the current chunk */
+    uint32_t pc_bits, pc_n, pc_i; /* its width, values, next value */
     uint32_t pos_doc, pos_used, last_pos;
     /* field docs */
     const uint8_t *bits;
@@ -866,6 +916,13 @@ static uint32_t post_end(tv_postings *p) {
     return p->doc = TV_NO_MORE_DOCS;
 }
 
+/* Points the position reader at the group of the block just loaded, at
+ * offset off of the term's positions, holding nvalues (its freqs' sum). */
+static void pos_group(tv_postings *p, uint32_t off, uint64_t nvalues) {
+    p->pq = off < (size_t)(p->pos_end - p->pos_base) ? p->pos_base + off : NULL;
+    p->prem = nvalues;
+}
+
 /* Loads block k (k == nb: the tail) into docs[]/freqs[]. False at the end or
  * on corruption. */
 static bool load_block(tv_postings *p, uint32_t k) {
@@ -875,6 +932,7 @@ static bool load_block(tv_postings *p, uint32_t k) {
     p->blk = k;
     p->i = 0;
     p->pos_doc = p->pos_used = p->last_pos = 0;
+    p->pc_n = p->pc_i = 0;
     if (k < p->nb) {
         const uint8_t *e = p->skip + 16 * (size_t)k;
         uint32_t last = tv_ld32(e), off = tv_ld32(e + 4), poff = tv_ld32(e + 8);
@@ -883,6 +941,7 @@ static bool load_block(tv_postings *p, uint32_t k) {
         unsigned bits = q[0];
         size_t need = 1 + 16 * (size_t)bits + TV_CODEC_PAD;
         if (bits > 32 || need > (size_t)(p->sec_end - q)) return false;
+        uint64_t nvalues = 0; /* positions in the block */
         tv_bp128_unpack(q + 1, bits, p->docs);
         uint64_t d = prev;
         for (int j = 0; j < TV_BLOCK; j++) {
@@ -896,17 +955,20 @@ static bool load_block(tv_postings *p, uint32_t k) {
             if (fb > 32 || 1 + 16 * (size_t)fb + TV_CODEC_PAD > (size_t)(p->sec_end - q)) return false;
             if (p->dec_freqs) {
                 tv_bp128_unpack(q + 1, fb, p->freqs);
-                for (int j = 0; j < TV_BLOCK; j++) p->freqs[j] += 1;
+                for (int j = 0; j < TV_BLOCK; j++) {
+                    p->freqs[j] += 1;
+                    nvalues += p->freqs[j];
+                }
             }
         }
         p->n = TV_BLOCK;
-        if (p->want_pos) p->pp = poff < (size_t)(p->pos_end - p->pos_base) ? p->pos_base + poff : p->pos_end;
+        if (p->want_pos) pos_group(p, poff, nvalues);
         return true;
     }
     uint32_t cnt = p->df - p->nb * TV_BLOCK;
     if (k > p->nb || cnt == 0 || p->tail_off >= data_len) return false;
     const uint8_t *q = p->data + p->tail_off, *end = p->sec_end;
-    uint64_t d = prev;
+    uint64_t d = prev, nvalues = 0;
     uint32_t j = 0;
     for (; j < cnt; j++) {
         uint64_t v, fr = 1;
@@ -919,10 +981,10 @@ static bool load_block(tv_postings *p, uint32_t k) {
         if (d >= p->max_doc) break;
         p->docs[j] = (uint32_t)d;
         p->freqs[j] = (uint32_t)TV_MIN(fr, (uint64_t)UINT32_MAX);
+        nvalues += p->freqs[j];
     }
     p->n = j;
-    if (p->want_pos)
-        p->pp = p->tail_pos_off < (size_t)(p->pos_end - p->pos_base) ? p->pos_base + p->tail_pos_off : p->pos_end;
+    if (p->want_pos) pos_group(p, p->tail_pos_off, nvalues);
     return j > 0;
 }
 
@@ -1050,80 +1112,70 @@ uint32_t tv_postings_freq(tv_postings *p) {
     return p->freqs[p->i];
 }
 
-/* Skips n varints. Eight bytes at a time while whole words can go: a
- * varint ends at a byte whose top bit is clear, so a word holds as many
- * ends as popcount(~w & 0x80..80); a word goes whole when its ends are
- * fewer than n, or exactly n with the last one in its last byte (the count
- * by a multiply: no popcnt instruction without -mpopcnt). (Skipping
- * the positions of the docs a conjunction passes over was a quarter of a
- * phrase query's instructions, byte by byte.) */
-static const uint8_t *skip_varints(const uint8_t *q, const uint8_t *end, uint64_t n) {
-    while (n && end - q >= 8) {
-        uint64_t w;
-        memcpy(&w, q, 8);
-        uint64_t ends = ~w & 0x8080808080808080ull;
-        uint64_t c = ((ends >> 7) * 0x0101010101010101ull) >> 56; /* bytes ending a varint */
-        if (c < n || (c == n && (ends >> 63))) {
-            n -= c;
-            q += 8;
-            continue;
-        }
-        break;
+/* Opens the group's next chunk; false when there is none or it does not
+ * fit its section (corrupt: the positions end). */
+static bool pos_chunk(tv_postings *p) {
+    if (!p->prem || !p->pq) return false;
+    unsigned bits = p->pq[0];
+    uint32_t n = p->prem < TV_BLOCK ? (uint32_t)p->prem : TV_BLOCK;
+    size_t bytes = (size_t)tv_packed_bytes(n, bits);
+    if (bits > 32 || 1 + bytes + TV_CODEC_PAD > (size_t)(p->pos_end - p->pq)) {
+        p->prem = 0;
+        return false;
     }
-    while (n && q < end) {
-        if (!(*q++ & 0x80)) n--;
-    }
-    return q;
+    p->pc = p->pq + 1;
+    p->pc_bits = bits;
+    p->pc_n = n;
+    p->pc_i = 0;
+    p->prem -= n;
+    p->pq = p->pc + bytes;
+    return true;
 }
 
-/* Moves the position stream to the current doc's first position. */
+/* Moves the position reader to the current doc's first position: whole
+ * chunks are passed by their headers, without reading their values. */
 static void pos_sync(tv_postings *p) {
     if (p->pos_doc >= p->i) return;
     uint64_t skip = p->freqs[p->pos_doc] - p->pos_used;
     for (uint32_t d = p->pos_doc + 1; d < p->i; d++) skip += p->freqs[d];
-    p->pp = skip_varints(p->pp, p->pos_end, skip);
+    while (skip > p->pc_n - p->pc_i) {
+        skip -= p->pc_n - p->pc_i;
+        p->pc_i = p->pc_n;
+        if (!pos_chunk(p)) break;
+    }
+    p->pc_i += (uint32_t)TV_MIN(skip, (uint64_t)(p->pc_n - p->pc_i));
     p->pos_doc = p->i;
     p->pos_used = 0;
     p->last_pos = 0;
 }
 
 uint32_t tv_postings_positions(tv_postings *p, uint32_t *out, uint32_t cap) {
-    if (p->kind != PK_TERM || !p->want_pos || p->i >= p->n || !p->pp) return 0;
+    if (p->kind != PK_TERM || !p->want_pos || p->i >= p->n) return 0;
     pos_sync(p);
-    uint32_t f = p->freqs[p->i] - p->pos_used, k = 0;
-    const uint8_t *q = p->pp, *end = p->pos_end;
+    uint32_t f = p->freqs[p->i] - p->pos_used, want = TV_MIN(f, cap), k = 0;
     uint32_t last = p->last_pos;
-    while (k < f && k < cap && q < end) {
-        uint32_t v;
-        if (TV_LIKELY(*q < 0x80)) { /* most position gaps fit a byte */
-            v = *q++;
-        } else {
-            uint64_t big;
-            const uint8_t *nq = tv_vget(q, end, &big);
-            if (!nq) break;
-            q = nq;
-            v = (uint32_t)big;
+    while (k < want) {
+        if (p->pc_i == p->pc_n && !pos_chunk(p)) break;
+        uint32_t take = TV_MIN(want - k, p->pc_n - p->pc_i);
+        /* bits <= 32 and a shift <= 7: one 64-bit load per value */
+        const unsigned b = p->pc_bits;
+        const uint64_t mask = (1ull << b) - 1;
+        const uint8_t *d = p->pc;
+        for (uint32_t j = 0, bit = p->pc_i * b; j < take; j++, bit += b) {
+            last += (uint32_t)((tv_ld64(d + (bit >> 3)) >> (bit & 7)) & mask);
+            out[k + j] = last;
         }
-        last += v;
-        out[k++] = last;
+        k += take;
+        p->pc_i += take;
     }
-    p->pp = q;
     p->pos_used += k;
     p->last_pos = last;
     return k;
 }
 
 uint32_t tv_postings_next_pos(tv_postings *p) {
-    if (p->kind != PK_TERM || !p->want_pos || p->i >= p->n || !p->pp) return 0;
-    pos_sync(p);
-    if (p->pos_used >= p->freqs[p->i]) return p->last_pos;
-    uint64_t v;
-    const uint8_t *q = tv_vget(p->pp, p->pos_end, &v);
-    if (!q) return p->last_pos;
-    p->pp = q;
-    p->pos_used++;
-    p->last_pos += (uint32_t)v;
-    return p->last_pos;
+    uint32_t v;
+    return tv_postings_positions(p, &v, 1) ? v : p->last_pos;
 }
 
 static size_t read_impacts(const uint8_t *q, const uint8_t *end, tv_impact *out) {

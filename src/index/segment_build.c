@@ -28,7 +28,7 @@
  * step once segments outgrow memory; the format does not change.
  *
  * ---------------------------------------------------------------- FORMAT
- * Version TV_SEG_VERSION (1). All integers little-endian. Definitions:
+ * Version TV_SEG_VERSION (2; 1 had varint positions). All integers little-endian. Definitions:
  *   col      a packed column: u64 n, i64 min, u8 bits (0..64), u8[7] zero,
  *            then ceil(n*bits/8) bytes of (value - min) bit-packed (value i
  *            in bits [i*bits, (i+1)*bits), LSB first), then 8 zero bytes,
@@ -47,7 +47,9 @@
  *   [32, 32+32*nsections) section table, strictly ascending by (field,
  *            kind); entry: u32 kind, u32 field, u64 offset, u64 length,
  *            u32 xxh32 of the section's bytes, u32 reserved 0.
- *   sections, each at an offset that is a multiple of 8, inside the file.
+ *   sections, each at an offset that is a multiple of 8, inside the file,
+ *            not overlapping; the bytes between them in file order (fewer
+ *            than 8 before each, and after the last) are zero.
  * Sections of field 0 with kinds META and SOURCE exist in every segment;
  * the others exist per field only when the field has such data.
  *
@@ -89,9 +91,15 @@
  *   by varint freq when freq != 1. Fields of index_options DOCS store no
  *   freqs (freq reads as 1; total_term_freq = doc_freq). The section ends
  *   with 8 zero bytes.
- * POSITIONS (12): per term at its offset, per doc in order, freq varints of
- *   position deltas (from the previous position of the same doc; the first
- *   from 0). Ends with 8 zero bytes.
+ * POSITIONS (12): per term at its offset, one group per postings block
+ *   (each full block, then the tail), the group of a full block at its skip
+ *   entry's pos_off and the tail's at tail_pos_off. A group holds the
+ *   position deltas of its docs in doc order (freq values per doc, each
+ *   from the previous position of the same doc, the first from 0), cut into
+ *   chunks of 128 values, the last one shorter: per chunk u8 bits (0..32)
+ *   and ceil(n*bits/8) bytes of the n values bit-packed (value i in bits
+ *   [i*bits, (i+1)*bits), LSB first). A group's value count is the sum of
+ *   its docs' freqs, so chunks carry no count. Ends with 8 zero bytes.
  * NORMS (13): max_doc bytes, tv_norm_encode (Lucene's SmallFloat.intToByte4)
  *   of the doc's field length; 0 = no value.
  * DV_NUMERIC (14): u8 mode (0: every doc has exactly one value, value i is
@@ -695,15 +703,31 @@ static void put_impacts(tv_buf *o, const uint32_t *freqs, const uint32_t *docs, 
     }
 }
 
-/* Writes one term's postings (to post, with positions to pos). */
+/* Writes one group's position deltas (a full block's docs, or the tail's)
+ * to pos: chunks of up to TV_BLOCK values, each u8 bits + packed values. */
+static void put_positions(tv_buf *pos, const uint32_t *v, size_t n) {
+    uint8_t packed[16 * 32];
+    for (size_t c = 0; c < n; c += TV_BLOCK) {
+        size_t m = TV_MIN(n - c, (size_t)TV_BLOCK);
+        uint32_t any = 0;
+        for (size_t k = 0; k < m; k++) any |= v[c + k];
+        unsigned bits = tv_bits_needed32(any);
+        tv_buf_u8(pos, (uint8_t)bits);
+        tv_buf_append(pos, packed, tv_bitpack32(v + c, m, bits, packed));
+    }
+}
+
+/* Writes one term's postings (to post, with positions to pos; pvals is
+ * scratch for one group's position deltas). */
 static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf *pos, tv_buf *data,
-                          tv_buf *imps, u32vec *skips) {
+                          tv_buf *imps, u32vec *skips, u32vec *pvals) {
     bool freqs = f->index_options >= TV_IO_FREQS, positions = f->index_options >= TV_IO_POSITIONS;
     uint32_t nb = t->df / TV_BLOCK;
     uint64_t pos_base = pos->len;
     tv_buf_clear(data);
     tv_buf_clear(imps);
     skips->len = 0;
+    pvals->len = 0;
     uint32_t docs[TV_BLOCK], fr[TV_BLOCK], gaps[TV_BLOCK];
     uint32_t n = 0, blk = 0, block_pos_off = 0;
     int64_t prev = -1;
@@ -719,12 +743,11 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
             tail_off = (uint32_t)data->len;
             tail_pos_off = (uint32_t)(pos->len - pos_base);
         }
-        if (f->index_options >= TV_IO_POSITIONS) {
+        if (positions) {
             for (uint64_t k = 0; k < freq; k++) {
                 uint64_t dl;
                 p = tv_vget(p, end, &dl);
-                if (!p) return -1;
-                if (positions) tv_buf_varint(pos, dl);
+                if (!p || tv_vec_push(pvals, (uint32_t)dl)) return -1;
             }
         }
         if (blk < nb) {
@@ -758,6 +781,8 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
                     for (int k = 0; k < TV_BLOCK; k++) fr[k] = 1;
                 }
                 put_impacts(imps, fr, docs, TV_BLOCK, f);
+                put_positions(pos, pvals->items, pvals->len);
+                pvals->len = 0;
                 n = 0;
                 blk++;
             }
@@ -772,6 +797,7 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
             }
         }
     }
+    put_positions(pos, pvals->items, pvals->len); /* the tail's */
     if (nb) {
         tv_buf_u32(post, (uint32_t)imps->len);
         tv_buf_u32(post, nb * TV_BLOCK == t->df ? (uint32_t)data->len : tail_off);
@@ -800,7 +826,7 @@ static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     tv_buf_init(&blocks);
     tv_buf_init(&data);
     tv_buf_init(&imps);
-    u32vec boffs = {0}, skips = {0};
+    u32vec boffs = {0}, skips = {0}, pvals = {0};
     int rc = -1;
     uint64_t sum_df = 0, sum_ttf = 0;
     uint32_t max_len = 0;
@@ -809,7 +835,7 @@ static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     for (size_t i = 0; i < nt; i++) {
         const bterm *t = f->tlist.items[i];
         uint64_t poff = post.len, ppos = pos.len;
-        if (write_postings(f, t, &post, &pos, &data, &imps, &skips)) goto out;
+        if (write_postings(f, t, &post, &pos, &data, &imps, &skips, &pvals)) goto out;
         uint64_t ttf = freqs ? t->ttf : t->df;
         sum_df += t->df;
         sum_ttf += ttf;
@@ -870,6 +896,7 @@ out:
     tv_buf_fini(&imps);
     tv_vec_fini(&boffs);
     tv_vec_fini(&skips);
+    tv_vec_fini(&pvals);
     return rc;
 }
 

@@ -12,7 +12,7 @@
 #include "index/index.h"
 
 #define TV_SEG_MAGIC "TROVESEG"
-#define TV_SEG_VERSION 1u
+#define TV_SEG_VERSION 2u
 #define TV_SEG_HEADER 32u     /* fixed header bytes */
 #define TV_SEG_SECTION 32u    /* bytes per section table entry */
 #define TV_SEG_TERMS_PER_BLOCK 32u

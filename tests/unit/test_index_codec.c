@@ -45,6 +45,28 @@ static void test_bp128_every_width(void **state) {
     }
 }
 
+/* Short runs (the last chunk of a position group): tv_bitpack32 writes
+ * exactly ceil(n*bits/8) bytes, the last one's unused high bits zero, and
+ * tv_packed_get reads each value back. */
+static void test_bitpack_short_runs(void **state) {
+    (void)state;
+    uint32_t in[TV_BLOCK];
+    uint8_t packed[16 * 32 + TV_CODEC_PAD];
+    for (unsigned bits = 0; bits <= 32; bits++) {
+        uint64_t mask = bits == 32 ? 0xffffffffull : ((1ull << bits) - 1);
+        for (size_t n = 0; n <= TV_BLOCK; n += 1 + n / 4) {
+            for (size_t i = 0; i < n; i++) in[i] = (uint32_t)(rnd() | 0x80000001u); /* high bits dropped */
+            memset(packed, 0xEE, sizeof packed);
+            size_t len = tv_bitpack32(in, n, bits, packed);
+            assert_int_equal(len, tv_packed_bytes(n, bits));
+            assert_int_equal(packed[len], 0xEE);
+            if ((n * bits) % 8) assert_int_equal(packed[len - 1] >> ((n * bits) % 8), 0);
+            memset(packed + len, 0, TV_CODEC_PAD);
+            for (size_t i = 0; i < n; i++) assert_int_equal(tv_packed_get(packed, bits, i), in[i] & mask);
+        }
+    }
+}
+
 static void test_bits_needed(void **state) {
     (void)state;
     assert_int_equal(tv_bits_needed32(0), 0);
@@ -103,6 +125,7 @@ static void test_varint_helpers(void **state) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bp128_every_width),
+        cmocka_unit_test(test_bitpack_short_runs),
         cmocka_unit_test(test_bits_needed),
         cmocka_unit_test(test_packed_columns),
         cmocka_unit_test(test_varint_helpers),

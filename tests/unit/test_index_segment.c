@@ -777,8 +777,9 @@ static void test_token_order_and_chunks(void **state) {
 
 /* Positions read a doc at a time (tv_postings_positions) equal the ones
  * read one by one, across docs an advance skips (whose positions are
- * skipped word by word), with gaps of one, two and three varint bytes, and
- * after part of a doc was read with tv_postings_next_pos. */
+ * passed chunk by chunk), with gaps of 1 to 15 bits in one chunk, docs
+ * whose positions straddle two chunks of 128, and after part of a doc was
+ * read with tv_postings_next_pos. */
 static void test_positions_batch(void **state) {
     (void)state;
     enum { N = 400 };
@@ -790,8 +791,7 @@ static void test_positions_batch(void **state) {
     for (uint32_t d = 0; d < N; d++) {
         tv_token t[40];
         memset(t, 0, sizeof t);
-        /* first positions of several bytes too: a skip may end with the next
-         * doc's first varint straddling a word */
+        /* large first positions too: a chunk's width is its largest value */
         uint32_t f = 1 + (d * 7) % 37, pos = d % 3 == 0 ? d % 5 : d % 3 == 1 ? 200 + d : 30000 + d;
         for (uint32_t k = 0; k < f; k++) {
             t[k].term = "x";
@@ -1072,8 +1072,42 @@ static void test_oom(void **state) {
     free(d);
 }
 
+/* With TROVE_WRITE_FUZZ_SEEDS=DIR, writes the segment fuzzer's seed files
+ * (fuzz/corpus/index_segment) to DIR instead of testing: segments of model
+ * docs (sources cut to 64 bytes, to keep the files small); the
+ * *_fixsum ones start with 'U' so the fuzzer recomputes their checksums. */
+static int write_fuzz_seeds(const char *dir) {
+    static const struct { const char *name; size_t n; bool fixsum; } seeds[] = {
+        {"one_doc", 1, false}, {"small", 30, false}, {"blocks", 400, false},
+        {"small_fixsum", 12, true}, {"blocks_fixsum", 300, true},
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(seeds); i++) {
+        mdoc *d = gen_docs(seeds[i].n);
+        for (size_t k = 0; k < seeds[i].n; k++)
+            if (d[k].source_len > 64) d[k].source_len = 64;
+        mdoc **p = ptrs(d, seeds[i].n);
+        tv_segment *s = build(p, seeds[i].n);
+        size_t len;
+        const uint8_t *bytes = tv_segment_bytes_ptr(s, &len);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, seeds[i].name);
+        FILE *f = fopen(path, "wb");
+        if (!f) return 1;
+        fputc(seeds[i].fixsum ? 'U' : bytes[0], f);
+        fwrite(bytes + 1, 1, len - 1, f);
+        if (fclose(f)) return 1;
+        tv_segment_release(s);
+        free(p);
+        free_docs(d, seeds[i].n);
+        free(d);
+    }
+    return 0;
+}
+
 int main(void) {
     init_vocab();
+    const char *seed_dir = getenv("TROVE_WRITE_FUZZ_SEEDS");
+    if (seed_dir) return write_fuzz_seeds(seed_dir);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_empty_builder),
         cmocka_unit_test(test_build_and_read),
