@@ -118,6 +118,7 @@ static void rd_align(rd *r) {
 static void rd_col(rd *r, tv_col *c, uint64_t expect_n) {
     c->n = rd_u64(r);
     c->min = (int64_t)rd_u64(r);
+    c->slope = (int64_t)rd_u64(r);
     const uint8_t *h = rd_bytes(r, 8);
     if (r->bad) return;
     c->bits = h[0];

@@ -29,10 +29,14 @@
  *
  * ---------------------------------------------------------------- FORMAT
  * Version TV_SEG_VERSION (2; 1 had varint positions). All integers little-endian. Definitions:
- *   col      a packed column: u64 n, i64 min, u8 bits (0..64), u8[7] zero,
- *            then ceil(n*bits/8) bytes of (value - min) bit-packed (value i
- *            in bits [i*bits, (i+1)*bits), LSB first), then 8 zero bytes,
- *            then zero bytes to a multiple of 8.
+ *   col      a packed column: u64 n, i64 min, i64 slope, u8 bits (0..64),
+ *            u8[7] zero, then ceil(n*bits/8) bytes of (value_i - slope*i -
+ *            min) bit-packed (entry i in bits [i*bits, (i+1)*bits), LSB
+ *            first; the arithmetic is modulo 2^64), then 8 zero bytes, then
+ *            zero bytes to a multiple of 8. The writer takes slope 0 or the
+ *            line through the first and last values, whichever needs fewer
+ *            bits: offsets of equal-sized items and seq_nos in doc order
+ *            then need none.
  *   bits(n)  a bitset: ceil(n/64) u64 words, doc d is bit d%64 of word d/64.
  *   blob     u64 len, len bytes, zero bytes to a multiple of 8.
  *
@@ -578,22 +582,36 @@ oom:
 
 /* ------------------------------------------------------------- serialising */
 
+/* The bits that value - slope*i - mn needs for every i with the smallest
+ * such mn (in *mn); 65 when a difference leaves the int64 range. */
+static unsigned col_bits(const int64_t *v, const uint64_t *uv, uint64_t n, int64_t slope, int64_t *mn) {
+    __int128 lo = 0, hi = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        __int128 x = (__int128)(v ? v[i] : (int64_t)uv[i]) - (__int128)slope * (__int128)i;
+        if (i == 0 || x < lo) lo = x;
+        if (i == 0 || x > hi) hi = x;
+    }
+    if (lo < INT64_MIN || hi > INT64_MAX) return 65;
+    *mn = (int64_t)lo;
+    return tv_bits_needed64((uint64_t)(hi - lo));
+}
+
 static void put_col(tv_buf *o, const int64_t *v, const uint64_t *uv, uint64_t n, uint64_t *scratch) {
     /* exactly one of v (signed values) or uv (unsigned, < 2^63) is given */
-    int64_t mn = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        int64_t x = v ? v[i] : (int64_t)uv[i];
-        if (i == 0 || x < mn) mn = x;
+    int64_t mn = 0, slope = 0;
+    unsigned bits = col_bits(v, uv, n, 0, &mn);
+    if (n > 2 && bits) { /* a line through the ends: offsets of equal-sized items, seq_nos */
+        int64_t first = v ? v[0] : (int64_t)uv[0], last = v ? v[n - 1] : (int64_t)uv[n - 1];
+        __int128 sl = ((__int128)last - first) / (__int128)(n - 1);
+        int64_t mn2;
+        unsigned b2 = sl >= INT64_MIN && sl <= INT64_MAX ? col_bits(v, uv, n, (int64_t)sl, &mn2) : 65;
+        if (b2 < bits) bits = b2, mn = mn2, slope = (int64_t)sl;
     }
-    unsigned bits = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        uint64_t d = (uint64_t)(v ? v[i] : (int64_t)uv[i]) - (uint64_t)mn;
-        scratch[i] = d;
-        unsigned nb = tv_bits_needed64(d);
-        if (nb > bits) bits = nb;
-    }
+    for (uint64_t i = 0; i < n; i++)
+        scratch[i] = (uint64_t)(v ? v[i] : (int64_t)uv[i]) - (uint64_t)slope * i - (uint64_t)mn;
     tv_buf_u64(o, n);
     tv_buf_u64(o, (uint64_t)mn);
+    tv_buf_u64(o, (uint64_t)slope);
     uint8_t hdr[8] = {(uint8_t)bits};
     tv_buf_append(o, hdr, 8);
     tv_packed_append(o, scratch, n, bits);

@@ -38,17 +38,18 @@ enum {
     TV_SEC_FIELD_DOCS = 17,
 };
 
-/* A packed column as read: n values, value i = min + packed_get(i). */
+/* A packed column as read: n values, value i = min + slope*i +
+ * packed_get(i) (modulo 2^64). */
 typedef struct tv_col {
     const uint8_t *data;
     uint64_t n;
-    int64_t min;
+    int64_t min, slope;
     unsigned bits;
 } tv_col;
 
 static inline int64_t tv_col_get(const tv_col *c, uint64_t i) {
     if (TV_UNLIKELY(i >= c->n)) return c->min;
-    return (int64_t)((uint64_t)c->min + tv_packed_get(c->data, c->bits, i));
+    return (int64_t)((uint64_t)c->min + (uint64_t)c->slope * i + tv_packed_get(c->data, c->bits, i));
 }
 
 typedef struct tv_segfield {

@@ -1072,6 +1072,55 @@ static void test_oom(void **state) {
     free(d);
 }
 
+/* Columns store value - slope*i - min: numeric doc values on a line (up,
+ * down, with noise), and lines whose residuals leave the int64 range, read
+ * back exactly; seq_nos in doc order and equal-length ids cost no bits. */
+static void test_column_lines(void **state) {
+    (void)state;
+    enum { N = 300 };
+    static const int64_t ext[] = {INT64_MIN, INT64_MAX, -1, 0, INT64_MAX, INT64_MIN + 1};
+    for (int shape = 0; shape < 4; shape++) {
+        tv_segment_builder *b = tv_segment_builder_new();
+        int64_t want[N];
+        for (uint32_t i = 0; i < N; i++) {
+            want[i] = shape == 0 ? 5 + 3 * (int64_t)i
+                    : shape == 1 ? 1000000 - 7 * (int64_t)i + (int64_t)rndn(4)
+                    : shape == 2 ? ext[i % TV_ARRAY_LEN(ext)]
+                                 : (i < N - 1 ? INT64_MIN + (int64_t)i : INT64_MAX);
+            tv_doc_field f = {.field = F_NUM, .type = TV_FT_LONG, .dv_kind = TV_DV_NUMERIC,
+                              .nums = &want[i], .nnums = 1};
+            char id[16];
+            snprintf(id, sizeof id, "id%05u", i);
+            tv_parsed_doc pd = {.fields = &f, .nfields = 1};
+            tv_doc_meta m = {.id = id, .id_len = 7, .version = 1, .seq_no = i, .primary_term = 1};
+            assert_int_equal(tv_segment_builder_add(b, &pd, &m, NULL), TROVE_OK);
+        }
+        tv_segment *s;
+        assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
+        for (uint32_t i = 0; i < N; i++) {
+            int64_t v[2];
+            assert_int_equal(tv_segment_dv_numeric(s, F_NUM, i, v, 2), 1);
+            assert_true(v[0] == want[i]);
+        }
+        if (shape == 0) {
+            assert_int_equal(s->m_seq.bits, 0);
+            assert_int_equal(s->m_id_offs.bits, 0);
+            assert_int_equal(s->fields[0].dvn_vals.bits, 0);
+        }
+        tv_arena a;
+        tv_arena_init(&a);
+        tv_doc_meta m;
+        const char *src;
+        size_t sl;
+        assert_int_equal(tv_segment_doc(s, N - 1, &a, &m, &src, &sl), TROVE_OK);
+        assert_int_equal(m.seq_no, N - 1);
+        assert_memory_equal(m.id, "id00299", 7);
+        tv_arena_fini(&a);
+        tv_segment_release(s);
+        tv_segment_builder_free(b);
+    }
+}
+
 /* With TROVE_WRITE_FUZZ_SEEDS=DIR, writes the segment fuzzer's seed files
  * (fuzz/corpus/index_segment) to DIR instead of testing: segments of model
  * docs (sources cut to 64 bytes, to keep the files small); the
@@ -1115,6 +1164,7 @@ int main(void) {
         cmocka_unit_test(test_positions_batch), cmocka_unit_test(test_merge_equals_fresh_build),
         cmocka_unit_test(test_merge_all_deleted),
         cmocka_unit_test(test_token_order_and_chunks),
+        cmocka_unit_test(test_column_lines),
         cmocka_unit_test(test_corruption),
         cmocka_unit_test(test_oom),
     };
