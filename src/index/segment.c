@@ -149,12 +149,12 @@ static bool parse_meta(tv_segment *s, rd *r) {
     rd_col(r, &s->m_version, md);
     rd_col(r, &s->m_seq, md);
     rd_col(r, &s->m_term, md);
-    rd_col(r, &s->m_id_offs, (uint64_t)md + 1);
+    rd_col(r, &s->m_id_blocks, ((uint64_t)md + TV_SEG_ID_BLOCK - 1) / TV_SEG_ID_BLOCK + 1);
     rd_blob(r, &s->m_id_blob, &s->m_id_blob_len);
     rd_col(r, &s->m_rt_offs, (uint64_t)md + 1);
     rd_blob(r, &s->m_rt_blob, &s->m_rt_blob_len);
     s->m_has_rt = rd_bits(r, md);
-    return !r->bad && offs_ok(&s->m_id_offs, s->m_id_blob_len) &&
+    return !r->bad && offs_ok(&s->m_id_blocks, s->m_id_blob_len) &&
            offs_ok(&s->m_rt_offs, s->m_rt_blob_len);
 }
 
@@ -1360,14 +1360,37 @@ tv_status tv_segment_points_range(const tv_segment *s, uint32_t field, int64_t l
 
 /* ---------------------------------------------------------------- stored */
 
-static tv_status read_meta(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta) {
-    uint64_t a = (uint64_t)tv_col_get(&s->m_id_offs, doc);
-    uint64_t z = (uint64_t)tv_col_get(&s->m_id_offs, (uint64_t)doc + 1);
+/* Doc's _id from its front-coded block, into the arena (NUL-terminated).
+ * An id is at most as long as its block's bytes, so one buffer of that
+ * size holds every step. */
+static tv_status read_id(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta) {
+    uint32_t blk = doc / TV_SEG_ID_BLOCK;
+    uint64_t a = (uint64_t)tv_col_get(&s->m_id_blocks, blk);
+    uint64_t z = (uint64_t)tv_col_get(&s->m_id_blocks, (uint64_t)blk + 1);
     if (a > z || z > s->m_id_blob_len || z - a > UINT32_MAX) return TROVE_ECORRUPT;
-    char *id = tv_arena_strndup(arena, (const char *)s->m_id_blob + a, (size_t)(z - a));
+    char *id = tv_arena_alloc(arena, (size_t)(z - a) + 1);
     if (!id) return TROVE_ENOMEM;
+    const uint8_t *q = s->m_id_blob + a, *end = s->m_id_blob + z;
+    uint64_t len = 0;
+    for (uint32_t k = 0; k <= doc % TV_SEG_ID_BLOCK; k++) {
+        uint64_t pre, suf;
+        if (!(q = tv_vget(q, end, &pre)) || !(q = tv_vget(q, end, &suf)) || pre > len ||
+            suf > (uint64_t)(end - q))
+            return TROVE_ECORRUPT;
+        memcpy(id + pre, q, (size_t)suf);
+        q += suf;
+        len = pre + suf;
+    }
+    id[len] = '\0';
     meta->id = id;
-    meta->id_len = (uint32_t)(z - a);
+    meta->id_len = (uint32_t)len;
+    return TROVE_OK;
+}
+
+static tv_status read_meta(const tv_segment *s, uint32_t doc, tv_arena *arena, tv_doc_meta *meta) {
+    tv_status st = read_id(s, doc, arena, meta);
+    if (st != TROVE_OK) return st;
+    uint64_t a, z;
     meta->routing = NULL;
     meta->routing_len = 0;
     if (bit_get(s->m_has_rt, doc)) {

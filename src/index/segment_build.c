@@ -58,9 +58,14 @@
  * the others exist per field only when the field has such data.
  *
  * META (1): col version[max_doc], col seq_no[max_doc], col
- *   primary_term[max_doc], col id_offs[max_doc+1] (cumulative offsets into
- *   the next blob), blob ids, col routing_offs[max_doc+1], blob routings,
- *   bits(max_doc) has_routing.
+ *   primary_term[max_doc], col id_block_offs[ceil(max_doc/16)+1] (offsets
+ *   into the next blob where each block of 16 docs starts, then its end),
+ *   blob ids (per doc in order, front-coded within its block: varint prefix
+ *   (bytes shared with the previous doc's _id; 0 for a block's first doc),
+ *   varint suffix_len, suffix bytes), col routing_offs[max_doc+1]
+ *   (cumulative offsets into the next blob), blob routings, bits(max_doc)
+ *   has_routing. (Ids of one bulk load share long prefixes: front coding
+ *   halves them, and a hit's _id costs at most 16 short decodes.)
  * SOURCE (2): u32 nchunks, u32 0, bits(max_doc) has_source, col
  *   offs[max_doc+1] (cumulative offsets of each doc's _source in the
  *   concatenation of all sources), nchunks * 32-byte chunk entries {u32
@@ -1091,6 +1096,39 @@ static int write_field(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     return o->oom ? -1 : 0;
 }
 
+/* The _ids of META: block offsets and the front-coded blob (format above). */
+static int put_ids(const tv_segment_builder *b, tv_buf *o) {
+    uint32_t max_doc = b->ndocs, nblk = (max_doc + TV_SEG_ID_BLOCK - 1) / TV_SEG_ID_BLOCK;
+    u64vec offs = {0};
+    tv_buf blob;
+    tv_buf_init(&blob);
+    const char *ids = b->ids.data;
+    for (uint32_t d = 0; d < max_doc; d++) {
+        const char *id = ids + b->id_offs.items[d];
+        size_t len = (size_t)(b->id_offs.items[d + 1] - b->id_offs.items[d]), pre = 0;
+        if (d % TV_SEG_ID_BLOCK == 0) {
+            if (tv_vec_push(&offs, blob.len)) goto oom;
+        } else {
+            const char *prev = ids + b->id_offs.items[d - 1];
+            size_t plen = (size_t)(b->id_offs.items[d] - b->id_offs.items[d - 1]);
+            while (pre < len && pre < plen && prev[pre] == id[pre]) pre++;
+        }
+        tv_buf_varint(&blob, pre);
+        tv_buf_varint(&blob, len - pre);
+        tv_buf_append(&blob, id + pre, len - pre);
+    }
+    if (tv_vec_push(&offs, blob.len) || blob.oom || offs.len != (size_t)nblk + 1) goto oom;
+    int rc = col_u64(o, offs.items, offs.len);
+    put_blob(o, blob.data, blob.len);
+    tv_vec_fini(&offs);
+    tv_buf_fini(&blob);
+    return rc || o->oom ? -1 : 0;
+oom:
+    tv_vec_fini(&offs);
+    tv_buf_fini(&blob);
+    return -1;
+}
+
 static int cmp_sec(const void *a, const void *b) {
     const sec_ent *x = a, *y = b;
     if (x->field != y->field) return x->field < y->field ? -1 : 1;
@@ -1107,9 +1145,8 @@ static tv_status serialise(tv_segment_builder *b, tv_segment **out) {
     /* META */
     if (sec_begin(&o, &secs, TV_SEC_META, 0)) goto oom;
     if (col_i64(&o, b->version.items, max_doc) || col_i64(&o, b->seq.items, max_doc) ||
-        col_i64(&o, b->pterm.items, max_doc) || col_u64(&o, b->id_offs.items, (uint64_t)max_doc + 1))
+        col_i64(&o, b->pterm.items, max_doc) || put_ids(b, &o))
         goto oom;
-    put_blob(&o, b->ids.data, b->ids.len);
     if (col_u64(&o, b->rt_offs.items, (uint64_t)max_doc + 1)) goto oom;
     put_blob(&o, b->rts.data, b->rts.len);
     put_bits(&o, &b->has_rt, max_doc);

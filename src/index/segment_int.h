@@ -19,6 +19,7 @@
 #define TV_SEG_MAX_IMPACTS 16u
 #define TV_SEG_CHUNK 4096u    /* raw _source bytes per LZ4 chunk (at least) */
 #define TV_SEG_MAX_DOCS 0x7fffffffu
+#define TV_SEG_ID_BLOCK 16u   /* docs per front-coded block of _ids */
 /* Doc values and points of one field hold at most this many values per doc
  * of the segment on average (a format limit that bounds the work a reader
  * can be made to do by a small corrupt file). */
@@ -100,7 +101,7 @@ struct tv_segment {
     tv_segfield *fields; /* sorted by id */
     uint32_t nfields;
     /* META */
-    tv_col m_version, m_seq, m_term, m_id_offs, m_rt_offs;
+    tv_col m_version, m_seq, m_term, m_id_blocks, m_rt_offs;
     const uint8_t *m_id_blob, *m_rt_blob;
     uint64_t m_id_blob_len, m_rt_blob_len;
     const uint8_t *m_has_rt; /* bitset words */
