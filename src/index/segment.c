@@ -810,9 +810,7 @@ struct tv_postings {
     bool want_pos;
     uint32_t max_doc;
     const uint8_t *sec_end;
-    const uint8_t *skip; /* nb entries of 16 bytes */
-    const uint8_t *imp;
-    uint32_t imp_len;
+    const uint8_t *skip; /* nb entries of TV_SEG_SKIP bytes */
     const uint8_t *data;
     uint32_t tail_off, tail_pos_off;
     /* positions: the block's group of chunks (format in segment_build.c) */
@@ -839,7 +837,7 @@ struct tv_postings {
     uint32_t freqs[TV_BLOCK];
 };
 
-static inline uint32_t skip_last(const tv_postings *p, uint32_t k) { return tv_ld32(p->skip + 16 * (size_t)k); }
+static inline uint32_t skip_last(const tv_postings *p, uint32_t k) { return tv_ld32(p->skip + TV_SEG_SKIP * (size_t)k); }
 
 static tv_postings *post_alloc(tv_arena *arena, uint8_t kind) {
     tv_postings *p = tv_arena_alloc(arena, sizeof *p);
@@ -870,15 +868,11 @@ tv_postings *tv_postings_open(const tv_segment *s, uint32_t field, const tv_term
     p->sec_end = f->post + f->post_len;
     size_t avail = (size_t)(p->sec_end - t);
     if (p->nb) {
-        if (avail < 16 || (avail - 16) / 16 < p->nb) return p;
-        p->imp_len = tv_ld32(t);
-        p->tail_off = tv_ld32(t + 4);
-        p->tail_pos_off = tv_ld32(t + 8);
-        p->skip = t + 16;
-        const uint8_t *q = p->skip + (size_t)16 * p->nb;
-        if (p->imp_len > (size_t)(p->sec_end - q)) return p;
-        p->imp = q;
-        p->data = q + p->imp_len;
+        if (avail < 8 || (avail - 8) / TV_SEG_SKIP < p->nb) return p;
+        p->tail_off = tv_ld32(t);
+        p->tail_pos_off = tv_ld32(t + 4);
+        p->skip = t + 8;
+        p->data = p->skip + (size_t)TV_SEG_SKIP * p->nb;
     } else {
         p->data = t;
         p->tail_off = 0;
@@ -935,7 +929,7 @@ static bool load_block(tv_postings *p, uint32_t k) {
     p->pos_doc = p->pos_used = p->last_pos = 0;
     p->pc_n = p->pc_i = 0;
     if (k < p->nb) {
-        const uint8_t *e = p->skip + 16 * (size_t)k;
+        const uint8_t *e = p->skip + TV_SEG_SKIP * (size_t)k;
         uint32_t last = tv_ld32(e), off = tv_ld32(e + 4), poff = tv_ld32(e + 8);
         if (off >= data_len) return false;
         const uint8_t *q = p->data + off;
@@ -1252,9 +1246,15 @@ uint32_t tv_postings_impacts(tv_postings *p, uint32_t target, const tv_impact **
         else hi = mid;
     }
     if (lo < p->nb) {
-        uint32_t off = tv_ld32(p->skip + 16 * (size_t)lo + 12);
-        if (off < p->imp_len) p->nimp = read_impacts(p->imp + off, p->imp + p->imp_len, p->imps);
-        else p->nimp = 0;
+        p->nimp = 0;
+        /* the block's impacts follow its doc gaps and freqs */
+        uint32_t off = tv_ld32(p->skip + TV_SEG_SKIP * (size_t)lo + 4);
+        const uint8_t *q = off < (size_t)(p->sec_end - p->data) ? p->data + off : p->sec_end;
+        for (int part = 0; part < (p->has_freqs ? 2 : 1) && q < p->sec_end; part++) {
+            size_t w = 1 + 16 * (size_t)q[0];
+            q = q[0] <= 32 && w < (size_t)(p->sec_end - q) ? q + w : p->sec_end;
+        }
+        if (q < p->sec_end) p->nimp = read_impacts(q, p->sec_end, p->imps);
         if (p->nimp == 0) { /* corrupt: a bound that is always valid */
             p->imps[0] = (tv_impact){UINT32_MAX, 0};
             p->nimp = 1;

@@ -86,16 +86,17 @@
  *   term), [if index_options >= POSITIONS: varint positions offset, same
  *   scheme]. Binary search over the blocks' first terms, then a scan.
  * POSTINGS (11): per term at its offset. With df < 128, only the tail (below).
- *   Otherwise nb = df/128 full blocks: u32 impacts_len, u32 tail_off (in the
- *   data area), u32 tail_pos_off (relative to the term's positions), u32 0;
- *   nb skip entries {u32 last_doc, u32 data_off, u32 pos_off, u32 imp_off};
- *   the impacts area (impacts_len bytes; per block at imp_off: varint n
- *   (1..16), n pairs {varint freq-1, u8 norm}, freq ascending, norm
- *   ascending: the block's Pareto-competitive (freq, norm) pairs, capped by
- *   merging neighbours into (higher freq, lower norm)); then the data area:
- *   per full block u8 bits, 16*bits bytes of bit-packed doc gaps (doc -
- *   prev - 1, prev = the previous doc, -1 before the first), [if freqs: u8
- *   fbits, 16*fbits bytes of freq-1]; then the tail (df % 128 docs): per doc
+ *   Otherwise nb = df/128 full blocks: u32 tail_off (in the data area), u32
+ *   tail_pos_off (relative to the term's positions); nb skip entries of 12
+ *   bytes {u32 last_doc, u32 data_off, u32 pos_off}; then the data area:
+ *   per full block at its data_off u8 bits, 16*bits bytes of bit-packed doc
+ *   gaps (doc - prev - 1, prev = the previous doc, -1 before the first),
+ *   [if freqs: u8 fbits, 16*fbits bytes of freq-1], then the block's
+ *   impacts: varint n (1..16), n pairs {varint freq-1, u8 norm}, freq
+ *   ascending, norm ascending: the block's Pareto-competitive (freq, norm)
+ *   pairs, capped by merging neighbours into (higher freq, lower norm) (a
+ *   reader finds them from the two widths; decoding never reads them);
+ *   then the tail (df % 128 docs): per doc
  *   varint gap (without freqs) or varint (gap << 1 | (freq == 1)) followed
  *   by varint freq when freq != 1. Fields of index_options DOCS store no
  *   freqs (freq reads as 1; total_term_freq = doc_freq). The section ends
@@ -743,12 +744,11 @@ static void put_positions(tv_buf *pos, const uint32_t *v, size_t n) {
 /* Writes one term's postings (to post, with positions to pos; pvals is
  * scratch for one group's position deltas). */
 static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf *pos, tv_buf *data,
-                          tv_buf *imps, u32vec *skips, u32vec *pvals) {
+                          u32vec *skips, u32vec *pvals) {
     bool freqs = f->index_options >= TV_IO_FREQS, positions = f->index_options >= TV_IO_POSITIONS;
     uint32_t nb = t->df / TV_BLOCK;
     uint64_t pos_base = pos->len;
     tv_buf_clear(data);
-    tv_buf_clear(imps);
     skips->len = 0;
     pvals->len = 0;
     uint32_t docs[TV_BLOCK], fr[TV_BLOCK], gaps[TV_BLOCK];
@@ -779,9 +779,8 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
             gaps[n] = (uint32_t)((int64_t)doc - prev - 1);
             prev = (int64_t)doc;
             if (++n == TV_BLOCK) {
-                uint32_t ent[4] = {docs[TV_BLOCK - 1], (uint32_t)data->len, block_pos_off,
-                                   (uint32_t)imps->len};
-                for (int k = 0; k < 4; k++)
+                uint32_t ent[3] = {docs[TV_BLOCK - 1], (uint32_t)data->len, block_pos_off};
+                for (int k = 0; k < 3; k++)
                     if (tv_vec_push(skips, ent[k])) return -1;
                 unsigned bits = 0;
                 for (int k = 0; k < TV_BLOCK; k++) bits |= gaps[k];
@@ -803,7 +802,7 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
                 } else {
                     for (int k = 0; k < TV_BLOCK; k++) fr[k] = 1;
                 }
-                put_impacts(imps, fr, docs, TV_BLOCK, f);
+                put_impacts(data, fr, docs, TV_BLOCK, f);
                 put_positions(pos, pvals->items, pvals->len);
                 pvals->len = 0;
                 n = 0;
@@ -822,15 +821,12 @@ static int write_postings(const bfield *f, const bterm *t, tv_buf *post, tv_buf 
     }
     put_positions(pos, pvals->items, pvals->len); /* the tail's */
     if (nb) {
-        tv_buf_u32(post, (uint32_t)imps->len);
         tv_buf_u32(post, nb * TV_BLOCK == t->df ? (uint32_t)data->len : tail_off);
         tv_buf_u32(post, nb * TV_BLOCK == t->df ? (uint32_t)(pos->len - pos_base) : tail_pos_off);
-        tv_buf_u32(post, 0);
         tv_buf_append(post, skips->items, skips->len * sizeof(uint32_t));
-        tv_buf_append(post, imps->data, imps->len);
     }
     tv_buf_append(post, data->data, data->len);
-    return (post->oom || pos->oom || data->oom || imps->oom) ? -1 : 0;
+    return (post->oom || pos->oom || data->oom) ? -1 : 0;
 }
 
 static int cmp_bterm(const void *a, const void *b) {
@@ -843,12 +839,11 @@ static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     size_t nt = f->tlist.len;
     sort_n(f->tlist.items, nt, sizeof(bterm *), cmp_bterm);
     bool freqs = f->index_options >= TV_IO_FREQS, positions = f->index_options >= TV_IO_POSITIONS;
-    tv_buf post, pos, blocks, data, imps;
+    tv_buf post, pos, blocks, data;
     tv_buf_init(&post);
     tv_buf_init(&pos);
     tv_buf_init(&blocks);
     tv_buf_init(&data);
-    tv_buf_init(&imps);
     u32vec boffs = {0}, skips = {0}, pvals = {0};
     int rc = -1;
     uint64_t sum_df = 0, sum_ttf = 0;
@@ -858,7 +853,7 @@ static int write_terms(tv_segment_builder *b, bfield *f, tv_buf *o, secvec *secs
     for (size_t i = 0; i < nt; i++) {
         const bterm *t = f->tlist.items[i];
         uint64_t poff = post.len, ppos = pos.len;
-        if (write_postings(f, t, &post, &pos, &data, &imps, &skips, &pvals)) goto out;
+        if (write_postings(f, t, &post, &pos, &data, &skips, &pvals)) goto out;
         uint64_t ttf = freqs ? t->ttf : t->df;
         sum_df += t->df;
         sum_ttf += ttf;
@@ -916,7 +911,6 @@ out:
     tv_buf_fini(&pos);
     tv_buf_fini(&blocks);
     tv_buf_fini(&data);
-    tv_buf_fini(&imps);
     tv_vec_fini(&boffs);
     tv_vec_fini(&skips);
     tv_vec_fini(&pvals);

@@ -17,6 +17,7 @@
 #define TV_SEG_SECTION 32u    /* bytes per section table entry */
 #define TV_SEG_TERMS_PER_BLOCK 32u
 #define TV_SEG_MAX_IMPACTS 16u
+#define TV_SEG_SKIP 12u       /* bytes per postings skip entry */
 #define TV_SEG_CHUNK 4096u    /* raw _source bytes per LZ4 chunk (at least) */
 #define TV_SEG_MAX_DOCS 0x7fffffffu
 #define TV_SEG_ID_BLOCK 16u   /* docs per front-coded block of _ids */
