@@ -936,7 +936,6 @@ static bool load_block(tv_postings *p, uint32_t k) {
         unsigned bits = q[0];
         size_t need = 1 + 16 * (size_t)bits + TV_CODEC_PAD;
         if (bits > 32 || need > (size_t)(p->sec_end - q)) return false;
-        uint64_t nvalues = 0; /* positions in the block */
         tv_bp128_unpack(q + 1, bits, p->docs);
         uint64_t d = prev;
         for (int j = 0; j < TV_BLOCK; j++) {
@@ -950,14 +949,15 @@ static bool load_block(tv_postings *p, uint32_t k) {
             if (fb > 32 || 1 + 16 * (size_t)fb + TV_CODEC_PAD > (size_t)(p->sec_end - q)) return false;
             if (p->dec_freqs) {
                 tv_bp128_unpack(q + 1, fb, p->freqs);
-                for (int j = 0; j < TV_BLOCK; j++) {
-                    p->freqs[j] += 1;
-                    nvalues += p->freqs[j];
-                }
+                for (int j = 0; j < TV_BLOCK; j++) p->freqs[j] += 1;
             }
         }
         p->n = TV_BLOCK;
-        if (p->want_pos) pos_group(p, poff, nvalues);
+        if (p->want_pos) {
+            uint64_t nvalues = 0; /* positions in the block */
+            for (int j = 0; j < TV_BLOCK; j++) nvalues += p->freqs[j];
+            pos_group(p, poff, nvalues);
+        }
         return true;
     }
     uint32_t cnt = p->df - p->nb * TV_BLOCK;
