@@ -113,7 +113,9 @@ typedef struct trove_node trove_node;
  * NULL options mean: in memory, defaults.
  */
 typedef struct trove_options {
-    const char *data_dir; /* NULL: in memory. Not supported yet: must be NULL. */
+    const char *data_dir; /* NULL: in memory. Else a directory the node locks and keeps
+                             its indices in (created if missing): every acknowledged
+                             write is in a fsynced translog there, replayed on open. */
     const char *node_name; /* NULL: "trove" */
     const char *cluster_name; /* NULL: "trove" */
 } trove_options;

@@ -97,9 +97,13 @@ typedef struct tv_node_state {
     char *cluster_transient;
 } tv_node_state;
 
+/* A node's data directory (durable.c); NULL: in memory. */
+typedef struct tv_durable tv_durable;
+
 struct trove_node {
     pthread_rwlock_t lock;   /* protects st (the pointer, and the state's
                                 content while this node may write it) */
+    tv_durable *durable;     /* owned; its state is never shared with clones */
     tv_node_state *st;       /* one reference held */
     atomic_uint inflight;    /* requests running on this node */
     char node_id[24];
@@ -217,6 +221,20 @@ bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *f
     TV_PRINTF(5, 6);
 /* Answers a tv_error from a lower layer (metadata from err->index etc.). */
 void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx);
+
+/* ----------------------------------------------------------- durable.c */
+
+/* Locks dir and reads its indices into n's (fresh) state; sets n->durable. */
+tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err);
+void tv_durable_free(tv_durable *d); /* NULL is a no-op */
+/* Puts a new index on disk and attaches its translog; before the index
+ * enters the table (caller holds the node lock). No-op in memory. */
+tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *mappings, tv_error *err);
+/* Removes a deleted index's directory. No-op in memory. */
+tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err);
+/* Syncs every index's translog as its durability setting says (after a
+ * writing handler, before the response). No-op in memory. */
+tv_status tv_durable_sync(trove_node *n, tv_error *err);
 /* Converts a tv_error to an envelope error allocated in the arena. idx (may
  * be NULL) supplies index_uuid. */
 tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx);

@@ -579,7 +579,13 @@ void tv_h_aliases_post(tv_req *r) {
                 size_t nn = dl ? tv_split_commas(&r->arena, dl, &names) : 0;
                 for (size_t i = 0; i < nn; i++) {
                     tv_index *cur = tv_map_get(&r->node->st->indices, names[i], strlen(names[i]));
+                    tv_error derr;
                     if (!cur) continue;
+                    if (tv_durable_drop_index(r->node, cur, &derr) != TROVE_OK) {
+                        /* stays served: the request has already succeeded */
+                        fprintf(stderr, "trove: remove_index [%s]: %s\n", names[i], derr.reason);
+                        continue;
+                    }
                     tv_node_forget_index_locked(r->node, names[i]);
                     tv_map_del(&r->node->st->indices, names[i], strlen(names[i]));
                     tv_index_release(cur);

@@ -273,10 +273,13 @@ void tv_h_index_delete(tv_req *r) {
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     pthread_rwlock_wrlock(&r->node->lock);
-    for (size_t i = 0; i < l.len; i++) {
+    tv_error derr;
+    tv_error_clear(&derr);
+    for (size_t i = 0; i < l.len && derr.code == TROVE_OK; i++) {
         const char *name = tv_index_name(l.items[i]);
         tv_index *cur = tv_map_get(&r->node->st->indices, name, strlen(name));
-        if (cur == l.items[i]) {
+        /* off the disk first: an index that cannot be removed stays */
+        if (cur == l.items[i] && tv_durable_drop_index(r->node, cur, &derr) == TROVE_OK) {
             tv_node_forget_index_locked(r->node, name);
             tv_map_del(&r->node->st->indices, name, strlen(name));
             tv_index_release(cur);
@@ -284,7 +287,8 @@ void tv_h_index_delete(tv_req *r) {
     }
     pthread_rwlock_unlock(&r->node->lock);
     tv_index_list_release(&l);
-    write_ack(r);
+    if (derr.code != TROVE_OK) tv_req_fail_tv(r, &derr, NULL);
+    else write_ack(r);
 }
 
 /* ------------------------------------------------------------- mappings */
@@ -455,9 +459,22 @@ void tv_h_settings_put(tv_req *r) {
         }
         tv_error err;
         tv_error_clear(&err);
-        tv_index_lock(l.items[i]);
-        tv_status st = tv_settings_update(tv_index_settings(l.items[i]), u, &err);
-        tv_index_unlock(l.items[i]);
+        tv_status st = TROVE_OK;
+        if (tv_index_durable(l.items[i])) { /* logged first: a failed update fails again in replay */
+            tv_buf ub;
+            tv_buf_init(&ub);
+            tv_jw uw;
+            tv_jw_init(&uw, &ub, false);
+            tv_jw_value(&uw, u);
+            st = ub.oom ? tv_error_set(&err, TROVE_ENOMEM, "out of memory")
+                        : tv_index_log_settings(l.items[i], ub.data, ub.len, &err);
+            tv_buf_fini(&ub);
+        }
+        if (st == TROVE_OK) {
+            tv_index_lock(l.items[i]);
+            st = tv_settings_update(tv_index_settings(l.items[i]), u, &err);
+            tv_index_unlock(l.items[i]);
+        }
         if (st != TROVE_OK) {
             if (st == TROVE_ENOMEM)
                 r->oom = true;

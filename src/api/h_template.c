@@ -536,6 +536,12 @@ tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json
             tv_req_fail_tv(r, &err, NULL);
         return NULL;
     }
+    if (tv_durable_create_index(r->node, idx, eff_mappings, &err) != TROVE_OK) {
+        if (err.code == TROVE_ENOMEM) r->oom = true;
+        else tv_req_fail_tv(r, &err, NULL);
+        tv_index_release(idx);
+        return NULL;
+    }
     if (tv_map_put(&r->node->st->indices, name, strlen(name), idx, NULL) != TROVE_OK) {
         tv_index_release(idx);
         r->oom = true;

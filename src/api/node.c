@@ -210,14 +210,6 @@ static trove_node *node_new(tv_node_state *st, const char *src_id) {
 }
 
 trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
-    if (opts && opts->data_dir) {
-        if (err) {
-            err->code = TROVE_EUNSUPPORTED;
-            err->pos = SIZE_MAX;
-            snprintf(err->message, sizeof err->message, "data_dir is not supported yet");
-        }
-        return NULL;
-    }
     tv_node_state *st = state_new();
     trove_node *n = NULL;
     if (!st) goto oom;
@@ -228,6 +220,15 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
     if (!st->node_name || !st->cluster_name) goto oom;
     tv_api_new_uuid(st->cluster_uuid);
     if (!(n = node_new(st, NULL))) goto oom;
+    if (opts && opts->data_dir) {
+        tv_error e;
+        tv_error_clear(&e);
+        if (tv_durable_open(n, opts->data_dir, &e) != TROVE_OK) {
+            trove_node_free(n);
+            tv_error_to_public(&e, err);
+            return NULL;
+        }
+    }
     return n;
 oom:
     state_release(st);
@@ -244,7 +245,8 @@ void trove_node_free(trove_node *n) {
     tv_api_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
     tv_search_ctxs_free(n);
     tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
-    state_release(n->st);
+    state_release(n->st); /* closes (and syncs) the translogs */
+    tv_durable_free(n->durable);
     pthread_rwlock_destroy(&n->lock);
     tv_free(n);
 }
@@ -345,11 +347,13 @@ trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *er
      * flight" stays true until the state is shared */
     pthread_rwlock_wrlock(&src->lock);
     tv_node_state *st;
-    if (atomic_load(&src->inflight) <= (in_request ? 1u : 0u)) {
+    if (atomic_load(&src->inflight) <= (in_request ? 1u : 0u) && !src->durable) {
         st = src->st; /* lazy: shared until either side writes */
         atomic_fetch_add_explicit(&st->rc, 1, memory_order_relaxed);
     } else {
-        st = state_copy(src->st, &e); /* requests in flight might write */
+        /* requests in flight might write; a durable node's indices keep
+         * their translogs only while its state is its own */
+        st = state_copy(src->st, &e);
     }
     pthread_rwlock_unlock(&src->lock);
     trove_node *n = st ? node_new(st, src->node_id) : NULL;

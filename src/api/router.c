@@ -952,11 +952,23 @@ static void dispatch(tv_req *r) {
     if (tv_trove_refuse_frozen(r, rt->h)) return; /* management API, h_trove.c */
     if (!single_target(r, rt)) return;
     /* copy-on-write: a write first gets the node a state of its own */
-    if (tv_handler_writes(r, rt->h) && !tv_node_own_state(r)) {
+    bool writes = tv_handler_writes(r, rt->h);
+    if (writes && !tv_node_own_state(r)) {
         r->oom = true;
         return;
     }
     rt->h(r);
+    /* acknowledged means durable: sync before the response leaves */
+    tv_error err;
+    tv_error_clear(&err);
+    if (writes && r->node->durable && tv_durable_sync(r->node, &err) != TROVE_OK) {
+        if (err.code == TROVE_ENOMEM) {
+            r->oom = true;
+            return;
+        }
+        tv_buf_clear(&r->out);
+        tv_req_fail_tv(r, &err, NULL);
+    }
 }
 
 void tv_h_unsupported(tv_req *r) {

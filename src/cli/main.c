@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "api/api.h" /* trove_node_set_frozen (--freeze) */
+#include "store/store.h" /* tv_store_fault_arm_spec (TROVE_TEST_FAULT) */
 #include "server/server.h"
 #include "trove.h"
 
@@ -57,7 +58,7 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: trove --version\n"
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
-            "                   [--idle-timeout SECONDS] [--seed PATH]... [--ready-json]\n"
+            "                   [--idle-timeout SECONDS] [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
             "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
@@ -200,6 +201,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     const char *seeds[MAX_SEEDS];
     int nseeds = 0;
     bool freeze = false;
+    const char *data_dir = NULL;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *given = argv[i];
         char name[32], dashed[64];
@@ -248,6 +250,9 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         } else if (strcmp(name, "--seed") == 0) {
             if (nseeds == MAX_SEEDS || !*v) goto bad;
             seeds[nseeds++] = v;
+        } else if (strcmp(name, "--data") == 0) {
+            if (!*v) goto bad;
+            data_dir = v;
         } else if (osmem && strcmp(name, "--serverless") == 0) {
             fprintf(stderr, "trove: --serverless is not supported: trove does not emulate OpenSearch Serverless\n");
             return 2;
@@ -265,7 +270,13 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         return 2;
     }
     trove_error err;
-    trove_node *node = trove_node_open(NULL, &err);
+    const char *fault = getenv("TROVE_TEST_FAULT"); /* fault tests: "write:N[:ENOSPC][:sticky]" */
+    if (fault && *fault && !tv_store_fault_arm_spec(fault)) {
+        fprintf(stderr, "trove: bad TROVE_TEST_FAULT [%s]\n", fault);
+        return 2;
+    }
+    trove_options no = {.data_dir = data_dir};
+    trove_node *node = trove_node_open(&no, &err);
     if (!node) {
         fprintf(stderr, "trove: cannot open the node: %s\n", err.message);
         return 1;

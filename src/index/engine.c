@@ -86,7 +86,9 @@
  * merged before the conflict check, so it survives a conflicting write, as in
  * OpenSearch (where the master applies it before the engine runs).
  */
+#include "index/codec.h"
 #include "index/engine_int.h"
+#include "store/store.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -283,6 +285,8 @@ struct tv_index {
     atomic_llong last_acquire_ms;
     tv_segment_builder *builder;
     tv_arena scratch; /* per write operation */
+    tv_translog *tl;  /* owned; NULL: in memory only */
+    int64_t last_sync_ms;
 };
 
 static void lock(tv_index *idx) { pthread_mutex_lock(&idx->mu); }
@@ -337,6 +341,7 @@ static void index_destroy(tv_index *idx) {
     tombs_clear(&idx->tombs);
     tv_segment_builder_free(idx->builder);
     tv_arena_fini(&idx->scratch);
+    tv_translog_close(idx->tl);
     tv_mapping_release(idx->mapping);
     if (idx->settings_ok) {
         idx->settings.analysis = NULL; /* owned by the shared holder */
@@ -426,17 +431,18 @@ static tv_status install_mapping(tv_index *idx, const tv_mapping *m) {
 
 /* ---------------------------------------------------------------- settings */
 
-/* index.gc_deletes from the flat settings ("60s", "1m", "500ms", "-1"). */
-static int64_t gc_deletes_ms(const tv_index *idx) {
-    const tv_json *v = idx->settings.flat ? tv_json_get(idx->settings.flat, "index.gc_deletes") : NULL;
-    if (!v) return TV_ENGINE_GC_DELETES_MS;
+/* A time setting from the flat settings ("60s", "1m", "500ms", "-1"), def
+ * when unset or malformed. */
+static int64_t setting_ms(const tv_index *idx, const char *key, int64_t def) {
+    const tv_json *v = idx->settings.flat ? tv_json_get(idx->settings.flat, key) : NULL;
+    if (!v) return def;
     if (v->type == TV_JSON_INT) return v->v.i;
-    if (v->type != TV_JSON_STRING) return TV_ENGINE_GC_DELETES_MS;
+    if (v->type != TV_JSON_STRING) return def;
     const char *s = v->v.s;
     size_t n = v->len, k = 0;
     while (k < n && ((s[k] >= '0' && s[k] <= '9') || (k == 0 && s[k] == '-'))) k++;
     int64_t num;
-    if (!k || !tv_parse_i64(s, k, &num)) return TV_ENGINE_GC_DELETES_MS;
+    if (!k || !tv_parse_i64(s, k, &num)) return def;
     const char *u = s + k;
     size_t ul = n - k;
     if (ul == 0 || tv_streq(u, ul, "ms")) return num;
@@ -444,7 +450,7 @@ static int64_t gc_deletes_ms(const tv_index *idx) {
     if (tv_streq(u, ul, "m")) return num * 60000;
     if (tv_streq(u, ul, "h")) return num * 3600000;
     if (tv_streq(u, ul, "d")) return num * 86400000;
-    return TV_ENGINE_GC_DELETES_MS;
+    return def;
 }
 
 static bool refresh_interval_explicit(const tv_index *idx) {
@@ -531,14 +537,14 @@ const char *tv_write_result_name(tv_write_result_kind k) {
     return "unknown";
 }
 
-tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json *mappings,
-                       tv_error *err) {
+static tv_index *index_new(const char *name, const tv_json *settings, const tv_json *mappings,
+                           bool restoring, tv_error *err) {
     tv_index *idx = index_alloc(name, strlen(name));
     if (!idx) {
         tv_error_set(err, TROVE_ENOMEM, "out of memory");
         return NULL;
     }
-    if (tv_settings_parse(settings, name, &idx->settings, err) != TROVE_OK) {
+    if ((restoring ? tv_settings_restore : tv_settings_parse)(settings, name, &idx->settings, err) != TROVE_OK) {
         index_destroy(idx);
         return NULL;
     }
@@ -569,6 +575,16 @@ tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json 
     return idx;
 }
 
+tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json *mappings,
+                       tv_error *err) {
+    return index_new(name, settings, mappings, false, err);
+}
+
+tv_index *tv_index_restore(const char *name, const tv_json *flat_settings, const tv_json *mappings,
+                           tv_error *err) {
+    return index_new(name, flat_settings, mappings, true, err);
+}
+
 tv_index *tv_index_retain(tv_index *idx) {
     if (idx) atomic_fetch_add_explicit(&idx->rc, 1, memory_order_relaxed);
     return idx;
@@ -592,13 +608,30 @@ tv_settings *tv_index_settings(tv_index *idx) { return &idx->settings; }
 void tv_index_lock(tv_index *idx) { lock(idx); }
 void tv_index_unlock(tv_index *idx) { unlock(idx); }
 
+/* Appends a MAPPING or SETTINGS record of a JSON body (caller holds the
+ * lock); TROVE_OK without a translog. */
+static tv_status log_json(tv_index *idx, uint8_t type, const tv_json *body, tv_error *err) {
+    if (!idx->tl) return TROVE_OK;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_u8(&b, type);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_value(&w, body);
+    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
+                         : tv_translog_append(idx->tl, b.data, b.len, err);
+    tv_buf_fini(&b);
+    return st;
+}
+
 tv_status tv_index_put_mapping(tv_index *idx, const tv_json *body, tv_error *err) {
     lock(idx);
     tv_status st = TROVE_OK;
     const tv_mapping *m = tv_mapping_merge(idx->mapping, body, idx->an->a, err);
     if (!m) {
         st = err && err->code != TROVE_OK ? err->code : TROVE_EMAPPER;
-    } else if ((st = tv_mapping_check_limits(m, &idx->settings, err)) != TROVE_OK) {
+    } else if ((st = tv_mapping_check_limits(m, &idx->settings, err)) != TROVE_OK ||
+               (st = log_json(idx, TV_TLOG_MAPPING, body, err)) != TROVE_OK) {
         tv_mapping_release(m);
     } else {
         st = install_mapping(idx, m);
@@ -654,7 +687,7 @@ static tv_status lookup_id(tv_index *idx, const char *id, size_t len, tv_arena *
     }
     if (out->tb) {
         /* a tombstone means no live copy exists anywhere */
-        if (tv_engine_now_ms() - out->tb->time_ms > gc_deletes_ms(idx)) return TROVE_OK;
+        if (tv_engine_now_ms() - out->tb->time_ms > setting_ms(idx, "index.gc_deletes", TV_ENGINE_GC_DELETES_MS)) return TROVE_OK;
         out->kind = LK_DELETED;
         out->version = out->tb->version;
         out->seq_no = out->tb->seq_no;
@@ -1099,7 +1132,7 @@ static void maybe_merge(tv_index *idx) {
 }
 
 static void prune_tombs(tv_index *idx) {
-    int64_t now = tv_engine_now_ms(), gc = gc_deletes_ms(idx);
+    int64_t now = tv_engine_now_ms(), gc = setting_ms(idx, "index.gc_deletes", TV_ENGINE_GC_DELETES_MS);
     size_t it = 0;
     const char *key;
     size_t len;
@@ -1214,6 +1247,55 @@ static tv_status parse_doc(tv_index *idx, const char *id, size_t id_len, const c
                         (int)TV_MIN(id_len, 512), id);
 }
 
+/* Appends an INDEX or DELETE record (format in translog_ops.c). */
+static tv_status log_write(tv_index *idx, uint8_t type, const tv_doc_meta *m, const char *source,
+                           size_t source_len, tv_error *err) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_tlog_encode_write(&b, type, m, source, source_len);
+    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
+                         : tv_translog_append(idx->tl, b.data, b.len, err);
+    tv_buf_fini(&b);
+    return st;
+}
+
+void tv_index_attach_translog(tv_index *idx, tv_translog *tl) {
+    lock(idx);
+    tv_translog_close(idx->tl);
+    idx->tl = tl;
+    idx->last_sync_ms = tv_engine_now_ms();
+    unlock(idx);
+}
+
+bool tv_index_durable(const tv_index *idx) { return idx->tl != NULL; }
+
+tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_error *err) {
+    if (!idx->tl) return TROVE_OK;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_u8(&b, TV_TLOG_SETTINGS);
+    tv_buf_append(&b, body, len);
+    lock(idx);
+    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
+                         : tv_translog_append(idx->tl, b.data, b.len, err);
+    unlock(idx);
+    tv_buf_fini(&b);
+    return st;
+}
+
+tv_status tv_index_sync(tv_index *idx, tv_error *err) {
+    if (!idx->tl || !tv_translog_dirty(idx->tl)) return TROVE_OK;
+    lock(idx);
+    const tv_json *d = tv_json_get(idx->settings.flat, "index.translog.durability");
+    bool async = d && d->type == TV_JSON_STRING && tv_streq(d->v.s, d->len, "async");
+    int64_t interval = setting_ms(idx, "index.translog.sync_interval", 5000);
+    int64_t now = tv_engine_now_ms();
+    bool due = !async || now - idx->last_sync_ms >= interval;
+    if (due) idx->last_sync_ms = now;
+    unlock(idx);
+    return due ? tv_translog_sync(idx->tl, err) : TROVE_OK;
+}
+
 static tv_status after_write(tv_index *idx, const tv_write_opts *o, tv_write_result *res, tv_error *err) {
     tv_status st = TROVE_OK;
     if (idx->buf.len >= TV_ENGINE_BUFFER_MAX_DOCS || buffer_bytes(idx) >= TV_ENGINE_BUFFER_MAX_BYTES)
@@ -1248,8 +1330,12 @@ tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char 
         tv_error_set(err, st, "%s", trove_status_message(st));
         goto out;
     }
-    st = check_conditions(idx, id, id_len, opts, true, &lk, &version, err);
-    if (st) goto out;
+    if (opts->replay) {
+        version = opts->replay_version;
+        idx->next_seq_no = opts->replay_seq_no;
+    } else if ((st = check_conditions(idx, id, id_len, opts, true, &lk, &version, err))) {
+        goto out;
+    }
 
     /* prepare everything that can fail */
     tv_doc_meta meta = {id, (uint32_t)id_len, opts->routing, (uint32_t)opts->routing_len,
@@ -1266,6 +1352,13 @@ tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char 
         tv_map_put(&idx->bufmap, bd->meta.id, id_len, bd, NULL)) {
         if (w && nl && nl != w->live) live_release(nl);
         st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* the record goes to the translog last: if it cannot, undo the map */
+    if (idx->tl && (st = log_write(idx, TV_TLOG_INDEX, &meta, source, source_len, err))) {
+        if (lk.kind == LK_BUF) (void)tv_map_put(&idx->bufmap, lk.bd->meta.id, id_len, lk.bd, NULL);
+        else tv_map_del(&idx->bufmap, id, id_len);
+        if (w && nl != w->live) live_release(nl);
         goto out;
     }
 
@@ -1320,8 +1413,12 @@ tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv
         tv_error_set(err, st, "%s", trove_status_message(st));
         goto out;
     }
-    st = check_conditions(idx, id, id_len, opts, false, &lk, &version, err);
-    if (st) goto out;
+    if (opts->replay) {
+        version = opts->replay_version;
+        idx->next_seq_no = opts->replay_seq_no;
+    } else if ((st = check_conditions(idx, id, id_len, opts, false, &lk, &version, err))) {
+        goto out;
+    }
 
     /* prepare */
     tomb *tb = lk.tb;
@@ -1341,6 +1438,16 @@ tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv
         if (w && nl && nl != w->live) live_release(nl);
         if (new_tomb) tv_free(tb);
         st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        goto out;
+    }
+    tv_doc_meta meta = {id, (uint32_t)id_len, opts->routing, (uint32_t)opts->routing_len,
+                        version, idx->next_seq_no, PRIMARY_TERM};
+    if (idx->tl && (st = log_write(idx, TV_TLOG_DELETE, &meta, NULL, 0, err))) {
+        if (w && nl != w->live) live_release(nl);
+        if (new_tomb) {
+            tv_map_del(&idx->tombs, id, id_len);
+            tv_free(tb);
+        }
         goto out;
     }
 

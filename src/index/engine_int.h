@@ -48,4 +48,11 @@ uint32_t tv_index_buffered_docs(tv_index *idx);
  * buffer do): realtime get still sees the docs, search not until refresh. */
 tv_status tv_index_seal(tv_index *idx);
 
+/* Translog record types (the format is in translog_ops.c). */
+enum { TV_TLOG_INDEX = 1, TV_TLOG_DELETE = 2, TV_TLOG_MAPPING = 3, TV_TLOG_SETTINGS = 4 };
+
+/* Appends an INDEX (with source) or DELETE record of m to b. */
+void tv_tlog_encode_write(tv_buf *b, uint8_t type, const tv_doc_meta *m, const char *source,
+                          size_t source_len);
+
 #endif /* TROVE_INDEX_ENGINE_INT_H */

@@ -286,6 +286,10 @@ typedef struct tv_settings {
  * Returns TROVE_OK with out filled (tv_settings_fini to release). */
 tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_settings *out,
                             tv_error *err);
+/* tv_settings_parse of settings written by tv_settings_write (flat): private
+ * settings are accepted and kept instead of generated. */
+tv_status tv_settings_restore(const tv_json *flat, const char *index_name, tv_settings *out,
+                              tv_error *err);
 void tv_settings_fini(tv_settings *s);
 /* Applies a dynamic settings update (PUT _settings); non-dynamic keys are
  * rejected as OpenSearch does. */
@@ -636,6 +640,11 @@ typedef struct tv_index tv_index;
  */
 tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json *mappings,
                        tv_error *err);
+/* The same for an index read back from disk: settings are the flat ones
+ * it was created with (private ones such as index.uuid and
+ * index.creation_date kept, not generated). */
+tv_index *tv_index_restore(const char *name, const tv_json *flat_settings, const tv_json *mappings,
+                           tv_error *err);
 tv_index *tv_index_retain(tv_index *idx);
 void tv_index_release(tv_index *idx);
 
@@ -675,6 +684,10 @@ typedef struct tv_write_opts {
     const char *routing;        /* NULL when absent */
     size_t routing_len;
     tv_refresh refresh;
+    /* Translog replay: apply as recorded, with this version and seq_no, no
+     * conditions checked and nothing logged. */
+    bool replay;
+    int64_t replay_version, replay_seq_no;
 } tv_write_opts;
 
 /* Fills opts with defaults (index, no conditions, no refresh). */
@@ -721,6 +734,34 @@ tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv
 tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realtime,
                        tv_arena *arena, bool *found, tv_doc_meta *meta, const char **source,
                        size_t *source_len);
+
+/* ---------------------------------------------------------- durability */
+
+/*
+ * With a translog attached (tv_index_attach_translog, owned by the index
+ * from then on), every applied write appends a record before it becomes
+ * visible: an index or delete (id, routing, version, seq_no, source), a
+ * put-mapping body (tv_index_put_mapping) and a settings update
+ * (tv_index_log_settings). A write whose record cannot be appended is
+ * refused (TROVE_EIO) and changes nothing. Replaying the records in order
+ * into a fresh index with the same creation settings and mappings
+ * (tv_index_replay) rebuilds it: the same documents, versions, seq_nos and
+ * mapping. Not replayed: the dynamic mapping update of a write that then
+ * failed its version check (it consumed no seq_no and is not logged).
+ */
+typedef struct tv_translog tv_translog;
+void tv_index_attach_translog(tv_index *idx, tv_translog *tl);
+/* Appends a settings update body (PUT _settings) to the translog, before
+ * the caller applies it; TROVE_OK without a translog. */
+tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_error *err);
+/* Applies one translog record (tv_translog_open's callback). */
+tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_error *err);
+/* Makes the writes so far durable as index.translog.durability says:
+ * request (the default) syncs now; async only when sync_interval (5s) has
+ * passed since the last sync. TROVE_OK without a translog. */
+tv_status tv_index_sync(tv_index *idx, tv_error *err);
+/* Whether a translog is attached. */
+bool tv_index_durable(const tv_index *idx);
 
 /* Publishes all buffered writes as a new snapshot (POST _refresh). */
 tv_status tv_index_refresh(tv_index *idx);

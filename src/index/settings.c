@@ -533,8 +533,8 @@ static void random_uuid(char out[32]) {
     out[o] = '\0'; /* 22 characters */
 }
 
-tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_settings *out,
-                            tv_error *err) {
+static tv_status settings_parse(const tv_json *settings, const char *index_name, bool restoring,
+                                tv_settings *out, tv_error *err) {
     tv_error_clear(err);
     memset(out, 0, sizeof *out);
     tv_arena_init(&out->flat_arena);
@@ -550,7 +550,7 @@ tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_
         if ((st = normalize_keys(a, &v, err))) goto fail;
         for (size_t i = 0; i < v.len; i++) {
             const sdef *d;
-            if ((st = check_key(&v.items[i], true, err, &d))) goto fail;
+            if ((st = check_key(&v.items[i], !restoring, err, &d))) goto fail;
         }
     }
     /* defaults and generated values */
@@ -575,7 +575,7 @@ tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_
         bool have = false;
         for (size_t i = 0; i < v.len; i++)
             if (tv_streq(v.items[i].key, v.items[i].key_len, gen[g].k) && v.items[i].val) have = true;
-        if (have && gen[g].only_if_missing) continue;
+        if (have && (gen[g].only_if_missing || restoring)) continue;
         kv e = {.key = tv_arena_strndup(a, gen[g].k, strlen(gen[g].k)), .key_len = strlen(gen[g].k),
                 .val = jstr(a, gen[g].v, strlen(gen[g].v))};
         if (!e.key || !e.val || tv_vec_push(&v, e)) {
@@ -593,6 +593,16 @@ fail:
     tv_vec_fini(&v);
     tv_settings_fini(out);
     return st;
+}
+
+tv_status tv_settings_parse(const tv_json *settings, const char *index_name, tv_settings *out,
+                            tv_error *err) {
+    return settings_parse(settings, index_name, false, out, err);
+}
+
+tv_status tv_settings_restore(const tv_json *flat, const char *index_name, tv_settings *out,
+                              tv_error *err) {
+    return settings_parse(flat, index_name, true, out, err);
 }
 
 void tv_settings_fini(tv_settings *s) {

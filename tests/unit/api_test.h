@@ -129,13 +129,13 @@ __attribute__((unused)) static char *field(const char *body, const char *key) {
         free(got_);                                                                         \
     } while (0)
 
-static int setup(void **s) {
+__attribute__((unused)) static int setup(void **s) {
     (void)s;
     N = trove_node_open(NULL, NULL);
     return N ? 0 : -1;
 }
 
-static int teardown(void **s) {
+__attribute__((unused)) static int teardown(void **s) {
     (void)s;
     trove_node_free(N);
     N = NULL;

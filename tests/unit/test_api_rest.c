@@ -470,11 +470,6 @@ static void test_public_edges(void **s) {
     trove_response_fini(&r);
     trove_response_fini(NULL);
     trove_node_free(NULL);
-    trove_options o = {0};
-    o.data_dir = "/tmp/x";
-    trove_error e;
-    assert_null(trove_node_open(&o, &e));
-    assert_int_equal(e.code, TROVE_EUNSUPPORTED);
 }
 
 int main(void) {

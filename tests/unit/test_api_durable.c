@@ -1,0 +1,229 @@
+/*
+ * test_api_durable.c — a node on a data directory, through trove_request:
+ * what was acknowledged is there after the node is closed and opened again
+ * (documents, versions, seq_nos, mappings, settings, deletes, dropped
+ * indices); the directory's lock; writes refused when the disk refuses
+ * them; a torn translog tail cut off and a corrupt translog refused.
+ * (The crash loop in tests/crash kills a server instead of closing it.)
+ */
+#include "api_test.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "store/store.h"
+
+static char dir[256];
+
+static void reopen(void) {
+    trove_node_free(N);
+    trove_options o = {.data_dir = dir};
+    trove_error e;
+    N = trove_node_open(&o, &e);
+    if (!N) fail_msg("reopen: %s", e.message);
+}
+
+static int setup_dir(void **s) {
+    (void)s;
+    snprintf(dir, sizeof dir, "/tmp/trove-durable-XXXXXX");
+    if (!mkdtemp(dir)) return -1;
+    N = NULL;
+    reopen();
+    return 0;
+}
+
+static int teardown_dir(void **s) {
+    (void)s;
+    trove_node_free(N);
+    N = NULL;
+    tv_error e;
+    tv_store_fault_arm(TV_STORE_OP_WRITE, 0, 0, false);
+    tv_store_fault_arm(TV_STORE_OP_SYNC, 0, 0, false);
+    return tv_store_remove_tree(dir, &e) == TROVE_OK ? 0 : -1;
+}
+
+static void test_reopen_keeps_everything(void **s) {
+    (void)s;
+    OK("PUT", "/books", "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"}}}}");
+    char *before;
+    assert_int_equal(req("GET", "/books/_settings", NULL, &before), 200);
+    OK("PUT", "/books/_doc/1", "{\"t\":\"the old man\"}");
+    OK("PUT", "/books/_doc/1", "{\"t\":\"the old man and the sea\"}"); /* version 2 */
+    OK("PUT", "/books/_doc/2?refresh=true", "{\"t\":\"moby dick\",\"n\":3}"); /* dynamic field n */
+    OK("DELETE", "/books/_doc/2", NULL);
+    OK("POST", "/books/_update/1", "{\"doc\":{\"k\":\"x\"}}");
+    OK("PUT", "/books/_mapping", "{\"properties\":{\"tag\":{\"type\":\"keyword\"}}}");
+    OK("PUT", "/books/_settings", "{\"index\":{\"refresh_interval\":\"7s\"}}");
+    OK("POST", "/_bulk", "{\"index\":{\"_index\":\"auto\",\"_id\":\"a\"}}\n{\"z\":1}\n"
+                         "{\"create\":{\"_index\":\"auto\",\"_id\":\"b\",\"routing\":\"r1\"}}\n{\"z\":2}\n");
+    OK("PUT", "/gone", NULL);
+    OK("PUT", "/gone/_doc/1", "{\"x\":1}");
+    OK("DELETE", "/gone", NULL);
+    /* a clone's writes stay in memory */
+    trove_node *orig = N, *cl = trove_node_clone(N, NULL);
+    assert_non_null(cl);
+    N = cl;
+    OK("PUT", "/books/_doc/9", "{\"t\":\"clone only\"}");
+    OK("PUT", "/cloneidx", NULL);
+    N = orig;
+    trove_node_free(cl);
+    char *mapping;
+    assert_int_equal(req("GET", "/books/_mapping", NULL, &mapping), 200);
+
+    reopen();
+    EXPECT("GET", "/books/_doc/1", NULL, 200,
+           "{\"_index\":\"books\",\"_id\":\"1\",\"_version\":3,\"_seq_no\":4,\"_primary_term\":1,\"found\":true,"
+           "\"_source\":{\"t\":\"the old man and the sea\",\"k\":\"x\"}}");
+    EXPECT("GET", "/books/_doc/2", NULL, 404, "{\"_index\":\"books\",\"_id\":\"2\",\"found\":false}");
+    EXPECT("GET", "/books/_doc/9", NULL, 404, "{\"_index\":\"books\",\"_id\":\"9\",\"found\":false}");
+    EXPECT_STATUS("GET", "/gone", NULL, 404);
+    EXPECT_STATUS("GET", "/cloneidx", NULL, 404);
+    EXPECT("GET", "/auto/_doc/b?routing=r1", NULL, 200,
+           "{\"_index\":\"auto\",\"_id\":\"b\",\"_version\":1,\"_seq_no\":1,\"_primary_term\":1,\"_routing\":\"r1\","
+           "\"found\":true,\"_source\":{\"z\":2}}");
+    char *m2;
+    assert_int_equal(req("GET", "/books/_mapping", NULL, &m2), 200);
+    assert_string_equal(m2, mapping);
+    EXPECT_HAS("GET", "/books/_settings", NULL, 200, "\"refresh_interval\":\"7s\"");
+    char *after;
+    assert_int_equal(req("GET", "/books/_settings?filter_path=*.settings.index.uuid", NULL, &after), 200);
+    /* recovered documents are searchable at once */
+    EXPECT_HAS("GET", "/books/_search?q=t:sea", NULL, 200, "\"total\":{\"value\":1,\"relation\":\"eq\"}");
+    /* the next write continues the sequence */
+    EXPECT_HAS("PUT", "/books/_doc/3", "{\"t\":\"new\"}", 201, "\"_seq_no\":5");
+    reopen();
+    EXPECT_HAS("GET", "/books/_doc/3", NULL, 200, "\"_seq_no\":5");
+    free(before);
+    free(after);
+    free(mapping);
+    free(m2);
+}
+
+static void test_uuid_survives(void **s) {
+    (void)s;
+    OK("PUT", "/u", NULL);
+    trove_response r1, r2;
+    assert_int_equal(trove_request(N, "GET", "/_cat/indices/u?h=uuid", NULL, 0, &r1), 0);
+    reopen();
+    assert_int_equal(trove_request(N, "GET", "/_cat/indices/u?h=uuid", NULL, 0, &r2), 0);
+    assert_true(r1.body_len > 10);
+    assert_string_equal(r1.body, r2.body);
+    trove_response_fini(&r1);
+    trove_response_fini(&r2);
+}
+
+static void test_lock(void **s) {
+    (void)s;
+    trove_options o = {.data_dir = dir};
+    trove_error e;
+    assert_null(trove_node_open(&o, &e));
+    assert_int_equal(e.code, TROVE_EILLEGALSTATE);
+    assert_non_null(strstr(e.message, "failed to obtain node locks"));
+    reopen(); /* the lock goes with the node */
+}
+
+static void test_write_refused_when_disk_is_full(void **s) {
+    (void)s;
+    OK("PUT", "/f", NULL);
+    OK("PUT", "/f/_doc/1", "{\"a\":1}");
+    tv_store_fault_arm(TV_STORE_OP_WRITE, 1, ENOSPC, false);
+    EXPECT_HAS("PUT", "/f/_doc/2", "{\"a\":2}", 500, "No space left on device");
+    EXPECT_STATUS("GET", "/f/_doc/2", NULL, 404); /* refused means not applied */
+    EXPECT_HAS("GET", "/f/_doc/1", NULL, 200, "\"found\":true"); /* reads go on */
+    EXPECT_HAS("PUT", "/f/_doc/3", "{\"a\":3}", 201, "\"_seq_no\":1"); /* space is back */
+    tv_store_fault_arm(TV_STORE_OP_WRITE, 2, ENOSPC, true); /* the bulk's second item on */
+    char *bulk;
+    assert_int_equal(req("POST", "/_bulk", "{\"index\":{\"_index\":\"f\",\"_id\":\"4\"}}\n{\"a\":4}\n"
+                                           "{\"index\":{\"_index\":\"f\",\"_id\":\"5\"}}\n{\"a\":5}\n", &bulk), 200);
+    assert_non_null(strstr(bulk, "\"errors\":true"));
+    assert_non_null(strstr(bulk, "\"status\":201"));
+    assert_non_null(strstr(bulk, "\"status\":500"));
+    free(bulk);
+    tv_store_fault_arm(TV_STORE_OP_WRITE, 0, 0, false);
+    reopen();
+    EXPECT_HAS("GET", "/f/_doc/3", NULL, 200, "\"found\":true");
+    EXPECT_HAS("GET", "/f/_doc/4", NULL, 200, "\"found\":true");
+    EXPECT_STATUS("GET", "/f/_doc/2", NULL, 404);
+    EXPECT_STATUS("GET", "/f/_doc/5", NULL, 404);
+}
+
+static void test_failed_fsync_stops_writes(void **s) {
+    (void)s;
+    OK("PUT", "/g", NULL);
+    tv_store_fault_arm(TV_STORE_OP_SYNC, 1, EIO, false);
+    EXPECT_HAS("PUT", "/g/_doc/1", "{\"a\":1}", 500, "failed to fsync translog");
+    /* the kernel may have dropped the pages: no later write is believed */
+    EXPECT_HAS("PUT", "/g/_doc/2", "{\"a\":2}", 500, "restart to recover");
+    EXPECT_STATUS("GET", "/g", NULL, 200);
+    reopen(); /* a restart recovers, with whatever reached the disk */
+    OK("PUT", "/g/_doc/3", "{\"a\":3}");
+}
+
+static void test_torn_tail_and_corruption(void **s) {
+    (void)s;
+    OK("PUT", "/t", NULL);
+    for (int i = 0; i < 5; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/t/_doc/%d", i);
+        OK("PUT", p, "{\"body\":\"some text to fill the record\"}");
+    }
+    OK("PUT", "/other/_doc/1", "{\"a\":1}");
+    trove_node_free(N);
+    N = NULL;
+    char path[1024];
+    /* which translog is t's: the one whose index.json names it */
+    char sub[512], found[1024] = "";
+    snprintf(sub, sizeof sub, "%s/indices", dir);
+    DIR *d = opendir(sub);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.') continue;
+        char meta[1024];
+        snprintf(meta, sizeof meta, "%s/%s/index.json", sub, e->d_name);
+        FILE *f = fopen(meta, "r");
+        char buf[64] = "";
+        if (f) {
+            if (!fgets(buf, sizeof buf, f)) buf[0] = '\0';
+            fclose(f);
+        }
+        if (strstr(buf, "\"name\":\"t\"")) snprintf(found, sizeof found, "%s/%s/translog.tlog", sub, e->d_name);
+    }
+    closedir(d);
+    assert_true(found[0] != '\0');
+    snprintf(path, sizeof path, "%s", found);
+    struct stat sb;
+    assert_int_equal(stat(path, &sb), 0);
+    /* a crash in the middle of the last append: cut it short */
+    assert_int_equal(truncate(path, sb.st_size - 5), 0);
+    reopen();
+    EXPECT_HAS("GET", "/t/_count", NULL, 200, "\"count\":4");
+    EXPECT_HAS("PUT", "/t/_doc/9", "{\"body\":\"after the cut\"}", 201, "\"_seq_no\":4");
+    trove_node_free(N);
+    N = NULL;
+    /* a flipped bit in the first record: not a torn tail */
+    FILE *f = fopen(path, "r+b");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    int c = fgetc(f);
+    assert_int_equal(fseek(f, 40, SEEK_SET), 0);
+    fputc(c ^ 0x04, f);
+    fclose(f);
+    reopen();
+    EXPECT_STATUS("GET", "/t/_count", NULL, 404); /* not served */
+    EXPECT_HAS("GET", "/other/_doc/1", NULL, 200, "\"found\":true"); /* the rest is */
+    assert_int_equal(stat(path, &sb), 0); /* and the evidence left alone */
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_failed_fsync_stops_writes, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_torn_tail_and_corruption, setup_dir, teardown_dir),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
