@@ -105,6 +105,14 @@ typedef struct tv_translog tv_translog;
  * non-OK stops the replay with that status. Returns owned. */
 tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const uint8_t *body, size_t len),
                            void *ctx, tv_translog **out, tv_error *err);
+/* Replays the records of a translog's bytes b[0,n) (path names it in
+ * errors); *valid is the length of the prefix of whole, valid records,
+ * where appends continue. fn may be NULL. (What open does with the file;
+ * the translog fuzz target calls it directly.) */
+tv_status tv_translog_scan(const char *path, const uint8_t *b, size_t n,
+                          tv_status (*fn)(void *, const uint8_t *, size_t), void *ctx, size_t *valid,
+                          tv_error *err);
+
 /* Appends one record (not yet durable). On failure nothing of it stays in
  * the file (it is truncated back) and TROVE_EIO says why. Not thread-safe
  * against other appends (the index's writer lock orders them). */

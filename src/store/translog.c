@@ -54,11 +54,9 @@ static void header(uint8_t *h) {
     st32(h + 12, tv_checksum32(h, 12));
 }
 
-/* Replays the records of bytes[0,n); *valid is the length of the prefix of
- * whole, valid records (where appends continue). */
-static tv_status replay(const char *path, const uint8_t *b, size_t n,
-                        tv_status (*fn)(void *, const uint8_t *, size_t), void *ctx, size_t *valid,
-                        tv_error *err) {
+tv_status tv_translog_scan(const char *path, const uint8_t *b, size_t n,
+                          tv_status (*fn)(void *, const uint8_t *, size_t), void *ctx, size_t *valid,
+                          tv_error *err) {
     if (n < TLOG_HEADER || memcmp(b, TLOG_MAGIC, 8) || ld32(b + 8) != TLOG_VERSION ||
         ld32(b + 12) != tv_checksum32(b, 12)) {
         if (n < TLOG_HEADER && (n == 0 || !memcmp(b, TLOG_MAGIC, TV_MIN(n, (size_t)8)))) {
@@ -85,7 +83,7 @@ static tv_status replay(const char *path, const uint8_t *b, size_t n,
             if (at + TLOG_FRAME + len == n) break; /* the last record: torn */
             return tv_error_set(err, TROVE_ECORRUPT, "translog [%s] is corrupt at offset [%zu]", path, at);
         }
-        tv_status st = fn(ctx, b + at + TLOG_FRAME, len);
+        tv_status st = fn ? fn(ctx, b + at + TLOG_FRAME, len) : TROVE_OK;
         if (st) return st;
         at += TLOG_FRAME + len;
     }
@@ -101,7 +99,7 @@ tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const ui
     tv_status st = tv_store_read_file(path, &bytes, &n, err);
     if (st == TROVE_ENOTFOUND) st = TROVE_OK;
     if (st) return st;
-    st = replay(path, (const uint8_t *)bytes, n, fn, ctx, &valid, err);
+    st = tv_translog_scan(path, (const uint8_t *)bytes, n, fn, ctx, &valid, err);
     tv_free(bytes);
     if (st) return st;
     int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
