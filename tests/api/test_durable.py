@@ -1,0 +1,91 @@
+"""`trove serve --data DIR` over HTTP: a second server on the same directory
+is refused; a full disk refuses writes with an OpenSearch-shaped error while
+reads go on, writes resume when space returns, and after a kill -9 every
+acknowledged document is back. (tests/crash/crash_loop.py is the torture.)
+
+The disk-full test needs a small filesystem of its own: a 2 MiB tmpfs,
+mounted for the test (root only; it is skipped, saying why, elsewhere).
+"""
+import json
+import os
+import signal
+import subprocess
+import tempfile
+
+import pytest
+import requests
+
+from conftest import Server, trove_bin
+
+J = {"content-type": "application/json"}
+
+
+def test_second_server_on_the_same_directory_is_refused(make_server, tmp_path):
+    make_server("--data", str(tmp_path))
+    p = subprocess.run([trove_bin(), "serve", "--port", "0", "--data", str(tmp_path)],
+                       stdin=subprocess.DEVNULL, capture_output=True, timeout=20)
+    assert p.returncode == 1
+    assert b"failed to obtain node locks, tried [" in p.stderr
+
+
+@pytest.fixture
+def small_fs():
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    d = tempfile.mkdtemp(prefix="trove-full-")
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", d], capture_output=True)
+    if r.returncode != 0:
+        os.rmdir(d)
+        pytest.skip("cannot mount a tmpfs here: %s" % r.stderr.decode().strip())
+    yield d
+    subprocess.run(["umount", "-l", d])
+    os.rmdir(d)
+
+
+def test_full_disk_refuses_writes_and_loses_nothing(make_server, small_fs):
+    data = os.path.join(small_fs, "data")
+    filler = os.path.join(small_fs, "filler")
+    with open(filler, "wb") as f:  # most of the space, given back later
+        f.write(b"\0" * (1200 * 1024))
+    s = make_server("--data", data)
+    u = s.url
+    assert requests.put(u + "/full", headers=J, json={"mappings": {"properties": {"t": {"type": "text"}}}}).ok
+    body = "x" * 8000
+    acked, refused = [], None
+    for i in range(400):  # 3.2 MB of sources: more than the disk holds
+        r = requests.put(u + "/full/_doc/%d" % i, headers=J, json={"t": body, "i": i})
+        if r.status_code == 500:
+            refused = (i, r.json())
+            break
+        assert r.status_code == 201, r.text
+        acked.append(i)
+    assert refused, "the disk never filled"
+    i, err = refused
+    assert err["status"] == 500
+    assert err["error"]["type"] == "io_exception"
+    assert "No space left on device" in err["error"]["reason"]
+    assert acked, "nothing fit before the disk filled"
+    # refused means not applied; reads go on
+    assert requests.get(u + "/full/_doc/%d" % i).status_code == 404
+    assert requests.get(u + "/full/_doc/%d" % acked[-1]).json()["found"] is True
+    requests.post(u + "/full/_refresh")
+    assert requests.get(u + "/full/_count").json()["count"] == len(acked)
+    # a bulk on a full disk: the items that cannot be logged fail, one by one
+    nd = "".join(json.dumps({"index": {"_index": "full", "_id": "b%d" % k}}) + "\n" +
+                 json.dumps({"t": body}) + "\n" for k in range(3))
+    r = requests.post(u + "/_bulk", headers={"content-type": "application/x-ndjson"}, data=nd)
+    assert r.status_code == 200 and r.json()["errors"] is True
+    assert all(next(iter(it.values()))["status"] == 500 for it in r.json()["items"])
+    # space comes back: writes resume
+    os.unlink(filler)
+    r = requests.put(u + "/full/_doc/%d" % i, headers=J, json={"t": "after", "i": i})
+    assert r.status_code == 201, r.text
+    acked.append(i)
+    # and after a crash, everything acknowledged is there
+    s.stop(signal.SIGKILL)
+    s2 = make_server("--data", data)
+    requests.post(s2.url + "/full/_refresh")
+    assert requests.get(s2.url + "/full/_count").json()["count"] == len(acked)
+    got = requests.get(s2.url + "/full/_doc/%d" % i).json()
+    assert got["_source"] == {"t": "after", "i": i}
+    assert requests.get(s2.url + "/full/_doc/b0").status_code == 404
