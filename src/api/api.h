@@ -235,6 +235,11 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err);
 /* Syncs every index's translog as its durability setting says (after a
  * writing handler, before the response). No-op in memory. */
 tv_status tv_durable_sync(trove_node *n, tv_error *err);
+/* `trove check DIR`: takes the directory's lock, reads every index back
+ * without changing a byte (checksums, record decoding, seq_no order,
+ * replay), appends one line per index to report; *clean when nothing is
+ * corrupt (a torn tail is what a crash leaves: clean). */
+tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_error *err);
 /* Converts a tv_error to an envelope error allocated in the arena. idx (may
  * be NULL) supplies index_uuid. */
 tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx);

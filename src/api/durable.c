@@ -32,6 +32,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "api.h"
 #include "store/store.h"
@@ -63,19 +64,16 @@ static tv_status replay_cb(void *ctx, const uint8_t *rec, size_t len) {
     return st;
 }
 
-/* Reads one index directory back. Returns owned, or NULL with err. */
-static tv_index *restore_index(const char *dir, tv_error *err) {
-    char *meta_path = path_join(dir, "index.json", NULL), *tl_path = path_join(dir, "translog.tlog", NULL);
-    char *bytes = NULL;
+/* The index an index.json describes, empty (no translog read). Returns
+ * owned, or NULL with err. */
+static tv_index *index_from_meta(const char *dir, tv_error *err) {
+    char *meta_path = path_join(dir, "index.json", NULL), *bytes = NULL;
     size_t n = 0;
     tv_index *idx = NULL;
     tv_arena a;
     tv_arena_init(&a);
-    if (!meta_path || !tl_path) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
-        goto out;
-    }
-    tv_status st = tv_store_read_file(meta_path, &bytes, &n, err);
+    tv_status st = meta_path ? tv_store_read_file(meta_path, &bytes, &n, err)
+                             : tv_error_set(err, TROVE_ENOMEM, "out of memory");
     if (st == TROVE_ENOTFOUND) tv_error_set(err, TROVE_ECORRUPT, "[%s] is missing", meta_path);
     if (st) goto out;
     tv_json *meta = NULL;
@@ -89,24 +87,34 @@ static tv_index *restore_index(const char *dir, tv_error *err) {
     char *nm = tv_arena_strndup(&a, name->v.s, name->len);
     const tv_json *settings = tv_json_get(meta, "settings"), *mappings = tv_json_get(meta, "mappings");
     if (mappings && mappings->type == TV_JSON_NULL) mappings = NULL; /* created without */
-    if (!nm || !(idx = tv_index_restore(nm, settings, mappings, err))) goto out;
-    tv_translog *tl = NULL;
-    if ((st = tv_translog_open(tl_path, replay_cb, idx, &tl, err)) != TROVE_OK) {
-        tv_index_release(idx);
-        idx = NULL;
-        goto out;
-    }
-    tv_index_attach_translog(idx, tl);
-    if (tv_index_refresh(idx) != TROVE_OK) {
-        tv_index_release(idx);
-        idx = NULL;
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    }
+    if (nm) idx = tv_index_restore(nm, settings, mappings, err);
+    else tv_error_set(err, TROVE_ENOMEM, "out of memory");
 out:
     tv_arena_fini(&a);
     tv_free(bytes);
     tv_free(meta_path);
+    return idx;
+}
+
+/* Reads one index directory back: the index, its translog replayed and
+ * attached, refreshed. Returns owned, or NULL with err. */
+static tv_index *restore_index(const char *dir, tv_error *err) {
+    tv_index *idx = index_from_meta(dir, err);
+    char *tl_path = idx ? path_join(dir, "translog.tlog", NULL) : NULL;
+    tv_translog *tl = NULL;
+    if (idx && !tl_path) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!tl_path || tv_translog_open(tl_path, replay_cb, idx, &tl, err) != TROVE_OK) {
+        tv_index_release(idx);
+        tv_free(tl_path);
+        return NULL;
+    }
     tv_free(tl_path);
+    tv_index_attach_translog(idx, tl);
+    if (tv_index_refresh(idx) != TROVE_OK) {
+        tv_index_release(idx);
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return NULL;
+    }
     return idx;
 }
 
@@ -273,5 +281,111 @@ tv_status tv_durable_sync(trove_node *n, tv_error *err) {
         if (s && !st) st = s;
     }
     tv_index_list_release(&l);
+    return st;
+}
+
+/* ------------------------------------------------------------- trove check */
+
+typedef struct checked {
+    tv_index *idx;
+    uint64_t records, writes, updates; /* updates: mapping and settings */
+    int64_t last_seq;
+    tv_status bad;
+    char why[300];
+} checked;
+
+static tv_status check_cb(void *ctx, const uint8_t *rec, size_t len) {
+    checked *c = ctx;
+    int64_t seq;
+    c->records++;
+    if (tv_index_record_seq_no(rec, len, &seq)) {
+        c->writes++;
+        if (seq <= c->last_seq) {
+            snprintf(c->why, sizeof c->why, "record %llu has seq_no %lld after %lld",
+                     (unsigned long long)c->records, (long long)seq, (long long)c->last_seq);
+            return c->bad = TROVE_ECORRUPT;
+        }
+        c->last_seq = seq;
+    } else {
+        c->updates++;
+    }
+    tv_error err;
+    tv_status st = tv_index_replay(c->idx, rec, len, &err);
+    if (st) {
+        snprintf(c->why, sizeof c->why, "record %llu: %s", (unsigned long long)c->records, err.reason);
+        c->bad = st;
+    }
+    return st;
+}
+
+/* Checks one index directory without changing it; appends its report line. */
+static bool check_index(const char *dir, const char *name, tv_buf *report) {
+    tv_error err;
+    tv_error_clear(&err);
+    checked c = {.last_seq = -1};
+    char *tl_path = path_join(dir, "translog.tlog", NULL), *bytes = NULL;
+    size_t n = 0, valid = 0;
+    bool ok = false;
+    if (!(c.idx = index_from_meta(dir, &err))) {
+        tv_buf_printf(report, "%s: CORRUPT: %s\n", name, err.reason);
+        goto out;
+    }
+    tv_status st = tl_path ? tv_store_read_file(tl_path, &bytes, &n, &err) : TROVE_ENOMEM;
+    if (st == TROVE_ENOTFOUND) tv_error_set(&err, TROVE_ECORRUPT, "the translog is missing");
+    if (st == TROVE_OK) st = tv_translog_scan(tl_path, (const uint8_t *)bytes, n, check_cb, &c, &valid, &err);
+    if (st) {
+        tv_buf_printf(report, "index [%s] (%s): CORRUPT: %s\n", tv_index_name(c.idx), name, c.bad ? c.why : err.reason);
+        goto out;
+    }
+    (void)tv_index_refresh(c.idx);
+    tv_index_stats stats;
+    tv_index_get_stats(c.idx, &stats);
+    tv_buf_printf(report,
+                  "index [%s] (%s): ok: %llu records (%llu writes, %llu mapping/settings updates), "
+                  "max seq_no %lld, %llu documents, translog %zu bytes",
+                  tv_index_name(c.idx), name, (unsigned long long)c.records, (unsigned long long)c.writes,
+                  (unsigned long long)c.updates, (long long)c.last_seq, (unsigned long long)stats.docs_count, n);
+    if (valid < n) tv_buf_printf(report, ", a torn tail of %zu bytes (cut at the next open)", n - valid);
+    tv_buf_puts(report, "\n");
+    ok = true;
+out:
+    tv_index_release(c.idx);
+    tv_free(bytes);
+    tv_free(tl_path);
+    return ok;
+}
+
+tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_error *err) {
+    *clean = false;
+    if (access(dir, F_OK)) return tv_error_set(err, TROVE_ENOTFOUND, "no data directory [%s]", dir);
+    tv_store_lock *lock = NULL;
+    tv_status st = tv_store_lock_dir(dir, &lock, err);
+    if (st) return st;
+    char *indices = path_join(dir, "indices", NULL);
+    scan s = {0};
+    if (!indices) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    else st = tv_store_list(indices, collect, &s, err);
+    if (!st && s.status) st = tv_error_set(err, s.status, "out of memory");
+    bool all = true;
+    for (size_t i = 0; !st && i < s.names.len; i++) {
+        const char *nm = s.names.items[i];
+        char *sub = path_join(indices, nm, NULL);
+        if (!sub) {
+            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            break;
+        }
+        if (ends_with(nm, ".deleted") || ends_with(nm, ".tmp"))
+            tv_buf_printf(report, "%s: left by an interrupted create or delete (removed at the next open)\n", nm);
+        else if (!check_index(sub, nm, report))
+            all = false;
+        tv_free(sub);
+    }
+    if (!st) tv_buf_printf(report, "%zu index directories: %s\n", s.names.len, all ? "clean" : "NOT CLEAN");
+    for (size_t i = 0; i < s.names.len; i++) tv_free(s.names.items[i]);
+    tv_vec_fini(&s.names);
+    tv_free(indices);
+    tv_store_unlock(lock);
+    if (!st && report->oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    *clean = !st && all;
     return st;
 }

@@ -1,5 +1,6 @@
 /*
- * main.c — the `trove` command: `trove --version` and `trove serve`.
+ * main.c — the `trove` command: `trove --version`, `trove serve` and
+ * `trove check DIR` (the data directory's report, tv_durable_check).
  *
  * Options are parsed by hand (a handful of --name value pairs, also
  * accepted as --name=value, and a few value-less flags); getopt_long was
@@ -62,6 +63,7 @@ static void usage(FILE *out) {
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
             "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
+            "       trove check DIR   (verifies a data directory; exit 0 when clean)\n"
             "       trove help\n");
 }
 
@@ -194,6 +196,28 @@ static bool parse_addr(const char *v, const char **host, int *port) {
 
 /* `trove serve` (options from argv[first]), or osmem mode (osmem: its
  * defaults and spellings, see the top of this file). */
+/* `trove check DIR`: the report on stdout; exit 0 clean, 1 not clean (or
+ * the directory cannot be read: in use, missing), 2 usage. */
+static int cmd_check(int argc, char **argv) {
+    if (argc != 3 || argv[2][0] == '-') {
+        usage(stderr);
+        return 2;
+    }
+    tv_buf report;
+    tv_buf_init(&report);
+    tv_error err;
+    tv_error_clear(&err);
+    bool clean = false;
+    tv_status st = tv_durable_check(argv[2], &report, &clean, &err);
+    if (report.len) fwrite(report.data, 1, report.len, stdout);
+    tv_buf_fini(&report);
+    if (st) {
+        fprintf(stderr, "trove check: %s\n", err.reason);
+        return 1;
+    }
+    return clean ? 0 : 1;
+}
+
 static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     tv_server_options o = {.host = "127.0.0.1", .port = osmem ? 0 : 9200, .threads = 0, .idle_timeout_s = 300};
     static serve_ctx sc; /* static: the detached watcher may outlive this frame */
@@ -332,6 +356,7 @@ int main(int argc, char **argv) {
         return 0;
     }
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv, 2, false);
+    if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_check(argc, argv);
     if (argc >= 2 && argv[1][0] == '-') return cmd_serve(argc, argv, 1, true); /* osmem mode */
     usage(stderr);
     return 2;

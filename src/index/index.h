@@ -756,6 +756,9 @@ void tv_index_attach_translog(tv_index *idx, tv_translog *tl);
 tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_error *err);
 /* Applies one translog record (tv_translog_open's callback). */
 tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_error *err);
+/* The seq_no an INDEX or DELETE record carries; false for other records
+ * and for records that do not decode. */
+bool tv_index_record_seq_no(const uint8_t *rec, size_t len, int64_t *seq_no);
 /* Makes the writes so far durable as index.translog.durability says:
  * request (the default) syncs now; async only when sync_interval (5s) has
  * passed since the last sync. TROVE_OK without a translog. */

@@ -75,34 +75,53 @@ static tv_status replay_json(tv_index *idx, uint8_t type, const uint8_t *q, cons
     return st;
 }
 
-tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_error *err) {
+/* An INDEX or DELETE record's fields. */
+typedef struct wrec {
+    uint8_t type;
+    uint64_t id_len, rt, version, seq_no, term, src_len;
+    const char *id, *routing, *source;
+} wrec;
+
+static bool decode_write(const uint8_t *rec, size_t len, wrec *w) {
     const uint8_t *q = rec, *end = rec + len;
-    if (len < 1) return corrupt(err);
-    uint8_t type = *q++;
-    if (type == TV_TLOG_MAPPING || type == TV_TLOG_SETTINGS) return replay_json(idx, type, q, end, err);
-    if (type != TV_TLOG_INDEX && type != TV_TLOG_DELETE) return corrupt(err);
-    uint64_t id_len, rt, version, seq_no, term, src_len = 0;
-    const char *id = NULL, *routing = NULL, *source = NULL;
-    q = tv_vget(q, end, &id_len);
-    q = get_bytes(q, end, id_len, &id);
-    if (q) q = tv_vget(q, end, &rt);
-    if (q && rt) q = get_bytes(q, end, rt - 1, &routing);
-    if (q) q = tv_vget(q, end, &version);
-    if (q) q = tv_vget(q, end, &seq_no);
-    if (q) q = tv_vget(q, end, &term);
-    if (q && type == TV_TLOG_INDEX) {
-        q = tv_vget(q, end, &src_len);
-        q = get_bytes(q, end, src_len, &source);
+    memset(w, 0, sizeof *w);
+    if (len < 1) return false;
+    w->type = *q++;
+    if (w->type != TV_TLOG_INDEX && w->type != TV_TLOG_DELETE) return false;
+    q = tv_vget(q, end, &w->id_len);
+    q = get_bytes(q, end, w->id_len, &w->id);
+    if (q) q = tv_vget(q, end, &w->rt);
+    if (q && w->rt) q = get_bytes(q, end, w->rt - 1, &w->routing);
+    if (q) q = tv_vget(q, end, &w->version);
+    if (q) q = tv_vget(q, end, &w->seq_no);
+    if (q) q = tv_vget(q, end, &w->term);
+    if (q && w->type == TV_TLOG_INDEX) {
+        q = tv_vget(q, end, &w->src_len);
+        q = get_bytes(q, end, w->src_len, &w->source);
     }
-    if (!q || q != end || seq_no > INT64_MAX) return corrupt(err);
+    return q && q == end && w->seq_no <= INT64_MAX;
+}
+
+bool tv_index_record_seq_no(const uint8_t *rec, size_t len, int64_t *seq_no) {
+    wrec w;
+    if (!decode_write(rec, len, &w)) return false;
+    *seq_no = (int64_t)w.seq_no;
+    return true;
+}
+
+tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_error *err) {
+    if (len < 1) return corrupt(err);
+    if (rec[0] == TV_TLOG_MAPPING || rec[0] == TV_TLOG_SETTINGS) return replay_json(idx, rec[0], rec + 1, rec + len, err);
+    wrec w;
+    if (!decode_write(rec, len, &w)) return corrupt(err);
     tv_write_opts o;
     tv_write_opts_init(&o);
     o.replay = true;
-    o.replay_version = unzigzag(version);
-    o.replay_seq_no = (int64_t)seq_no;
-    o.routing = routing;
-    o.routing_len = routing ? (size_t)rt - 1 : 0;
+    o.replay_version = unzigzag(w.version);
+    o.replay_seq_no = (int64_t)w.seq_no;
+    o.routing = w.routing;
+    o.routing_len = w.routing ? (size_t)w.rt - 1 : 0;
     tv_write_result res;
-    return type == TV_TLOG_INDEX ? tv_index_put(idx, id, (size_t)id_len, source, (size_t)src_len, &o, &res, err)
-                                 : tv_index_delete(idx, id, (size_t)id_len, &o, &res, err);
+    return w.type == TV_TLOG_INDEX ? tv_index_put(idx, w.id, (size_t)w.id_len, w.source, (size_t)w.src_len, &o, &res, err)
+                                   : tv_index_delete(idx, w.id, (size_t)w.id_len, &o, &res, err);
 }

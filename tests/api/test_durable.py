@@ -89,3 +89,27 @@ def test_full_disk_refuses_writes_and_loses_nothing(make_server, small_fs):
     got = requests.get(s2.url + "/full/_doc/%d" % i).json()
     assert got["_source"] == {"t": "after", "i": i}
     assert requests.get(s2.url + "/full/_doc/b0").status_code == 404
+
+
+def test_check_reports_clean_and_corrupt(make_server, tmp_path):
+    s = make_server("--data", str(tmp_path))
+    for i in range(3):
+        assert requests.put(s.url + "/c/_doc/%d" % i, headers=J, json={"n": i}).status_code == 201
+    p = subprocess.run([trove_bin(), "check", str(tmp_path)], capture_output=True, timeout=60)
+    assert p.returncode == 1 and b"failed to obtain node locks" in p.stderr  # in use
+    s.stop(signal.SIGKILL)
+    p = subprocess.run([trove_bin(), "check", str(tmp_path)], capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert b"index [c]" in p.stdout and b"3 writes" in p.stdout and b"3 documents" in p.stdout
+    assert b"clean" in p.stdout
+    (tl,) = tmp_path.glob("indices/*/translog.tlog")
+    b = bytearray(tl.read_bytes())
+    b[30] ^= 0x10  # inside the first record, with two more after it
+    tl.write_bytes(bytes(b))
+    p = subprocess.run([trove_bin(), "check", str(tmp_path)], capture_output=True, timeout=60)
+    assert p.returncode == 1
+    assert b"CORRUPT" in p.stdout and b"NOT CLEAN" in p.stdout
+    assert tl.read_bytes() == bytes(b)  # check changes nothing
+    p = subprocess.run([trove_bin(), "check", str(tmp_path / "missing")], capture_output=True, timeout=60)
+    assert p.returncode == 1 and b"no data directory" in p.stderr
+    assert not (tmp_path / "missing").exists()

@@ -11,7 +11,8 @@ and checks every document against the record:
     what that operation left (source, _version, _seq_no), or what one of the
     operations sent after it without an answer left (those may or may not
     have happened; nothing else may: no lost write, no half-applied one);
-  - _count agrees with the documents found.
+  - _count agrees with the documents found;
+  - `trove check` finds the directory clean.
 
 Clients own disjoint ids, so the expected state of an id is well defined.
 Some trials run with an injected fault (TROVE_TEST_FAULT: the Nth write or
@@ -286,6 +287,9 @@ def main():
             if b"not served" in srv.log:
                 problems.append("trial %d: recovery refused an index: %s" % (t, srv.log.decode(errors="replace")))
             srv.kill()
+            chk = subprocess.run([a.bin, "check", data], capture_output=True, timeout=120)
+            if chk.returncode != 0:
+                problems.append("trial %d: trove check: %s%s" % (t, chk.stdout.decode(), chk.stderr.decode()))
             acked_total += ops[0]
             print("trial %d: %d operations, fault %s, %d documents after recovery%s" %
                   (t, ops[0], fault or "none", present, "" if len(problems) == before else " PROBLEMS"),
