@@ -4,6 +4,10 @@
  *
  * Layout:
  *   DIR/node.lock                    flock'd by the one process using DIR
+ *   DIR/node.json                    the node's metadata: cluster uuid,
+ *                                    aliases, templates, closed marks,
+ *                                    persistent cluster settings (rewritten
+ *                                    atomically after a request changed them)
  *   DIR/indices/<uuid>/index.json    {"name", "settings" (flat, with the
  *                                    index's uuid and creation date),
  *                                    "mappings" (as created)}
@@ -27,8 +31,7 @@
  * (corrupt translog, unreadable index.json) is left on disk untouched, is
  * not served, and is named on stderr with the reason; the other indices
  * open. Not yet on disk (later work of the durable-store issue): segment
- * files and commits (so restart time grows with the translog), aliases,
- * templates, closed marks and cluster settings (they live in memory only).
+ * files and commits (so restart time grows with the translog).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +43,8 @@
 struct tv_durable {
     char *dir;
     tv_store_lock *lock;
+    pthread_mutex_t meta_mu; /* orders node.json writes */
+    tv_buf meta;             /* node.json as last written */
 };
 
 static char *path_join(const char *a, const char *b, const char *c) {
@@ -140,12 +145,205 @@ static bool ends_with(const char *s, const char *suffix) {
     return n >= k && strcmp(s + n - k, suffix) == 0;
 }
 
+/* ------------------------------------------------------------ node.json */
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void raw_or_null(tv_jw *w, const char *json) {
+    if (json) tv_jw_raw(w, json, strlen(json));
+    else tv_jw_null(w);
+}
+
+static void str_or_null(tv_jw *w, const char *s) {
+    if (s) tv_jw_strz(w, s);
+    else tv_jw_null(w);
+}
+
+/* The node's metadata as node.json holds it (caller holds the node lock). */
+static void meta_write(tv_buf *b, const tv_node_state *st) {
+    tv_jw w;
+    tv_jw_init(&w, b, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "cluster_uuid");
+    tv_jw_strz(&w, st->cluster_uuid);
+    tv_jw_keyz(&w, "aliases");
+    tv_jw_arr_begin(&w);
+    for (size_t i = 0; i < st->naliases; i++) {
+        const tv_alias *a = &st->aliases[i];
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "alias");
+        tv_jw_strz(&w, a->alias);
+        tv_jw_keyz(&w, "index");
+        tv_jw_strz(&w, a->index);
+        tv_jw_keyz(&w, "filter");
+        raw_or_null(&w, a->filter);
+        tv_jw_keyz(&w, "index_routing");
+        str_or_null(&w, a->index_routing);
+        tv_jw_keyz(&w, "search_routing");
+        str_or_null(&w, a->search_routing);
+        tv_jw_keyz(&w, "is_write_index");
+        tv_jw_int(&w, a->is_write_index);
+        tv_jw_keyz(&w, "is_hidden");
+        tv_jw_int(&w, a->is_hidden);
+        tv_jw_obj_end(&w);
+    }
+    tv_jw_arr_end(&w);
+    tv_jw_keyz(&w, "templates");
+    tv_jw_arr_begin(&w);
+    for (size_t i = 0; i < st->ntemplates; i++) {
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "name");
+        tv_jw_strz(&w, st->templates[i].name);
+        tv_jw_keyz(&w, "legacy");
+        tv_jw_bool(&w, st->templates[i].legacy);
+        tv_jw_keyz(&w, "body");
+        raw_or_null(&w, st->templates[i].body);
+        tv_jw_obj_end(&w);
+    }
+    tv_jw_arr_end(&w);
+    /* closed marks, sorted: the bytes compare equal when nothing changed */
+    tv_jw_keyz(&w, "closed");
+    tv_jw_arr_begin(&w);
+    size_t nc = st->closed.len, k = 0, it = 0;
+    const char **names = tv_malloc((nc ? nc : 1) * sizeof *names);
+    const char *key;
+    size_t kl;
+    while (names && tv_map_next(&st->closed, &it, &key, &kl, NULL)) names[k++] = key;
+    if (!names) b->oom = true;
+    else qsort(names, k, sizeof *names, cmp_str);
+    for (size_t i = 0; names && i < k; i++) tv_jw_strz(&w, names[i]);
+    tv_free(names);
+    tv_jw_arr_end(&w);
+    tv_jw_keyz(&w, "persistent"); /* transient cluster settings do not survive a restart */
+    raw_or_null(&w, st->cluster_persistent);
+    tv_jw_obj_end(&w);
+}
+
+/* A JSON value back as the compact text the state keeps, or NULL for null. */
+static char *compact(const tv_json *v, bool *ok) {
+    if (!v || v->type == TV_JSON_NULL) return NULL;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_value(&w, v);
+    size_t n;
+    char *s = b.oom ? NULL : tv_buf_detach(&b, &n);
+    tv_buf_fini(&b);
+    if (!s) *ok = false;
+    return s;
+}
+
+static char *str_of(const tv_json *v, bool *ok) {
+    if (!v || v->type != TV_JSON_STRING) return NULL;
+    char *s = tv_strndup(v->v.s, v->len);
+    if (!s) *ok = false;
+    return s;
+}
+
+/* Reads node.json (if any) into st; aliases of indices that are not served
+ * are dropped. */
+static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
+    char *path = path_join(d->dir, "node.json", NULL), *bytes = NULL;
+    size_t n = 0;
+    if (!path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    tv_status rs = tv_store_read_file(path, &bytes, &n, err);
+    if (rs == TROVE_ENOTFOUND) {
+        tv_free(path);
+        return TROVE_OK;
+    }
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_json *j = NULL;
+    tv_json_error je;
+    bool ok = true;
+    tv_status st2 = rs;
+    if (!rs && tv_json_parse(&a, bytes, n, &j, &je) != TROVE_OK)
+        st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s] is not node metadata", path);
+    if (!st2) {
+        const tv_json *u = tv_json_get(j, "cluster_uuid"), *al = tv_json_get(j, "aliases");
+        const tv_json *tp = tv_json_get(j, "templates"), *cl = tv_json_get(j, "closed");
+        if (u && u->type == TV_JSON_STRING && u->len < sizeof st->cluster_uuid)
+            snprintf(st->cluster_uuid, sizeof st->cluster_uuid, "%.*s", (int)u->len, u->v.s);
+        size_t na = al && al->type == TV_JSON_ARRAY ? al->len : 0;
+        size_t nt = tp && tp->type == TV_JSON_ARRAY ? tp->len : 0;
+        st->aliases = na ? tv_calloc(na, sizeof *st->aliases) : NULL;
+        st->templates = nt ? tv_calloc(nt, sizeof *st->templates) : NULL;
+        if ((na && !st->aliases) || (nt && !st->templates)) ok = false;
+        for (size_t i = 0; ok && i < na; i++) {
+            const tv_json *e = &al->v.items[i];
+            const tv_json *ix = tv_json_get(e, "index");
+            if (!ix || ix->type != TV_JSON_STRING || !tv_map_has(&st->indices, ix->v.s, ix->len)) continue;
+            tv_alias *x = &st->aliases[st->naliases++];
+            x->alias = str_of(tv_json_get(e, "alias"), &ok);
+            x->index = str_of(ix, &ok);
+            x->filter = compact(tv_json_get(e, "filter"), &ok);
+            x->index_routing = str_of(tv_json_get(e, "index_routing"), &ok);
+            x->search_routing = str_of(tv_json_get(e, "search_routing"), &ok);
+            const tv_json *wi = tv_json_get(e, "is_write_index"), *hd = tv_json_get(e, "is_hidden");
+            x->is_write_index = (int8_t)(wi && wi->type == TV_JSON_INT ? wi->v.i : -1);
+            x->is_hidden = (int8_t)(hd && hd->type == TV_JSON_INT ? hd->v.i : -1);
+            if (ok && (!x->alias || !x->index)) st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s]: a bad alias", path);
+        }
+        for (size_t i = 0; ok && !st2 && i < nt; i++) {
+            const tv_json *e = &tp->v.items[i], *lg = tv_json_get(e, "legacy");
+            tv_template *t = &st->templates[st->ntemplates++];
+            t->name = str_of(tv_json_get(e, "name"), &ok);
+            t->body = compact(tv_json_get(e, "body"), &ok);
+            t->legacy = lg && lg->type == TV_JSON_TRUE;
+            if (ok && (!t->name || !t->body)) st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s]: a bad template", path);
+        }
+        for (size_t i = 0; ok && cl && cl->type == TV_JSON_ARRAY && i < cl->len; i++) {
+            const tv_json *e = &cl->v.items[i];
+            if (e->type == TV_JSON_STRING && tv_map_has(&st->indices, e->v.s, e->len) &&
+                tv_map_put(&st->closed, e->v.s, e->len, (void *)1, NULL))
+                ok = false;
+        }
+        st->cluster_persistent = compact(tv_json_get(j, "persistent"), &ok);
+    }
+    if (!ok && !st2) st2 = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    tv_arena_fini(&a);
+    tv_free(bytes);
+    tv_free(path);
+    if (!st2) meta_write(&d->meta, st); /* what is on disk now, as this process would write it */
+    return st2;
+}
+
+/* Rewrites node.json when the metadata changed (after a writing request). */
+static tv_status meta_sync(trove_node *n, tv_error *err) {
+    tv_durable *d = n->durable;
+    tv_buf b;
+    tv_buf_init(&b);
+    pthread_rwlock_rdlock(&n->lock);
+    meta_write(&b, n->st);
+    pthread_rwlock_unlock(&n->lock);
+    tv_status st = TROVE_OK;
+    pthread_mutex_lock(&d->meta_mu);
+    if (b.oom) {
+        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    } else if (b.len != d->meta.len || memcmp(b.data, d->meta.data, b.len)) {
+        char *path = path_join(d->dir, "node.json", NULL);
+        st = path ? tv_store_write_atomic(path, b.data, b.len, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_free(path);
+        if (!st) {
+            tv_buf t = d->meta;
+            d->meta = b;
+            b = t;
+        }
+    }
+    pthread_mutex_unlock(&d->meta_mu);
+    tv_buf_fini(&b);
+    return st;
+}
+
 tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     tv_durable *d = tv_calloc(1, sizeof *d);
     if (!d || !(d->dir = tv_strndup(dir, strlen(dir)))) {
         tv_free(d);
         return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     }
+    pthread_mutex_init(&d->meta_mu, NULL);
+    tv_buf_init(&d->meta);
     tv_status st = tv_store_lock_dir(dir, &d->lock, err);
     char *indices = st ? NULL : path_join(dir, "indices", NULL);
     if (!st && !indices) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
@@ -179,6 +377,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     for (size_t i = 0; i < s.names.len; i++) tv_free(s.names.items[i]);
     tv_vec_fini(&s.names);
     tv_free(indices);
+    if (!st) st = meta_read(d, n->st, err);
     if (st) {
         tv_durable_free(d);
         return st;
@@ -190,6 +389,8 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
 void tv_durable_free(tv_durable *d) {
     if (!d) return;
     tv_store_unlock(d->lock);
+    pthread_mutex_destroy(&d->meta_mu);
+    tv_buf_fini(&d->meta);
     tv_free(d->dir);
     tv_free(d);
 }
@@ -281,6 +482,7 @@ tv_status tv_durable_sync(trove_node *n, tv_error *err) {
         if (s && !st) st = s;
     }
     tv_index_list_release(&l);
+    if (!st) st = meta_sync(n, err);
     return st;
 }
 

@@ -17,6 +17,16 @@
 
 static char dir[256];
 
+/* The body of (m, path) equals want (a body taken before a reopen). */
+#define EXPECT_FMT_SAME(want, m, path)                                                   \
+    do {                                                                                 \
+        char *got_;                                                                      \
+        int s_ = req((m), (path), NULL, &got_);                                          \
+        if (s_ != 200 || strcmp(got_, (want)) != 0)                                      \
+            fail_msg("%s %s after reopen\n want %s\n got  %d %s", (m), (path), (want), s_, got_); \
+        free(got_);                                                                      \
+    } while (0)
+
 static void reopen(void) {
     trove_node_free(N);
     trove_options o = {.data_dir = dir};
@@ -99,6 +109,52 @@ static void test_reopen_keeps_everything(void **s) {
     free(after);
     free(mapping);
     free(m2);
+}
+
+static void test_node_metadata_survives(void **s) {
+    (void)s;
+    OK("PUT", "/logs-1", NULL);
+    OK("PUT", "/logs-2", NULL);
+    OK("POST", "/_aliases", "{\"actions\":[{\"add\":{\"index\":\"logs-1\",\"alias\":\"logs\","
+                           "\"filter\":{\"term\":{\"level\":\"error\"}},\"routing\":\"r\",\"is_write_index\":true}},"
+                           "{\"add\":{\"index\":\"logs-2\",\"alias\":\"all\"}}]}");
+    OK("PUT", "/_index_template/t1", "{\"index_patterns\":[\"tpl-*\"],\"priority\":5,"
+                                     "\"template\":{\"settings\":{\"number_of_replicas\":0},"
+                                     "\"mappings\":{\"properties\":{\"w\":{\"type\":\"keyword\"}}}}}");
+    OK("PUT", "/_template/legacy", "{\"index_patterns\":[\"old-*\"],\"order\":1}");
+    OK("POST", "/logs-2/_close", NULL);
+    OK("PUT", "/_cluster/settings", "{\"persistent\":{\"search.max_buckets\":1000},"
+                                    "\"transient\":{\"indices.recovery.max_bytes_per_sec\":\"50mb\"}}");
+    char *aliases, *tpl, *legacy, *cluster, *root;
+    assert_int_equal(req("GET", "/_alias", NULL, &aliases), 200);
+    assert_int_equal(req("GET", "/_index_template/t1", NULL, &tpl), 200);
+    assert_int_equal(req("GET", "/_template/legacy", NULL, &legacy), 200);
+    assert_int_equal(req("GET", "/", NULL, &root), 200);
+    reopen();
+    EXPECT_FMT_SAME(aliases, "GET", "/_alias");
+    EXPECT_FMT_SAME(tpl, "GET", "/_index_template/t1");
+    EXPECT_FMT_SAME(legacy, "GET", "/_template/legacy");
+    char *root2;
+    assert_int_equal(req("GET", "/", NULL, &root2), 200);
+    assert_non_null(strstr(root2, "\"cluster_uuid\""));
+    char *u1 = strstr(root, "\"cluster_uuid\""), *u2 = strstr(root2, "\"cluster_uuid\"");
+    assert_memory_equal(u1, u2, 40); /* the same cluster */
+    EXPECT_HAS("GET", "/logs-2/_search", NULL, 400, "index_closed_exception");
+    assert_int_equal(req("GET", "/_cluster/settings", NULL, &cluster), 200);
+    assert_string_equal(cluster, "{\"persistent\":{\"search\":{\"max_buckets\":\"1000\"}},\"transient\":{}}");
+    /* the template still applies */
+    OK("PUT", "/tpl-a", NULL);
+    EXPECT_HAS("GET", "/tpl-a/_mapping", NULL, 200, "\"w\":{\"type\":\"keyword\"}");
+    /* an alias of a deleted index goes with it, on disk too */
+    OK("DELETE", "/logs-1", NULL);
+    reopen();
+    EXPECT("GET", "/_alias/logs", NULL, 404, "{\"error\":\"alias [logs] missing\",\"status\":404}");
+    free(aliases);
+    free(tpl);
+    free(legacy);
+    free(cluster);
+    free(root);
+    free(root2);
 }
 
 static void test_uuid_survives(void **s) {
@@ -219,6 +275,7 @@ static void test_torn_tail_and_corruption(void **s) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_node_metadata_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
