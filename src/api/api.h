@@ -577,6 +577,8 @@ tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl
 tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
 /* Splits a comma list into trimmed, non-empty arena strings. */
 size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
+/* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */
+char *tv_json_compact(const tv_json *v);
 
 /*
  * The partial-update merge (XContentHelper.update): base with changes

@@ -222,14 +222,7 @@ static void meta_write(tv_buf *b, const tv_node_state *st) {
 /* A JSON value back as the compact text the state keeps, or NULL for null. */
 static char *compact(const tv_json *v, bool *ok) {
     if (!v || v->type == TV_JSON_NULL) return NULL;
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, v);
-    size_t n;
-    char *s = b.oom ? NULL : tv_buf_detach(&b, &n);
-    tv_buf_fini(&b);
+    char *s = tv_json_compact(v);
     if (!s) *ok = false;
     return s;
 }

@@ -31,13 +31,7 @@
 /* ------------------------------------------------------------ helpers */
 
 static char *json_compact(tv_req *r, const tv_json *v) {
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, v);
-    char *s = b.oom ? NULL : tv_strndup(b.data ? b.data : "", b.len);
-    tv_buf_fini(&b);
+    char *s = tv_json_compact(v);
     if (!s) r->oom = true;
     return s;
 }

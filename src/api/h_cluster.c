@@ -366,13 +366,7 @@ static char *kv_text(tv_req *r, const tv_kv *kv, size_t n) {
         r->oom = true;
         return NULL;
     }
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, j);
-    char *s = b.oom ? NULL : tv_strndup(b.data, b.len);
-    tv_buf_fini(&b);
+    char *s = tv_json_compact(j);
     if (!s) r->oom = true;
     return s;
 }

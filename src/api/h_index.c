@@ -461,14 +461,10 @@ void tv_h_settings_put(tv_req *r) {
         tv_error_clear(&err);
         tv_status st = TROVE_OK;
         if (tv_index_durable(l.items[i])) { /* logged first: a failed update fails again in replay */
-            tv_buf ub;
-            tv_buf_init(&ub);
-            tv_jw uw;
-            tv_jw_init(&uw, &ub, false);
-            tv_jw_value(&uw, u);
-            st = ub.oom ? tv_error_set(&err, TROVE_ENOMEM, "out of memory")
-                        : tv_index_log_settings(l.items[i], ub.data, ub.len, &err);
-            tv_buf_fini(&ub);
+            char *ub = tv_json_compact(u);
+            st = !ub ? tv_error_set(&err, TROVE_ENOMEM, "out of memory")
+                     : tv_index_log_settings(l.items[i], ub, strlen(ub), &err);
+            tv_free(ub);
         }
         if (st == TROVE_OK) {
             tv_index_lock(l.items[i]);

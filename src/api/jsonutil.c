@@ -42,6 +42,17 @@ static bool glob_alive(const char *pat, const char *s, size_t slen) {
     return i == slen; /* s consumed: the rest of pat extends it */
 }
 
+char *tv_json_compact(const tv_json *v) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_value(&w, v);
+    char *s = b.oom ? NULL : tv_strndup(b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    return s;
+}
+
 size_t tv_split_commas(tv_arena *a, const char *s, const char ***out) {
     size_t n = 1;
     for (const char *p = s; *p; p++)
