@@ -227,6 +227,8 @@ void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx);
 /* Locks dir and reads its indices into n's (fresh) state; sets n->durable. */
 tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err);
 void tv_durable_free(tv_durable *d); /* NULL is a no-op */
+/* Stops the syncer thread (before the node's state goes). */
+void tv_durable_stop(tv_durable *d);
 /* Puts a new index on disk and attaches its translog; before the index
  * enters the table (caller holds the node lock). No-op in memory. */
 tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *mappings, tv_error *err);

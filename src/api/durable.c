@@ -24,7 +24,9 @@
  * Acknowledged means durable: after a writing handler ran, every index
  * whose translog has unsynced records is synced (index.translog.durability
  * request; async: at most every sync_interval) before the response leaves;
- * a sync that fails turns the response into a 500 io_exception.
+ * a sync that fails turns the response into a 500 io_exception. A syncer
+ * thread ticks every 100 ms so that async translogs are synced every
+ * sync_interval even when no further write comes.
  *
  * Opening replays each index's translog into a fresh index restored from
  * its index.json, then refreshes it. An index that cannot be read back
@@ -33,8 +35,10 @@
  * open. Not yet on disk (later work of the durable-store issue): segment
  * files and commits (so restart time grows with the translog).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "api.h"
@@ -45,7 +49,59 @@ struct tv_durable {
     tv_store_lock *lock;
     pthread_mutex_t meta_mu; /* orders node.json writes */
     tv_buf meta;             /* node.json as last written */
+    /* the syncer: index.translog.durability async syncs every
+     * sync_interval whether or not more writes come */
+    trove_node *node;
+    pthread_t syncer;
+    bool syncer_on;
+    pthread_mutex_t stop_mu;
+    pthread_cond_t stop_cv;
+    bool stop;
 };
+
+#define SYNCER_TICK_MS 100
+
+/* Syncs the dirty translogs of n's indices (tv_index_sync decides what is
+ * due); the first failure's status, err filled. */
+static tv_status sync_indices(trove_node *n, bool background, tv_error *err) {
+    tv_index_list l = {0};
+    pthread_rwlock_rdlock(&n->lock);
+    size_t it = 0, cap = n->st->indices.len;
+    l.items = tv_malloc((cap ? cap : 1) * sizeof *l.items);
+    void *v;
+    while (l.items && tv_map_next(&n->st->indices, &it, NULL, NULL, &v)) l.items[l.len++] = tv_index_retain(v);
+    pthread_rwlock_unlock(&n->lock);
+    if (!l.items) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    tv_status st = TROVE_OK;
+    for (size_t i = 0; i < l.len; i++) {
+        tv_status s = tv_index_sync(l.items[i], background, st ? NULL : err);
+        if (s && !st) st = s;
+    }
+    tv_index_list_release(&l);
+    return st;
+}
+
+static void *syncer_main(void *arg) {
+    tv_durable *d = arg;
+    pthread_mutex_lock(&d->stop_mu);
+    while (!d->stop) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        ts.tv_nsec += SYNCER_TICK_MS * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&d->stop_cv, &d->stop_mu, &ts);
+        if (d->stop) break;
+        pthread_mutex_unlock(&d->stop_mu);
+        tv_error err;
+        (void)sync_indices(d->node, true, &err); /* a failure shows in the next write's answer */
+        pthread_mutex_lock(&d->stop_mu);
+    }
+    pthread_mutex_unlock(&d->stop_mu);
+    return NULL;
+}
 
 static char *path_join(const char *a, const char *b, const char *c) {
     size_t n = strlen(a) + strlen(b) + (c ? strlen(c) : 0) + 3;
@@ -336,6 +392,8 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
         return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     }
     pthread_mutex_init(&d->meta_mu, NULL);
+    pthread_mutex_init(&d->stop_mu, NULL);
+    pthread_cond_init(&d->stop_cv, NULL);
     tv_buf_init(&d->meta);
     tv_status st = tv_store_lock_dir(dir, &d->lock, err);
     char *indices = st ? NULL : path_join(dir, "indices", NULL);
@@ -371,16 +429,33 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     tv_vec_fini(&s.names);
     tv_free(indices);
     if (!st) st = meta_read(d, n->st, err);
+    d->node = n;
+    if (!st && pthread_create(&d->syncer, NULL, syncer_main, d) != 0)
+        st = tv_error_set(err, TROVE_ENOMEM, "cannot start the translog syncer thread");
     if (st) {
         tv_durable_free(d);
         return st;
     }
+    d->syncer_on = true;
     n->durable = d;
     return TROVE_OK;
 }
 
+void tv_durable_stop(tv_durable *d) {
+    if (!d || !d->syncer_on) return;
+    pthread_mutex_lock(&d->stop_mu);
+    d->stop = true;
+    pthread_cond_signal(&d->stop_cv);
+    pthread_mutex_unlock(&d->stop_mu);
+    pthread_join(d->syncer, NULL);
+    d->syncer_on = false;
+}
+
 void tv_durable_free(tv_durable *d) {
     if (!d) return;
+    tv_durable_stop(d);
+    pthread_mutex_destroy(&d->stop_mu);
+    pthread_cond_destroy(&d->stop_cv);
     tv_store_unlock(d->lock);
     pthread_mutex_destroy(&d->meta_mu);
     tv_buf_fini(&d->meta);
@@ -461,20 +536,7 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err) {
 
 tv_status tv_durable_sync(trove_node *n, tv_error *err) {
     if (!n->durable) return TROVE_OK;
-    tv_index_list l = {0};
-    pthread_rwlock_rdlock(&n->lock);
-    size_t it = 0, cap = n->st->indices.len;
-    l.items = tv_malloc((cap ? cap : 1) * sizeof *l.items);
-    void *v;
-    while (l.items && tv_map_next(&n->st->indices, &it, NULL, NULL, &v)) l.items[l.len++] = tv_index_retain(v);
-    pthread_rwlock_unlock(&n->lock);
-    if (!l.items) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    tv_status st = TROVE_OK;
-    for (size_t i = 0; i < l.len; i++) {
-        tv_status s = tv_index_sync(l.items[i], st ? NULL : err);
-        if (s && !st) st = s;
-    }
-    tv_index_list_release(&l);
+    tv_status st = sync_indices(n, false, err);
     if (!st) st = meta_sync(n, err);
     return st;
 }

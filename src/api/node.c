@@ -245,6 +245,7 @@ void trove_node_free(trove_node *n) {
     tv_api_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
     tv_search_ctxs_free(n);
     tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
+    tv_durable_stop(n->durable);
     state_release(n->st); /* closes (and syncs) the translogs */
     tv_durable_free(n->durable);
     pthread_rwlock_destroy(&n->lock);

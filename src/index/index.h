@@ -761,8 +761,10 @@ tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_erro
 bool tv_index_record_seq_no(const uint8_t *rec, size_t len, int64_t *seq_no);
 /* Makes the writes so far durable as index.translog.durability says:
  * request (the default) syncs now; async only when sync_interval (5s) has
- * passed since the last sync. TROVE_OK without a translog. */
-tv_status tv_index_sync(tv_index *idx, tv_error *err);
+ * passed since the last sync. background (a timer, not a request) leaves
+ * request-durability indices to their requests. TROVE_OK without a
+ * translog. */
+tv_status tv_index_sync(tv_index *idx, bool background, tv_error *err);
 /* Whether a translog is attached. */
 bool tv_index_durable(const tv_index *idx);
 

@@ -217,6 +217,19 @@ static void test_failed_fsync_stops_writes(void **s) {
     OK("PUT", "/g/_doc/3", "{\"a\":3}");
 }
 
+/* async durability: the request does not wait for a sync; the syncer
+ * thread syncs within sync_interval with no further write (the armed fault
+ * fires there, which the next write then reports). */
+static void test_async_durability_syncs_on_its_own(void **s) {
+    (void)s;
+    OK("PUT", "/a", "{\"settings\":{\"index.translog.durability\":\"ASYNC\","
+                    "\"index.translog.sync_interval\":\"300ms\"}}");
+    tv_store_fault_arm(TV_STORE_OP_SYNC, 1, EIO, false);
+    EXPECT_HAS("PUT", "/a/_doc/1", "{\"x\":1}", 201, "\"created\""); /* not synced in the request */
+    usleep(900 * 1000);
+    EXPECT_HAS("PUT", "/a/_doc/2", "{\"x\":2}", 500, "restart to recover");
+}
+
 static void test_torn_tail_and_corruption(void **s) {
     (void)s;
     OK("PUT", "/t", NULL);
@@ -280,6 +293,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_fsync_stops_writes, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_async_durability_syncs_on_its_own, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_torn_tail_and_corruption, setup_dir, teardown_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
