@@ -85,6 +85,16 @@
  * the next one. The primary term is always 1. A dynamic mapping update is
  * merged before the conflict check, so it survives a conflicting write, as in
  * OpenSearch (where the master applies it before the engine runs).
+ *
+ * Durability (index.h, "durability"): with a translog attached, a write's
+ * record is appended after everything that can fail has been prepared and
+ * before the commit step, and a record that cannot be appended undoes the
+ * preparation (the buffer map entry, a tombstone, a copied bitset), so a
+ * refused write leaves no trace in memory or on disk. Replay
+ * (translog_ops.c) goes through the same put and delete with opts.replay:
+ * the recorded version and seq_no instead of the conditions. Syncing is
+ * the caller's (tv_index_sync after a request), never under the writer
+ * lock's critical path of another write.
  */
 #include "index/codec.h"
 #include "index/engine_int.h"
