@@ -1,6 +1,7 @@
 /*
- * main.c — the `trove` command: `trove --version`, `trove serve` and
- * `trove check DIR` (the data directory's report, tv_durable_check).
+ * main.c — the `trove` command: `trove --version`, `trove serve`, `trove
+ * check DIR` (the data directory's report, tv_durable_check) and `trove
+ * dump` / `trove load` (dumpload.c).
  *
  * Options are parsed by hand (a handful of --name value pairs, also
  * accepted as --name=value, and a few value-less flags); getopt_long was
@@ -51,6 +52,7 @@
 #include <unistd.h>
 
 #include "api/api.h" /* trove_node_set_frozen (--freeze) */
+#include "cli/dumpload.h"
 #include "store/store.h" /* tv_store_fault_arm_spec (TROVE_TEST_FAULT) */
 #include "server/server.h"
 #include "trove.h"
@@ -64,6 +66,8 @@ static void usage(FILE *out) {
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
             "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
             "       trove check DIR   (verifies a data directory; exit 0 when clean)\n"
+            "       trove dump INDEX --data DIR [--out OUT]   (OUT/INDEX.index.json and OUT/INDEX.ndjson)\n"
+            "       trove load OUT --data DIR                 (creates and loads every index of a dump)\n"
             "       trove help\n");
 }
 
@@ -218,6 +222,28 @@ static int cmd_check(int argc, char **argv) {
     return clean ? 0 : 1;
 }
 
+/* `trove dump INDEX --data DIR [--out OUT]`, `trove load OUT --data DIR`. */
+static int cmd_dump_load(int argc, char **argv) {
+    bool dump = strcmp(argv[1], "dump") == 0;
+    const char *what = NULL, *data = NULL, *out = NULL;
+    for (int i = 2; i < argc; i++) {
+        if ((strcmp(argv[i], "--data") == 0 || strcmp(argv[i], "--out") == 0) && i + 1 < argc) {
+            if (argv[i][2] == 'd') data = argv[++i];
+            else if (dump) out = argv[++i];
+            else goto bad;
+        } else if (argv[i][0] != '-' && !what) {
+            what = argv[i];
+        } else {
+            goto bad;
+        }
+    }
+    if (!what || !data) goto bad;
+    return dump ? tv_cli_dump(what, data, out ? out : what) : tv_cli_load(what, data);
+bad:
+    usage(stderr);
+    return 2;
+}
+
 static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     tv_server_options o = {.host = "127.0.0.1", .port = osmem ? 0 : 9200, .threads = 0, .idle_timeout_s = 300};
     static serve_ctx sc; /* static: the detached watcher may outlive this frame */
@@ -357,6 +383,7 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv, 2, false);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_check(argc, argv);
+    if (argc >= 2 && (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "load") == 0)) return cmd_dump_load(argc, argv);
     if (argc >= 2 && argv[1][0] == '-') return cmd_serve(argc, argv, 1, true); /* osmem mode */
     usage(stderr);
     return 2;

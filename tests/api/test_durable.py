@@ -1,7 +1,9 @@
 """`trove serve --data DIR` over HTTP: a second server on the same directory
 is refused; a full disk refuses writes with an OpenSearch-shaped error while
 reads go on, writes resume when space returns, and after a kill -9 every
-acknowledged document is back. (tests/crash/crash_loop.py is the torture.)
+acknowledged document is back; `trove check` tells clean from corrupt; `trove
+dump` and `trove load` carry an index to another directory (and the dump is a
+seed). (tests/crash/crash_loop.py is the torture.)
 
 The disk-full test needs a small filesystem of its own: a 2 MiB tmpfs,
 mounted for the test (root only; it is skipped, saying why, elsewhere).
@@ -113,3 +115,43 @@ def test_check_reports_clean_and_corrupt(make_server, tmp_path):
     p = subprocess.run([trove_bin(), "check", str(tmp_path / "missing")], capture_output=True, timeout=60)
     assert p.returncode == 1 and b"no data directory" in p.stderr
     assert not (tmp_path / "missing").exists()
+
+
+def test_dump_and_load_round_trip(make_server, tmp_path):
+    data, out, data2 = tmp_path / "data", tmp_path / "out", tmp_path / "data2"
+    s = make_server("--data", str(data))
+    assert requests.put(s.url + "/books", headers=J, json={
+        "settings": {"number_of_replicas": 0,
+                     "analysis": {"analyzer": {"a": {"type": "standard", "stopwords": ["x"]}}}},
+        "mappings": {"properties": {"t": {"type": "text", "analyzer": "a"}, "y": {"type": "integer"}}}}).ok
+    nd = "".join('{"index":{"_id":"%d"}}\n{"t":"book %d x","y":%d}\n' % (i, i, i) for i in range(2345))
+    assert requests.post(s.url + "/books/_bulk", headers={"content-type": "application/x-ndjson"}, data=nd).ok
+    assert requests.put(s.url + "/books/_doc/r?routing=abc", headers=J, json={"t": "routed"}).ok
+    assert requests.delete(s.url + "/books/_doc/7").ok
+    mapping = requests.get(s.url + "/books/_mapping").json()
+    # a running server's directory is refused
+    p = subprocess.run([trove_bin(), "dump", "books", "--data", str(data), "--out", str(out)],
+                       capture_output=True, timeout=60)
+    assert p.returncode == 1 and b"failed to obtain node locks" in p.stderr
+    s.stop(signal.SIGTERM)
+    p = subprocess.run([trove_bin(), "dump", "books", "--data", str(data), "--out", str(out)],
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    meta = json.loads((out / "books.index.json").read_text())
+    assert "index.uuid" not in meta["settings"] and "index.creation_date" not in meta["settings"]
+    assert meta["mappings"] == mapping["books"]["mappings"]
+    lines = (out / "books.ndjson").read_text().splitlines()
+    assert len(lines) == 2 * 2345  # 2,344 + the routed one, without the deleted one
+    assert '{"index":{"_id":"r","routing":"abc"}}' in lines
+    p = subprocess.run([trove_bin(), "load", str(out), "--data", str(data2)], capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    s2 = make_server("--data", str(data2))
+    assert requests.get(s2.url + "/books/_count").json()["count"] == 2345
+    assert requests.get(s2.url + "/books/_mapping").json() == mapping
+    assert requests.get(s2.url + "/books/_doc/r?routing=abc").json()["_source"] == {"t": "routed"}
+    assert requests.get(s2.url + "/books/_doc/7").status_code == 404
+    # the stopword analyzer came along: "x" is not searchable
+    assert requests.get(s2.url + "/books/_count?q=t:x").json()["count"] == 0
+    # and a dump is a seed: trove serve --seed loads it unchanged
+    s3 = make_server("--seed", str(out))
+    assert requests.get(s3.url + "/books/_count").json()["count"] == 2345

@@ -1,0 +1,360 @@
+/*
+ * dumpload.c — `trove dump INDEX --data DIR [--out OUT]` and `trove load
+ * OUT --data DIR`: an index out of a data directory as files OpenSearch (and
+ * trove's seed loader) takes unchanged, and back into a data directory.
+ *
+ * The files are a seed directory (see seed.c): OUT/INDEX.index.json, the
+ * create-index body ({"settings": the index's settings without the private
+ * ones OpenSearch refuses on create (uuid, creation date, provided name,
+ * version), "mappings": the mapping}), and OUT/INDEX.ndjson, _bulk lines
+ * ({"index":{"_id":...,"routing":...}} then the _source) in _doc order. So
+ * `curl -XPUT host/INDEX -d @OUT/INDEX.index.json` and `curl -XPOST
+ * host/INDEX/_bulk --data-binary @OUT/INDEX.ndjson` load it into
+ * OpenSearch, and `trove serve --seed OUT` into a fresh trove.
+ *
+ * Both go through trove_request on a node opened on DIR, exactly as a
+ * client's requests would: dump pages with a scroll of 1,000 hits, load
+ * sends _bulk bodies of about 1,000 actions (4 MiB at most). On a terminal
+ * both draw a progress line on stderr. A directory in use by a running
+ * server is refused (its lock). Dumping from a URL is not built: a
+ * running OpenSearch or trove answers the same requests (GET _mapping,
+ * _settings, a scroll) to any client.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dirent.h>
+
+#include "cli/dumpload.h"
+#include "json/json.h"
+#include "util/util.h"
+
+typedef struct conn {
+    trove_node *node;
+    tv_arena arena; /* per answer */
+} conn;
+
+/* One request; the parsed answer (in c->arena, reset per call) or NULL with
+ * the reason printed. */
+static tv_json *call(conn *c, const char *method, const char *path, const char *body, size_t len,
+                     int want_status) {
+    trove_response r;
+    if (trove_request(c->node, method, path, body, len, &r) != 0) {
+        fprintf(stderr, "trove: %s %s: out of memory\n", method, path);
+        return NULL;
+    }
+    tv_arena_reset(&c->arena);
+    tv_json *j = NULL;
+    tv_json_error je;
+    if (r.status != want_status || tv_json_parse(&c->arena, r.body, r.body_len, &j, &je) != TROVE_OK) {
+        fprintf(stderr, "trove: %s %s: %d %.*s\n", method, path, r.status, (int)TV_MIN(r.body_len, (size_t)2000),
+                r.body ? r.body : "");
+        j = NULL;
+    }
+    trove_response_fini(&r);
+    return j;
+}
+
+static void progress(const char *what, uint64_t done, uint64_t total, bool final) {
+    if (!isatty(2)) return;
+    if (total) fprintf(stderr, "\r%s %llu of %llu (%3.0f%%)", what, (unsigned long long)done,
+                       (unsigned long long)total, 100.0 * (double)done / (double)total);
+    else fprintf(stderr, "\r%s %llu", what, (unsigned long long)done);
+    if (final) fputc('\n', stderr);
+}
+
+static trove_node *open_dir(const char *dir) {
+    trove_options o = {.data_dir = dir};
+    trove_error err;
+    trove_node *n = trove_node_open(&o, &err);
+    if (!n) fprintf(stderr, "trove: cannot open [%s]: %s\n", dir, err.message);
+    return n;
+}
+
+static bool is_private_setting(const char *k) {
+    static const char *const priv[] = {"index.uuid", "index.creation_date", "index.provided_name",
+                                       "index.version.created", "index.version.upgraded", NULL};
+    for (int i = 0; priv[i]; i++)
+        if (!strcmp(k, priv[i])) return true;
+    return false;
+}
+
+/* OUT/INDEX.index.json from the index's flat settings and mapping. */
+static bool dump_meta(conn *c, const char *index, FILE *f) {
+    char path[600];
+    snprintf(path, sizeof path, "/%s/_settings?flat_settings=true", index);
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "settings");
+    tv_json *s = call(c, "GET", path, NULL, 0, 200);
+    const tv_json *flat = s ? tv_json_get(tv_json_get(s, index), "settings") : NULL;
+    if (!flat || flat->type != TV_JSON_OBJECT) goto fail;
+    tv_jw_obj_begin(&w);
+    for (uint32_t i = 0; i < flat->len; i++) {
+        const tv_json_member *m = &flat->v.members[i];
+        if (is_private_setting(m->key)) continue;
+        tv_jw_key(&w, m->key, m->key_len);
+        tv_jw_value(&w, &m->val);
+    }
+    tv_jw_obj_end(&w);
+    snprintf(path, sizeof path, "/%s/_mapping", index);
+    tv_json *mj = call(c, "GET", path, NULL, 0, 200);
+    const tv_json *map = mj ? tv_json_get(tv_json_get(mj, index), "mappings") : NULL;
+    if (!map) goto fail;
+    tv_jw_keyz(&w, "mappings");
+    tv_jw_value(&w, map);
+    tv_jw_obj_end(&w);
+    tv_buf_putc(&b, '\n');
+    bool ok = !b.oom && fwrite(b.data, 1, b.len, f) == b.len;
+    tv_buf_fini(&b);
+    return ok;
+fail:
+    tv_buf_fini(&b);
+    return false;
+}
+
+/* Writes one page of hits as _bulk lines; returns how many (-1 on error). */
+static long dump_hits(const tv_json *ans, FILE *f, tv_buf *b) {
+    const tv_json *hits = tv_json_get(tv_json_get(ans, "hits"), "hits");
+    if (!hits || hits->type != TV_JSON_ARRAY) return -1;
+    for (uint32_t i = 0; i < hits->len; i++) {
+        const tv_json *h = &hits->v.items[i];
+        const tv_json *id = tv_json_get(h, "_id"), *rt = tv_json_get(h, "_routing"), *src = tv_json_get(h, "_source");
+        if (!id || id->type != TV_JSON_STRING) return -1;
+        tv_buf_clear(b);
+        tv_jw w;
+        tv_jw_init(&w, b, false);
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "index");
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "_id");
+        tv_jw_str(&w, id->v.s, id->len);
+        if (rt && rt->type == TV_JSON_STRING) {
+            tv_jw_keyz(&w, "routing");
+            tv_jw_str(&w, rt->v.s, rt->len);
+        }
+        tv_jw_obj_end(&w);
+        tv_jw_obj_end(&w);
+        tv_buf_putc(b, '\n');
+        tv_jw_init(&w, b, false);
+        if (src) tv_jw_value(&w, src);
+        else tv_buf_puts(b, "{}"); /* _source disabled: the document's fields are gone */
+        tv_buf_putc(b, '\n');
+        if (b->oom || fwrite(b->data, 1, b->len, f) != b->len) return -1;
+    }
+    return (long)hits->len;
+}
+
+static FILE *open_out(const char *out, const char *index, const char *ext) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.%s", out, index, ext);
+    FILE *f = fopen(path, "w");
+    if (!f) fprintf(stderr, "trove: cannot write [%s]: %s\n", path, strerror(errno));
+    return f;
+}
+
+int tv_cli_dump(const char *index, const char *dir, const char *out) {
+    if (mkdir(out, 0755) && errno != EEXIST) {
+        fprintf(stderr, "trove: cannot create [%s]: %s\n", out, strerror(errno));
+        return 1;
+    }
+    conn c = {.node = open_dir(dir)};
+    if (!c.node) return 1;
+    tv_arena_init(&c.arena);
+    int rc = 1;
+    tv_buf line;
+    tv_buf_init(&line);
+    FILE *meta = open_out(out, index, "index.json"), *docs = open_out(out, index, "ndjson");
+    char path[600];
+    snprintf(path, sizeof path, "/%s/_count", index);
+    tv_json *cnt = meta && docs ? call(&c, "GET", path, NULL, 0, 200) : NULL;
+    const tv_json *cv = cnt ? tv_json_get(cnt, "count") : NULL;
+    uint64_t total = cv && cv->type == TV_JSON_INT ? (uint64_t)cv->v.i : 0, done = 0;
+    if (!cnt || !dump_meta(&c, index, meta)) goto out;
+    snprintf(path, sizeof path, "/%s/_search?scroll=5m", index);
+    static const char first[] = "{\"size\":1000,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}";
+    tv_json *ans = call(&c, "POST", path, first, sizeof first - 1, 200);
+    char *sid = NULL;
+    for (;;) {
+        if (!ans) goto out;
+        const tv_json *s = tv_json_get(ans, "_scroll_id");
+        tv_free(sid);
+        sid = s && s->type == TV_JSON_STRING ? tv_strndup(s->v.s, s->len) : NULL;
+        long n = dump_hits(ans, docs, &line);
+        if (n < 0 || !sid) {
+            tv_free(sid);
+            goto out;
+        }
+        done += (uint64_t)n;
+        progress("dumped", done, total, false);
+        if (n == 0) break;
+        tv_buf req;
+        tv_buf_init(&req);
+        tv_buf_printf(&req, "{\"scroll\":\"5m\",\"scroll_id\":\"%s\"}", sid);
+        ans = req.oom ? NULL : call(&c, "POST", "/_search/scroll", req.data, req.len, 200);
+        tv_buf_fini(&req);
+    }
+    if (sid) {
+        tv_buf req;
+        tv_buf_init(&req);
+        tv_buf_printf(&req, "{\"scroll_id\":\"%s\"}", sid);
+        (void)call(&c, "DELETE", "/_search/scroll", req.data, req.len, 200);
+        tv_buf_fini(&req);
+        tv_free(sid);
+    }
+    progress("dumped", done, total, true);
+    rc = 0;
+out:
+    if (meta && fclose(meta)) rc = 1;
+    if (docs && fclose(docs)) rc = 1;
+    tv_buf_fini(&line);
+    tv_arena_fini(&c.arena);
+    trove_node_free(c.node);
+    if (rc == 0) fprintf(stderr, "trove: dumped %llu documents of [%s] to [%s]\n", (unsigned long long)done, index, out);
+    return rc;
+}
+
+/* Sends bulk (about 1,000 actions) and reports its failures; false on the
+ * first failed item or request. */
+static bool send_bulk(conn *c, const char *index, tv_buf *bulk) {
+    if (!bulk->len) return true;
+    char path[600];
+    snprintf(path, sizeof path, "/%s/_bulk", index);
+    tv_json *ans = call(c, "POST", path, bulk->data, bulk->len, 200);
+    tv_buf_clear(bulk);
+    if (!ans) return false;
+    const tv_json *e = tv_json_get(ans, "errors");
+    if (e && e->type == TV_JSON_TRUE) {
+        const tv_json *items = tv_json_get(ans, "items");
+        for (uint32_t i = 0; items && i < items->len; i++) {
+            const tv_json *r = items->v.items[i].len ? &items->v.items[i].v.members[0].val : NULL;
+            const tv_json *err = r ? tv_json_get(r, "error") : NULL;
+            const tv_json *why = err ? tv_json_get(err, "reason") : NULL;
+            if (err) {
+                fprintf(stderr, "\ntrove: load: item failed: %.*s\n", why ? (int)why->len : 0, why ? why->v.s : "");
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* The INDEX names of dir's INDEX.index.json files, sorted (malloc'd). */
+static char **index_files(const char *dir, size_t *n) {
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d) return NULL;
+    char **names = NULL;
+    size_t cap = 0;
+    struct dirent *e;
+    static const char suffix[] = ".index.json";
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name), k = sizeof suffix - 1;
+        if (e->d_name[0] == '.' || len <= k || strcmp(e->d_name + len - k, suffix)) continue;
+        if (*n == cap) {
+            char **nn = realloc(names, (cap = cap ? 2 * cap : 8) * sizeof *names);
+            if (!nn) break;
+            names = nn;
+        }
+        names[(*n)++] = strndup(e->d_name, len - k);
+    }
+    closedir(d);
+    if (names) qsort(names, *n, sizeof *names, cmp_name);
+    return names;
+}
+
+static bool read_file(const char *path, char **out, size_t *len) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "trove: cannot read [%s]: %s\n", path, strerror(errno));
+        return false;
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) tv_buf_append(&b, chunk, n);
+    fclose(f);
+    if (b.oom) {
+        tv_buf_fini(&b);
+        return false;
+    }
+    *out = tv_buf_detach(&b, len);
+    return *out != NULL;
+}
+
+int tv_cli_load(const char *in, const char *dir) {
+    conn c = {.node = open_dir(dir)};
+    if (!c.node) return 1;
+    tv_arena_init(&c.arena);
+    int rc = 1;
+    char *line = NULL;
+    size_t cap = 0;
+    tv_buf bulk;
+    tv_buf_init(&bulk);
+    FILE *f = NULL;
+    /* every INDEX.index.json of the directory, with its INDEX.ndjson */
+    size_t nidx = 0;
+    char **names = index_files(in, &nidx);
+    if (!nidx) {
+        fprintf(stderr, "trove: [%s] holds no INDEX.index.json\n", in);
+        goto out;
+    }
+    for (size_t i = 0; i < nidx; i++) {
+        const char *index = names[i];
+        char p[4096];
+        snprintf(p, sizeof p, "%s/%s.index.json", in, index);
+        char *body = NULL;
+        size_t blen = 0;
+        if (!index || !read_file(p, &body, &blen)) goto out;
+        char path[600];
+        snprintf(path, sizeof path, "/%s", index);
+        tv_json *ok = call(&c, "PUT", path, body, blen, 200);
+        tv_free(body);
+        if (!ok) goto out;
+        snprintf(p, sizeof p, "%s/%s.ndjson", in, index);
+        f = fopen(p, "r");
+        if (!f) continue; /* an index without documents */
+        struct stat sb;
+        uint64_t total = fstat(fileno(f), &sb) == 0 ? (uint64_t)sb.st_size : 0, done = 0;
+        ssize_t n;
+        size_t actions = 0;
+        while ((n = getline(&line, &cap, f)) > 0) {
+            done += (uint64_t)n;
+            tv_buf_append(&bulk, line, (size_t)n);
+            if (line[n - 1] != '\n') tv_buf_putc(&bulk, '\n');
+            /* dump writes index actions, each two lines: flush after a
+             * source line, every 1,000 actions or 4 MiB */
+            if (++actions % 2 == 0 && (actions % 2000 == 0 || bulk.len > ((size_t)4 << 20))) {
+                if (bulk.oom || !send_bulk(&c, index, &bulk)) goto out;
+                progress(index, done, total, false);
+            }
+        }
+        if (bulk.oom || !send_bulk(&c, index, &bulk)) goto out;
+        progress(index, done, total, true);
+        fclose(f);
+        f = NULL;
+        snprintf(path, sizeof path, "/%s/_refresh", index);
+        (void)call(&c, "POST", path, NULL, 0, 200);
+    }
+    rc = 0;
+out:
+    if (f) fclose(f);
+    free(line);
+    for (size_t i = 0; i < nidx; i++) free(names[i]);
+    free(names);
+    tv_buf_fini(&bulk);
+    tv_arena_fini(&c.arena);
+    trove_node_free(c.node);
+    return rc;
+}
