@@ -63,7 +63,7 @@ struct tv_durable {
 
 /* Syncs the dirty translogs of n's indices (tv_index_sync decides what is
  * due); the first failure's status, err filled. */
-static tv_status sync_indices(trove_node *n, bool background, tv_error *err) {
+static tv_status sync_indices(trove_node *n, tv_sync_mode mode, tv_error *err) {
     tv_index_list l = {0};
     pthread_rwlock_rdlock(&n->lock);
     size_t it = 0, cap = n->st->indices.len;
@@ -74,7 +74,7 @@ static tv_status sync_indices(trove_node *n, bool background, tv_error *err) {
     if (!l.items) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     tv_status st = TROVE_OK;
     for (size_t i = 0; i < l.len; i++) {
-        tv_status s = tv_index_sync(l.items[i], background, st ? NULL : err);
+        tv_status s = tv_index_sync(l.items[i], mode, st ? NULL : err);
         if (s && !st) st = s;
     }
     tv_index_list_release(&l);
@@ -96,7 +96,7 @@ static void *syncer_main(void *arg) {
         if (d->stop) break;
         pthread_mutex_unlock(&d->stop_mu);
         tv_error err;
-        (void)sync_indices(d->node, true, &err); /* a failure shows in the next write's answer */
+        (void)sync_indices(d->node, TV_SYNC_TIMER, &err); /* a failure shows in the next write's answer */
         pthread_mutex_lock(&d->stop_mu);
     }
     pthread_mutex_unlock(&d->stop_mu);
@@ -536,7 +536,7 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err) {
 
 tv_status tv_durable_sync(trove_node *n, tv_error *err) {
     if (!n->durable) return TROVE_OK;
-    tv_status st = sync_indices(n, false, err);
+    tv_status st = sync_indices(n, TV_SYNC_REQUEST, err);
     if (!st) st = meta_sync(n, err);
     return st;
 }

@@ -162,8 +162,9 @@ void tv_h_stats(tv_req *r) {
     tv_index_list_release(&l);
 }
 
-/* _flush and _forcemerge: refresh each index, and with forcemerge and
- * max_num_segments merge it down to that many segments. */
+/* _flush and _forcemerge: sync each index's translog (on a data
+ * directory), refresh it, and with forcemerge and max_num_segments merge it
+ * down to that many segments. */
 static void flush_or_merge(tv_req *r, bool forcemerge) {
     tv_resolve_opts o = {.allow_no_indices = true, .expand = TV_EXPAND_OPEN, .forbid_closed = true};
     if (!tv_resolve_opts_parse(r, &o)) return;
@@ -176,7 +177,15 @@ static void flush_or_merge(tv_req *r, bool forcemerge) {
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     int64_t total = 0, ok = 0;
+    tv_error serr;
+    tv_error_clear(&serr);
     for (size_t i = 0; i < l.len; i++) {
+        /* a flush makes the translog durable whatever its durability says */
+        if (tv_index_sync(l.items[i], TV_SYNC_FORCE, &serr) != TROVE_OK) {
+            tv_index_list_release(&l);
+            tv_req_fail_tv(r, &serr, NULL);
+            return;
+        }
         if (tv_index_refresh(l.items[i]) == TROVE_ENOMEM ||
             (mns > 0 && forcemerge && tv_index_force_merge(l.items[i], (uint32_t)TV_MIN(mns, (int64_t)UINT32_MAX)) == TROVE_ENOMEM)) {
             r->oom = true;

@@ -1294,14 +1294,14 @@ tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_
     return st;
 }
 
-tv_status tv_index_sync(tv_index *idx, bool background, tv_error *err) {
+tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err) {
     if (!idx->tl || !tv_translog_dirty(idx->tl)) return TROVE_OK;
     lock(idx);
     const tv_json *d = tv_json_get(idx->settings.flat, "index.translog.durability");
     bool async = d && d->type == TV_JSON_STRING && d->len == 5 && strncasecmp(d->v.s, "async", 5) == 0;
     int64_t interval = setting_ms(idx, "index.translog.sync_interval", 5000);
     int64_t now = tv_engine_now_ms();
-    bool due = async ? now - idx->last_sync_ms >= interval : !background;
+    bool due = mode == TV_SYNC_FORCE || (async ? now - idx->last_sync_ms >= interval : mode == TV_SYNC_REQUEST);
     if (due) idx->last_sync_ms = now;
     unlock(idx);
     return due ? tv_translog_sync(idx->tl, err) : TROVE_OK;

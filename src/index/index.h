@@ -759,12 +759,16 @@ tv_status tv_index_replay(tv_index *idx, const uint8_t *rec, size_t len, tv_erro
 /* The seq_no an INDEX or DELETE record carries; false for other records
  * and for records that do not decode. */
 bool tv_index_record_seq_no(const uint8_t *rec, size_t len, int64_t *seq_no);
+/* Who asks tv_index_sync. */
+typedef enum tv_sync_mode {
+    TV_SYNC_REQUEST = 0, /* after a writing request: request durability syncs now, async when due */
+    TV_SYNC_TIMER,       /* the syncer's tick: only async translogs, when due */
+    TV_SYNC_FORCE,       /* _flush: now, whatever the durability */
+} tv_sync_mode;
 /* Makes the writes so far durable as index.translog.durability says:
  * request (the default) syncs now; async only when sync_interval (5s) has
- * passed since the last sync. background (a timer, not a request) leaves
- * request-durability indices to their requests. TROVE_OK without a
- * translog. */
-tv_status tv_index_sync(tv_index *idx, bool background, tv_error *err);
+ * passed since the last sync. TROVE_OK without a translog. */
+tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err);
 /* Whether a translog is attached. */
 bool tv_index_durable(const tv_index *idx);
 

@@ -228,6 +228,12 @@ static void test_async_durability_syncs_on_its_own(void **s) {
     EXPECT_HAS("PUT", "/a/_doc/1", "{\"x\":1}", 201, "\"created\""); /* not synced in the request */
     usleep(900 * 1000);
     EXPECT_HAS("PUT", "/a/_doc/2", "{\"x\":2}", 500, "restart to recover");
+    /* _flush syncs at once, whatever the durability */
+    OK("PUT", "/b", "{\"settings\":{\"index.translog.durability\":\"async\","
+                    "\"index.translog.sync_interval\":\"1h\"}}");
+    OK("PUT", "/b/_doc/1", "{\"x\":1}");
+    tv_store_fault_arm(TV_STORE_OP_SYNC, 1, EIO, false);
+    EXPECT_HAS("POST", "/b/_flush", NULL, 500, "failed to fsync translog");
 }
 
 static void test_torn_tail_and_corruption(void **s) {
