@@ -121,8 +121,9 @@ fail:
     return false;
 }
 
-/* Writes one page of hits as _bulk lines; returns how many (-1 on error). */
-static long dump_hits(const tv_json *ans, FILE *f, tv_buf *b) {
+/* Writes one page of hits as _bulk lines; returns how many (-1 on error).
+ * *nosrc counts hits without a _source (the mapping disables it). */
+static long dump_hits(const tv_json *ans, FILE *f, tv_buf *b, uint64_t *nosrc) {
     const tv_json *hits = tv_json_get(tv_json_get(ans, "hits"), "hits");
     if (!hits || hits->type != TV_JSON_ARRAY) return -1;
     for (uint32_t i = 0; i < hits->len; i++) {
@@ -145,8 +146,12 @@ static long dump_hits(const tv_json *ans, FILE *f, tv_buf *b) {
         tv_jw_obj_end(&w);
         tv_buf_putc(b, '\n');
         tv_jw_init(&w, b, false);
-        if (src) tv_jw_value(&w, src);
-        else tv_buf_puts(b, "{}"); /* _source disabled: the document's fields are gone */
+        if (src) {
+            tv_jw_value(&w, src);
+        } else { /* _source disabled: the document's fields are gone */
+            tv_buf_puts(b, "{}");
+            ++*nosrc;
+        }
         tv_buf_putc(b, '\n');
         if (b->oom || fwrite(b->data, 1, b->len, f) != b->len) return -1;
     }
@@ -177,7 +182,7 @@ int tv_cli_dump(const char *index, const char *dir, const char *out) {
     snprintf(path, sizeof path, "/%s/_count", index);
     tv_json *cnt = meta && docs ? call(&c, "GET", path, NULL, 0, 200) : NULL;
     const tv_json *cv = cnt ? tv_json_get(cnt, "count") : NULL;
-    uint64_t total = cv && cv->type == TV_JSON_INT ? (uint64_t)cv->v.i : 0, done = 0;
+    uint64_t total = cv && cv->type == TV_JSON_INT ? (uint64_t)cv->v.i : 0, done = 0, nosrc = 0;
     if (!cnt || !dump_meta(&c, index, meta)) goto out;
     snprintf(path, sizeof path, "/%s/_search?scroll=5m", index);
     static const char first[] = "{\"size\":1000,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}";
@@ -188,7 +193,7 @@ int tv_cli_dump(const char *index, const char *dir, const char *out) {
         const tv_json *s = tv_json_get(ans, "_scroll_id");
         tv_free(sid);
         sid = s && s->type == TV_JSON_STRING ? tv_strndup(s->v.s, s->len) : NULL;
-        long n = dump_hits(ans, docs, &line);
+        long n = dump_hits(ans, docs, &line, &nosrc);
         if (n < 0 || !sid) {
             tv_free(sid);
             goto out;
@@ -211,6 +216,9 @@ int tv_cli_dump(const char *index, const char *dir, const char *out) {
         tv_free(sid);
     }
     progress("dumped", done, total, true);
+    if (nosrc)
+        fprintf(stderr, "trove: warning: %llu documents of [%s] have no _source (disabled in the mapping): "
+                        "they are dumped as {}\n", (unsigned long long)nosrc, index);
     rc = 0;
 out:
     if (meta && fclose(meta)) rc = 1;
