@@ -36,27 +36,28 @@
 
 typedef struct conn {
     trove_node *node;
-    tv_arena arena; /* per answer */
+    tv_arena arena;     /* the last answer's parse */
+    trove_response last; /* and its body, which the parse's numbers borrow */
 } conn;
 
-/* One request; the parsed answer (in c->arena, reset per call) or NULL with
+/* One request; the parsed answer (valid until the next call) or NULL with
  * the reason printed. */
 static tv_json *call(conn *c, const char *method, const char *path, const char *body, size_t len,
                      int want_status) {
-    trove_response r;
-    if (trove_request(c->node, method, path, body, len, &r) != 0) {
+    trove_response_fini(&c->last);
+    tv_arena_reset(&c->arena);
+    trove_response *r = &c->last;
+    if (trove_request(c->node, method, path, body, len, r) != 0) {
         fprintf(stderr, "trove: %s %s: out of memory\n", method, path);
         return NULL;
     }
-    tv_arena_reset(&c->arena);
     tv_json *j = NULL;
     tv_json_error je;
-    if (r.status != want_status || tv_json_parse(&c->arena, r.body, r.body_len, &j, &je) != TROVE_OK) {
-        fprintf(stderr, "trove: %s %s: %d %.*s\n", method, path, r.status, (int)TV_MIN(r.body_len, (size_t)2000),
-                r.body ? r.body : "");
+    if (r->status != want_status || tv_json_parse(&c->arena, r->body, r->body_len, &j, &je) != TROVE_OK) {
+        fprintf(stderr, "trove: %s %s: %d %.*s\n", method, path, r->status,
+                (int)TV_MIN(r->body_len, (size_t)2000), r->body ? r->body : "");
         j = NULL;
     }
-    trove_response_fini(&r);
     return j;
 }
 
@@ -224,6 +225,7 @@ out:
     if (meta && fclose(meta)) rc = 1;
     if (docs && fclose(docs)) rc = 1;
     tv_buf_fini(&line);
+    trove_response_fini(&c.last);
     tv_arena_fini(&c.arena);
     trove_node_free(c.node);
     if (rc == 0) fprintf(stderr, "trove: dumped %llu documents of [%s] to [%s]\n", (unsigned long long)done, index, out);
@@ -362,6 +364,7 @@ out:
     for (size_t i = 0; i < nidx; i++) free(names[i]);
     free(names);
     tv_buf_fini(&bulk);
+    trove_response_fini(&c.last);
     tv_arena_fini(&c.arena);
     trove_node_free(c.node);
     return rc;
