@@ -99,6 +99,12 @@ typedef struct tv_node_state {
 
 /* A node's data directory (durable.c); NULL: in memory. */
 typedef struct tv_durable tv_durable;
+/* An index of the data directory that could not be read back at open: not
+ * served; its requests fail with the reason (tv_api_err_no_index), it shows
+ * red in _cat/indices, and DELETE removes its directory. */
+typedef struct tv_failed_index {
+    char *name, *uuid, *dir, *reason;
+} tv_failed_index;
 
 struct trove_node {
     pthread_rwlock_t lock;   /* protects st (the pointer, and the state's
@@ -237,6 +243,12 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err);
 /* Syncs every index's translog as its durability setting says (after a
  * writing handler, before the response). No-op in memory. */
 tv_status tv_durable_sync(trove_node *n, tv_error *err);
+/* Whether name is a failed index (*out borrowed until the next drop). */
+bool tv_durable_failed(trove_node *n, const char *name, tv_failed_index *out);
+/* Copies of every failed index (name, uuid, reason) in the arena. */
+size_t tv_durable_failed_list(trove_node *n, tv_arena *a, tv_failed_index **out);
+/* Removes a failed index's directory; TROVE_ENOTFOUND when name is none. */
+tv_status tv_durable_drop_failed(trove_node *n, const char *name, tv_error *err);
 /* `trove check DIR`: takes the directory's lock, reads every index back
  * without changing a byte (checksums, record decoding, seq_no order,
  * replay), appends one line per index to report; *clean when nothing is

@@ -30,9 +30,11 @@
  *
  * Opening replays each index's translog into a fresh index restored from
  * its index.json, then refreshes it. An index that cannot be read back
- * (corrupt translog, unreadable index.json) is left on disk untouched, is
- * not served, and is named on stderr with the reason; the other indices
- * open. Not yet on disk (later work of the durable-store issue): segment
+ * (corrupt translog, unreadable index.json) is left on disk untouched and
+ * not served: it is named on stderr with the reason, requests naming it
+ * answer 500 corrupt_index_exception with that reason (no auto-create or
+ * create over it), _cat/indices and _cluster/health show it red, and DELETE
+ * removes its directory; the other indices open. Not yet on disk (later work of the durable-store issue): segment
  * files and commits (so restart time grows with the translog).
  */
 #include <pthread.h>
@@ -57,6 +59,9 @@ struct tv_durable {
     pthread_mutex_t stop_mu;
     pthread_cond_t stop_cv;
     bool stop;
+    /* indices whose directory could not be read back (not served) */
+    TV_VEC(tv_failed_index) failed;
+    pthread_mutex_t failed_mu;
 };
 
 #define SYNCER_TICK_MS 100
@@ -158,9 +163,15 @@ out:
 }
 
 /* Reads one index directory back: the index, its translog replayed and
- * attached, refreshed. Returns owned, or NULL with err. */
-static tv_index *restore_index(const char *dir, tv_error *err) {
+ * attached, refreshed. Returns owned, or NULL with err (and, when
+ * index.json could be read, the index name and uuid in *name and *uuid,
+ * tv_malloc'd). */
+static tv_index *restore_index(const char *dir, char **name, char **uuid, tv_error *err) {
     tv_index *idx = index_from_meta(dir, err);
+    if (idx) {
+        *name = tv_strndup(tv_index_name(idx), strlen(tv_index_name(idx)));
+        *uuid = tv_strndup(tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
+    }
     char *tl_path = idx ? path_join(dir, "translog.tlog", NULL) : NULL;
     tv_translog *tl = NULL;
     if (idx && !tl_path) tv_error_set(err, TROVE_ENOMEM, "out of memory");
@@ -393,6 +404,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     }
     pthread_mutex_init(&d->meta_mu, NULL);
     pthread_mutex_init(&d->stop_mu, NULL);
+    pthread_mutex_init(&d->failed_mu, NULL);
     pthread_cond_init(&d->stop_cv, NULL);
     tv_buf_init(&d->meta);
     tv_status st = tv_store_lock_dir(dir, &d->lock, err);
@@ -413,15 +425,27 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
         } else {
             tv_error ie;
             tv_error_clear(&ie);
-            tv_index *idx = restore_index(sub, &ie);
+            char *name = NULL, *uuid = NULL;
+            tv_index *idx = restore_index(sub, &name, &uuid, &ie);
             if (!idx && ie.code == TROVE_ENOMEM) {
                 st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
             } else if (!idx) {
                 fprintf(stderr, "trove: index in [%s] is not served: %s\n", sub, ie.reason);
+                tv_failed_index f = {.name = name ? name : tv_strndup(s.names.items[i], strlen(s.names.items[i])),
+                                     .uuid = uuid ? uuid : tv_strndup(s.names.items[i], strlen(s.names.items[i])),
+                                     .dir = tv_strndup(sub, strlen(sub)),
+                                     .reason = tv_strndup(ie.reason, strlen(ie.reason))};
+                name = uuid = NULL;
+                if (!f.name || !f.uuid || !f.dir || !f.reason || tv_vec_push(&d->failed, f)) {
+                    tv_free(f.name), tv_free(f.uuid), tv_free(f.dir), tv_free(f.reason);
+                    st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                }
             } else if (tv_map_put(&n->st->indices, tv_index_name(idx), strlen(tv_index_name(idx)), idx, NULL)) {
                 tv_index_release(idx);
                 st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
             }
+            tv_free(name);
+            tv_free(uuid);
         }
         tv_free(sub);
     }
@@ -456,6 +480,12 @@ void tv_durable_free(tv_durable *d) {
     tv_durable_stop(d);
     pthread_mutex_destroy(&d->stop_mu);
     pthread_cond_destroy(&d->stop_cv);
+    for (size_t i = 0; i < d->failed.len; i++) {
+        tv_failed_index *f = &d->failed.items[i];
+        tv_free(f->name), tv_free(f->uuid), tv_free(f->dir), tv_free(f->reason);
+    }
+    tv_vec_fini(&d->failed);
+    pthread_mutex_destroy(&d->failed_mu);
     tv_store_unlock(d->lock);
     pthread_mutex_destroy(&d->meta_mu);
     tv_buf_fini(&d->meta);
@@ -538,6 +568,70 @@ tv_status tv_durable_sync(trove_node *n, tv_error *err) {
     if (!n->durable) return TROVE_OK;
     tv_status st = sync_indices(n, TV_SYNC_REQUEST, err);
     if (!st) st = meta_sync(n, err);
+    return st;
+}
+
+/* ------------------------------------------------------- failed recovery */
+
+bool tv_durable_failed(trove_node *n, const char *name, tv_failed_index *out) {
+    tv_durable *d = n->durable;
+    if (!d) return false;
+    bool found = false;
+    pthread_mutex_lock(&d->failed_mu);
+    for (size_t i = 0; i < d->failed.len && !found; i++)
+        if (!strcmp(d->failed.items[i].name, name)) {
+            *out = d->failed.items[i];
+            found = true;
+        }
+    pthread_mutex_unlock(&d->failed_mu);
+    return found;
+}
+
+size_t tv_durable_failed_list(trove_node *n, tv_arena *a, tv_failed_index **out) {
+    tv_durable *d = n->durable;
+    *out = NULL;
+    if (!d) return 0;
+    pthread_mutex_lock(&d->failed_mu);
+    size_t k = d->failed.len;
+    tv_failed_index *v = k ? tv_arena_calloc(a, k, sizeof *v) : NULL;
+    for (size_t i = 0; v && i < k; i++) {
+        const tv_failed_index *f = &d->failed.items[i];
+        v[i] = (tv_failed_index){tv_arena_strndup(a, f->name, strlen(f->name)),
+                                 tv_arena_strndup(a, f->uuid, strlen(f->uuid)), NULL,
+                                 tv_arena_strndup(a, f->reason, strlen(f->reason))};
+    }
+    pthread_mutex_unlock(&d->failed_mu);
+    *out = v;
+    return v ? k : 0;
+}
+
+tv_status tv_durable_drop_failed(trove_node *n, const char *name, tv_error *err) {
+    tv_durable *d = n->durable;
+    if (!d) return TROVE_ENOTFOUND;
+    pthread_mutex_lock(&d->failed_mu);
+    tv_status st = TROVE_ENOTFOUND;
+    for (size_t i = 0; i < d->failed.len; i++) {
+        tv_failed_index *f = &d->failed.items[i];
+        if (strcmp(f->name, name)) continue;
+        /* the evidence goes only when asked to: DELETE of the index */
+        size_t n1 = strlen(f->dir) + 16;
+        char *gone = tv_malloc(n1);
+        if (!gone) {
+            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            break;
+        }
+        snprintf(gone, n1, "%s.deleted", f->dir);
+        st = tv_store_rename(f->dir, gone, err);
+        if (!st) {
+            tv_error ignored;
+            (void)tv_store_remove_tree(gone, &ignored);
+            tv_free(f->name), tv_free(f->uuid), tv_free(f->dir), tv_free(f->reason);
+            d->failed.items[i] = d->failed.items[--d->failed.len];
+        }
+        tv_free(gone);
+        break;
+    }
+    pthread_mutex_unlock(&d->failed_mu);
     return st;
 }
 

@@ -323,6 +323,19 @@ bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *f
 tv_api_err *tv_api_err_no_index(tv_req *r, const char *name) {
     tv_api_err *e = err_new(r);
     if (!e) return NULL;
+    tv_failed_index f;
+    if (tv_durable_failed(r->node, name, &f)) { /* on disk, but not read back at open */
+        e->type = "corrupt_index_exception";
+        e->reason = tv_arena_sprintf(&r->arena, "index [%s] was not recovered from its data directory: %s",
+                                     name, f.reason);
+        e->os = true;
+        e->status = 500;
+        tv_api_err_meta(e, "index", name);
+        char *u = tv_arena_strndup(&r->arena, f.uuid, strlen(f.uuid));
+        tv_api_err_meta(e, "index_uuid", u ? u : "_na_");
+        if (!e->reason || !u) r->oom = true;
+        return e;
+    }
     e->type = "index_not_found_exception";
     e->reason = tv_arena_sprintf(&r->arena, "no such index [%s]", name);
     e->os = true;

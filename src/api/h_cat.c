@@ -465,8 +465,10 @@ void tv_h_cat_indices(tv_req *r) {
                          .allow_no_indices = true,
                          .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED};
     if (!tv_resolve_opts_parse(r, &o)) return;
-    tv_index_list l;
-    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
+    tv_index_list l = {0};
+    tv_failed_index named;
+    bool only_failed = r->p_index && tv_durable_failed(r->node, r->p_index, &named); /* its red row below */
+    if (!only_failed && !tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     table t = {.cols = indices_cols, .ncols = TV_ARRAY_LEN(indices_cols)};
     for (size_t i = 0; i < l.len && !r->oom; i++) {
         tv_index *idx = l.items[i];
@@ -504,6 +506,17 @@ void tv_h_cat_indices(tv_req *r) {
         }
     }
     tv_index_list_release(&l);
+    /* indices of the data directory that were not recovered: red, no figures */
+    tv_failed_index *fl;
+    size_t nf = tv_durable_failed_list(r->node, &r->arena, &fl);
+    for (size_t i = 0; i < nf && !r->oom && (!hf || strcmp(hf, "red") == 0); i++) {
+        if (r->p_index && !tv_simple_match(r->p_index, fl[i].name, strlen(fl[i].name))) continue;
+        if (!add_row(r, &t)) break;
+        set_str(&t, 0, "red");
+        set_str(&t, 1, "open");
+        set_str(&t, 2, fl[i].name);
+        set_str(&t, 3, fl[i].uuid);
+    }
     respond(r, &t);
 }
 

@@ -103,6 +103,15 @@ static bool compute(tv_req *r, const tv_resolve_opts *o, chealth *h) {
     }
     tv_index_list_release(&l);
     if (h->missing) h->st = H_RED;
+    /* an index of the data directory that was not recovered: its primary
+     * is unassigned, the cluster red */
+    tv_failed_index *fl;
+    size_t nf = tv_durable_failed_list(r->node, &r->arena, &fl);
+    for (size_t i = 0; i < nf; i++) {
+        if (r->p_index && *r->p_index && !tv_simple_match(r->p_index, fl[i].name, strlen(fl[i].name))) continue;
+        h->st = H_RED;
+        h->unassigned += 1;
+    }
     return true;
 }
 

@@ -147,6 +147,13 @@ void tv_h_index_create(tv_req *r) {
     }
     pthread_rwlock_wrlock(&r->node->lock);
     tv_index *old = tv_map_get(&r->node->st->indices, name, strlen(name));
+    tv_failed_index failed;
+    if (!old && tv_durable_failed(r->node, name, &failed)) { /* exists on disk, red */
+        pthread_rwlock_unlock(&r->node->lock);
+        tv_req_fail(r, 400, "resource_already_exists_exception", true,
+                    "index [%s/%s] already exists (not recovered: DELETE it to start over)", name, failed.uuid);
+        return;
+    }
     bool clash = false;
     for (size_t i = 0; !old && i < r->node->st->naliases; i++)
         if (strcmp(r->node->st->aliases[i].alias, name) == 0) clash = true;
@@ -269,6 +276,14 @@ void tv_h_index_exists(tv_req *r) {
 void tv_h_index_delete(tv_req *r) {
     tv_resolve_opts o;
     if (!opts_for(r, &o, false, true, TV_EXPAND_OPEN | TV_EXPAND_CLOSED, false)) return;
+    tv_error ferr;
+    tv_error_clear(&ferr);
+    tv_status fst = tv_durable_drop_failed(r->node, r->p_index, &ferr); /* an index not recovered */
+    if (fst != TROVE_ENOTFOUND) {
+        if (fst) tv_req_fail_tv(r, &ferr, NULL);
+        else write_ack(r);
+        return;
+    }
     o.ignore_aliases = true;
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;

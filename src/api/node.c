@@ -453,7 +453,14 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
         idx = tv_node_get_index(r->node, t);
         if (idx) return idx;
     }
-    /* auto-create (action.auto_create_index: true) */
+    /* auto-create (action.auto_create_index: true), but not over an index
+     * that is on disk and was not recovered */
+    tv_failed_index failed;
+    if (tv_durable_failed(r->node, name, &failed)) {
+        tv_api_err *e = tv_api_err_no_index(r, name);
+        if (e) tv_req_error(r, e);
+        return NULL;
+    }
     const char *bad = tv_index_name_invalid(name, &r->arena);
     if (bad) {
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);

@@ -286,9 +286,22 @@ static void test_torn_tail_and_corruption(void **s) {
     fputc(c ^ 0x04, f);
     fclose(f);
     reopen();
-    EXPECT_STATUS("GET", "/t/_count", NULL, 404); /* not served */
-    EXPECT_HAS("GET", "/other/_doc/1", NULL, 200, "\"found\":true"); /* the rest is */
+    /* not served, and saying why */
+    EXPECT_HAS("GET", "/t/_count", NULL, 500, "\"type\":\"corrupt_index_exception\"");
+    EXPECT_HAS("GET", "/t/_count", NULL, 500, "was not recovered from its data directory: translog [");
+    EXPECT_HAS("GET", "/_cat/indices/t?h=health,index", NULL, 200, "red t");
+    EXPECT_HAS("GET", "/_cluster/health", NULL, 200, "\"status\":\"red\"");
+    EXPECT_HAS("PUT", "/t/_doc/1", "{\"a\":1}", 500, "corrupt_index_exception"); /* no auto-create over it */
+    EXPECT_HAS("PUT", "/t", NULL, 400, "resource_already_exists_exception");
+    EXPECT_HAS("GET", "/other/_doc/1", NULL, 200, "\"found\":true"); /* the rest is served */
     assert_int_equal(stat(path, &sb), 0); /* and the evidence left alone */
+    /* until it is deleted */
+    OK("DELETE", "/t", NULL);
+    assert_int_not_equal(stat(path, &sb), 0);
+    EXPECT_STATUS("GET", "/t/_count", NULL, 404);
+    OK("PUT", "/t/_doc/1", "{\"a\":1}");
+    reopen();
+    EXPECT_HAS("GET", "/t/_count", NULL, 200, "\"count\":1");
 }
 
 int main(void) {
