@@ -243,6 +243,9 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err);
 /* Syncs every index's translog as its durability setting says (after a
  * writing handler, before the response). No-op in memory. */
 tv_status tv_durable_sync(trove_node *n, tv_error *err);
+/* _flush of an index on a data directory: commits it (segment files, a
+ * manifest, a new translog generation; durable.c). No-op in memory. */
+tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err);
 /* Whether name is a failed index (*out borrowed until the next drop). */
 bool tv_durable_failed(trove_node *n, const char *name, tv_failed_index *out);
 /* Copies of every failed index (name, uuid, reason) in the arena. */

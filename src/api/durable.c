@@ -13,7 +13,18 @@
  *                                    "mappings" (as created)}
  *   DIR/indices/<uuid>/translog.tlog every applied operation since creation
  *                                    (store.h frames it, translog_ops.c
- *                                    says what a record holds)
+ *                                    says what a record holds): generation 0
+ *   .../translog-<g>.tlog            the operations after commit g
+ *   .../commit.json                  the last commit: {"name", "generation",
+ *                                    "next_seq_no", "settings", "mappings",
+ *                                    "segments": [{"file", "live"}]}, a
+ *                                    newline, 8 hex digits of its xxh32
+ *   .../seg-<g>-<k>.tvs              a segment's bytes as in memory (the
+ *                                    format of segment_build.c), written
+ *                                    once by commit g
+ *   .../seg-<g>-<k>-<c>.liv          its live docs as of commit c:
+ *                                    "TROVELIV", u32 max_doc, u32 xxh32 of
+ *                                    the words, the bitset words
  * An index is created on disk before it enters the node's table (a
  * temporary directory renamed into place, so a crash leaves it whole or
  * absent), and its translog is attached before any write can reach it.
@@ -28,14 +39,27 @@
  * thread ticks every 100 ms so that async translogs are synced every
  * sync_interval even when no further write comes.
  *
- * Opening replays each index's translog into a fresh index restored from
- * its index.json, then refreshes it. An index that cannot be read back
- * (corrupt translog, unreadable index.json) is left on disk untouched and
- * not served: it is named on stderr with the reason, requests naming it
- * answer 500 corrupt_index_exception with that reason (no auto-create or
- * create over it), _cat/indices and _cluster/health show it red, and DELETE
- * removes its directory; the other indices open. Not yet on disk (later work of the durable-store issue): segment
- * files and commits (so restart time grows with the translog).
+ * Commits (_flush, and _forcemerge): one at a time per node. The next
+ * translog generation g is created, then tv_index_commit_begin seals the
+ * buffer and swaps it in under the writer lock, so every earlier operation
+ * is in the commit's segments and every later one in generation g. Then,
+ * outside the lock: the segments not on disk yet are written (each file
+ * fsynced and renamed into place, the directory fsynced), the live-docs
+ * files, and commit.json the same way; only after that are the translogs
+ * below g and the files commit.json does not name removed. A commit cut
+ * short anywhere leaves the previous commit.json and every translog it
+ * needs: open replays every generation from the commit's on.
+ *
+ * Opening reads commit.json (or, never committed, index.json), loads its
+ * segments (read into memory and checksummed; mapping the files is the
+ * next step) and live docs, replays the translog generations from the
+ * commit's on in order, attaches the last for appends, and refreshes. An
+ * index that cannot be read back (corrupt translog, segment or manifest,
+ * unreadable index.json) is left on disk untouched and not served: it is
+ * named on stderr with the reason, requests naming it answer 500
+ * corrupt_index_exception with that reason (no auto-create or create over
+ * it), _cat/indices and _cluster/health show it red, and DELETE removes its
+ * directory; the other indices open.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -62,7 +86,47 @@ struct tv_durable {
     /* indices whose directory could not be read back (not served) */
     TV_VEC(tv_failed_index) failed;
     pthread_mutex_t failed_mu;
+    /* commits: one at a time; per index its generation and the files of
+     * the segments already on disk (by tv_segment_id) */
+    pthread_mutex_t commit_mu;
+    TV_VEC(struct dindex *) dix;
 };
+
+typedef struct segfile {
+    uint64_t seg_id;
+    char *file;
+} segfile;
+
+typedef struct dindex {
+    char uuid[32];
+    uint64_t gen;    /* of the last commit (0: none) */
+    uint64_t tl_gen; /* of the translog appended to */
+    TV_VEC(segfile) files;
+} dindex;
+
+static dindex *dindex_get(tv_durable *d, const char *uuid) {
+    for (size_t i = 0; i < d->dix.len; i++)
+        if (!strcmp(d->dix.items[i]->uuid, uuid)) return d->dix.items[i];
+    dindex *x = tv_calloc(1, sizeof *x);
+    if (!x || tv_vec_push(&d->dix, x)) {
+        tv_free(x);
+        return NULL;
+    }
+    snprintf(x->uuid, sizeof x->uuid, "%s", uuid);
+    return x;
+}
+
+static void dindex_free(dindex *x) {
+    for (size_t i = 0; i < x->files.len; i++) tv_free(x->files.items[i].file);
+    tv_vec_fini(&x->files);
+    tv_free(x);
+}
+
+static const char *segfile_of(const dindex *x, uint64_t id) {
+    for (size_t i = 0; i < x->files.len; i++)
+        if (x->files.items[i].seg_id == id) return x->files.items[i].file;
+    return NULL;
+}
 
 #define SYNCER_TICK_MS 100
 
@@ -162,32 +226,214 @@ out:
     return idx;
 }
 
-/* Reads one index directory back: the index, its translog replayed and
- * attached, refreshed. Returns owned, or NULL with err (and, when
- * index.json could be read, the index name and uuid in *name and *uuid,
- * tv_malloc'd). */
-static tv_index *restore_index(const char *dir, char **name, char **uuid, tv_error *err) {
-    tv_index *idx = index_from_meta(dir, err);
-    if (idx) {
-        *name = tv_strndup(tv_index_name(idx), strlen(tv_index_name(idx)));
-        *uuid = tv_strndup(tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
+/* ------------------------------------------------------------ commits */
+
+/* translog.tlog is generation 0, translog-<g>.tlog generation g. */
+static char *translog_path(const char *dir, uint64_t gen) {
+    char name[64];
+    if (gen) snprintf(name, sizeof name, "translog-%llu.tlog", (unsigned long long)gen);
+    else snprintf(name, sizeof name, "translog.tlog");
+    return path_join(dir, name, NULL);
+}
+
+typedef struct gens {
+    TV_VEC(uint64_t) v;
+    bool oom;
+} gens;
+
+static void collect_gen(void *ctx, const char *name) {
+    gens *g = ctx;
+    unsigned long long k;
+    char tail[8];
+    if (!strcmp(name, "translog.tlog")) k = 0;
+    else if (sscanf(name, "translog-%llu.tlo%1s", &k, tail) != 2 || strcmp(tail, "g") || !k) return;
+    if (tv_vec_push(&g->v, (uint64_t)k)) g->oom = true;
+}
+
+static int cmp_u64(const void *a, const void *b) {
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* The translog generations in dir, ascending. */
+static tv_status translog_gens(const char *dir, gens *g, tv_error *err) {
+    memset(g, 0, sizeof *g);
+    tv_status st = tv_store_list(dir, collect_gen, g, err);
+    if (!st && g->oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!st && g->v.len) qsort(g->v.items, g->v.len, sizeof *g->v.items, cmp_u64);
+    return st;
+}
+
+#define LIVE_MAGIC "TROVELIV"
+
+/* commit.json: the JSON text, a newline, 8 hex digits of its xxh32. */
+static tv_status read_manifest(const char *dir, tv_arena *a, char **bytes, tv_json **out, tv_error *err) {
+    char *path = path_join(dir, "commit.json", NULL);
+    size_t n = 0;
+    if (!path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    tv_status st = tv_store_read_file(path, bytes, &n, err);
+    if (!st) {
+        char *nl = n >= 9 ? *bytes + n - 9 : NULL;
+        unsigned sum;
+        tv_json_error je;
+        if (!nl || *nl != '\n' || sscanf(nl + 1, "%8x", &sum) != 1 || sum != tv_checksum32(*bytes, (size_t)(nl - *bytes)) ||
+            tv_json_parse(a, *bytes, (size_t)(nl - *bytes), out, &je) != TROVE_OK)
+            st = tv_error_set(err, TROVE_ECORRUPT, "[%s] fails its checksum", path);
     }
-    char *tl_path = idx ? path_join(dir, "translog.tlog", NULL) : NULL;
-    tv_translog *tl = NULL;
-    if (idx && !tl_path) tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    if (!tl_path || tv_translog_open(tl_path, replay_cb, idx, &tl, err) != TROVE_OK) {
+    tv_free(path);
+    return st;
+}
+
+/* Reads a live-docs file of a segment of max_doc docs (tv_malloc'd words). */
+static uint64_t *read_live(const char *path, uint32_t max_doc, tv_error *err) {
+    char *b = NULL;
+    size_t n = 0;
+    size_t nw = ((size_t)max_doc + 63) / 64;
+    if (tv_store_read_file(path, &b, &n, err)) return NULL;
+    uint32_t md, sum;
+    uint64_t *w = NULL;
+    if (n == 16 + nw * 8 && !memcmp(b, LIVE_MAGIC, 8)) {
+        memcpy(&md, b + 8, 4);
+        memcpy(&sum, b + 12, 4);
+        if (md == max_doc && sum == tv_checksum32(b + 16, nw * 8) && (w = tv_malloc(nw ? nw * 8 : 1)))
+            memcpy(w, b + 16, nw * 8);
+    }
+    if (!w) tv_error_set(err, TROVE_ECORRUPT, "[%s] is not the live docs of a %u-doc segment", path, max_doc);
+    tv_free(b);
+    return w;
+}
+
+/* The index as its last commit left it (segments installed, no replay), or
+ * as index.json describes it when it was never committed; *gen is the
+ * commit's generation (0: none). With x, the segment files are recorded. */
+static tv_index *load_base(const char *dir, dindex *x, uint64_t *gen, tv_error *err) {
+    tv_arena a;
+    tv_arena_init(&a);
+    char *bytes = NULL;
+    tv_json *m = NULL;
+    *gen = 0;
+    tv_status st = read_manifest(dir, &a, &bytes, &m, err);
+    if (st == TROVE_ENOTFOUND) {
+        tv_free(bytes);
+        tv_arena_fini(&a);
+        return index_from_meta(dir, err);
+    }
+    tv_index *idx = NULL;
+    const tv_json *name = st ? NULL : tv_json_get(m, "name"), *g = st ? NULL : tv_json_get(m, "generation");
+    const tv_json *seq = st ? NULL : tv_json_get(m, "next_seq_no"), *segs = st ? NULL : tv_json_get(m, "segments");
+    if (!st && (!name || name->type != TV_JSON_STRING || !g || g->type != TV_JSON_INT || !seq ||
+                seq->type != TV_JSON_INT || !segs || segs->type != TV_JSON_ARRAY))
+        st = tv_error_set(err, TROVE_ECORRUPT, "[%s/commit.json] is not a commit", dir);
+    char *nm = st ? NULL : tv_arena_strndup(&a, name->v.s, name->len);
+    if (!st && !(idx = tv_index_restore(nm, tv_json_get(m, "settings"), tv_json_get(m, "mappings"), err)))
+        st = err->code ? err->code : TROVE_ECORRUPT;
+    uint32_t ns = st ? 0 : segs->len;
+    tv_segment **sv = ns ? tv_calloc(ns, sizeof *sv) : NULL;
+    uint64_t **lv = ns ? tv_calloc(ns, sizeof *lv) : NULL;
+    if (ns && (!sv || !lv)) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; !st && i < ns; i++) {
+        const tv_json *e = &segs->v.items[i], *f = tv_json_get(e, "file"), *l = tv_json_get(e, "live");
+        if (!f || f->type != TV_JSON_STRING || strchr(f->v.s, '/')) {
+            st = tv_error_set(err, TROVE_ECORRUPT, "[%s/commit.json]: a bad segment entry", dir);
+            break;
+        }
+        char *fp = path_join(dir, f->v.s, NULL), *sb = NULL;
+        size_t sl = 0;
+        st = fp ? tv_store_read_file(fp, &sb, &sl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (st == TROVE_ENOTFOUND) st = tv_error_set(err, TROVE_ECORRUPT, "segment [%s] is missing", fp);
+        if (!st) st = tv_segment_open(sb, sl, &sv[i], err); /* copies; mapping the file comes with mmap */
+        tv_free(sb);
+        if (!st && l && l->type == TV_JSON_STRING) {
+            char *lp = path_join(dir, l->v.s, NULL);
+            lv[i] = lp ? read_live(lp, tv_segment_max_doc(sv[i]), err) : NULL;
+            if (!lv[i]) st = err->code ? err->code : TROVE_ENOMEM;
+            tv_free(lp);
+        }
+        if (!st && x) {
+            segfile sf = {tv_segment_id(sv[i]), tv_strndup(f->v.s, f->len)};
+            if (!sf.file || tv_vec_push(&x->files, sf)) {
+                tv_free(sf.file);
+                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            }
+        }
+        tv_free(fp);
+    }
+    if (!st) st = tv_index_install(idx, (const tv_segment *const *)sv, (const uint64_t *const *)lv, ns, seq->v.i, err);
+    for (uint32_t i = 0; i < ns; i++) {
+        if (sv) tv_segment_release(sv[i]);
+        if (lv) tv_free(lv[i]);
+    }
+    tv_free(sv);
+    tv_free(lv);
+    if (!st) *gen = (uint64_t)g->v.i;
+    if (st) {
         tv_index_release(idx);
-        tv_free(tl_path);
-        return NULL;
+        idx = NULL;
     }
-    tv_free(tl_path);
-    tv_index_attach_translog(idx, tl);
-    if (tv_index_refresh(idx) != TROVE_OK) {
-        tv_index_release(idx);
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
-        return NULL;
-    }
+    tv_free(bytes);
+    tv_arena_fini(&a);
     return idx;
+}
+
+/* Reads one index directory back: its last commit, then every translog
+ * generation from the commit's on, the last one attached for appends,
+ * refreshed. Returns owned, or NULL with err (and, when it got that far,
+ * the index name and uuid in *name and *uuid, tv_malloc'd). */
+static tv_index *restore_index(tv_durable *d, const char *dir, char **name, char **uuid, tv_error *err) {
+    dindex tmp = {0};
+    uint64_t gen = 0;
+    tv_index *idx = load_base(dir, &tmp, &gen, err);
+    gens g = {0};
+    tv_translog *tl = NULL;
+    uint64_t last = gen;
+    if (!idx) goto fail;
+    *name = tv_strndup(tv_index_name(idx), strlen(tv_index_name(idx)));
+    *uuid = tv_strndup(tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
+    if (translog_gens(dir, &g, err)) goto fail;
+    for (size_t i = 0; i < g.v.len; i++) {
+        if (g.v.items[i] < gen) continue; /* covered by the commit; its deletion was cut short */
+        char *p = translog_path(dir, g.v.items[i]);
+        tv_translog_close(tl);
+        tl = NULL;
+        tv_status st = p ? tv_translog_open(p, replay_cb, idx, &tl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_free(p);
+        if (st) goto fail;
+        last = g.v.items[i];
+    }
+    if (!tl) { /* committed and nothing after: the generation's translog */
+        char *p = translog_path(dir, gen);
+        tv_status st = p ? tv_translog_open(p, NULL, NULL, &tl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_free(p);
+        if (st) goto fail;
+    }
+    tv_index_attach_translog(idx, tl);
+    tl = NULL;
+    if (tv_index_refresh(idx) != TROVE_OK) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        goto fail;
+    }
+    dindex *x = d ? dindex_get(d, tv_index_uuid(idx)) : NULL;
+    if (d && !x) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        goto fail;
+    }
+    if (x) {
+        x->gen = gen;
+        x->tl_gen = last;
+        x->files = tmp.files;
+        memset(&tmp.files, 0, sizeof tmp.files);
+    }
+    for (size_t i = 0; i < tmp.files.len; i++) tv_free(tmp.files.items[i].file);
+    tv_vec_fini(&tmp.files);
+    tv_vec_fini(&g.v);
+    return idx;
+fail:
+    tv_translog_close(tl);
+    tv_index_release(idx);
+    for (size_t i = 0; i < tmp.files.len; i++) tv_free(tmp.files.items[i].file);
+    tv_vec_fini(&tmp.files);
+    tv_vec_fini(&g.v);
+    return NULL;
 }
 
 typedef struct scan {
@@ -405,6 +651,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     pthread_mutex_init(&d->meta_mu, NULL);
     pthread_mutex_init(&d->stop_mu, NULL);
     pthread_mutex_init(&d->failed_mu, NULL);
+    pthread_mutex_init(&d->commit_mu, NULL);
     pthread_cond_init(&d->stop_cv, NULL);
     tv_buf_init(&d->meta);
     tv_status st = tv_store_lock_dir(dir, &d->lock, err);
@@ -426,7 +673,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
             tv_error ie;
             tv_error_clear(&ie);
             char *name = NULL, *uuid = NULL;
-            tv_index *idx = restore_index(sub, &name, &uuid, &ie);
+            tv_index *idx = restore_index(d, sub, &name, &uuid, &ie);
             if (!idx && ie.code == TROVE_ENOMEM) {
                 st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
             } else if (!idx) {
@@ -486,6 +733,9 @@ void tv_durable_free(tv_durable *d) {
     }
     tv_vec_fini(&d->failed);
     pthread_mutex_destroy(&d->failed_mu);
+    for (size_t i = 0; i < d->dix.len; i++) dindex_free(d->dix.items[i]);
+    tv_vec_fini(&d->dix);
+    pthread_mutex_destroy(&d->commit_mu);
     tv_store_unlock(d->lock);
     pthread_mutex_destroy(&d->meta_mu);
     tv_buf_fini(&d->meta);
@@ -568,6 +818,175 @@ tv_status tv_durable_sync(trove_node *n, tv_error *err) {
     if (!n->durable) return TROVE_OK;
     tv_status st = sync_indices(n, TV_SYNC_REQUEST, err);
     if (!st) st = meta_sync(n, err);
+    return st;
+}
+
+/* ------------------------------------------------------------ _flush */
+
+typedef struct keep {
+    const char *const *names;
+    size_t n;
+    uint64_t gen; /* translogs below it go */
+    const char *dir;
+    TV_VEC(char *) gone;
+    bool oom;
+} keep;
+
+static void collect_stale(void *ctx, const char *name) {
+    keep *k = ctx;
+    size_t len = strlen(name);
+    bool seg = len > 4 && (!strcmp(name + len - 4, ".tvs") || !strcmp(name + len - 4, ".liv"));
+    unsigned long long g = 0;
+    char tail[8];
+    bool tlog = !strcmp(name, "translog.tlog") ||
+                (sscanf(name, "translog-%llu.tlo%1s", &g, tail) == 2 && !strcmp(tail, "g"));
+    if (!seg && !(tlog && g < k->gen)) return;
+    for (size_t i = 0; seg && i < k->n; i++)
+        if (!strcmp(k->names[i], name)) return;
+    char *p = path_join(k->dir, name, NULL);
+    if (!p || tv_vec_push(&k->gone, p)) {
+        tv_free(p);
+        k->oom = true;
+    }
+}
+
+/* A live-docs file: "TROVELIV", u32 max_doc, u32 xxh32 of the words, the
+ * bitset words (bit d of word d/64 set: doc d is live). */
+static tv_status write_live(const char *path, const uint64_t *words, uint32_t max_doc, tv_error *err) {
+    size_t nw = ((size_t)max_doc + 63) / 64;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_append(&b, LIVE_MAGIC, 8);
+    uint32_t sum = tv_checksum32(words, nw * 8);
+    tv_buf_append(&b, &max_doc, 4);
+    tv_buf_append(&b, &sum, 4);
+    tv_buf_append(&b, words, nw * 8);
+    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_store_write_atomic(path, b.data, b.len, err);
+    tv_buf_fini(&b);
+    return st;
+}
+
+tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
+    tv_durable *d = n->durable;
+    if (!d || !tv_index_durable(idx)) return TROVE_OK;
+    pthread_mutex_lock(&d->commit_mu);
+    tv_status st = TROVE_OK;
+    dindex *x = dindex_get(d, tv_index_uuid(idx));
+    char *dir = index_dir(d, tv_index_uuid(idx), "");
+    tv_commit_point cp = {0};
+    tv_buf man;
+    tv_buf_init(&man);
+    TV_VEC(segfile) files = {0};
+    keep k = {0};
+    if (!x || !dir) {
+        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        goto out;
+    }
+    /* 1. the next translog generation, then the point, which swaps it in */
+    uint64_t g = x->tl_gen + 1;
+    char *tp = translog_path(dir, g);
+    tv_translog *next = NULL;
+    st = tp ? tv_translog_open(tp, NULL, NULL, &next, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!st && (st = tv_index_commit_begin(idx, next, &cp, err)) != TROVE_OK) {
+        tv_translog_close(next);
+        unlink(tp);
+    }
+    tv_free(tp);
+    if (st) goto out;
+    x->tl_gen = g; /* appends go there now, whatever follows */
+    /* 2. segment and live-docs files (segments already on disk keep theirs) */
+    tv_jw w;
+    tv_jw_init(&w, &man, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "name");
+    tv_jw_strz(&w, tv_index_name(idx));
+    tv_jw_keyz(&w, "generation");
+    tv_jw_uint(&w, g);
+    tv_jw_keyz(&w, "next_seq_no");
+    tv_jw_int(&w, cp.next_seq_no);
+    tv_jw_keyz(&w, "settings");
+    tv_jw_raw(&w, cp.settings_json, strlen(cp.settings_json));
+    tv_jw_keyz(&w, "mappings");
+    tv_jw_raw(&w, cp.mapping_json, strlen(cp.mapping_json));
+    tv_jw_keyz(&w, "segments");
+    tv_jw_arr_begin(&w);
+    for (uint32_t i = 0; !st && i < cp.nsegs; i++) {
+        uint64_t id = tv_segment_id(cp.segs[i].seg);
+        const char *have = segfile_of(x, id);
+        char name[64], live[64];
+        if (have) snprintf(name, sizeof name, "%s", have);
+        else snprintf(name, sizeof name, "seg-%llu-%u.tvs", (unsigned long long)g, i);
+        segfile sf = {id, tv_strndup(name, strlen(name))};
+        if (!sf.file || tv_vec_push(&files, sf)) {
+            tv_free(sf.file);
+            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            break;
+        }
+        if (!have) {
+            size_t len;
+            const void *bytes = tv_segment_bytes_ptr(cp.segs[i].seg, &len);
+            char *fp = path_join(dir, name, NULL);
+            st = fp ? tv_store_write_atomic(fp, bytes, len, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            tv_free(fp);
+        }
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "file");
+        tv_jw_strz(&w, name);
+        tv_jw_keyz(&w, "live");
+        if (!st && cp.segs[i].live) {
+            snprintf(live, sizeof live, "%.*s-%llu.liv", (int)(strlen(name) - 4), name, (unsigned long long)g);
+            char *lp = path_join(dir, live, NULL);
+            st = lp ? write_live(lp, cp.segs[i].live, cp.segs[i].max_doc, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            tv_free(lp);
+            tv_jw_strz(&w, live);
+        } else {
+            tv_jw_null(&w);
+        }
+        tv_jw_obj_end(&w);
+    }
+    tv_jw_arr_end(&w);
+    tv_jw_obj_end(&w);
+    if (st) goto out;
+    /* 3. the manifest: from here on the commit is the index */
+    uint32_t sum = tv_checksum32(man.data, man.len);
+    tv_buf_printf(&man, "\n%08x", sum);
+    char *mp = path_join(dir, "commit.json", NULL);
+    st = man.oom || !mp ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_store_write_atomic(mp, man.data, man.len, err);
+    tv_free(mp);
+    if (st) goto out;
+    for (size_t i = 0; i < x->files.len; i++) tv_free(x->files.items[i].file);
+    tv_vec_fini(&x->files);
+    x->files.items = files.items, x->files.len = files.len, x->files.cap = files.cap;
+    memset(&files, 0, sizeof files);
+    x->gen = g;
+    /* 4. what the commit no longer needs: older translogs, other files */
+    const char **names = tv_malloc((x->files.len ? x->files.len : 1) * 2 * sizeof *names);
+    char (*lives)[64] = tv_malloc((x->files.len ? x->files.len : 1) * sizeof *lives);
+    size_t nn = 0;
+    for (size_t i = 0; names && lives && i < x->files.len; i++) {
+        names[nn++] = x->files.items[i].file;
+        snprintf(lives[i], sizeof lives[i], "%.*s-%llu.liv", (int)(strlen(x->files.items[i].file) - 4),
+                 x->files.items[i].file, (unsigned long long)g);
+        names[nn++] = lives[i];
+    }
+    k = (keep){.names = names, .n = nn, .gen = g, .dir = dir};
+    tv_error ignored;
+    if (names && lives) (void)tv_store_list(dir, collect_stale, &k, &ignored);
+    for (size_t i = 0; i < k.gone.len; i++) {
+        unlink(k.gone.items[i]);
+        tv_free(k.gone.items[i]);
+    }
+    if (k.gone.len) (void)tv_store_sync_dir(dir, &ignored);
+    tv_vec_fini(&k.gone);
+    tv_free(names);
+    tv_free(lives);
+out:
+    for (size_t i = 0; i < files.len; i++) tv_free(files.items[i].file);
+    tv_vec_fini(&files);
+    tv_commit_point_fini(&cp); /* closes the old translog */
+    tv_buf_fini(&man);
+    tv_free(dir);
+    pthread_mutex_unlock(&d->commit_mu);
     return st;
 }
 
@@ -669,21 +1088,40 @@ static tv_status check_cb(void *ctx, const uint8_t *rec, size_t len) {
     return st;
 }
 
-/* Checks one index directory without changing it; appends its report line. */
+/* Checks one index directory without changing it; appends its report line:
+ * the commit's segments (checksums verified as they load), then every
+ * translog generation from the commit's on, scanned and replayed. */
 static bool check_index(const char *dir, const char *name, tv_buf *report) {
     tv_error err;
     tv_error_clear(&err);
     checked c = {.last_seq = -1};
-    char *tl_path = path_join(dir, "translog.tlog", NULL), *bytes = NULL;
-    size_t n = 0, valid = 0;
+    char *bytes = NULL;
+    size_t total = 0, torn = 0;
+    uint64_t gen = 0;
+    gens g = {0};
     bool ok = false;
-    if (!(c.idx = index_from_meta(dir, &err))) {
+    if (!(c.idx = load_base(dir, NULL, &gen, &err))) {
         tv_buf_printf(report, "%s: CORRUPT: %s\n", name, err.reason);
         goto out;
     }
-    tv_status st = tl_path ? tv_store_read_file(tl_path, &bytes, &n, &err) : TROVE_ENOMEM;
-    if (st == TROVE_ENOTFOUND) tv_error_set(&err, TROVE_ECORRUPT, "the translog is missing");
-    if (st == TROVE_OK) st = tv_translog_scan(tl_path, (const uint8_t *)bytes, n, check_cb, &c, &valid, &err);
+    tv_index_stats base;
+    tv_index_get_stats(c.idx, &base);
+    tv_status st = translog_gens(dir, &g, &err);
+    bool any = false;
+    for (size_t i = 0; !st && i < g.v.len; i++) {
+        if (g.v.items[i] < gen) continue;
+        char *tl_path = translog_path(dir, g.v.items[i]);
+        size_t n = 0, valid = 0;
+        st = tl_path ? tv_store_read_file(tl_path, &bytes, &n, &err) : TROVE_ENOMEM;
+        if (!st) st = tv_translog_scan(tl_path, (const uint8_t *)bytes, n, check_cb, &c, &valid, &err);
+        tv_free(bytes);
+        bytes = NULL;
+        tv_free(tl_path);
+        total += n;
+        torn += n - valid;
+        any = true;
+    }
+    if (!st && !any && gen == 0) st = tv_error_set(&err, TROVE_ECORRUPT, "the translog is missing");
     if (st) {
         tv_buf_printf(report, "index [%s] (%s): CORRUPT: %s\n", tv_index_name(c.idx), name, c.bad ? c.why : err.reason);
         goto out;
@@ -691,18 +1129,22 @@ static bool check_index(const char *dir, const char *name, tv_buf *report) {
     (void)tv_index_refresh(c.idx);
     tv_index_stats stats;
     tv_index_get_stats(c.idx, &stats);
+    tv_buf_printf(report, "index [%s] (%s): ok: ", tv_index_name(c.idx), name);
+    if (gen)
+        tv_buf_printf(report, "commit %llu with %u segments and %llu documents, then ", (unsigned long long)gen,
+                      base.segments, (unsigned long long)base.docs_count);
     tv_buf_printf(report,
-                  "index [%s] (%s): ok: %llu records (%llu writes, %llu mapping/settings updates), "
-                  "max seq_no %lld, %llu documents, translog %zu bytes",
-                  tv_index_name(c.idx), name, (unsigned long long)c.records, (unsigned long long)c.writes,
-                  (unsigned long long)c.updates, (long long)c.last_seq, (unsigned long long)stats.docs_count, n);
-    if (valid < n) tv_buf_printf(report, ", a torn tail of %zu bytes (cut at the next open)", n - valid);
+                  "%llu records (%llu writes, %llu mapping/settings updates), max seq_no %lld, %llu documents, "
+                  "translog %zu bytes",
+                  (unsigned long long)c.records, (unsigned long long)c.writes, (unsigned long long)c.updates,
+                  (long long)c.last_seq, (unsigned long long)stats.docs_count, total);
+    if (torn) tv_buf_printf(report, ", a torn tail of %zu bytes (cut at the next open)", torn);
     tv_buf_puts(report, "\n");
     ok = true;
 out:
     tv_index_release(c.idx);
     tv_free(bytes);
-    tv_free(tl_path);
+    tv_vec_fini(&g.v);
     return ok;
 }
 

@@ -191,6 +191,13 @@ static void flush_or_merge(tv_req *r, bool forcemerge) {
             r->oom = true;
             break;
         }
+        /* on a data directory, a flush is a commit (forcemerge flushes too) */
+        if (tv_durable_commit(r->node, l.items[i], &serr) != TROVE_OK) {
+            tv_index_list_release(&l);
+            if (serr.code == TROVE_ENOMEM) r->oom = true;
+            else tv_req_fail_tv(r, &serr, NULL);
+            return;
+        }
         int64_t shards;
         tv_index_lock(l.items[i]);
         shards = tv_index_settings(l.items[i])->number_of_shards;

@@ -1200,6 +1200,100 @@ tv_status tv_index_force_merge(tv_index *idx, uint32_t max_segments) {
     return st;
 }
 
+/* A JSON text of what write() writes (tv_malloc'd), NULL on OOM. */
+static char *json_text(void (*write)(const void *, tv_jw *), const void *what) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    write(what, &w);
+    char *s = b.oom ? NULL : tv_strndup(b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    return s;
+}
+static void write_mapping(const void *m, tv_jw *w) { tv_mapping_write(m, w); }
+static void write_flat_settings(const void *s, tv_jw *w) { tv_settings_write(s, w, true); }
+
+void tv_commit_point_fini(tv_commit_point *cp) {
+    for (uint32_t i = 0; i < cp->nsegs; i++) {
+        tv_segment_release(cp->segs[i].seg);
+        tv_free(cp->segs[i].live);
+    }
+    tv_free(cp->segs);
+    tv_free(cp->settings_json);
+    tv_free(cp->mapping_json);
+    tv_translog_close(cp->old_tl);
+    memset(cp, 0, sizeof *cp);
+}
+
+tv_status tv_index_commit_begin(tv_index *idx, tv_translog *next, tv_commit_point *cp, tv_error *err) {
+    memset(cp, 0, sizeof *cp);
+    lock(idx);
+    tv_status st = seal_buffer(idx);
+    if (!st) {
+        cp->segs = tv_calloc(idx->segs.len ? idx->segs.len : 1, sizeof *cp->segs);
+        cp->settings_json = json_text(write_flat_settings, &idx->settings);
+        cp->mapping_json = json_text(write_mapping, idx->mapping);
+        if (!cp->segs || !cp->settings_json || !cp->mapping_json) st = TROVE_ENOMEM;
+    }
+    for (size_t i = 0; !st && i < idx->segs.len; i++) {
+        const wseg *w = &idx->segs.items[i];
+        tv_commit_seg *c = &cp->segs[cp->nsegs];
+        if (w->live) {
+            size_t nw = ((size_t)w->max_doc + 63) / 64;
+            if (!(c->live = tv_malloc(nw * sizeof(uint64_t)))) {
+                st = TROVE_ENOMEM;
+                break;
+            }
+            memcpy(c->live, w->live->words, nw * sizeof(uint64_t));
+        }
+        c->seg = tv_segment_retain(w->seg);
+        c->max_doc = w->max_doc;
+        cp->nsegs++;
+    }
+    if (!st) {
+        cp->next_seq_no = idx->next_seq_no;
+        cp->old_tl = idx->tl;
+        idx->tl = next;
+    }
+    unlock(idx);
+    if (st) {
+        tv_commit_point_fini(cp);
+        tv_error_set(err, st, "out of memory");
+    }
+    return st;
+}
+
+tv_status tv_index_install(tv_index *idx, const tv_segment *const *segs, const uint64_t *const *lives,
+                           uint32_t n, int64_t next_seq_no, tv_error *err) {
+    lock(idx);
+    tv_status st = tv_vec_reserve(&idx->segs, idx->segs.len + n) ? TROVE_ENOMEM : TROVE_OK;
+    for (uint32_t i = 0; !st && i < n; i++) {
+        uint32_t md = tv_segment_max_doc(segs[i]), live_docs = md;
+        tv_live *l = NULL;
+        if (lives[i]) {
+            if (!(l = live_alloc(md))) {
+                st = TROVE_ENOMEM;
+                break;
+            }
+            size_t nw = ((size_t)md + 63) / 64;
+            memcpy(l->words, lives[i], nw * sizeof(uint64_t));
+            if (md & 63) l->words[nw - 1] &= (1ull << (md & 63)) - 1;
+            live_docs = 0;
+            for (size_t k = 0; k < nw; k++) live_docs += (uint32_t)__builtin_popcountll(l->words[k]);
+        }
+        idx->segs.items[idx->segs.len++] = (wseg){tv_segment_retain(segs[i]), l, md, live_docs};
+    }
+    if (!st) {
+        idx->next_seq_no = next_seq_no;
+        snap_impl *sn = snap_from_working(idx, idx->mapping);
+        if (sn) publish(idx, sn);
+        else st = TROVE_ENOMEM;
+    }
+    unlock(idx);
+    return st ? tv_error_set(err, st, "out of memory") : TROVE_OK;
+}
+
 tv_status tv_index_seal(tv_index *idx) {
     lock(idx);
     tv_status st = seal_buffer(idx);

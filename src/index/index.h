@@ -772,6 +772,34 @@ tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err);
 /* Whether a translog is attached. */
 bool tv_index_durable(const tv_index *idx);
 
+/*
+ * Commits (the store writes the files; see durable.c). tv_index_commit_begin
+ * seals the write buffer and, under the writer lock, takes what the index
+ * holds (segments, a copy of each live-docs bitset, next_seq_no, mapping
+ * and settings as JSON) and swaps in the next translog generation, so that
+ * every write before the point is in the segments and every write after it
+ * in `next`. The point owns the old translog. tv_index_install puts
+ * committed segments back into a fresh index at open (before replay).
+ */
+typedef struct tv_commit_seg {
+    const tv_segment *seg; /* retained */
+    uint64_t *live;        /* copy of the live bitset (tv_malloc), NULL: all live */
+    uint32_t max_doc;
+} tv_commit_seg;
+typedef struct tv_commit_point {
+    tv_commit_seg *segs;
+    uint32_t nsegs;
+    int64_t next_seq_no;
+    char *settings_json, *mapping_json; /* tv_malloc'd */
+    tv_translog *old_tl;                /* owned */
+} tv_commit_point;
+tv_status tv_index_commit_begin(tv_index *idx, tv_translog *next, tv_commit_point *cp, tv_error *err);
+void tv_commit_point_fini(tv_commit_point *cp);
+/* Segments (references taken) with their live bitsets (copied; NULL: all
+ * live) become the index's, and next_seq_no continues from there. */
+tv_status tv_index_install(tv_index *idx, const tv_segment *const *segs, const uint64_t *const *lives,
+                           uint32_t n, int64_t next_seq_no, tv_error *err);
+
 /* Publishes all buffered writes as a new snapshot (POST _refresh). */
 tv_status tv_index_refresh(tv_index *idx);
 /* POST _forcemerge?max_num_segments=N: merges the index's segments down to

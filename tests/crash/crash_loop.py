@@ -3,8 +3,8 @@
 
 Each trial starts the server on the same data directory (so every trial also
 recovers everything earlier trials wrote), runs several client threads that
-index, update, delete and bulk documents while recording what each response
-acknowledged, kills the server with SIGKILL at a random moment, restarts it
+index, update, delete and bulk documents (and now and then _flush, a commit)
+while recording what each response acknowledged, kills the server with SIGKILL at a random moment, restarts it
 and checks every document against the record:
 
   - a document whose last acknowledged operation is known must be exactly
@@ -15,8 +15,8 @@ and checks every document against the record:
   - `trove check` finds the directory clean.
 
 Clients own disjoint ids, so the expected state of an id is well defined.
-Some trials run with an injected fault (TROVE_TEST_FAULT: the Nth write or
-fsync of the store fails): the writes it refuses answer 500 and count as
+Some trials run with an injected fault (TROVE_TEST_FAULT: the Nth write, fsync
+or rename of the store fails): the writes it refuses answer 500 and count as
 unacknowledged, and everything acknowledged must still be there after the
 kill. The loop is bounded (trials, and a deadline per trial) and stops by
 itself. Long form: crash_loop.py --trials 500.
@@ -132,9 +132,11 @@ class Client(threading.Thread):
         while not self.stop.is_set():
             self.ops[0] += 1
             op = self.ops[0]
-            kind = self.rng.choice(["index", "index", "update", "delete", "bulk"])
+            kind = self.rng.choice(["index", "index", "update", "delete", "bulk"] * 6 + ["flush"])
             try:
-                if kind == "bulk":
+                if kind == "flush":  # a commit: segment files, a manifest, a new translog
+                    self.call("POST", "/%s/_flush" % INDEX)
+                elif kind == "bulk":
                     self.bulk(op)
                 else:
                     self.single(kind, op)
@@ -265,7 +267,7 @@ def main():
         for t in range(a.trials):
             fault = None
             if a.fault_every and t % a.fault_every == a.fault_every - 1:
-                fault = rng.choice(["write:%d:ENOSPC", "write:%d:EIO", "sync:%d:EIO"]) % rng.randint(1, 120)
+                fault = rng.choice(["write:%d:ENOSPC", "write:%d:EIO", "sync:%d:EIO", "rename:%d:EIO"]) % rng.randint(1, 120)
             srv = Server(a.bin, data, fault)
             stop = threading.Event()
             ops = [0]

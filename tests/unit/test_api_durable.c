@@ -157,6 +157,76 @@ static void test_node_metadata_survives(void **s) {
     free(root2);
 }
 
+/* The files of the one index directory, sorted, space-separated. */
+static void index_files(char *out, size_t cap) {
+    char sub[512];
+    snprintf(sub, sizeof sub, "%s/indices", dir);
+    DIR *d = opendir(sub);
+    struct dirent *e;
+    char idx[300] = "";
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') snprintf(idx, sizeof idx, "%s/%s", sub, e->d_name);
+    closedir(d);
+    char names[32][64];
+    int n = 0;
+    d = opendir(idx);
+    while ((e = readdir(d)) && n < 32)
+        if (e->d_name[0] != '.') snprintf(names[n++], sizeof names[0], "%s", e->d_name);
+    closedir(d);
+    qsort(names, (size_t)n, sizeof names[0], (int (*)(const void *, const void *))strcmp);
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) snprintf(out + strlen(out), cap - strlen(out), "%s%s", i ? " " : "", names[i]);
+}
+
+/* _flush commits: segment files and a manifest, a new translog generation;
+ * a reopen loads the commit and replays only what came after; a failed
+ * commit loses nothing; files no commit needs are removed. */
+static void test_flush_commits(void **s) {
+    (void)s;
+    OK("PUT", "/c", "{\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"}}}}");
+    for (int i = 0; i < 300; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/c/_doc/%d", i);
+        OK("PUT", p, "{\"t\":\"before the commit\"}");
+    }
+    OK("POST", "/c/_flush", NULL);
+    char files[2048];
+    index_files(files, sizeof files);
+    assert_string_equal(files, "commit.json index.json seg-1-0.tvs translog-1.tlog");
+    OK("DELETE", "/c/_doc/7", NULL);                 /* a committed doc: its live bit */
+    OK("PUT", "/c/_doc/8", "{\"t\":\"overwritten\"}");
+    OK("PUT", "/c/_mapping", "{\"properties\":{\"k\":{\"type\":\"keyword\"}}}");
+    OK("PUT", "/c/_doc/new", "{\"t\":\"after the commit\",\"k\":\"x\"}");
+    reopen();
+    EXPECT_HAS("GET", "/c/_count", NULL, 200, "\"count\":300");
+    EXPECT_STATUS("GET", "/c/_doc/7", NULL, 404);
+    EXPECT_HAS("GET", "/c/_doc/8", NULL, 200, "\"_version\":2");
+    EXPECT_HAS("GET", "/c/_mapping", NULL, 200, "\"k\":{\"type\":\"keyword\"}");
+    EXPECT_HAS("GET", "/c/_count?q=t:commit", NULL, 200, "\"count\":299"); /* 298 before + "new" */
+    /* a second commit keeps the first segment's file, adds the new ones and
+     * a live-docs file, and drops the old translog */
+    OK("POST", "/c/_flush", NULL);
+    index_files(files, sizeof files);
+    assert_non_null(strstr(files, "seg-1-0.tvs"));
+    assert_non_null(strstr(files, "seg-1-0-2.liv"));
+    assert_non_null(strstr(files, "translog-2.tlog"));
+    assert_null(strstr(files, "translog-1.tlog"));
+    /* a commit whose manifest cannot be written: an error, and nothing lost */
+    OK("PUT", "/c/_doc/x1", "{\"t\":\"x1\"}");
+    tv_store_fault_arm(TV_STORE_OP_RENAME, 2, EIO, false); /* a rename in the middle of the commit fails */
+    EXPECT_HAS("POST", "/c/_flush", NULL, 500, "failed to rename");
+    OK("PUT", "/c/_doc/x2", "{\"t\":\"x2\"}");
+    reopen();
+    EXPECT_HAS("GET", "/c/_count", NULL, 200, "\"count\":302");
+    EXPECT_HAS("GET", "/c/_doc/x2", NULL, 200, "\"found\":true");
+    OK("POST", "/c/_flush", NULL); /* and the next commit tidies up */
+    reopen();
+    EXPECT_HAS("GET", "/c/_count", NULL, 200, "\"count\":302");
+    index_files(files, sizeof files);
+    assert_null(strstr(files, "translog-2.tlog"));
+    assert_null(strstr(files, "translog-3.tlog"));
+}
+
 static void test_uuid_survives(void **s) {
     (void)s;
     OK("PUT", "/u", NULL);
@@ -308,6 +378,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_node_metadata_survives, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_flush_commits, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
