@@ -13,7 +13,9 @@ For each round and each mode (memory, disk), a fresh server:
             (with `request` durability every one waits for its fdatasync);
   restart   (disk only) the server is killed (SIGKILL) and started again on
             the same directory: seconds from exec to "listening", which is
-            the translog replay of everything above, and the RSS then.
+            the translog replay of everything above, and the RSS then; then
+            POST _flush (a commit: its seconds), kill, start again: the open
+            of the commit (segments mapped), and the RSS then.
 Prints medians over rounds and the disk/memory ratios. The data directory
 goes under --dir (default /var/tmp: a real disk, not a tmpfs).
 """
@@ -120,6 +122,18 @@ def one_round(binary, mode, a, base):
             conn = http.client.HTTPConnection(host, port, timeout=600)
             n = json.loads(call(conn, "GET", "/b/_count", None))["count"]
             assert n == a.docs + a.singles, n
+            t0 = time.monotonic()
+            call(conn, "POST", "/b/_flush", None)
+            out["flush_s"] = time.monotonic() - t0
+            conn.close()
+            p.send_signal(signal.SIGKILL)
+            p.wait()
+            p, host, port, ready = start(binary, data)
+            out["restart_after_flush_s"] = ready
+            out["rss_after_flush_restart_mib"] = rss_mib(p.pid)
+            conn = http.client.HTTPConnection(host, port, timeout=600)
+            n = json.loads(call(conn, "GET", "/b/_count", None))["count"]
+            assert n == a.docs + a.singles, n
             conn.close()
     finally:
         p.send_signal(signal.SIGKILL)
@@ -149,8 +163,9 @@ def main():
     for k in med["memory"]:
         print("  %-22s memory %10.1f  disk %10.1f  disk/memory %.2f" % (k, med["memory"][k], med["disk"][k],
                                                                       med["disk"][k] / med["memory"][k]))
-    for k in ("translog_mib", "restart_s", "rss_after_restart_mib"):
-        print("  %-22s disk %10.2f" % (k, med["disk"][k]))
+    for k in ("translog_mib", "restart_s", "rss_after_restart_mib", "flush_s", "restart_after_flush_s",
+              "rss_after_flush_restart_mib"):
+        print("  %-27s disk %10.4f" % (k, med["disk"][k]))
 
 
 if __name__ == "__main__":

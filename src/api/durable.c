@@ -50,9 +50,9 @@
  * short anywhere leaves the previous commit.json and every translog it
  * needs: open replays every generation from the commit's on.
  *
- * Opening reads commit.json (or, never committed, index.json), loads its
- * segments (read into memory and checksummed; mapping the files is the
- * next step) and live docs, replays the translog generations from the
+ * Opening reads commit.json (or, never committed, index.json), maps its
+ * segment files (structure checked, checksums left to trove check, which
+ * reads every byte) and loads their live docs, replays the translog generations from the
  * commit's on in order, attaches the last for appends, and refreshes. An
  * index that cannot be read back (corrupt translog, segment or manifest,
  * unreadable index.json) is left on disk untouched and not served: it is
@@ -305,8 +305,10 @@ static uint64_t *read_live(const char *path, uint32_t max_doc, tv_error *err) {
 
 /* The index as its last commit left it (segments installed, no replay), or
  * as index.json describes it when it was never committed; *gen is the
- * commit's generation (0: none). With x, the segment files are recorded. */
-static tv_index *load_base(const char *dir, dindex *x, uint64_t *gen, tv_error *err) {
+ * commit's generation (0: none). With x, the segment files are recorded.
+ * verify reads and checksums every segment (trove check); else they are
+ * mapped. */
+static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *gen, tv_error *err) {
     tv_arena a;
     tv_arena_init(&a);
     char *bytes = NULL;
@@ -337,12 +339,19 @@ static tv_index *load_base(const char *dir, dindex *x, uint64_t *gen, tv_error *
             st = tv_error_set(err, TROVE_ECORRUPT, "[%s/commit.json]: a bad segment entry", dir);
             break;
         }
-        char *fp = path_join(dir, f->v.s, NULL), *sb = NULL;
-        size_t sl = 0;
-        st = fp ? tv_store_read_file(fp, &sb, &sl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
-        if (st == TROVE_ENOTFOUND) st = tv_error_set(err, TROVE_ECORRUPT, "segment [%s] is missing", fp);
-        if (!st) st = tv_segment_open(sb, sl, &sv[i], err); /* copies; mapping the file comes with mmap */
-        tv_free(sb);
+        char *fp = path_join(dir, f->v.s, NULL);
+        if (!fp) {
+            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        } else if (verify) { /* trove check: every byte read and checksummed */
+            char *sb = NULL;
+            size_t sl = 0;
+            st = tv_store_read_file(fp, &sb, &sl, err);
+            if (st == TROVE_ENOTFOUND) st = tv_error_set(err, TROVE_ECORRUPT, "segment [%s] is missing", fp);
+            if (!st) st = tv_segment_open(sb, sl, &sv[i], err);
+            tv_free(sb);
+        } else { /* open: mapped, read as queries touch it */
+            st = tv_segment_open_file(fp, &sv[i], err);
+        }
         if (!st && l && l->type == TV_JSON_STRING) {
             char *lp = path_join(dir, l->v.s, NULL);
             lv[i] = lp ? read_live(lp, tv_segment_max_doc(sv[i]), err) : NULL;
@@ -382,7 +391,7 @@ static tv_index *load_base(const char *dir, dindex *x, uint64_t *gen, tv_error *
 static tv_index *restore_index(tv_durable *d, const char *dir, char **name, char **uuid, tv_error *err) {
     dindex tmp = {0};
     uint64_t gen = 0;
-    tv_index *idx = load_base(dir, &tmp, &gen, err);
+    tv_index *idx = load_base(dir, &tmp, false, &gen, err);
     gens g = {0};
     tv_translog *tl = NULL;
     uint64_t last = gen;
@@ -1100,7 +1109,7 @@ static bool check_index(const char *dir, const char *name, tv_buf *report) {
     uint64_t gen = 0;
     gens g = {0};
     bool ok = false;
-    if (!(c.idx = load_base(dir, NULL, &gen, &err))) {
+    if (!(c.idx = load_base(dir, NULL, true, &gen, &err))) {
         tv_buf_printf(report, "%s: CORRUPT: %s\n", name, err.reason);
         goto out;
     }

@@ -598,6 +598,10 @@ tv_status tv_segment_merge(const struct tv_segview *views, size_t n, tv_segment 
  * segment). Every structure is validated or bounds-checked on access:
  * corrupt input gives TROVE_ECORRUPT, never a crash. */
 tv_status tv_segment_open(const void *bytes, size_t len, tv_segment **out, tv_error *err);
+/* Opens a segment file by mapping it (read-only, shared): its pages are
+ * read as queries touch them. Checksums are not verified (that would read
+ * every page; trove check does it); the structure is, as for bytes. */
+tv_status tv_segment_open_file(const char *path, tv_segment **out, tv_error *err);
 /* The segment's serialized bytes (borrowed for the segment's life). */
 const void *tv_segment_bytes_ptr(const tv_segment *s, size_t *len);
 

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 
 #include "index/segment_int.h"
+#include "store/store.h"
 
 static _Atomic uint64_t next_segment_id = 1;
 
@@ -56,7 +57,8 @@ void tv_segment_release(const tv_segment *s) {
     if (!m) return;
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
     tv_free(m->fields);
-    tv_free(m->bytes);
+    if (m->mapped) tv_store_unmap(m->bytes, m->len);
+    else tv_free(m->bytes);
     tv_free(m);
 }
 
@@ -314,16 +316,23 @@ bool tv_segment_fix_checksums(uint8_t *b, size_t len) {
     return true;
 }
 
-tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify, tv_segment **out,
-                                tv_error *err) {
+static void release_bytes(uint8_t *bytes, size_t len, bool mapped) {
+    if (mapped) tv_store_unmap(bytes, len);
+    else tv_free(bytes);
+}
+
+/* Opens bytes the segment will own: tv_malloc'd, or a file's mapping. */
+static tv_status open_bytes(uint8_t *bytes, size_t len, bool verify, bool mapped, tv_segment **out,
+                            tv_error *err) {
     *out = NULL;
     tv_segment *s = tv_calloc(1, sizeof *s);
     if (!s) {
-        tv_free(bytes);
+        release_bytes(bytes, len, mapped);
         return tv_error_set(err, TROVE_ENOMEM, "out of memory opening a segment");
     }
     s->bytes = bytes;
     s->len = len;
+    s->mapped = mapped;
     atomic_init(&s->refs, 1);
     tv_status st = TROVE_ECORRUPT;
     uint32_t nsec;
@@ -463,9 +472,26 @@ tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify, tv_segm
     return TROVE_OK;
 fail:
     tv_free(s->fields);
-    tv_free(s->bytes);
+    release_bytes(s->bytes, s->len, s->mapped);
     tv_free(s);
     return st;
+}
+
+tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify, tv_segment **out,
+                                tv_error *err) {
+    return open_bytes(bytes, len, verify, false, out, err);
+}
+
+tv_status tv_segment_open_file(const char *path, tv_segment **out, tv_error *err) {
+    *out = NULL;
+    const uint8_t *p;
+    size_t len;
+    tv_status st = tv_store_map(path, &p, &len, err);
+    if (st == TROVE_ENOTFOUND) return tv_error_set(err, TROVE_ECORRUPT, "segment [%s] is missing", path);
+    if (st) return st;
+    /* the checksums are trove check's: verifying them here would read every
+     * page of the file, which mapping is there to avoid */
+    return open_bytes((uint8_t *)p, len, false, true, out, err);
 }
 
 tv_status tv_segment_open(const void *bytes, size_t len, tv_segment **out, tv_error *err) {

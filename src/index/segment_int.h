@@ -96,8 +96,9 @@ typedef struct tv_segfield {
 struct tv_segment {
     _Atomic long refs;
     uint64_t id;
-    uint8_t *bytes; /* owned */
+    uint8_t *bytes; /* owned: tv_free'd, or unmapped when mapped */
     size_t len;
+    bool mapped;
     uint32_t max_doc;
     tv_segfield *fields; /* sorted by id */
     uint32_t nfields;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -303,6 +304,34 @@ tv_status tv_store_read_file(const char *path, char **out, size_t *len, tv_error
     *out = buf;
     *len = n;
     return TROVE_OK;
+}
+
+tv_status tv_store_map(const char *path, const uint8_t **out, size_t *len, tv_error *err) {
+    *out = NULL;
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return errno == ENOENT ? TROVE_ENOTFOUND : tv_store_errno(err, errno, "failed to open", path);
+    struct stat sb;
+    if (fstat(fd, &sb)) {
+        int e = errno;
+        close(fd);
+        return tv_store_errno(err, e, "failed to stat", path);
+    }
+    if (sb.st_size <= 0) {
+        close(fd);
+        return tv_error_set(err, TROVE_ECORRUPT, "[%s] is empty", path);
+    }
+    void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_SHARED, fd, 0);
+    int e = errno;
+    close(fd); /* the mapping keeps the file */
+    if (p == MAP_FAILED) return tv_store_errno(err, e, "failed to map", path);
+    *out = p;
+    *len = (size_t)sb.st_size;
+    return TROVE_OK;
+}
+
+void tv_store_unmap(const uint8_t *p, size_t len) {
+    if (p) munmap((void *)p, len);
 }
 
 tv_status tv_store_list(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx,

@@ -54,6 +54,12 @@ tv_status tv_store_write_atomic(const char *path, const void *bytes, size_t len,
  * without the NUL). TROVE_ENOTFOUND when it does not exist. */
 tv_status tv_store_read_file(const char *path, char **out, size_t *len, tv_error *err);
 
+/* Maps a whole file read-only (MAP_SHARED: pages come from the page cache,
+ * nothing is read until touched). TROVE_ENOTFOUND when it does not exist;
+ * an empty file is TROVE_ECORRUPT (nothing to map). */
+tv_status tv_store_map(const char *path, const uint8_t **out, size_t *len, tv_error *err);
+void tv_store_unmap(const uint8_t *p, size_t len);
+
 /* Calls fn for each entry of dir (not "." or ".."), in no order. */
 tv_status tv_store_list(const char *dir, void (*fn)(void *ctx, const char *name), void *ctx,
                         tv_error *err);
