@@ -39,7 +39,9 @@
  * thread ticks every 100 ms so that async translogs are synced every
  * sync_interval even when no further write comes.
  *
- * Commits (_flush, and _forcemerge): one at a time per node. The next
+ * Commits (_flush, _forcemerge, and the syncer when a translog outgrows
+ * index.translog.flush_threshold_size, 512mb by default): one at a time
+ * per node. The next
  * translog generation g is created, then tv_index_commit_begin seals the
  * buffer and swaps it in under the writer lock, so every earlier operation
  * is in the commit's segments and every later one in generation g. Then,
@@ -132,15 +134,22 @@ static const char *segfile_of(const dindex *x, uint64_t id) {
 
 /* Syncs the dirty translogs of n's indices (tv_index_sync decides what is
  * due); the first failure's status, err filled. */
-static tv_status sync_indices(trove_node *n, tv_sync_mode mode, tv_error *err) {
-    tv_index_list l = {0};
+/* Every index of n, retained (release with tv_index_list_release); false
+ * on OOM. */
+static bool list_indices(trove_node *n, tv_index_list *l) {
+    memset(l, 0, sizeof *l);
     pthread_rwlock_rdlock(&n->lock);
     size_t it = 0, cap = n->st->indices.len;
-    l.items = tv_malloc((cap ? cap : 1) * sizeof *l.items);
+    l->items = tv_malloc((cap ? cap : 1) * sizeof *l->items);
     void *v;
-    while (l.items && tv_map_next(&n->st->indices, &it, NULL, NULL, &v)) l.items[l.len++] = tv_index_retain(v);
+    while (l->items && tv_map_next(&n->st->indices, &it, NULL, NULL, &v)) l->items[l->len++] = tv_index_retain(v);
     pthread_rwlock_unlock(&n->lock);
-    if (!l.items) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    return l->items != NULL;
+}
+
+static tv_status sync_indices(trove_node *n, tv_sync_mode mode, tv_error *err) {
+    tv_index_list l;
+    if (!list_indices(n, &l)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     tv_status st = TROVE_OK;
     for (size_t i = 0; i < l.len; i++) {
         tv_status s = tv_index_sync(l.items[i], mode, st ? NULL : err);
@@ -149,6 +158,8 @@ static tv_status sync_indices(trove_node *n, tv_sync_mode mode, tv_error *err) {
     tv_index_list_release(&l);
     return st;
 }
+
+static void commit_full(trove_node *n);
 
 static void *syncer_main(void *arg) {
     tv_durable *d = arg;
@@ -166,6 +177,7 @@ static void *syncer_main(void *arg) {
         pthread_mutex_unlock(&d->stop_mu);
         tv_error err;
         (void)sync_indices(d->node, TV_SYNC_TIMER, &err); /* a failure shows in the next write's answer */
+        commit_full(d->node);
         pthread_mutex_lock(&d->stop_mu);
     }
     pthread_mutex_unlock(&d->stop_mu);
@@ -997,6 +1009,20 @@ out:
     tv_free(dir);
     pthread_mutex_unlock(&d->commit_mu);
     return st;
+}
+
+/* The syncer's other job: a commit for every index whose translog outgrew
+ * index.translog.flush_threshold_size, off the requests' path. A failure
+ * is left for the next tick or _flush (the translog still holds it all). */
+static void commit_full(trove_node *n) {
+    tv_index_list l;
+    if (!list_indices(n, &l)) return;
+    for (size_t i = 0; i < l.len; i++) {
+        tv_error err;
+        if (tv_index_translog_full(l.items[i]) && tv_durable_commit(n, l.items[i], &err) != TROVE_OK)
+            fprintf(stderr, "trove: commit of [%s] by translog size: %s\n", tv_index_name(l.items[i]), err.reason);
+    }
+    tv_index_list_release(&l);
 }
 
 /* ------------------------------------------------------- failed recovery */

@@ -1374,6 +1374,14 @@ void tv_index_attach_translog(tv_index *idx, tv_translog *tl) {
 
 bool tv_index_durable(const tv_index *idx) { return idx->tl != NULL; }
 
+bool tv_index_translog_full(tv_index *idx) {
+    lock(idx);
+    int64_t limit = tv_settings_bytes(&idx->settings, "index.translog.flush_threshold_size", (int64_t)512 << 20);
+    bool full = idx->tl && limit >= 0 && tv_translog_size(idx->tl) > (uint64_t)limit;
+    unlock(idx);
+    return full;
+}
+
 tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_error *err) {
     if (!idx->tl) return TROVE_OK;
     tv_buf b;
@@ -1390,6 +1398,9 @@ tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_
 
 tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err) {
     if (!idx->tl || !tv_translog_dirty(idx->tl)) return TROVE_OK;
+    /* a translog whose sync failed refuses its own writes (every append says
+     * so); other requests, which merely sync everything dirty, go on */
+    if (mode != TV_SYNC_FORCE && tv_translog_failed(idx->tl)) return TROVE_OK;
     lock(idx);
     const tv_json *d = tv_json_get(idx->settings.flat, "index.translog.durability");
     bool async = d && d->type == TV_JSON_STRING && d->len == 5 && strncasecmp(d->v.s, "async", 5) == 0;

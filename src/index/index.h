@@ -299,6 +299,8 @@ void tv_settings_write(const tv_settings *s, tv_jw *w, bool flat);
 /* Typed reads of any flat setting ("index.mapping.total_fields.limit"):
  * def when unset or not an integer / boolean. */
 int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def);
+/* A byte-size setting ("512mb", "1kb"), def when unset or malformed. */
+int64_t tv_settings_bytes(const tv_settings *s, const char *key, int64_t def);
 bool tv_settings_bool(const tv_settings *s, const char *key, bool def);
 
 /*
@@ -775,6 +777,9 @@ typedef enum tv_sync_mode {
 tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err);
 /* Whether a translog is attached. */
 bool tv_index_durable(const tv_index *idx);
+/* Whether the translog outgrew index.translog.flush_threshold_size (512mb
+ * by default): time for a commit. */
+bool tv_index_translog_full(tv_index *idx);
 
 /*
  * Commits (the store writes the files; see durable.c). tv_index_commit_begin

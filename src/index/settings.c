@@ -714,6 +714,13 @@ done:
     return st;
 }
 
+int64_t tv_settings_bytes(const tv_settings *s, const char *key, int64_t def) {
+    const tv_json *v = flat_get(s, key);
+    int64_t out;
+    if (v && v->type == TV_JSON_STRING && parse_bytes(v->v.s, v->len, &out)) return out;
+    return def;
+}
+
 int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def) {
     return s ? flat_int(s, key, def) : def;
 }

@@ -130,6 +130,8 @@ tv_status tv_translog_append(tv_translog *t, const void *body, size_t len, tv_er
 tv_status tv_translog_sync(tv_translog *t, tv_error *err);
 /* Whether records were appended since the last successful sync. */
 bool tv_translog_dirty(tv_translog *t);
+/* Whether a sync failed (appends and syncs refused until reopened). */
+bool tv_translog_failed(tv_translog *t);
 /* Bytes in the file. */
 uint64_t tv_translog_size(tv_translog *t);
 /* Syncs (best effort) and closes. NULL is a no-op. */

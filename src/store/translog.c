@@ -202,6 +202,8 @@ tv_status tv_translog_sync(tv_translog *t, tv_error *err) {
 
 bool tv_translog_dirty(tv_translog *t) { return atomic_load(&t->synced) < atomic_load(&t->written); }
 
+bool tv_translog_failed(tv_translog *t) { return atomic_load(&t->failed); }
+
 uint64_t tv_translog_size(tv_translog *t) { return atomic_load(&t->written); }
 
 void tv_translog_close(tv_translog *t) {

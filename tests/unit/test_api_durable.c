@@ -227,6 +227,29 @@ static void test_flush_commits(void **s) {
     assert_null(strstr(files, "translog-3.tlog"));
 }
 
+/* A translog past index.translog.flush_threshold_size is committed by the
+ * syncer, without a _flush. */
+static void test_commit_by_translog_size(void **s) {
+    (void)s;
+    OK("PUT", "/z", "{\"settings\":{\"index.translog.flush_threshold_size\":\"2kb\"}}");
+    for (int i = 0; i < 40; i++) {
+        char p[32];
+        snprintf(p, sizeof p, "/z/_doc/%d", i);
+        OK("PUT", p, "{\"t\":\"enough text to pass two kilobytes of translog soon\"}");
+    }
+    char files[2048] = "";
+    /* the manifest, then the old translog's removal (polled: the syncer
+     * thread does both, in that order) */
+    for (int tries = 0; tries < 50 && (!strstr(files, "commit.json") || strstr(files, "translog.tlog")); tries++) {
+        usleep(100 * 1000);
+        index_files(files, sizeof files);
+    }
+    assert_non_null(strstr(files, "commit.json"));
+    assert_null(strstr(files, "translog.tlog"));
+    reopen();
+    EXPECT_HAS("GET", "/z/_count", NULL, 200, "\"count\":40");
+}
+
 static void test_uuid_survives(void **s) {
     (void)s;
     OK("PUT", "/u", NULL);
@@ -379,6 +402,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_node_metadata_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_flush_commits, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_commit_by_translog_size, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
