@@ -17,6 +17,12 @@
  * requests and the reading of answers, shared with bench_fulltext_http,
  * trove over HTTP.)
  *
+ * With TROVE_PEER_DATA=DIR (an empty or missing directory) the node keeps
+ * the index on that data directory: the force merge commits it, the node is
+ * closed and opened again, and the queries read the mapped segment file
+ * (the durable store's cost against memory; not one of the harness's
+ * engines, run by hand with the same query lines).
+ *
  * Queries: each line's query becomes a query_string query on `body` (the
  * default operator is OR, leading wildcards allowed, as the README's syntax
  * means), sent through trove_request exactly as a client's request would
@@ -72,13 +78,20 @@ int main(int argc, char **argv) {
     if (argc != 3) die("usage: bench_fulltext_trove INDEX_DIR DOCS.ndjson", NULL);
     int64_t t0 = ns(CLOCK_MONOTONIC);
     trove_error err;
-    trove_node *n = trove_node_open(NULL, &err);
+    /* TROVE_PEER_DATA=DIR: the index on a data directory, committed by the
+     * force merge and opened again, so queries read mapped segment files */
+    trove_options o = {.data_dir = getenv("TROVE_PEER_DATA")};
+    trove_node *n = trove_node_open(&o, &err);
     if (!n) die("open", err.message);
     free(must(n, "PUT", "/ft", FT_MAPPING, strlen(FT_MAPPING)));
     int64_t docs = ft_load(argv[2], send_bulk, n);
     if (docs < 0) die("cannot load the documents", argv[2]);
     free(must(n, "POST", "/ft/_refresh", NULL, 0));
     free(must(n, "POST", "/ft/_forcemerge?max_num_segments=1", NULL, 0));
+    if (o.data_dir) {
+        trove_node_free(n);
+        if (!(n = trove_node_open(&o, &err))) die("reopen", err.message);
+    }
     double secs = (double)(ns(CLOCK_MONOTONIC) - t0) / 1e9;
     malloc_trim(0); /* what indexing freed goes back, as the server does before its ready line */
     char *stats = must(n, "GET", "/ft/_stats/store", NULL, 0);
