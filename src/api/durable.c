@@ -318,8 +318,8 @@ static uint64_t *read_live(const char *path, uint32_t max_doc, tv_error *err) {
 /* The index as its last commit left it (segments installed, no replay), or
  * as index.json describes it when it was never committed; *gen is the
  * commit's generation (0: none). With x, the segment files are recorded.
- * verify reads and checksums every segment (trove check); else they are
- * mapped. */
+ * verify reads, checksums and checks the invariants of every segment
+ * (trove check: tv_segment_check); else they are mapped. */
 static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *gen, tv_error *err) {
     tv_arena a;
     tv_arena_init(&a);
@@ -360,6 +360,7 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
             st = tv_store_read_file(fp, &sb, &sl, err);
             if (st == TROVE_ENOTFOUND) st = tv_error_set(err, TROVE_ECORRUPT, "segment [%s] is missing", fp);
             if (!st) st = tv_segment_open(sb, sl, &sv[i], err);
+            if (!st) st = tv_segment_check(sv[i], err); /* doc counts, term statistics, order */
             tv_free(sb);
         } else { /* open: mapped, read as queries touch it */
             st = tv_segment_open_file(fp, &sv[i], err);

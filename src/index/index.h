@@ -604,6 +604,10 @@ tv_status tv_segment_open(const void *bytes, size_t len, tv_segment **out, tv_er
  * read as queries touch them. Checksums are not verified (that would read
  * every page; trove check does it); the structure is, as for bytes. */
 tv_status tv_segment_open_file(const char *path, tv_segment **out, tv_error *err);
+/* Walks every structure of s through the reader calls and verifies the
+ * builder's invariants (see segment_check.c). TROVE_OK, TROVE_ECORRUPT with
+ * err filled, or TROVE_ENOMEM. Cost: a full decode of the segment. */
+tv_status tv_segment_check(const tv_segment *s, tv_error *err);
 /* The segment's serialized bytes (borrowed for the segment's life). */
 const void *tv_segment_bytes_ptr(const tv_segment *s, size_t *len);
 

@@ -126,10 +126,6 @@ tv_status tv_segment_open_owned(uint8_t *bytes, size_t len, bool verify_checksum
  * validation behind the checksums). Returns false if the table is unusable. */
 bool tv_segment_fix_checksums(uint8_t *bytes, size_t len);
 
-/* Walks every structure of s through the reader calls and verifies the
- * builder's invariants (see segment_check.c). TROVE_OK, TROVE_ECORRUPT with
- * err filled, or TROVE_ENOMEM. Cost: a full decode of the segment. */
-tv_status tv_segment_check(const tv_segment *s, tv_error *err);
 
 /* Iterating a segment's fields (for merge and tests). */
 static inline uint32_t tv_segment_nfields(const tv_segment *s) { return s->nfields; }
