@@ -1,5 +1,5 @@
 /*
- * dumpload.c — `trove dump INDEX --data DIR [--out OUT]` and `trove load
+ * dumpload.c — `trove dump INDEX --data DIR|--url URL [--out OUT]` and `trove load
  * OUT --data DIR`: an index out of a data directory as files OpenSearch (and
  * trove's seed loader) takes unchanged, and back into a data directory.
  *
@@ -16,9 +16,9 @@
  * client's requests would: dump pages with a scroll of 1,000 hits, load
  * sends _bulk bodies of about 1,000 actions (4 MiB at most). On a terminal
  * both draw a progress line on stderr. A directory in use by a running
- * server is refused (its lock). Dumping from a URL is not built: a
- * running OpenSearch or trove answers the same requests (GET _mapping,
- * _settings, a scroll) to any client.
+ * server is refused (its lock); `trove dump INDEX --url http://HOST:PORT`
+ * asks the running server (trove or OpenSearch, plain HTTP) the same
+ * requests over one keep-alive connection instead.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -29,16 +29,124 @@
 #include <unistd.h>
 
 #include <dirent.h>
+#include <netdb.h>
+#include <sys/socket.h>
 
 #include "cli/dumpload.h"
 #include "json/json.h"
 #include "util/util.h"
 
 typedef struct conn {
-    trove_node *node;
-    tv_arena arena;     /* the last answer's parse */
+    trove_node *node;    /* in process, or */
+    int fd;              /* a keep-alive HTTP connection (-1: none) */
+    const char *host;    /* its Host header */
+    tv_arena arena;      /* the last answer's parse */
     trove_response last; /* and its body, which the parse's numbers borrow */
 } conn;
+
+/* ---- a minimal HTTP/1.1 client: one keep-alive connection, requests in
+ * turn, responses framed by Content-Length or chunked encoding (what
+ * OpenSearch and trove send) */
+
+static int http_connect(const char *url, char *host, size_t cap) {
+    if (strncmp(url, "http://", 7) != 0) {
+        fprintf(stderr, "trove: --url takes http://HOST:PORT (no TLS), not [%s]\n", url);
+        return -1;
+    }
+    snprintf(host, cap, "%s", url + 7);
+    char *slash = strchr(host, '/');
+    if (slash) *slash = '\0';
+    char name[256], port[16] = "9200";
+    const char *colon = strrchr(host, ':');
+    snprintf(name, sizeof name, "%.*s", (int)(colon ? (size_t)(colon - host) : strlen(host)), host);
+    if (colon) snprintf(port, sizeof port, "%s", colon + 1);
+    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
+    if (getaddrinfo(name, port, &hints, &res) != 0 || !res) {
+        fprintf(stderr, "trove: cannot resolve [%s]\n", host);
+        return -1;
+    }
+    int fd = -1;
+    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    if (fd < 0) fprintf(stderr, "trove: cannot connect to [%s]: %s\n", host, strerror(errno));
+    return fd;
+}
+
+/* Reads from fd into b until it holds at least `want` bytes; false at EOF. */
+static bool fill(int fd, tv_buf *b, size_t want) {
+    char chunk[65536];
+    while (b->len < want) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return false;
+        tv_buf_append(b, chunk, (size_t)n);
+        if (b->oom) return false;
+    }
+    return true;
+}
+
+static bool http_call(conn *c, const char *method, const char *path, const char *body, size_t len,
+                      trove_response *r) {
+    memset(r, 0, sizeof *r);
+    tv_buf q;
+    tv_buf_init(&q);
+    tv_buf_printf(&q, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
+                  method, path, c->host, len);
+    tv_buf_append(&q, body, len);
+    bool ok = !q.oom;
+    for (size_t off = 0; ok && off < q.len;) {
+        ssize_t n = write(c->fd, q.data + off, q.len - off);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) ok = false;
+        else off += (size_t)n;
+    }
+    tv_buf_fini(&q);
+    tv_buf in, out;
+    tv_buf_init(&in);
+    tv_buf_init(&out);
+    char *hend = NULL;
+    while (ok && !(hend = in.len ? memmem(in.data, in.len, "\r\n\r\n", 4) : NULL)) ok = fill(c->fd, &in, in.len + 1);
+    if (ok) {
+        *hend = '\0';
+        size_t head = (size_t)(hend - in.data) + 4;
+        r->status = atoi(in.data + 9); /* "HTTP/1.1 200" */
+        const char *cl = strcasestr(in.data, "\r\ncontent-length:");
+        bool chunked = strcasestr(in.data, "\r\ntransfer-encoding: chunked") != NULL;
+        if (cl && !chunked) {
+            size_t n = (size_t)strtoull(cl + 17, NULL, 10);
+            ok = fill(c->fd, &in, head + n);
+            if (ok) tv_buf_append(&out, in.data + head, n);
+        } else if (chunked) {
+            size_t at = head;
+            for (;;) {
+                char *crlf;
+                while (ok && !(crlf = memmem(in.data + at, in.len - at, "\r\n", 2))) ok = fill(c->fd, &in, in.len + 1);
+                if (!ok) break;
+                size_t n = (size_t)strtoull(in.data + at, NULL, 16);
+                at = (size_t)(crlf - in.data) + 2;
+                ok = fill(c->fd, &in, at + n + 2);
+                if (!ok || n == 0) break;
+                tv_buf_append(&out, in.data + at, n);
+                at += n + 2;
+            }
+        } else {
+            ok = false; /* no framing: not a keep-alive answer we can read */
+        }
+    }
+    tv_buf_fini(&in);
+    size_t n = 0;
+    tv_buf_putc(&out, '\0');
+    r->body = ok && !out.oom ? tv_buf_detach(&out, &n) : NULL;
+    r->body_len = r->body ? n - 1 : 0;
+    tv_buf_fini(&out);
+    return r->body != NULL;
+}
 
 /* One request; the parsed answer (valid until the next call) or NULL with
  * the reason printed. */
@@ -47,8 +155,8 @@ static tv_json *call(conn *c, const char *method, const char *path, const char *
     trove_response_fini(&c->last);
     tv_arena_reset(&c->arena);
     trove_response *r = &c->last;
-    if (trove_request(c->node, method, path, body, len, r) != 0) {
-        fprintf(stderr, "trove: %s %s: out of memory\n", method, path);
+    if (c->node ? trove_request(c->node, method, path, body, len, r) != 0 : !http_call(c, method, path, body, len, r)) {
+        fprintf(stderr, "trove: %s %s: %s\n", method, path, c->node ? "out of memory" : "no answer");
         return NULL;
     }
     tv_json *j = NULL;
@@ -167,13 +275,16 @@ static FILE *open_out(const char *out, const char *index, const char *ext) {
     return f;
 }
 
-int tv_cli_dump(const char *index, const char *dir, const char *out) {
+int tv_cli_dump(const char *index, const char *dir, const char *url, const char *out) {
     if (mkdir(out, 0755) && errno != EEXIST) {
         fprintf(stderr, "trove: cannot create [%s]: %s\n", out, strerror(errno));
         return 1;
     }
-    conn c = {.node = open_dir(dir)};
-    if (!c.node) return 1;
+    char host[300];
+    conn c = {.fd = -1, .host = host};
+    if (url) c.fd = http_connect(url, host, sizeof host);
+    else c.node = open_dir(dir);
+    if (!c.node && c.fd < 0) return 1;
     tv_arena_init(&c.arena);
     int rc = 1;
     tv_buf line;
@@ -228,6 +339,7 @@ out:
     trove_response_fini(&c.last);
     tv_arena_fini(&c.arena);
     trove_node_free(c.node);
+    if (c.fd >= 0) close(c.fd);
     if (rc == 0) fprintf(stderr, "trove: dumped %llu documents of [%s] to [%s]\n", (unsigned long long)done, index, out);
     return rc;
 }
@@ -304,7 +416,7 @@ static bool read_file(const char *path, char **out, size_t *len) {
 }
 
 int tv_cli_load(const char *in, const char *dir) {
-    conn c = {.node = open_dir(dir)};
+    conn c = {.node = open_dir(dir), .fd = -1};
     if (!c.node) return 1;
     tv_arena_init(&c.arena);
     int rc = 1;

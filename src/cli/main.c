@@ -66,7 +66,7 @@ static void usage(FILE *out) {
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
             "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
             "       trove check DIR   (verifies a data directory; exit 0 when clean)\n"
-            "       trove dump INDEX --data DIR [--out OUT]   (OUT/INDEX.index.json and OUT/INDEX.ndjson)\n"
+            "       trove dump INDEX --data DIR|--url URL [--out OUT]   (OUT/INDEX.index.json and OUT/INDEX.ndjson)\n"
             "       trove load OUT --data DIR                 (creates and loads every index of a dump)\n"
             "       trove help\n");
 }
@@ -222,23 +222,19 @@ static int cmd_check(int argc, char **argv) {
     return clean ? 0 : 1;
 }
 
-/* `trove dump INDEX --data DIR [--out OUT]`, `trove load OUT --data DIR`. */
+/* `trove dump INDEX --data DIR|--url URL [--out OUT]`, `trove load OUT --data DIR`. */
 static int cmd_dump_load(int argc, char **argv) {
     bool dump = strcmp(argv[1], "dump") == 0;
-    const char *what = NULL, *data = NULL, *out = NULL;
+    const char *what = NULL, *data = NULL, *out = NULL, *url = NULL;
     for (int i = 2; i < argc; i++) {
-        if ((strcmp(argv[i], "--data") == 0 || strcmp(argv[i], "--out") == 0) && i + 1 < argc) {
-            if (argv[i][2] == 'd') data = argv[++i];
-            else if (dump) out = argv[++i];
-            else goto bad;
-        } else if (argv[i][0] != '-' && !what) {
-            what = argv[i];
-        } else {
-            goto bad;
-        }
+        if (strcmp(argv[i], "--data") == 0 && i + 1 < argc) data = argv[++i];
+        else if (dump && strcmp(argv[i], "--out") == 0 && i + 1 < argc) out = argv[++i];
+        else if (dump && strcmp(argv[i], "--url") == 0 && i + 1 < argc) url = argv[++i];
+        else if (argv[i][0] != '-' && !what) what = argv[i];
+        else goto bad;
     }
-    if (!what || !data) goto bad;
-    return dump ? tv_cli_dump(what, data, out ? out : what) : tv_cli_load(what, data);
+    if (!what || !data == !url || (!dump && !data)) goto bad;
+    return dump ? tv_cli_dump(what, data, url, out ? out : what) : tv_cli_load(what, data);
 bad:
     usage(stderr);
     return 2;

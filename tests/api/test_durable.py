@@ -129,10 +129,14 @@ def test_dump_and_load_round_trip(make_server, tmp_path):
     assert requests.put(s.url + "/books/_doc/r?routing=abc", headers=J, json={"t": "routed"}).ok
     assert requests.delete(s.url + "/books/_doc/7").ok
     mapping = requests.get(s.url + "/books/_mapping").json()
-    # a running server's directory is refused
+    # a running server's directory is refused; its URL is not
     p = subprocess.run([trove_bin(), "dump", "books", "--data", str(data), "--out", str(out)],
                        capture_output=True, timeout=60)
     assert p.returncode == 1 and b"failed to obtain node locks" in p.stderr
+    url_out = tmp_path / "by-url"
+    p = subprocess.run([trove_bin(), "dump", "books", "--url", s.url, "--out", str(url_out)],
+                       capture_output=True, timeout=120)
+    assert p.returncode == 0, p.stderr
     s.stop(signal.SIGTERM)
     p = subprocess.run([trove_bin(), "dump", "books", "--data", str(data), "--out", str(out)],
                        capture_output=True, timeout=120)
@@ -140,6 +144,8 @@ def test_dump_and_load_round_trip(make_server, tmp_path):
     meta = json.loads((out / "books.index.json").read_text())
     assert "index.uuid" not in meta["settings"] and "index.creation_date" not in meta["settings"]
     assert meta["mappings"] == mapping["books"]["mappings"]
+    assert (url_out / "books.ndjson").read_bytes() == (out / "books.ndjson").read_bytes()
+    assert (url_out / "books.index.json").read_bytes() == (out / "books.index.json").read_bytes()
     lines = (out / "books.ndjson").read_text().splitlines()
     assert len(lines) == 2 * 2345  # 2,344 + the routed one, without the deleted one
     assert '{"index":{"_id":"r","routing":"abc"}}' in lines
