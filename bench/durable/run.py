@@ -78,6 +78,19 @@ def doc(rng, i):
             "body": " ".join(rng.choice(WORDS) for _ in range(90)), "n": i}
 
 
+def crash_restart(p, binary, data, a):
+    """SIGKILL, start again on data: the new process, a connection to it,
+    seconds to ready and RSS then; every document must be back."""
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    p, host, port, ready = start(binary, data)
+    rss = rss_mib(p.pid)
+    conn = http.client.HTTPConnection(host, port, timeout=600)
+    n = json.loads(call(conn, "GET", "/b/_count", None))["count"]
+    assert n == a.docs + a.singles, n
+    return p, conn, ready, rss
+
+
 def one_round(binary, mode, a, base):
     data = tempfile.mkdtemp(prefix="trove-durable-bench-", dir=base) if mode == "disk" else None
     p, host, port, _ = start(binary, data)
@@ -114,26 +127,12 @@ def one_round(binary, mode, a, base):
         if data:
             out["translog_mib"] = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(data)
                                       for f in fs) / 2**20
-            p.send_signal(signal.SIGKILL)
-            p.wait()
-            p, host, port, ready = start(binary, data)
-            out["restart_s"] = ready
-            out["rss_after_restart_mib"] = rss_mib(p.pid)
-            conn = http.client.HTTPConnection(host, port, timeout=600)
-            n = json.loads(call(conn, "GET", "/b/_count", None))["count"]
-            assert n == a.docs + a.singles, n
+            p, conn, out["restart_s"], out["rss_after_restart_mib"] = crash_restart(p, binary, data, a)
             t0 = time.monotonic()
             call(conn, "POST", "/b/_flush", None)
             out["flush_s"] = time.monotonic() - t0
             conn.close()
-            p.send_signal(signal.SIGKILL)
-            p.wait()
-            p, host, port, ready = start(binary, data)
-            out["restart_after_flush_s"] = ready
-            out["rss_after_flush_restart_mib"] = rss_mib(p.pid)
-            conn = http.client.HTTPConnection(host, port, timeout=600)
-            n = json.loads(call(conn, "GET", "/b/_count", None))["count"]
-            assert n == a.docs + a.singles, n
+            p, conn, out["restart_after_flush_s"], out["rss_after_flush_restart_mib"] = crash_restart(p, binary, data, a)
             conn.close()
     finally:
         p.send_signal(signal.SIGKILL)

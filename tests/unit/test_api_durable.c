@@ -27,6 +27,15 @@ static char dir[256];
         free(got_);                                                                      \
     } while (0)
 
+/* n documents /index/_doc/0..n-1, each with body. */
+static void put_docs(const char *index, int n, const char *body) {
+    for (int i = 0; i < n; i++) {
+        char p[64];
+        snprintf(p, sizeof p, "/%s/_doc/%d", index, i);
+        OK("PUT", p, body);
+    }
+}
+
 static void reopen(void) {
     trove_node_free(N);
     trove_options o = {.data_dir = dir};
@@ -184,11 +193,7 @@ static void index_files(char *out, size_t cap) {
 static void test_flush_commits(void **s) {
     (void)s;
     OK("PUT", "/c", "{\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"}}}}");
-    for (int i = 0; i < 300; i++) {
-        char p[32];
-        snprintf(p, sizeof p, "/c/_doc/%d", i);
-        OK("PUT", p, "{\"t\":\"before the commit\"}");
-    }
+    put_docs("c", 300, "{\"t\":\"before the commit\"}");
     OK("POST", "/c/_flush", NULL);
     char files[2048];
     index_files(files, sizeof files);
@@ -232,11 +237,7 @@ static void test_flush_commits(void **s) {
 static void test_commit_by_translog_size(void **s) {
     (void)s;
     OK("PUT", "/z", "{\"settings\":{\"index.translog.flush_threshold_size\":\"2kb\"}}");
-    for (int i = 0; i < 40; i++) {
-        char p[32];
-        snprintf(p, sizeof p, "/z/_doc/%d", i);
-        OK("PUT", p, "{\"t\":\"enough text to pass two kilobytes of translog soon\"}");
-    }
+    put_docs("z", 40, "{\"t\":\"enough text to pass two kilobytes of translog soon\"}");
     char files[2048] = "";
     /* the manifest, then the old translog's removal (polled: the syncer
      * thread does both, in that order) */
@@ -332,11 +333,7 @@ static void test_async_durability_syncs_on_its_own(void **s) {
 static void test_torn_tail_and_corruption(void **s) {
     (void)s;
     OK("PUT", "/t", NULL);
-    for (int i = 0; i < 5; i++) {
-        char p[32];
-        snprintf(p, sizeof p, "/t/_doc/%d", i);
-        OK("PUT", p, "{\"body\":\"some text to fill the record\"}");
-    }
+    put_docs("t", 5, "{\"body\":\"some text to fill the record\"}");
     OK("PUT", "/other/_doc/1", "{\"a\":1}");
     trove_node_free(N);
     N = NULL;
