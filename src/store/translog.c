@@ -118,7 +118,7 @@ tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const ui
     if (valid < TLOG_HEADER) { /* new (or torn at birth): write the header */
         uint8_t h[TLOG_HEADER];
         header(h);
-        if (ftruncate(fd, 0) || pwrite(fd, h, TLOG_HEADER, 0) != (ssize_t)TLOG_HEADER ||
+        if (ftruncate(fd, 0) || lseek(fd, 0, SEEK_SET) < 0 || tv_store_write_all(fd, h, TLOG_HEADER) ||
             tv_store_sys_sync(fd, false)) {
             st = tv_store_errno(err, errno, "failed to create translog", path);
             goto fail;
