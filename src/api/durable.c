@@ -347,7 +347,8 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
     if (ns && (!sv || !lv)) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
     for (uint32_t i = 0; !st && i < ns; i++) {
         const tv_json *e = &segs->v.items[i], *f = tv_json_get(e, "file"), *l = tv_json_get(e, "live");
-        if (!f || f->type != TV_JSON_STRING || strchr(f->v.s, '/')) {
+        if (!f || f->type != TV_JSON_STRING || strchr(f->v.s, '/') ||
+            (l && l->type == TV_JSON_STRING && strchr(l->v.s, '/'))) { /* names inside the directory only */
             st = tv_error_set(err, TROVE_ECORRUPT, "[%s/commit.json]: a bad segment entry", dir);
             break;
         }
