@@ -28,12 +28,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <dirent.h>
 #include <netdb.h>
 #include <sys/socket.h>
 
 #include "cli/dumpload.h"
 #include "json/json.h"
+#include "store/store.h"
 #include "util/util.h"
 
 typedef struct conn {
@@ -371,48 +371,22 @@ static bool send_bulk(conn *c, const char *index, tv_buf *bulk) {
 
 static int cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The INDEX names of dir's INDEX.index.json files, sorted (malloc'd). */
-static char **index_files(const char *dir, size_t *n) {
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d) return NULL;
-    char **names = NULL;
-    size_t cap = 0;
-    struct dirent *e;
-    static const char suffix[] = ".index.json";
-    while ((e = readdir(d))) {
-        size_t len = strlen(e->d_name), k = sizeof suffix - 1;
-        if (e->d_name[0] == '.' || len <= k || strcmp(e->d_name + len - k, suffix)) continue;
-        if (*n == cap) {
-            char **nn = realloc(names, (cap = cap ? 2 * cap : 8) * sizeof *names);
-            if (!nn) break;
-            names = nn;
-        }
-        names[(*n)++] = strndup(e->d_name, len - k);
-    }
-    closedir(d);
-    if (names) qsort(names, *n, sizeof *names, cmp_name);
-    return names;
-}
+typedef struct names {
+    TV_VEC(char *) v;
+    bool oom;
+} names;
 
-static bool read_file(const char *path, char **out, size_t *len) {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "trove: cannot read [%s]: %s\n", path, strerror(errno));
-        return false;
+/* tv_store_list's callback: keeps INDEX of each INDEX.index.json. */
+static void collect_index(void *ctx, const char *name) {
+    static const char suffix[] = ".index.json";
+    names *ns = ctx;
+    size_t len = strlen(name), k = sizeof suffix - 1;
+    if (name[0] == '.' || len <= k || strcmp(name + len - k, suffix)) return;
+    char *c = tv_strndup(name, len - k);
+    if (!c || tv_vec_push(&ns->v, c)) {
+        tv_free(c);
+        ns->oom = true;
     }
-    tv_buf b;
-    tv_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) tv_buf_append(&b, chunk, n);
-    fclose(f);
-    if (b.oom) {
-        tv_buf_fini(&b);
-        return false;
-    }
-    *out = tv_buf_detach(&b, len);
-    return *out != NULL;
 }
 
 int tv_cli_load(const char *in, const char *dir) {
@@ -425,20 +399,26 @@ int tv_cli_load(const char *in, const char *dir) {
     tv_buf bulk;
     tv_buf_init(&bulk);
     FILE *f = NULL;
-    /* every INDEX.index.json of the directory, with its INDEX.ndjson */
-    size_t nidx = 0;
-    char **names = index_files(in, &nidx);
-    if (!nidx) {
+    /* every INDEX.index.json of the directory (in name order), with its INDEX.ndjson */
+    names idx = {0};
+    tv_error err;
+    tv_error_clear(&err);
+    if (tv_store_list(in, collect_index, &idx, &err) != TROVE_OK || idx.oom || !idx.v.len) {
         fprintf(stderr, "trove: [%s] holds no INDEX.index.json\n", in);
         goto out;
     }
-    for (size_t i = 0; i < nidx; i++) {
-        const char *index = names[i];
+    qsort(idx.v.items, idx.v.len, sizeof *idx.v.items, cmp_name);
+    for (size_t i = 0; i < idx.v.len; i++) {
+        const char *index = idx.v.items[i];
         char p[4096];
         snprintf(p, sizeof p, "%s/%s.index.json", in, index);
         char *body = NULL;
         size_t blen = 0;
-        if (!index || !read_file(p, &body, &blen)) goto out;
+        tv_status rs = tv_store_read_file(p, &body, &blen, &err);
+        if (rs != TROVE_OK) {
+            fprintf(stderr, "trove: cannot read [%s]: %s\n", p, rs == TROVE_ENOTFOUND ? "no such file" : err.reason);
+            goto out;
+        }
         char path[600];
         snprintf(path, sizeof path, "/%s", index);
         tv_json *ok = call(&c, "PUT", path, body, blen, 200);
@@ -473,8 +453,8 @@ int tv_cli_load(const char *in, const char *dir) {
 out:
     if (f) fclose(f);
     free(line);
-    for (size_t i = 0; i < nidx; i++) free(names[i]);
-    free(names);
+    for (size_t i = 0; i < idx.v.len; i++) tv_free(idx.v.items[i]);
+    tv_vec_fini(&idx.v);
     tv_buf_fini(&bulk);
     trove_response_fini(&c.last);
     tv_arena_fini(&c.arena);
