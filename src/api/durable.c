@@ -99,11 +99,25 @@ typedef struct segfile {
     char *file;
 } segfile;
 
+static void failed_fini(tv_failed_index *f) {
+    tv_free(f->name);
+    tv_free(f->uuid);
+    tv_free(f->dir);
+    tv_free(f->reason);
+}
+
+typedef TV_VEC(segfile) segfiles;
+
+static void segfiles_fini(segfiles *v) {
+    for (size_t i = 0; i < v->len; i++) tv_free(v->items[i].file);
+    tv_vec_fini(v);
+}
+
 typedef struct dindex {
     char uuid[32];
     uint64_t gen;    /* of the last commit (0: none) */
     uint64_t tl_gen; /* of the translog appended to */
-    TV_VEC(segfile) files;
+    segfiles files;
 } dindex;
 
 static dindex *dindex_get(tv_durable *d, const char *uuid) {
@@ -119,8 +133,7 @@ static dindex *dindex_get(tv_durable *d, const char *uuid) {
 }
 
 static void dindex_free(dindex *x) {
-    for (size_t i = 0; i < x->files.len; i++) tv_free(x->files.items[i].file);
-    tv_vec_fini(&x->files);
+    segfiles_fini(&x->files);
     tv_free(x);
 }
 
@@ -208,6 +221,19 @@ static tv_status replay_cb(void *ctx, const uint8_t *rec, size_t len) {
 
 /* The index an index.json describes, empty (no translog read). Returns
  * owned, or NULL with err. */
+/* The empty index an index.json or commit.json object describes: "name",
+ * "settings" (flat), "mappings" (null: created without). NULL with err. */
+static tv_index *index_from_json(const tv_json *j, const char *path, tv_error *err) {
+    const tv_json *name = tv_json_get(j, "name");
+    if (!name || name->type != TV_JSON_STRING) {
+        tv_error_set(err, TROVE_ECORRUPT, "[%s] is not an index description", path);
+        return NULL;
+    }
+    const tv_json *settings = tv_json_get(j, "settings"), *mappings = tv_json_get(j, "mappings");
+    if (mappings && mappings->type == TV_JSON_NULL) mappings = NULL;
+    return tv_index_restore(name->v.s, settings, mappings, err); /* strings are NUL-terminated */
+}
+
 static tv_index *index_from_meta(const char *dir, tv_error *err) {
     char *meta_path = path_join(dir, "index.json", NULL), *bytes = NULL;
     size_t n = 0;
@@ -220,17 +246,11 @@ static tv_index *index_from_meta(const char *dir, tv_error *err) {
     if (st) goto out;
     tv_json *meta = NULL;
     tv_json_error je;
-    const tv_json *name = NULL;
-    if (tv_json_parse(&a, bytes, n, &meta, &je) || !(name = tv_json_get(meta, "name")) ||
-        name->type != TV_JSON_STRING) {
+    if (tv_json_parse(&a, bytes, n, &meta, &je)) {
         tv_error_set(err, TROVE_ECORRUPT, "[%s] is not an index description", meta_path);
         goto out;
     }
-    char *nm = tv_arena_strndup(&a, name->v.s, name->len);
-    const tv_json *settings = tv_json_get(meta, "settings"), *mappings = tv_json_get(meta, "mappings");
-    if (mappings && mappings->type == TV_JSON_NULL) mappings = NULL; /* created without */
-    if (nm) idx = tv_index_restore(nm, settings, mappings, err);
-    else tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    idx = index_from_json(meta, meta_path, err);
 out:
     tv_arena_fini(&a);
     tv_free(bytes);
@@ -333,14 +353,12 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
         return index_from_meta(dir, err);
     }
     tv_index *idx = NULL;
-    const tv_json *name = st ? NULL : tv_json_get(m, "name"), *g = st ? NULL : tv_json_get(m, "generation");
+    const tv_json *g = st ? NULL : tv_json_get(m, "generation");
     const tv_json *seq = st ? NULL : tv_json_get(m, "next_seq_no"), *segs = st ? NULL : tv_json_get(m, "segments");
-    if (!st && (!name || name->type != TV_JSON_STRING || !g || g->type != TV_JSON_INT || !seq ||
-                seq->type != TV_JSON_INT || !segs || segs->type != TV_JSON_ARRAY))
+    if (!st && (!g || g->type != TV_JSON_INT || !seq || seq->type != TV_JSON_INT || !segs ||
+                segs->type != TV_JSON_ARRAY))
         st = tv_error_set(err, TROVE_ECORRUPT, "[%s/commit.json] is not a commit", dir);
-    char *nm = st ? NULL : tv_arena_strndup(&a, name->v.s, name->len);
-    if (!st && !(idx = tv_index_restore(nm, tv_json_get(m, "settings"), tv_json_get(m, "mappings"), err)))
-        st = err->code ? err->code : TROVE_ECORRUPT;
+    if (!st && !(idx = index_from_json(m, "commit.json", err))) st = err->code ? err->code : TROVE_ECORRUPT;
     uint32_t ns = st ? 0 : segs->len;
     tv_segment **sv = ns ? tv_calloc(ns, sizeof *sv) : NULL;
     uint64_t **lv = ns ? tv_calloc(ns, sizeof *lv) : NULL;
@@ -446,15 +464,13 @@ static tv_index *restore_index(tv_durable *d, const char *dir, char **name, char
         x->files = tmp.files;
         memset(&tmp.files, 0, sizeof tmp.files);
     }
-    for (size_t i = 0; i < tmp.files.len; i++) tv_free(tmp.files.items[i].file);
-    tv_vec_fini(&tmp.files);
+    segfiles_fini(&tmp.files);
     tv_vec_fini(&g.v);
     return idx;
 fail:
     tv_translog_close(tl);
     tv_index_release(idx);
-    for (size_t i = 0; i < tmp.files.len; i++) tv_free(tmp.files.items[i].file);
-    tv_vec_fini(&tmp.files);
+    segfiles_fini(&tmp.files);
     tv_vec_fini(&g.v);
     return NULL;
 }
@@ -707,7 +723,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
                                      .reason = tv_strndup(ie.reason, strlen(ie.reason))};
                 name = uuid = NULL;
                 if (!f.name || !f.uuid || !f.dir || !f.reason || tv_vec_push(&d->failed, f)) {
-                    tv_free(f.name), tv_free(f.uuid), tv_free(f.dir), tv_free(f.reason);
+                    failed_fini(&f);
                     st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
                 }
             } else if (tv_map_put(&n->st->indices, tv_index_name(idx), strlen(tv_index_name(idx)), idx, NULL)) {
@@ -752,7 +768,7 @@ void tv_durable_free(tv_durable *d) {
     pthread_cond_destroy(&d->stop_cv);
     for (size_t i = 0; i < d->failed.len; i++) {
         tv_failed_index *f = &d->failed.items[i];
-        tv_free(f->name), tv_free(f->uuid), tv_free(f->dir), tv_free(f->reason);
+        failed_fini(f);
     }
     tv_vec_fini(&d->failed);
     pthread_mutex_destroy(&d->failed_mu);
@@ -899,7 +915,7 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     tv_commit_point cp = {0};
     tv_buf man;
     tv_buf_init(&man);
-    TV_VEC(segfile) files = {0};
+    segfiles files = {0};
     keep k = {0};
     if (!x || !dir) {
         st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
@@ -977,9 +993,8 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     st = man.oom || !mp ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_store_write_atomic(mp, man.data, man.len, err);
     tv_free(mp);
     if (st) goto out;
-    for (size_t i = 0; i < x->files.len; i++) tv_free(x->files.items[i].file);
-    tv_vec_fini(&x->files);
-    x->files.items = files.items, x->files.len = files.len, x->files.cap = files.cap;
+    segfiles_fini(&x->files);
+    x->files = files;
     memset(&files, 0, sizeof files);
     x->gen = g;
     /* 4. what the commit no longer needs: older translogs, other files */
@@ -1004,8 +1019,7 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     tv_free(names);
     tv_free(lives);
 out:
-    for (size_t i = 0; i < files.len; i++) tv_free(files.items[i].file);
-    tv_vec_fini(&files);
+    segfiles_fini(&files);
     tv_commit_point_fini(&cp); /* closes the old translog */
     tv_buf_fini(&man);
     tv_free(dir);
@@ -1081,7 +1095,7 @@ tv_status tv_durable_drop_failed(trove_node *n, const char *name, tv_error *err)
         if (!st) {
             tv_error ignored;
             (void)tv_store_remove_tree(gone, &ignored);
-            tv_free(f->name), tv_free(f->uuid), tv_free(f->dir), tv_free(f->reason);
+            failed_fini(f);
             d->failed.items[i] = d->failed.items[--d->failed.len];
         }
         tv_free(gone);

@@ -619,6 +619,15 @@ tv_settings *tv_index_settings(tv_index *idx) { return &idx->settings; }
 void tv_index_lock(tv_index *idx) { lock(idx); }
 void tv_index_unlock(tv_index *idx) { unlock(idx); }
 
+/* Appends the record built in b to the translog and releases b (caller
+ * holds the lock). */
+static tv_status append_record(tv_index *idx, tv_buf *b, tv_error *err) {
+    tv_status st = b->oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
+                          : tv_translog_append(idx->tl, b->data, b->len, err);
+    tv_buf_fini(b);
+    return st;
+}
+
 /* Appends a MAPPING or SETTINGS record of a JSON body (caller holds the
  * lock); TROVE_OK without a translog. */
 static tv_status log_json(tv_index *idx, uint8_t type, const tv_json *body, tv_error *err) {
@@ -629,10 +638,7 @@ static tv_status log_json(tv_index *idx, uint8_t type, const tv_json *body, tv_e
     tv_jw w;
     tv_jw_init(&w, &b, false);
     tv_jw_value(&w, body);
-    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
-                         : tv_translog_append(idx->tl, b.data, b.len, err);
-    tv_buf_fini(&b);
-    return st;
+    return append_record(idx, &b, err);
 }
 
 tv_status tv_index_put_mapping(tv_index *idx, const tv_json *body, tv_error *err) {
@@ -1358,10 +1364,7 @@ static tv_status log_write(tv_index *idx, uint8_t type, const tv_doc_meta *m, co
     tv_buf b;
     tv_buf_init(&b);
     tv_tlog_encode_write(&b, type, m, source, source_len);
-    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
-                         : tv_translog_append(idx->tl, b.data, b.len, err);
-    tv_buf_fini(&b);
-    return st;
+    return append_record(idx, &b, err);
 }
 
 void tv_index_attach_translog(tv_index *idx, tv_translog *tl) {
@@ -1389,10 +1392,8 @@ tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_
     tv_buf_u8(&b, TV_TLOG_SETTINGS);
     tv_buf_append(&b, body, len);
     lock(idx);
-    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
-                         : tv_translog_append(idx->tl, b.data, b.len, err);
+    tv_status st = append_record(idx, &b, err);
     unlock(idx);
-    tv_buf_fini(&b);
     return st;
 }
 
