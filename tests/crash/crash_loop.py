@@ -95,12 +95,6 @@ class Key:
         self.maybe = []
 
 
-def base_state(key):
-    """The state an update merges into: the newest possible one (an update
-    after an unanswered write is itself judged against both)."""
-    return key.state
-
-
 class Refused(Exception):
     pass
 
@@ -158,7 +152,7 @@ class Client(threading.Thread):
             else:
                 self.errors.append("PUT %s: %d %r" % (i, st, r))
         elif kind == "update":
-            cur = base_state(key)
+            cur = key.state  # the acknowledged one: a client stops after any unanswered write
             new = dict(cur, op=op, u=op) if cur is not MISSING else MISSING
             if new is not MISSING:
                 key.maybe.append((new, None, None))
@@ -222,9 +216,7 @@ def check(url, clients, problems):
         for k, key in enumerate(c.keys):
             i = c.id(k)
             r = s.get(url + "/%s/_doc/%s" % (INDEX, i), timeout=30)
-            if r.status_code == 404 and r.json().get("error", {}).get("type") == "index_not_found_exception":
-                got, ver, seq = MISSING, None, None
-            elif r.status_code == 404:
+            if r.status_code == 404:  # no such document, or (before any write) no such index
                 got, ver, seq = MISSING, None, None
             elif r.status_code == 200:
                 j = r.json()
