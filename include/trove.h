@@ -77,7 +77,8 @@ extern "C" {
     X(ETOOCOMPLEX, 400, "too_complex_to_determinize_exception", "too complex")               \
     X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")                           \
     X(EPARSEEXC, 400, "parse_exception", "failed to parse")                                  \
-    X(EMAPPEREXC, 400, "mapper_exception", "mapper error")
+    X(EMAPPEREXC, 400, "mapper_exception", "mapper error")                                  \
+    X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", "too many buckets")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,

@@ -217,6 +217,22 @@ static bool reject_if_true(tv_req *r, const char *key) {
                        "trove does not support the [%s] parameter of _search", key);
 }
 
+/* search.max_buckets from the cluster settings (transient over
+ * persistent), 0 when unset. */
+static int64_t max_buckets(tv_req *r) {
+    const char *kinds[2] = {r->node->st->cluster_transient, r->node->st->cluster_persistent};
+    for (int k = 0; k < 2; k++) {
+        if (!kinds[k]) continue;
+        tv_json *j = NULL;
+        if (tv_json_parse(&r->arena, kinds[k], strlen(kinds[k]), &j, NULL) != TROVE_OK || !j) continue;
+        const tv_json *v = tv_json_get(j, "search.max_buckets");
+        int64_t n;
+        if (v && v->type == TV_JSON_INT && v->v.i > 0) return v->v.i;
+        if (v && v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &n) && n > 0) return n;
+    }
+    return 0;
+}
+
 static void run(tv_req *r, bool count) {
     tv_search_params p;
     tv_search_params_init(&p);
@@ -260,10 +276,12 @@ static void run(tv_req *r, bool count) {
         if (st && strcmp(st, "query_then_fetch") != 0 && strcmp(st, "dfs_query_then_fetch") != 0)
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
         p.docvalue_fields = tv_req_param(r, "docvalue_fields");
+        if (!tv_req_param_bool(r, "typed_keys", false, &p.typed_keys)) return;
+        p.max_buckets = max_buckets(r);
         if (!reject_if(r, "stored_fields") ||
             !reject_if(r, "suggest_field") || !reject_if(r, "suggest_text") || !reject_if(r, "suggest_mode") ||
             !reject_if(r, "suggest_size") || !reject_if(r, "search_pipeline") ||
-            !reject_if_true(r, "typed_keys") || !reject_if_true(r, "track_scores") ||
+            !reject_if_true(r, "track_scores") ||
             !reject_if_true(r, "include_named_queries_score") || !reject_if_true(r, "phase_took"))
             return;
     }

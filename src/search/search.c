@@ -45,8 +45,13 @@
  * applied (OpenSearch's XContentMapValues.filter: a pattern matches a full
  * dotted path; "*" is a wildcard; an include of an object keeps all of it).
  *
- * Not yet here (fail loudly, never approximated): aggregations,
- * highlighting, suggesters, rescore, collapse, scroll, script fields,
+ * Aggregations (agg.h): parsed with the body, bound per target after its
+ * query, fed every match (after min_score, before post_filter; a request
+ * with aggregations takes no counting shortcut and no pruning), global
+ * ones fed every live doc; the results are reduced and written after the
+ * hits.
+ *
+ * Not yet here (fail loudly, never approximated): highlighting, suggesters, rescore, collapse, scroll, script fields,
  * explain, URI `q` (query_string belongs to its own file).
  */
 #include <errno.h>
@@ -56,6 +61,7 @@
 #include <strings.h>
 
 #include "index/date.h"
+#include "search/agg.h"
 #include "search/dsl_int.h"
 
 void tv_search_params_init(tv_search_params *p) {
@@ -110,6 +116,7 @@ typedef struct req {
     size_t nstored;
     bool version, seq_no;
     int64_t terminate_after;
+    tv_aggs aggs;        /* aggs.n 0: none */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -416,7 +423,14 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             if (!tv_dsl_scalar_text(v, &ts, &tl)) { ts = "null"; tl = 4; }
             st = check_timeout(d, ts, tl);
         } else if ((tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
-        else if (tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations") || tv_streq(k, kl, "highlight") ||
+        else if ((tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations")) && obj) {
+            if (r->aggs.n)
+                st = perr(d, v->off, "Found two aggregation definitions in [%s]", k);
+            else
+                st = tv_aggs_parse(d, v, &r->aggs);
+        } else if (tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations")) {
+            st = perr(d, v->off, "Unknown key for a %s in [%s].", tv_dsl_token_name(v), k);
+        } else if (tv_streq(k, kl, "highlight") ||
                  tv_streq(k, kl, "suggest") || tv_streq(k, kl, "rescore") || tv_streq(k, kl, "collapse") ||
                  tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
                  tv_streq(k, kl, "fields") || tv_streq(k, kl, "indices_boost") || tv_streq(k, kl, "stats") ||
@@ -950,6 +964,8 @@ static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_
 typedef struct target_ctx {
     tv_query *q, *post;
     tfield *tf; /* per sort */
+    tv_agg_shard *aggs, *global_aggs;
+    agg_res **agg_results; /* per r->aggs item */
 } target_ctx;
 
 static tv_status text_fielddata_error(tv_error *err, const char *field) {
@@ -1043,20 +1059,22 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
     const tv_snapshot *snap = t->snap;
     if (!snap) return TROVE_OK;
     bool scores = c->need_scores;
+    tv_agg_shard *ag = tc->aggs; /* every match goes to the aggregations: no shortcuts */
     for (uint32_t si = 0; si < snap->nsegs; si++) {
         const tv_segview *sv = &snap->segs[si];
         uint64_t known;
-        bool counted = known_count(r, tc, snap, sv, &known);
+        bool counted = !ag && known_count(r, tc, snap, sv, &known);
         if (counted) {
             c->total += known;
             if (count_only || !c->cap || !known) continue;
         }
-        bool prunable = !count_only && scores && can_prune(r, c, counted);
+        bool prunable = !count_only && !ag && scores && can_prune(r, c, counted);
         tv_plan_ctx pc = {a, snap, scores && !count_only, prunable};
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
         if (st) return st;
         if (!it) continue;
+        if (ag && (st = tv_agg_shard_segment(ag, sv))) return st;
         /* the threshold carried over from earlier segments and targets */
         bool total_done = counted || c->total > (uint64_t)r->track_limit;
         bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
@@ -1077,6 +1095,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             float score = 0;
             if (pc.scores) score = tv_iter_score(it);
             if (r->has_min_score && score < r->min_score) continue;
+            if (ag && (st = tv_agg_collect(ag, doc))) return st; /* before post_filter, as OpenSearch */
             if (pf) {
                 if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
                 if (pf->doc != doc) continue;
@@ -1093,6 +1112,22 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             offer(c, score, ti, si, doc);
             if (prunable && c->n == c->cap && (pruning || counted || c->total > (uint64_t)r->track_limit))
                 pruning = tv_iter_set_min_score(it, c->heap[0].score);
+        }
+    }
+    return TROVE_OK;
+}
+
+/* The global aggregations of a target: every live doc, whatever the query. */
+static tv_status run_global(const tv_search_target *t, tv_agg_shard *g) {
+    const tv_snapshot *snap = t->snap;
+    if (!snap || !g) return TROVE_OK;
+    for (uint32_t si = 0; si < snap->nsegs; si++) {
+        const tv_segview *sv = &snap->segs[si];
+        tv_status st = tv_agg_shard_segment(g, sv);
+        if (st) return st;
+        for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
+            if (!tv_segview_live(sv, doc)) continue;
+            if ((st = tv_agg_collect(g, doc))) return st;
         }
     }
     return TROVE_OK;
@@ -1178,7 +1213,7 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
  * exponent patterns are not interpreted (such patterns print the plain
  * number). Writes a NUL-terminated string into out (cap >= 400).
  */
-static void decimal_format(double x, const char *pat, char *out, size_t cap) {
+void tv_decimal_format(double x, const char *pat, char *out, size_t cap) {
     int min_int = 0, min_frac = 0, max_frac = 0, group = 0;
     bool frac = false, valid = true;
     int since_comma = -1;
@@ -1246,7 +1281,7 @@ static void write_dv_formatted(tv_jw *w, const tv_field *f, int64_t x, const cha
         else if (f->type == TV_FT_SCALED_FLOAT) dv = (double)x / f->scaling_factor;
         else if (f->type == TV_FT_UNSIGNED_LONG) dv = (double)tv_sortable_to_unsigned(x);
         else dv = (double)x;
-        decimal_format(dv, fmt, buf, sizeof buf);
+        tv_decimal_format(dv, fmt, buf, sizeof buf);
     }
     tv_jw_strz(w, buf);
 }
@@ -1428,7 +1463,7 @@ static tv_status fetch_checks(const req *r, const coll *c, size_t from, const tv
 
 static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
                      const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
-                     bool count_only) {
+                     bool count_only, tv_agg_ctx *actx) {
     uint64_t t0 = tv_mono_ns();
     tv_error_clear(err);
     tv_dsl d = {0};
@@ -1477,6 +1512,11 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
         if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size))) return st;
+        if (r.aggs.n) {
+            if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||
+                (st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], true, &tcs[i].global_aggs)))
+                return st;
+        }
     }
     coll c;
     memset(&c, 0, sizeof c);
@@ -1497,7 +1537,15 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
     for (size_t i = 0; i < ntargets; i++) {
         st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
+        if (st && r.aggs.n && err->code == st) return st; /* an aggregation's own error */
         if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+        if (r.aggs.n) {
+            tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
+            if (!tcs[i].agg_results) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if ((st = run_global(&targets[i], tcs[i].global_aggs))) return st;
+            if (tcs[i].aggs && (st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results))) return st;
+            if (tcs[i].global_aggs && (st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results))) return st;
+        }
     }
     if (count_only) {
         tv_jw_obj_begin(out);
@@ -1665,6 +1713,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_buf_fini(&path);
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
+    if (r.aggs.n) {
+        agg_res ***res = tv_arena_alloc(arena, (ntargets + 1) * sizeof *res);
+        if (!res) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        for (size_t i = 0; i < ntargets; i++) res[i] = tcs[i].agg_results;
+        if ((st = tv_aggs_reduce_write(actx, &r.aggs, res, ntargets, params && params->typed_keys, out))) return st;
+    }
     tv_jw_obj_end(out);
     return TROVE_OK;
 }
@@ -1677,7 +1731,10 @@ tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const 
     tv_buf_init(&buf);
     tv_jw w;
     tv_jw_init(&w, &buf, out->pretty);
-    tv_status st = run(targets, ntargets, body, params, arena, &w, err, false);
+    tv_agg_ctx actx;
+    tv_agg_ctx_init(&actx, arena, err, params && params->max_buckets > 0 ? params->max_buckets : 65535);
+    tv_status st = run(targets, ntargets, body, params, arena, &w, err, false, &actx);
+    tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
         if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
         else tv_jw_raw(out, buf.data, buf.len);
@@ -1693,7 +1750,10 @@ tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, cons
     tv_buf_init(&buf);
     tv_jw w;
     tv_jw_init(&w, &buf, out->pretty);
-    tv_status st = run(targets, ntargets, body, params, arena, &w, err, true);
+    tv_agg_ctx actx;
+    tv_agg_ctx_init(&actx, arena, err, 65535);
+    tv_status st = run(targets, ntargets, body, params, arena, &w, err, true, &actx);
+    tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
         if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
         else tv_jw_raw(out, buf.data, buf.len);

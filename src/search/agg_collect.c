@@ -1,0 +1,1133 @@
+/*
+ * agg_collect.c — aggregations over one target (one shard): binding the
+ * request tree to the mapping, collecting matching docs from doc values,
+ * and building the shard's results.
+ *
+ * A collector (col) per aggregation node. collect(g, doc, ord) is
+ * OpenSearch's LeafBucketCollector.collect(doc, owningBucketOrd): metric
+ * collectors keep one slot per ord in a heap array (grown by doubling);
+ * bucket collectors map (ord, key) to their own dense ords (ordmap, an
+ * open-addressing table; a top-level collector, whose parent ord is always
+ * 0, skips the table for keywords: the target-wide term id is the ord)
+ * and pass those on to their sub-collectors.
+ *
+ * Values are read from doc-values columns of the current segment; keyword
+ * ordinals are segment-local, so each segment has a small table from its
+ * ords to target-wide term ids (assigned on first sight, keyed by the term
+ * bytes, which the held snapshot keeps alive). A doc's values are read into
+ * a per-collector buffer that grows for many-valued docs: nothing is
+ * allocated per document once buffers have grown.
+ *
+ * Multi-valued docs count once per bucket, as OpenSearch counts them: terms
+ * skip repeated values (sorted numeric doc values keep duplicates),
+ * histograms repeated keys, and a range counts a doc when any value falls
+ * in it.
+ *
+ * Shard-side errors (OpenSearch raises them while creating the aggregator
+ * on the shard) carry err->index: field types an aggregation does not
+ * support, text fields without fielddata, bad date or number values.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/date.h"
+#include "index/rounding.h"
+#include "index/tz.h"
+#include "search/agg.h"
+#include "search/automaton.h"
+#include "search/dsl_int.h"
+#include "search/hll.h"
+#include "search/tdigest.h"
+
+/* Lucene's StringHelper.murmurhash3_x86_32 (include partitions). */
+static uint32_t tv_murmur3_x86_32(const char *data, size_t len, uint32_t seed) {
+    const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
+    uint32_t h = seed;
+    const unsigned char *p = (const unsigned char *)data;
+    size_t nblocks = len / 4;
+    for (size_t i = 0; i < nblocks; i++) {
+        uint32_t k = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
+        k *= c1;
+        k = (k << 15) | (k >> 17);
+        k *= c2;
+        h ^= k;
+        h = (h << 13) | (h >> 19);
+        h = h * 5 + 0xe6546b64;
+    }
+    uint32_t k = 0;
+    const unsigned char *t = p + nblocks * 4;
+    switch (len & 3) {
+    case 3: k ^= (uint32_t)t[2] << 16; /* fall through */
+    case 2: k ^= (uint32_t)t[1] << 8; /* fall through */
+    case 1:
+        k ^= t[0];
+        k *= c1;
+        k = (k << 15) | (k >> 17);
+        k *= c2;
+        h ^= k;
+    }
+    h ^= (uint32_t)len;
+    h ^= h >> 16;
+    h *= 0x85ebca6b;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35;
+    h ^= h >> 16;
+    return h;
+}
+
+/* ------------------------------------------------------------ ordmap */
+
+typedef struct om_slot {
+    uint64_t parent;
+    int64_t key;
+    uint32_t ord; /* +1; 0 empty */
+} om_slot;
+
+typedef struct ordmap {
+    om_slot *slots;
+    size_t cap, n;
+} ordmap;
+
+static uint64_t om_hash(uint64_t p, int64_t k) {
+    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ (p + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
+    return h ^ (h >> 29);
+}
+
+/* The ord of (parent, key), or UINT32_MAX when absent and !add; *added. */
+static tv_status om_get(ordmap *m, uint64_t parent, int64_t key, uint32_t next, uint32_t *out, bool *added) {
+    *added = false;
+    if ((m->n + 1) * 4 > m->cap * 3) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        om_slot *ns = tv_calloc(nc, sizeof *ns);
+        if (!ns) return TROVE_ENOMEM;
+        for (size_t i = 0; i < m->cap; i++) {
+            om_slot *s = &m->slots[i];
+            if (!s->ord) continue;
+            size_t j = om_hash(s->parent, s->key) & (nc - 1);
+            while (ns[j].ord) j = (j + 1) & (nc - 1);
+            ns[j] = *s;
+        }
+        tv_free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    size_t j = om_hash(parent, key) & (m->cap - 1);
+    for (;;) {
+        om_slot *s = &m->slots[j];
+        if (!s->ord) {
+            s->parent = parent;
+            s->key = key;
+            s->ord = next + 1;
+            m->n++;
+            *out = next;
+            *added = true;
+            return TROVE_OK;
+        }
+        if (s->parent == parent && s->key == key) {
+            *out = s->ord - 1;
+            return TROVE_OK;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+}
+
+/* ---------------------------------------------------------- collectors */
+
+typedef struct bkt {
+    uint64_t parent;
+    int64_t key;   /* term id, sortable number, double bits, rounded date */
+    uint64_t count;
+} bkt;
+
+typedef struct mslot {
+    uint64_t count;
+    double sum, comp, min, max, sumsq, sqcomp, wsum, wcomp;
+    void *sk;
+} mslot;
+
+typedef struct termref {
+    const char *s;
+    uint32_t len;
+} termref;
+
+typedef struct col col;
+struct col {
+    const tv_agg *a;
+    tv_agg_ctx *ctx;
+    tv_dsl *d;
+    const tv_search_target *t;
+    const tv_field *f, *wf;
+    col **subs;               /* per a->subs; NULL for pipelines */
+    uint32_t nsubs;
+    bool top;                 /* parent ord always 0 */
+    const tv_segview *sv;
+    agg_fmt fmt;
+    tv_key_kind kk;
+    bool unmapped;
+    /* missing */
+    bool has_missing, wmissing_set;
+    int64_t miss_i;           /* numeric missing (the field's encoding) */
+    const char *miss_s;       /* keyword missing */
+    uint32_t miss_len;
+    double wmissing;
+    /* buckets */
+    ordmap om;
+    TV_VEC(bkt) b;
+    /* keyword terms: target-wide ids */
+    tv_map terms;
+    TV_VEC(termref) tids;
+    uint32_t *segmap;         /* segment ord -> tid + 1 */
+    uint32_t segmap_n;
+    tv_automaton *inc_re, *exc_re;
+    const char **inc_vals, **exc_vals;
+    uint32_t ninc, nexc;
+    int64_t part, nparts;     /* include partition */
+    /* metrics */
+    mslot *m;
+    size_t mcap;
+    /* filter(s) */
+    tv_query **qs;
+    tv_iter **its;
+    uint32_t nq;
+    /* date_histogram */
+    tv_rounding rnd;
+    const tv_tz *tz;
+    /* ranges */
+    double *from, *to;
+    /* value buffers */
+    int64_t *vals;
+    uint32_t vcap;
+    uint32_t *ords;
+    uint32_t ocap;
+};
+
+struct tv_agg_shard {
+    tv_agg_ctx *ctx;
+    const tv_aggs *aggs;
+    col **cols;               /* per aggs item; NULL when not in this pass */
+    const tv_segview *sv;
+};
+
+static tv_status c_oom(col *g) { return tv_error_set(g->ctx->err, TROVE_ENOMEM, "out of memory"); }
+
+static tv_status shard_err(col *g) {
+    tv_error *e = g->ctx->err;
+    snprintf(e->index, sizeof e->index, "%s", g->t->index ? g->t->index : "");
+    return e->code;
+}
+
+double tv_agg_value_double(const tv_field *f, int64_t v) {
+    if (!f) return (double)v;
+    if (tv_field_type_is_floating(f->type)) return tv_sortable_to_double(v);
+    if (f->type == TV_FT_SCALED_FLOAT) return (double)v / f->scaling_factor;
+    if (f->type == TV_FT_UNSIGNED_LONG) return (double)tv_sortable_to_unsigned(v);
+    if (f->type == TV_FT_DATE_NANOS) return (double)(v / 1000000); /* aggregations are in millis */
+    return (double)v;
+}
+
+/* The doc's numeric values (or the missing value) into g->vals. */
+static uint32_t nums(col *g, const tv_field *f, uint32_t doc, const int64_t **out) {
+    uint32_t n = 0;
+    if (f && f->dv_kind == TV_DV_NUMERIC) {
+        n = tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+        if (n > g->vcap) {
+            int64_t *nv = tv_realloc(g->vals, (size_t)n * sizeof *nv);
+            if (nv) {
+                g->vals = nv;
+                g->vcap = n;
+                n = tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+            } else n = g->vcap;
+        }
+    }
+    if (!n && g->has_missing && f == g->f) {
+        g->vals[0] = g->miss_i;
+        n = 1;
+    }
+    *out = g->vals;
+    return n;
+}
+
+/* The doc's keyword ords into g->ords. */
+static uint32_t ords_of(col *g, uint32_t doc) {
+    if (!g->f || g->f->dv_kind != TV_DV_SORTED_SET) return 0;
+    uint32_t n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
+    if (n > g->ocap) {
+        uint32_t *no = tv_realloc(g->ords, (size_t)n * sizeof *no);
+        if (!no) return g->ocap;
+        g->ords = no;
+        g->ocap = n;
+        n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
+    }
+    return n;
+}
+
+static bool doc_has_value(col *g, uint32_t doc) {
+    if (!g->f) return false;
+    if (g->f->dv_kind == TV_DV_NUMERIC) return tv_segment_dv_numeric(g->sv->seg, g->f->id, doc, g->vals, 0) > 0;
+    if (g->f->dv_kind == TV_DV_SORTED_SET) return tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, 0) > 0;
+    return false;
+}
+
+static tv_status collect(col *g, uint32_t doc, uint64_t ord);
+
+static tv_status collect_subs(col *g, uint32_t doc, uint64_t ord) {
+    for (uint32_t i = 0; i < g->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = collect(g->subs[i], doc, ord);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* Counts the doc in (parent, key)'s bucket and collects the subs there. */
+static tv_status bucket_hit(col *g, uint32_t doc, uint64_t parent, int64_t key) {
+    uint32_t o;
+    bool added;
+    if (om_get(&g->om, parent, key, (uint32_t)g->b.len, &o, &added)) return c_oom(g);
+    if (added) {
+        bkt x = {parent, key, 0};
+        if (tv_vec_push(&g->b, x)) return c_oom(g);
+    }
+    g->b.items[o].count++;
+    return collect_subs(g, doc, o);
+}
+
+/* -------------------------------------------------------------- metrics */
+
+static tv_status mgrow(col *g, uint64_t ord) {
+    if (ord < g->mcap) return TROVE_OK;
+    size_t nc = g->mcap ? g->mcap : 8;
+    while (nc <= ord) nc *= 2;
+    mslot *nm = tv_realloc(g->m, nc * sizeof *nm);
+    if (!nm) return c_oom(g);
+    for (size_t i = g->mcap; i < nc; i++) {
+        memset(&nm[i], 0, sizeof nm[i]);
+        nm[i].min = INFINITY;
+        nm[i].max = -INFINITY;
+    }
+    g->m = nm;
+    g->mcap = nc;
+    return TROVE_OK;
+}
+
+/* OpenSearch's CompensatedSum.add: Kahan summation that lets a non-finite
+ * value turn the sum non-finite. */
+static void kahan(double *sum, double *comp, double v) {
+    if (!isfinite(v)) *sum = v + *sum;
+    if (isfinite(*sum)) {
+        double corrected = v + *comp;
+        double updated = *sum + corrected;
+        *comp = corrected - (updated - *sum);
+        *sum = updated;
+    }
+}
+
+static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    if (mgrow(g, ord)) return c_oom(g);
+    mslot *s = &g->m[ord];
+    if (a->kind == TV_AGG_VALUE_COUNT || a->kind == TV_AGG_CARDINALITY) {
+        if (g->f && g->f->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t n = ords_of(g, doc);
+            if (a->kind == TV_AGG_VALUE_COUNT) { s->count += n; return TROVE_OK; }
+            if (!n && g->has_missing) {
+                if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+                return tv_hll_add(s->sk, tv_hash_bytes(g->miss_s, g->miss_len)) ? c_oom(g) : TROVE_OK;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                const char *t;
+                size_t tl;
+                if (!tv_segment_dv_term(g->sv->seg, g->f->id, g->ords[i], &t, &tl)) continue;
+                if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+                if (tv_hll_add(s->sk, tv_hash_bytes(t, tl))) return c_oom(g);
+            }
+            return TROVE_OK;
+        }
+        if (g->f == NULL && g->has_missing && g->miss_s) {
+            if (a->kind == TV_AGG_VALUE_COUNT) { s->count++; return TROVE_OK; }
+            if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+            return tv_hll_add(s->sk, tv_hash_bytes(g->miss_s, g->miss_len)) ? c_oom(g) : TROVE_OK;
+        }
+    }
+    const int64_t *v;
+    uint32_t n = g->f || g->has_missing ? nums(g, g->f, doc, &v) : 0;
+    if (!n) return TROVE_OK;
+    switch (a->kind) {
+    case TV_AGG_VALUE_COUNT: s->count += n; return TROVE_OK;
+    case TV_AGG_CARDINALITY: {
+        if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+        bool fl = g->f && (tv_field_type_is_floating(g->f->type) || g->f->type == TV_FT_SCALED_FLOAT);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t h = fl ? tv_hash_double(tv_agg_value_double(g->f, v[i])) : tv_hash_long(v[i]);
+            if (tv_hll_add(s->sk, h)) return c_oom(g);
+        }
+        return TROVE_OK;
+    }
+    case TV_AGG_PERCENTILES:
+    case TV_AGG_PERCENTILE_RANKS:
+        if (!s->sk && !(s->sk = tv_tdigest_new(a->compression))) return c_oom(g);
+        for (uint32_t i = 0; i < n; i++)
+            if (tv_tdigest_add(s->sk, tv_agg_value_double(g->f, v[i]))) return c_oom(g);
+        s->count += n;
+        return TROVE_OK;
+    case TV_AGG_WEIGHTED_AVG: {
+        double w;
+        if (g->wf && g->wf->dv_kind == TV_DV_NUMERIC) {
+            int64_t wv[2];
+            uint32_t wn = tv_segment_dv_numeric(g->sv->seg, g->wf->id, doc, wv, 2);
+            if (wn > 1) {
+                tv_error_set(g->ctx->err, TROVE_EARG,
+                             "Encountered more than one weight for a single document. Use a script to combine multiple weights-per-doc into a single value.");
+                snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+                return shard_err(g);
+            }
+            if (wn == 1) w = tv_agg_value_double(g->wf, wv[0]);
+            else if (g->wmissing_set) w = g->wmissing;
+            else return TROVE_OK;
+        } else if (g->wmissing_set) {
+            w = g->wmissing;
+        } else return TROVE_OK;
+        for (uint32_t i = 0; i < n; i++) {
+            kahan(&s->sum, &s->comp, tv_agg_value_double(g->f, v[i]) * w);
+            kahan(&s->wsum, &s->wcomp, w);
+        }
+        s->count += n;
+        return TROVE_OK;
+    }
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double x = tv_agg_value_double(g->f, v[i]);
+        s->count++;
+        kahan(&s->sum, &s->comp, x);
+        if (x < s->min || (x != x)) s->min = x != x ? s->min : x;
+        if (x > s->max) s->max = x;
+        if (a->kind == TV_AGG_EXTENDED_STATS) kahan(&s->sumsq, &s->sqcomp, x * x);
+    }
+    return TROVE_OK;
+}
+
+/* ---------------------------------------------------------------- terms */
+
+static bool include_term(col *g, const char *t, size_t tl) {
+    if (g->nparts) {
+        uint32_t h = tv_murmur3_x86_32(t, tl, 31);
+        int64_t p = (int64_t)((int32_t)h % (int32_t)g->nparts);
+        if (p < 0) p += g->nparts;
+        if (p != g->part) return false;
+    }
+    if (g->inc_re && !tv_automaton_run(g->inc_re, t, tl)) return false;
+    if (g->exc_re && tv_automaton_run(g->exc_re, t, tl)) return false;
+    if (g->ninc) {
+        bool in = false;
+        for (uint32_t i = 0; i < g->ninc && !in; i++) in = tv_streq(t, tl, g->inc_vals[i]);
+        if (!in) return false;
+    }
+    for (uint32_t i = 0; i < g->nexc; i++)
+        if (tv_streq(t, tl, g->exc_vals[i])) return false;
+    return true;
+}
+
+/* The target-wide id of a term (UINT32_MAX: excluded). */
+static tv_status term_id(col *g, const char *t, size_t tl, uint32_t *out) {
+    void *v = tv_map_get(&g->terms, t, tl);
+    if (v) { *out = (uint32_t)((uintptr_t)v - 1); return TROVE_OK; }
+    uint32_t id = include_term(g, t, tl) ? (uint32_t)g->tids.len : UINT32_MAX;
+    if (id != UINT32_MAX) {
+        termref r = {t, (uint32_t)tl};
+        if (tv_vec_push(&g->tids, r)) return c_oom(g);
+    }
+    if (tv_map_put(&g->terms, t, tl, (void *)(uintptr_t)((uintptr_t)id + 1), NULL)) return c_oom(g);
+    *out = id;
+    return TROVE_OK;
+}
+
+static bool num_included(col *g, int64_t v) {
+    if (!g->ninc && !g->nexc) return true;
+    char buf[64];
+    size_t l;
+    if (g->kk == TV_KEY_DOUBLE) l = tv_fmt_double(tv_agg_value_double(g->f, v), buf);
+    else if (g->kk == TV_KEY_ULONG) l = (size_t)snprintf(buf, sizeof buf, "%llu", (unsigned long long)tv_sortable_to_unsigned(v));
+    else l = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return include_term(g, buf, l);
+}
+
+static tv_status collect_terms(col *g, uint32_t doc, uint64_t ord) {
+    if (g->kk == TV_KEY_BYTES) {
+        uint32_t n = ords_of(g, doc);
+        if (!n) {
+            if (!g->has_missing) return TROVE_OK;
+            uint32_t id;
+            if (term_id(g, g->miss_s, g->miss_len, &id)) return c_oom(g);
+            return id == UINT32_MAX ? TROVE_OK : bucket_hit(g, doc, ord, id);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t so = g->ords[i], id;
+            if (so < g->segmap_n && g->segmap[so]) id = g->segmap[so] - 1;
+            else {
+                const char *t;
+                size_t tl;
+                if (!tv_segment_dv_term(g->sv->seg, g->f->id, so, &t, &tl)) continue;
+                if (term_id(g, t, tl, &id)) return c_oom(g);
+                if (so < g->segmap_n) g->segmap[so] = id + 1;
+            }
+            if (id == UINT32_MAX) continue;
+            tv_status st = bucket_hit(g, doc, ord, id);
+            if (st) return st;
+        }
+        return TROVE_OK;
+    }
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i && v[i] == v[i - 1]) continue;
+        int64_t key = v[i];
+        if (g->kk == TV_KEY_DOUBLE) key = tv_double_to_sortable(tv_agg_value_double(g->f, v[i]));
+        if (!num_included(g, v[i])) continue;
+        tv_status st = bucket_hit(g, doc, ord, key);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* ----------------------------------------------------------- histograms */
+
+static tv_status collect_histogram(col *g, uint32_t doc, uint64_t ord) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    bool have_prev = false;
+    int64_t prev = 0;
+    const tv_agg *a = g->a;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t key;
+        if (a->kind == TV_AGG_DATE_HISTOGRAM) {
+            int64_t ms = g->f && g->f->type == TV_FT_DATE_NANOS ? v[i] / 1000000 - (v[i] % 1000000 < 0) : v[i];
+            if (g->f && g->f->dv_kind == TV_DV_NUMERIC && g->f->type != TV_FT_DATE && g->f->type != TV_FT_DATE_NANOS)
+                ms = (int64_t)tv_agg_value_double(g->f, v[i]);
+            key = tv_rounding_round(&g->rnd, ms);
+            if (a->has_hard && ((a->hard_min && (double)key < a->hard_min_d) || (a->hard_max && (double)key > a->hard_max_d))) continue;
+        } else {
+            double x = tv_agg_value_double(g->f, v[i]);
+            /* Math.floor((value - offset) / interval) * interval + offset */
+            double k = floor((x - a->offset) / a->interval) * a->interval + a->offset;
+            if (a->has_hard && ((a->hard_min && k < a->hard_min_d) || (a->hard_max && k > a->hard_max_d))) continue;
+            key = tv_double_to_sortable(k);
+        }
+        if (have_prev && key == prev) continue;
+        have_prev = true;
+        prev = key;
+        tv_status st = bucket_hit(g, doc, ord, key);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status collect_range(col *g, uint32_t doc, uint64_t ord) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    if (!n) return TROVE_OK;
+    for (uint32_t r = 0; r < g->a->nranges; r++) {
+        bool hit = false;
+        for (uint32_t i = 0; i < n && !hit; i++) {
+            double x = tv_agg_value_double(g->f, v[i]);
+            hit = x >= g->from[r] && x < g->to[r];
+        }
+        if (!hit) continue;
+        tv_status st = bucket_hit(g, doc, ord, r);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static bool iter_matches(tv_iter *it, uint32_t doc) {
+    if (!it) return false;
+    if (it->doc == TV_ITER_UNSET || it->doc < doc) tv_iter_advance(it, doc);
+    return it->doc == doc;
+}
+
+static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
+    switch (g->a->kind) {
+    case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
+    case TV_AGG_HISTOGRAM:
+    case TV_AGG_DATE_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_histogram(g, doc, ord);
+    case TV_AGG_RANGE:
+    case TV_AGG_DATE_RANGE: return g->unmapped && !g->has_missing ? TROVE_OK : collect_range(g, doc, ord);
+    case TV_AGG_FILTER:
+        if (!iter_matches(g->its[0], doc)) return TROVE_OK;
+        return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_FILTERS: {
+        bool any = false;
+        for (uint32_t i = 0; i < g->nq; i++) {
+            if (!iter_matches(g->its[i], doc)) continue;
+            any = true;
+            tv_status st = bucket_hit(g, doc, ord, i);
+            if (st) return st;
+        }
+        if (!any && g->a->other_bucket) return bucket_hit(g, doc, ord, g->nq);
+        return TROVE_OK;
+    }
+    case TV_AGG_MISSING:
+        if (doc_has_value(g, doc)) return TROVE_OK;
+        return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
+    default: return collect_metric(g, doc, ord);
+    }
+}
+
+/* -------------------------------------------------------------- binding */
+
+static tv_status field_error(col *g, const char *fmt, ...) TV_PRINTF(2, 3);
+static tv_status field_error(col *g, const char *fmt, ...) {
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    tv_error_set(g->ctx->err, TROVE_EARG, "%s", buf);
+    return shard_err(g);
+}
+
+static tv_status unsupported_type(col *g) {
+    return field_error(g, "Field [%s] of type [%s] is not supported for aggregation [%s]", g->f->path,
+                       tv_field_type_name(g->f->type), g->a->type_name);
+}
+
+static bool is_numeric_like(const tv_field *f) {
+    return tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS ||
+           f->type == TV_FT_BOOLEAN;
+}
+
+/* The format values print with (ValuesSourceConfig's DocValueFormat). */
+static void bind_format(col *g, const char *format) {
+    const tv_field *f = g->f;
+    g->fmt.kind = TV_FMT_RAW;
+    if (f && (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS)) {
+        g->fmt.kind = TV_FMT_DATE;
+        g->fmt.pattern = format ? format : f->format ? f->format : TV_DATE_DEFAULT_FORMAT;
+        if (!format && f->type == TV_FT_DATE_NANOS && !f->format) g->fmt.pattern = TV_DATE_NANOS_DEFAULT_FORMAT;
+        g->fmt.tz = g->tz;
+    } else if (f && f->type == TV_FT_BOOLEAN) {
+        g->fmt.kind = TV_FMT_BOOL;
+    } else if (f && f->type == TV_FT_IP) {
+        g->fmt.kind = TV_FMT_IP;
+    } else if (format && (!f || is_numeric_like(f))) {
+        g->fmt.kind = TV_FMT_DECIMAL;
+        g->fmt.pattern = format;
+    }
+}
+
+/* The missing value in the field's doc-value encoding. */
+static tv_status bind_missing(col *g, const tv_json *m) {
+    if (!m || m->type == TV_JSON_NULL) return TROVE_OK;
+    const tv_field *f = g->f;
+    g->has_missing = true;
+    const char *s;
+    size_t l;
+    if (!tv_dsl_scalar_text(m, &s, &l)) return field_error(g, "[missing] must be a scalar value");
+    if (!f || f->dv_kind == TV_DV_SORTED_SET) {
+        if (f && f->type == TV_FT_IP) {
+            uint8_t *ip = tv_arena_alloc(g->ctx->arena, 16);
+            if (!ip) return c_oom(g);
+            if (!tv_ip_parse(s, l, ip)) return field_error(g, "'%.*s' is not an IP string literal.", (int)TV_MIN(l, 200), s);
+            g->miss_s = (const char *)ip;
+            g->miss_len = 16;
+        } else {
+            g->miss_s = s;
+            g->miss_len = (uint32_t)l;
+        }
+        if (!f && tv_json_is_number(m)) g->miss_i = m->type == TV_JSON_INT ? m->v.i : (int64_t)tv_json_as_double(m);
+        return TROVE_OK;
+    }
+    if (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
+        int64_t ms;
+        if (m->type == TV_JSON_INT) ms = m->v.i;
+        else if (tv_date_math_tz(f->format, s, l, g->ctx->now_ms, false, g->tz, &ms, g->ctx->err)) return shard_err(g);
+        g->miss_i = f->type == TV_FT_DATE_NANOS ? ms * 1000000 : ms;
+        return TROVE_OK;
+    }
+    if (f->type == TV_FT_BOOLEAN) {
+        if (m->type == TV_JSON_TRUE || tv_streq(s, l, "true")) g->miss_i = 1;
+        else if (m->type == TV_JSON_FALSE || tv_streq(s, l, "false")) g->miss_i = 0;
+        else return field_error(g, "Can't parse boolean value [%.*s], expected [true] or [false]", (int)TV_MIN(l, 200), s);
+        return TROVE_OK;
+    }
+    double x;
+    if (tv_json_is_number(m)) x = tv_json_as_double(m);
+    else if (!tv_java_parse_double(s, l, &x)) {
+        tv_dsl_nfe(g->d, s, l);
+        return shard_err(g);
+    }
+    if (tv_field_type_is_floating(f->type)) g->miss_i = tv_double_to_sortable(x);
+    else if (f->type == TV_FT_SCALED_FLOAT) g->miss_i = (int64_t)llround(x * f->scaling_factor);
+    else if (f->type == TV_FT_UNSIGNED_LONG) g->miss_i = tv_unsigned_to_sortable(x <= 0 ? 0 : (uint64_t)x);
+    else if (m->type == TV_JSON_INT) g->miss_i = m->v.i;
+    else g->miss_i = (int64_t)x;
+    return TROVE_OK;
+}
+
+static tv_status compile_inc(col *g, const tv_json *v, bool inc) {
+    if (!v) return TROVE_OK;
+    tv_arena *ar = g->ctx->arena;
+    if (v->type == TV_JSON_STRING) {
+        tv_automaton *au;
+        tv_status st = tv_regexp_compile(v->v.s, v->len, 0xffff /* ALL */, 10000, ar, &au, g->ctx->err);
+        if (st) return shard_err(g);
+        if (inc) g->inc_re = au;
+        else g->exc_re = au;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_ARRAY) {
+        const char **vals = tv_arena_calloc(ar, v->len + 1, sizeof *vals);
+        if (!vals) return c_oom(g);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const char *s;
+            size_t l;
+            if (!tv_dsl_scalar_text(&v->v.items[i], &s, &l)) return field_error(g, "Unexpected token in [%s]", inc ? "include" : "exclude");
+            vals[n++] = tv_arena_strndup(ar, s, l);
+        }
+        if (inc) { g->inc_vals = vals; g->ninc = n; }
+        else { g->exc_vals = vals; g->nexc = n; }
+        return TROVE_OK;
+    }
+    if (inc && v->type == TV_JSON_OBJECT) {
+        const tv_json *p = tv_json_get(v, "partition"), *np = tv_json_get(v, "num_partitions");
+        if (!p || !np || !tv_json_is_number(p) || !tv_json_is_number(np))
+            return field_error(g, "Missing [partition] parameter for partition-based include");
+        g->part = (int64_t)tv_json_as_double(p);
+        g->nparts = (int64_t)tv_json_as_double(np);
+        if (g->nparts <= 0 || g->part < 0 || g->part >= g->nparts)
+            return field_error(g, "Invalid partition [%lld] for [%lld] partitions", (long long)g->part, (long long)g->nparts);
+        return TROVE_OK;
+    }
+    return field_error(g, "Unrecognized token for an %s [%s]", inc ? "include" : "exclude", tv_dsl_token_name(v));
+}
+
+/* A date bound of a range / extended_bounds / hard_bounds: a number (ms)
+ * or date math in the field's format and the aggregation's zone. */
+static tv_status date_bound(col *g, const tv_json *v, double *out) {
+    if (tv_json_is_number(v)) { *out = tv_json_as_double(v); return TROVE_OK; }
+    const char *s;
+    size_t l;
+    if (!tv_dsl_scalar_text(v, &s, &l)) return field_error(g, "bad date bound");
+    int64_t ms;
+    const char *fmt = g->a->src.format ? g->a->src.format : g->f ? g->f->format : NULL;
+    if (tv_date_math_tz(fmt, s, l, g->ctx->now_ms, false, g->tz, &ms, g->ctx->err)) return shard_err(g);
+    *out = (double)ms;
+    return TROVE_OK;
+}
+
+static tv_status num_bound(col *g, const tv_json *v, double *out) {
+    if (tv_json_is_number(v)) { *out = tv_json_as_double(v); return TROVE_OK; }
+    const char *s;
+    size_t l;
+    if (v->type == TV_JSON_STRING && tv_java_parse_double(s = v->v.s, l = v->len, out)) return TROVE_OK;
+    if (v->type == TV_JSON_STRING) { tv_dsl_nfe(g->d, v->v.s, v->len); return shard_err(g); }
+    return field_error(g, "bad numeric bound");
+}
+
+static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out);
+
+static tv_status bind_subs(col *g) {
+    const tv_agg *a = g->a;
+    if (!a->nsubs) return TROVE_OK;
+    g->subs = tv_arena_calloc(g->ctx->arena, a->nsubs, sizeof *g->subs);
+    if (!g->subs) return c_oom(g);
+    g->nsubs = a->nsubs;
+    for (uint32_t i = 0; i < a->nsubs; i++) {
+        if (tv_agg_is_pipeline(a->subs[i]->kind)) continue;
+        tv_status st = bind(g->ctx, g->d, a->subs[i], g->t, false, &g->subs[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
+    col *g = tv_arena_calloc(c->arena, 1, sizeof *g);
+    if (!g) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    g->a = a;
+    g->ctx = c;
+    g->d = d;
+    g->t = t;
+    g->top = top;
+    g->vcap = 16;
+    g->ocap = 16;
+    g->vals = tv_malloc(g->vcap * sizeof *g->vals);
+    g->ords = tv_malloc(g->ocap * sizeof *g->ords);
+    tv_map_init_borrowed(&g->terms);
+    *out = g;
+    if (!g->vals || !g->ords) return c_oom(g);
+    tv_status st;
+    if (a->time_zone && tv_tz_get(a->time_zone, strlen(a->time_zone), &g->tz, c->err)) return c->err->code;
+    if (a->src.field) {
+        g->f = tv_dsl_field(d, a->src.field, strlen(a->src.field));
+        if (g->f && (g->f->type == TV_FT_OBJECT)) g->f = NULL;
+    }
+    g->unmapped = a->src.field && !g->f;
+    const tv_field *f = g->f;
+    bool needs_field = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
+                       a->kind != TV_AGG_GLOBAL;
+    if (needs_field && !a->src.field)
+        return tv_error_set(c->err, TROVE_EARG, "Required one of fields [field, script], but none were specified.");
+    if (f && tv_field_type_is_text(f->type)) {
+        tv_error_set(c->err, TROVE_EARG,
+                     "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                     f->path);
+        return shard_err(g);
+    }
+    if (f && f->dv_kind == TV_DV_NONE)
+        return field_error(g, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
+                           f->path, tv_field_type_name(f->type));
+    if (f) {
+        switch (a->kind) {
+        case TV_AGG_TERMS:
+            g->kk = f->dv_kind == TV_DV_SORTED_SET ? TV_KEY_BYTES
+                    : f->type == TV_FT_UNSIGNED_LONG ? TV_KEY_ULONG
+                    : tv_field_type_is_floating(f->type) || f->type == TV_FT_SCALED_FLOAT ? TV_KEY_DOUBLE
+                    : TV_KEY_LONG;
+            if (f->type == TV_FT_GEO_POINT) return unsupported_type(g);
+            break;
+        case TV_AGG_HISTOGRAM:
+        case TV_AGG_RANGE:
+            if (!is_numeric_like(f)) return unsupported_type(g);
+            break;
+        case TV_AGG_DATE_HISTOGRAM:
+        case TV_AGG_DATE_RANGE:
+            if (!is_numeric_like(f) || f->type == TV_FT_BOOLEAN) return unsupported_type(g);
+            break;
+        case TV_AGG_VALUE_COUNT:
+        case TV_AGG_CARDINALITY:
+        case TV_AGG_MISSING:
+            if (f->type == TV_FT_GEO_POINT && a->kind == TV_AGG_CARDINALITY) return unsupported_type(g);
+            break;
+        default:
+            if (!is_numeric_like(f)) return unsupported_type(g);
+            break;
+        }
+    } else if (a->kind == TV_AGG_TERMS) {
+        g->kk = a->src.missing && tv_json_is_number(a->src.missing) ? TV_KEY_LONG : TV_KEY_BYTES;
+    }
+    if (a->kind == TV_AGG_HISTOGRAM) g->kk = TV_KEY_DOUBLE;
+    if (a->kind == TV_AGG_DATE_HISTOGRAM) g->kk = TV_KEY_LONG;
+    bind_format(g, a->src.format);
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE) {
+        if (g->fmt.kind != TV_FMT_DATE) {
+            /* a numeric field read as epoch millis */
+            g->fmt.kind = TV_FMT_DATE;
+            g->fmt.pattern = a->src.format ? a->src.format : TV_DATE_DEFAULT_FORMAT;
+        }
+        g->fmt.tz = g->tz;
+        if (a->src.format && tv_date_format_check(a->src.format, c->err)) return shard_err(g);
+    }
+    if (a->kind != TV_AGG_MISSING && (st = bind_missing(g, a->src.missing))) return st;
+    if (a->kind == TV_AGG_WEIGHTED_AVG) {
+        g->wf = tv_dsl_field(d, a->weight.field, strlen(a->weight.field));
+        if (g->wf && !is_numeric_like(g->wf))
+            return field_error(g, "Field [%s] of type [%s] is not supported for aggregation [weighted_avg]", g->wf->path,
+                               tv_field_type_name(g->wf->type));
+        if (a->weight.missing && tv_json_is_number(a->weight.missing)) {
+            g->wmissing_set = true;
+            g->wmissing = tv_json_as_double(a->weight.missing);
+        }
+    }
+    if (a->kind == TV_AGG_TERMS) {
+        if ((st = compile_inc(g, a->include, true)) || (st = compile_inc(g, a->exclude, false))) return st;
+    }
+    if (a->kind == TV_AGG_DATE_HISTOGRAM) {
+        if (a->calendar_unit) tv_rounding_calendar(&g->rnd, (tv_date_unit)(a->calendar_unit - 1), g->tz, a->offset_ms);
+        else tv_rounding_fixed(&g->rnd, a->fixed_ms, g->tz, a->offset_ms);
+    }
+    if (a->kind == TV_AGG_HISTOGRAM || a->kind == TV_AGG_DATE_HISTOGRAM) {
+        tv_agg *ma = (tv_agg *)a; /* bounds resolve the same on every target: stored on the node */
+        bool date = a->kind == TV_AGG_DATE_HISTOGRAM;
+        double x;
+        if (a->ext_min) { if ((st = date ? date_bound(g, a->ext_min, &x) : num_bound(g, a->ext_min, &x))) return st; ma->ext_min_d = x; }
+        if (a->ext_max) { if ((st = date ? date_bound(g, a->ext_max, &x) : num_bound(g, a->ext_max, &x))) return st; ma->ext_max_d = x; }
+        if (a->hard_min) { if ((st = date ? date_bound(g, a->hard_min, &x) : num_bound(g, a->hard_min, &x))) return st; ma->hard_min_d = x; }
+        if (a->hard_max) { if ((st = date ? date_bound(g, a->hard_max, &x) : num_bound(g, a->hard_max, &x))) return st; ma->hard_max_d = x; }
+        if (a->ext_min && a->ext_max && ma->ext_min_d > ma->ext_max_d)
+            return field_error(g, "[extended_bounds.min][%s] cannot be greater than [extended_bounds.max][%s] for histogram aggregation [%s]",
+                               "", "", a->name);
+    }
+    if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+        g->from = tv_arena_alloc(c->arena, a->nranges * sizeof *g->from);
+        g->to = tv_arena_alloc(c->arena, a->nranges * sizeof *g->to);
+        if (!g->from || !g->to) return c_oom(g);
+        for (uint32_t r = 0; r < a->nranges; r++) {
+            tv_agg_range *rg = &a->ranges[r];
+            g->from[r] = -INFINITY;
+            g->to[r] = INFINITY;
+            bool date = a->kind == TV_AGG_DATE_RANGE || (f && (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS));
+            if (rg->from && (st = date ? date_bound(g, rg->from, &g->from[r]) : num_bound(g, rg->from, &g->from[r]))) return st;
+            if (rg->to && (st = date ? date_bound(g, rg->to, &g->to[r]) : num_bound(g, rg->to, &g->to[r]))) return st;
+            rg->from_d = g->from[r];
+            rg->to_d = g->to[r];
+        }
+    }
+    if (a->kind == TV_AGG_FILTER || a->kind == TV_AGG_FILTERS) {
+        g->nq = a->kind == TV_AGG_FILTER ? 1 : a->nfilters;
+        g->qs = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->qs);
+        g->its = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->its);
+        if (!g->qs || !g->its) return c_oom(g);
+        for (uint32_t i = 0; i < g->nq; i++) {
+            const tv_json *q = a->kind == TV_AGG_FILTER ? a->filter : a->filters[i];
+            if ((st = tv_dsl_parse_filter(d, q, &g->qs[i]))) return st;
+            if ((st = tv_query_rewrite(&g->qs[i], c->arena)) || (st = tv_query_prepare(g->qs[i], t->snap, c->arena)))
+                return tv_error_set(c->err, st, "out of memory");
+        }
+    }
+    return bind_subs(g);
+}
+
+/* Per segment: plan filters, reset keyword maps. */
+static tv_status seg_col(col *g, const tv_segview *sv) {
+    g->sv = sv;
+    if (g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) {
+        uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        if (n > g->segmap_n) {
+            tv_free(g->segmap);
+            g->segmap = NULL;
+            g->segmap_n = 0;
+            g->segmap = tv_malloc((size_t)n * sizeof *g->segmap);
+            if (!g->segmap) return c_oom(g);
+            g->segmap_n = n;
+        }
+        if (g->segmap) memset(g->segmap, 0, (size_t)g->segmap_n * sizeof *g->segmap);
+    }
+    for (uint32_t i = 0; i < g->nq; i++) {
+        tv_plan_ctx pc = {g->ctx->arena, g->t->snap, false, false};
+        g->its[i] = NULL;
+        tv_status st = tv_plan(g->qs[i], sv, &pc, &g->its[i]);
+        if (st) return tv_error_set(g->ctx->err, st, "out of memory");
+    }
+    for (uint32_t i = 0; i < g->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = seg_col(g->subs[i], sv);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static void free_col(col *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->nsubs; i++) free_col(g->subs[i]);
+    tv_free(g->om.slots);
+    tv_vec_fini(&g->b);
+    tv_map_fini(&g->terms);
+    tv_vec_fini(&g->tids);
+    tv_free(g->segmap);
+    if (g->m) {
+        for (size_t i = 0; i < g->mcap; i++) {
+            if (!g->m[i].sk) continue;
+            if (g->a->kind == TV_AGG_CARDINALITY) tv_hll_free(g->m[i].sk);
+            else tv_tdigest_free(g->m[i].sk);
+        }
+        tv_free(g->m);
+    }
+    tv_free(g->vals);
+    tv_free(g->ords);
+}
+
+/* ------------------------------------------------------------- results */
+
+static tv_status build(col *g, uint64_t ord, agg_res **out);
+
+/* Sub-results of bucket ord b of g. */
+static tv_status build_subs(col *g, uint64_t ord, agg_res ***out) {
+    *out = NULL;
+    if (!g->a->nsubs) return TROVE_OK;
+    agg_res **subs = tv_arena_calloc(g->ctx->arena, g->a->nsubs, sizeof *subs);
+    if (!subs) return c_oom(g);
+    for (uint32_t i = 0; i < g->a->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = build(g->subs[i], ord, &subs[i]);
+        if (st) return st;
+    }
+    *out = subs;
+    return TROVE_OK;
+}
+
+static int cmp_u32(const void *a, const void *b) {
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The shard result of g for parent ord `ord`. */
+static tv_status build(col *g, uint64_t ord, agg_res **out) {
+    tv_agg_ctx *c = g->ctx;
+    const tv_agg *a = g->a;
+    agg_res *r = tv_arena_calloc(c->arena, 1, sizeof *r);
+    if (!r) return c_oom(g);
+    r->a = a;
+    r->fmt = g->fmt;
+    r->key_kind = g->kk;
+    r->mapped = !g->unmapped || g->has_missing;
+    r->min = INFINITY;
+    r->max = -INFINITY;
+    *out = r;
+    if (!tv_agg_is_bucket(a->kind)) {
+        if (ord < g->mcap) {
+            mslot *s = &g->m[ord];
+            r->count = s->count;
+            r->sum = s->sum;
+            r->comp = s->comp;
+            r->min = s->min;
+            r->max = s->max;
+            r->sumsq = s->sumsq;
+            r->sqcomp = s->sqcomp;
+            r->wsum = s->wsum;
+            r->wcomp = s->wcomp;
+            r->sketch = s->sk;
+            if (s->sk) {
+                /* the result owns the sketch now */
+                int pushed = a->kind == TV_AGG_CARDINALITY ? tv_vec_push(&c->hlls, s->sk) : tv_vec_push(&c->digests, s->sk);
+                if (pushed) return c_oom(g);
+                s->sk = NULL;
+            }
+        }
+        return TROVE_OK;
+    }
+    /* the buckets of this parent ord */
+    size_t nb = 0;
+    for (size_t i = 0; i < g->b.len; i++) nb += g->b.items[i].parent == ord;
+    uint32_t *sel = tv_arena_alloc(c->arena, (nb + 1) * sizeof *sel);
+    if (!sel) return c_oom(g);
+    nb = 0;
+    for (size_t i = 0; i < g->b.len; i++)
+        if (g->b.items[i].parent == ord) sel[nb++] = (uint32_t)i;
+    bool single = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL;
+    size_t slots = single ? 1 : a->kind == TV_AGG_FILTERS ? g->nq + (a->other_bucket ? 1 : 0)
+                                : a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges : nb;
+    r->b = tv_arena_calloc(c->arena, slots + 1, sizeof *r->b);
+    if (!r->b) return c_oom(g);
+    if (single || a->kind == TV_AGG_FILTERS || a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+        /* fixed buckets, present even when empty */
+        r->nb = slots;
+        for (size_t k = 0; k < slots; k++) {
+            agg_bucket *bk = &r->b[k];
+            if (a->kind == TV_AGG_FILTERS) {
+                bk->ks = k < g->nq ? a->filter_keys[k] : a->other_key;
+                bk->klen = (uint32_t)strlen(bk->ks);
+            } else if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+                bk->kd = g->from[k];
+                bk->to = g->to[k];
+                bk->ki = (int64_t)k;
+            }
+        }
+        for (size_t i = 0; i < nb; i++) {
+            const bkt *x = &g->b.items[sel[i]];
+            size_t k = single ? 0 : (size_t)x->key;
+            r->b[k].doc_count = x->count;
+            tv_status st = build_subs(g, sel[i], &r->b[k].subs);
+            if (st) return st;
+        }
+        for (size_t k = 0; k < slots; k++) {
+            if (r->b[k].subs || !a->nsubs) continue;
+            /* an empty bucket's sub-aggregations: built from an ord no doc reached */
+            tv_status st = build_subs(g, UINT64_MAX >> 1, &r->b[k].subs);
+            if (st) return st;
+        }
+        if (single) r->doc_count = r->b[0].doc_count;
+        return TROVE_OK;
+    }
+    /* terms / histograms: one bucket per key seen */
+    if (g->kk == TV_KEY_BYTES && a->kind == TV_AGG_TERMS) {
+        /* keys by term bytes order (term ids are in first-seen order) */
+        (void)cmp_u32;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const bkt *x = &g->b.items[sel[i]];
+        agg_bucket *bk = &r->b[i];
+        bk->doc_count = x->count;
+        if (a->kind == TV_AGG_TERMS && g->kk == TV_KEY_BYTES) {
+            const termref *t = &g->tids.items[x->key];
+            bk->ks = t->s;
+            bk->klen = t->len;
+        } else if (g->kk == TV_KEY_DOUBLE) {
+            bk->kd = tv_sortable_to_double(x->key);
+        } else {
+            bk->ki = x->key;
+        }
+        tv_status st = build_subs(g, sel[i], &bk->subs);
+        if (st) return st;
+    }
+    r->nb = nb;
+    return TROVE_OK;
+}
+
+/* ----------------------------------------------------------------- API */
+
+void tv_agg_ctx_init(tv_agg_ctx *c, tv_arena *a, tv_error *err, int64_t max_buckets) {
+    memset(c, 0, sizeof *c);
+    c->arena = a;
+    c->err = err;
+    c->max_buckets = max_buckets;
+    c->now_ms = tv_now_ms();
+}
+
+void tv_agg_ctx_fini(tv_agg_ctx *c) {
+    for (size_t i = 0; i < c->shards.len; i++) tv_agg_shard_free(c->shards.items[i]);
+    tv_vec_fini(&c->shards);
+    for (size_t i = 0; i < c->hlls.len; i++) tv_hll_free(c->hlls.items[i]);
+    for (size_t i = 0; i < c->digests.len; i++) tv_tdigest_free(c->digests.items[i]);
+    tv_vec_fini(&c->hlls);
+    tv_vec_fini(&c->digests);
+}
+
+tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const tv_search_target *t, bool global,
+                           tv_agg_shard **out) {
+    *out = NULL;
+    bool any = false;
+    for (uint32_t i = 0; i < aggs->n; i++)
+        any |= !tv_agg_is_pipeline(aggs->items[i]->kind) && (aggs->items[i]->kind == TV_AGG_GLOBAL) == global;
+    if (!any) return TROVE_OK;
+    tv_agg_shard *s = tv_arena_calloc(c->arena, 1, sizeof *s);
+    if (!s) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    s->ctx = c;
+    s->aggs = aggs;
+    s->cols = tv_arena_calloc(c->arena, aggs->n + 1, sizeof *s->cols);
+    if (!s->cols || tv_vec_push(&c->shards, s)) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    *out = s;
+    for (uint32_t i = 0; i < aggs->n; i++) {
+        const tv_agg *a = aggs->items[i];
+        if (tv_agg_is_pipeline(a->kind) || (a->kind == TV_AGG_GLOBAL) != global) continue;
+        tv_status st = bind(c, d, a, t, true, &s->cols[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_shard_segment(tv_agg_shard *s, const tv_segview *sv) {
+    s->sv = sv;
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = seg_col(s->cols[i], sv);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc) {
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = collect(s->cols[i], doc, 0);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out) {
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = build(s->cols[i], 0, &out[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+void tv_agg_shard_free(tv_agg_shard *s) {
+    if (!s) return;
+    for (uint32_t i = 0; i < s->aggs->n; i++) free_col(s->cols[i]);
+}
