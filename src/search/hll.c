@@ -414,6 +414,15 @@ int tv_hll_get_precision(const tv_hll *h) { return h->p; }
 
 bool tv_hll_is_dense(const tv_hll *h) { return h->dense; }
 
+bool tv_hll_equal(const tv_hll *a, const tv_hll *b) {
+    if (a->p != b->p || a->dense != b->dense) return false;
+    if (a->dense) return memcmp(a->u.regs, b->u.regs, (size_t)1 << a->p) == 0;
+    if (a->size != b->size) return false;
+    for (uint32_t i = 0; i < a->cap; i++)
+        if (a->u.set[i] && !set_has(b, a->u.set[i])) return false;
+    return true;
+}
+
 size_t tv_hll_memory(const tv_hll *h) {
     size_t n = sizeof *h;
     if (h->dense)

@@ -114,6 +114,9 @@ int tv_hll_get_precision(const tv_hll *h);
 /* true once the sketch has switched to its 2^p registers (OpenSearch's
  * HYPERLOGLOG algorithm), false while it is linear counting. */
 bool tv_hll_is_dense(const tv_hll *h);
+/* true when a and b are the same sketch: same precision, same phase, same
+ * set of codes or same registers (AbstractHyperLogLogPlusPlus.equals). */
+bool tv_hll_equal(const tv_hll *a, const tv_hll *b);
 /* Heap bytes the sketch holds (struct included). */
 size_t tv_hll_memory(const tv_hll *h);
 
