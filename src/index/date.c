@@ -460,8 +460,8 @@ static tv_status check_pattern(const char *p, size_t len, const char *whole, tv_
 
 /* Resolves parsed fields to an instant: seconds since the epoch and the
  * nanosecond of that second (0..999999999). */
-static bool resolve_inst(dt *t, bool strict, bool round_up, int32_t tz, int64_t *sec,
-                         int64_t *nano) {
+static bool resolve_inst(dt *t, bool strict, bool round_up, int32_t tz, const tv_tz *z,
+                         int64_t *sec, int64_t *nano) {
     int64_t year = (t->have & F_YEAR) ? t->year : 1970;
     int month = (t->have & F_MONTH) ? t->month : (round_up ? 12 : 1);
     int day;
@@ -489,14 +489,20 @@ static bool resolve_inst(dt *t, bool strict, bool round_up, int32_t tz, int64_t 
     *nano = (t->have & F_FRAC) ? t->nanos : (round_up ? 999999999 : 0);
     if (year < -292000000 || year > 292000000) return false;
     int64_t days = tv_days_from_civil(year, (unsigned)month, (unsigned)day);
+    int64_t local = ((days * 24 + hour) * 60 + minute) * 60 + second;
+    if (!t->has_zone && z) {
+        /* withZoneSameLocal from UTC: an overlap keeps offset 0 when valid */
+        *sec = local - (local * 1000 - tv_tz_local_to_utc_prefer(z, local * 1000, 0)) / 1000;
+        return true;
+    }
     int32_t off = t->has_zone ? t->off : tz;
-    *sec = ((days * 24 + hour) * 60 + minute) * 60 + second - off;
+    *sec = local - off;
     return true;
 }
 
-static bool resolve(dt *t, bool strict, bool round_up, int32_t tz, int64_t *ms) {
+static bool resolve(dt *t, bool strict, bool round_up, int32_t tz, const tv_tz *z, int64_t *ms) {
     int64_t sec, nano;
-    if (!resolve_inst(t, strict, round_up, tz, &sec, &nano)) return false;
+    if (!resolve_inst(t, strict, round_up, tz, z, &sec, &nano)) return false;
     *ms = sec * 1000 + nano / 1000000;
     return true;
 }
@@ -623,12 +629,12 @@ static int parse_one_inst(const char *f, size_t flen, const char *s, size_t len,
     if (!run_pattern(pat, pat + plen, &c, &t)) return c.bad_pattern ? -1 : 0;
     if (c.s != c.end) return 0;
     if (!t.have) return 0;
-    return resolve_inst(&t, b ? b->strict : false, round_up, tz, sec, nano) ? 1 : 0;
+    return resolve_inst(&t, b ? b->strict : false, round_up, tz, NULL, sec, nano) ? 1 : 0;
 }
 
 /* Parses with one alternative [f, f+flen). 1 = ok, 0 = no match, -1 = bad format. */
 static int parse_one(const char *f, size_t flen, const char *s, size_t len, bool round_up,
-                     int32_t tz, int64_t *ms) {
+                     int32_t tz, const tv_tz *z, int64_t *ms) {
     const builtin *b = find_builtin(f, flen);
     if (b && !b->parse) return parse_epoch(s, len, b->name[6] == 's', round_up, ms) ? 1 : 0;
     const char *pat = b ? b->parse : f;
@@ -638,7 +644,7 @@ static int parse_one(const char *f, size_t flen, const char *s, size_t len, bool
     if (!run_pattern(pat, pat + plen, &c, &t)) return c.bad_pattern ? -1 : 0;
     if (c.s != c.end) return 0;
     if (!t.have) return 0;
-    return resolve(&t, b ? b->strict : false, round_up, tz, ms) ? 1 : 0;
+    return resolve(&t, b ? b->strict : false, round_up, tz, z, ms) ? 1 : 0;
 }
 
 static const char *next_alt(const char *f, const char *fend) {
@@ -663,13 +669,13 @@ tv_status tv_date_format_check(const char *format, tv_error *err) {
     return TROVE_OK;
 }
 
-tv_status tv_date_parse_ex(const char *format, const char *s, size_t len, bool round_up,
-                           int32_t tz_offset_s, int64_t *ms, tv_error *err) {
+static tv_status parse_ex(const char *format, const char *s, size_t len, bool round_up,
+                          int32_t tz_offset_s, const tv_tz *z, int64_t *ms, tv_error *err) {
     if (!format) format = TV_DATE_DEFAULT_FORMAT;
     const char *f = format, *fend = format + strlen(format);
     while (f < fend) {
         const char *e = next_alt(f, fend);
-        int r = parse_one(f, (size_t)(e - f), s, len, round_up, tz_offset_s, ms);
+        int r = parse_one(f, (size_t)(e - f), s, len, round_up, tz_offset_s, z, ms);
         if (r == 1) return TROVE_OK;
         if (e == fend) break;
         f = e + 2;
@@ -682,6 +688,16 @@ tv_status tv_date_parse_ex(const char *format, const char *s, size_t len, bool r
         tv_error_cause(err, TROVE_EDATEPARSE, "Text '%.*s' could not be parsed at index 0",
                        (int)TV_MIN(len, 512), s);
     return TROVE_EARG;
+}
+
+tv_status tv_date_parse_ex(const char *format, const char *s, size_t len, bool round_up,
+                           int32_t tz_offset_s, int64_t *ms, tv_error *err) {
+    return parse_ex(format, s, len, round_up, tz_offset_s, NULL, ms, err);
+}
+
+tv_status tv_date_parse_ex_tz(const char *format, const char *s, size_t len, bool round_up,
+                              const tv_tz *z, int64_t *ms, tv_error *err) {
+    return parse_ex(format, s, len, round_up, 0, z, ms, err);
 }
 
 tv_status tv_date_parse(const char *format, const char *s, size_t len, int64_t *ms, tv_error *err) {
@@ -781,7 +797,75 @@ typedef struct fields {
     int hour, minute, second, millis, dow;
     int64_t nanos; /* nano of second (millis * 1000000 for millisecond instants) */
     bool trim_frac; /* print the fraction with 3..9 digits, trailing zeros cut */
+    bool zoned;     /* tv_date_format_tz: zone letters print off and zone */
+    int32_t off;    /* seconds east of UTC */
+    const tv_tz *zone;
 } fields;
+
+/* An offset as DateTimeFormatterBuilder.appendOffset prints it: style 'h'
+ * "+HH", 'H' "+HHmm", 'M' "+HHMM", 'C' "+HH:MM", 's' "+HHMMss", 'S'
+ * "+HH:MM:ss" (lower-case parts only when not zero); zero as zero. */
+static void put_offset(outbuf *o, int32_t off, char style, const char *zero) {
+    if (off == 0) {
+        put(o, zero, strlen(zero));
+        return;
+    }
+    int32_t a = off < 0 ? -off : off;
+    int hh = a / 3600, mm = a / 60 % 60, ss = a % 60;
+    char tmp[16];
+    int n = snprintf(tmp, sizeof tmp, "%c%02d", off < 0 ? '-' : '+', hh);
+    const char *colon = (style == 'C' || style == 'S') ? ":" : "";
+    if (style != 'h' && (style != 'H' || mm || ss))
+        n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%s%02d", style == 'H' ? "" : colon, mm);
+    if ((style == 's' || style == 'S') && ss)
+        n += snprintf(tmp + n, sizeof tmp - (size_t)n, "%s%02d", colon, ss);
+    put(o, tmp, (size_t)n);
+}
+
+/* appendLocalizedOffset: "GMT", "GMT+01:00" (full) or "GMT+1" (short). */
+static void put_gmt(outbuf *o, int32_t off, bool full) {
+    put(o, "GMT", 3);
+    if (off == 0) return;
+    int32_t a = off < 0 ? -off : off;
+    int hh = a / 3600, mm = a / 60 % 60, ss = a % 60;
+    char tmp[16];
+    int n;
+    if (full) {
+        n = snprintf(tmp, sizeof tmp, "%c%02d:%02d", off < 0 ? '-' : '+', hh, mm);
+        if (ss) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ":%02d", ss);
+    } else {
+        n = snprintf(tmp, sizeof tmp, "%c%d", off < 0 ? '-' : '+', hh);
+        if (mm || ss) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ":%02d", mm);
+        if (ss) n += snprintf(tmp + n, sizeof tmp - (size_t)n, ":%02d", ss);
+    }
+    put(o, tmp, (size_t)n);
+}
+
+/* The zone letters of a zoned print (X x Z O V z). */
+static void put_zone(outbuf *o, char l, size_t n, const fields *fd) {
+    static const char styles[] = "hMCsS";
+    char st = styles[n > 5 ? 4 : n - 1];
+    if (st == 'h') st = 'H';
+    switch (l) {
+    case 'X': put_offset(o, fd->off, st, "Z"); break;
+    case 'x': {
+        static const char *const zeros[] = {"+00", "+0000", "+00:00", "+0000", "+00:00"};
+        put_offset(o, fd->off, st, zeros[n > 5 ? 4 : n - 1]);
+        break;
+    }
+    case 'Z':
+        if (n == 4) put_gmt(o, fd->off, true);
+        else if (n >= 5) put_offset(o, fd->off, 'S', "Z");
+        else put_offset(o, fd->off, 'M', "+0000");
+        break;
+    case 'O': put_gmt(o, fd->off, n >= 4); break;
+    default: { /* V, z: the zone id */
+        const char *id = tv_tz_id(fd->zone);
+        put(o, id, strlen(id));
+        break;
+    }
+    }
+}
 
 static void print_pattern(const char *p, const char *pend, const fields *fd, outbuf *o) {
     while (p < pend) {
@@ -852,10 +936,16 @@ static void print_pattern(const char *p, const char *pend, const fields *fd, out
                 if (n <= 3) put(o, dow_short[fd->dow], 3);
                 else put(o, dow_long[fd->dow], strlen(dow_long[fd->dow]));
                 break;
-            case 'X': put(o, "Z", 1); break;
-            case 'x': put(o, n == 1 ? "+00" : n == 3 ? "+00:00" : "+0000", n == 1 ? 3 : n == 3 ? 6 : 5); break;
-            case 'Z': put(o, n == 4 ? "GMT" : n >= 5 ? "Z" : "+0000", n == 4 ? 3 : n >= 5 ? 1 : 5); break;
-            case 'z': case 'V': case 'O': put(o, "UTC", 3); break;
+            case 'X': case 'x': case 'Z': case 'z': case 'V': case 'O':
+                if (fd->zoned) {
+                    put_zone(o, ch, n, fd);
+                    break;
+                }
+                if (ch == 'X') put(o, "Z", 1);
+                else if (ch == 'x') put(o, n == 1 ? "+00" : n == 3 ? "+00:00" : "+0000", n == 1 ? 3 : n == 3 ? 6 : 5);
+                else if (ch == 'Z') put(o, n == 4 ? "GMT" : n >= 5 ? "Z" : "+0000", n == 4 ? 3 : n >= 5 ? 1 : 5);
+                else put(o, "UTC", 3);
+                break;
             default: break;
             }
             p += n;
@@ -866,7 +956,7 @@ static void print_pattern(const char *p, const char *pend, const fields *fd, out
     }
 }
 
-size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap) {
+static size_t format_ms(int64_t ms, const char *format, const tv_tz *z, char *out, size_t cap) {
     outbuf o = {out, cap, 0};
     if (cap) out[0] = '\0';
     if (!format) format = TV_DATE_DEFAULT_FORMAT;
@@ -888,7 +978,13 @@ size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap) {
         put(&o, tmp, (size_t)n);
         return o.len;
     }
-    fields fd;
+    fields fd = {0};
+    if (z) {
+        fd.zoned = true;
+        fd.zone = z;
+        fd.off = tv_tz_offset(z, ms);
+        if (__builtin_add_overflow(ms, (int64_t)fd.off * 1000, &ms)) fd.off = 0;
+    }
     int64_t days = floor_div(ms, 86400000);
     int64_t rem = ms - days * 86400000;
     tv_civil_from_days(days, &fd.year, &fd.month, &fd.day);
@@ -903,6 +999,14 @@ size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap) {
     size_t plen = b ? strlen(pat) : (size_t)(e - format);
     print_pattern(pat, pat + plen, &fd, &o);
     return o.len;
+}
+
+size_t tv_date_format(int64_t ms, const char *format, char *out, size_t cap) {
+    return format_ms(ms, format, NULL, out, cap);
+}
+
+size_t tv_date_format_tz(int64_t ms, const char *format, const tv_tz *z, char *out, size_t cap) {
+    return format_ms(ms, format, z ? z : tv_tz_utc(), out, cap);
 }
 
 size_t tv_date_format_nanos(int64_t ns, const char *format, char *out, size_t cap) {
@@ -929,7 +1033,7 @@ size_t tv_date_format_nanos(int64_t ns, const char *format, char *out, size_t ca
         put(&o, tmp, (size_t)n);
         return o.len;
     }
-    fields fd;
+    fields fd = {0};
     int64_t days = floor_div(ms, 86400000);
     int64_t rem = ms - days * 86400000;
     tv_civil_from_days(days, &fd.year, &fd.month, &fd.day);
@@ -1017,9 +1121,50 @@ static bool add_unit(int64_t *t, char u, int64_t n) {
     }
 }
 
+/* A ZonedDateTime: local time and the offset in force. With z NULL the
+ * zone is the fixed offset fix (seconds). Date units (y M w d) and
+ * rounding change the local time and resolve it keeping the current offset
+ * when still valid (ZonedDateTime's resolveLocal); time units (h m s) move
+ * the instant (resolveInstant). */
+typedef struct zdt {
+    int64_t local;
+    int32_t off;
+    const tv_tz *z;
+} zdt;
+
+static void zdt_instant(zdt *d, int64_t inst) {
+    d->off = d->z ? tv_tz_offset(d->z, inst) : d->off;
+    d->local = inst + (int64_t)d->off * 1000;
+}
+
+static void zdt_local(zdt *d, int64_t local) {
+    if (!d->z) {
+        d->local = local;
+        return;
+    }
+    int32_t off = 0, before = 0, after = 0;
+    int64_t at;
+    switch (tv_tz_local_info(d->z, local, &off, &before, &after, &at)) {
+    case TV_TZ_LOCAL_ONE: d->off = off; d->local = local; break;
+    case TV_TZ_LOCAL_GAP: /* later by the gap's length, in the offset after */
+        d->local = local + ((int64_t)after - before) * 1000;
+        d->off = after;
+        break;
+    default:
+        if (d->off != before && d->off != after) d->off = before;
+        d->local = local;
+        break;
+    }
+}
+
+static bool time_unit(char u) { return u == 'h' || u == 'H' || u == 'm' || u == 's'; }
+
 static tv_status apply_math(const char *m, size_t len, const char *whole, size_t wlen,
-                            int64_t *t, bool round_up, int32_t tz, tv_error *err) {
-    int64_t local = *t + (int64_t)tz * 1000;
+                            int64_t *t, bool round_up, int32_t tz, const tv_tz *z, tv_error *err) {
+    const int64_t lim = INT64_C(4000000000000000000);
+    if (z && (*t > lim || *t < -lim)) goto overflow;
+    zdt d = {.off = tz, .z = z};
+    zdt_instant(&d, *t);
     size_t i = 0;
     while (i < len) {
         char op = m[i++];
@@ -1056,26 +1201,35 @@ static tv_status apply_math(const char *m, size_t len, const char *whole, size_t
         if (!strchr("yMwdhHms", u))
             return tv_error_set(err, TROVE_EARG, "unit [%c] not supported for date math [%.*s]",
                                 u, (int)TV_MIN(wlen, 512), whole);
-        if (round) {
-            local = round_down(local, u);
-            if (round_up && !add_unit(&local, u, 1)) goto overflow;
-            if (round_up) local -= 1;
-        } else if (!add_unit(&local, u, sign * num)) {
-            goto overflow;
+        int64_t n = round ? 1 : sign * num;
+        if (round) zdt_local(&d, round_down(d.local, u));
+        if (!round || round_up) {
+            int64_t v;
+            if (time_unit(u)) {
+                v = d.local - (int64_t)d.off * 1000;
+                if (!add_unit(&v, u, n)) goto overflow;
+                zdt_instant(&d, v);
+            } else {
+                v = d.local;
+                if (!add_unit(&v, u, n)) goto overflow;
+                zdt_local(&d, v);
+            }
         }
+        if (round && round_up) zdt_instant(&d, d.local - (int64_t)d.off * 1000 - 1);
     }
-    *t = local - (int64_t)tz * 1000;
+    *t = d.local - (int64_t)d.off * 1000;
     return TROVE_OK;
 overflow:
     return tv_error_set(err, TROVE_EARG, "failed to parse date math [%.*s]: out of range",
                         (int)TV_MIN(wlen, 512), whole);
 }
 
-tv_status tv_date_math_ex(const char *format, const char *expr, size_t len, int64_t now_ms,
-                          bool round_up, int32_t tz_offset_s, int64_t *ms, tv_error *err) {
+static tv_status math_impl(const char *format, const char *expr, size_t len, int64_t now_ms,
+                           bool round_up, int32_t tz_offset_s, const tv_tz *z, int64_t *ms,
+                           tv_error *err) {
     if (len >= 3 && memcmp(expr, "now", 3) == 0) {
         int64_t t = now_ms;
-        tv_status st = apply_math(expr + 3, len - 3, expr, len, &t, round_up, tz_offset_s, err);
+        tv_status st = apply_math(expr + 3, len - 3, expr, len, &t, round_up, tz_offset_s, z, err);
         if (st) return st;
         *ms = t;
         return TROVE_OK;
@@ -1086,15 +1240,25 @@ tv_status tv_date_math_ex(const char *format, const char *expr, size_t len, int6
             sep = expr + i;
             break;
         }
-    if (!sep) return tv_date_parse_ex(format, expr, len, round_up, tz_offset_s, ms, err);
+    if (!sep) return parse_ex(format, expr, len, round_up, tz_offset_s, z, ms, err);
     int64_t t;
-    tv_status st = tv_date_parse_ex(format, expr, (size_t)(sep - expr), false, tz_offset_s, &t, err);
+    tv_status st = parse_ex(format, expr, (size_t)(sep - expr), false, tz_offset_s, z, &t, err);
     if (st) return st;
     st = apply_math(sep + 2, len - (size_t)(sep + 2 - expr), expr, len, &t, round_up, tz_offset_s,
-                    err);
+                    z, err);
     if (st) return st;
     *ms = t;
     return TROVE_OK;
+}
+
+tv_status tv_date_math_ex(const char *format, const char *expr, size_t len, int64_t now_ms,
+                          bool round_up, int32_t tz_offset_s, int64_t *ms, tv_error *err) {
+    return math_impl(format, expr, len, now_ms, round_up, tz_offset_s, NULL, ms, err);
+}
+
+tv_status tv_date_math_tz(const char *format, const char *expr, size_t len, int64_t now_ms,
+                          bool round_up, const tv_tz *z, int64_t *ms, tv_error *err) {
+    return math_impl(format, expr, len, now_ms, round_up, 0, z ? z : tv_tz_utc(), ms, err);
 }
 
 tv_status tv_date_math(const char *format, const char *expr, size_t len, int64_t now_ms,

@@ -6,9 +6,9 @@
  * queries. Part of the index layer; the search layer includes it.
  *
  * All instants are int64 milliseconds since the Unix epoch (UTC), proleptic
- * Gregorian calendar. Time zones are fixed offsets (seconds east of UTC):
- * "Z", "UTC", "GMT", "+01:00", "+0100", "-05"; region ids (Europe/Paris) are
- * not supported (TROVE_EUNSUPPORTED where a zone parameter is given).
+ * Gregorian calendar. The _ex functions take fixed offsets (seconds east
+ * of UTC: "Z", "UTC", "GMT", "+01:00", "+0100", "-05"); the _tz functions
+ * take any zone of tz.h, region ids ("Europe/Paris") included.
  *
  * Errors (tv_error, may be NULL):
  *   TROVE_EARG  "failed to parse date field [x] with format [f]"
@@ -26,6 +26,7 @@
 #ifndef TROVE_INDEX_DATE_H
 #define TROVE_INDEX_DATE_H
 
+#include "index/tz.h"
 #include "util/util.h"
 
 /* The default format of a date field. */
@@ -81,6 +82,28 @@ tv_status tv_date_math(const char *format, const char *expr, size_t len, int64_t
                        bool round_up, int64_t *ms, tv_error *err);
 tv_status tv_date_math_ex(const char *format, const char *expr, size_t len, int64_t now_ms,
                           bool round_up, int32_t tz_offset_s, int64_t *ms, tv_error *err);
+
+/*
+ * Region time zones (tz.h). tv_date_format_tz prints ms in zone z (NULL:
+ * UTC) as DateFormatter.withZone does: strict_date_optional_time gives
+ * "2020-01-01T00:00:00.000+01:00" ("Z" at offset 0); pattern letters X, x,
+ * Z, O print the offset as java.time does ("+01", "+0100", "+01:00",
+ * "GMT+01:00", "GMT+1"); V and z print the zone id (java prints a
+ * localized name for z, which trove does not have).
+ * tv_date_parse_ex_tz parses as tv_date_parse_ex with the zone applied
+ * where the text has none (LocalDateTime resolved in z; in an overlap
+ * offset 0 wins when it is one of the two, otherwise the earlier offset,
+ * as withZoneSameLocal from UTC resolves).
+ * tv_date_math_tz evaluates date math as OpenSearch's JavaDateMathParser
+ * with a ZonedDateTime in z: rounding ("/d", "/M") and date units (y M w
+ * d) work on local time, keeping the current offset when it stays valid;
+ * time units (h m s) move the instant.
+ */
+size_t tv_date_format_tz(int64_t ms, const char *format, const tv_tz *z, char *out, size_t cap);
+tv_status tv_date_parse_ex_tz(const char *format, const char *s, size_t len, bool round_up,
+                              const tv_tz *z, int64_t *ms, tv_error *err);
+tv_status tv_date_math_tz(const char *format, const char *expr, size_t len, int64_t now_ms,
+                          bool round_up, const tv_tz *z, int64_t *ms, tv_error *err);
 
 /* Parses a time_zone parameter ("+01:00", "-0530", "Z", "UTC", "GMT",
  * "UTC+2") into seconds east of UTC. */
