@@ -34,6 +34,9 @@
  *      mean += (x - mean) * w / weight;
  *   5. a backwards walk reverses the output; min = min(min, mean[0]),
  *      max = max(max, mean[last]).
+ * merge(dst, src) adds src's compressed centroids to dst's buffer the way
+ * AbstractTDigest.add(TDigest) does, through Centroid objects, whose mean
+ * is recomputed as 0 + w (x - 0) / w.
  * compress() is a pass at c (forced even when nothing is pending); buffer
  * merges use `work`. The sort's pivots are random in Java, but the order it
  * produces is fully determined (mean, then position), so nothing here is
@@ -47,8 +50,9 @@
  * cdf() mirrors it, with ties at a centroid mean counting half.
  *
  * Floating point: every expression keeps Java's operation order; FP
- * contraction (fused multiply-add) is disabled for this file. log() is the C
- * library's; Java's Math.log agreed with it on every argument the tests
+ * contraction (fused multiply-add) is disabled for this file. The one
+ * transcendental call, log in K_2's normalizer, is computed correctly
+ * rounded (cr_log), which is what Java's Math.log gave on every argument
  * compared.
  */
 #if defined(__clang__)
@@ -114,9 +118,88 @@ static int grow2(double **a, double **b, uint32_t *cap, size_t need) {
     return 0;
 }
 
+/*
+ * Natural logarithm, correctly rounded. Java's Math.log (HotSpot's
+ * intrinsic) returned the correctly rounded value on every argument
+ * compared, and the C library's log() does not always (glibc 2.36 is one
+ * ulp off on about 1 in 25,000 arguments of the form n / 200), which can
+ * move a merge threshold. So: x = 2^k m with m in [sqrt(1/2), sqrt(2)),
+ * log x = k ln 2 + 2 atanh(s), s = (m - 1) / (m + 1), summed in
+ * double-double arithmetic (about 100 bits), then rounded once.
+ */
+typedef struct {
+    double hi, lo;
+} dd;
+
+static dd dd_two_sum(double a, double b) {
+    double s = a + b, bb = s - a;
+    return (dd){s, (a - (s - bb)) + (b - bb)};
+}
+
+static dd dd_fast_two_sum(double a, double b) {
+    double s = a + b;
+    return (dd){s, b - (s - a)};
+}
+
+static dd dd_two_prod(double a, double b) {
+    /* Dekker: split each factor in two 26-bit halves */
+    double p = a * b;
+    double ta = 134217729.0 * a, ah = ta - (ta - a), al = a - ah;
+    double tb = 134217729.0 * b, bh = tb - (tb - b), bl = b - bh;
+    return (dd){p, ((ah * bh - p) + ah * bl + al * bh) + al * bl};
+}
+
+static dd dd_add(dd x, dd y) {
+    dd s = dd_two_sum(x.hi, y.hi), t = dd_two_sum(x.lo, y.lo);
+    s.lo += t.hi;
+    s = dd_fast_two_sum(s.hi, s.lo);
+    s.lo += t.lo;
+    return dd_fast_two_sum(s.hi, s.lo);
+}
+
+static dd dd_mul(dd x, dd y) {
+    dd p = dd_two_prod(x.hi, y.hi);
+    p.lo += x.hi * y.lo + x.lo * y.hi;
+    return dd_fast_two_sum(p.hi, p.lo);
+}
+
+static dd dd_div(dd x, dd y) {
+    double q1 = x.hi / y.hi;
+    dd r = dd_add(x, dd_mul((dd){-q1, 0}, y));
+    double q2 = r.hi / y.hi;
+    r = dd_add(r, dd_mul((dd){-q2, 0}, y));
+    double q3 = r.hi / y.hi;
+    return dd_add(dd_fast_two_sum(q1, q2), (dd){q3, 0});
+}
+
+static double cr_log(double x) {
+    if (!(x > 0) || isinf(x)) return log(x);
+    int k;
+    double m = frexp(x, &k); /* x = m 2^k, m in [0.5, 1) */
+    if (m < 0.70710678118654752440) {
+        m *= 2;
+        k--;
+    }
+    dd s = dd_div((dd){m - 1, 0}, dd_two_sum(m, 1)); /* m - 1 is exact */
+    dd s2 = dd_mul(s, s), term = s, sum = s;
+    for (int i = 3; i < 200; i += 2) {
+        term = dd_mul(term, s2);
+        if (term.hi == 0) break;
+        dd t = dd_div(term, (dd){(double)i, 0});
+        sum = dd_add(sum, t);
+        if (fabs(t.hi) < 0x1p-110 * fabs(sum.hi)) break;
+    }
+    sum = dd_add(sum, sum);
+    /* ln 2 as a double-double */
+    const dd ln2 = {0x1.62e42fefa39efp-1, 0x1.abc9e3b39803fp-56};
+    dd kl = dd_mul(ln2, (dd){(double)k, 0});
+    dd r = dd_add(kl, sum);
+    return r.hi + r.lo;
+}
+
 /* K_2 */
 static double k2_normalizer(double compression, double n) {
-    return compression / (4 * log(n / compression) + 24);
+    return compression / (4 * cr_log(n / compression) + 24);
 }
 
 static double k2_max(double q, double normalizer) { return q * (1 - q) / normalizer; }
@@ -360,9 +443,14 @@ tv_status tv_tdigest_merge(tv_tdigest *dst, const tv_tdigest *src) {
     tv_tdigest *c = clone(src);
     if (!c) return TROVE_ENOMEM;
     tv_status st = tv_tdigest_compress(c);
-    /* Centroid.count() is an int: (int) weight */
-    for (uint32_t i = 0; st == TROVE_OK && i < c->n_cent; i++)
-        st = add_weighted(dst, c->mean[i], (double)jint(c->weight[i]));
+    /* Java hands the centroids over as Centroid objects: count is
+     * (int) weight, and the constructor computes the mean as
+     * 0 + w * (x - 0) / w, which can round (and turns -0.0 into 0.0). */
+    for (uint32_t i = 0; st == TROVE_OK && i < c->n_cent; i++) {
+        double w = (double)jint(c->weight[i]);
+        double x = 0.0 + w * (c->mean[i] - 0.0) / w;
+        st = add_weighted(dst, x, w);
+    }
     tv_tdigest_free(c);
     return st;
 }
@@ -371,15 +459,19 @@ tv_status tv_tdigest_merge_centroids(tv_tdigest *dst, const tv_tdigest *src) {
     tv_tdigest *c = clone(src);
     if (!c) return TROVE_ENOMEM;
     tv_status st = tv_tdigest_compress(c);
-    if (st == TROVE_OK && c->n_cent > 0) {
+    /* an empty src still makes a pass over dst's own centroids, as in Java
+     * (where both being empty throws; here it is a no-op) */
+    if (st == TROVE_OK && (c->n_cent > 0 || dst->n_cent > 0)) {
         uint32_t n = c->n_cent;
         double *m = tv_malloc(((size_t)n + dst->n_cent) * sizeof(double));
         double *w = tv_malloc(((size_t)n + dst->n_cent) * sizeof(double));
         if (!m || !w) {
             st = TROVE_ENOMEM;
         } else {
-            memcpy(m, c->mean, n * sizeof(double));
-            memcpy(w, c->weight, n * sizeof(double));
+            if (n) {
+                memcpy(m, c->mean, n * sizeof(double));
+                memcpy(w, c->weight, n * sizeof(double));
+            }
             double total = 0;
             for (uint32_t i = 0; i < n; i++) total += w[i];
             st = merge_pass(dst, m, w, n, total, false, dst->compression);
@@ -540,3 +632,17 @@ double tv_tdigest_compression(const tv_tdigest *t) { return t->public_compressio
 size_t tv_tdigest_memory(const tv_tdigest *t) {
     return sizeof(*t) + 2 * sizeof(double) * ((size_t)t->cap_cent + t->cap_temp);
 }
+#ifdef TV_TDIGEST_DEBUG_DUMP
+#include <stdio.h>
+void tv_tdigest_debug_dump(const tv_tdigest *t);
+void tv_tdigest_debug_dump(const tv_tdigest *t) {
+    uint64_t b, c;
+    memcpy(&b, &t->min, 8);
+    memcpy(&c, &t->max, 8);
+    printf("ncent %u temp %u min %llx max %llx\n", t->n_cent, t->n_temp, (unsigned long long)b, (unsigned long long)c);
+    for (uint32_t i = 0; i < t->n_cent; i++) {
+        memcpy(&b, &t->mean[i], 8);
+        printf("%llx %.1f\n", (unsigned long long)b, t->weight[i]);
+    }
+}
+#endif
