@@ -103,10 +103,13 @@ static int64_t jint(double d) {
     return (int64_t)d;
 }
 
-static int grow2(double **a, double **b, uint32_t *cap, size_t need) {
+/* Grows two parallel arrays to hold `need` entries, doubling, but not past
+ * `limit` unless need is larger. */
+static int grow2(double **a, double **b, uint32_t *cap, size_t need, size_t limit) {
     if (need <= *cap) return 0;
     size_t n = *cap ? *cap : 8;
     while (n < need) n *= 2;
+    if (n > limit && limit >= need) n = limit;
     if (n > UINT32_MAX) return -1;
     double *na = tv_realloc(*a, n * sizeof(double));
     if (!na) return -1;
@@ -346,7 +349,7 @@ static tv_status merge_pass(tv_tdigest *t, double *in_mean, double *in_weight, u
 static tv_status merge_new_values(tv_tdigest *t, bool force, double compression) {
     if (t->total_weight == 0 && t->unmerged_weight == 0) return TROVE_OK;
     if (!(force || t->unmerged_weight > 0)) return TROVE_OK;
-    if (grow2(&t->tmean, &t->tweight, &t->cap_temp, (size_t)t->n_temp + t->n_cent) != 0)
+    if (grow2(&t->tmean, &t->tweight, &t->cap_temp, (size_t)t->n_temp + t->n_cent, t->buffer_cap) != 0)
         return TROVE_ENOMEM;
     tv_status st = merge_pass(t, t->tmean, t->tweight, t->n_temp, t->unmerged_weight,
                               (t->merge_count % 2) == 1, compression);
@@ -364,7 +367,7 @@ static tv_status add_weighted(tv_tdigest *t, double x, double w) {
         tv_status st = merge_new_values(t, false, t->compression);
         if (st != TROVE_OK) return st;
     }
-    if (grow2(&t->tmean, &t->tweight, &t->cap_temp, (size_t)t->n_temp + 1) != 0) return TROVE_ENOMEM;
+    if (grow2(&t->tmean, &t->tweight, &t->cap_temp, (size_t)t->n_temp + 1, t->buffer_cap) != 0) return TROVE_ENOMEM;
     t->tweight[t->n_temp] = w;
     t->tmean[t->n_temp] = x;
     t->n_temp++;
@@ -381,8 +384,8 @@ static tv_tdigest *clone(const tv_tdigest *s) {
     *c = *s;
     c->mean = c->weight = c->tmean = c->tweight = NULL;
     c->cap_cent = c->cap_temp = 0;
-    if (grow2(&c->mean, &c->weight, &c->cap_cent, s->n_cent) != 0 ||
-        grow2(&c->tmean, &c->tweight, &c->cap_temp, s->n_temp) != 0) {
+    if (grow2(&c->mean, &c->weight, &c->cap_cent, s->n_cent, s->n_cent) != 0 ||
+        grow2(&c->tmean, &c->tweight, &c->cap_temp, s->n_temp, s->buffer_cap) != 0) {
         tv_tdigest_free(c);
         return NULL;
     }
@@ -489,7 +492,7 @@ tv_tdigest *tv_tdigest_readback(const tv_tdigest *written) {
     tv_tdigest *r = tv_tdigest_new(written->public_compression);
     if (!r) return NULL;
     tv_tdigest *state = NULL;
-    if (grow2(&r->mean, &r->weight, &r->cap_cent, written->n_cent) != 0) goto oom;
+    if (grow2(&r->mean, &r->weight, &r->cap_cent, written->n_cent, written->n_cent) != 0) goto oom;
     if (written->n_cent) {
         memcpy(r->mean, written->mean, written->n_cent * sizeof(double));
         memcpy(r->weight, written->weight, written->n_cent * sizeof(double));
