@@ -640,8 +640,6 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
     if (subs) {
-        if (a->kind == TV_AGG_GLOBAL && depth > 0)
-            ; /* checked on the shard (AggregatorFactory) */
         if (!tv_agg_is_bucket(a->kind))
             return tv_error_set(d->err, TROVE_EARG /* AggregationInitializationException */,
                                 "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
@@ -667,7 +665,7 @@ static tv_status parse_level(tv_dsl *d, const tv_json *v, int depth, tv_aggs *ou
         for (uint32_t j = 0; j < out->n; j++)
             if (!strcmp(out->items[j]->name, m->key))
                 return tv_error_set(d->err, TROVE_EARG, "Two sibling aggregations cannot have the same name: [%s]", m->key);
-        tv_agg *a;
+        tv_agg *a = NULL;
         tv_status st = parse_one(d, m, depth, &a);
         if (st) return st;
         a->index = out->n;

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "index/date.h"
+#include "index/rounding.h"
 #include "index/tz.h"
 #include "search/agg.h"
 #include "search/dsl_int.h"
@@ -1196,7 +1197,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         break;
     case TV_AGG_AVG:
     case TV_AGG_WEIGHTED_AVG: {
-        double v;
+        double v = NAN;
         metric_prop(r, NULL, &v);
         bool ok = a->kind == TV_AGG_AVG ? r->count != 0 : r->wsum != 0;
         tv_jw_keyz(w, "value");
@@ -1223,7 +1224,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         tv_jw_uint(w, r->count);
         break;
     case TV_AGG_CARDINALITY: {
-        int64_t v;
+        int64_t v = 0;
         if ((st = hll_value(rd, r, &v))) break;
         tv_jw_keyz(w, "value");
         tv_jw_int(w, v);
