@@ -769,8 +769,11 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     const tv_field *f = g->f;
     bool needs_field = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
                        a->kind != TV_AGG_GLOBAL;
-    if (needs_field && !a->src.field)
-        return tv_error_set(c->err, TROVE_EARG, "Required one of fields [field, script], but none were specified.");
+    (void)needs_field; /* checked at parse time */
+    if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
+        return field_error(g, "interval must be positive, got: %s", "0.0");
+    if (a->kind == TV_AGG_DATE_HISTOGRAM && !a->calendar_unit && !a->fixed_ms)
+        return field_error(g, "Invalid interval specified, must be non-null and non-empty");
     if (f && tv_field_type_is_text(f->type)) {
         tv_error_set(c->err, TROVE_EARG,
                      "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",

@@ -107,6 +107,22 @@ static tv_status bad_token(tv_dsl *d, const char *type, const tv_json_member *m)
                         type, m->key, tv_dsl_token_name(&m->val));
 }
 
+/* ObjectParser's wrapper around a setter's IllegalArgumentException:
+ * x_content_parse_exception "[l:c] [type] failed to parse field [key]"
+ * caused by the setter's message. */
+static tv_status field_fail(tv_dsl *d, const char *type, const tv_json_member *m, const char *fmt, ...) TV_PRINTF(4, 5);
+static tv_status field_fail(tv_dsl *d, const char *type, const tv_json_member *m, const char *fmt, ...) {
+    char buf[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    uint32_t l = 0, c = 0;
+    if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+    tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [%s] failed to parse field [%s]", l, c, type, m->key);
+    return tv_error_cause(d->err, TROVE_EARG, "%s", buf);
+}
+
 static bool scalar(const tv_json *v) { return v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY; }
 
 static tv_status str_val(tv_dsl *d, const char *type, const tv_json_member *m, const char **out) {
@@ -237,10 +253,22 @@ static tv_status parse_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
         tv_status st = source_key(d, "terms", m, &a->src, &done);
         if (st) return st;
         if (done) continue;
-        if (key_is(m, "size")) st = int_val(d, "terms", m, &a->size);
-        else if (key_is(m, "shard_size")) { st = int_val(d, "terms", m, &a->shard_size); a->shard_size_set = true; }
-        else if (key_is(m, "min_doc_count")) st = long_val(d, "terms", m, &a->min_doc_count);
-        else if (key_is(m, "shard_min_doc_count")) st = long_val(d, "terms", m, &a->shard_min_doc_count);
+        if (key_is(m, "size")) {
+            if (!(st = int_val(d, "terms", m, &a->size)) && a->size <= 0)
+                return field_fail(d, "terms", m, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
+        } else if (key_is(m, "shard_size")) {
+            a->shard_size_set = true;
+            if (!(st = int_val(d, "terms", m, &a->shard_size)) && a->shard_size <= 0)
+                return field_fail(d, "terms", m, "[shardSize] must be greater than 0. Found [%lld] in [%s]", (long long)a->shard_size, a->name);
+        } else if (key_is(m, "min_doc_count")) {
+            if (!(st = long_val(d, "terms", m, &a->min_doc_count)) && a->min_doc_count < 0)
+                return field_fail(d, "terms", m, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->min_doc_count, a->name);
+        } else if (key_is(m, "shard_min_doc_count")) {
+            if (!(st = long_val(d, "terms", m, &a->shard_min_doc_count)) && a->shard_min_doc_count < 0)
+                return field_fail(d, "terms", m, "[shardMinDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->shard_min_doc_count, a->name);
+        }
         else if (key_is(m, "order")) st = parse_order(d, a, &m->val);
         else if (key_is(m, "include")) a->include = &m->val;
         else if (key_is(m, "exclude")) a->exclude = &m->val;
@@ -253,23 +281,12 @@ static tv_status parse_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
         } else return unknown_field(d, "terms", m);
         if (st) return st;
     }
-    /* TermsAggregationBuilder's setters */
-    if (a->size <= 0)
-        return tv_error_set(d->err, TROVE_EARG, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
-    if (a->shard_size_set && a->shard_size <= 0)
-        return tv_error_set(d->err, TROVE_EARG, "[shardSize] must be greater than 0. Found [%lld] in [%s]", (long long)a->shard_size, a->name);
-    if (a->min_doc_count < 0)
-        return tv_error_set(d->err, TROVE_EARG, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
-                            (long long)a->min_doc_count, a->name);
-    if (a->shard_min_doc_count < 0)
-        return tv_error_set(d->err, TROVE_EARG, "[shardMinDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
-                            (long long)a->shard_min_doc_count, a->name);
     return TROVE_OK;
 }
 
 static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool date) {
     const char *type = date ? "date_histogram" : "histogram";
-    bool has_interval = false;
+    bool has_interval = false, legacy = false;
     a->min_doc_count = 0;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
@@ -277,12 +294,19 @@ static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool
         tv_status st = source_key(d, type, m, &a->src, &done);
         if (st) return st;
         if (done) continue;
-        if (key_is(m, "min_doc_count")) st = long_val(d, type, m, &a->min_doc_count);
-        else if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
+        if (key_is(m, "min_doc_count")) {
+            if (!(st = long_val(d, type, m, &a->min_doc_count)) && a->min_doc_count < 0)
+                return field_fail(d, type, m, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->min_doc_count, a->name);
+        } else if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
         else if (key_is(m, "order")) st = parse_order(d, a, &m->val);
         else if (key_is(m, "extended_bounds")) { a->has_ext = true; st = parse_bounds(d, "extended_bounds", m, &a->ext_min, &a->ext_max); }
         else if (key_is(m, "hard_bounds")) { a->has_hard = true; st = parse_bounds(d, "hard_bounds", m, &a->hard_min, &a->hard_max); }
-        else if (!date && key_is(m, "interval")) { st = dbl_val(d, type, m, &a->interval); has_interval = true; }
+        else if (!date && key_is(m, "interval")) {
+            has_interval = true;
+            if (!(st = dbl_val(d, type, m, &a->interval)) && !(a->interval > 0))
+                return field_fail(d, type, m, "[interval] must be >0 for histogram aggregation [%s]", a->name);
+        }
         else if (!date && key_is(m, "offset")) st = dbl_val(d, type, m, &a->offset);
         else if (date && key_is(m, "time_zone")) st = str_val(d, type, m, &a->time_zone);
         else if (date && key_is(m, "offset")) {
@@ -303,9 +327,12 @@ static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool
         } else if (date && (key_is(m, "calendar_interval") || key_is(m, "fixed_interval") || key_is(m, "interval"))) {
             if (m->val.type != TV_JSON_STRING && !(key_is(m, "interval") && m->val.type == TV_JSON_INT)) { st = bad_token(d, type, m); }
             else if (has_interval) {
-                return tv_error_set(d->err, TROVE_EARG, "Cannot use [%s] with [%s] configuration option.",
-                                    m->key, a->calendar_unit ? "calendar_interval" : "fixed_interval");
+                if (key_is(m, "interval"))
+                    return field_fail(d, type, m, "Cannot use [interval] with [fixed_interval] or [calendar_interval] configuration options.");
+                return field_fail(d, type, m, "Cannot use [%s] with [%s] configuration option.", m->key,
+                                  legacy ? "interval" : a->calendar_unit ? "calendar_interval" : "fixed_interval");
             } else {
+                legacy = key_is(m, "interval");
                 has_interval = true;
                 tv_date_unit u;
                 const char *s = m->val.type == TV_JSON_STRING ? m->val.v.s : NULL;
@@ -317,32 +344,25 @@ static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool
                 }
                 if (cal) {
                     if (!s || !tv_date_unit_parse(s, n, &u))
-                        return tv_error_set(d->err, TROVE_EARG, "The supplied interval [%s] could not be parsed as a calendar interval.", s ? s : "");
+                        return field_fail(d, type, m, "The supplied interval [%s] could not be parsed as a calendar interval.", s ? s : "");
                     a->calendar_unit = (int)u + 1;
                 } else {
                     int64_t ms = 0;
                     if (!s) ms = m->val.v.i;
                     else if (!tv_time_value_ms(s, n, &ms))
-                        return tv_error_set(d->err, TROVE_EARG,
-                                            "failed to parse setting [date_histogram.fixedInterval] with value [%s] as a time value: unit is missing or unrecognized",
-                                            s);
-                    if (ms <= 0)
-                        return tv_error_set(d->err, TROVE_EARG, "Zero or negative time interval not supported");
+                        return field_fail(d, type, m,
+                                          "failed to parse setting [date_histogram.fixedInterval] with value [%s] as a time value: unit is missing or unrecognized",
+                                          s);
+                    if (legacy && ms < 1)
+                        return field_fail(d, type, m, "[interval] must be 1 or greater for aggregation [date_histogram]");
+                    if (ms <= 0) return field_fail(d, type, m, "Zero or negative time interval not supported");
                     a->fixed_ms = ms;
                 }
             }
         } else return unknown_field(d, type, m);
         if (st) return st;
     }
-    if (!date && !has_interval)
-        return tv_error_set(d->err, TROVE_EARG, "[interval] must be >0 for histogram aggregation [%s]", a->name);
-    if (!date && !(a->interval > 0))
-        return tv_error_set(d->err, TROVE_EARG, "[interval] must be >0 for histogram aggregation [%s]", a->name);
-    if (date && !has_interval)
-        return tv_error_set(d->err, TROVE_EARG, "Invalid interval specified, must be non-null and non-empty");
-    if (a->min_doc_count < 0)
-        return tv_error_set(d->err, TROVE_EARG, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
-                            (long long)a->min_doc_count, a->name);
+    /* no interval at all fails on the shard (agg_collect.c) */
     return TROVE_OK;
 }
 
@@ -391,11 +411,11 @@ static tv_status parse_filters(tv_dsl *d, tv_agg *a, const tv_json *body) {
             fs = &m->val;
         } else if (key_is(m, "other_bucket")) st = bool_val(d, "filters", m, &a->other_bucket);
         else if (key_is(m, "other_bucket_key")) { st = str_val(d, "filters", m, &a->other_key); a->other_bucket = true; }
-        else if (key_is(m, "keyed")) st = bool_val(d, "filters", m, &a->keyed);
-        else return unknown_field(d, "filters", m);
+        else return tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown key for a %s in [%s]: [%s].", tv_dsl_token_name(&m->val),
+                                 a->name, m->key);
         if (st) return st;
     }
-    if (!fs) return tv_error_set(d->err, TROVE_EARG, "[filters] cannot be null.");
+    if (!fs || !fs->len) return tv_error_set(d->err, TROVE_EARG, "[filters] cannot be empty.");
     a->filters_anon = fs->type == TV_JSON_ARRAY;
     a->filters = tv_arena_calloc(d->arena, fs->len + 1, sizeof *a->filters);
     a->filter_keys = tv_arena_calloc(d->arena, fs->len + 1, sizeof *a->filter_keys);
@@ -529,7 +549,7 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
         if (!given) a->interval = 2.0;
     }
     if (a->kind == TV_AGG_WEIGHTED_AVG && (!a->src.field || !a->weight.field))
-        return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified.");
+        return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
     return TROVE_OK;
 }
 
@@ -549,17 +569,15 @@ static tv_status parse_pipeline(tv_dsl *d, tv_agg *a, const tv_json *body) {
             if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
             if (tv_streq(m->val.v.s, m->val.len, "insert_zeros")) a->gap_insert_zeros = true;
             else if (tv_streq(m->val.v.s, m->val.len, "skip")) a->gap_insert_zeros = false;
-            else if (tv_streq(m->val.v.s, m->val.len, "keep_values"))
-                return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[gap_policy] keep_values is not supported by trove");
             else
-                return tv_error_set(d->err, TROVE_EPARSE, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros, keep_values]", m->val.v.s);
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros]", m->val.v.s);
         } else if (key_is(m, "format")) st = str_val(d, type, m, &a->src.format);
         else if (a->kind == TV_AGG_DERIVATIVE && key_is(m, "unit")) st = str_val(d, type, m, &a->unit);
         else return tv_error_set(d->err, TROVE_EPARSE, "Unknown key for a %s in [%s]: [%s].", tv_dsl_token_name(&m->val), a->name, m->key);
         if (st) return st;
     }
     if (!a->buckets_path)
-        return tv_error_set(d->err, TROVE_EPARSE, "Missing required field [buckets_path] for %s aggregation [%s]", type, a->name);
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing required field [buckets_path] for aggregation [%s]", a->name);
     return TROVE_OK;
 }
 
@@ -639,10 +657,16 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
         if (st) return st;
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
+    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
+                   a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG;
+    if (sourced && !a->src.field)
+        return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
     if (subs) {
-        if (!tv_agg_is_bucket(a->kind))
-            return tv_error_set(d->err, TROVE_EARG /* AggregationInitializationException */,
-                                "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
+        if (!tv_agg_is_bucket(a->kind)) {
+            tv_error_set(d->err, TROVE_EARG, "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
+            snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+            return TROVE_EARG;
+        }
         tv_aggs sub = {0};
         tv_status st = parse_level(d, subs, depth + 1, &sub);
         if (st) return st;
