@@ -262,9 +262,8 @@ static void sort_order(uint32_t *order, uint32_t *tmp, const double *values, uin
 
 /*
  * MergingDigest.merge: in_mean/in_weight hold n_in entries and room for
- * n_cent more (the current centroids are appended). `owned_in` says whether
- * the incoming arrays are t's buffer (then they are reused as they are).
- * On TROVE_ENOMEM nothing changed.
+ * n_cent more (the current centroids are appended there; the incoming
+ * entries themselves are not modified). On TROVE_ENOMEM nothing changed.
  */
 static tv_status merge_pass(tv_tdigest *t, double *in_mean, double *in_weight, uint32_t n_in,
                             double unmerged, bool backwards, double compression) {
@@ -635,17 +634,3 @@ double tv_tdigest_compression(const tv_tdigest *t) { return t->public_compressio
 size_t tv_tdigest_memory(const tv_tdigest *t) {
     return sizeof(*t) + 2 * sizeof(double) * ((size_t)t->cap_cent + t->cap_temp);
 }
-#ifdef TV_TDIGEST_DEBUG_DUMP
-#include <stdio.h>
-void tv_tdigest_debug_dump(const tv_tdigest *t);
-void tv_tdigest_debug_dump(const tv_tdigest *t) {
-    uint64_t b, c;
-    memcpy(&b, &t->min, 8);
-    memcpy(&c, &t->max, 8);
-    printf("ncent %u temp %u min %llx max %llx\n", t->n_cent, t->n_temp, (unsigned long long)b, (unsigned long long)c);
-    for (uint32_t i = 0; i < t->n_cent; i++) {
-        memcpy(&b, &t->mean[i], 8);
-        printf("%llx %.1f\n", (unsigned long long)b, t->weight[i]);
-    }
-}
-#endif

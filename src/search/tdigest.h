@@ -44,8 +44,9 @@
  *
  * Ownership: tv_tdigest_new returns an owned digest; free it with
  * tv_tdigest_free. Memory grows with use: an empty digest is one small
- * struct, and buffers are allocated and doubled as values arrive (at most
- * about 25 KB per digest at compression 100).
+ * struct, and buffers are allocated and doubled as values arrive, up to
+ * the library's sizes (about 20 KB per digest at compression 100, most of it
+ * the 1050-entry incoming buffer).
  *
  * Errors: TROVE_ENOMEM (the digest is unchanged), TROVE_EARG for a NaN value
  * (OpenSearch: "Cannot add NaN to t-digest").
