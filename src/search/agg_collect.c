@@ -179,6 +179,7 @@ struct col {
     TV_VEC(termref) tids;
     uint32_t *segmap;         /* segment ord -> tid + 1 */
     uint32_t segmap_n;
+    TV_VEC(int64_t) allkeys;  /* terms with min_doc_count 0: every numeric key */
     tv_automaton *inc_re, *exc_re;
     const char **inc_vals, **exc_vals;
     uint32_t ninc, nexc;
@@ -884,6 +885,39 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     return bind_subs(g);
 }
 
+/* terms with min_doc_count 0 list every term of the shard, matched or not
+ * (GlobalOrdinalsStringTermsAggregator / NumericTermsAggregator): the
+ * segment's keys are registered here, with no count. */
+static tv_status register_all_keys(col *g, const tv_segview *sv) {
+    if (!g->f) return TROVE_OK;
+    if (g->kk == TV_KEY_BYTES) {
+        uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        for (uint32_t o = 0; o < n; o++) {
+            const char *t;
+            size_t tl;
+            uint32_t id;
+            if (!tv_segment_dv_term(sv->seg, g->f->id, o, &t, &tl)) continue;
+            if (term_id(g, t, tl, &id)) return c_oom(g);
+            if (o < g->segmap_n) g->segmap[o] = id + 1;
+        }
+        return TROVE_OK;
+    }
+    for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
+        if (!tv_segview_live(sv, doc)) continue;
+        const int64_t *v;
+        uint32_t n = nums(g, g->f, doc, &v);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t key = g->kk == TV_KEY_DOUBLE ? tv_double_to_sortable(tv_agg_value_double(g->f, v[i])) : v[i];
+            if (!num_included(g, v[i])) continue;
+            uint32_t o;
+            bool added;
+            if (om_get(&g->om, UINT64_MAX, key, 0, &o, &added)) return c_oom(g);
+            if (added && tv_vec_push(&g->allkeys, key)) return c_oom(g);
+        }
+    }
+    return TROVE_OK;
+}
+
 /* Per segment: plan filters, reset keyword maps. */
 static tv_status seg_col(col *g, const tv_segview *sv) {
     g->sv = sv;
@@ -898,6 +932,10 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
             g->segmap_n = n;
         }
         if (g->segmap) memset(g->segmap, 0, (size_t)g->segmap_n * sizeof *g->segmap);
+    }
+    if (g->a->kind == TV_AGG_TERMS && g->a->min_doc_count == 0) {
+        tv_status st = register_all_keys(g, sv);
+        if (st) return st;
     }
     for (uint32_t i = 0; i < g->nq; i++) {
         tv_plan_ctx pc = {g->ctx->arena, g->t->snap, false, false};
@@ -920,6 +958,7 @@ static void free_col(col *g) {
     tv_vec_fini(&g->b);
     tv_map_fini(&g->terms);
     tv_vec_fini(&g->tids);
+    tv_vec_fini(&g->allkeys);
     tv_free(g->segmap);
     if (g->m) {
         for (size_t i = 0; i < g->mcap; i++) {
@@ -983,6 +1022,10 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
             r->wsum = s->wsum;
             r->wcomp = s->wcomp;
             r->sketch = s->sk;
+            /* the coordinator serializes each shard result once to size
+             * it (QueryPhaseResultConsumer): TDigestState.write compresses */
+            if (s->sk && (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && tv_tdigest_compress(s->sk))
+                return c_oom(g);
             if (s->sk) {
                 /* the result owns the sketch now */
                 int pushed = a->kind == TV_AGG_CARDINALITY ? tv_vec_push(&c->hlls, s->sk) : tv_vec_push(&c->digests, s->sk);
@@ -1036,9 +1079,33 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         return TROVE_OK;
     }
     /* terms / histograms: one bucket per key seen */
-    if (g->kk == TV_KEY_BYTES && a->kind == TV_AGG_TERMS) {
-        /* keys by term bytes order (term ids are in first-seen order) */
-        (void)cmp_u32;
+    (void)cmp_u32;
+    size_t zeros = 0;
+    if (a->kind == TV_AGG_TERMS && a->min_doc_count == 0) {
+        /* every other key of the shard, with no docs */
+        size_t nkeys = g->kk == TV_KEY_BYTES ? g->tids.len : g->allkeys.len;
+        bool *seen = tv_arena_calloc(c->arena, nkeys + 1, 1);
+        if (!seen) return c_oom(g);
+        size_t fresh = nkeys;
+        for (size_t i = 0; i < nb; i++) {
+            int64_t k = g->b.items[sel[i]].key;
+            if (g->kk == TV_KEY_BYTES) { if ((size_t)k < nkeys && !seen[k]) { seen[k] = true; fresh--; } }
+            else
+                for (size_t j = 0; j < nkeys; j++)
+                    if (g->allkeys.items[j] == k && !seen[j]) { seen[j] = true; fresh--; break; }
+        }
+        agg_bucket *nbk = tv_arena_calloc(c->arena, nb + fresh + 1, sizeof *nbk);
+        if (!nbk) return c_oom(g);
+        r->b = nbk;
+        for (size_t j = 0; j < nkeys; j++) {
+            if (seen[j]) continue;
+            agg_bucket *bk = &r->b[nb + zeros++];
+            if (g->kk == TV_KEY_BYTES) { bk->ks = g->tids.items[j].s; bk->klen = g->tids.items[j].len; }
+            else if (g->kk == TV_KEY_DOUBLE) bk->kd = tv_sortable_to_double(g->allkeys.items[j]);
+            else bk->ki = g->allkeys.items[j];
+            tv_status st = build_subs(g, UINT64_MAX >> 1, &bk->subs);
+            if (st) return st;
+        }
     }
     for (size_t i = 0; i < nb; i++) {
         const bkt *x = &g->b.items[sel[i]];
@@ -1056,7 +1123,7 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         tv_status st = build_subs(g, sel[i], &bk->subs);
         if (st) return st;
     }
-    r->nb = nb;
+    r->nb = nb + zeros;
     return TROVE_OK;
 }
 

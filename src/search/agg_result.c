@@ -709,6 +709,15 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
     case TV_AGG_PERCENTILES:
     case TV_AGG_PERCENTILE_RANKS: {
         o->count = 0;
+        if (n == 1) {
+            /* one result is not reduced (mustReduceOnSingleInternalAgg is
+             * false for metrics); the response's size estimate
+             * (getSerializedSize) compresses it once more */
+            o->count = list[0]->count;
+            o->sketch = list[0]->sketch;
+            if (final && o->sketch && tv_tdigest_compress(o->sketch)) return r_oom(rd);
+            return TROVE_OK;
+        }
         for (size_t i = 0; i < n; i++) {
             o->count += list[i]->count;
             if (!list[i]->sketch) continue;
@@ -718,6 +727,7 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
             }
             if (tv_tdigest_merge(o->sketch, list[i]->sketch)) return r_oom(rd);
         }
+        if (final && o->sketch && tv_tdigest_compress(o->sketch)) return r_oom(rd);
         return TROVE_OK;
     }
     default: {
