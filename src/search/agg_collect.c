@@ -673,7 +673,7 @@ static tv_status compile_inc(col *g, const tv_json *v, bool inc) {
     tv_arena *ar = g->ctx->arena;
     if (v->type == TV_JSON_STRING) {
         tv_automaton *au;
-        tv_status st = tv_regexp_compile(v->v.s, v->len, 0xffff /* ALL */, 10000, ar, &au, g->ctx->err);
+        tv_status st = tv_regexp_compile(v->v.s, v->len, TV_RE_ALL, 10000, ar, &au, g->ctx->err);
         if (st) return shard_err(g);
         if (inc) g->inc_re = au;
         else g->exc_re = au;

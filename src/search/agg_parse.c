@@ -118,8 +118,8 @@ static tv_status field_fail(tv_dsl *d, const char *type, const tv_json_member *m
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     uint32_t l = 0, c = 0;
-    if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
-    tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [%s] failed to parse field [%s]", l, c, type, m->key);
+    if (d->src) tv_json_linecol(d->src, d->src_len, m->val.off, &l, &c);
+    tv_dsl_error(d, TROVE_EXCONTENT, m->val.off, "[%u:%u] [%s] failed to parse field [%s]", l, c, type, m->key);
     return tv_error_cause(d->err, TROVE_EARG, "%s", buf);
 }
 

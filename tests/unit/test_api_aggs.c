@@ -1,0 +1,185 @@
+/*
+ * test_api_aggs.c — aggregations through trove_request: the response
+ * shapes (field order, key printing, typed_keys, meta), the bucket rules
+ * (order, size, sum_other_doc_count, min_doc_count 0, empty histogram
+ * buckets, filters sorted by name, ranges sorted by from), metrics on
+ * numbers and dates, pipelines, time zones, two indices, and the errors
+ * (parse-time wrappers, shard failures, unsupported types, bucket limit).
+ *
+ * Expected bodies follow OpenSearch 3.x's rules: sibling aggregations
+ * come out in Java HashMap order of their names (single letters: by
+ * their code modulo 16), pipelines after the regular ones.
+ */
+#define API_TEST_MASK_TOOK
+#include "api_test.h"
+
+#define HEAD "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0},"
+#define HITS(n) "\"hits\":{\"total\":{\"value\":" #n ",\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},"
+
+static int load(void **s) {
+    if (setup(s)) return -1;
+    OK("PUT", "/a",
+       "{\"mappings\":{\"properties\":{\"tag\":{\"type\":\"keyword\"},\"n\":{\"type\":\"long\"},\"p\":{\"type\":\"double\"},"
+       "\"d\":{\"type\":\"date\"},\"b\":{\"type\":\"boolean\"},\"t\":{\"type\":\"text\"},\"ip\":{\"type\":\"ip\"}}}}");
+    OK("POST", "/a/_bulk?refresh=true",
+       "{\"index\":{\"_id\":\"1\"}}\n{\"tag\":[\"x\",\"y\"],\"n\":1,\"p\":1.5,\"d\":\"2021-01-01T10:00:00Z\",\"b\":true,\"t\":\"hello\",\"ip\":\"10.0.0.1\"}\n"
+       "{\"index\":{\"_id\":\"2\"}}\n{\"tag\":\"x\",\"n\":2,\"p\":2.5,\"d\":\"2021-01-02T10:00:00Z\",\"b\":false}\n"
+       "{\"index\":{\"_id\":\"3\"}}\n{\"tag\":\"z\",\"n\":5,\"d\":\"2021-02-01T00:00:00Z\",\"ip\":\"10.0.0.1\"}\n"
+       "{\"index\":{\"_id\":\"4\"}}\n{\"tag\":\"x\",\"p\":0.5}\n");
+    OK("PUT", "/b", "{\"mappings\":{\"properties\":{\"tag\":{\"type\":\"keyword\"},\"n\":{\"type\":\"double\"}}}}");
+    OK("POST", "/b/_bulk?refresh=true",
+       "{\"index\":{\"_id\":\"1\"}}\n{\"tag\":\"x\",\"n\":1.5}\n{\"index\":{\"_id\":\"2\"}}\n{\"tag\":\"w\",\"n\":7}\n");
+    OK("PUT", "/empty", "{\"mappings\":{\"properties\":{\"tag\":{\"type\":\"keyword\"},\"n\":{\"type\":\"long\"}}}}");
+    return 0;
+}
+
+static void test_terms(void **s) {
+    (void)s;
+    /* size cut: the rest goes to sum_other_doc_count; _key order */
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"order\":{\"_key\":\"desc\"},\"size\":2}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":3,\"buckets\":["
+                        "{\"key\":\"z\",\"doc_count\":1},{\"key\":\"y\",\"doc_count\":1}]}}}");
+    /* count desc, then key asc; min_doc_count 0 lists unmatched terms */
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"query\":{\"term\":{\"tag\":\"z\"}},\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"min_doc_count\":0}}}}", 200,
+           HEAD HITS(1) "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":["
+                        "{\"key\":\"z\",\"doc_count\":1},{\"key\":\"x\",\"doc_count\":0},{\"key\":\"y\",\"doc_count\":0}]}}}");
+    /* booleans: key 0/1 with key_as_string; ip keys print the address */
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"b\":{\"terms\":{\"field\":\"b\"}},\"i\":{\"terms\":{\"field\":\"ip\"}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"b\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":["
+                        "{\"key\":0,\"key_as_string\":\"false\",\"doc_count\":1},{\"key\":1,\"key_as_string\":\"true\",\"doc_count\":1}]},"
+                        "\"i\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":[{\"key\":\"10.0.0.1\",\"doc_count\":2}]}}}");
+    /* order by a sub-aggregation; include/exclude */
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"exclude\":[\"y\"],\"order\":{\"m\":\"desc\"}},\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":["
+                        "{\"key\":\"z\",\"doc_count\":1,\"m\":{\"value\":5.0}},{\"key\":\"x\",\"doc_count\":3,\"m\":{\"value\":2.0}}]}}}");
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"include\":\"[xz]\"}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":["
+                        "{\"key\":\"x\",\"doc_count\":3},{\"key\":\"z\",\"doc_count\":1}]}}}");
+    /* unmapped and empty */
+    EXPECT("POST", "/empty/_search", "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"nope\"}}}}", 200,
+           HEAD "\"hits\":{\"total\":{\"value\":0,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},"
+                "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":[]}}}");
+}
+
+static void test_typed_keys_and_single_buckets(void **s) {
+    (void)s;
+    /* post_filter does not reach the aggregations; siblings in HashMap order (t, f, g, h, m) */
+    EXPECT("POST", "/a/_search?typed_keys=true",
+           "{\"size\":0,\"query\":{\"term\":{\"tag\":\"x\"}},\"post_filter\":{\"term\":{\"n\":1}},\"aggs\":{"
+           "\"t\":{\"terms\":{\"field\":\"n\"},\"aggs\":{\"m\":{\"max\":{\"field\":\"p\"}}}},"
+           "\"h\":{\"histogram\":{\"field\":\"p\",\"interval\":1,\"extended_bounds\":{\"min\":-1,\"max\":4}}},"
+           "\"f\":{\"filter\":{\"term\":{\"tag\":\"x\"}},\"aggs\":{\"s\":{\"sum\":{\"field\":\"n\"}}}},"
+           "\"m\":{\"missing\":{\"field\":\"n\"},\"meta\":{\"k\":[1]}},\"g\":{\"global\":{},\"aggs\":{\"c\":{\"value_count\":{\"field\":\"tag\"}}}}}}", 200,
+           HEAD "\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},\"aggregations\":{"
+                "\"lterms#t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":[{\"key\":1,\"doc_count\":1,\"max#m\":{\"value\":1.5}},"
+                "{\"key\":2,\"doc_count\":1,\"max#m\":{\"value\":2.5}}]},"
+                "\"filter#f\":{\"doc_count\":3,\"sum#s\":{\"value\":3.0}},\"global#g\":{\"doc_count\":4,\"value_count#c\":{\"value\":5}},"
+                "\"histogram#h\":{\"buckets\":[{\"key\":-1.0,\"doc_count\":0},{\"key\":0.0,\"doc_count\":1},{\"key\":1.0,\"doc_count\":1},"
+                "{\"key\":2.0,\"doc_count\":1},{\"key\":3.0,\"doc_count\":0},{\"key\":4.0,\"doc_count\":0}]},"
+                "\"missing#m\":{\"meta\":{\"k\":[1]},\"doc_count\":1}}}");
+}
+
+static void test_ranges_filters_stats(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"fs\":{\"filters\":{\"filters\":{\"xs\":{\"term\":{\"tag\":\"x\"}},\"big\":{\"range\":{\"n\":{\"gte\":2}}}},\"other_bucket\":true}},"
+           "\"fa\":{\"filters\":{\"filters\":[{\"term\":{\"tag\":\"z\"}}]}},"
+           "\"dr\":{\"date_range\":{\"field\":\"d\",\"ranges\":[{\"from\":\"2021-01-02\"},{\"to\":\"2021-01-02\"}]}},\"st\":{\"stats\":{\"field\":\"d\"}},"
+           "\"r\":{\"range\":{\"field\":\"n\",\"keyed\":true,\"ranges\":[{\"to\":2},{\"key\":\"two+\",\"from\":2}]}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"st\":{\"count\":3,\"min\":1.6094952E12,\"max\":1.6121376E12,\"avg\":1.6104048E12,\"sum\":4.8312144E12,"
+                        "\"min_as_string\":\"2021-01-01T10:00:00.000Z\",\"max_as_string\":\"2021-02-01T00:00:00.000Z\","
+                        "\"avg_as_string\":\"2021-01-11T22:40:00.000Z\",\"sum_as_string\":\"2123-02-04T20:00:00.000Z\"},"
+                        "\"r\":{\"buckets\":{\"*-2.0\":{\"to\":2.0,\"doc_count\":1},\"two+\":{\"from\":2.0,\"doc_count\":2}}},"
+                        "\"fa\":{\"buckets\":[{\"doc_count\":1}]},\"fs\":{\"buckets\":{\"big\":{\"doc_count\":2},\"xs\":{\"doc_count\":3},\"_other_\":{\"doc_count\":0}}},"
+                        "\"dr\":{\"buckets\":[{\"key\":\"*-2021-01-02T00:00:00.000Z\",\"to\":1.6095456E12,\"to_as_string\":\"2021-01-02T00:00:00.000Z\",\"doc_count\":1},"
+                        "{\"key\":\"2021-01-02T00:00:00.000Z-*\",\"from\":1.6095456E12,\"from_as_string\":\"2021-01-02T00:00:00.000Z\",\"doc_count\":2}]}}}");
+    /* empty metrics */
+    EXPECT("POST", "/empty/_search",
+           "{\"size\":0,\"aggs\":{\"a\":{\"avg\":{\"field\":\"n\"}},\"s\":{\"sum\":{\"field\":\"n\"}},\"m\":{\"min\":{\"field\":\"n\"}},"
+           "\"v\":{\"value_count\":{\"field\":\"n\"}},\"st\":{\"stats\":{\"field\":\"n\"}},\"c\":{\"cardinality\":{\"field\":\"tag\"}}}}", 200,
+           HEAD "\"hits\":{\"total\":{\"value\":0,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},\"aggregations\":{"
+                "\"a\":{\"value\":null},\"st\":{\"count\":0,\"min\":null,\"max\":null,\"avg\":null,\"sum\":0.0},\"s\":{\"value\":0.0},"
+                "\"c\":{\"value\":0},\"v\":{\"value\":0},\"m\":{\"value\":null}}}");
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"e\":{\"extended_stats\":{\"field\":\"n\"}},\"w\":{\"weighted_avg\":{\"value\":{\"field\":\"p\"},\"weight\":{\"field\":\"n\"}}},"
+           "\"c\":{\"cardinality\":{\"field\":\"tag\"}},\"q\":{\"percentiles\":{\"field\":\"n\",\"percents\":[50,100]}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"q\":{\"values\":{\"50.0\":2.0,\"100.0\":5.0}},\"c\":{\"value\":3},"
+                        "\"e\":{\"count\":3,\"min\":1.0,\"max\":5.0,\"avg\":2.6666666666666665,\"sum\":8.0,\"sum_of_squares\":30.0,"
+                        "\"variance\":2.8888888888888893,\"variance_population\":2.8888888888888893,\"variance_sampling\":4.333333333333334,"
+                        "\"std_deviation\":1.699673171197595,\"std_deviation_population\":1.699673171197595,\"std_deviation_sampling\":2.081665999466133,"
+                        "\"std_deviation_bounds\":{\"upper\":6.066013009061857,\"lower\":-0.7326796757285234,\"upper_population\":6.066013009061857,"
+                        "\"lower_population\":-0.7326796757285234,\"upper_sampling\":6.829998665598932,\"lower_sampling\":-1.4966653322655996}},"
+                        "\"w\":{\"value\":2.1666666666666665}}}");
+}
+
+static void test_dates_and_pipelines(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"d\",\"calendar_interval\":\"day\",\"time_zone\":\"America/New_York\",\"min_doc_count\":1}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"h\":{\"buckets\":[{\"key_as_string\":\"2021-01-01T00:00:00.000-05:00\",\"key\":1609477200000,\"doc_count\":1},"
+                        "{\"key_as_string\":\"2021-01-02T00:00:00.000-05:00\",\"key\":1609563600000,\"doc_count\":1},"
+                        "{\"key_as_string\":\"2021-01-31T00:00:00.000-05:00\",\"key\":1612069200000,\"doc_count\":1}]}}}");
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"h\":{\"date_histogram\":{\"field\":\"d\",\"calendar_interval\":\"month\"},\"aggs\":{\"c\":{\"cumulative_sum\":{\"buckets_path\":\"_count\"}},"
+           "\"dv\":{\"derivative\":{\"buckets_path\":\"_count\"}}}},\"mb\":{\"max_bucket\":{\"buckets_path\":\"h>_count\"}},\"sb\":{\"sum_bucket\":{\"buckets_path\":\"h>_count\"}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"h\":{\"buckets\":[{\"key_as_string\":\"2021-01-01T00:00:00.000Z\",\"key\":1609459200000,\"doc_count\":2,\"c\":{\"value\":2.0}},"
+                        "{\"key_as_string\":\"2021-02-01T00:00:00.000Z\",\"key\":1612137600000,\"doc_count\":1,\"c\":{\"value\":3.0},\"dv\":{\"value\":-1.0}}]},"
+                        "\"mb\":{\"value\":2.0,\"keys\":[\"2021-01-01T00:00:00.000Z\"]},\"sb\":{\"value\":3.0}}}");
+}
+
+static void test_two_indices(void **s) {
+    (void)s;
+    /* long and double terms reduce as doubles; the shards' results merge by key */
+    EXPECT("POST", "/a,b/_search", "{\"size\":0,\"aggs\":{\"n\":{\"terms\":{\"field\":\"n\"}},\"s\":{\"sum\":{\"field\":\"n\"}}}}", 200,
+           "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":2,\"successful\":2,\"skipped\":0,\"failed\":0},"
+           "\"hits\":{\"total\":{\"value\":6,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},\"aggregations\":{\"s\":{\"value\":16.5},"
+           "\"n\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":[{\"key\":1.0,\"doc_count\":1},{\"key\":1.5,\"doc_count\":1},"
+           "{\"key\":2.0,\"doc_count\":1},{\"key\":5.0,\"doc_count\":1},{\"key\":7.0,\"doc_count\":1}]}}}");
+}
+
+static void test_errors(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search", "{\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":0}}}}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"x_content_parse_exception\",\"reason\":\"[1:45] [terms] failed to parse field [size]\"}],"
+           "\"type\":\"x_content_parse_exception\",\"reason\":\"[1:45] [terms] failed to parse field [size]\","
+           "\"caused_by\":{\"type\":\"illegal_argument_exception\",\"reason\":\"[size] must be greater than 0. Found [0] in [t]\"}},\"status\":400}");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"foo\":{}}}}", 400, "\"type\":\"parsing_exception\",\"reason\":\"Unknown aggregation type [foo]\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"composite\":{}}}}", 400,
+               "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [composite] aggregation is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":\"x\"}}", 400,
+               "\"reason\":\"Aggregation definition for [t starts with a [VALUE_STRING], expected a [START_OBJECT].\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"avg\":{}}}}", 400,
+               "\"reason\":\"Required one of fields [field, script], but none were specified. \"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"avg\":{\"field\":\"n\"},\"aggs\":{\"x\":{\"max\":{\"field\":\"n\"}}}}}}", 400,
+               "\"type\":\"aggregation_initialization_exception\",\"reason\":\"Aggregator [t] of type [avg] cannot accept sub-aggregations\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"bogus\":1}}}}", 400,
+               "\"type\":\"x_content_parse_exception\",\"reason\":\"[1:38] [terms] unknown field [bogus]\"");
+    /* shard failures */
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"terms\":{\"field\":\"t\"}}}}", 400,
+               "\"type\":\"search_phase_execution_exception\",\"reason\":\"all shards failed\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"avg\":{\"field\":\"tag\"}}}}", 400,
+               "\"reason\":\"Field [tag] of type [keyword] is not supported for aggregation [avg]\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"histogram\":{\"field\":\"n\"}}}}", 400, "\"reason\":\"interval must be positive, got: 0.0\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"date_histogram\":{\"field\":\"d\",\"calendar_interval\":\"2d\"}}}}", 400,
+               "\"reason\":\"The supplied interval [2d] could not be parsed as a calendar interval.\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"date_histogram\":{\"field\":\"d\",\"time_zone\":\"Mars/Olympus\",\"calendar_interval\":\"day\"}}}}", 400,
+               "Mars/Olympus");
+    EXPECT_HAS("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"h\":{\"histogram\":{\"field\":\"n\",\"interval\":0.00001}}}}", 503,
+               "\"type\":\"too_many_buckets_exception\",\"reason\":\"Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536]. "
+               "This limit can be set by changing the [search.max_buckets] cluster level setting.\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"m\":{\"max_bucket\":{\"buckets_path\":\"nope>_count\"}}}}", 400,
+               "\"reason\":\"Validation Failed: 1: No aggregation found for path [nope>_count];\"");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_terms),
+        cmocka_unit_test(test_typed_keys_and_single_buckets),
+        cmocka_unit_test(test_ranges_filters_stats),
+        cmocka_unit_test(test_dates_and_pipelines),
+        cmocka_unit_test(test_two_indices),
+        cmocka_unit_test(test_errors),
+    };
+    return cmocka_run_group_tests(tests, load, teardown);
+}
