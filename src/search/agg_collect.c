@@ -173,6 +173,11 @@ struct col {
     double wmissing;
     /* buckets */
     ordmap om;
+    TV_VEC(uint32_t) direct;  /* top-level keyword terms: term id -> ord + 1 */
+    bool last_ok;
+    uint64_t last_parent;
+    int64_t last_key;
+    uint32_t last_ord;
     TV_VEC(bkt) b;
     /* keyword terms: target-wide ids */
     tv_map terms;
@@ -281,11 +286,35 @@ static tv_status collect_subs(col *g, uint32_t doc, uint64_t ord) {
     return TROVE_OK;
 }
 
-/* Counts the doc in (parent, key)'s bucket and collects the subs there. */
+/* Counts the doc in (parent, key)'s bucket and collects the subs there.
+ * A top-level terms collector on a keyword (parent 0, dense term ids)
+ * finds its ord in a plain array; others go through the ordmap, after a
+ * one-entry cache (dates and sorted keys repeat). */
 static tv_status bucket_hit(col *g, uint32_t doc, uint64_t parent, int64_t key) {
     uint32_t o;
-    bool added;
-    if (om_get(&g->om, parent, key, (uint32_t)g->b.len, &o, &added)) return c_oom(g);
+    bool added = false;
+    if (g->top && g->kk == TV_KEY_BYTES && g->a->kind == TV_AGG_TERMS) {
+        if ((size_t)key >= g->direct.len) {
+            size_t need = (size_t)key + 1;
+            if (tv_vec_reserve(&g->direct, need)) return c_oom(g);
+            memset(g->direct.items + g->direct.len, 0, (need - g->direct.len) * sizeof *g->direct.items);
+            g->direct.len = need;
+        }
+        uint32_t *slot = &g->direct.items[key];
+        if (!*slot) {
+            *slot = (uint32_t)g->b.len + 1;
+            added = true;
+        }
+        o = *slot - 1;
+    } else if (g->last_ok && g->last_parent == parent && g->last_key == key) {
+        o = g->last_ord;
+    } else {
+        if (om_get(&g->om, parent, key, (uint32_t)g->b.len, &o, &added)) return c_oom(g);
+        g->last_ok = true;
+        g->last_parent = parent;
+        g->last_key = key;
+        g->last_ord = o;
+    }
     if (added) {
         bkt x = {parent, key, 0};
         if (tv_vec_push(&g->b, x)) return c_oom(g);
@@ -955,6 +984,7 @@ static void free_col(col *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nsubs; i++) free_col(g->subs[i]);
     tv_free(g->om.slots);
+    tv_vec_fini(&g->direct);
     tv_vec_fini(&g->b);
     tv_map_fini(&g->terms);
     tv_vec_fini(&g->tids);
