@@ -608,6 +608,14 @@ static void test_parse_math_zoned(void **state) {
     EQ_DATE(ms, T("2021-03-28T12:00:00+02:00"), "Europe/Paris");
     assert_int_equal(tv_date_math_tz(NULL, "now+24h", 7, sat, false, p, &ms, &err), TROVE_OK);
     EQ_DATE(ms, T("2021-03-28T13:00:00+02:00"), "Europe/Paris");
+    /* landing in the autumn overlap keeps the current offset when it is
+     * one of the two (ZonedDateTime.plusWeeks resolves with it) */
+    int64_t nov = T("2021-11-07T02:30:00+01:00");
+    assert_int_equal(tv_date_math_tz(NULL, "now-1w", 6, nov, false, p, &ms, &err), TROVE_OK);
+    EQ_DATE(ms, T("2021-10-31T02:30:00+01:00"), "Europe/Paris");
+    int64_t oct = T("2021-10-24T02:30:00+02:00");
+    assert_int_equal(tv_date_math_tz(NULL, "now+1w", 6, oct, false, p, &ms, &err), TROVE_OK);
+    EQ_DATE(ms, T("2021-10-31T02:30:00+02:00"), "Europe/Paris");
     /* a date with math: parsed in the zone, rounded in it */
     const char *e = "2021-03-28T12:00:00||/d";
     assert_int_equal(tv_date_math_tz(NULL, e, strlen(e), 0, false, p, &ms, &err), TROVE_OK);
