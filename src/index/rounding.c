@@ -126,7 +126,8 @@ static int64_t round_small(const tv_tz *z, tv_date_unit u, int64_t v) {
         int32_t off = 0, before = 0, after = 0;
         int64_t at = 0, truncated = 0;
         bool have = false;
-        switch (tv_tz_local_info(z, tl, &off, &before, &after, &at)) {
+        tv_tz_local_kind kind = tv_tz_local_info(z, tl, &off, &before, &after, &at);
+        switch (kind) {
         case TV_TZ_LOCAL_ONE:
             truncated = tl - (int64_t)off * 1000;
             have = truncated <= inst;
@@ -143,7 +144,13 @@ static int64_t round_small(const tv_tz *z, tv_date_unit u, int64_t v) {
         default: break; /* the truncated time is in a gap */
         }
         int64_t prev;
-        if (!tv_tz_prev_transition(z, inst, &prev)) return have ? truncated : tl - (int64_t)off * 1000;
+        if (!tv_tz_prev_transition(z, inst, &prev)) {
+            /* Java dereferences null here (the zone's first transition
+             * opened a gap over the truncated time): the transition
+             * instant is the first instant of that local unit */
+            if (have) return truncated;
+            return kind == TV_TZ_LOCAL_GAP && at <= inst ? at : inst;
+        }
         if (have && prev <= truncated) return truncated;
         inst = prev - 1; /* round from just before the transition */
     }

@@ -128,6 +128,18 @@ static int64_t year_of(int64_t sec) {
     return y;
 }
 
+/* The offset the rule alone gives at second s. */
+static int32_t rule_offset(const tv_tz *z, int64_t s) {
+    int64_t y = year_of(s);
+    for (int64_t k = y + 1; k >= y - 2; k--) {
+        trans tr[2];
+        rule_year(z, k, tr);
+        for (int i = 1; i >= 0; i--)
+            if (tr[i].at <= s) return tr[i].after;
+    }
+    return z->std;
+}
+
 /* ------------------------------------------------------------ lookups */
 
 /* The last transition with at <= s. */
@@ -355,6 +367,7 @@ static bool parse_posix(const char *s, size_t len, tv_tz *z, bool *has_dst, int3
     int32_t w;
     if (!posix_name(&c) || !hms(&c, 24, &w)) return false;
     z->std = -w;
+    if (z->std < -MAX_OFF || z->std > MAX_OFF) return false;
     *fixed_off = z->std;
     *has_dst = false;
     if (c.p == c.end) return true;
@@ -496,10 +509,19 @@ tv_status tv_tz_from_tzif(const uint8_t *data, size_t len, const char *id, tv_tz
             tv_tz_free(z);
             return TROVE_EARG;
         }
+        /* RFC 8536: the footer must agree with the last transition's type */
+        int32_t tail = z->n ? z->off[z->n - 1] : z->off0;
         if (has_dst) {
             z->rule_after = last;
+            if (h.time && rule_offset(z, last) != tail) {
+                tv_tz_free(z);
+                return TROVE_EARG;
+            }
         } else if (h.time == 0) {
             z->off0 = fixed_off; /* no table: the footer is the zone */
+        } else if (fixed_off != tail) {
+            tv_tz_free(z);
+            return TROVE_EARG;
         }
     }
     z->fixed = z->n == 0 && !z->rule;
