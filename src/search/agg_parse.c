@@ -20,6 +20,7 @@
 #include <stdlib.h>
 
 #include "index/rounding.h"
+#include "index/tz.h"
 #include "search/agg.h"
 #include "search/dsl_int.h"
 
@@ -128,6 +129,23 @@ static bool scalar(const tv_json *v) { return v->type != TV_JSON_OBJECT && v->ty
 static tv_status str_val(tv_dsl *d, const char *type, const tv_json_member *m, const char **out) {
     if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
     *out = m->val.v.s;
+    return TROVE_OK;
+}
+
+/* time_zone: ZoneId.of runs while the body is parsed, so a bad id is
+ * ObjectParser's "failed to parse field [time_zone]" caused by java.time's
+ * message. */
+static tv_status zone_val(tv_dsl *d, const char *type, const tv_json_member *m, const char **out) {
+    tv_status st = str_val(d, type, m, out);
+    if (st) return st;
+    const tv_tz *z;
+    tv_error e;
+    tv_error_clear(&e);
+    if (tv_tz_get(m->val.v.s, m->val.len, &z, &e)) {
+        field_fail(d, type, m, "%s", e.reason);
+        if (e.type[0]) snprintf(d->err->cause_type, sizeof d->err->cause_type, "%s", e.type);
+        return d->err ? d->err->code : TROVE_EXCONTENT;
+    }
     return TROVE_OK;
 }
 
@@ -308,7 +326,7 @@ static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool
                 return field_fail(d, type, m, "[interval] must be >0 for histogram aggregation [%s]", a->name);
         }
         else if (!date && key_is(m, "offset")) st = dbl_val(d, type, m, &a->offset);
-        else if (date && key_is(m, "time_zone")) st = str_val(d, type, m, &a->time_zone);
+        else if (date && key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
         else if (date && key_is(m, "offset")) {
             if (m->val.type == TV_JSON_INT) a->offset_ms = m->val.v.i;
             else if (m->val.type == TV_JSON_STRING) {
@@ -375,7 +393,7 @@ static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool dat
         if (st) return st;
         if (done) continue;
         if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
-        else if (date && key_is(m, "time_zone")) st = str_val(d, type, m, &a->time_zone);
+        else if (date && key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
         else if (key_is(m, "ranges")) {
             if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
             a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
