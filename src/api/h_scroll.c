@@ -785,6 +785,7 @@ void tv_h_scroll(tv_req *r) {
     p.rest_total_hits_as_int = as_int;
     p.from = h.from;
     p.size = h.size;
+    p.skip_aggs = true; /* only the first response carries aggregations */
     p.body_text = h.body;
     p.body_text_len = h.body_len;
     tv_json *body = NULL;

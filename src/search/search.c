@@ -1495,6 +1495,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     } else {
         if ((st = parse_body(&d, body, &r))) return st;
         if ((st = apply_params(&d, params, &r))) return st;
+        if (params && params->skip_aggs) r.aggs.n = 0;
     }
     int64_t from = r.from < 0 && r.from == -1 ? 0 : r.from;
     int64_t size = r.size == -1 ? 10 : r.size;

@@ -138,6 +138,24 @@ static void test_two_indices(void **s) {
            "{\"key\":2.0,\"doc_count\":1},{\"key\":5.0,\"doc_count\":1},{\"key\":7.0,\"doc_count\":1}]}}}");
 }
 
+/* Only a scroll's first response carries the aggregations. */
+static void test_scroll(void **s) {
+    (void)s;
+    char *first, *next;
+    assert_int_equal(req("POST", "/a/_search?scroll=1m", "{\"size\":1,\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}", &first), 200);
+    assert_non_null(strstr(first, "\"aggregations\":{\"m\":{\"value\":5.0}}"));
+    char *sid = field(first, "_scroll_id");
+    assert_non_null(sid);
+    char body[600];
+    snprintf(body, sizeof body, "{\"scroll\":\"1m\",\"scroll_id\":\"%s\"}", sid);
+    assert_int_equal(req("POST", "/_search/scroll", body, &next), 200);
+    assert_non_null(strstr(next, "\"hits\":[{"));
+    assert_null(strstr(next, "aggregations"));
+    free(sid);
+    free(first);
+    free(next);
+}
+
 static void test_errors(void **s) {
     (void)s;
     EXPECT("POST", "/a/_search", "{\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\",\"size\":0}}}}", 400,
@@ -179,6 +197,7 @@ int main(void) {
         cmocka_unit_test(test_ranges_filters_stats),
         cmocka_unit_test(test_dates_and_pipelines),
         cmocka_unit_test(test_two_indices),
+        cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
     };
     return cmocka_run_group_tests(tests, load, teardown);
