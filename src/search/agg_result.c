@@ -480,6 +480,41 @@ static tv_status reduce_keyed(red *rd, const tv_agg *a, agg_res **list, size_t n
     return TROVE_OK;
 }
 
+/* The result an aggregation has over no documents, shaped like tmpl
+ * (buildEmptyAggregation): metrics empty, fixed buckets (range, filters,
+ * single-bucket) kept with no docs and empty sub-results, keyed buckets
+ * none. NULL on OOM. */
+static agg_res *empty_like(red *rd, const agg_res *tmpl) {
+    agg_res *er = tv_arena_calloc(rd->c->arena, 1, sizeof *er);
+    if (!er) return NULL;
+    er->a = tmpl->a;
+    er->key_kind = tmpl->key_kind;
+    er->fmt = tmpl->fmt;
+    er->mapped = tmpl->mapped;
+    er->min = INFINITY;
+    er->max = -INFINITY;
+    const tv_agg *a = tmpl->a;
+    bool fixed = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL ||
+                 a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS;
+    if (!fixed || !tmpl->nb) return er;
+    er->nb = tmpl->nb;
+    er->b = tv_arena_calloc(rd->c->arena, er->nb, sizeof *er->b);
+    if (!er->b) return NULL;
+    for (size_t q = 0; q < er->nb; q++) {
+        er->b[q] = tmpl->b[q];
+        er->b[q].doc_count = 0;
+        er->b[q].subs = NULL;
+        if (!tmpl->b[q].subs) continue;
+        er->b[q].subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *er->b[q].subs);
+        if (!er->b[q].subs) return NULL;
+        for (uint32_t s = 0; s < a->nsubs; s++)
+            if (tmpl->b[q].subs[s] && !tv_agg_is_pipeline(a->subs[s]->kind) &&
+                !(er->b[q].subs[s] = empty_like(rd, tmpl->b[q].subs[s])))
+                return NULL;
+    }
+    return er;
+}
+
 /* Empty histogram buckets between (and, with extended_bounds, around)
  * the data buckets (InternalHistogram/InternalDateHistogram
  * .addEmptyBuckets); b is sorted by key ascending. */
@@ -538,24 +573,7 @@ static tv_status fill_histogram(red *rd, const tv_agg *a, agg_res *o, const agg_
                 if (!e.subs) { st = r_oom(rd); goto done; }
                 for (uint32_t s = 0; s < a->nsubs; s++) {
                     if (!esubs || !esubs[s] || tv_agg_is_pipeline(a->subs[s]->kind)) continue;
-                    agg_res *er = tv_arena_calloc(rd->c->arena, 1, sizeof *er);
-                    if (!er) { st = r_oom(rd); goto done; }
-                    *er = *esubs[s];
-                    er->b = NULL; er->nb = 0; er->count = 0; er->sum = er->comp = er->sumsq = er->sqcomp = 0;
-                    er->wsum = er->wcomp = 0; er->min = INFINITY; er->max = -INFINITY; er->sketch = NULL;
-                    er->other = 0; er->err = 0; er->doc_count = 0;
-                    if (esubs[s]->nb && (er->a->kind == TV_AGG_FILTER || er->a->kind == TV_AGG_MISSING ||
-                                         er->a->kind == TV_AGG_RANGE || er->a->kind == TV_AGG_FILTERS)) {
-                        er->nb = esubs[s]->nb;
-                        er->b = tv_arena_calloc(rd->c->arena, er->nb, sizeof *er->b);
-                        if (!er->b) { st = r_oom(rd); goto done; }
-                        for (size_t q = 0; q < er->nb; q++) {
-                            er->b[q] = esubs[s]->b[q];
-                            er->b[q].doc_count = 0;
-                            er->b[q].subs = NULL;
-                        }
-                    }
-                    e.subs[s] = er;
+                    if (!(e.subs[s] = empty_like(rd, esubs[s]))) { st = r_oom(rd); goto done; }
                 }
             }
             if (tv_vec_push(&v, e)) { st = r_oom(rd); goto done; }
