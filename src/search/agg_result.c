@@ -377,7 +377,7 @@ static tv_status shard_cut(red *rd, agg_res *r) {
         }
         r->b[keep++] = r->b[i];
     }
-    bool filled = (int64_t)keep >= shard_size && keep < r->nb;
+    bool filled = (int64_t)keep >= shard_size; /* a full shard_size: a term may be missing */
     r->other += other;
     if (!filled || order_is_key(a)) r->err = 0;
     else if (order_is_count_desc(a)) r->err = keep ? (int64_t)r->b[keep - 1].doc_count : 0;
@@ -515,6 +515,49 @@ static agg_res *empty_like(red *rd, const agg_res *tmpl) {
     return er;
 }
 
+/* The empty result of aggregation a from its definition alone (no
+ * document reached it on any target): fixed buckets from the request,
+ * sub-results below them likewise. NULL on OOM. */
+static agg_res *empty_of(red *rd, const tv_agg *a) {
+    agg_res *u = tv_arena_calloc(rd->c->arena, 1, sizeof *u);
+    if (!u) return NULL;
+    u->a = a;
+    u->min = INFINITY;
+    u->max = -INFINITY;
+    u->key_kind = a->kind == TV_AGG_HISTOGRAM ? TV_KEY_DOUBLE : a->kind == TV_AGG_DATE_HISTOGRAM ? TV_KEY_LONG : TV_KEY_BYTES;
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE) {
+        u->fmt.kind = TV_FMT_DATE;
+        u->fmt.pattern = a->src.format ? a->src.format : "strict_date_optional_time||epoch_millis";
+    } else if (a->src.format && !tv_agg_is_bucket(a->kind)) {
+        u->fmt.kind = TV_FMT_DECIMAL;
+        u->fmt.pattern = a->src.format;
+    }
+    if (!(a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS ||
+          a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL))
+        return u;
+    size_t nb = a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges
+                : a->kind == TV_AGG_FILTERS ? a->nfilters + (a->other_bucket ? 1 : 0) : 1;
+    u->b = tv_arena_calloc(rd->c->arena, nb + 1, sizeof *u->b);
+    if (!u->b) return NULL;
+    u->nb = nb;
+    for (size_t q = 0; q < nb; q++) {
+        if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+            u->b[q].ki = (int64_t)q;
+            u->b[q].kd = a->ranges[q].from ? a->ranges[q].from_d : -INFINITY;
+            u->b[q].to = a->ranges[q].to ? a->ranges[q].to_d : INFINITY;
+        } else if (a->kind == TV_AGG_FILTERS) {
+            u->b[q].ks = q < a->nfilters ? a->filter_keys[q] : a->other_key;
+            u->b[q].klen = (uint32_t)strlen(u->b[q].ks);
+        }
+        if (!a->nsubs) continue;
+        u->b[q].subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *u->b[q].subs);
+        if (!u->b[q].subs) return NULL;
+        for (uint32_t s = 0; s < a->nsubs; s++)
+            if (!tv_agg_is_pipeline(a->subs[s]->kind) && !(u->b[q].subs[s] = empty_of(rd, a->subs[s]))) return NULL;
+    }
+    return u;
+}
+
 /* Empty histogram buckets between (and, with extended_bounds, around)
  * the data buckets (InternalHistogram/InternalDateHistogram
  * .addEmptyBuckets); b is sorted by key ascending. */
@@ -549,6 +592,7 @@ static tv_status fill_histogram(red *rd, const tv_agg *a, agg_res *o, const agg_
     bool have_first = false;
     if (isfinite(lo) && (a->has_ext && a->ext_min)) {
         key = date ? (double)tv_rounding_round(&rnd, (int64_t)lo) : floor((lo - a->offset) / a->interval) * a->interval + a->offset;
+        if (o->nb && KEYD(&o->b[0]) < key) key = KEYD(&o->b[0]); /* data below the bounds: fill from there */
         have_first = true;
     } else if (o->nb) {
         key = KEYD(&o->b[0]);
@@ -572,8 +616,9 @@ static tv_status fill_histogram(red *rd, const tv_agg *a, agg_res *o, const agg_
                 e.subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *e.subs);
                 if (!e.subs) { st = r_oom(rd); goto done; }
                 for (uint32_t s = 0; s < a->nsubs; s++) {
-                    if (!esubs || !esubs[s] || tv_agg_is_pipeline(a->subs[s]->kind)) continue;
-                    if (!(e.subs[s] = empty_like(rd, esubs[s]))) { st = r_oom(rd); goto done; }
+                    if (tv_agg_is_pipeline(a->subs[s]->kind)) continue;
+                    e.subs[s] = esubs && esubs[s] ? empty_like(rd, esubs[s]) : empty_of(rd, a->subs[s]);
+                    if (!e.subs[s]) { st = r_oom(rd); goto done; }
                 }
             }
             if (tv_vec_push(&v, e)) { st = r_oom(rd); goto done; }
@@ -1395,31 +1440,9 @@ tv_status tv_aggs_reduce_write(tv_agg_ctx *c, const tv_aggs *aggs, agg_res ***re
         for (size_t t = 0; t < ntargets; t++)
             if (results[t] && results[t][i]) tmp[k++] = results[t][i];
         if (!k) {
-            /* no target: an unmapped result */
-            agg_res *u = tv_arena_calloc(c->arena, 1, sizeof *u);
+            /* no target: the empty result */
+            agg_res *u = empty_of(&rd, a);
             if (!u) return r_oom(&rd);
-            u->a = a;
-            u->min = INFINITY;
-            u->max = -INFINITY;
-            u->key_kind = TV_KEY_BYTES;
-            if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS ||
-                a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL) {
-                size_t nb = a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges
-                            : a->kind == TV_AGG_FILTERS ? a->nfilters + (a->other_bucket ? 1 : 0) : 1;
-                u->b = tv_arena_calloc(c->arena, nb + 1, sizeof *u->b);
-                if (!u->b) return r_oom(&rd);
-                u->nb = nb;
-                for (size_t q = 0; q < nb; q++) {
-                    if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
-                        u->b[q].ki = (int64_t)q;
-                        u->b[q].kd = a->ranges[q].from ? a->ranges[q].from_d : -INFINITY;
-                        u->b[q].to = a->ranges[q].to ? a->ranges[q].to_d : INFINITY;
-                    } else if (a->kind == TV_AGG_FILTERS) {
-                        u->b[q].ks = q < a->nfilters ? a->filter_keys[q] : a->other_key;
-                        u->b[q].klen = (uint32_t)strlen(u->b[q].ks);
-                    }
-                }
-            }
             tmp[k++] = u;
         }
         tv_status st = reduce(&rd, a, tmp, k, true, &level[i]);
