@@ -210,7 +210,8 @@ struct col {
 
 struct tv_agg_shard {
     tv_agg_ctx *ctx;
-    const tv_aggs *aggs;
+    tv_aggs aggs_copy;        /* the caller's tv_aggs may not outlive the shard */
+    const tv_aggs *aggs;      /* &aggs_copy */
     col **cols;               /* per aggs item; NULL when not in this pass */
     const tv_segview *sv;
 };
@@ -1186,7 +1187,8 @@ tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const 
     tv_agg_shard *s = tv_arena_calloc(c->arena, 1, sizeof *s);
     if (!s) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
     s->ctx = c;
-    s->aggs = aggs;
+    s->aggs_copy = *aggs;
+    s->aggs = &s->aggs_copy;
     s->cols = tv_arena_calloc(c->arena, aggs->n + 1, sizeof *s->cols);
     if (!s->cols || tv_vec_push(&c->shards, s)) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
     *out = s;
