@@ -932,8 +932,9 @@ static tv_status register_all_keys(col *g, const tv_segview *sv) {
         }
         return TROVE_OK;
     }
+    /* every doc of the segment, deleted ones too: NumericTermsAggregator
+     * walks maxDoc without looking at live docs */
     for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
-        if (!tv_segview_live(sv, doc)) continue;
         const int64_t *v;
         uint32_t n = nums(g, g->f, doc, &v);
         for (uint32_t i = 0; i < n; i++) {

@@ -41,7 +41,6 @@
 typedef struct red {
     tv_agg_ctx *c;
     int64_t buckets;  /* consumed (MultiBucketConsumer) */
-    bool multi;       /* more than one target */
 } red;
 
 static tv_status r_oom(red *r) { return tv_error_set(r->c->err, TROVE_ENOMEM, "out of memory"); }
@@ -66,7 +65,9 @@ static int key_cmp(tv_key_kind kk, const agg_bucket *a, const agg_bucket *b) {
         uint64_t x = tv_sortable_to_unsigned(a->ki), y = tv_sortable_to_unsigned(b->ki);
         return x < y ? -1 : x > y;
     }
-    case TV_KEY_DOUBLE: return a->kd < b->kd ? -1 : a->kd > b->kd;
+    case TV_KEY_DOUBLE: /* Double.compare: -0.0 and 0.0 are two keys */
+        if (a->kd != b->kd) return a->kd < b->kd ? -1 : 1;
+        return (signbit(b->kd) != 0) - (signbit(a->kd) != 0);
     default: return a->ki < b->ki ? -1 : a->ki > b->ki;
     }
 }
@@ -151,7 +152,7 @@ static bool metric_prop(const agg_res *r, const char *prop, double *out) {
     case TV_AGG_VALUE_COUNT: if (prop && strcmp(prop, "value")) return false; *out = (double)r->count; return true;
     case TV_AGG_WEIGHTED_AVG:
         if (prop && strcmp(prop, "value")) return false;
-        *out = r->wsum == 0 ? NAN : r->sum / r->wsum;
+        *out = r->sum / r->wsum; /* no zero guard: 5/0 orders as +Infinity (printing checks the weight) */
         return true;
     case TV_AGG_CARDINALITY: {
         if (prop && strcmp(prop, "value")) return false;
@@ -274,10 +275,13 @@ typedef struct ord_ctx {
 
 static ord_ctx *g_ord;
 
+/* Comparators.compareDiscardNaN: NaN last whatever the direction, else
+ * Double.compare (-0.0 before 0.0). */
 static int cmp_nan_last(double x, double y, bool desc) {
     bool xn = x != x, yn = y != y;
     if (xn || yn) return xn == yn ? 0 : xn ? 1 : -1;
     int c = x < y ? -1 : x > y;
+    if (!c && x == 0) c = (signbit(y) != 0) - (signbit(x) != 0);
     return desc ? -c : c;
 }
 
@@ -459,7 +463,7 @@ static tv_status reduce_keyed(red *rd, const tv_agg *a, agg_res **list, size_t n
             d->doc_count += all[x]->doc_count;
             group[gn++] = all[x];
         }
-        if (a->kind == TV_AGG_TERMS && rd->multi) {
+        if (a->kind == TV_AGG_TERMS && n > 1) {
             /* the error of the shards that did not return the term */
             int64_t e = 0;
             bool unbounded = false;
@@ -617,8 +621,10 @@ static tv_status fill_histogram(red *rd, const tv_agg *a, agg_res *o, const agg_
                 if (!e.subs) { st = r_oom(rd); goto done; }
                 for (uint32_t s = 0; s < a->nsubs; s++) {
                     if (tv_agg_is_pipeline(a->subs[s]->kind)) continue;
-                    e.subs[s] = esubs && esubs[s] ? empty_like(rd, esubs[s]) : empty_of(rd, a->subs[s]);
-                    if (!e.subs[s]) { st = r_oom(rd); goto done; }
+                    agg_res *er = esubs && esubs[s] ? empty_like(rd, esubs[s]) : empty_of(rd, a->subs[s]);
+                    if (!er) { st = r_oom(rd); goto done; }
+                    /* reduced like any result: a histogram below fills its own bounds */
+                    if ((st = reduce(rd, a->subs[s], &er, 1, true, &e.subs[s]))) goto done;
                 }
             }
             if (tv_vec_push(&v, e)) { st = r_oom(rd); goto done; }
@@ -676,7 +682,7 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
             err += list[i]->err;
         }
         o->other = other;
-        o->err = !rd->multi ? 0 : unbounded ? -1 : err;
+        o->err = n == 1 ? 0 : unbounded ? -1 : err; /* one result reduced: 0 (InternalTerms.reduce) */
         if (!final) return TROVE_OK;
         /* min_doc_count, order, size */
         ord_ctx oc = {a, o, rd, TROVE_OK};
@@ -1429,7 +1435,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
 
 tv_status tv_aggs_reduce_write(tv_agg_ctx *c, const tv_aggs *aggs, agg_res ***results, size_t ntargets,
                                bool typed_keys, tv_jw *w) {
-    red rd = {c, 0, ntargets > 1};
+    red rd = {c, 0};
     agg_res **level = tv_arena_calloc(c->arena, aggs->n + 1, sizeof *level);
     agg_res **tmp = tv_arena_alloc(c->arena, (ntargets + 1) * sizeof *tmp);
     if (!level || !tmp) return r_oom(&rd);

@@ -1073,8 +1073,10 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
         if (st) return st;
-        if (!it) continue;
+        /* every segment reaches the aggregations: terms with
+         * min_doc_count 0 list the keys of segments with no match too */
         if (ag && (st = tv_agg_shard_segment(ag, sv))) return st;
+        if (!it) continue;
         /* the threshold carried over from earlier segments and targets */
         bool total_done = counted || c->total > (uint64_t)r->track_limit;
         bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
@@ -1082,8 +1084,9 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             tv_plan_ctx pc2 = {a, snap, false, false};
             st = tv_plan(tc->post, sv, &pc2, &pf);
             if (st) return st;
-            if (!pf) continue;
+            if (!pf && !ag) continue; /* no hit here; aggregations still see the matches */
         }
+        bool no_hits = tc->post && !pf;
         uint64_t n;
         tv_count_ctx cx = {a, sv->max_doc};
         if (count_only && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &cx, &n)) {
@@ -1096,6 +1099,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (pc.scores) score = tv_iter_score(it);
             if (r->has_min_score && score < r->min_score) continue;
             if (ag && (st = tv_agg_collect(ag, doc))) return st; /* before post_filter, as OpenSearch */
+            if (no_hits) continue;
             if (pf) {
                 if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
                 if (pf->doc != doc) continue;

@@ -11,7 +11,8 @@
  * merges); later batches delete some documents of earlier segments (a
  * deleted doc stays physically in its segment, which matters for terms
  * with min_doc_count 0: OpenSearch adds zero-count buckets for every value
- * of the shard's doc values, deleted docs included). Nothing is ever
+ * of the shard's doc values, deleted docs included, unless every doc of
+ * the segment is deleted: Lucene drops such a segment). Nothing is ever
  * overwritten, so a doc's physical place is its batch.
  *
  * Then random requests run: size 0, sometimes a query (term, range),
@@ -35,7 +36,7 @@
  * (with a note when the parsed doubles agree and only the printing
  * differs), and the order of a keyed filters' bucket object too.
  *
- * TROVE_ORACLE_AGG_CASES (default 1500) sets the number of requests,
+ * TROVE_ORACLE_AGG_CASES (default 30000; about 30 s under ASan) sets the number of requests,
  * TROVE_ORACLE_AGG_SEED the seed; on a mismatch the seed, the round, the
  * documents' summary, the request, the expected and the actual
  * aggregations are printed and the test fails.
@@ -56,22 +57,35 @@
 #include <time.h>
 
 #include "json/json.h"
+#include "search/hll.h"
 #include "trove.h"
 #include "util/util.h"
 
 /* Switches for features under investigation (0: tested). */
 #ifndef AGG_SKIP_TERMS_MDC0
-#define AGG_SKIP_TERMS_MDC0 1 /* trove: zero-count terms only from segments with a match; numeric ones skip deleted docs */
+#define AGG_SKIP_TERMS_MDC0 0 /* fixed, was: trove zero-count terms only from segments with a match; numeric ones skip deleted docs */
 #endif
 #ifndef AGG_SKIP_EXT_STATS_NAN
 #define AGG_SKIP_EXT_STATS_NAN 0 /* extended_stats with count 1 ("NaN" sampling variance) */
 #endif
 
 #ifndef AGG_SKIP_POST_FILTER
-#define AGG_SKIP_POST_FILTER 1 /* trove skips a segment's aggregation docs when the post_filter matches none there */
+#define AGG_SKIP_POST_FILTER 0 /* fixed, was: trove skips a segment's aggregation docs when the post_filter matches none there */
+#endif
+#ifndef AGG_SKIP_FULL_SHARD_ERR
+#define AGG_SKIP_FULL_SHARD_ERR 0 /* was: a shard returning exactly shard_size terms reported error 0 (fixed in 5abc0af; cases skipped when 1) */
+#endif
+#ifndef AGG_SKIP_WAVG_INF
+#define AGG_SKIP_WAVG_INF 0 /* fixed, was: trove terms ordered by a weighted_avg of weight sum 0 (+-Infinity) sort it as NaN (cases skipped) */
+#endif
+#ifndef AGG_SKIP_ONE_RESULT_ERR
+#define AGG_SKIP_ONE_RESULT_ERR 0 /* fixed, was: trove a sub-terms reduced from one shard's result keeps that shard's error (cases skipped) */
+#endif
+#ifndef AGG_SKIP_SIGNED_ZERO
+#define AGG_SKIP_SIGNED_ZERO 0 /* fixed, was: trove a metric order treats -0.0 and 0.0 as equal (Double.compare: -0.0 < 0.0; cases skipped) */
 #endif
 #ifndef AGG_SKIP_EXT_BOUNDS
-#define AGG_SKIP_EXT_BOUNDS 1 /* trove: gaps below extended_bounds.min not filled; buckets from bounds alone lack sub-aggs */
+#define AGG_SKIP_EXT_BOUNDS 0 /* fixed, was: trove gaps below extended_bounds.min not filled; buckets from bounds alone lack sub-aggs */
 #endif
 
 /* ------------------------------------------------------------------ rng */
@@ -851,6 +865,7 @@ struct mres {
 };
 
 static tv_arena *ar;
+static bool skip_case; /* the model hit a known disagreement switched off above */
 static void *az(size_t n) {
     void *p = tv_arena_calloc(ar, 1, n ? n : 1);
     assert_non_null(p);
@@ -920,11 +935,13 @@ static double metric_value(const mres *r, int stat);
 /* The value a terms order compares (shard or reduced). */
 static double order_value(const mbucket *bk, const magg *a) {
     const mres *m = bk->subs[a->osub];
+    if (AGG_SKIP_WAVG_INF && m->a->kind == A_WAVG && m->wtot.sum == 0 && m->wsum.sum != 0) skip_case = true;
     return metric_value(m, a->ostat);
 }
 static int cmp_discard_nan(double x, double y, bool asc) {
     if (isnan(x)) return isnan(y) ? 0 : 1;
     if (isnan(y)) return -1;
+    if (AGG_SKIP_SIGNED_ZERO && x == 0 && y == 0 && signbit(x) != signbit(y)) skip_case = true;
     int c = dcmp(x, y);
     return asc ? c : -c;
 }
@@ -946,6 +963,7 @@ static int terms_cmp(const void *pa, const void *pb) {
     return key_cmp(&x->k, &y->k);
 }
 static void sort_terms(const magg *a, mbucket *b, int n) {
+    if (n < 2) return;
     const magg *saved = sort_agg;
     sort_agg = a;
     qsort(b, (size_t)n, sizeof *b, terms_cmp);
@@ -976,6 +994,25 @@ static void add_card(mres *r, const mkey *k) {
     if (r->ncard) memcpy(n, r->card, sizeof *n * (size_t)r->ncard);
     n[r->ncard++] = *k;
     r->card = n;
+}
+
+/* OpenSearch's cardinality is its sketch's estimate, not the distinct
+ * count: below the threshold, a linear-counting estimate over 25-bit codes
+ * of the values' hashes, which two colliding codes bring one below the
+ * count. The model hashes its distinct keys with OpenSearch's functions
+ * (murmur3 for bytes, mix64 for longs and doubles; checked against a Java
+ * rendition in test_search_hll) and asks the sketch for the estimate. */
+static int card_value(const mres *r) {
+    tv_hll *h = tv_hll_new(tv_hll_precision(3000));
+    assert_non_null(h);
+    for (int i = 0; i < r->ncard; i++) {
+        const mkey *k = &r->card[i];
+        uint64_t hv = k->kind == KS ? tv_hash_bytes(k->s, strlen(k->s)) : k->kind == KL ? tv_hash_long(k->l) : tv_hash_double(k->d);
+        assert_int_equal(tv_hll_add(h, hv), TROVE_OK);
+    }
+    int64_t v = tv_hll_cardinality(h);
+    tv_hll_free(h);
+    return (int)v;
 }
 
 /* Groups docs by key: builds buckets with doc lists. */
@@ -1054,7 +1091,11 @@ static mres *eval(const magg *a, const int *ds, int nd, int shard, bool empty) {
         }
         if (a->mdc == 0)
             for (int d = 0; d < ndocs; d++) {
-                if (docs[d].shard != shard) continue; /* every physical doc, deleted ones too */
+                if (docs[d].shard != shard) continue; /* every physical doc, deleted ones too, */
+                bool seg_live = false;                 /* but of segments with a live doc: Lucene's */
+                for (int e = 0; e < ndocs && !seg_live; e++) /* IndexWriter drops fully deleted ones */
+                    seg_live = docs[e].shard == shard && docs[e].seg == docs[d].seg && docs[e].live;
+                if (!seg_live) continue;
                 mkey ks[16];
                 int nk = doc_keys(&docs[d], a->field, ks);
                 for (int j = 0; j < nk; j++)
@@ -1074,6 +1115,7 @@ static mres *eval(const magg *a, const int *ds, int nd, int shard, bool empty) {
         r->nb = keep;
         r->shard_size = ss;
         /* a shard's error (InternalTerms.getDocCountError) */
+        if (AGG_SKIP_FULL_SHARD_ERR && nshards > 1 && keep == ss && ng == ss && a->okind != O_KEY) skip_case = true;
         if (keep == 0 || keep < ss || a->okind == O_KEY)
             r->err = 0;
         else if (a->okind == O_COUNT && a->odesc) {
@@ -1111,7 +1153,7 @@ static mres *eval(const magg *a, const int *ds, int nd, int shard, bool empty) {
             b[i].doc_count = gs[i].nd;
             eval_subs(a, &b[i], gs[i].ds, gs[i].nd, shard, false);
         }
-        qsort(b, (size_t)ng, sizeof *b, key_bucket_cmp);
+        if (ng > 1) qsort(b, (size_t)ng, sizeof *b, key_bucket_cmp);
         r->b = b;
         r->nb = ng;
         return r;
@@ -1270,7 +1312,7 @@ static mres *reduce(mres **rs, int n) {
                 reduce_bucket_subs(a, &all[nb], ins, m);
                 nb++;
             }
-        qsort(all, (size_t)nb, sizeof *all, key_bucket_cmp);
+        if (nb > 1) qsort(all, (size_t)nb, sizeof *all, key_bucket_cmp);
         r->b = all;
         r->nb = nb;
         if (a->kind == A_TERMS) {
@@ -1279,7 +1321,8 @@ static mres *reduce(mres **rs, int n) {
                 r->other += rs[i]->other;
                 if (err != -1) err = rs[i]->err == -1 ? -1 : err + rs[i]->err;
             }
-            r->err = n == 1 ? 0 : err;
+            if (AGG_SKIP_ONE_RESULT_ERR && n == 1 && nshards > 1 && rs[0]->err != 0) skip_case = true;
+            r->err = n == 1 ? 0 : err; /* InternalTerms.reduce: one aggregation to reduce, error 0 */
         }
         return r;
     }
@@ -1309,7 +1352,7 @@ static double metric_value(const mres *r, int stat) {
     case A_MIN: return r->min;
     case A_MAX: return r->max;
     case A_VCOUNT: return (double)r->count;
-    case A_CARD: return (double)r->ncard;
+    case A_CARD: return (double)card_value(r);
     case A_WAVG: return r->wsum.sum / r->wtot.sum;
     default:
         switch (stat) {
@@ -1663,7 +1706,7 @@ static void print_res(const mres *r, tv_buf *b) {
         put_double_or_null(b, r->max);
         break;
     case A_VCOUNT: tv_buf_printf(b, "\"value\":%lld", (long long)r->count); break;
-    case A_CARD: tv_buf_printf(b, "\"value\":%d", r->ncard); break;
+    case A_CARD: tv_buf_printf(b, "\"value\":%d", card_value(r)); break;
     case A_WAVG:
         tv_buf_puts(b, "\"value\":");
         if (r->wtot.sum != 0)
@@ -2001,11 +2044,12 @@ static void build_round(int round) {
 
 /* ----------------------------------------------------------------- case */
 
-static long cases_done;
+static long cases_done, cases_skipped;
 
 static bool run_case(uint64_t seed, int round) {
     napool = 0;
     name_seq = 0;
+    skip_case = false;
     bool has_q = coin(45), has_pf = coin(30) && !AGG_SKIP_POST_FILTER;
     mq q = has_q ? gen_q() : (mq){QALL, 0, 0, 0};
     mq pf = gen_q();
@@ -2084,7 +2128,9 @@ static bool run_case(uint64_t seed, int round) {
         fail();
     }
     const tv_json *got = tv_json_get(resp, "aggregations");
-    if (status != 200 || !got) {
+    if (skip_case) {
+        cases_skipped++;
+    } else if (status != 200 || !got) {
         snprintf(diff_msg, sizeof diff_msg, "status %d", status);
         ok = false;
     } else
@@ -2122,7 +2168,7 @@ static bool run_case(uint64_t seed, int round) {
 static void test_oracle_aggs(void **state) {
     (void)state;
     const char *env = getenv("TROVE_ORACLE_AGG_CASES");
-    long cases = env ? atol(env) : 1500;
+    long cases = env ? atol(env) : 30000;
     env = getenv("TROVE_ORACLE_AGG_SEED");
     uint64_t seed = env ? strtoull(env, NULL, 10) : 20260214;
     rng_state = seed ? seed : 1;
@@ -2158,7 +2204,7 @@ static void test_oracle_aggs(void **state) {
         }
         tv_arena_fini(&a);
     }
-    printf("oracle aggs: %ld cases, %ld differences\n", cases_done, failures);
+    printf("oracle aggs: %ld cases (%ld skipped by AGG_SKIP_*), %ld differences\n", cases_done, cases_skipped, failures);
     trove_node_free(node);
     assert_int_equal(failures, 0);
 }
