@@ -371,7 +371,7 @@ static tv_status shard_cut(red *rd, agg_res *r) {
     if (shard_size < a->size) shard_size = a->size;
     ord_ctx oc = {a, r, rd, TROVE_OK};
     g_ord = &oc;
-    qsort(r->b, r->nb, sizeof *r->b, order_qcmp);
+    if (r->nb > 1) qsort(r->b, r->nb, sizeof *r->b, order_qcmp);
     size_t keep = 0;
     uint64_t other = 0;
     for (size_t i = 0; i < r->nb; i++) {
@@ -691,7 +691,7 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
         for (size_t i = 0; i < o->nb; i++)
             if ((int64_t)o->b[i].doc_count >= a->min_doc_count) o->b[k++] = o->b[i];
         o->nb = k;
-        qsort(o->b, o->nb, sizeof *o->b, order_qcmp);
+        if (o->nb > 1) qsort(o->b, o->nb, sizeof *o->b, order_qcmp);
         if ((int64_t)o->nb > a->size) {
             for (size_t i = (size_t)a->size; i < o->nb; i++) o->other += o->b[i].doc_count;
             o->nb = (size_t)a->size;
@@ -720,7 +720,7 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
                     o->b[o->nb - 1 - i] = t;
                 }
             } else {
-                qsort(o->b, o->nb, sizeof *o->b, order_qcmp);
+                if (o->nb > 1) qsort(o->b, o->nb, sizeof *o->b, order_qcmp);
             }
         }
         if ((st = consume(rd, (int64_t)o->nb))) return st;
