@@ -96,6 +96,22 @@ typedef struct src_filter {
     size_t nexc;
 } src_filter;
 
+/* One rescorer (QueryRescorerBuilder): the window's combined score is
+ * score_mode(first * query_weight, second * rescore_query_weight) where
+ * the rescore query matches, first * query_weight elsewhere. */
+typedef enum { RS_TOTAL, RS_MULTIPLY, RS_AVG, RS_MAX, RS_MIN } rescore_mode;
+typedef struct rescorer {
+    const tv_json *query;
+    int64_t window;
+    float qw, rw;
+    rescore_mode mode;
+} rescorer;
+
+typedef struct index_boost {
+    const char *index; /* a name or a pattern */
+    float boost;
+} index_boost;
+
 typedef struct req {
     const tv_json *query, *post_filter, *search_after;
     int64_t from, size;
@@ -117,6 +133,11 @@ typedef struct req {
     bool version, seq_no;
     int64_t terminate_after;
     tv_aggs aggs;        /* aggs.n 0: none */
+    rescorer *rescores;  /* applied in order to each target's top hits */
+    size_t nrescores;
+    index_boost *boosts; /* indices_boost, in request order */
+    size_t nboosts;
+    const char *collapse; /* collapse.field */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -366,6 +387,119 @@ static tv_status parse_stored(tv_dsl *d, const tv_json *v, req *r) {
     return TROVE_OK;
 }
 
+/* One rescore object: {"window_size": N, "query": {...}} (RescorerBuilder
+ * .parseFromXContent, QueryRescorerBuilder.fromXContent). */
+static tv_status parse_rescorer(tv_dsl *d, const tv_json *v, rescorer *o) {
+    o->window = 10;
+    o->qw = 1;
+    o->rw = 1;
+    o->mode = RS_TOTAL;
+    o->query = NULL;
+    if (v->type != TV_JSON_OBJECT) return perr(d, v->off, "rescore doesn't support [%s]", tv_dsl_token_name(v));
+    bool have = false;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        if (tv_streq(m->key, m->key_len, "window_size")) {
+            int32_t w;
+            tv_status st = tv_dsl_java_int(d, &m->val, &w);
+            if (st) return st;
+            o->window = w;
+        } else if (m->val.type == TV_JSON_OBJECT && tv_streq(m->key, m->key_len, "query")) {
+            have = true;
+            for (uint32_t j = 0; j < m->val.len; j++) {
+                const tv_json_member *q = &m->val.v.members[j];
+                tv_status st = TROVE_OK;
+                if (tv_streq(q->key, q->key_len, "rescore_query")) o->query = &q->val;
+                else if (tv_streq(q->key, q->key_len, "query_weight")) st = tv_dsl_java_float(d, &q->val, &o->qw);
+                else if (tv_streq(q->key, q->key_len, "rescore_query_weight")) st = tv_dsl_java_float(d, &q->val, &o->rw);
+                else if (tv_streq(q->key, q->key_len, "score_mode")) {
+                    const char *sm = q->val.type == TV_JSON_STRING ? q->val.v.s : "";
+                    if (!strcmp(sm, "total")) o->mode = RS_TOTAL;
+                    else if (!strcmp(sm, "multiply")) o->mode = RS_MULTIPLY;
+                    else if (!strcmp(sm, "avg")) o->mode = RS_AVG;
+                    else if (!strcmp(sm, "max")) o->mode = RS_MAX;
+                    else if (!strcmp(sm, "min")) o->mode = RS_MIN;
+                    else return tv_error_set(d->err, TROVE_EARG, "illegal score_mode [%s]", sm);
+                } else {
+                    uint32_t l = 0, c = 0;
+                    if (d->src) tv_json_linecol(d->src, d->src_len, q->key_off, &l, &c);
+                    return tv_dsl_error(d, TROVE_EXCONTENT, q->key_off, "[%u:%u] [query] unknown field [%s]", l, c, q->key);
+                }
+                if (st) return st;
+            }
+            if (!o->query) return tv_error_set(d->err, TROVE_EARG, "[query] requires [rescore_query]");
+        } else if (m->val.type == TV_JSON_OBJECT) {
+            return perr(d, m->key_off, "rescore doesn't support rescorer with name [%s]", m->key);
+        } else {
+            return perr(d, m->key_off, "rescore doesn't support [%s]", m->key);
+        }
+    }
+    if (!have) return perr(d, v->off, "missing rescore type");
+    return TROVE_OK;
+}
+
+static tv_status parse_rescore(tv_dsl *d, const tv_json *v, req *r) {
+    size_t n = v->type == TV_JSON_ARRAY ? v->len : 1;
+    r->rescores = tv_arena_calloc(d->arena, n + 1, sizeof *r->rescores);
+    if (!r->rescores) return TROVE_ENOMEM;
+    r->nrescores = n;
+    for (size_t i = 0; i < n; i++) {
+        tv_status st = parse_rescorer(d, v->type == TV_JSON_ARRAY ? &v->v.items[i] : v, &r->rescores[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* indices_boost: [{"index": boost}, ...] (or the older {"index": boost}). */
+static tv_status parse_indices_boost(tv_dsl *d, const tv_json *v, req *r) {
+    size_t n = 0;
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json *e = &v->v.items[i];
+            if (e->type != TV_JSON_OBJECT) return perr(d, e->off, "Expected [START_OBJECT] in [indices_boost] but found [%s]", tv_dsl_token_name(e));
+            if (e->len != 1) return perr(d, e->off, "Expected [END_OBJECT] in [indices_boost] but found [%s]", e->len ? "FIELD_NAME" : "END_OBJECT");
+            n++;
+        }
+    } else if (v->type == TV_JSON_OBJECT) {
+        n = v->len;
+    } else {
+        return perr(d, v->off, "Expected [START_ARRAY] in [indices_boost] but found [%s]", tv_dsl_token_name(v));
+    }
+    r->boosts = tv_arena_calloc(d->arena, n + 1, sizeof *r->boosts);
+    if (!r->boosts) return TROVE_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const tv_json_member *m = v->type == TV_JSON_ARRAY ? &v->v.items[i].v.members[0] : &v->v.members[i];
+        if (!tv_json_is_number(&m->val)) return perr(d, m->val.off, "Expected [VALUE_NUMBER] in [indices_boost] but found [%s]", tv_dsl_token_name(&m->val));
+        r->boosts[i].index = m->key;
+        r->boosts[i].boost = (float)tv_json_as_double(&m->val);
+    }
+    r->nboosts = n;
+    return TROVE_OK;
+}
+
+/* collapse: {"field": f} (CollapseBuilder); inner_hits is refused by name. */
+static tv_status parse_collapse(tv_dsl *d, const tv_json *v, req *r) {
+    if (v->type != TV_JSON_OBJECT) return perr(d, v->off, "Unknown key for a %s in [collapse].", tv_dsl_token_name(v));
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        if (tv_streq(m->key, m->key_len, "field") && m->val.type == TV_JSON_STRING) r->collapse = m->val.v.s;
+        else if (tv_streq(m->key, m->key_len, "inner_hits"))
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[inner_hits] in [collapse] is not supported by trove");
+        else if (tv_streq(m->key, m->key_len, "max_concurrent_group_searches")) {
+            int32_t x;
+            tv_status st = tv_dsl_java_int(d, &m->val, &x);
+            if (st) return st;
+            if (x < 1) return tv_error_set(d->err, TROVE_EARG, "maxConcurrentGroupRequests must be positive, got %d", x);
+        } else {
+            uint32_t l = 0, c = 0;
+            if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+            return tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [collapse] unknown field [%s]", l, c, m->key);
+        }
+    }
+    if (!r->collapse) return tv_error_set(d->err, TROVE_EARG, "field name is null or empty");
+    return TROVE_OK;
+}
+
 static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
     if (!body) return TROVE_OK;
     if (body->type != TV_JSON_OBJECT) return perr(d, body->off, "Expected [START_OBJECT] but found [%s]", tv_dsl_token_name(body));
@@ -430,10 +564,16 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
                 st = tv_aggs_parse(d, v, &r->aggs);
         } else if (tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations")) {
             st = perr(d, v->off, "Unknown key for a %s in [%s].", tv_dsl_token_name(v), k);
+        } else if (tv_streq(k, kl, "rescore")) {
+            st = parse_rescore(d, v, r);
+        } else if (tv_streq(k, kl, "indices_boost")) {
+            st = parse_indices_boost(d, v, r);
+        } else if (tv_streq(k, kl, "collapse")) {
+            st = parse_collapse(d, v, r);
         } else if (tv_streq(k, kl, "highlight") ||
-                 tv_streq(k, kl, "suggest") || tv_streq(k, kl, "rescore") || tv_streq(k, kl, "collapse") ||
+                 tv_streq(k, kl, "suggest") ||
                  tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
-                 tv_streq(k, kl, "fields") || tv_streq(k, kl, "indices_boost") || tv_streq(k, kl, "stats") ||
+                 tv_streq(k, kl, "fields") || tv_streq(k, kl, "stats") ||
                  tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
             st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] is not supported by trove", k);
         } else {
@@ -583,6 +723,7 @@ typedef struct hit {
     float score;
     uint32_t target, seg, doc;
     sval *sv;
+    sval cv; /* collapse: the group's value (kind 0: missing) */
 } hit;
 
 typedef struct tfield {
@@ -606,6 +747,12 @@ typedef struct coll {
     uint64_t bgen;
     uint32_t bord;  /* the first ord whose term is >= the worst hit's */
     bool bexact;    /* ... and that term equals it */
+    /* collapse: the best hit of each value, whatever the page size */
+    bool collapsing;
+    tv_map gmap;    /* encoded value -> group index + 1 */
+    TV_VEC(hit) groups;
+    tv_arena *arena;
+    tv_error *err;
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -716,6 +863,98 @@ static void offer(coll *c, float score, uint32_t t, uint32_t seg, uint32_t doc) 
     h->doc = doc;
     if (ns) memcpy(h->sv, c->scratch, ns * sizeof *h->sv);
     sift_down(c, 0);
+}
+
+/* collapse: keeps the best hit (in scratch's sort values) of each value
+ * of the collapse field, as Lucene's grouping collector does; groups
+ * merge across targets by value, as the coordinator merges them. */
+static tv_status collapse_offer(coll *c, const tv_field *f, const tv_segview *sv, float score, uint32_t t,
+                                uint32_t seg, uint32_t doc) {
+    sval cv = {0};
+    uint32_t n;
+    if (f->dv_kind == TV_DV_SORTED_SET) {
+        uint32_t ords[2];
+        n = tv_segment_dv_ords(sv->seg, f->id, doc, ords, 2);
+        const char *ts;
+        size_t tl;
+        if (n == 1 && tv_segment_dv_term(sv->seg, f->id, ords[0], &ts, &tl)) {
+            cv.kind = 2;
+            cv.s = ts;
+            cv.len = (uint32_t)tl;
+        }
+    } else {
+        int64_t v[2];
+        n = tv_segment_dv_numeric(sv->seg, f->id, doc, v, 2);
+        if (n == 1) {
+            cv.kind = 1;
+            cv.i = v[0];
+        }
+    }
+    if (n > 1) {
+        tv_error_set(c->err, TROVE_EILLEGALSTATE, "failed to collapse %u, the collapse field must be single valued",
+                     sv->doc_base + doc);
+        return TROVE_EILLEGALSTATE;
+    }
+    char kb[16];
+    const char *key = kb;
+    size_t kl;
+    char *kbuf = NULL;
+    if (cv.kind == 2) {
+        kbuf = tv_malloc((size_t)cv.len + 1);
+        if (!kbuf) return TROVE_ENOMEM;
+        kbuf[0] = 'k';
+        memcpy(kbuf + 1, cv.s, cv.len);
+        key = kbuf;
+        kl = (size_t)cv.len + 1;
+    } else if (cv.kind == 1) {
+        kb[0] = 'n';
+        memcpy(kb + 1, &cv.i, 8);
+        kl = 9;
+    } else {
+        kb[0] = 'm';
+        kl = 1;
+    }
+    size_t ns = c->r->nsorts;
+    void *gv = tv_map_get(&c->gmap, key, kl);
+    tv_status st = TROVE_OK;
+    if (!gv) {
+        hit h = {score, t, seg, doc, NULL, cv};
+        if (ns) {
+            h.sv = tv_arena_alloc(c->arena, ns * sizeof *h.sv);
+            if (!h.sv) st = TROVE_ENOMEM;
+            else memcpy(h.sv, c->scratch, ns * sizeof *h.sv);
+        }
+        if (!st && (tv_vec_push(&c->groups, h) ||
+                    tv_map_put(&c->gmap, key, kl, (void *)(uintptr_t)c->groups.len, NULL)))
+            st = TROVE_ENOMEM;
+    } else {
+        hit *g = &c->groups.items[(uintptr_t)gv - 1];
+        if (hit_cmp(c, score, c->scratch, t, seg, doc, g) < 0) {
+            g->score = score;
+            g->target = t;
+            g->seg = seg;
+            g->doc = doc;
+            g->cv = cv;
+            if (ns) memcpy(g->sv, c->scratch, ns * sizeof *g->sv);
+        }
+    }
+    tv_free(kbuf);
+    return st;
+}
+
+static const coll *g_rank_coll;
+static int group_qcmp(const void *a, const void *b) {
+    const hit *x = a;
+    return hit_cmp(g_rank_coll, x->score, x->sv, x->target, x->seg, x->doc, b);
+}
+
+/* The page's groups: the best from+size of them into the heap array. */
+static void collapse_finish(coll *c) {
+    g_rank_coll = c;
+    if (c->groups.len > 1) qsort(c->groups.items, c->groups.len, sizeof *c->groups.items, group_qcmp);
+    size_t k = TV_MIN(c->cap, c->groups.len);
+    if (k) memcpy(c->heap, c->groups.items, k * sizeof *c->heap);
+    c->n = k;
 }
 
 /* Java's Math.round(double): half up, saturating at the long range. */
@@ -964,6 +1203,9 @@ static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_
 typedef struct target_ctx {
     tv_query *q, *post;
     tfield *tf; /* per sort */
+    tv_query **rq;          /* per rescorer */
+    float boost;            /* indices_boost (1: none) */
+    const tv_field *cf;     /* collapse field (NULL: unmapped or none) */
     tv_agg_shard *aggs, *global_aggs;
     agg_res **agg_results; /* per r->aggs item */
 } target_ctx;
@@ -1015,6 +1257,39 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         if (s->mode >= MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "we only support AVG, MEDIAN and SUM on number based fields");
         tc->tf[i].f = f;
+    }
+    tc->boost = 1;
+    for (size_t i = 0; i < r->nboosts; i++)
+        if (t->index && tv_glob_match(r->boosts[i].index, strlen(r->boosts[i].index), t->index, strlen(t->index))) {
+            tc->boost = r->boosts[i].boost; /* the first entry naming the index wins */
+            break;
+        }
+    if (r->nrescores) {
+        tc->rq = tv_arena_calloc(d->arena, r->nrescores, sizeof *tc->rq);
+        if (!tc->rq) return TROVE_ENOMEM;
+        for (size_t i = 0; i < r->nrescores; i++) {
+            st = tv_dsl_parse_query(d, r->rescores[i].query, &tc->rq[i]);
+            if (!st) st = tv_query_rewrite(&tc->rq[i], d->arena);
+            if (!st) st = tv_query_prepare(tc->rq[i], t->snap, d->arena);
+            if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+        }
+    }
+    if (r->collapse) {
+        /* CollapseBuilder.build, on the shard */
+        const tv_field *f = tv_dsl_field(d, r->collapse, strlen(r->collapse));
+        if (!f) {
+            tv_error_set(d->err, TROVE_EARG, "no mapping found for `%s` in order to collapse on", r->collapse);
+            return shard_failure(d->err, t);
+        }
+        if (f->type != TV_FT_KEYWORD && !tv_field_type_is_numeric(f->type)) {
+            tv_error_set(d->err, TROVE_EARG, "unknown type for collapse field `%s`, only keywords and numbers are accepted", r->collapse);
+            return shard_failure(d->err, t);
+        }
+        if (!f->doc_values || f->dv_kind == TV_DV_NONE) {
+            tv_error_set(d->err, TROVE_EARG, "cannot collapse on field `%s` without `doc_values`", r->collapse);
+            return shard_failure(d->err, t);
+        }
+        tc->cf = f;
     }
     st = tv_query_prepare(tc->q, t->snap, d->arena);
     if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
@@ -1068,7 +1343,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             c->total += known;
             if (count_only || !c->cap || !known) continue;
         }
-        bool prunable = !count_only && !ag && scores && can_prune(r, c, counted);
+        bool prunable = !count_only && !ag && !c->collapsing && tc->boost == 1 && scores && can_prune(r, c, counted);
         tv_plan_ctx pc = {a, snap, scores && !count_only, prunable};
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
@@ -1097,6 +1372,9 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (!tv_segview_live(sv, doc)) continue;
             float score = 0;
             if (pc.scores) score = tv_iter_score(it);
+            /* indices_boost wraps the query in a weight factor function:
+             * (float) (score * boost) */
+            if (tc->boost != 1 && pc.scores) score = (float)((double)score * (double)tc->boost);
             if (r->has_min_score && score < r->min_score) continue;
             if (ag && (st = tv_agg_collect(ag, doc))) return st; /* before post_filter, as OpenSearch */
             if (no_hits) continue;
@@ -1113,9 +1391,87 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
                 sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == SK_FIELD ? 1 : 0);
             }
             if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
+            if (c->collapsing) {
+                if ((st = collapse_offer(c, tc->cf, sv, score, ti, si, doc))) return st;
+                continue;
+            }
             offer(c, score, ti, si, doc);
             if (prunable && c->n == c->cap && (pruning || counted || c->total > (uint64_t)r->track_limit))
                 pruning = tv_iter_set_min_score(it, c->heap[0].score);
+        }
+    }
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- rescore */
+
+static const tv_search_target *g_rs_target;
+/* Lucene's rescorer order: score descending, then shard doc id. */
+static int rescored_qcmp(const void *a, const void *b) {
+    const hit *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    uint32_t dx = g_rs_target->snap->segs[x->seg].doc_base + x->doc, dy = g_rs_target->snap->segs[y->seg].doc_base + y->doc;
+    return dx < dy ? -1 : dx > dy;
+}
+static int segdoc_qcmp(const void *a, const void *b) {
+    const hit *x = *(const hit *const *)a, *y = *(const hit *const *)b;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static float rescore_combine(const rescorer *rs, float first, bool matches, float second) {
+    float p = first * rs->qw;
+    if (!matches) return p;
+    float q = second * rs->rw;
+    switch (rs->mode) {
+    case RS_MULTIPLY: return p * q;
+    case RS_AVG: return (p + q) / 2;
+    case RS_MAX: return p > q ? p : q; /* Math.max */
+    case RS_MIN: return p < q ? p : q;
+    default: return p + q;
+    }
+}
+
+/* OpenSearch's QueryRescorer over one target's hits (best first in h[0..n)):
+ * each rescorer re-scores the top window_size with its query, re-sorts
+ * them; hits past the window are scaled by query_weight and everything is
+ * sorted again (RescorePhase's combine). */
+static tv_status rescore_target(const req *r, hit *h, size_t n, const tv_search_target *t, const target_ctx *tc,
+                                tv_arena *a) {
+    g_rs_target = t;
+    for (size_t k = 0; k < r->nrescores; k++) {
+        const rescorer *rs = &r->rescores[k];
+        size_t w = TV_MIN((size_t)rs->window, n);
+        hit **by = tv_arena_alloc(a, (w + 1) * sizeof *by);
+        if (!by) return TROVE_ENOMEM;
+        for (size_t i = 0; i < w; i++) by[i] = &h[i];
+        if (w > 1) qsort(by, w, sizeof *by, segdoc_qcmp);
+        tv_iter *it = NULL;
+        uint32_t cur = UINT32_MAX;
+        for (size_t i = 0; i < w; i++) {
+            hit *x = by[i];
+            if (x->seg != cur) {
+                cur = x->seg;
+                tv_plan_ctx pc = {a, t->snap, true, false};
+                it = NULL;
+                tv_status st = tv_plan(tc->rq[k], &t->snap->segs[cur], &pc, &it);
+                if (st) return st;
+            }
+            bool m = false;
+            float second = 0;
+            if (it) {
+                if (it->doc == TV_ITER_UNSET || it->doc < x->doc) tv_iter_advance(it, x->doc);
+                if (it->doc == x->doc && tv_segview_live(&t->snap->segs[cur], x->doc)) {
+                    m = true;
+                    second = tv_iter_score(it);
+                }
+            }
+            x->score = rescore_combine(rs, x->score, m, second);
+        }
+        if (w > 1) qsort(h, w, sizeof *h, rescored_qcmp);
+        if (n > w) {
+            for (size_t i = w; i < n; i++) h[i].score *= rs->qw;
+            qsort(h, n, sizeof *h, rescored_qcmp);
         }
     }
     return TROVE_OK;
@@ -1346,6 +1702,26 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
             return shard_failure(err, t);
         }
     }
+    if (r->nrescores) {
+        /* DefaultSearchContext.preProcess and SearchService.parseSource */
+        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == SK_SCORE && r->sorts[0].desc);
+        if (!nosort) {
+            tv_error_set(err, TROVE_EARG, "Cannot use [sort] option in conjunction with [rescore].");
+            return shard_failure(err, t);
+        }
+        if (r->collapse) {
+            tv_error_set(err, TROVE_EARG, "cannot use `collapse` in conjunction with `rescore`");
+            return shard_failure(err, t);
+        }
+        int64_t mw = t->max_rescore_window > 0 ? t->max_rescore_window : t->max_result_window > 0 ? t->max_result_window : 10000;
+        for (size_t i = 0; i < r->nrescores; i++)
+            if (r->rescores[i].window > mw) {
+                tv_error_set(err, TROVE_EARG,
+                             "Rescore window [%lld] is too large. It must be less than [%lld]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting.",
+                             (long long)r->rescores[i].window, (long long)mw);
+                return shard_failure(err, t);
+            }
+    }
     int64_t mrw = t->max_result_window > 0 ? t->max_result_window : 10000;
     if (from + size > mrw) {
         tv_error_set(err, TROVE_EARG,
@@ -1527,6 +1903,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     memset(&c, 0, sizeof c);
     c.r = &r;
     c.max_score = -INFINITY;
+    c.arena = arena;
+    c.err = err;
+    c.collapsing = r.collapse != NULL && !count_only;
+    tv_map_init(&c.gmap);
     bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == SK_SCORE;
     bool any_score_sort = r.nsorts == 0;
     for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == SK_SCORE;
@@ -1540,10 +1920,34 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     c.scratch = tv_arena_calloc(arena, r.nsorts + 1, sizeof *c.scratch);
     if (!c.scratch) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
+    size_t window = 0;
+    for (size_t k = 0; k < r.nrescores; k++) window = TV_MAX(window, (size_t)r.rescores[k].window);
     for (size_t i = 0; i < ntargets; i++) {
-        st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
-        if (st && r.aggs.n && err->code == st) return st; /* an aggregation's own error */
-        if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+        if (r.nrescores && !count_only) {
+            /* each target's own top hits (what a shard returns) are rescored,
+             * then merged into the page */
+            coll ct = c;
+            ct.cap = TV_MAX(c.cap, window);
+            ct.n = 0;
+            ct.total = 0;
+            ct.max_score = -INFINITY;
+            ct.heap = tv_arena_alloc(arena, (ct.cap + 1) * sizeof *ct.heap);
+            if (!ct.heap) { st = TROVE_ENOMEM; goto fail; }
+            st = run_target(&r, &ct, (uint32_t)i, &targets[i], &tcs[i], arena, false);
+            if (!st) {
+                sort_hits(&ct);
+                st = rescore_target(&r, ct.heap, ct.n, &targets[i], &tcs[i], arena);
+            }
+            if (st) goto fail;
+            c.total += ct.total;
+            if (ct.n && !(ct.heap[0].score <= c.max_score)) c.max_score = ct.heap[0].score;
+            for (size_t k = 0; k < ct.n; k++) offer(&c, ct.heap[k].score, ct.heap[k].target, ct.heap[k].seg, ct.heap[k].doc);
+        } else {
+            st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
+        }
+    fail:
+        if (st && err->code == st) { tv_map_fini(&c.gmap); tv_vec_fini(&c.groups); return st; } /* an error with its reason */
+        if (st) { tv_map_fini(&c.gmap); tv_vec_fini(&c.groups); return tv_error_set(err, st, "%s", trove_status_message(st)); }
         if (r.aggs.n) {
             tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
             if (!tcs[i].agg_results) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
@@ -1560,6 +1964,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         tv_jw_obj_end(out);
         return TROVE_OK;
     }
+    if (c.collapsing) collapse_finish(&c);
+    tv_map_fini(&c.gmap);
+    tv_vec_fini(&c.groups); /* the page's hits were copied into the heap array */
     sort_hits(&c);
     if ((size_t)from < c.n && r.ndv && (st = fetch_checks(&r, &c, (size_t)from, targets, err))) return st;
     uint64_t took = (tv_mono_ns() - t0) / 1000000;
@@ -1671,8 +2078,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 }
             }
         }
+        bool opened = false;
         if (r.ndv) {
-            bool opened = false;
             for (size_t k = 0; k < r.ndv; k++) {
                 const tv_field *f = t->snap->mapping ? tv_mapping_field(t->snap->mapping, r.dv_fields[k], strlen(r.dv_fields[k])) : NULL;
                 if (!f) continue;
@@ -1703,8 +2110,20 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 }
                 tv_jw_arr_end(out);
             }
-            if (opened) tv_jw_obj_end(out);
         }
+        if (r.collapse) {
+            /* the group's value (FetchSearchPhase sets it as a document
+             * field): a keyword's term, a number's doc value as a long */
+            if (!opened) { tv_jw_keyz(out, "fields"); tv_jw_obj_begin(out); opened = true; }
+            tv_jw_keyz(out, r.collapse);
+            tv_jw_arr_begin(out);
+            const tv_field *cf = tcs[h->target].cf;
+            if (h->cv.kind == 2 && cf && cf->type == TV_FT_KEYWORD) tv_jw_str(out, h->cv.s, h->cv.len);
+            else if (h->cv.kind == 1) tv_jw_int(out, h->cv.i);
+            else tv_jw_null(out);
+            tv_jw_arr_end(out);
+        }
+        if (opened) tv_jw_obj_end(out);
         if (r.nsorts) {
             tv_jw_keyz(out, "sort");
             tv_jw_arr_begin(out);

@@ -27,6 +27,7 @@ typedef struct tv_search_target {
     int64_t max_result_window; /* index.max_result_window */
     int64_t max_docvalue_fields; /* index.max_docvalue_fields_search (0: the
                                     default, 100) */
+    int64_t max_rescore_window;  /* index.max_rescore_window (0: max_result_window) */
 } tv_search_target;
 
 /*
