@@ -620,6 +620,7 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
     const tv_json *br = body && body->type == TV_JSON_OBJECT ? tv_json_get(body, "rescore") : NULL;
     int64_t from = p->from >= 0 ? p->from : (bf && bf->type == TV_JSON_INT ? bf->v.i : 0);
     int64_t size = p->size >= 0 ? p->size : (bs && bs->type == TV_JSON_INT ? bs->v.i : 10);
+    p->scroll = true; /* the shard refuses collapse in a scroll */
     bool rc = false;
     if (!tv_req_param_bool(r, "request_cache", false, &rc)) {
         tv_buf_fini(&v);

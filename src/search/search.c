@@ -1674,8 +1674,21 @@ static size_t dv_field_count(const tv_search_target *t, const char *name) {
 
 /* The shard-side checks of SearchService.parseSource after the query and
  * the sort were built, and DefaultSearchContext.preProcess's window. */
-static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t, int64_t from, int64_t size) {
+static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t, int64_t from, int64_t size,
+                              const tv_search_params *p) {
     tv_error *err = d->err;
+    /* SearchService.parseSource's SearchExceptions (status 500) */
+    const char *cx = NULL;
+    if (r->collapse && p && (p->scroll || p->skip_aggs)) cx = "cannot use `collapse` in a scroll context";
+    else if (r->collapse && r->search_after &&
+             (r->nsorts != 1 || r->sorts[0].kind != SK_FIELD || strcmp(r->sorts[0].field, r->collapse) != 0))
+        cx = "collapse field and sort field must be the same when use `collapse` in conjunction with `search_after`";
+    else if (r->collapse && r->nrescores) cx = "cannot use `collapse` in conjunction with `rescore`";
+    if (cx) {
+        tv_error_set(err, TROVE_EINTERNAL, "%s", cx);
+        snprintf(err->type, sizeof err->type, "search_exception");
+        return shard_failure(err, t);
+    }
     if (r->ndv) {
         size_t n = 0;
         for (size_t k = 0; k < r->ndv; k++) n += dv_field_count(t, r->dv_fields[k]);
@@ -1707,10 +1720,6 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
         bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == SK_SCORE && r->sorts[0].desc);
         if (!nosort) {
             tv_error_set(err, TROVE_EARG, "Cannot use [sort] option in conjunction with [rescore].");
-            return shard_failure(err, t);
-        }
-        if (r->collapse) {
-            tv_error_set(err, TROVE_EARG, "cannot use `collapse` in conjunction with `rescore`");
             return shard_failure(err, t);
         }
         int64_t mw = t->max_rescore_window > 0 ? t->max_rescore_window : t->max_result_window > 0 ? t->max_result_window : 10000;
@@ -1892,7 +1901,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         /* in SearchService.parseSource's order: query, post_filter, sort,
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
-        if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size))) return st;
+        if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size, params))) return st;
         if (r.aggs.n) {
             if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||
                 (st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], true, &tcs[i].global_aggs)))

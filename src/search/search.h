@@ -55,6 +55,7 @@ typedef struct tv_search_params {
     bool typed_keys;              /* aggregation names prefixed with their type */
     int64_t max_buckets;          /* search.max_buckets; 0: the default (65535) */
     bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
+    bool scroll;                  /* the first page of a scroll */
     const char *docvalue_fields;  /* "a,b": added to the body's list */
     /* The request body's text, when the caller has it: parse errors then
      * carry OpenSearch's [line:col] (err->line/col). Without it err->pos

@@ -1,0 +1,110 @@
+/*
+ * test_api_search_extras.c — collapse, rescore and indices_boost through
+ * trove_request: which hits come back, their scores (float arithmetic as
+ * OpenSearch's: rescore's score modes over query_weight-scaled scores, a
+ * boost as (float) (score * boost)), the collapse value in "fields", and
+ * the errors (shard failures and OpenSearch's SearchExceptions).
+ */
+#define API_TEST_MASK_TOOK
+#include "api_test.h"
+
+#define HEAD1 "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0},"
+#define HEAD2 "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":2,\"successful\":2,\"skipped\":0,\"failed\":0},"
+
+static int load(void **s) {
+    if (setup(s)) return -1;
+    const char *m = "{\"mappings\":{\"properties\":{\"user\":{\"type\":\"keyword\"},\"t\":{\"type\":\"text\"},\"n\":{\"type\":\"long\"},"
+                    "\"nodv\":{\"type\":\"keyword\",\"doc_values\":false}}}}";
+    OK("PUT", "/c", m);
+    OK("POST", "/c/_bulk?refresh=true",
+       "{\"index\":{\"_id\":\"1\"}}\n{\"user\":\"a\",\"t\":\"quick fox\",\"n\":1}\n"
+       "{\"index\":{\"_id\":\"2\"}}\n{\"user\":\"a\",\"t\":\"quick quick fox\",\"n\":2}\n"
+       "{\"index\":{\"_id\":\"3\"}}\n{\"user\":\"b\",\"t\":\"fox\",\"n\":3}\n"
+       "{\"index\":{\"_id\":\"4\"}}\n{\"t\":\"quick brown fox\",\"n\":4}\n");
+    OK("PUT", "/d", m);
+    OK("POST", "/d/_bulk?refresh=true", "{\"index\":{\"_id\":\"1\"}}\n{\"user\":[\"b\"],\"t\":\"fox fox\",\"n\":7}\n"
+                                        "{\"index\":{\"_id\":\"2\"}}\n{\"user\":[\"x\",\"y\"],\"t\":\"dog\"}\n");
+    return 0;
+}
+
+static void test_collapse(void **s) {
+    (void)s;
+    /* the best hit of each user, groups merged across indices; a doc
+     * without the field is the null group; the total counts every match */
+    EXPECT("POST", "/c,d/_search", "{\"_source\":false,\"query\":{\"match\":{\"t\":\"fox\"}},\"collapse\":{\"field\":\"user\"}}", 200,
+           HEAD2 "\"hits\":{\"total\":{\"value\":5,\"relation\":\"eq\"},\"max_score\":0.39608413,\"hits\":["
+                 "{\"_index\":\"d\",\"_id\":\"1\",\"_score\":0.39608413,\"fields\":{\"user\":[\"b\"]}},"
+                 "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":0.050171673,\"fields\":{\"user\":[\"a\"]}},"
+                 "{\"_index\":\"c\",\"_id\":\"4\",\"_score\":0.04214421,\"fields\":{\"user\":[null]}}]}}");
+    /* a numeric field, with size */
+    EXPECT("POST", "/c/_search", "{\"_source\":false,\"query\":{\"match\":{\"t\":\"fox\"}},\"collapse\":{\"field\":\"n\"},\"size\":2}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":0.06197677,\"hits\":["
+                 "{\"_index\":\"c\",\"_id\":\"3\",\"_score\":0.06197677,\"fields\":{\"n\":[3]}},"
+                 "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":0.050171673,\"fields\":{\"n\":[1]}}]}}");
+    /* sorted: the group's hit is its best by the sort */
+    EXPECT("POST", "/c/_search", "{\"_source\":false,\"sort\":[{\"n\":\"desc\"}],\"collapse\":{\"field\":\"user\"}}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["
+                 "{\"_index\":\"c\",\"_id\":\"4\",\"_score\":null,\"fields\":{\"user\":[null]},\"sort\":[4]},"
+                 "{\"_index\":\"c\",\"_id\":\"3\",\"_score\":null,\"fields\":{\"user\":[\"b\"]},\"sort\":[3]},"
+                 "{\"_index\":\"c\",\"_id\":\"2\",\"_score\":null,\"fields\":{\"user\":[\"a\"]},\"sort\":[2]}]}}");
+    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"t\"}}", 400,
+               "\"reason\":\"unknown type for collapse field `t`, only keywords and numbers are accepted\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"nope\"}}", 400,
+               "\"reason\":\"no mapping found for `nope` in order to collapse on\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"nodv\"}}", 400,
+               "\"reason\":\"cannot collapse on field `nodv` without `doc_values`\"");
+    EXPECT_HAS("POST", "/d/_search", "{\"collapse\":{\"field\":\"user\"}}", 400,
+               "\"type\":\"illegal_state_exception\",\"reason\":\"failed to collapse 1, the collapse field must be single valued\"");
+    EXPECT_HAS("POST", "/c/_search?scroll=1m", "{\"collapse\":{\"field\":\"user\"}}", 500,
+               "\"type\":\"search_exception\",\"reason\":\"cannot use `collapse` in a scroll context\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"user\"},\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 500,
+               "\"reason\":\"cannot use `collapse` in conjunction with `rescore`\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"user\",\"inner_hits\":{\"name\":\"x\"}}}", 400,
+               "\"reason\":\"[inner_hits] in [collapse] is not supported by trove\"");
+}
+
+static void test_rescore(void **s) {
+    (void)s;
+    /* window 2 of match:fox (docs 3, 1) rescored with a query neither
+     * matches: score * 0.5; docs past the window are scaled too, and all
+     * re-sorted (score desc, doc asc): doc 4 stays below despite "brown" */
+    EXPECT("POST", "/c/_search",
+           "{\"_source\":false,\"query\":{\"match\":{\"t\":\"fox\"}},\"rescore\":{\"window_size\":2,\"query\":{\"rescore_query\":{\"match\":{\"t\":\"brown\"}},"
+           "\"query_weight\":0.5,\"rescore_query_weight\":2}}}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":0.030988386,\"hits\":["
+                 "{\"_index\":\"c\",\"_id\":\"3\",\"_score\":0.030988386},{\"_index\":\"c\",\"_id\":\"1\",\"_score\":0.025085837},"
+                 "{\"_index\":\"c\",\"_id\":\"2\",\"_score\":0.021072105},{\"_index\":\"c\",\"_id\":\"4\",\"_score\":0.021072105}]}}");
+    /* two rescorers in turn; max of (first * 2, second) */
+    EXPECT("POST", "/c/_search",
+           "{\"_source\":false,\"query\":{\"match\":{\"t\":\"quick\"}},\"rescore\":[{\"window_size\":1,\"query\":{\"rescore_query\":{\"match\":{\"t\":\"brown\"}},"
+           "\"score_mode\":\"multiply\"}},{\"query\":{\"rescore_query\":{\"term\":{\"user\":\"a\"}},\"query_weight\":2,\"score_mode\":\"max\"}}]}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":3,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":["
+                 "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":1.0},{\"_index\":\"c\",\"_id\":\"2\",\"_score\":1.0},{\"_index\":\"c\",\"_id\":\"4\",\"_score\":0.28533998}]}}");
+    EXPECT_HAS("POST", "/c/_search", "{\"sort\":[\"n\"],\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+               "\"reason\":\"Cannot use [sort] option in conjunction with [rescore].\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"rescore\":{\"window_size\":10001,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+               "\"reason\":\"Rescore window [10001] is too large. It must be less than [10000].");
+    EXPECT_HAS("POST", "/c/_search", "{\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}},\"score_mode\":\"nope\"}}}", 400,
+               "\"reason\":\"illegal score_mode [nope]\"");
+    EXPECT_HAS("POST", "/c/_search", "{\"rescore\":{\"learning_to_rank\":{}}}", 400,
+               "\"reason\":\"rescore doesn't support rescorer with name [learning_to_rank]\"");
+}
+
+static void test_indices_boost(void **s) {
+    (void)s;
+    /* the first entry naming the index wins; patterns match names:
+     * d's doc 0.39608413 * 0.5, c's 0.06197677 * 3 */
+    EXPECT("POST", "/c,d/_search", "{\"_source\":false,\"size\":2,\"query\":{\"match\":{\"t\":\"fox\"}},\"indices_boost\":[{\"d*\":0.5},{\"c\":3}]}", 200,
+           HEAD2 "\"hits\":{\"total\":{\"value\":5,\"relation\":\"eq\"},\"max_score\":0.19804206,\"hits\":["
+                 "{\"_index\":\"d\",\"_id\":\"1\",\"_score\":0.19804206},{\"_index\":\"c\",\"_id\":\"3\",\"_score\":0.18593031}]}}");
+    EXPECT_HAS("POST", "/c/_search", "{\"indices_boost\":\"c\"}", 400, "\"type\":\"parsing_exception\"");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_collapse),
+        cmocka_unit_test(test_rescore),
+        cmocka_unit_test(test_indices_boost),
+    };
+    return cmocka_run_group_tests(tests, load, teardown);
+}
