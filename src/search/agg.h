@@ -49,6 +49,8 @@ typedef enum tv_agg_kind {
     TV_AGG_FILTERS,
     TV_AGG_MISSING,
     TV_AGG_GLOBAL,
+    TV_AGG_COMPOSITE,
+    TV_AGG_MULTI_TERMS,
     /* metrics */
     TV_AGG_AVG,
     TV_AGG_SUM,
@@ -97,6 +99,17 @@ typedef struct tv_agg_source {
 } tv_agg_source;
 
 typedef struct tv_agg tv_agg;
+
+/* A value source of a tuple aggregation (composite's sources, multi_terms'
+ * terms): a synthetic terms / histogram / date_histogram node whose keys
+ * become one component of the bucket key. */
+typedef struct tv_agg_tsrc {
+    const char *name;      /* composite: the source's name */
+    tv_agg *node;          /* kind TERMS, HISTOGRAM or DATE_HISTOGRAM */
+    bool desc;             /* composite "order": "desc" */
+    bool missing_bucket;   /* composite: docs without a value get a null component */
+} tv_agg_tsrc;
+
 struct tv_agg {
     tv_agg_kind kind;
     const char *name;
@@ -148,6 +161,11 @@ struct tv_agg {
     double *percents;          /* percents or values (ranks) */
     uint32_t npercents;
     double compression;
+
+    /* composite / multi_terms */
+    tv_agg_tsrc *tsrc;
+    uint32_t ntsrc;
+    const tv_json *after;      /* composite "after" */
 
     /* pipelines */
     const char *buckets_path;
@@ -239,6 +257,12 @@ struct agg_res {
     uint64_t count;
     double sum, comp, min, max, sumsq, sqcomp, wsum, wcomp;
     void *sketch;              /* tv_hll * or tv_tdigest * */
+    /* composite / multi_terms: how each component prints (from the first
+     * mapped target) */
+    const agg_fmt *tfmt;
+    const tv_key_kind *tkk;
+    const char *after;         /* composite: "after", encoded as keys are */
+    uint32_t after_len;
     /* pipeline outputs */
     double value;
     bool has_value;

@@ -201,6 +201,14 @@ struct col {
     const tv_tz *tz;
     /* ranges */
     double *from, *to;
+    /* composite / multi_terms: one collector per source, emitting keys */
+    col **tcols;
+    uint32_t ntcols;
+    bool emit;                /* a source: keys go to ekeys, not to buckets */
+    TV_VEC(int64_t) ekeys;
+    tv_buf tuple;             /* the encoded key being built */
+    char *after_enc;          /* composite "after", encoded (NULL: none) */
+    uint32_t after_len;
     /* value buffers */
     int64_t *vals;
     uint32_t vcap;
@@ -294,7 +302,9 @@ static tv_status collect_subs(col *g, uint32_t doc, uint64_t ord) {
 static tv_status bucket_hit(col *g, uint32_t doc, uint64_t parent, int64_t key) {
     uint32_t o;
     bool added = false;
-    if (g->top && g->kk == TV_KEY_BYTES && g->a->kind == TV_AGG_TERMS) {
+    if (g->emit) return tv_vec_push(&g->ekeys, key) ? c_oom(g) : TROVE_OK;
+    if (g->top && g->kk == TV_KEY_BYTES &&
+        (g->a->kind == TV_AGG_TERMS || g->a->kind == TV_AGG_COMPOSITE || g->a->kind == TV_AGG_MULTI_TERMS)) {
         if ((size_t)key >= g->direct.len) {
             size_t need = (size_t)key + 1;
             if (tv_vec_reserve(&g->direct, need)) return c_oom(g);
@@ -578,8 +588,83 @@ static bool iter_matches(tv_iter *it, uint32_t doc) {
     return it->doc == doc;
 }
 
+/*
+ * Tuple keys (composite, multi_terms). Each component is encoded so that
+ * memcmp of the concatenation orders tuples as the aggregation orders
+ * them: a presence byte (0 missing, 1 value), then a long or a double's
+ * sortable bits as 8 big-endian bytes with the sign bit flipped, or bytes
+ * with 0x00 escaped as 00 FF and ended by 00 00; a descending component
+ * has every byte inverted. Decoding (agg_result.c) reverses it.
+ */
+static void enc_u64(tv_buf *b, uint64_t u) {
+    for (int i = 7; i >= 0; i--) tv_buf_putc(b, (char)(unsigned char)(u >> (i * 8)));
+}
+
+static void enc_component(const col *sc, bool has, int64_t key, bool desc, tv_buf *b) {
+    size_t start = b->len;
+    tv_buf_putc(b, has ? 1 : 0);
+    if (has) {
+        if (sc->kk == TV_KEY_BYTES) {
+            const termref *t = &sc->tids.items[key];
+            for (uint32_t i = 0; i < t->len; i++) {
+                tv_buf_putc(b, t->s[i]);
+                if (!t->s[i]) tv_buf_putc(b, (char)0xff);
+            }
+            tv_buf_putc(b, 0);
+            tv_buf_putc(b, 0);
+        } else {
+            enc_u64(b, (uint64_t)key ^ 0x8000000000000000ull);
+        }
+    }
+    if (desc)
+        for (size_t i = start; i < b->len; i++) b->data[i] = (char)~(unsigned char)b->data[i];
+}
+
+/* The tuples of a doc: the product of each source's keys. */
+static tv_status collect_tuple(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    uint32_t idx[16] = {0};
+    if (g->ntcols > 16) return TROVE_OK;
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        col *sc = g->tcols[i];
+        sc->ekeys.len = 0;
+        tv_status st = sc->unmapped && !sc->has_missing ? TROVE_OK : collect(sc, doc, 0);
+        if (st) return st;
+        if (!sc->ekeys.len && !a->tsrc[i].missing_bucket) return TROVE_OK; /* no value: no bucket */
+    }
+    for (;;) {
+        tv_buf_clear(&g->tuple);
+        for (uint32_t i = 0; i < g->ntcols; i++) {
+            col *sc = g->tcols[i];
+            bool has = sc->ekeys.len > 0;
+            enc_component(sc, has, has ? sc->ekeys.items[idx[i]] : 0, a->tsrc[i].desc, &g->tuple);
+        }
+        if (g->tuple.oom) return c_oom(g);
+        const char *tk = g->tuple.data;
+        size_t tl = g->tuple.len;
+        uint32_t id;
+        if (!tv_map_get(&g->terms, tk, tl)) {
+            tk = tv_arena_memdup(g->ctx->arena, tk, tl); /* the map borrows its keys */
+            if (!tk) return c_oom(g);
+        }
+        if (term_id(g, tk, tl, &id)) return c_oom(g);
+        tv_status st = bucket_hit(g, doc, ord, id);
+        if (st) return st;
+        /* next combination */
+        uint32_t i = 0;
+        for (; i < g->ntcols; i++) {
+            size_t n = g->tcols[i]->ekeys.len;
+            if (n && ++idx[i] < n) break;
+            idx[i] = 0;
+        }
+        if (i == g->ntcols) return TROVE_OK;
+    }
+}
+
 static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
     switch (g->a->kind) {
+    case TV_AGG_COMPOSITE:
+    case TV_AGG_MULTI_TERMS: return collect_tuple(g, doc, ord);
     case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_histogram(g, doc, ord);
@@ -761,6 +846,77 @@ static tv_status num_bound(col *g, const tv_json *v, double *out) {
 
 static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out);
 
+/* composite "after": each source's value in its key encoding (a keyword's
+ * bytes, a number in the field's encoding, a date by the source's format,
+ * a histogram key as a double), null for a missing bucket. */
+static tv_status encode_after(col *g) {
+    const tv_agg *a = g->a;
+    tv_buf b;
+    tv_buf_init(&b);
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        col *sc = g->tcols[i];
+        const tv_json *v = tv_json_get(a->after, a->tsrc[i].name);
+        if (!v) {
+            tv_buf_fini(&b);
+            return field_error(g, "[after] has no value for source [%s]", a->tsrc[i].name);
+        }
+        size_t start = b.len;
+        if (v->type == TV_JSON_NULL) {
+            tv_buf_putc(&b, 0);
+        } else if (sc->kk == TV_KEY_BYTES) {
+            const char *s;
+            size_t l;
+            uint8_t ip[16];
+            if (!tv_dsl_scalar_text(v, &s, &l)) { tv_buf_fini(&b); return field_error(g, "[after] values must be scalars"); }
+            if (sc->f && sc->f->type == TV_FT_IP) {
+                if (!tv_ip_parse(s, l, ip)) { tv_buf_fini(&b); return field_error(g, "'%.*s' is not an IP string literal.", (int)TV_MIN(l, 200), s); }
+                s = (const char *)ip;
+                l = 16;
+            }
+            tv_buf_putc(&b, 1);
+            for (size_t k = 0; k < l; k++) {
+                tv_buf_putc(&b, s[k]);
+                if (!s[k]) tv_buf_putc(&b, (char)0xff);
+            }
+            tv_buf_putc(&b, 0);
+            tv_buf_putc(&b, 0);
+        } else {
+            int64_t key;
+            const tv_agg *n = a->tsrc[i].node;
+            if (n->kind == TV_AGG_HISTOGRAM || sc->kk == TV_KEY_DOUBLE) {
+                double x;
+                if (tv_json_is_number(v)) x = tv_json_as_double(v);
+                else if (!(v->type == TV_JSON_STRING && tv_java_parse_double(v->v.s, v->len, &x))) {
+                    tv_buf_fini(&b);
+                    return field_error(g, "[after] value for [%s] is not a number", a->tsrc[i].name);
+                }
+                key = tv_double_to_sortable(x);
+            } else if (v->type == TV_JSON_INT) {
+                key = v->v.i;
+            } else if (v->type == TV_JSON_STRING && sc->f && (sc->f->type == TV_FT_DATE || sc->f->type == TV_FT_DATE_NANOS)) {
+                const char *fmt = n->src.format ? n->src.format : sc->f->format;
+                if (tv_date_parse_ex_tz(fmt, v->v.s, v->len, false, sc->tz, &key, g->ctx->err)) { tv_buf_fini(&b); return shard_err(g); }
+            } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+                key = v->type == TV_JSON_TRUE;
+            } else if (tv_json_is_number(v)) {
+                key = (int64_t)tv_json_as_double(v);
+            } else {
+                tv_buf_fini(&b);
+                return field_error(g, "[after] value for [%s] is not a number", a->tsrc[i].name);
+            }
+            tv_buf_putc(&b, 1);
+            enc_u64(&b, (uint64_t)key ^ 0x8000000000000000ull);
+        }
+        if (a->tsrc[i].desc)
+            for (size_t k = start; k < b.len; k++) b.data[k] = (char)~(unsigned char)b.data[k];
+    }
+    if (b.oom) { tv_buf_fini(&b); return c_oom(g); }
+    g->after_enc = tv_arena_memdup(g->ctx->arena, b.data, b.len);
+    g->after_len = (uint32_t)b.len;
+    tv_buf_fini(&b);
+    return g->after_enc ? TROVE_OK : c_oom(g);
+}
+
 static tv_status bind_subs(col *g) {
     const tv_agg *a = g->a;
     if (!a->nsubs) return TROVE_OK;
@@ -900,6 +1056,18 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
             rg->to_d = g->to[r];
         }
     }
+    if (a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS) {
+        g->kk = TV_KEY_BYTES;
+        tv_buf_init(&g->tuple);
+        g->tcols = tv_arena_calloc(c->arena, a->ntsrc + 1, sizeof *g->tcols);
+        if (!g->tcols) return c_oom(g);
+        g->ntcols = a->ntsrc;
+        for (uint32_t i = 0; i < a->ntsrc; i++) {
+            if ((st = bind(c, d, a->tsrc[i].node, t, false, &g->tcols[i]))) return st;
+            g->tcols[i]->emit = true;
+        }
+        if (a->after && (st = encode_after(g))) return st;
+    }
     if (a->kind == TV_AGG_FILTER || a->kind == TV_AGG_FILTERS) {
         g->nq = a->kind == TV_AGG_FILTER ? 1 : a->nfilters;
         g->qs = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->qs);
@@ -964,8 +1132,12 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
         }
         if (g->segmap) memset(g->segmap, 0, (size_t)g->segmap_n * sizeof *g->segmap);
     }
-    if (g->a->kind == TV_AGG_TERMS && g->a->min_doc_count == 0) {
+    if (g->a->kind == TV_AGG_TERMS && g->a->min_doc_count == 0 && !g->emit) {
         tv_status st = register_all_keys(g, sv);
+        if (st) return st;
+    }
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        tv_status st = seg_col(g->tcols[i], sv);
         if (st) return st;
     }
     for (uint32_t i = 0; i < g->nq; i++) {
@@ -985,6 +1157,9 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
 static void free_col(col *g) {
     if (!g) return;
     for (uint32_t i = 0; i < g->nsubs; i++) free_col(g->subs[i]);
+    for (uint32_t i = 0; i < g->ntcols; i++) free_col(g->tcols[i]);
+    tv_vec_fini(&g->ekeys);
+    tv_buf_fini(&g->tuple);
     tv_free(g->om.slots);
     tv_vec_fini(&g->direct);
     tv_vec_fini(&g->b);
@@ -1143,7 +1318,7 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         const bkt *x = &g->b.items[sel[i]];
         agg_bucket *bk = &r->b[i];
         bk->doc_count = x->count;
-        if (a->kind == TV_AGG_TERMS && g->kk == TV_KEY_BYTES) {
+        if ((a->kind == TV_AGG_TERMS || a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS) && g->kk == TV_KEY_BYTES) {
             const termref *t = &g->tids.items[x->key];
             bk->ks = t->s;
             bk->klen = t->len;
@@ -1156,6 +1331,25 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         if (st) return st;
     }
     r->nb = nb + zeros;
+    if (g->ntcols) {
+        agg_fmt *tf = tv_arena_calloc(c->arena, g->ntcols, sizeof *tf);
+        tv_key_kind *tk = tv_arena_calloc(c->arena, g->ntcols, sizeof *tk);
+        if (!tf || !tk) return c_oom(g);
+        for (uint32_t i = 0; i < g->ntcols; i++) {
+            tf[i] = g->tcols[i]->fmt;
+            tk[i] = g->tcols[i]->kk;
+            /* composite date_histogram and histogram keys print raw unless
+             * the source has a format (DateHistogramValuesSourceBuilder) */
+            const tv_agg *n = a->tsrc[i].node;
+            if (a->kind == TV_AGG_COMPOSITE && n->kind != TV_AGG_TERMS && !n->src.format) tf[i].kind = TV_FMT_RAW;
+        }
+        r->tfmt = tf;
+        r->tkk = tk;
+        r->mapped = true;
+        for (uint32_t i = 0; i < g->ntcols; i++) r->mapped &= !g->tcols[i]->unmapped || a->tsrc[i].missing_bucket;
+        r->after = g->after_enc;
+        r->after_len = g->after_len;
+    }
     return TROVE_OK;
 }
 

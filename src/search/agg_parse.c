@@ -39,6 +39,8 @@ static const kind_name k_kinds[] = {
     {"filters", TV_AGG_FILTERS},
     {"missing", TV_AGG_MISSING},
     {"global", TV_AGG_GLOBAL},
+    {"composite", TV_AGG_COMPOSITE},
+    {"multi_terms", TV_AGG_MULTI_TERMS},
     {"avg", TV_AGG_AVG},
     {"sum", TV_AGG_SUM},
     {"min", TV_AGG_MIN},
@@ -61,7 +63,7 @@ static const kind_name k_kinds[] = {
 
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
-    "multi_terms", "composite", "sampler", "diversified_sampler", "nested", "reverse_nested", "top_hits",
+    "sampler", "diversified_sampler", "nested", "reverse_nested", "top_hits",
     "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
     "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
@@ -70,7 +72,7 @@ static const char *const k_unsupported[] = {
     "top_metrics", "rate", "multi_range", "weighted_sum", "ip_prefix",
 };
 
-bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_GLOBAL; }
+bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_MULTI_TERMS; }
 bool tv_agg_is_pipeline(tv_agg_kind k) { return k >= TV_AGG_CUMULATIVE_SUM; }
 
 static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
@@ -599,8 +601,145 @@ static tv_status parse_pipeline(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool date);
+
+/* composite: {"size", "sources": [{name: {terms|histogram|date_histogram: {...}}}], "after"}
+ * (CompositeAggregationBuilder, CompositeValuesSourceParserHelper). */
+static tv_status parse_composite(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    a->size = 10;
+    const tv_json *srcs = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "size")) {
+            if (!(st = int_val(d, "composite", m, &a->size)) && a->size <= 0)
+                return field_fail(d, "composite", m, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
+        } else if (key_is(m, "sources")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, "composite", m);
+            srcs = &m->val;
+        } else if (key_is(m, "after")) {
+            if (m->val.type != TV_JSON_OBJECT) return bad_token(d, "composite", m);
+            a->after = &m->val;
+        } else return unknown_field(d, "composite", m);
+        if (st) return st;
+    }
+    if (!srcs || !srcs->len) return tv_error_set(d->err, TROVE_EARG, "Composite [sources] cannot be null or empty");
+    a->tsrc = tv_arena_calloc(d->arena, srcs->len, sizeof *a->tsrc);
+    if (!a->tsrc) return oom(d);
+    for (uint32_t i = 0; i < srcs->len; i++) {
+        const tv_json *e = &srcs->v.items[i];
+        if (e->type != TV_JSON_OBJECT || e->len != 1 || e->v.members[0].val.type != TV_JSON_OBJECT ||
+            e->v.members[0].val.len != 1 || e->v.members[0].val.v.members[0].val.type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, e->off, "Expected [START_OBJECT] for a composite source, got [%s]", tv_dsl_token_name(e));
+        const tv_json_member *nm = &e->v.members[0];
+        const tv_json_member *tm = &nm->val.v.members[0];
+        for (uint32_t j = 0; j < a->ntsrc; j++)
+            if (!strcmp(a->tsrc[j].name, nm->key))
+                return tv_error_set(d->err, TROVE_EARG, "Composite source names must be unique, found duplicates: [%s]", nm->key);
+        tv_agg_tsrc *ts = &a->tsrc[a->ntsrc++];
+        ts->name = nm->key;
+        tv_agg *n = tv_arena_calloc(d->arena, 1, sizeof *n);
+        if (!n) return oom(d);
+        n->name = nm->key;
+        n->type_name = tm->key;
+        ts->node = n;
+        /* the source's own keys: order, missing_bucket; the rest as the bucket type reads them */
+        const tv_json *sb = &tm->val;
+        tv_json_member *rest = tv_arena_calloc(d->arena, sb->len + 1, sizeof *rest);
+        if (!rest) return oom(d);
+        uint32_t nr = 0;
+        for (uint32_t k = 0; k < sb->len; k++) {
+            const tv_json_member *sm = &sb->v.members[k];
+            if (key_is(sm, "order")) {
+                if (sm->val.type != TV_JSON_STRING || (!tv_streq(sm->val.v.s, sm->val.len, "asc") && !tv_streq(sm->val.v.s, sm->val.len, "desc")))
+                    return tv_error_set(d->err, TROVE_EARG, "Unknown order [%s]", sm->val.type == TV_JSON_STRING ? sm->val.v.s : "");
+                ts->desc = tv_streq(sm->val.v.s, sm->val.len, "desc");
+            } else if (key_is(sm, "missing_bucket")) {
+                tv_status st = bool_val(d, tm->key, sm, &ts->missing_bucket);
+                if (st) return st;
+            } else if (key_is(sm, "missing") || key_is(sm, "missing_order")) {
+                return tv_dsl_error(d, TROVE_EUNSUPPORTED, sm->key_off, "[%s] in a composite source is not supported by trove", sm->key);
+            } else rest[nr++] = *sm;
+        }
+        tv_json sub = *sb;
+        sub.v.members = rest;
+        sub.len = nr;
+        tv_status st;
+        if (!strcmp(tm->key, "terms")) {
+            n->kind = TV_AGG_TERMS;
+            for (uint32_t k = 0; k < nr; k++) {
+                bool done;
+                if ((st = source_key(d, "terms", &rest[k], &n->src, &done))) return st;
+                if (!done) return unknown_field(d, "terms", &rest[k]);
+            }
+            if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        } else if (!strcmp(tm->key, "histogram") || !strcmp(tm->key, "date_histogram")) {
+            bool date = tm->key[0] == 'd';
+            n->kind = date ? TV_AGG_DATE_HISTOGRAM : TV_AGG_HISTOGRAM;
+            if ((st = parse_histogram(d, n, &sub, date))) return st;
+            if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        } else if (!strcmp(tm->key, "geotile_grid")) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, tm->key_off, "the [geotile_grid] composite source is not supported by trove");
+        } else {
+            return tv_dsl_error(d, TROVE_EPARSE, tm->key_off, "Invalid source type: %s", tm->key);
+        }
+    }
+    if (a->after && a->after->len != a->ntsrc)
+        return tv_error_set(d->err, TROVE_EARG, "[after] has %u value(s) but [sources] has %u", a->after->len, a->ntsrc);
+    return TROVE_OK;
+}
+
+/* multi_terms: {"terms": [{"field", "missing"}...], size, order, ...}
+ * (MultiTermsAggregationBuilder); the rest reads as terms reads it. */
+static tv_status parse_multi_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    tv_json_member *rest = tv_arena_calloc(d->arena, body->len + 1, sizeof *rest);
+    if (!rest) return oom(d);
+    uint32_t nr = 0;
+    const tv_json *terms = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        if (key_is(m, "terms")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, "multi_terms", m);
+            terms = &m->val;
+        } else if (key_is(m, "field") || key_is(m, "missing") || key_is(m, "script") || key_is(m, "include") ||
+                   key_is(m, "exclude") || key_is(m, "value_type")) {
+            return unknown_field(d, "multi_terms", m);
+        } else rest[nr++] = *m;
+    }
+    tv_json sub = *body;
+    sub.v.members = rest;
+    sub.len = nr;
+    tv_status st = parse_terms(d, a, &sub);
+    if (st) return st;
+    if (!terms || terms->len < 2)
+        return tv_error_set(d->err, TROVE_EARG, "The [terms] parameter in the aggregation [%s] must be present and have at least 2 fields.", a->name);
+    a->tsrc = tv_arena_calloc(d->arena, terms->len, sizeof *a->tsrc);
+    if (!a->tsrc) return oom(d);
+    for (uint32_t i = 0; i < terms->len; i++) {
+        const tv_json *e = &terms->v.items[i];
+        if (e->type != TV_JSON_OBJECT) return tv_dsl_error(d, TROVE_EPARSE, e->off, "[multi_terms] terms must be objects");
+        tv_agg *n = tv_arena_calloc(d->arena, 1, sizeof *n);
+        if (!n) return oom(d);
+        n->kind = TV_AGG_TERMS;
+        n->name = a->name;
+        n->type_name = "multi_terms";
+        for (uint32_t k = 0; k < e->len; k++) {
+            bool done;
+            if ((st = source_key(d, "terms", &e->v.members[k], &n->src, &done))) return st;
+            if (!done) return unknown_field(d, "terms", &e->v.members[k]);
+        }
+        if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        a->tsrc[a->ntsrc].node = n;
+        a->tsrc[a->ntsrc].name = n->src.field;
+        a->ntsrc++;
+    }
+    return TROVE_OK;
+}
+
 static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     switch (a->kind) {
+    case TV_AGG_COMPOSITE: return parse_composite(d, a, body);
+    case TV_AGG_MULTI_TERMS: return parse_multi_terms(d, a, body);
     case TV_AGG_TERMS: return parse_terms(d, a, body);
     case TV_AGG_HISTOGRAM: return parse_histogram(d, a, body, false);
     case TV_AGG_DATE_HISTOGRAM: return parse_histogram(d, a, body, true);
@@ -676,7 +815,8 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
     bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
-                   a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG;
+                   a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
+                   a->kind != TV_AGG_MULTI_TERMS;
     if (sourced && !a->src.field)
         return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
     if (subs) {
@@ -693,6 +833,14 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     }
     if (a->kind == TV_AGG_GLOBAL && depth > 0)
         return tv_error_set(d->err, TROVE_EARG, "Aggregation [%s] must be a top level aggregation", name);
+    if (subs)
+        for (uint32_t i = 0; i < a->nsubs; i++)
+            if (a->subs[i]->kind == TV_AGG_COMPOSITE) {
+                tv_error_set(d->err, TROVE_EARG, "[composite] aggregation cannot be used with a parent aggregation of type: [%s]",
+                             a->type_name);
+                snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+                return TROVE_EARG;
+            }
     *out = a;
     return TROVE_OK;
 }

@@ -264,6 +264,11 @@ static tv_status path_error(red *rd, path_status ps, const agg_res *last, const 
     return TROVE_EARG;
 }
 
+static int bytes_key_qcmp(const void *x, const void *y) {
+    const agg_bucket *a = x, *b = y;
+    return tv_memcmp2(a->ks, a->klen, b->ks, b->klen);
+}
+
 /* ------------------------------------------------------ terms order */
 
 typedef struct ord_ctx {
@@ -463,7 +468,7 @@ static tv_status reduce_keyed(red *rd, const tv_agg *a, agg_res **list, size_t n
             d->doc_count += all[x]->doc_count;
             group[gn++] = all[x];
         }
-        if (a->kind == TV_AGG_TERMS && n > 1) {
+        if ((a->kind == TV_AGG_TERMS || a->kind == TV_AGG_MULTI_TERMS) && n > 1) {
             /* the error of the shards that did not return the term */
             int64_t e = 0;
             bool unbounded = false;
@@ -666,6 +671,25 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
     *out = o;
     tv_status st;
     switch (a->kind) {
+    case TV_AGG_COMPOSITE: {
+        /* each shard returns its first size keys after "after"; the
+         * reduce keeps the first size of the merge */
+        for (size_t i = 0; i < n; i++) {
+            agg_res *x = list[i];
+            if (x->nb > 1) qsort(x->b, x->nb, sizeof *x->b, bytes_key_qcmp);
+            size_t k = 0;
+            for (size_t j = 0; j < x->nb; j++) {
+                if (x->after && tv_memcmp2(x->b[j].ks, x->b[j].klen, x->after, x->after_len) <= 0) continue;
+                if ((int64_t)k < a->size) x->b[k++] = x->b[j];
+            }
+            x->nb = k;
+        }
+        if ((st = reduce_keyed(rd, a, list, n, final, o))) return st;
+        if ((int64_t)o->nb > a->size) o->nb = (size_t)a->size;
+        if (final && (st = consume(rd, (int64_t)o->nb))) return st;
+        break;
+    }
+    case TV_AGG_MULTI_TERMS:
     case TV_AGG_TERMS: {
         if (final && (st = check_order(rd, a))) return st;
         if (final) {
@@ -940,7 +964,8 @@ static tv_status sibling_pipeline(red *rd, const tv_agg *p, agg_res **level, con
     if (!r) return r_oom(rd);
     *out = r;
     const char *rest = path[nl] == '>' ? path + nl + 1 : path[nl] ? path + nl : "_count";
-    bool multi = host->a->kind == TV_AGG_TERMS || host->a->kind == TV_AGG_HISTOGRAM ||
+    bool multi = host->a->kind == TV_AGG_TERMS || host->a->kind == TV_AGG_HISTOGRAM || host->a->kind == TV_AGG_COMPOSITE ||
+                 host->a->kind == TV_AGG_MULTI_TERMS ||
                  host->a->kind == TV_AGG_DATE_HISTOGRAM || host->a->kind == TV_AGG_RANGE ||
                  host->a->kind == TV_AGG_DATE_RANGE || host->a->kind == TV_AGG_FILTERS;
     if (!multi) {
@@ -1077,6 +1102,8 @@ static void hash_order(const char *const *names, uint32_t n, uint32_t *order) {
 
 static const char *typed_name(const agg_res *r) {
     switch (r->a->kind) {
+    case TV_AGG_MULTI_TERMS: return "multi_terms";
+    case TV_AGG_COMPOSITE: return "composite";
     case TV_AGG_TERMS:
         if (!r->mapped) return "sterms";
         return r->key_kind == TV_KEY_BYTES ? "sterms" : r->key_kind == TV_KEY_DOUBLE ? "dterms"
@@ -1105,6 +1132,90 @@ static void write_as_string(tv_jw *w, const agg_fmt *f, const char *key, double 
 }
 
 static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed);
+
+/* One component of an encoded tuple key (see agg_collect.c) at *p: written
+ * as a JSON value to w (when not NULL) and as its string form to sb (when
+ * not NULL); *p moves past it. */
+static void tuple_component(const agg_res *r, uint32_t i, const unsigned char **p, const unsigned char *end, tv_jw *w,
+                            tv_buf *sb) {
+    bool desc = r->a->kind == TV_AGG_COMPOSITE && r->a->tsrc[i].desc;
+    unsigned char inv = desc ? 0xff : 0;
+    const unsigned char *q = *p;
+    if (q >= end) return;
+    unsigned char h = *q++ ^ inv;
+    const agg_fmt *f = &r->tfmt[i];
+    char buf[512];
+    if (!h) {
+        if (w) tv_jw_null(w);
+        if (sb) tv_buf_append(sb, "null", 4);
+        *p = q;
+        return;
+    }
+    if (r->tkk[i] == TV_KEY_BYTES) {
+        tv_buf t;
+        tv_buf_init(&t);
+        while (q < end) {
+            unsigned char c = *q++ ^ inv;
+            if (c == 0) {
+                unsigned char c2 = q < end ? (unsigned char)(*q++ ^ inv) : 0;
+                if (c2 == 0) break;
+                tv_buf_putc(&t, 0);
+                continue;
+            }
+            tv_buf_putc(&t, (char)c);
+        }
+        const char *ks = t.data ? t.data : "";
+        size_t kl = t.len;
+        if (f->kind == TV_FMT_IP && kl == 16) {
+            kl = tv_ip_format((const uint8_t *)ks, buf);
+            ks = buf;
+        }
+        if (w) tv_jw_str(w, ks, kl);
+        if (sb) tv_buf_append(sb, ks, kl);
+        tv_buf_fini(&t);
+        *p = q;
+        return;
+    }
+    uint64_t u = 0;
+    for (int k = 0; k < 8 && q < end; k++) u = u << 8 | (unsigned char)(*q++ ^ inv);
+    int64_t v = (int64_t)(u ^ 0x8000000000000000ull);
+    *p = q;
+    if (r->tkk[i] == TV_KEY_DOUBLE) {
+        double x = tv_sortable_to_double(v);
+        if (f->kind == TV_FMT_RAW) {
+            if (w) tv_jw_double(w, x);
+            tv_fmt_double(x, buf);
+        } else {
+            fmt_double(f, x, buf, sizeof buf);
+            if (w) tv_jw_strz(w, buf);
+        }
+    } else if (r->tkk[i] == TV_KEY_ULONG) {
+        snprintf(buf, sizeof buf, "%llu", (unsigned long long)tv_sortable_to_unsigned(v));
+        if (w) tv_jw_uint(w, tv_sortable_to_unsigned(v));
+    } else if (f->kind == TV_FMT_BOOL) {
+        snprintf(buf, sizeof buf, "%s", v ? "true" : "false"); /* DocValueFormat.BOOLEAN gives a Boolean */
+        if (w) tv_jw_bool(w, v != 0);
+    } else if (f->kind == TV_FMT_RAW) {
+        snprintf(buf, sizeof buf, "%lld", (long long)v);
+        if (w) tv_jw_int(w, v);
+    } else {
+        fmt_double(f, (double)v, buf, sizeof buf);
+        if (f->kind == TV_FMT_DATE) tv_date_format_tz(v, f->pattern, f->tz, buf, sizeof buf);
+        if (w) tv_jw_strz(w, buf);
+    }
+    if (sb) tv_buf_append(sb, buf, strlen(buf));
+}
+
+/* A composite bucket's key object. */
+static void write_composite_key(const agg_res *r, const agg_bucket *b, tv_jw *w) {
+    const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
+    tv_jw_obj_begin(w);
+    for (uint32_t i = 0; i < r->a->ntsrc; i++) {
+        tv_jw_keyz(w, r->a->tsrc[i].name);
+        tuple_component(r, i, &p, end, w, NULL);
+    }
+    tv_jw_obj_end(w);
+}
 
 /* A level's results: regular ones in HashMap order, then pipelines. */
 static tv_status write_level(red *rd, tv_jw *w, const tv_agg *const *aggs, agg_res *const *res, uint32_t n, bool typed,
@@ -1141,7 +1252,7 @@ static tv_status write_bucket_body(red *rd, tv_jw *w, const agg_res *r, const ag
     const tv_agg *a = r->a;
     tv_jw_keyz(w, "doc_count");
     tv_jw_uint(w, b->doc_count);
-    if (a->kind == TV_AGG_TERMS && a->show_err) {
+    if ((a->kind == TV_AGG_TERMS || a->kind == TV_AGG_MULTI_TERMS) && a->show_err) {
         tv_jw_keyz(w, "doc_count_error_upper_bound");
         tv_jw_int(w, b->err);
     }
@@ -1168,6 +1279,50 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     tv_status st = TROVE_OK;
     char buf[512];
     switch (a->kind) {
+    case TV_AGG_COMPOSITE:
+        if (r->nb) {
+            tv_jw_keyz(w, "after_key");
+            write_composite_key(r, &r->b[r->nb - 1], w);
+        }
+        tv_jw_keyz(w, "buckets");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nb && !st; i++) {
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "key");
+            write_composite_key(r, &r->b[i], w);
+            st = write_bucket_body(rd, w, r, &r->b[i], typed);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
+        break;
+    case TV_AGG_MULTI_TERMS:
+        tv_jw_keyz(w, "doc_count_error_upper_bound");
+        tv_jw_int(w, r->err);
+        tv_jw_keyz(w, "sum_other_doc_count");
+        tv_jw_uint(w, r->other);
+        tv_jw_keyz(w, "buckets");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nb && !st; i++) {
+            const agg_bucket *b = &r->b[i];
+            const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
+            tv_buf ks;
+            tv_buf_init(&ks);
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "key");
+            tv_jw_arr_begin(w);
+            for (uint32_t k = 0; k < a->ntsrc; k++) {
+                if (k) tv_buf_putc(&ks, '|');
+                tuple_component(r, k, &p, end, w, &ks);
+            }
+            tv_jw_arr_end(w);
+            tv_jw_keyz(w, "key_as_string");
+            tv_jw_str(w, ks.data ? ks.data : "", ks.len);
+            tv_buf_fini(&ks);
+            st = write_bucket_body(rd, w, r, b, typed);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
+        break;
     case TV_AGG_TERMS:
         tv_jw_keyz(w, "doc_count_error_upper_bound");
         tv_jw_int(w, r->err);

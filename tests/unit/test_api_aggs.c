@@ -138,6 +138,35 @@ static void test_two_indices(void **s) {
            "{\"key\":2.0,\"doc_count\":1},{\"key\":5.0,\"doc_count\":1},{\"key\":7.0,\"doc_count\":1}]}}}");
 }
 
+/* composite (paging with after, desc and missing_bucket) and multi_terms */
+static void test_composite_multi_terms(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"c\":{\"composite\":{\"sources\":[{\"t\":{\"terms\":{\"field\":\"tag\"}}},"
+           "{\"h\":{\"histogram\":{\"field\":\"p\",\"interval\":1,\"missing_bucket\":true,\"order\":\"desc\"}}}]}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"c\":{\"after_key\":{\"t\":\"z\",\"h\":null},\"buckets\":["
+                        "{\"key\":{\"t\":\"x\",\"h\":2.0},\"doc_count\":1},{\"key\":{\"t\":\"x\",\"h\":1.0},\"doc_count\":1},"
+                        "{\"key\":{\"t\":\"x\",\"h\":0.0},\"doc_count\":1},{\"key\":{\"t\":\"y\",\"h\":1.0},\"doc_count\":1},"
+                        "{\"key\":{\"t\":\"z\",\"h\":null},\"doc_count\":1}]}}}");
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"aggs\":{\"c\":{\"composite\":{\"size\":2,\"sources\":[{\"t\":{\"terms\":{\"field\":\"tag\"}}},"
+           "{\"d\":{\"date_histogram\":{\"field\":\"d\",\"calendar_interval\":\"month\"}}}],\"after\":{\"t\":\"x\",\"d\":1609459200000}},"
+           "\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"c\":{\"after_key\":{\"t\":\"z\",\"d\":1612137600000},\"buckets\":["
+                        "{\"key\":{\"t\":\"y\",\"d\":1609459200000},\"doc_count\":1,\"m\":{\"value\":1.0}},"
+                        "{\"key\":{\"t\":\"z\",\"d\":1612137600000},\"doc_count\":1,\"m\":{\"value\":5.0}}]}}}");
+    EXPECT("POST", "/a/_search?typed_keys=true",
+           "{\"size\":0,\"aggs\":{\"m\":{\"multi_terms\":{\"terms\":[{\"field\":\"tag\"},{\"field\":\"b\"}],\"size\":2}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"multi_terms#m\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":1,\"buckets\":["
+                        "{\"key\":[\"x\",false],\"key_as_string\":\"x|false\",\"doc_count\":1},"
+                        "{\"key\":[\"x\",true],\"key_as_string\":\"x|true\",\"doc_count\":1}]}}}");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"c\":{\"composite\":{\"sources\":[]}}}}", 400,
+               "\"reason\":\"Composite [sources] cannot be null or empty\"");
+    EXPECT_HAS("POST", "/a/_search",
+               "{\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\"},\"aggs\":{\"c\":{\"composite\":{\"sources\":[{\"x\":{\"terms\":{\"field\":\"n\"}}}]}}}}}}", 400,
+               "\"reason\":\"[composite] aggregation cannot be used with a parent aggregation of type: [terms]\"");
+}
+
 /* Only a scroll's first response carries the aggregations. */
 static void test_scroll(void **s) {
     (void)s;
@@ -163,8 +192,8 @@ static void test_errors(void **s) {
            "\"type\":\"x_content_parse_exception\",\"reason\":\"[1:45] [terms] failed to parse field [size]\","
            "\"caused_by\":{\"type\":\"illegal_argument_exception\",\"reason\":\"[size] must be greater than 0. Found [0] in [t]\"}},\"status\":400}");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"foo\":{}}}}", 400, "\"type\":\"parsing_exception\",\"reason\":\"Unknown aggregation type [foo]\"");
-    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"composite\":{}}}}", 400,
-               "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [composite] aggregation is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"sampler\":{}}}}", 400,
+               "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [sampler] aggregation is not supported by trove\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":\"x\"}}", 400,
                "\"reason\":\"Aggregation definition for [t starts with a [VALUE_STRING], expected a [START_OBJECT].\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"avg\":{}}}}", 400,
@@ -197,6 +226,7 @@ int main(void) {
         cmocka_unit_test(test_ranges_filters_stats),
         cmocka_unit_test(test_dates_and_pipelines),
         cmocka_unit_test(test_two_indices),
+        cmocka_unit_test(test_composite_multi_terms),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
     };
