@@ -653,6 +653,7 @@ void tv_h_clear_scroll(tv_req *r);    /* DELETE /_search/scroll[/{scroll_id}] */
 void tv_h_pit_create(tv_req *r);      /* POST /{index}/_search/point_in_time */
 void tv_h_pit_delete(tv_req *r);      /* DELETE /_search/point_in_time */
 void tv_h_pit_delete_all(tv_req *r);  /* DELETE /_search/point_in_time/_all */
+void tv_h_validate_query(tv_req *r);  /* GET|POST [/{index}]/_validate/query (h_validate.c) */
 void tv_h_pit_list(tv_req *r);        /* GET /_search/point_in_time/_all */
 
 

@@ -336,6 +336,14 @@ static const route routes[] = {
     {TV_POST, "/{index}/_count", tv_h_count_aliased, P_COUNT},
     {TV_GET, "/{index}/_count", tv_h_count_aliased, P_COUNT},
 
+#define P_VALIDATE                                                                                      \
+    P("all_shards", "allow_no_indices", "analyze_wildcard", "analyzer", "default_operator", "df", "explain", \
+      "expand_wildcards", "ignore_unavailable", "lenient", "q", "rewrite")
+    {TV_GET, "/_validate/query", tv_h_validate_query, P_VALIDATE},
+    {TV_POST, "/_validate/query", tv_h_validate_query, P_VALIDATE},
+    {TV_GET, "/{index}/_validate/query", tv_h_validate_query, P_VALIDATE},
+    {TV_POST, "/{index}/_validate/query", tv_h_validate_query, P_VALIDATE},
+
     {TV_GET, "/_mget", tv_h_mget, P_MGET},
     {TV_POST, "/_mget", tv_h_mget, P_MGET},
     {TV_GET, "/{index}/_mget", tv_h_mget, P_MGET},

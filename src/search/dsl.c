@@ -531,6 +531,10 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
     tv_status st = pe->fn(d, body, out);
     d->depth--;
     if (st != TROVE_OK) return st;
+    if (*out && !(*out)->origin) {
+        (*out)->origin = pe->name;
+        (*out)->origin_src = body;
+    }
     if (q->len > 1) {
         const tv_json_member *m2 = &q->v.members[1];
         return tv_dsl_error(d, TROVE_EPARSE, m2->key_off,

@@ -163,6 +163,12 @@ struct tv_query {
                               that match anything; unmapped fields parse to
                               TV_Q_MATCH_NONE) */
     uint32_t field_id; /* field->id, or TV_FIELD_ID for _id */
+    /* The DSL query whose parser returned this node (tv_dsl_parse_query
+     * sets it: "match", "term", ...) and that query's JSON body; NULL for
+     * nodes a parser built inside its own result. Read by validate.c to
+     * print the node as OpenSearch's Lucene query prints. */
+    const char *origin;
+    const tv_json *origin_src;
     float score_boost; /* set by tv_query_prepare: the product of the boosts
                           from the root down to this node (Lucene's boost
                           argument of createWeight); constant scores use it */

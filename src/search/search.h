@@ -84,4 +84,28 @@ tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, cons
                           const tv_search_params *params, tv_arena *arena, tv_jw *out,
                           tv_error *err);
 
+/*
+ * _validate/query (validate.c): parses the query (an object such as
+ * {"match":{..}}; NULL: params->q as URI search, else match_all) once as
+ * the REST layer does, then against each target without running it.
+ *   - a failure of the first parse is request-level: returned (EPARSE,
+ *     EXCONTENT, EARG, ...) with err filled and out untouched;
+ *   - otherwise TROVE_OK, and out[i] (ntargets entries, caller storage)
+ *     says whether target i builds the query, with its error if not, and
+ *     with explain or rewrite the Lucene string OpenSearch prints for it
+ *     (arena);
+ *   - TROVE_EUNSUPPORTED when an explanation asked for cannot be printed
+ *     exactly (err names the query kind); TROVE_ENOMEM.
+ * Only params->q, df, default_operator, analyzer and body_text are read.
+ */
+typedef struct tv_validate_result {
+    bool valid;
+    const char *explanation; /* NULL unless asked and valid */
+    tv_error err;            /* when !valid */
+} tv_validate_result;
+
+tv_status tv_search_validate(const tv_search_target *targets, size_t ntargets, const tv_json *query,
+                             const tv_search_params *params, bool explain, bool rewrite, tv_arena *arena,
+                             tv_validate_result *out, tv_error *err);
+
 #endif /* TROVE_SEARCH_H */
