@@ -63,6 +63,7 @@ typedef enum tv_agg_kind {
     TV_AGG_CARDINALITY,
     TV_AGG_PERCENTILES,
     TV_AGG_PERCENTILE_RANKS,
+    TV_AGG_TOP_HITS,
     /* pipelines */
     TV_AGG_CUMULATIVE_SUM,
     TV_AGG_DERIVATIVE,
@@ -99,6 +100,12 @@ typedef struct tv_agg_source {
 } tv_agg_source;
 
 typedef struct tv_agg tv_agg;
+
+/* A top_hits sort key: _score or a field's doc value. */
+typedef struct tv_agg_sort {
+    const char *field;     /* NULL: _score */
+    bool desc;
+} tv_agg_sort;
 
 /* A value source of a tuple aggregation (composite's sources, multi_terms'
  * terms): a synthetic terms / histogram / date_histogram node whose keys
@@ -167,6 +174,15 @@ struct tv_agg {
     uint32_t ntsrc;
     const tv_json *after;      /* composite "after" */
 
+    /* top_hits */
+    int64_t th_from, th_size;
+    tv_agg_sort *th_sorts;     /* none: _score descending */
+    uint32_t th_nsorts;
+    bool th_source;            /* _source fetched (default true) */
+    const char **th_inc, **th_exc;
+    uint32_t th_ninc, th_nexc;
+    bool th_version, th_seq_no, th_track_scores;
+
     /* pipelines */
     const char *buckets_path;
     bool gap_insert_zeros;     /* gap_policy: insert_zeros (default skip) */
@@ -185,6 +201,7 @@ typedef struct tv_agg_ctx {
     tv_error *err;
     int64_t max_buckets;       /* search.max_buckets */
     int64_t now_ms;
+    float score;               /* the score of the doc being collected */
     TV_VEC(void *) hlls;
     TV_VEC(void *) digests;
     TV_VEC(struct tv_agg_shard *) shards; /* freed by tv_agg_ctx_fini */
@@ -208,8 +225,11 @@ tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const 
                            bool global, tv_agg_shard **out);
 /* Before the docs of a segment. */
 tv_status tv_agg_shard_segment(tv_agg_shard *s, const tv_segview *sv);
-/* A matching doc of the current segment (ascending). */
-tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc);
+/* A matching doc of the current segment (ascending), with its score (0
+ * when scores are not computed: see tv_aggs_need_scores). */
+tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc, float score);
+/* Do the aggregations read scores (top_hits)? */
+bool tv_aggs_need_scores(const tv_aggs *aggs);
 /* The shard's results, one per aggregation of the level, into out (an
  * arena array of aggs->n, entries of the other pass left alone). */
 tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out);
@@ -230,6 +250,17 @@ typedef struct agg_fmt {
     const char *pattern;       /* date format or decimal pattern */
     const void *tz;            /* const tv_tz * (dates), NULL: UTC */
 } agg_fmt;
+
+/* A top_hits hit: where its doc is, its score and sort values. */
+typedef struct agg_hit {
+    float score;
+    const struct tv_search_target *t;
+    uint32_t seg, doc;
+    int64_t sv[4];
+    const char *ss[4];
+    uint32_t sl[4];
+    uint8_t sk[4];             /* 0 missing, 1 number, 2 bytes */
+} agg_hit;
 
 typedef struct agg_bucket {
     int64_t ki;                /* LONG/ULONG (sortable) keys, date keys */
@@ -263,12 +294,21 @@ struct agg_res {
     const tv_key_kind *tkk;
     const char *after;         /* composite: "after", encoded as keys are */
     uint32_t after_len;
+    /* top_hits */
+    agg_hit *hits;
+    size_t nhits;
+    float max_score;           /* NaN: not tracked */
+    const struct tv_field *const *th_fields; /* per sort key (NULL: _score or unmapped) */
     /* pipeline outputs */
     double value;
     bool has_value;
     const char **keys;         /* min_bucket / max_bucket */
     size_t nkeys;
 };
+
+/* Writes a stored _source with includes/excludes applied (search.c). */
+void tv_search_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, const char **inc, size_t ninc,
+                            const char **exc, size_t nexc);
 
 /* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###"):
  * see search.c. out: NUL-terminated, cap >= 400. */

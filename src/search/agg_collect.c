@@ -209,6 +209,11 @@ struct col {
     tv_buf tuple;             /* the encoded key being built */
     char *after_enc;          /* composite "after", encoded (NULL: none) */
     uint32_t after_len;
+    /* top_hits: per ord, the best from+size hits, best first */
+    const tv_field *thf[4];
+    agg_hit **th;
+    uint32_t *thn;
+    size_t thcap;             /* ords with a list */
     /* value buffers */
     int64_t *vals;
     uint32_t vcap;
@@ -450,6 +455,93 @@ static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
     return TROVE_OK;
 }
 
+/* ------------------------------------------------------------- top_hits */
+
+/* <0: a ranks before b (the sort keys, then target, segment, doc). */
+static int th_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
+    for (uint32_t k = 0; k < a->th_nsorts; k++) {
+        const tv_agg_sort *so = &a->th_sorts[k];
+        int c;
+        if (!so->field) {
+            c = x->score < y->score ? -1 : x->score > y->score;
+        } else {
+            if ((x->sk[k] == 0) != (y->sk[k] == 0)) return x->sk[k] == 0 ? 1 : -1; /* missing last */
+            if (x->sk[k] == 0) c = 0;
+            else if (x->sk[k] == 1) c = x->sv[k] < y->sv[k] ? -1 : x->sv[k] > y->sv[k];
+            else c = tv_memcmp2(x->ss[k], x->sl[k], y->ss[k], y->sl[k]);
+        }
+        if (so->desc) c = -c;
+        if (c) return c;
+    }
+    if (!a->th_nsorts && x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    if (mgrow(g, ord)) return c_oom(g);
+    mslot *s = &g->m[ord];
+    s->count++;
+    float score = g->ctx->score;
+    if ((double)score > s->max) s->max = score;
+    size_t cap = (size_t)(a->th_from + a->th_size);
+    if (!cap) return TROVE_OK;
+    if (ord >= g->thcap) {
+        size_t nc = g->thcap ? g->thcap : 8;
+        while (nc <= ord) nc *= 2;
+        agg_hit **nt = tv_realloc(g->th, nc * sizeof *nt);
+        if (!nt) return c_oom(g);
+        g->th = nt;
+        uint32_t *nn = tv_realloc(g->thn, nc * sizeof *nn);
+        if (!nn) return c_oom(g);
+        g->thn = nn;
+        for (size_t i = g->thcap; i < nc; i++) { g->th[i] = NULL; g->thn[i] = 0; }
+        g->thcap = nc;
+    }
+    agg_hit h;
+    memset(&h, 0, sizeof h);
+    h.score = score;
+    h.t = g->t;
+    h.seg = (uint32_t)(g->sv - g->t->snap->segs);
+    h.doc = doc;
+    for (uint32_t k = 0; k < a->th_nsorts; k++) {
+        const tv_field *f = g->thf[k];
+        if (!f) continue;
+        bool max = a->th_sorts[k].desc;
+        if (f->dv_kind == TV_DV_NUMERIC) {
+            const int64_t *v;
+            uint32_t n = nums(g, f, doc, &v);
+            if (n) { h.sk[k] = 1; h.sv[k] = max ? v[n - 1] : v[0]; }
+        } else if (f->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t n = tv_segment_dv_ords(g->sv->seg, f->id, doc, g->ords, g->ocap);
+            const char *t;
+            size_t tl;
+            if (n && tv_segment_dv_term(g->sv->seg, f->id, max ? g->ords[TV_MIN(n, g->ocap) - 1] : g->ords[0], &t, &tl)) {
+                h.sk[k] = 2;
+                h.ss[k] = t;
+                h.sl[k] = (uint32_t)tl;
+            }
+        }
+    }
+    if (!g->th[ord]) {
+        g->th[ord] = tv_malloc(cap * sizeof *g->th[ord]);
+        if (!g->th[ord]) return c_oom(g);
+    }
+    agg_hit *l = g->th[ord];
+    uint32_t n = g->thn[ord];
+    if (n == cap && th_cmp(a, &h, &l[n - 1]) >= 0) return TROVE_OK;
+    uint32_t i = n == cap ? n - 1 : n;
+    while (i > 0 && th_cmp(a, &h, &l[i - 1]) < 0) {
+        l[i] = l[i - 1];
+        i--;
+    }
+    l[i] = h;
+    if (n < cap) g->thn[ord] = n + 1;
+    return TROVE_OK;
+}
+
 /* ---------------------------------------------------------------- terms */
 
 static bool include_term(col *g, const char *t, size_t tl) {
@@ -688,6 +780,7 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
         if (doc_has_value(g, doc)) return TROVE_OK;
         return bucket_hit(g, doc, ord, 0);
     case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_TOP_HITS: return collect_top_hits(g, doc, ord);
     default: return collect_metric(g, doc, ord);
     }
 }
@@ -1056,6 +1149,22 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
             rg->to_d = g->to[r];
         }
     }
+    for (uint32_t k = 0; a->kind == TV_AGG_TOP_HITS && k < a->th_nsorts; k++) {
+        const char *sf = a->th_sorts[k].field;
+        if (!sf) continue;
+        const tv_field *tf = tv_dsl_field(d, sf, strlen(sf));
+        if (!tf) {
+            tv_error_set(c->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", sf);
+            return shard_err(g);
+        }
+        if (tv_field_type_is_text(tf->type)) {
+            tv_error_set(c->err, TROVE_EARG,
+                         "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                         sf);
+            return shard_err(g);
+        }
+        g->thf[k] = tf;
+    }
     if (a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS) {
         g->kk = TV_KEY_BYTES;
         tv_buf_init(&g->tuple);
@@ -1160,6 +1269,9 @@ static void free_col(col *g) {
     for (uint32_t i = 0; i < g->ntcols; i++) free_col(g->tcols[i]);
     tv_vec_fini(&g->ekeys);
     tv_buf_fini(&g->tuple);
+    for (size_t i = 0; i < g->thcap; i++) tv_free(g->th[i]);
+    tv_free(g->th);
+    tv_free(g->thn);
     tv_free(g->om.slots);
     tv_vec_fini(&g->direct);
     tv_vec_fini(&g->b);
@@ -1229,6 +1341,15 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
             r->wsum = s->wsum;
             r->wcomp = s->wcomp;
             r->sketch = s->sk;
+            if (a->kind == TV_AGG_TOP_HITS) {
+                r->max_score = (float)s->max;
+                r->th_fields = g->thf;
+                if (ord < g->thcap && g->thn[ord]) {
+                    r->hits = (agg_hit *)tv_arena_memdup(c->arena, g->th[ord], g->thn[ord] * sizeof *g->th[ord]);
+                    if (!r->hits) return c_oom(g);
+                    r->nhits = g->thn[ord];
+                }
+            }
             /* the coordinator serializes each shard result once to size
              * it (QueryPhaseResultConsumer): TDigestState.write compresses */
             if (s->sk && (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && tv_tdigest_compress(s->sk))
@@ -1406,7 +1527,8 @@ tv_status tv_agg_shard_segment(tv_agg_shard *s, const tv_segview *sv) {
     return TROVE_OK;
 }
 
-tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc) {
+tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc, float score) {
+    s->ctx->score = score;
     for (uint32_t i = 0; i < s->aggs->n; i++) {
         if (!s->cols[i]) continue;
         tv_status st = collect(s->cols[i], doc, 0);

@@ -52,6 +52,7 @@ static const kind_name k_kinds[] = {
     {"cardinality", TV_AGG_CARDINALITY},
     {"percentiles", TV_AGG_PERCENTILES},
     {"percentile_ranks", TV_AGG_PERCENTILE_RANKS},
+    {"top_hits", TV_AGG_TOP_HITS},
     {"cumulative_sum", TV_AGG_CUMULATIVE_SUM},
     {"derivative", TV_AGG_DERIVATIVE},
     {"avg_bucket", TV_AGG_AVG_BUCKET},
@@ -63,7 +64,7 @@ static const kind_name k_kinds[] = {
 
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
-    "sampler", "diversified_sampler", "nested", "reverse_nested", "top_hits",
+    "sampler", "diversified_sampler", "nested", "reverse_nested",
     "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
     "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
@@ -736,8 +737,101 @@ static tv_status parse_multi_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+/* A list of strings (a string alone is a one-item list). */
+static tv_status str_list(tv_dsl *d, const char *type, const tv_json_member *m, const char ***out, uint32_t *n) {
+    const tv_json *v = &m->val;
+    uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
+    const char **l = tv_arena_calloc(d->arena, cnt + 1, sizeof *l);
+    if (!l) return oom(d);
+    for (uint32_t i = 0; i < cnt; i++) {
+        const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[i] : v;
+        if (e->type != TV_JSON_STRING) return bad_token(d, type, m);
+        l[i] = e->v.s;
+    }
+    *out = l;
+    *n = cnt;
+    return TROVE_OK;
+}
+
+/* top_hits (TopHitsAggregationBuilder): from, size, sort, _source,
+ * version, seq_no_primary_term, track_scores; the fetch options trove does
+ * not have answer 400 by name. */
+static tv_status parse_top_hits(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    a->th_size = 3;
+    a->th_source = true;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "from")) {
+            if (!(st = int_val(d, "top_hits", m, &a->th_from)) && a->th_from < 0)
+                return field_fail(d, "top_hits", m, "[from] must be greater than or equal to 0. Found [%lld] in [%s]", (long long)a->th_from, a->name);
+        } else if (key_is(m, "size")) {
+            if (!(st = int_val(d, "top_hits", m, &a->th_size)) && a->th_size < 0)
+                return field_fail(d, "top_hits", m, "[size] must be greater than or equal to 0. Found [%lld] in [%s]", (long long)a->th_size, a->name);
+        } else if (key_is(m, "version")) st = bool_val(d, "top_hits", m, &a->th_version);
+        else if (key_is(m, "seq_no_primary_term")) st = bool_val(d, "top_hits", m, &a->th_seq_no);
+        else if (key_is(m, "track_scores")) st = bool_val(d, "top_hits", m, &a->th_track_scores);
+        else if (key_is(m, "_source")) {
+            const tv_json *v = &m->val;
+            if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) a->th_source = v->type == TV_JSON_TRUE;
+            else if (v->type == TV_JSON_STRING || v->type == TV_JSON_ARRAY) st = str_list(d, "top_hits", m, &a->th_inc, &a->th_ninc);
+            else if (v->type == TV_JSON_OBJECT) {
+                for (uint32_t k = 0; k < v->len && !st; k++) {
+                    const tv_json_member *sm = &v->v.members[k];
+                    if (key_is(sm, "includes") || key_is(sm, "include")) st = str_list(d, "_source", sm, &a->th_inc, &a->th_ninc);
+                    else if (key_is(sm, "excludes") || key_is(sm, "exclude")) st = str_list(d, "_source", sm, &a->th_exc, &a->th_nexc);
+                    else return unknown_field(d, "_source", sm);
+                }
+            } else return bad_token(d, "top_hits", m);
+        } else if (key_is(m, "sort")) {
+            const tv_json *v = &m->val;
+            uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
+            a->th_sorts = tv_arena_calloc(d->arena, cnt + 1, sizeof *a->th_sorts);
+            if (!a->th_sorts) return oom(d);
+            for (uint32_t k = 0; k < cnt; k++) {
+                const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[k] : v;
+                tv_agg_sort *o = &a->th_sorts[a->th_nsorts];
+                const char *fname = NULL;
+                bool desc = false, dflt = true;
+                if (e->type == TV_JSON_STRING) fname = e->v.s;
+                else if (e->type == TV_JSON_OBJECT && e->len == 1) {
+                    const tv_json_member *sm = &e->v.members[0];
+                    fname = sm->key;
+                    const tv_json *ov = &sm->val;
+                    if (ov->type == TV_JSON_OBJECT) {
+                        for (uint32_t q = 0; q < ov->len; q++) {
+                            const tv_json_member *om = &ov->v.members[q];
+                            if (key_is(om, "order") && om->val.type == TV_JSON_STRING) ov = &om->val;
+                            else
+                                return tv_dsl_error(d, TROVE_EUNSUPPORTED, om->key_off,
+                                                    "[%s] in a [top_hits] sort is not supported by trove", om->key);
+                        }
+                    }
+                    if (ov->type == TV_JSON_STRING) {
+                        if (tv_streq(ov->v.s, ov->len, "desc")) desc = true;
+                        else if (!tv_streq(ov->v.s, ov->len, "asc"))
+                            return tv_error_set(d->err, TROVE_EARG, "Unknown SortOrder [%s]", ov->v.s);
+                        dflt = false;
+                    }
+                } else return tv_dsl_error(d, TROVE_EPARSE, e->off, "[top_hits] failed to parse field [sort]");
+                if (!strcmp(fname, "_score")) { o->field = NULL; o->desc = dflt ? true : desc; }
+                else if (!strcmp(fname, "_doc")) return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "[_doc] in a [top_hits] sort is not supported by trove");
+                else { o->field = fname; o->desc = desc; }
+                if (a->th_nsorts < 4) a->th_nsorts++;
+                else return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "more than 4 [top_hits] sort keys are not supported by trove");
+            }
+        } else if (key_is(m, "explain") || key_is(m, "highlight") || key_is(m, "script_fields") ||
+                   key_is(m, "docvalue_fields") || key_is(m, "stored_fields") || key_is(m, "fields")) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "[%s] in [top_hits] is not supported by trove", m->key);
+        } else return unknown_field(d, "top_hits", m);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     switch (a->kind) {
+    case TV_AGG_TOP_HITS: return parse_top_hits(d, a, body);
     case TV_AGG_COMPOSITE: return parse_composite(d, a, body);
     case TV_AGG_MULTI_TERMS: return parse_multi_terms(d, a, body);
     case TV_AGG_TERMS: return parse_terms(d, a, body);
@@ -814,7 +908,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
         if (st) return st;
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
-    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
+    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS && a->kind != TV_AGG_TOP_HITS &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
                    a->kind != TV_AGG_MULTI_TERMS;
     if (sourced && !a->src.field)
@@ -870,4 +964,18 @@ tv_status tv_aggs_parse(tv_dsl *d, const tv_json *v, tv_aggs *out) {
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unexpected token %s in [aggs]: aggregations definitions must start with the name of the aggregation.",
                             tv_dsl_token_name(v));
     return parse_level(d, v, 0, out);
+}
+
+bool tv_aggs_need_scores(const tv_aggs *aggs) {
+    for (uint32_t i = 0; i < aggs->n; i++) {
+        const tv_agg *a = aggs->items[i];
+        if (a->kind == TV_AGG_TOP_HITS) {
+            if (!a->th_nsorts || a->th_track_scores) return true;
+            for (uint32_t k = 0; k < a->th_nsorts; k++)
+                if (!a->th_sorts[k].field) return true;
+        }
+        tv_aggs sub = {a->subs, a->nsubs};
+        if (tv_aggs_need_scores(&sub)) return true;
+    }
+    return false;
 }

@@ -264,6 +264,28 @@ static tv_status path_error(red *rd, path_status ps, const agg_res *last, const 
     return TROVE_EARG;
 }
 
+/* top_hits' order (as agg_collect.c's th_cmp): the sort keys, then
+ * target, segment and doc. */
+static int top_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
+    for (uint32_t k = 0; k < a->th_nsorts; k++) {
+        const tv_agg_sort *so = &a->th_sorts[k];
+        int c;
+        if (!so->field) c = x->score < y->score ? -1 : x->score > y->score;
+        else {
+            if ((x->sk[k] == 0) != (y->sk[k] == 0)) return x->sk[k] == 0 ? 1 : -1;
+            if (x->sk[k] == 0) c = 0;
+            else if (x->sk[k] == 1) c = x->sv[k] < y->sv[k] ? -1 : x->sv[k] > y->sv[k];
+            else c = tv_memcmp2(x->ss[k], x->sl[k], y->ss[k], y->sl[k]);
+        }
+        if (so->desc) c = -c;
+        if (c) return c;
+    }
+    if (!a->th_nsorts && x->score != y->score) return x->score > y->score ? -1 : 1;
+    if (x->t != y->t) return x->t < y->t ? -1 : 1;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
 static int bytes_key_qcmp(const void *x, const void *y) {
     const agg_bucket *a = x, *b = y;
     return tv_memcmp2(a->ks, a->klen, b->ks, b->klen);
@@ -821,6 +843,32 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
             if (tv_tdigest_merge(o->sketch, list[i]->sketch)) return r_oom(rd);
         }
         if (final && o->sketch && tv_tdigest_compress(o->sketch)) return r_oom(rd);
+        return TROVE_OK;
+    }
+    case TV_AGG_TOP_HITS: {
+        size_t total = 0;
+        o->count = 0;
+        o->max_score = NAN;
+        for (size_t i = 0; i < n; i++) {
+            total += list[i]->nhits;
+            o->count += list[i]->count;
+            if (list[i]->count && !(list[i]->max_score <= o->max_score)) o->max_score = list[i]->max_score;
+        }
+        agg_hit *all = tv_arena_alloc(rd->c->arena, (total + 1) * sizeof *all);
+        if (!all) return r_oom(rd);
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++)
+            for (size_t j = 0; j < list[i]->nhits; j++) all[k++] = list[i]->hits[j];
+        /* insertion sort: the lists are short (from + size per target) */
+        for (size_t i = 1; i < k; i++)
+            for (size_t j = i; j > 0 && top_hit_cmp(a, &all[j], &all[j - 1]) < 0; j--) {
+                agg_hit t = all[j];
+                all[j] = all[j - 1];
+                all[j - 1] = t;
+            }
+        size_t from = TV_MIN((size_t)a->th_from, k);
+        o->hits = all + from;
+        o->nhits = TV_MIN((size_t)a->th_size, k - from);
         return TROVE_OK;
     }
     default: {
@@ -1554,6 +1602,89 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         }
         if (a->keyed) tv_jw_obj_end(w);
         else tv_jw_arr_end(w);
+        break;
+    }
+    case TV_AGG_TOP_HITS: {
+        bool by_field = false;
+        for (uint32_t k = 0; k < a->th_nsorts; k++) by_field |= a->th_sorts[k].field != NULL;
+        bool sorted = by_field || (a->th_nsorts && !(a->th_nsorts == 1 && a->th_sorts[0].desc));
+        bool scores = !by_field || a->th_track_scores;
+        tv_jw_keyz(w, "hits");
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "total");
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "value");
+        tv_jw_uint(w, r->count);
+        tv_jw_keyz(w, "relation");
+        tv_jw_strz(w, "eq");
+        tv_jw_obj_end(w);
+        tv_jw_keyz(w, "max_score");
+        if (scores && r->count && r->max_score == r->max_score) tv_jw_float(w, r->max_score);
+        else tv_jw_null(w);
+        tv_jw_keyz(w, "hits");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nhits && !st; i++) {
+            const agg_hit *h = &r->hits[i];
+            const tv_segview *sv = &h->t->snap->segs[h->seg];
+            tv_doc_meta meta;
+            const char *src = NULL;
+            size_t srclen = 0;
+            memset(&meta, 0, sizeof meta);
+            if (tv_segment_doc(sv->seg, h->doc, rd->c->arena, &meta, &src, &srclen)) {
+                st = tv_error_set(rd->c->err, TROVE_EIO, "failed to load document");
+                break;
+            }
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "_index");
+            tv_jw_strz(w, h->t->index ? h->t->index : "");
+            tv_jw_keyz(w, "_id");
+            tv_jw_str(w, meta.id, meta.id_len);
+            if (a->th_version) { tv_jw_keyz(w, "_version"); tv_jw_int(w, meta.version); }
+            if (a->th_seq_no) {
+                tv_jw_keyz(w, "_seq_no");
+                tv_jw_int(w, meta.seq_no);
+                tv_jw_keyz(w, "_primary_term");
+                tv_jw_int(w, meta.primary_term);
+            }
+            tv_jw_keyz(w, "_score");
+            if (scores) tv_jw_float(w, h->score);
+            else tv_jw_null(w);
+            if (meta.routing) { tv_jw_keyz(w, "_routing"); tv_jw_str(w, meta.routing, meta.routing_len); }
+            if (a->th_source && src) {
+                tv_jw_keyz(w, "_source");
+                tv_search_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
+            }
+            if (sorted) {
+                tv_jw_keyz(w, "sort");
+                tv_jw_arr_begin(w);
+                for (uint32_t k = 0; k < a->th_nsorts; k++) {
+                    const tv_field *sf = r->th_fields ? r->th_fields[k] : NULL;
+                    if (!a->th_sorts[k].field) tv_jw_float(w, h->score);
+                    else if (h->sk[k] == 2) {
+                        if (sf && sf->type == TV_FT_IP && h->sl[k] == 16) {
+                            char ipt[TV_IP_TEXT_MAX];
+                            tv_jw_str(w, ipt, tv_ip_format((const uint8_t *)h->ss[k], ipt));
+                        } else tv_jw_str(w, h->ss[k], h->sl[k]);
+                    } else if (h->sk[k] == 0) {
+                        /* Lucene's missing value: null for strings, the
+                         * extreme that sorts last for numbers */
+                        if (!sf || sf->dv_kind != TV_DV_NUMERIC) tv_jw_null(w);
+                        else if (tv_field_type_is_floating(sf->type)) tv_jw_strz(w, a->th_sorts[k].desc ? "-Infinity" : "Infinity");
+                        else tv_jw_int(w, a->th_sorts[k].desc ? INT64_MIN : INT64_MAX);
+                    } else if (sf && tv_field_type_is_floating(sf->type)) {
+                        double dv = tv_sortable_to_double(h->sv[k]);
+                        if (sf->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
+                        else tv_jw_float(w, (float)dv);
+                    } else if (sf && sf->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)h->sv[k] / sf->scaling_factor);
+                    else if (sf && sf->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, tv_sortable_to_unsigned(h->sv[k]));
+                    else tv_jw_int(w, h->sv[k]);
+                }
+                tv_jw_arr_end(w);
+            }
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
+        tv_jw_obj_end(w);
         break;
     }
     case TV_AGG_MIN_BUCKET:

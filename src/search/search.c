@@ -1198,6 +1198,24 @@ static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_
     }
 }
 
+void tv_search_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, const char **inc, size_t ninc,
+                            const char **exc, size_t nexc) {
+    if (!ninc && !nexc) {
+        tv_jw_raw(w, src, len);
+        return;
+    }
+    src_filter sf = {true, inc, ninc, exc, nexc};
+    tv_json *doc = NULL;
+    if (tv_json_parse(a, src, len, &doc, NULL) != TROVE_OK) {
+        tv_jw_raw(w, src, len);
+        return;
+    }
+    tv_buf path;
+    tv_buf_init(&path);
+    write_filtered(w, doc, &sf, &path, false);
+    tv_buf_fini(&path);
+}
+
 /* ------------------------------------------------------------ execution */
 
 typedef struct target_ctx {
@@ -1376,7 +1394,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
              * (float) (score * boost) */
             if (tc->boost != 1 && pc.scores) score = (float)((double)score * (double)tc->boost);
             if (r->has_min_score && score < r->min_score) continue;
-            if (ag && (st = tv_agg_collect(ag, doc))) return st; /* before post_filter, as OpenSearch */
+            if (ag && (st = tv_agg_collect(ag, doc, score))) return st; /* before post_filter, as OpenSearch */
             if (no_hits) continue;
             if (pf) {
                 if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
@@ -1487,7 +1505,7 @@ static tv_status run_global(const tv_search_target *t, tv_agg_shard *g) {
         if (st) return st;
         for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
             if (!tv_segview_live(sv, doc)) continue;
-            if ((st = tv_agg_collect(g, doc))) return st;
+            if ((st = tv_agg_collect(g, doc, 1.0f))) return st; /* global: a constant score */
         }
     }
     return TROVE_OK;
@@ -1919,7 +1937,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == SK_SCORE;
     bool any_score_sort = r.nsorts == 0;
     for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == SK_SCORE;
-    c.need_scores = any_score_sort || r.track_scores || r.has_min_score;
+    c.need_scores = any_score_sort || r.track_scores || r.has_min_score || (r.aggs.n && tv_aggs_need_scores(&r.aggs));
     c.cap = count_only ? 0 : (size_t)(from + size);
     if (c.cap) {
         c.heap = tv_arena_alloc(arena, c.cap * sizeof *c.heap);

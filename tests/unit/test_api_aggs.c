@@ -167,6 +167,28 @@ static void test_composite_multi_terms(void **s) {
                "\"reason\":\"[composite] aggregation cannot be used with a parent aggregation of type: [terms]\"");
 }
 
+/* top_hits: best by score per bucket (source filtering), or by a field
+ * with version; _score null and max_score null under a field sort */
+static void test_top_hits(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search",
+           "{\"size\":0,\"query\":{\"match\":{\"t\":\"hello\"}},\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\"},"
+           "\"aggs\":{\"top\":{\"top_hits\":{\"size\":1,\"_source\":[\"n\"]}}}}}}", 200,
+           HEAD HITS(1) "\"aggregations\":{\"t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,\"buckets\":["
+                        "{\"key\":\"x\",\"doc_count\":1,\"top\":{\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":0.13076457,"
+                        "\"hits\":[{\"_index\":\"a\",\"_id\":\"1\",\"_score\":0.13076457,\"_source\":{\"n\":1}}]}}},"
+                        "{\"key\":\"y\",\"doc_count\":1,\"top\":{\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":0.13076457,"
+                        "\"hits\":[{\"_index\":\"a\",\"_id\":\"1\",\"_score\":0.13076457,\"_source\":{\"n\":1}}]}}}]}}}");
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[{\"n\":\"desc\"}],\"size\":2,\"from\":1,\"version\":true,\"_source\":false}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"top\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["
+                        "{\"_index\":\"a\",\"_id\":\"2\",\"_version\":1,\"_score\":null,\"sort\":[2]},"
+                        "{\"_index\":\"a\",\"_id\":\"1\",\"_version\":1,\"_score\":null,\"sort\":[1]}]}}}}");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"highlight\":{}}}}}", 400,
+               "\"reason\":\"[highlight] in [top_hits] is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[\"nope\"]}}}}", 400,
+               "\"reason\":\"No mapping found for [nope] in order to sort on\"");
+}
+
 /* Only a scroll's first response carries the aggregations. */
 static void test_scroll(void **s) {
     (void)s;
@@ -227,6 +249,7 @@ int main(void) {
         cmocka_unit_test(test_dates_and_pipelines),
         cmocka_unit_test(test_two_indices),
         cmocka_unit_test(test_composite_multi_terms),
+        cmocka_unit_test(test_top_hits),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
     };
