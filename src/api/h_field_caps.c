@@ -420,6 +420,24 @@ static bool write_answer(tv_req *r, const char *const *indices, size_t nindices,
 
 /* -------------------------------------------------------------- body */
 
+/* A ParsingException at [line:col], caused by cause (may be NULL). */
+static bool parsing_error(tv_req *r, uint32_t line, uint32_t col, const char *reason, tv_api_err *cause) {
+    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+    if (!e) {
+        r->oom = true;
+        return false;
+    }
+    e->type = "parsing_exception";
+    e->reason = reason;
+    e->line = line;
+    e->col = col;
+    e->os = true;
+    e->status = 400;
+    e->cause = cause;
+    tv_req_error(r, e);
+    return false;
+}
+
 /* RestActions.getQueryContent("index_filter", parser). *all: the filter
  * matches every index (none given, or match_all); false with the response
  * set on an error. */
@@ -429,40 +447,53 @@ static bool parse_body(tv_req *r, bool *all) {
     size_t i = 0;
     while (i < r->body_len && strchr(" \t\r\n", r->body[i])) i++;
     if (i == r->body_len) return true;
-    const tv_json *b = tv_req_parse_body(r, TV_BODY_PARSER);
-    if (!b) return false;
+    tv_json *b = NULL;
+    tv_json_error je;
+    memset(&je, 0, sizeof je);
+    tv_status st = tv_json_parse(&r->arena, r->body, r->body_len, &b, &je);
+    if (st == TROVE_ENOMEM) {
+        r->oom = true;
+        return false;
+    }
+    if (st != TROVE_OK) {
+        /* the catch-all of getQueryContent: "Failed to parse" caused by
+         * Jackson's error (located here where Jackson stopped, not at
+         * the parser's last token as OpenSearch locates it) */
+        tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
+        if (!c) {
+            r->oom = true;
+            return false;
+        }
+        c->type = st == TROVE_ELIMIT ? "stream_constraints_exception" : "json_parse_exception";
+        c->reason = tv_arena_sprintf(&r->arena,
+                                     "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
+                                     "disabled); line: %u, column: %u]",
+                                     je.msg, je.line, je.col);
+        c->status = 400;
+        return parsing_error(r, je.line, je.col, "Failed to parse", c);
+    }
+    uint32_t line = 1, col = 1;
     if (b->type != TV_JSON_OBJECT) {
         static const char *const tok[] = {"VALUE_NULL",          "VALUE_BOOLEAN",       "VALUE_BOOLEAN",
                                           "VALUE_NUMBER_INT",    "VALUE_NUMBER_INT",    "VALUE_NUMBER_FLOAT",
                                           "VALUE_STRING",        "START_ARRAY",         "START_OBJECT"};
-        return tv_req_fail(r, 400, "parsing_exception", true, "Expected [START_OBJECT] but found [%s]",
-                           tok[b->type]);
+        tv_json_linecol(r->body, r->body_len, b->off, &line, &col);
+        char *m = tv_arena_sprintf(&r->arena, "Expected [START_OBJECT] but found [%s]", tok[b->type]);
+        return m ? parsing_error(r, line, col, m, NULL) : (r->oom = true, false);
     }
     const tv_json *filter = NULL;
     for (uint32_t k = 0; k < b->len; k++) {
         const tv_json_member *m = &b->v.members[k];
         if (!tv_streq(m->key, m->key_len, "index_filter")) {
-            tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-            if (!e) {
-                r->oom = true;
-                return false;
-            }
-            uint32_t line = 1, col = 1;
             tv_json_linecol(r->body, r->body_len, m->key_off, &line, &col);
-            e->type = "parsing_exception";
-            e->reason = tv_arena_sprintf(&r->arena, "request does not support [%s]", m->key);
-            e->line = line;
-            e->col = col;
-            e->os = true;
-            e->status = 400;
-            if (!e->reason) {
-                r->oom = true;
-                return false;
-            }
-            tv_req_error(r, e);
-            return false;
+            char *msg = tv_arena_sprintf(&r->arena, "request does not support [%s]", m->key);
+            return msg ? parsing_error(r, line, col, msg, NULL) : (r->oom = true, false);
         }
         filter = &m->val;
+        if (filter->type != TV_JSON_OBJECT) {
+            tv_json_linecol(r->body, r->body_len, filter->off, &line, &col);
+            return parsing_error(r, line, col, "[_na] query malformed, must start with start_object", NULL);
+        }
     }
     if (!filter) return true;
     if (filter->type == TV_JSON_OBJECT && filter->len == 1 && filter->v.members[0].val.type == TV_JSON_OBJECT) {

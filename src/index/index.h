@@ -93,7 +93,8 @@ const char *tv_field_declared_type(const struct tv_field *f);
 
 /*
  * What the _field_caps API reports of a mapped field, as OpenSearch's
- * MappedFieldType answers it: familyTypeName() (the declared type name),
+ * MappedFieldType answers it: familyTypeName() (the declared type name;
+ * "integer" for token_count),
  * isSearchable(), isAggregatable() and the field's `meta` mapping
  * parameter (an object of strings, borrowed from the mapping; NULL when
  * unset or empty). Objects give "object", false, false.

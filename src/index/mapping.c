@@ -374,12 +374,16 @@ const char *tv_field_declared_type(const tv_field *f) {
  * isAggregatable() is "fielddataBuilder does not throw": doc values for
  * keyword, numbers, dates, booleans, ip, geo_point and binary; the
  * fielddata parameter for text; never for match_only_text; always for
- * constant_keyword (ConstantIndexFieldData). */
+ * constant_keyword (ConstantIndexFieldData). token_count reports
+ * "integer". */
 void tv_field_caps_of(const tv_field *f, tv_field_caps *out) {
     memset(out, 0, sizeof *out);
     out->type = tv_field_declared_type(f);
     if (!f || f->type == TV_FT_OBJECT) return;
     const mnode *n = tv_mnode_of(f);
+    /* TokenCountFieldType is an integer NumberFieldType that keeps
+     * NumberType.INTEGER's name */
+    if (n->decl_type && strcmp(n->decl_type, "token_count") == 0) out->type = "integer";
     const tv_json *meta = n->p[P_META];
     out->meta = meta && meta->type == TV_JSON_OBJECT && meta->len ? meta : NULL;
     bool indexed = n->p[P_INDEX] ? n->p[P_INDEX]->type == TV_JSON_TRUE : true;
