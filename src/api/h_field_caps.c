@@ -334,6 +334,7 @@ static bool write_caps(tv_req *r, tv_jw *w, const fc_ent *e, size_t n, bool with
 static bool write_answer(tv_req *r, const char *const *indices, size_t nindices, fc_vec *ents, bool include_unmapped) {
     /* include_unmapped: an "unmapped" entry for every answering index
      * that lacks a field some index has */
+    if (ents->len > 1) qsort(ents->items, ents->len, sizeof *ents->items, cmp_ent);
     if (include_unmapped && ents->len) {
         size_t n0 = ents->len;
         for (size_t i = 0; i < n0;) {
