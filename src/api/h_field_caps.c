@@ -50,9 +50,13 @@
  * query is refused with unsupported_operation_exception naming
  * index_filter rather than approximated.
  *
- * Not modelled: field aliases (trove's mappings have none), flat_object
- * sub-paths, text's hidden _index_prefix / _index_phrase sub-fields, and
- * nested objects (trove has none: "nested" never appears).
+ * Never arising, because trove's mappings refuse what would produce
+ * them: field aliases (type "alias"), nested objects (type "nested"),
+ * text's hidden "._index_prefix" / "._index_phrase" sub-fields
+ * (index_prefixes, index_phrases). Not modelled: a flat_object field is
+ * answered as one field; OpenSearch's keyed sub-paths ("f.a.b", looked up
+ * by exact name) and its internal "._value" / "._valueAndPath" keyword
+ * sub-fields are not listed.
  *
  * Algorithm: one flat array of (field, type, index, searchable,
  * aggregatable, meta) entries, one per field per index, sorted by (field,
@@ -178,19 +182,23 @@ static const tv_field *field_type(const tv_mapping *m, const char *name) {
     return f;
 }
 
-static bool answered(const fc_vec *v, size_t from, const char *name, size_t len) {
-    for (size_t i = from; i < v->len; i++)
-        if (strlen(v->items[i].field) == len && memcmp(v->items[i].field, name, len) == 0) return true;
-    return false;
+/* Appends e and records its name in seen (the index's answered names). */
+static bool add_ent(tv_req *r, fc_vec *out, tv_map *seen, fc_ent e) {
+    if (tv_vec_push(out, e) || tv_map_put(seen, e.field, strlen(e.field), (void *)1, NULL) != TROVE_OK) {
+        r->oom = true;
+        return false;
+    }
+    return true;
 }
 
 /* shardOperation for one index: appends its entries to out. */
 static bool index_caps(tv_req *r, const char *index, const tv_mapping *m, const char *const *pats, size_t npats,
                        fc_vec *out) {
     str_vec names = {0};
-    if (!index_names(r, m, pats, npats, &names)) return false;
-    size_t first = out->len;
-    for (size_t i = 0; i < names.len; i++) {
+    tv_map seen;
+    tv_map_init_borrowed(&seen);
+    bool ok = index_names(r, m, pats, npats, &names);
+    for (size_t i = 0; ok && i < names.len; i++) {
         const char *name = names.items[i];
         fc_ent e = {.field = name, .index = index};
         const meta_field *mf = find_meta(name);
@@ -210,32 +218,26 @@ static bool index_caps(tv_req *r, const char *index, const tv_mapping *m, const 
         } else {
             continue;
         }
-        if (answered(out, first, e.field, strlen(e.field))) continue;
-        if (tv_vec_push(out, e)) goto oom;
-        if (mf) continue;
-        /* the objects above it */
+        if (tv_map_has(&seen, e.field, strlen(e.field))) continue;
+        if (!(ok = add_ent(r, out, &seen, e)) || mf) continue;
+        /* the objects above it, up to one already answered */
         const char *path = f->path;
         size_t len = f->path_len;
-        while (len) {
+        while (ok && len) {
             while (len && path[len - 1] != '.') len--;
             if (!len) break;
             len--; /* the parent's length */
-            if (answered(out, first, path, len)) break;
+            if (tv_map_has(&seen, path, len)) break;
             const tv_field *p = tv_mapping_field(m, path, len);
             if (p && p->type == TV_FT_OBJECT) {
-                char *pn = tv_arena_strndup(&r->arena, path, len);
-                if (!pn) goto oom;
-                fc_ent o = {.field = pn, .type = "object", .index = index};
-                if (tv_vec_push(out, o)) goto oom;
+                fc_ent o = {.field = p->path, .type = "object", .index = index};
+                ok = add_ent(r, out, &seen, o);
             }
         }
     }
+    tv_map_fini(&seen);
     tv_vec_fini(&names);
-    return true;
-oom:
-    tv_vec_fini(&names);
-    r->oom = true;
-    return false;
+    return ok;
 }
 
 /* ------------------------------------------------------------- output */
