@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "util/util.h"
+
 #include "api_test.h"
 
 /* One index: leaves, multi-fields (title.keyword) and the objects above
@@ -378,6 +380,44 @@ static void test_errors(void **s) {
            "d: [GET, POST]\",\"status\":405}");
 }
 
+/* Allocations fail after n = 0, 1, 2, ... for each request until it
+ * succeeds: every attempt answers TROVE_ENOMEM with no body or a complete
+ * response; the sanitizer build checks that no path leaks. */
+static void test_oom(void **s) {
+    (void)s;
+    OK("PUT", "/o1",
+       "{\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\",\"fields\":{\"k\":{\"type\":\"keyword\"}}},"
+       "\"u\":{\"properties\":{\"v\":{\"properties\":{\"w\":{\"type\":\"long\",\"meta\":{\"a\":\"b\"}}}}}}}}}");
+    OK("PUT", "/o2", "{\"mappings\":{\"properties\":{\"t\":{\"type\":\"keyword\"},\"x\":{\"type\":\"ip\"}}}}");
+    static const char *const paths[] = {
+        "/o*/_field_caps?fields=*&include_unmapped=true",
+        "/o1,o2/_field_caps?fields=t,u.v.w,x,_id",
+        "/nope/_field_caps?fields=*",
+    };
+    long failures = 0;
+    for (size_t i = 0; i < sizeof paths / sizeof *paths; i++) {
+        bool done = false;
+        for (long n = 0; !done && n < 100000; n++) {
+            trove_response r;
+            const char *body = "{\"index_filter\":{\"match_all\":{}}}";
+            tv_alloc_fail_after(n);
+            int rc = trove_request(N, "POST", paths[i], body, strlen(body), &r);
+            tv_alloc_fail_after(-1);
+            if (rc != 0) {
+                assert_int_equal(rc, TROVE_ENOMEM);
+                assert_null(r.body);
+                failures++;
+                continue;
+            }
+            assert_non_null(r.body);
+            done = r.status < 500;
+            trove_response_fini(&r);
+        }
+        assert_true(done);
+    }
+    assert_true(failures > 10);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_one_index, setup, teardown),
@@ -388,6 +428,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_resolution, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_filter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oom, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
