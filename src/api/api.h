@@ -22,6 +22,7 @@
  *   h_bulk.c    _bulk
  *   h_search.c  _search and _count
  *   jsonutil.c  source filtering and the recursive merge of _update
+ *   h_field_caps.c  _field_caps (field capabilities merged over indices)
  *   routing.c   shard routing emulation (OpenSearch's murmur3 shard of
  *               each document; reads and writes whose routing reaches
  *               another shard do not see it), _routing.required,
@@ -565,6 +566,7 @@ void tv_h_template_put(tv_req *r);
 void tv_h_template_get(tv_req *r); /* GET and HEAD */
 void tv_h_template_delete(tv_req *r);
 void tv_h_analyze(tv_req *r);
+void tv_h_field_caps(tv_req *r); /* GET|POST [/{index}]/_field_caps (h_field_caps.c) */
 
 /* Runs the router over a prepared request. */
 void tv_api_dispatch(tv_req *r);
@@ -592,6 +594,10 @@ tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl
 /* A copy whose objects are in Java HashMap iteration order (a value that
  * went through OpenSearch's unordered maps). NULL on OOM. */
 tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
+/* The bucket of key in a java.util.HashMap filled with n entries by put
+ * (capacity 16, doubled past 0.75 load): iterating such a map visits
+ * buckets in increasing order, and within a bucket in insertion order. */
+uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n);
 /* Splits a comma list into trimmed, non-empty arena strings. */
 size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
 /* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */

@@ -147,6 +147,10 @@ static uint32_t hm_bucket(const char *k, size_t kl, uint32_t cap) {
     return h & (cap - 1);
 }
 
+uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n) {
+    return hm_bucket(key, len, hm_table_size(n));
+}
+
 /* Sorts items (with seq = insertion order) into HashMap iteration order. */
 static void hm_sort(hm_item *it, size_t n) {
     uint32_t cap = hm_table_size(n);

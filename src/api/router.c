@@ -429,6 +429,11 @@ static const route routes[] = {
     {TV_GET, "/_search/point_in_time/_all", tv_h_pit_list, P_NONE},
     {TV_GET, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
     {TV_POST, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
+#define P_FIELD_CAPS P("allow_no_indices", "expand_wildcards", "fields", "ignore_unavailable", "include_unmapped")
+    {TV_GET, "/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
+    {TV_POST, "/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
+    {TV_GET, "/{index}/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
+    {TV_POST, "/{index}/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
     {TV_GET, "/_analyze", tv_h_analyze, P("index")},
     {TV_POST, "/_analyze", tv_h_analyze, P("index")},
     {TV_GET, "/{index}/_analyze", tv_h_analyze, P("index")},

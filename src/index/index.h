@@ -92,6 +92,22 @@ struct tv_field;
 const char *tv_field_declared_type(const struct tv_field *f);
 
 /*
+ * What the _field_caps API reports of a mapped field, as OpenSearch's
+ * MappedFieldType answers it: familyTypeName() (the declared type name;
+ * "integer" for token_count),
+ * isSearchable(), isAggregatable() and the field's `meta` mapping
+ * parameter (an object of strings, borrowed from the mapping; NULL when
+ * unset or empty). Objects give "object", false, false.
+ */
+typedef struct tv_field_caps {
+    const char *type;
+    bool searchable;
+    bool aggregatable;
+    const tv_json *meta;
+} tv_field_caps;
+void tv_field_caps_of(const struct tv_field *f, tv_field_caps *out);
+
+/*
  * unsigned_long values (0 .. 2^64-1) in the int64 sortable encoding: the
  * value with its top bit flipped (value - 2^63 as a signed number), so that
  * signed int64 order equals unsigned order. Queries on unsigned_long must

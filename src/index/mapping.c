@@ -369,6 +369,42 @@ const char *tv_field_declared_type(const tv_field *f) {
     return node_type_name(tv_mnode_of(f));
 }
 
+/* _field_caps: MappedFieldType.isSearchable() is "indexed" (OpenSearch's
+ * doc-values fallback for queries does not change the flag), and
+ * isAggregatable() is "fielddataBuilder does not throw": doc values for
+ * keyword, numbers, dates, booleans, ip, geo_point and binary; the
+ * fielddata parameter for text; never for match_only_text; always for
+ * constant_keyword (ConstantIndexFieldData). token_count reports
+ * "integer". */
+void tv_field_caps_of(const tv_field *f, tv_field_caps *out) {
+    memset(out, 0, sizeof *out);
+    out->type = tv_field_declared_type(f);
+    if (!f || f->type == TV_FT_OBJECT) return;
+    const mnode *n = tv_mnode_of(f);
+    /* TokenCountFieldType is an integer NumberFieldType that keeps
+     * NumberType.INTEGER's name */
+    if (n->decl_type && strcmp(n->decl_type, "token_count") == 0) out->type = "integer";
+    const tv_json *meta = n->p[P_META];
+    out->meta = meta && meta->type == TV_JSON_OBJECT && meta->len ? meta : NULL;
+    bool indexed = n->p[P_INDEX] ? n->p[P_INDEX]->type == TV_JSON_TRUE : true;
+    if (f->type == TV_FT_TEXT) {
+        out->searchable = indexed;
+        out->aggregatable = n->p[P_FIELDDATA] && n->p[P_FIELDDATA]->type == TV_JSON_TRUE;
+    } else if (f->type == TV_FT_MATCH_ONLY_TEXT) {
+        out->searchable = indexed;
+        out->aggregatable = false;
+    } else if (f->type == TV_FT_BINARY) {
+        out->searchable = false;
+        out->aggregatable = f->doc_values;
+    } else if (n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0) {
+        out->searchable = true;
+        out->aggregatable = true;
+    } else {
+        out->searchable = n->decl_type && strcmp(n->decl_type, "flat_object") == 0 ? indexed : f->index;
+        out->aggregatable = f->doc_values;
+    }
+}
+
 static const tparam *find_tparam(const tparam *tp, const char *name, size_t len) {
     for (; tp && tp->p != P_COUNT; tp++)
         if (tv_streq(name, len, params[tp->p].name)) return tp;
