@@ -49,6 +49,7 @@ typedef enum tv_agg_kind {
     TV_AGG_FILTERS,
     TV_AGG_MISSING,
     TV_AGG_GLOBAL,
+    TV_AGG_SAMPLER,
     TV_AGG_COMPOSITE,
     TV_AGG_MULTI_TERMS,
     /* metrics */

@@ -712,6 +712,21 @@ static void enc_component(const col *sc, bool has, int64_t key, bool desc, tv_bu
         for (size_t i = start; i < b->len; i++) b->data[i] = (char)~(unsigned char)b->data[i];
 }
 
+/* sampler: the doc joins its parent's sample (the best shard_size by
+ * score, as a top_hits list); the sub-aggregations see the samples when
+ * the shard finishes (replay_samples). */
+static tv_status sample(col *g, uint32_t doc, uint64_t ord) {
+    tv_agg one = *g->a;
+    one.th_from = 0;
+    one.th_size = g->a->shard_size;
+    one.th_nsorts = 0;
+    const tv_agg *keep = g->a;
+    g->a = &one;
+    tv_status st = collect_top_hits(g, doc, ord);
+    g->a = keep;
+    return st;
+}
+
 /* The tuples of a doc: the product of each source's keys. */
 static tv_status collect_tuple(col *g, uint32_t doc, uint64_t ord) {
     const tv_agg *a = g->a;
@@ -780,6 +795,7 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
         if (doc_has_value(g, doc)) return TROVE_OK;
         return bucket_hit(g, doc, ord, 0);
     case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_SAMPLER: return sample(g, doc, ord);
     case TV_AGG_TOP_HITS: return collect_top_hits(g, doc, ord);
     default: return collect_metric(g, doc, ord);
     }
@@ -1048,7 +1064,7 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     g->unmapped = a->src.field && !g->f;
     const tv_field *f = g->f;
     bool needs_field = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
-                       a->kind != TV_AGG_GLOBAL;
+                       a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_SAMPLER;
     (void)needs_field; /* checked at parse time */
     if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
         return field_error(g, "interval must be positive, got: %s", "0.0");
@@ -1371,7 +1387,7 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
     nb = 0;
     for (size_t i = 0; i < g->b.len; i++)
         if (g->b.items[i].parent == ord) sel[nb++] = (uint32_t)i;
-    bool single = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL;
+    bool single = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL || a->kind == TV_AGG_SAMPLER;
     size_t slots = single ? 1 : a->kind == TV_AGG_FILTERS ? g->nq + (a->other_bucket ? 1 : 0)
                                 : a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges : nb;
     r->b = tv_arena_calloc(c->arena, slots + 1, sizeof *r->b);
@@ -1537,7 +1553,53 @@ tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc, float score) {
     return TROVE_OK;
 }
 
+static int hit_segdoc_qcmp(const void *a, const void *b) {
+    const agg_hit *x = a, *y = b;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+/* Each sampler's samples go to its sub-aggregations, in doc order, parents
+ * before children (a sampler below a sampler samples the replay). */
+static tv_status replay_samples(col *g) {
+    if (g->a->kind == TV_AGG_SAMPLER) {
+        const tv_snapshot *snap = g->t->snap;
+        for (size_t ord = 0; ord < g->thcap; ord++) {
+            agg_hit *l = g->th[ord];
+            uint32_t n = g->thn[ord];
+            if (!n) continue;
+            qsort(l, n, sizeof *l, hit_segdoc_qcmp);
+            uint32_t cur = UINT32_MAX;
+            for (uint32_t i = 0; i < n; i++) {
+                if (l[i].seg != cur) {
+                    cur = l[i].seg;
+                    g->sv = &snap->segs[cur];
+                    for (uint32_t k = 0; k < g->nsubs; k++) {
+                        if (!g->subs[k]) continue;
+                        tv_status st = seg_col(g->subs[k], g->sv);
+                        if (st) return st;
+                    }
+                }
+                g->ctx->score = l[i].score;
+                tv_status st = bucket_hit(g, l[i].doc, ord, 0);
+                if (st) return st;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < g->nsubs; k++) {
+        if (!g->subs[k]) continue;
+        tv_status st = replay_samples(g->subs[k]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out) {
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = replay_samples(s->cols[i]);
+        if (st) return st;
+    }
     for (uint32_t i = 0; i < s->aggs->n; i++) {
         if (!s->cols[i]) continue;
         tv_status st = build(s->cols[i], 0, &out[i]);

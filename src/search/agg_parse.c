@@ -39,6 +39,7 @@ static const kind_name k_kinds[] = {
     {"filters", TV_AGG_FILTERS},
     {"missing", TV_AGG_MISSING},
     {"global", TV_AGG_GLOBAL},
+    {"sampler", TV_AGG_SAMPLER},
     {"composite", TV_AGG_COMPOSITE},
     {"multi_terms", TV_AGG_MULTI_TERMS},
     {"avg", TV_AGG_AVG},
@@ -64,7 +65,7 @@ static const kind_name k_kinds[] = {
 
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
-    "sampler", "diversified_sampler", "nested", "reverse_nested",
+    "diversified_sampler", "nested", "reverse_nested",
     "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
     "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
@@ -853,6 +854,15 @@ static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     case TV_AGG_GLOBAL:
         if (body->len) return unknown_field(d, "global", &body->v.members[0]);
         return TROVE_OK;
+    case TV_AGG_SAMPLER:
+        a->shard_size = 100;
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            if (!key_is(m, "shard_size")) return unknown_field(d, "sampler", m);
+            tv_status st = int_val(d, "sampler", m, &a->shard_size);
+            if (st) return st;
+        }
+        return TROVE_OK;
     default:
         if (tv_agg_is_pipeline(a->kind)) return parse_pipeline(d, a, body);
         return parse_metric(d, a, body);
@@ -909,6 +919,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
     bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS && a->kind != TV_AGG_TOP_HITS &&
+                   a->kind != TV_AGG_SAMPLER &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
                    a->kind != TV_AGG_MULTI_TERMS;
     if (sourced && !a->src.field)
@@ -969,6 +980,7 @@ tv_status tv_aggs_parse(tv_dsl *d, const tv_json *v, tv_aggs *out) {
 bool tv_aggs_need_scores(const tv_aggs *aggs) {
     for (uint32_t i = 0; i < aggs->n; i++) {
         const tv_agg *a = aggs->items[i];
+        if (a->kind == TV_AGG_SAMPLER) return true;
         if (a->kind == TV_AGG_TOP_HITS) {
             if (!a->th_nsorts || a->th_track_scores) return true;
             for (uint32_t k = 0; k < a->th_nsorts; k++)

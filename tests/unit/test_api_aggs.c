@@ -189,6 +189,17 @@ static void test_top_hits(void **s) {
                "\"reason\":\"No mapping found for [nope] in order to sort on\"");
 }
 
+/* sampler: the sub-aggregations see the shard's best shard_size docs by
+ * score (doc 1 scores highest for "hello"; the rest score 0 here) */
+static void test_sampler(void **s) {
+    (void)s;
+    EXPECT("POST", "/a/_search?typed_keys=true",
+           "{\"size\":0,\"query\":{\"bool\":{\"should\":[{\"match\":{\"t\":\"hello\"}},{\"match_all\":{\"boost\":0.01}}]}},"
+           "\"aggs\":{\"s\":{\"sampler\":{\"shard_size\":1},\"aggs\":{\"t\":{\"terms\":{\"field\":\"tag\"}}}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"sampler#s\":{\"doc_count\":1,\"sterms#t\":{\"doc_count_error_upper_bound\":0,\"sum_other_doc_count\":0,"
+                        "\"buckets\":[{\"key\":\"x\",\"doc_count\":1},{\"key\":\"y\",\"doc_count\":1}]}}}}");
+}
+
 /* Only a scroll's first response carries the aggregations. */
 static void test_scroll(void **s) {
     (void)s;
@@ -214,8 +225,8 @@ static void test_errors(void **s) {
            "\"type\":\"x_content_parse_exception\",\"reason\":\"[1:45] [terms] failed to parse field [size]\","
            "\"caused_by\":{\"type\":\"illegal_argument_exception\",\"reason\":\"[size] must be greater than 0. Found [0] in [t]\"}},\"status\":400}");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"foo\":{}}}}", 400, "\"type\":\"parsing_exception\",\"reason\":\"Unknown aggregation type [foo]\"");
-    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"sampler\":{}}}}", 400,
-               "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [sampler] aggregation is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"diversified_sampler\":{}}}}", 400,
+               "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [diversified_sampler] aggregation is not supported by trove\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":\"x\"}}", 400,
                "\"reason\":\"Aggregation definition for [t starts with a [VALUE_STRING], expected a [START_OBJECT].\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"avg\":{}}}}", 400,
@@ -250,6 +261,7 @@ int main(void) {
         cmocka_unit_test(test_two_indices),
         cmocka_unit_test(test_composite_multi_terms),
         cmocka_unit_test(test_top_hits),
+        cmocka_unit_test(test_sampler),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
     };
