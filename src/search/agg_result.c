@@ -1103,53 +1103,6 @@ static tv_status run_pipelines(red *rd, const tv_agg *a, agg_res *o) {
 
 /* ------------------------------------------------------------ writing */
 
-/* java.lang.String.hashCode over the UTF-16 code units of UTF-8 s. */
-static int32_t java_hash(const char *s) {
-    uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        uint32_t cp;
-        int n = 1;
-        if (*p < 0x80) cp = *p;
-        else if ((*p & 0xe0) == 0xc0 && p[1]) { cp = ((uint32_t)(*p & 0x1f) << 6) | (p[1] & 0x3f); n = 2; }
-        else if ((*p & 0xf0) == 0xe0 && p[1] && p[2]) { cp = ((uint32_t)(*p & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f); n = 3; }
-        else if ((*p & 0xf8) == 0xf0 && p[1] && p[2] && p[3]) {
-            cp = ((uint32_t)(*p & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) | ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-            n = 4;
-        } else cp = 0xfffd;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = h * 31 + (0xd800 + (cp >> 10));
-            h = h * 31 + (0xdc00 + (cp & 0x3ff));
-        } else {
-            h = h * 31 + cp;
-        }
-        p += n;
-    }
-    return (int32_t)h;
-}
-
-/* The order a java.util.HashMap<String,...> iterates names[0..n) inserted
- * in that order: by bucket (spread hash & (capacity - 1)), then insertion. */
-static void hash_order(const char *const *names, uint32_t n, uint32_t *order) {
-    uint32_t cap = 16;
-    while ((double)n > 0.75 * cap) cap *= 2;
-    uint32_t *slot = tv_malloc((n + 1) * sizeof *slot);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t h = (uint32_t)java_hash(names[i]);
-        if (slot) slot[i] = (h ^ (h >> 16)) & (cap - 1);
-        order[i] = i;
-    }
-    if (!slot) return;
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && slot[order[j - 1]] > slot[order[j]]; j--) {
-            uint32_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    tv_free(slot);
-}
-
 static const char *typed_name(const agg_res *r) {
     switch (r->a->kind) {
     case TV_AGG_MULTI_TERMS: return "multi_terms";
@@ -1281,7 +1234,7 @@ static tv_status write_level(red *rd, tv_jw *w, const tv_agg *const *aggs, agg_r
         idx[m] = i;
         names[m++] = aggs[i]->name;
     }
-    hash_order(names, m, order);
+    tv_java_hashmap_order(names, m, order);
     for (uint32_t k = 0; k < m; k++) {
         tv_status st = write_res(rd, w, res[idx[order[k]]], typed);
         if (st) return st;

@@ -380,4 +380,28 @@ tv_status tv_plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, tv_iter *
 tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bits, uint32_t max_doc, float score);
 tv_iter *tv_iter_all(tv_arena *a, uint32_t max_doc, float score);
 
+/* ======================================================= fetched fields */
+
+/* One entry of the body's "fields" (fetch_fields.c). */
+typedef struct tv_fetch_spec {
+    const char *pattern;   /* a field name or a wildcard pattern */
+    const char *format;    /* dates: the format to print with (NULL: the field's) */
+    bool include_unmapped;
+} tv_fetch_spec;
+
+/* One field of a hit: its name and its values as a rendered JSON array. */
+typedef struct tv_fetched {
+    const char *name;
+    const char *json;
+    size_t len;
+} tv_fetched;
+
+tv_status tv_fetch_fields_parse(tv_dsl *d, const tv_json *v, tv_fetch_spec **out, size_t *n);
+/* The requested fields of one hit from its _source, in request order
+ * (each field once); everything in arena. TROVE_EUNSUPPORTED (err set) for
+ * a field type whose values trove cannot fetch. */
+tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec *specs, size_t nspecs, const char *id,
+                          size_t id_len, const char *src, size_t src_len, tv_fetched **out, size_t *nout,
+                          tv_error *err);
+
 #endif /* TROVE_SEARCH_QUERY_H */

@@ -138,6 +138,8 @@ typedef struct req {
     index_boost *boosts; /* indices_boost, in request order */
     size_t nboosts;
     const char *collapse; /* collapse.field */
+    tv_fetch_spec *fetch; /* "fields" */
+    size_t nfetch;
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -570,10 +572,12 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             st = parse_indices_boost(d, v, r);
         } else if (tv_streq(k, kl, "collapse")) {
             st = parse_collapse(d, v, r);
+        } else if (tv_streq(k, kl, "fields")) {
+            st = tv_fetch_fields_parse(d, v, &r->fetch, &r->nfetch);
         } else if (tv_streq(k, kl, "highlight") ||
                  tv_streq(k, kl, "suggest") ||
                  tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
-                 tv_streq(k, kl, "fields") || tv_streq(k, kl, "stats") ||
+                 tv_streq(k, kl, "stats") ||
                  tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
             st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] is not supported by trove", k);
         } else {
@@ -2105,52 +2109,115 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 }
             }
         }
-        bool opened = false;
-        if (r.ndv) {
-            for (size_t k = 0; k < r.ndv; k++) {
-                const tv_field *f = t->snap->mapping ? tv_mapping_field(t->snap->mapping, r.dv_fields[k], strlen(r.dv_fields[k])) : NULL;
-                if (!f) continue;
-                int64_t nums[64];
-                uint32_t ords[64];
-                uint32_t n = 0;
-                if (f->dv_kind == TV_DV_NUMERIC) n = tv_segment_dv_numeric(sv->seg, f->id, h->doc, nums, 64);
-                else if (f->dv_kind == TV_DV_SORTED_SET) n = tv_segment_dv_ords(sv->seg, f->id, h->doc, ords, 64);
-                if (!n) continue;
-                if (!opened) { tv_jw_keyz(out, "fields"); tv_jw_obj_begin(out); opened = true; }
-                tv_jw_keyz(out, r.dv_fields[k]);
-                tv_jw_arr_begin(out);
-                for (uint32_t j = 0; j < TV_MIN(n, 64u); j++) {
-                    const char *fmt = r.dv_formats ? r.dv_formats[k] : NULL;
-                    if (f->dv_kind == TV_DV_NUMERIC && fmt) write_dv_formatted(out, f, nums[j], fmt);
-                    else if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(out, f, nums[j]);
-                    else {
-                        const char *ts;
-                        size_t tl;
-                        if (!tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) continue;
-                        if (f->type == TV_FT_IP && tl == 16) {
-                            char ipt[TV_IP_TEXT_MAX];
-                            tv_jw_str(out, ipt, tv_ip_format((const uint8_t *)ts, ipt));
-                        } else {
-                            tv_jw_str(out, ts, tl);
-                        }
+        /* the hit's document fields: docvalue_fields, then "fields", then
+         * the collapse value, printed in Java HashMap order as SearchHit's
+         * field map prints them */
+        tv_fetched *df = NULL;
+        size_t ndf = 0, cdf = r.ndv + 2;
+        df = tv_arena_alloc(arena, cdf * sizeof *df);
+        if (!df) { tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+        tv_buf fb;
+        tv_buf_init(&fb);
+        for (size_t k = 0; k < r.ndv; k++) {
+            const tv_field *f = t->snap->mapping ? tv_mapping_field(t->snap->mapping, r.dv_fields[k], strlen(r.dv_fields[k])) : NULL;
+            if (!f) continue;
+            int64_t nums[64];
+            uint32_t ords[64];
+            uint32_t n = 0;
+            if (f->dv_kind == TV_DV_NUMERIC) n = tv_segment_dv_numeric(sv->seg, f->id, h->doc, nums, 64);
+            else if (f->dv_kind == TV_DV_SORTED_SET) n = tv_segment_dv_ords(sv->seg, f->id, h->doc, ords, 64);
+            if (!n) continue;
+            bool dup = false;
+            for (size_t q = 0; q < ndf && !dup; q++) dup = !strcmp(df[q].name, r.dv_fields[k]);
+            if (dup) continue;
+            tv_buf_clear(&fb);
+            tv_jw fw;
+            tv_jw_init(&fw, &fb, false);
+            tv_jw_arr_begin(&fw);
+            for (uint32_t j = 0; j < TV_MIN(n, 64u); j++) {
+                const char *fmt = r.dv_formats ? r.dv_formats[k] : NULL;
+                if (f->dv_kind == TV_DV_NUMERIC && fmt) write_dv_formatted(&fw, f, nums[j], fmt);
+                else if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(&fw, f, nums[j]);
+                else {
+                    const char *ts;
+                    size_t tl;
+                    if (!tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) continue;
+                    if (f->type == TV_FT_IP && tl == 16) {
+                        char ipt[TV_IP_TEXT_MAX];
+                        tv_jw_str(&fw, ipt, tv_ip_format((const uint8_t *)ts, ipt));
+                    } else {
+                        tv_jw_str(&fw, ts, tl);
                     }
                 }
-                tv_jw_arr_end(out);
+            }
+            tv_jw_arr_end(&fw);
+            df[ndf].name = r.dv_fields[k];
+            df[ndf].json = tv_arena_memdup(arena, fb.data ? fb.data : "", fb.len);
+            df[ndf++].len = fb.len;
+        }
+        if (r.nfetch) {
+            tv_fetched *ff;
+            size_t nff;
+            const char *fsrc = src;
+            size_t fsrc_len = src_len;
+            if (!fsrc && r.stored_none) fsrc = NULL; /* no _source read: nothing to fetch */
+            st = tv_fetch_fields(arena, t->snap->mapping, r.fetch, r.nfetch, meta.id, meta.id_len, fsrc, fsrc_len, &ff, &nff, err);
+            if (st) { tv_buf_fini(&fb); tv_buf_fini(&path); return shard_failure(err, t); }
+            if (nff) {
+                tv_fetched *all = tv_arena_alloc(arena, (ndf + nff + 2) * sizeof *all);
+                if (!all) { tv_buf_fini(&fb); tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+                memcpy(all, df, ndf * sizeof *df);
+                for (size_t q = 0; q < nff; q++) {
+                    bool dup = false;
+                    for (size_t z = 0; z < ndf && !dup; z++) dup = !strcmp(all[z].name, ff[q].name);
+                    if (!dup) all[ndf++] = ff[q];
+                }
+                df = all;
             }
         }
         if (r.collapse) {
             /* the group's value (FetchSearchPhase sets it as a document
              * field): a keyword's term, a number's doc value as a long */
-            if (!opened) { tv_jw_keyz(out, "fields"); tv_jw_obj_begin(out); opened = true; }
-            tv_jw_keyz(out, r.collapse);
-            tv_jw_arr_begin(out);
+            tv_buf_clear(&fb);
+            tv_jw fw;
+            tv_jw_init(&fw, &fb, false);
+            tv_jw_arr_begin(&fw);
             const tv_field *cf = tcs[h->target].cf;
-            if (h->cv.kind == 2 && cf && cf->type == TV_FT_KEYWORD) tv_jw_str(out, h->cv.s, h->cv.len);
-            else if (h->cv.kind == 1) tv_jw_int(out, h->cv.i);
-            else tv_jw_null(out);
-            tv_jw_arr_end(out);
+            if (h->cv.kind == 2 && cf && cf->type == TV_FT_KEYWORD) tv_jw_str(&fw, h->cv.s, h->cv.len);
+            else if (h->cv.kind == 1) tv_jw_int(&fw, h->cv.i);
+            else tv_jw_null(&fw);
+            tv_jw_arr_end(&fw);
+            bool dup = false;
+            for (size_t q = 0; q < ndf && !dup; q++) dup = !strcmp(df[q].name, r.collapse);
+            if (!dup) {
+                tv_fetched *all = tv_arena_alloc(arena, (ndf + 1) * sizeof *all);
+                if (all) {
+                    if (ndf) memcpy(all, df, ndf * sizeof *df);
+                    all[ndf].name = r.collapse;
+                    all[ndf].json = tv_arena_memdup(arena, fb.data ? fb.data : "", fb.len);
+                    all[ndf++].len = fb.len;
+                    df = all;
+                }
+            }
         }
-        if (opened) tv_jw_obj_end(out);
+        if (fb.oom) { tv_buf_fini(&fb); tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+        tv_buf_fini(&fb);
+        if (ndf) {
+            const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
+            uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
+            if (!names || !ord) { tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+            for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
+            tv_java_hashmap_order(names, (uint32_t)ndf, ord);
+            tv_jw_keyz(out, "fields");
+            tv_jw_obj_begin(out);
+            for (size_t q = 0; q < ndf; q++) {
+                const tv_fetched *e = &df[ord[q]];
+                if (!e->json) continue;
+                tv_jw_keyz(out, e->name);
+                tv_jw_raw(out, e->json, e->len);
+            }
+            tv_jw_obj_end(out);
+        }
         if (r.nsorts) {
             tv_jw_keyz(out, "sort");
             tv_jw_arr_begin(out);

@@ -294,6 +294,14 @@ static inline bool tv_streq(const char *a, size_t alen, const char *lit) {
 }
 int tv_memcmp2(const void *a, size_t alen, const void *b, size_t blen); /* lexicographic, unsigned */
 
+/* java.lang.String.hashCode of UTF-8 s (over its UTF-16 code units). */
+int32_t tv_java_string_hash(const char *s);
+/* The order a java.util.HashMap<String, ...> iterates names[0..n) inserted
+ * in that order (by bucket of the spread hash, then insertion): OpenSearch
+ * prints several maps (aggregations, document fields) that way. order
+ * receives indices into names. */
+void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order);
+
 /* Simple wildcard match: '*' matches any run of bytes (including none),
  * every other byte matches itself (OpenSearch's Regex.simpleMatch). Linear
  * backtracking over the last star only. */

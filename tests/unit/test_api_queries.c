@@ -578,12 +578,13 @@ static void test_docvalue_fields(void **s) {
     (void)s;
     ft_has_("/ft/_search?docvalue_fields=n&_source=false", "{\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
             "\"fields\":{\"n\":[1]}", __LINE__);
+    /* SearchHit's field map is a HashMap: "d" (bucket 4) before "n" (14) */
     ft_has_("/ft/_search?docvalue_fields=n,d&_source=false", "{\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
-            "\"fields\":{\"n\":[1],\"d\":[\"2020-01-02T00:00:00.000Z\"]}", __LINE__);
+            "\"fields\":{\"d\":[\"2020-01-02T00:00:00.000Z\"],\"n\":[1]}", __LINE__);
     FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"#.0\"}],\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
        "\"fields\":{\"n\":[\"1.0\"]}");
     FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"0.00\"},{\"field\":\"d\",\"format\":\"yyyy/MM/dd\"}],"
-       "\"query\":{\"term\":{\"_id\":\"1\"}}}", 200, "\"fields\":{\"n\":[\"1.00\"],\"d\":[\"2020/01/02\"]}");
+       "\"query\":{\"term\":{\"_id\":\"1\"}}}", 200, "\"fields\":{\"d\":[\"2020/01/02\"],\"n\":[\"1.00\"]}");
     FT("{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"use_field_mapping\"}],\"query\":{\"term\":{\"_id\":\"1\"}}}",
        200, "\"fields\":{\"n\":[1]}");
     /* DecimalFormat rounds HALF_EVEN: 1.5 -> 2, 2.5 -> 2; "#.0" drops a
@@ -594,7 +595,7 @@ static void test_docvalue_fields(void **s) {
             "\"fields\":{\"f\":[\"2\"]}", __LINE__);
     ft_has_("/q/_search", "{\"docvalue_fields\":[{\"field\":\"n\",\"format\":\"#,##0.0#\"},"
             "{\"field\":\"f\",\"format\":\"#.000\"}],\"_source\":false,\"query\":{\"term\":{\"_id\":\"1\"}}}", 200,
-            "\"fields\":{\"n\":[\"1.0\"],\"f\":[\"1.500\"]}", __LINE__);
+            "\"fields\":{\"f\":[\"1.500\"],\"n\":[\"1.0\"]}", __LINE__);
     FT("{\"docvalue_fields\":[\"n\",\"d\",\"u\"]}", 400,
        "Trying to retrieve too many docvalue_fields. Must be less than or equal to: [2] but was [3]. This limit can "
        "be set by changing the [index.max_docvalue_fields_search] index level setting.");

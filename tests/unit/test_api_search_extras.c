@@ -100,11 +100,36 @@ static void test_indices_boost(void **s) {
     EXPECT_HAS("POST", "/c/_search", "{\"indices_boost\":\"c\"}", 400, "\"type\":\"parsing_exception\"");
 }
 
+/* "fields": values from _source as the mappers read them (normalized and
+ * ignore_above keywords, coerced numbers, formatted dates, booleans,
+ * multi-fields from the parent's value, object leaves by wildcard),
+ * printed in Java HashMap order together with docvalue_fields */
+static void test_fetch_fields(void **s) {
+    (void)s;
+    OK("PUT", "/f",
+       "{\"mappings\":{\"properties\":{\"tag\":{\"type\":\"keyword\",\"normalizer\":\"lowercase\",\"ignore_above\":5},"
+       "\"n\":{\"type\":\"long\"},\"f\":{\"type\":\"float\"},\"t\":{\"type\":\"text\",\"fields\":{\"kw\":{\"type\":\"keyword\"}}},"
+       "\"d\":{\"type\":\"date\"},\"b\":{\"type\":\"boolean\"},\"g\":{\"type\":\"geo_point\"},"
+       "\"user\":{\"properties\":{\"name\":{\"type\":\"keyword\"}}}}}}");
+    OK("PUT", "/f/_doc/1?refresh=true",
+       "{\"tag\":[\"X\",\"toolongvalue\"],\"n\":\"7\",\"f\":1.1,\"t\":\"Fox Jumps\",\"d\":\"2021-01-01\",\"b\":\"true\","
+       "\"user\":[{\"name\":\"a\"},{\"name\":\"b\"}],\"g\":[1,2]}");
+    EXPECT("POST", "/f/_search",
+           "{\"_source\":false,\"fields\":[\"tag\",\"n\",\"f\",\"t\",\"t.kw\",\"b\",{\"field\":\"d\",\"format\":\"epoch_millis\"},\"user.*\",\"nope\"],"
+           "\"docvalue_fields\":[\"n\"]}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"f\",\"_id\":\"1\",\"_score\":1.0,"
+                 "\"fields\":{\"b\":[true],\"t.kw\":[\"Fox Jumps\"],\"t\":[\"Fox Jumps\"],\"d\":[\"1609459200000\"],\"f\":[1.1],"
+                 "\"user.name\":[\"a\",\"b\"],\"tag\":[\"x\"],\"n\":[7]}}]}}");
+    EXPECT_HAS("POST", "/f/_search", "{\"fields\":[\"g\"]}", 400, "\"reason\":\"[fields] of a [geo_point] field is not supported by trove\"");
+    EXPECT_HAS("POST", "/f/_search", "{\"fields\":[{\"field\":\"n\",\"bogus\":1}]}", 400, "[fields] unknown field [bogus]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
         cmocka_unit_test(test_rescore),
         cmocka_unit_test(test_indices_boost),
+        cmocka_unit_test(test_fetch_fields),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
