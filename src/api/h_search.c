@@ -324,6 +324,7 @@ static void run(tv_req *r, bool count) {
         tv_settings *st = tv_index_settings(l.items[i]);
         targets[nt].max_result_window = st ? st->max_result_window : 10000;
         targets[nt].max_docvalue_fields = st ? tv_settings_int(st, "index.max_docvalue_fields_search", 100) : 100;
+        targets[nt].max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
         tv_index_unlock(l.items[i]);
         nt++;
     }
