@@ -776,17 +776,26 @@ static tv_status sentence_bounds(const text *t, tv_arena *a, bounds *out) {
     uint32_t n = 0, i = 0;
     const uint32_t *c = t->cps;
     b[n++] = 0;
+#define PUSH(x) do { uint32_t x_ = (x); if (x_ > b[n - 1]) b[n++] = x_; } while (0)
     while (i < t->ncp) {
+        if (c[i] == 0) {
+            /* SplittingBreakIterator: each value is its own text, so the
+             * separator ends one and the next starts after it */
+            PUSH(t->cpu[i]);
+            PUSH(t->cpu[i + 1]);
+            i++;
+            continue;
+        }
         if (c[i] == 0x2029) {
             i++;
-            if (i < t->ncp) b[n++] = t->cpu[i];
+            if (i < t->ncp) PUSH(t->cpu[i]);
             continue;
         }
         if (s_term(c[i])) {
             uint32_t j = i + 1;
             while (j < t->ncp && (s_term(c[j]) || s_period(c[j]) || s_close(c[j]))) j++;
             while (j < t->ncp && s_space(c[j])) j++;
-            if (j < t->ncp) b[n++] = t->cpu[j];
+            if (j < t->ncp) PUSH(t->cpu[j]);
             i = j;
             continue;
         }
@@ -797,9 +806,9 @@ static tv_status sentence_bounds(const text *t, tv_arena *a, bounds *out) {
             while (k < t->ncp && s_space(c[k])) k++;
             if (k < t->ncp) {
                 if (k > j) {
-                    if (!s_lower(c[k]) && !s_digit(c[k])) b[n++] = t->cpu[k];
+                    if (!s_lower(c[k]) && !s_digit(c[k])) PUSH(t->cpu[k]);
                 } else if (s_breaks_directly(c[j])) {
-                    b[n++] = t->cpu[j];
+                    PUSH(t->cpu[j]);
                 }
             }
             i = k > j ? k : j;
@@ -807,22 +816,27 @@ static tv_status sentence_bounds(const text *t, tv_arena *a, bounds *out) {
         }
         i++;
     }
-    if (t->n16 > 0 && b[n - 1] != t->n16) b[n++] = t->n16;
+    if (t->n16 > 0) PUSH(t->n16);
+#undef PUSH
     out->b = b;
     out->n = n;
     return TROVE_OK;
 }
 
-/* Boundaries at 0, after each U+0000, and at the end
- * (CustomSeparatorBreakIterator). */
+/* Boundaries at 0, at and after each U+0000, and at the end
+ * (CustomSeparatorBreakIterator inside SplittingBreakIterator: each
+ * value is one passage). */
 static tv_status sep_bounds(const text *t, tv_arena *a, bounds *out) {
-    uint32_t *b = tv_arena_alloc(a, (t->ncp + 2) * sizeof *b);
+    uint32_t *b = tv_arena_alloc(a, (2 * t->ncp + 2) * sizeof *b);
     if (!b) return TROVE_ENOMEM;
     uint32_t n = 0;
     b[n++] = 0;
-    for (uint32_t i = 0; i < t->ncp; i++)
-        if (t->cps[i] == 0 && t->cpu[i + 1] < t->n16) b[n++] = t->cpu[i + 1];
-    if (t->n16 > 0) b[n++] = t->n16;
+    for (uint32_t i = 0; i < t->ncp; i++) {
+        if (t->cps[i] != 0) continue;
+        if (t->cpu[i] > b[n - 1]) b[n++] = t->cpu[i];
+        if (t->cpu[i + 1] > b[n - 1]) b[n++] = t->cpu[i + 1];
+    }
+    if (t->n16 > b[n - 1]) b[n++] = t->n16;
     out->b = b;
     out->n = n;
     return TROVE_OK;
@@ -834,6 +848,7 @@ static tv_status sep_bounds(const text *t, tv_arena *a, bounds *out) {
 typedef struct bounded {
     bounds main, inner;
     int64_t max_len;
+    int64_t lim; /* the end of the current value: main boundaries past it are DONE */
     int64_t last_preceding, win_start, win_end, in_start, in_end;
 } bounded;
 
@@ -846,6 +861,7 @@ static int64_t bounded_preceding(bounded *s, int64_t off) {
         s->win_end = s->in_end = b_following(&s->main, off - 1);
         while (s->in_end - s->in_start < s->max_len) {
             int64_t ne = b_following(&s->main, s->in_end);
+            if (ne > s->lim) ne = -1;
             if (ne == -1 || ne - s->in_start > s->max_len) break;
             s->win_end = s->in_end = ne;
         }
@@ -1196,6 +1212,9 @@ static tv_status unified(tv_hl_target *ht, const hl_field *hf, const values *vs,
                          frag_vec *frags, tv_error *err) {
     const hl_opts *o = &hf->o;
     bool html = ht->hl->html;
+    /* buildHighlighter: the break iterator first (unified has no chars scanner) */
+    if (tokenized(hf->f) && o->nfrags != 0 && o->scanner == BS_CHARS)
+        return shard_arg(ht, err, "Invalid boundary scanner type: CHARS");
     /* NoOpOffsetStrategy: no terms for the field and no no_match_size */
     if (!hf->nleaves && o->no_match <= 0) return TROVE_OK;
     /* the content: values joined with U+0000 */
@@ -1225,9 +1244,6 @@ static tv_status unified(tv_hl_target *ht, const hl_field *hf, const values *vs,
     }
     if (t.n16 == 0) return TROVE_OK;
     bool tok = tokenized(hf->f);
-    if (tok && o->nfrags != 0 && o->scanner == BS_CHARS) {
-        return shard_arg(ht, err, "Invalid boundary scanner type: CHARS");
-    }
     /* analysis: each value on its own, offsets and positions continued */
     const tv_analyzer *an = index_analyzer(hf->f);
     tok_vec toks = {0};
@@ -1305,6 +1321,13 @@ static tv_status unified(tv_hl_target *ht, const hl_field *hf, const values *vs,
         st = sentence_bounds(&t, a, &simple);
     }
     if (st) return st;
+    /* the values' separators, for the bounded scanner's slices */
+    uint32_t *seps = tv_arena_alloc(a, (t.ncp + 1) * sizeof *seps), nseps = 0;
+    if (!seps) return TROVE_ENOMEM;
+    for (uint32_t k = 0; k < t.ncp; k++)
+        if (t.cps[k] == 0) seps[nseps++] = t.cpu[k];
+    int64_t sl_s = 0, sl_e = nseps ? seps[0] : t.n16;
+    bi.lim = sl_e;
     int64_t max_passages = (!tok || o->nfrags == 0) ? (o->nfrags == 0 ? INT32_MAX - 1 : o->nfrags) : o->nfrags;
     int64_t clen = t.n16;
     passage *q = tv_arena_alloc(a, (nm + 1) * sizeof *q); /* the kept passages */
@@ -1340,6 +1363,19 @@ static tv_status unified(tv_hl_target *ht, const hl_field *hf, const values *vs,
             if (last || start >= clen) break;
             int64_t ps, pf;
             if (use_bounded) {
+                if (start < sl_s || start > sl_e) {
+                    /* SplittingBreakIterator moves to the value holding
+                     * start: the scanner starts afresh there */
+                    sl_s = 0;
+                    sl_e = clen;
+                    for (uint32_t k = 0; k < nseps; k++) {
+                        if ((int64_t)seps[k] <= start) sl_s = seps[k] + 1;
+                        else { sl_e = seps[k]; break; }
+                    }
+                    bi.last_preceding = bi.win_start = bi.win_end = bi.in_start = -1;
+                    bi.in_end = 0;
+                    bi.lim = sl_e;
+                }
                 ps = bounded_preceding(&bi, start + 1);
                 pf = bi.in_end;
             } else {
