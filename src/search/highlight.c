@@ -83,14 +83,19 @@
  * Output: fields with at least one fragment, in java.util.HashMap order of
  * their names (HighlightPhase collects them in a HashMap).
  *
- * Refused with a 400 naming the option (never approximated): type fvh on
- * a field with term vectors (trove has none, so fvh otherwise fails as
- * OpenSearch's does: no term vectors with offsets), matched_fields,
- * boundary_scanner_locale other than root/empty, highlight_filter,
- * phrase_limit, boundary_chars, boundary_max_scan and fragment_offset are
- * parsed and ignored as OpenSearch's unified/plain highlighters ignore
- * them. Alternatives rejected: reading offsets from the postings (trove
- * stores no offsets; OpenSearch re-analyzes too for fields without them).
+ * Not reproduced, each failing loudly: matched_fields and a
+ * boundary_scanner_locale other than root answer 400 naming themselves;
+ * type fvh fails in the fetch phase as OpenSearch does on a field without
+ * term vectors (trove refuses term_vector mappings, so no field has them).
+ * Parsed and ignored, as the unified and plain highlighters ignore them:
+ * highlight_filter, force_source, phrase_limit, boundary_chars,
+ * boundary_max_scan, fragment_offset, options. Approximations, documented
+ * here: sloppy phrases (slop > 0) highlight every phrase term within slop
+ * positions of where the phrase puts it, not Lucene's span matching; the
+ * plain highlighter's term weights are the query boosts (QueryScorer
+ * without an IndexReader, as OpenSearch builds it). Alternatives
+ * rejected: offsets from the postings (trove stores none; OpenSearch
+ * re-analyzes too for fields indexed without offsets).
  */
 #include <math.h>
 #include <stdio.h>
