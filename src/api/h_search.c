@@ -325,6 +325,7 @@ static void run(tv_req *r, bool count) {
         targets[nt].max_result_window = st ? st->max_result_window : 10000;
         targets[nt].max_docvalue_fields = st ? tv_settings_int(st, "index.max_docvalue_fields_search", 100) : 100;
         targets[nt].max_rescore_window = st ? tv_settings_int(st, "index.max_rescore_window", targets[nt].max_result_window) : 0;
+        targets[nt].max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
         tv_index_unlock(l.items[i]);
         nt++;
     }

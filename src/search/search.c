@@ -51,7 +51,10 @@
  * ones fed every live doc; the results are reduced and written after the
  * hits.
  *
- * Not yet here (fail loudly, never approximated): highlighting, suggesters, rescore, collapse, scroll, script fields,
+ * Highlighting: highlight.c (parsed with the body, bound per target after
+ * its query, written per hit after _source and fields).
+ *
+ * Not yet here (fail loudly, never approximated): suggesters, rescore, collapse, scroll, script fields,
  * explain, URI `q` (query_string belongs to its own file).
  */
 #include <errno.h>
@@ -63,6 +66,7 @@
 #include "index/date.h"
 #include "search/agg.h"
 #include "search/dsl_int.h"
+#include "search/highlight.h" /* highlight: the option (highlight.c) */
 
 void tv_search_params_init(tv_search_params *p) {
     memset(p, 0, sizeof *p);
@@ -140,6 +144,7 @@ typedef struct req {
     const char *collapse; /* collapse.field */
     tv_fetch_spec *fetch; /* "fields" */
     size_t nfetch;
+    tv_hl *hl;           /* highlight: NULL when not asked for */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -574,8 +579,9 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             st = parse_collapse(d, v, r);
         } else if (tv_streq(k, kl, "fields")) {
             st = tv_fetch_fields_parse(d, v, &r->fetch, &r->nfetch);
-        } else if (tv_streq(k, kl, "highlight") ||
-                 tv_streq(k, kl, "suggest") ||
+        } else if (tv_streq(k, kl, "highlight")) { /* highlight */
+            st = tv_hl_parse(d, v, &r->hl);
+        } else if (tv_streq(k, kl, "suggest") ||
                  tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
                  tv_streq(k, kl, "stats") ||
                  tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
@@ -1230,6 +1236,7 @@ typedef struct target_ctx {
     const tv_field *cf;     /* collapse field (NULL: unmapped or none) */
     tv_agg_shard *aggs, *global_aggs;
     agg_res **agg_results; /* per r->aggs item */
+    tv_hl_target *hl;      /* highlight: bound to this target */
 } target_ctx;
 
 static tv_status text_fielddata_error(tv_error *err, const char *field) {
@@ -1923,6 +1930,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         /* in SearchService.parseSource's order: query, post_filter, sort,
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
+        if (r.hl && !count_only && (st = tv_hl_bind(&d, r.hl, &targets[i], tcs[i].q, &tcs[i].hl))) return st; /* highlight */
         if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size, params))) return st;
         if (r.aggs.n) {
             if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||
@@ -2217,6 +2225,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 tv_jw_raw(out, e->json, e->len);
             }
             tv_jw_obj_end(out);
+        }
+        if (tcs[h->target].hl && (st = tv_hl_write(tcs[h->target].hl, arena, src, src_len, h->doc, meta.id, meta.id_len, out, err))) {
+            tv_buf_fini(&path); /* highlight: after _source and fields, before sort (SearchHit) */
+            return st;
         }
         if (r.nsorts) {
             tv_jw_keyz(out, "sort");

@@ -28,6 +28,8 @@ typedef struct tv_search_target {
     int64_t max_docvalue_fields; /* index.max_docvalue_fields_search (0: the
                                     default, 100) */
     int64_t max_rescore_window;  /* index.max_rescore_window (0: max_result_window) */
+    int64_t max_analyzed_offset; /* index.highlight.max_analyzed_offset (0:
+                                    the default, 1000000) */
 } tv_search_target;
 
 /*
