@@ -1290,6 +1290,9 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         }
         tc->cf = f;
     }
+    /* explain: only the kinds explain.c reproduces (before prepare
+     * resolves phrase_prefix into other kinds) */
+    if (r->explain && (st = tv_explain_check(tc->q, d->err))) return st;
     st = tv_query_prepare(tc->q, t->snap, d->arena);
     if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
     if (st) return tv_error_set(d->err, st, "out of memory");
@@ -1905,7 +1908,6 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (r.explain && !count_only && (r.nrescores || tcs[i].boost != 1))
             return tv_error_set(err, TROVE_EUNSUPPORTED, "[explain] with [%s] is not supported by trove",
                                 r.nrescores ? "rescore" : "indices_boost");
-        if (r.explain && !count_only && (st = tv_explain_check(tcs[i].q, err))) return st;
         if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size, params))) return st;
         if (r.aggs.n) {
             if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||

@@ -159,6 +159,15 @@ static void test_match_and_phrase(void **s) {
               E("0.5803332", "score(phraseFreq=1.0), computed as boost * idf * tf from:",
                 fmt("%s,%s", E("1.4508328", "idf, sum of:", fmt("%s,%s", IDF_QUICK, IDF_FOX)),
                     TF("0.40000004", pf, "4.0", "3.0")))));
+    /* a sloppy phrase: SloppyPhraseMatcher's sloppyWeight 1 / (1 + 1) for a
+     * match one position off; toString with "~slop" */
+    const char *spf = E("0.5", "phraseFreq=0.5", NULL);
+    EXPLAIN("/i/_explain/1", "{\"query\":{\"match_phrase\":{\"title\":{\"query\":\"quick fox\",\"slop\":1}}}}", 200,
+            "true",
+            E("0.3627082", "weight(title:\\\"quick fox\\\"~1 in 0) [PerFieldSimilarity], result of:",
+              E("0.3627082", "score(phraseFreq=0.5), computed as boost * idf * tf from:",
+                fmt("%s,%s", E("1.4508328", "idf, sum of:", fmt("%s,%s", IDF_QUICK, IDF_FOX)),
+                    TF("0.25", spf, "4.0", "3.0")))));
     /* both terms present, not in order: "no matching phrase"; a missing
      * term: "no matching terms" */
     EXPLAIN("/i/_explain/1", "{\"query\":{\"match_phrase\":{\"title\":\"brown quick\"}}}", 200, "false",
@@ -283,6 +292,14 @@ static void test_api_shapes(void **s) {
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"[explain] of a "
            "[range] query is not supported by trove\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\""
            "[explain] of a [range] query is not supported by trove\"},\"status\":400}");
+    EXPECT("POST", "/i/_search", "{\"explain\":true,\"query\":{\"match_phrase_prefix\":{\"title\":\"quick b\"}}}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"[explain] of a "
+           "[match_phrase_prefix] query is not supported by trove\"}],\"type\":\"unsupported_operation_exception\","
+           "\"reason\":\"[explain] of a [match_phrase_prefix] query is not supported by trove\"},\"status\":400}");
+    EXPECT("POST", "/i/_search", "{\"explain\":true,\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"[explain] with "
+           "[rescore] is not supported by trove\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\""
+           "[explain] with [rescore] is not supported by trove\"},\"status\":400}");
     EXPECT("POST", "/i/_search", "{\"explain\":true,\"query\":{\"bool\":{\"filter\":[{\"term\":{\"tag\":\"a\"}}],\"must\":[{\"match_all\":{}}]}}}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"[explain] of a "
            "[term] query is not supported by trove\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\""
