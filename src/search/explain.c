@@ -29,7 +29,10 @@
  *                minimum number of optional clauses: N" or "sum of:"
  *   dis_max      DisjunctionMaxWeight.explain: "max of:" or "max plus T
  *                times others of:" over the matching subs; "No matching
- *                clause" over the non-matching ones
+ *                clause" over the non-matching ones. Subs in the query's
+ *                order: Lucene iterates its disjuncts' Multiset, whose hash
+ *                order depends on the JVM's per-process BytesRef hash seed,
+ *                so no order is OpenSearch's for every run
  *   constant_score, match_all   ConstantScoreWeight.explain: the query's
  *                toString, "^score" when the score is not 1; "<q> doesn't
  *                match id D" otherwise

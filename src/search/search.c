@@ -51,8 +51,11 @@
  * ones fed every live doc; the results are reduced and written after the
  * hits.
  *
+ * Explanations (explain: true) are explain.c's: the hit writer asks it for
+ * each page hit's "_shard"/"_node" and "_explanation".
+ *
  * Not yet here (fail loudly, never approximated): highlighting, suggesters, rescore, collapse, scroll, script fields,
- * explain, URI `q` (query_string belongs to its own file).
+ * URI `q` (query_string belongs to its own file).
  */
 #include <errno.h>
 #include <math.h>
