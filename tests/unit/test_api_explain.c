@@ -382,6 +382,7 @@ static void test_random_values(void **s) {
     }
     OK("DELETE", "/r/_doc/5?refresh=true", NULL);
     char q[1024], body[1200];
+    int compared = 0;
     for (int it = 0; it < 300; it++) {
         const char *w1 = words[rnd(7)], *w2 = words[rnd(7)], *w3 = words[rnd(7)];
         switch (rnd(7)) {
@@ -423,6 +424,7 @@ static void test_random_values(void **s) {
             num_after(e, "value", ev, sizeof ev);
             if (strcmp(sc, ev) != 0) fail_msg("%s\n doc %d: _score %s, explanation %s\n%s", body, id, sc, ev, got);
             if (id >= 0 && id < 120) hit[id] = true;
+            compared++;
         }
         free(got);
         /* _explain on a few docs: matched exactly for the hits (doc 5 is
@@ -442,6 +444,7 @@ static void test_random_values(void **s) {
         }
     }
     free(bulk);
+    if (compared < 1000) fail_msg("only %d hits compared", compared);
 }
 
 int main(void) {
