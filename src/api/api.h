@@ -21,6 +21,7 @@
  *               update, and _mget
  *   h_bulk.c    _bulk
  *   h_search.c  _search and _count
+ *   h_explain.c _explain
  *   jsonutil.c  source filtering and the recursive merge of _update
  *   h_field_caps.c  _field_caps (field capabilities merged over indices)
  *   routing.c   shard routing emulation (OpenSearch's murmur3 shard of
@@ -410,6 +411,7 @@ void tv_h_refresh(tv_req *r);
 void tv_h_doc_index(tv_req *r);  /* PUT|POST /{index}/_doc/{id}, POST /{index}/_doc */
 void tv_h_doc_create(tv_req *r); /* /{index}/_create/{id} */
 void tv_h_doc_get(tv_req *r);    /* GET|HEAD /{index}/_doc/{id} */
+void tv_h_explain(tv_req *r);    /* GET|POST /{index}/_explain/{id} (h_explain.c) */
 void tv_h_source_get(tv_req *r); /* GET|HEAD /{index}/_source/{id} */
 void tv_h_doc_delete(tv_req *r);
 void tv_h_doc_update(tv_req *r);

@@ -127,9 +127,23 @@ static void answer_search_error(tv_req *r, const tv_error *err_in, const tv_sear
     tv_api_search_shard_failure(r, se, err->index, 0);
 }
 
+/* explain's "_shard": the shard a hit's document routes to (routing.c) */
+static uint32_t hit_shard(const void *ctx, size_t target, const char *id, size_t id_len, const char *routing,
+                          size_t routing_len) {
+    tv_index *const *idx = ctx;
+    if (!idx || !idx[target]) return 0;
+    tv_shard_route rt;
+    tv_api_shard_route(idx[target], &rt);
+    return tv_api_shard_id(&rt, id, id_len, routing, routing_len);
+}
+
 bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
-                          const tv_json *body, const tv_search_params *p, const char *id_key,
+                          const tv_json *body, const tv_search_params *p_in, const char *id_key,
                           const char *id, bool count) {
+    tv_search_params pe = *p_in, *p = &pe;
+    pe.node_id = r->node->node_id;
+    pe.shard_of = hit_shard;
+    pe.shard_ctx = idx;
     tv_error err;
     tv_error_clear(&err);
     tv_buf out;

@@ -235,6 +235,9 @@ static const char *const P_NONE[] = {NULL};
 #define P_GET                                                                                                \
     P("_source", "_source_excludes", "_source_includes", "preference", "realtime", "refresh", "routing", \
       "stored_fields", "version", "version_type")
+#define P_EXPLAIN                                                                                        \
+    P("_source", "_source_excludes", "_source_includes", "analyze_wildcard", "analyzer", "default_operator", \
+      "df", "lenient", "preference", "q", "routing", "stored_fields")
 #define P_SEARCH                                                                                               \
     P("_source", "_source_excludes", "_source_includes", "allow_no_indices", "allow_partial_search_results", \
       "analyze_wildcard", "analyzer", "batched_reduce_size", "ccs_minimize_roundtrips", "default_operator",  \
@@ -427,8 +430,8 @@ static const route routes[] = {
     {TV_DELETE, "/_search/point_in_time", tv_h_pit_delete, P_NONE},
     {TV_DELETE, "/_search/point_in_time/_all", tv_h_pit_delete_all, P_NONE},
     {TV_GET, "/_search/point_in_time/_all", tv_h_pit_list, P_NONE},
-    {TV_GET, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
-    {TV_POST, "/{index}/_explain/{id}", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_explain/{id}", tv_h_explain, P_EXPLAIN},
+    {TV_POST, "/{index}/_explain/{id}", tv_h_explain, P_EXPLAIN},
 #define P_FIELD_CAPS P("allow_no_indices", "expand_wildcards", "fields", "ignore_unavailable", "include_unmapped")
     {TV_GET, "/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
     {TV_POST, "/_field_caps", tv_h_field_caps, P_FIELD_CAPS},
@@ -742,7 +745,7 @@ static bool single_target(tv_req *r, const route *rt) {
     if (!r->p_index) return true;
     bool write = rt->h == tv_h_doc_index || rt->h == tv_h_doc_create || rt->h == tv_h_doc_delete ||
                  rt->h == tv_h_doc_update;
-    bool read = rt->h == tv_h_doc_get || rt->h == tv_h_source_get;
+    bool read = rt->h == tv_h_doc_get || rt->h == tv_h_source_get || rt->h == tv_h_explain;
     bool multi = rt->h == tv_h_bulk || rt->h == tv_h_mget;
     if (!write && !read && !multi) return true;
     if (multi) { /* a default index in the path: refuse it when closed */

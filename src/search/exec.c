@@ -1150,6 +1150,8 @@ static float phrase_score(tv_iter *it) {
     return tv_bm25_score(ph->sim, ph->freq, norm);
 }
 static const tv_iter_vt phrase_vt = {phrase_next, phrase_advance, phrase_score, NULL, NULL};
+/* explain.c's "phraseFreq=": the freq phrase_score used */
+float tv_iter_phrase_freq(const tv_iter *it) { return it->vt == &phrase_vt ? ((const phrase_it *)it)->freq : 0.0f; }
 
 /* ================================================================= plan */
 

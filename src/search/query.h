@@ -404,4 +404,32 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
                           size_t id_len, const char *src, size_t src_len, tv_fetched **out, size_t *nout,
                           tv_error *err);
 
+/* ============================================================ explanations */
+
+/* Lucene's score explanation of one doc (explain.c). Arena-allocated,
+ * read-only. */
+typedef struct tv_expl tv_expl;
+/* TROVE_EUNSUPPORTED (unsupported_operation_exception "[explain] of a
+ * [<kind>] query is not supported by trove") when the rewritten query has
+ * a node whose Lucene explanation trove does not reproduce exactly. */
+tv_status tv_explain_check(const tv_query *q, tv_error *err);
+/* Explains segment seg's doc (segment-local) for a query rewritten and
+ * prepared on snap (tv_explain_check passed). *out lives in arena. */
+tv_status tv_explain(tv_query *q, const tv_snapshot *snap, uint32_t seg, uint32_t doc, tv_arena *arena,
+                     const tv_expl **out);
+bool tv_expl_match(const tv_expl *e);
+float tv_expl_value(const tv_expl *e);
+/* Writes {"value":..,"description":..,"details":[..]} (tv_expl_write) or
+ * only its members into an object the caller opened. */
+void tv_expl_write(tv_jw *w, const tv_expl *e);
+void tv_expl_write_members(tv_jw *w, const tv_expl *e);
+/* The hit writer's parts (search.c): "_shard" and "_node" before "_index";
+ * "_explanation" of segment seg's doc. */
+void tv_explain_hit_head(tv_jw *w, const tv_search_params *p, size_t target, const char *index,
+                         const tv_doc_meta *meta);
+tv_status tv_explain_hit(tv_jw *w, tv_query *q, const tv_snapshot *snap, uint32_t seg, uint32_t doc,
+                         tv_arena *arena);
+/* The phrase frequency of a phrase iterator's current doc (exec.c). */
+float tv_iter_phrase_freq(const tv_iter *it);
+
 #endif /* TROVE_SEARCH_QUERY_H */

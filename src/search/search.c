@@ -54,8 +54,11 @@
  * Highlighting: highlight.c (parsed with the body, bound per target after
  * its query, written per hit after _source and fields).
  *
- * Not yet here (fail loudly, never approximated): suggesters, rescore, collapse, scroll, script fields,
- * explain, URI `q` (query_string belongs to its own file).
+ * Explanations (explain: true) are explain.c's: the hit writer asks it for
+ * each page hit's "_shard"/"_node" and "_explanation".
+ *
+ * Not yet here (fail loudly, never approximated): script fields, slice,
+ * point-in-time slices.
  */
 #include <errno.h>
 #include <math.h>
@@ -145,6 +148,7 @@ typedef struct req {
     tv_fetch_spec *fetch; /* "fields" */
     size_t nfetch;
     tv_hl *hl;           /* highlight: NULL when not asked for */
+    bool explain;         /* explain: true (explain.c writes the explanations) */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -549,9 +553,7 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
         } else if (tv_streq(k, kl, "stored_fields") && !obj) {
             st = parse_stored(d, v, r);
         } else if (tv_streq(k, kl, "explain") && !obj && !arr) {
-            bool e = false;
-            st = tv_dsl_bool(d, "search", "explain", v, &e);
-            if (!st && e) st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[explain] is not supported by trove");
+            st = tv_dsl_bool(d, "search", "explain", v, &r->explain);
         } else if (tv_streq(k, kl, "version") && !obj && !arr) st = tv_dsl_bool(d, "search", "version", v, &r->version);
         else if (tv_streq(k, kl, "seq_no_primary_term") && !obj && !arr) st = tv_dsl_bool(d, "search", "seq_no_primary_term", v, &r->seq_no);
         else if (tv_streq(k, kl, "terminate_after") && !obj && !arr) {
@@ -602,7 +604,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (p->terminate_after >= 0) r->terminate_after = p->terminate_after;
     if (p->version) r->version = true;
     if (p->seq_no_primary_term) r->seq_no = true;
-    if (p->explain) return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[explain] is not supported by trove");
+    if (p->explain) r->explain = true;
     if (p->docvalue_fields && *p->docvalue_fields) {
         /* RestSearchAction: each comma-separated name is added to the
          * body's docvalue_fields (without a format) */
@@ -1320,6 +1322,9 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         }
         tc->cf = f;
     }
+    /* explain: only the kinds explain.c reproduces (before prepare
+     * resolves phrase_prefix into other kinds) */
+    if (r->explain && (st = tv_explain_check(tc->q, d->err))) return st;
     st = tv_query_prepare(tc->q, t->snap, d->arena);
     if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
     if (st) return tv_error_set(d->err, st, "out of memory");
@@ -1931,6 +1936,11 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
         if (r.hl && !count_only && (st = tv_hl_bind(&d, r.hl, &targets[i], tcs[i].q, &tcs[i].hl))) return st; /* highlight */
+        /* explain: the query kinds explain.c reproduces; no rescore or
+         * index boost (their explanations are not reproduced) */
+        if (r.explain && !count_only && (r.nrescores || tcs[i].boost != 1))
+            return tv_error_set(err, TROVE_EUNSUPPORTED, "[explain] with [%s] is not supported by trove",
+                                r.nrescores ? "rescore" : "indices_boost");
         if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size, params))) return st;
         if (r.aggs.n) {
             if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||
@@ -2076,6 +2086,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
         }
         tv_jw_obj_begin(out);
+        if (r.explain) tv_explain_hit_head(out, params, h->target, t->index, &meta);
         tv_jw_keyz(out, "_index");
         tv_jw_strz(out, t->index ? t->index : "");
         if (!r.stored_none) {
@@ -2237,6 +2248,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 write_sort_value(out, &r.sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h,
                                  targets[h->target].snap->segs[h->seg].doc_base + h->doc);
             tv_jw_arr_end(out);
+        }
+        if (r.explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena))) {
+            tv_buf_fini(&path);
+            return tv_error_set(err, st, "%s", trove_status_message(st));
         }
         tv_jw_obj_end(out);
     }

@@ -64,6 +64,12 @@ typedef struct tv_search_params {
      * still holds the byte offset of the offending value. */
     const char *body_text;
     size_t body_text_len;
+    /* explain (hits' "_shard":"[index][N]" and "_node"): the node's id
+     * (NULL: "") and the shard a document of target t lives on (NULL: 0) */
+    const char *node_id;
+    uint32_t (*shard_of)(const void *ctx, size_t target, const char *id, size_t id_len, const char *routing,
+                         size_t routing_len);
+    const void *shard_ctx;
 } tv_search_params;
 
 void tv_search_params_init(tv_search_params *p);
@@ -109,5 +115,31 @@ typedef struct tv_validate_result {
 tv_status tv_search_validate(const tv_search_target *targets, size_t ntargets, const tv_json *query,
                              const tv_search_params *params, bool explain, bool rewrite, tv_arena *arena,
                              tv_validate_result *out, tv_error *err);
+
+/*
+ * The _explain API (explain.c): the document with _id `id` in the target's
+ * snapshot (refreshed documents only, as TransportExplainAction's
+ * non-realtime get), and Lucene's explanation of its score for the body's
+ * {"query":..} (or params->q). Errors: parsing_exception for other body
+ * keys, action_request_validation_exception without a query, the query
+ * parser's errors, unsupported_operation_exception for query kinds trove
+ * cannot explain exactly. The result's pointers live in arena. t NULL:
+ * only the request's own checks (body keys, a query present).
+ */
+struct tv_expl;
+typedef struct tv_explain_result {
+    bool exists;                /* the doc was found */
+    bool matched;               /* the explanation is a match */
+    const struct tv_expl *expl; /* NULL when !exists */
+    tv_doc_meta meta;           /* the doc's metadata and source */
+    const char *src;
+    size_t src_len;
+} tv_explain_result;
+tv_status tv_search_explain(const tv_search_target *t, const tv_json *body, const tv_search_params *params,
+                            const char *id, size_t id_len, tv_arena *arena, tv_explain_result *res,
+                            tv_error *err);
+/* Writes the explanation's members (value, description, details) into an
+ * object the caller opened. */
+void tv_search_explain_write(tv_jw *w, const tv_explain_result *res);
 
 #endif /* TROVE_SEARCH_H */

@@ -420,10 +420,8 @@ static void test_search_request_errors(void **s) {
     EXPECT("GET", "/m/_search?scroll=abc", NULL, 400,
            ERR(400, "parse_exception",
                "failed to parse setting [scroll] with value [abc] as a time value: unit is missing or unrecognized"));
-    EXPECT("POST", "/m/_search", "{\"suggest\":{\"s\":{\"text\":\"x\",\"term\":{\"field\":\"t\"}}}}", 400,
-           ERR(400, "unsupported_operation_exception", "[suggest] is not supported by trove"));
-    EXPECT("POST", "/m/_search", "{\"explain\":true}", 400,
-           ERR(400, "unsupported_operation_exception", "[explain] is not supported by trove"));
+    EXPECT("POST", "/m/_search", "{\"slice\":{\"id\":0,\"max\":2}}", 400,
+           ERR(400, "unsupported_operation_exception", "[slice] is not supported by trove"));
     /* _count */
     EXPECT("GET", "/m/_count?foo=1", NULL, 400,
            ERR(400, "illegal_argument_exception", "request [/m/_count] contains unrecognized parameter: [foo]"));

@@ -269,7 +269,7 @@ static void test_request_errors(void **state) {
     r = search_p(idx, "{\"from\":10000,\"size\":1}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EARG);
     assert_non_null(strstr(err.reason, "Result window is too large, from + size must be less than or equal to: [10000] but was [10001]."));
-    r = search_p(idx, "{\"explain\":true}", false, NULL, &err, &st);
+    r = search_p(idx, "{\"slice\":{\"id\":0,\"max\":2}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EUNSUPPORTED);
     r = search_p(idx, "{\"query\":{\"term\":{\"n\":\"abc\"}}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EQUERYSHARD);
