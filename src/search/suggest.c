@@ -594,6 +594,7 @@ static tv_status collect(const spell *sp, int prefix, int max_ed, cand_vec *out)
         uint32_t cp;
         pb += tv_utf8_decode((const uint8_t *)w + pb, (const uint8_t *)w + wl, &cp);
     }
+    size_t wrest = tv_cp_count(w + pb, wl - pb);
     tv_map seen;
     tv_map_init(&seen);
     tv_status st = TROVE_OK;
@@ -606,6 +607,8 @@ static tv_status collect(const spell *sp, int prefix, int max_ed, cand_vec *out)
         tv_term_state ts;
         while (tv_terms_iter_next(it, &t, &tl, &ts)) {
             if (pb && (tl < pb || memcmp(t, w, pb) != 0)) break;
+            size_t trest = tv_cp_count(t + pb, tl - pb); /* lengths alone rule most terms out */
+            if ((trest > wrest ? trest - wrest : wrest - trest) > (size_t)max_ed) continue;
             int ed = tv_edit_distance(w + pb, wl - pb, t + pb, tl - pb, max_ed, true);
             if (ed > max_ed) continue;
             void *v = tv_map_get(&seen, t, tl);

@@ -293,6 +293,13 @@ static void test_errors(void **s) {
     ERR("{\"suggest\":{\"t\":{\"text\":\"x\",\"term\":{\"field\":\"nope\"}}}}", 400, SPE_IAE("no mapping found for field [nope]"));
     ERR("{\"suggest\":{\"t\":{\"term\":{\"field\":\"body\"}}}}", 400, SPE_IAE("The required text option is missing"));
     ERR(TERM("x", ",\"analyzer\":\"nope\""), 400, SPE_IAE("analyzer [nope] doesn't exists"));
+    /* max_inspections 0: DirectSpellChecker peeks into an empty queue at
+     * the first candidate (a NullPointerException on the shard: 500) */
+    EXPECT_HAS("POST", "/s/_search", TERM("quikc", ",\"max_inspections\":0"), 500,
+               "\"failed_shards\":[{\"shard\":0,\"index\":\"s\"");
+    EXPECT_HAS("POST", "/s/_search", TERM("quikc", ",\"max_inspections\":0"), 500,
+               "\"type\":\"null_pointer_exception\",\"reason\":\"Cannot read field \\\"boost\\\" because the return value of "
+               "\\\"java.util.PriorityQueue.peek()\\\" is null\"");
     /* _count takes no suggest */
     EXPECT_HAS("POST", "/s/_count", "{\"suggest\":{}}", 400, "\"reason\":\"request does not support [suggest]\"");
 }
