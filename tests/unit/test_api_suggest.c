@@ -136,6 +136,13 @@ static void test_sort_size(void **s) {
     SUGG("/s/_search", TERM("tokes", ""),
          ONE(ENTRY("tokes", 0, 5,
                    OPT("token", "0.8", 3) "," OPT("tokens", "0.8", 1) "," OPT("toke", "0.75", 1) "," OPT("taken", "0.6", 1))));
+    /* small queues (shard_size * max_inspections): a full queue skips
+     * candidates that do not beat its least */
+    SUGG("/s/_search", TERM("tokes", ",\"shard_size\":1,\"max_inspections\":1"), ONE(ENTRY("tokes", 0, 5, OPT("token", "0.8", 3))));
+    SUGG("/s/_search", TERM("tokes", ",\"shard_size\":2,\"max_inspections\":1"),
+         ONE(ENTRY("tokes", 0, 5, OPT("token", "0.8", 3) "," OPT("tokens", "0.8", 1))));
+    SUGG("/s/_search", TERM("quicky", ",\"shard_size\":2,\"max_inspections\":1"),
+         ONE(ENTRY("quicky", 0, 6, OPT("quickly", "0.8333333", 1) "," OPT("quick", "0.8", 3))));
     SUGG("/s/_search", TERM("tokes", ",\"size\":2"), ONE(ENTRY("tokes", 0, 5, OPT("token", "0.8", 3) "," OPT("tokens", "0.8", 1))));
 }
 
