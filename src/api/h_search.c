@@ -7,7 +7,7 @@
  * turns URL parameters into tv_search_params (validating them as
  * RestSearchAction does), and calls the search layer, which writes the
  * whole response. URL parameters OpenSearch accepts but trove cannot honour
- * (stored_fields, suggest, ...) are answered with
+ * (stored_fields, search_pipeline, ...) are answered with
  * unsupported_operation_exception rather than ignored.
  *
  * URI search (?q=, df, default_operator, analyzer) is passed through in
@@ -292,9 +292,13 @@ static void run(tv_req *r, bool count) {
         p.docvalue_fields = tv_req_param(r, "docvalue_fields");
         if (!tv_req_param_bool(r, "typed_keys", false, &p.typed_keys)) return;
         p.max_buckets = max_buckets(r);
-        if (!reject_if(r, "stored_fields") ||
-            !reject_if(r, "suggest_field") || !reject_if(r, "suggest_text") || !reject_if(r, "suggest_mode") ||
-            !reject_if(r, "suggest_size") || !reject_if(r, "search_pipeline") ||
+        p.suggest_field = tv_req_param(r, "suggest_field");
+        if (p.suggest_field) { /* RestSearchAction reads the others only with a suggest_field */
+            p.suggest_text = tv_req_param(r, "suggest_text");
+            p.suggest_mode = tv_req_param(r, "suggest_mode");
+            if (!param_int(r, "suggest_size", &p.suggest_size)) return;
+        }
+        if (!reject_if(r, "stored_fields") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "track_scores") ||
             !reject_if_true(r, "include_named_queries_score") || !reject_if_true(r, "phase_took"))
             return;

@@ -57,8 +57,12 @@
  * Explanations (explain: true) are explain.c's: the hit writer asks it for
  * each page hit's "_shard"/"_node" and "_explanation".
  *
+ * Suggestions (suggest.c): "suggest" is parsed with the body (or built
+ * from the suggest_* URL parameters), run per target and reduced after
+ * the hits; "suggest" is written after the aggregations.
+ *
  * Not yet here (fail loudly, never approximated): script fields, slice,
- * point-in-time slices.
+ * point-in-time slices, the phrase and completion suggesters.
  */
 #include <errno.h>
 #include <math.h>
@@ -70,12 +74,14 @@
 #include "search/agg.h"
 #include "search/dsl_int.h"
 #include "search/highlight.h" /* highlight: the option (highlight.c) */
+#include "search/suggest.h"
 
 void tv_search_params_init(tv_search_params *p) {
     memset(p, 0, sizeof *p);
     p->from = -1;
     p->size = -1;
     p->terminate_after = -1;
+    p->suggest_size = -1;
 }
 
 /* ------------------------------------------------------------- the body */
@@ -149,6 +155,7 @@ typedef struct req {
     size_t nfetch;
     tv_hl *hl;           /* highlight: NULL when not asked for */
     bool explain;         /* explain: true (explain.c writes the explanations) */
+    tv_suggest *suggest;  /* suggest.c; NULL: none */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -583,8 +590,9 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             st = tv_fetch_fields_parse(d, v, &r->fetch, &r->nfetch);
         } else if (tv_streq(k, kl, "highlight")) { /* highlight */
             st = tv_hl_parse(d, v, &r->hl);
-        } else if (tv_streq(k, kl, "suggest") ||
-                 tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
+        } else if (tv_streq(k, kl, "suggest") && obj) { /* suggest.c */
+            st = tv_suggest_parse(d, v, &r->suggest);
+        } else if (tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
                  tv_streq(k, kl, "stats") ||
                  tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
             st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] is not supported by trove", k);
@@ -599,6 +607,10 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
 /* URL parameters override the body. */
 static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (!p) return TROVE_OK;
+    if (p->suggest_field) { /* suggest.c: RestSearchAction's term suggestion */
+        tv_status sst = tv_suggest_from_params(d, p, &r->suggest);
+        if (sst) return sst;
+    }
     if (p->from >= 0 || p->from < -1) r->from = p->from;
     if (p->size >= 0 || p->size < -1) r->size = p->size;
     if (p->terminate_after >= 0) r->terminate_after = p->terminate_after;
@@ -2264,6 +2276,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         for (size_t i = 0; i < ntargets; i++) res[i] = tcs[i].agg_results;
         if ((st = tv_aggs_reduce_write(actx, &r.aggs, res, ntargets, params && params->typed_keys, out))) return st;
     }
+    /* suggest.c: after hits and aggregations (SearchResponseSections) */
+    if (r.suggest && !(params && params->skip_aggs) &&
+        (st = tv_suggest_write(r.suggest, targets, ntargets, params && params->typed_keys, arena, out, err)))
+        return st;
     tv_jw_obj_end(out);
     return TROVE_OK;
 }

@@ -59,6 +59,12 @@ typedef struct tv_search_params {
     bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
     bool scroll;                  /* the first page of a scroll */
     const char *docvalue_fields;  /* "a,b": added to the body's list */
+    /* ?suggest_field= (and suggest_text, suggest_mode, suggest_size: -1
+     * unset): a term suggestion that replaces the body's suggest */
+    const char *suggest_field;
+    const char *suggest_text;
+    const char *suggest_mode;
+    int64_t suggest_size;
     /* The request body's text, when the caller has it: parse errors then
      * carry OpenSearch's [line:col] (err->line/col). Without it err->pos
      * still holds the byte offset of the offending value. */
