@@ -237,6 +237,13 @@ static tv_status on_shard(tv_dsl *d, tv_status st) {
     return st;
 }
 
+/* A ParsingException of DecayFunctionBuilder.parseVariable: its parser
+ * reads the function's re-serialised bytes, so its location is [1:1]. */
+static tv_status fresh_parser(tv_dsl *d) {
+    if (d->err) d->err->line = d->err->col = 1;
+    return on_shard(d, TROVE_EPARSE);
+}
+
 /* QueryShardContext.toQuery: a failure that is neither a ParsingException
  * nor a QueryShardException becomes query_shard_exception "failed to
  * create query: <message>" caused by it. type: the cause's type when the
@@ -564,7 +571,7 @@ static tv_status build_decay(tv_dsl *d, fs_fn *f) {
     const tv_field *fld = tv_dsl_field(d, f->fname, strlen(f->fname));
     if (!fld) {
         tv_dsl_error(d, TROVE_EPARSE, f->body->off, "unknown field [%s]", f->fname);
-        return on_shard(d, TROVE_EPARSE);
+        return fresh_parser(d);
     }
     f->field = fld;
     bool date = fld->type == TV_FT_DATE || fld->type == TV_FT_DATE_NANOS;
@@ -573,7 +580,7 @@ static tv_status build_decay(tv_dsl *d, fs_fn *f) {
     if (!date && !is_number_type(fld->type)) {
         tv_dsl_error(d, TROVE_EPARSE, f->body->off, "field [%s] is of type [%s], but only numeric types are supported.", f->fname,
                      tv_field_type_name(fld->type));
-        return on_shard(d, TROVE_EPARSE);
+        return fresh_parser(d);
     }
     const tv_json *body = f->body;
     double decay = 0.5, origin = 0, scale = 0, offset = 0;
