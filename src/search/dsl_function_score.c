@@ -1266,6 +1266,9 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
      * sub-query alone (FunctionScoreQuery.createWeight) */
     if (d->filter_ctx && !has_min) {
         sub->boost = s->sub_boost0 * boost;
+        /* it is still a function_score to BoolQueryBuilder's rewrites (a
+         * must_not range inside is no must_not range) */
+        sub->flags = 0;
         *out = sub;
         return TROVE_OK;
     }

@@ -288,6 +288,12 @@ static void test_nested(void **s) {
     SCORES("{\"query\":{\"bool\":{\"filter\":[{\"function_score\":{\"query\":{\"match\":{\"t\":\"dog\"}},"
            "\"field_value_factor\":{\"field\":\"p\"}}}]}}}",
            "2:0.0,3:0.0");
+    /* a must_not function_score over a range stays a function_score:
+     * BoolQueryBuilder does not turn it into scoring complement ranges
+     * (every doc has one n, so it would for a bare range) */
+    SCORES("{\"query\":{\"bool\":{\"must\":[{\"match_all\":{}}],\"must_not\":[{\"function_score\":{\"query\":"
+           "{\"range\":{\"n\":{\"gte\":5}}}}}]}}}",
+           "1:1.0,4:1.0");
     /* a function_score inside a function's filter */
     SCORES(FS("\"functions\":[{\"filter\":{\"function_score\":{\"query\":{\"term\":{\"k\":\"b\"}},\"weight\":9}},\"weight\":3}]"),
            "2:3.0,1:1.0,3:1.0,4:1.0");
