@@ -400,6 +400,21 @@ static void test_errors(void **s) {
         PE("random_score seed must be an int, long or string, not 'VALUE_NUMBER'", 1, 52));
 }
 
+/* Deleted docs are never scored: doc 3 (no p) deleted, field_value_factor
+ * on p without missing succeeds over the others. */
+static void test_deleted(void **s) {
+    (void)s;
+    int st;
+    char *got = run("DELETE", "/fs/_doc/3?refresh=true", NULL, &st);
+    assert_int_equal(st, 200);
+    free(got);
+    SCORES(FS("\"field_value_factor\":{\"field\":\"p\"}"), "1:10.5,2:3.25,4:0.0");
+    got = run("POST", "/fs/_count", FS("\"field_value_factor\":{\"field\":\"p\"},\"min_score\":1"), &st);
+    assert_int_equal(st, 200);
+    assert_non_null(strstr(got, "\"count\":2"));
+    free(got);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_weight_and_boost, setup, teardown),
@@ -412,6 +427,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_random_score, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nested, setup, teardown),
         cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_deleted, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
