@@ -245,6 +245,7 @@ typedef struct tv_dsl {
     /* The target's snapshot (may be NULL): BoolQueryBuilder's
      * rewriteMustNotRangeClausesToShould looks at every segment's values. */
     const tv_snapshot *snap;
+    const char *index; /* the target index's name (may be NULL): shard failures name it */
 } tv_dsl;
 
 /* Parses a query object ({"match":{...}}) into *out. */
@@ -279,6 +280,8 @@ tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
  * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
 tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+/* dsl_function_score.c: function_score */
+tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,
                                       const tv_json **out);
 

@@ -1269,6 +1269,7 @@ static tv_status shard_failure(tv_error *err, const tv_search_target *t) {
 static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
     d->mapping = t->snap ? t->snap->mapping : NULL;
     d->snap = t->snap;
+    d->index = t->index;
     tv_status st;
     if (r->query) {
         st = tv_dsl_parse_query(d, r->query, &tc->q);

@@ -34,6 +34,13 @@
  * quarter of the rounds arrange), Lucene's BooleanQuery.rewrite rules in
  * rewrite_bool.
  *
+ * function_score is modelled over two functions (a weight filtered by a
+ * tag term or a range, and field_value_factor on n with the square modifier
+ * and a missing value) with the multiply / sum / max score modes and the
+ * multiply / sum / replace boost modes: FunctionScoreQuery's double
+ * arithmetic, CombineFunction's cast to float, the boost reaching only the
+ * sub-query.
+ *
  * Analysis is the whitespace analyzer over lowercase ASCII words so the
  * model needs no tokenizer of its own.
  *
@@ -47,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -222,6 +230,8 @@ typedef enum qkind {
     Q_BOOL,
     Q_MATCH,     /* match of several words: operator and / minimum_should_match */
     Q_MULTI,     /* multi_match best_fields / most_fields over title and body */
+    Q_FSCORE,    /* function_score: sub[0] query; a weight filtered by sub[1] and
+                    a field_value_factor on n (square, missing 2) */
 } qkind;
 
 typedef struct oq oq;
@@ -246,6 +256,8 @@ struct oq {
     char msm_spec[8];       /* match / multi_match minimum_should_match */
     int mm_type;            /* multi_match: 0 best_fields, 1 most_fields */
     float fboost[NTEXT];    /* multi_match field boosts */
+    float fs_w, fs_w2, fs_factor; /* function_score: the filtered weight, the fvf's weight and factor */
+    int fs_smode, fs_bmode;  /* 0 multiply, 1 sum, 2 max / 0 multiply, 1 sum, 2 replace */
     /* precomputed per round */
     float weight;           /* term/phrase/tag */
     float eff;              /* the product of the boosts from the root */
@@ -387,7 +399,32 @@ static oq *gen_query(int depth) {
         }
         return q;
     }
-    switch (rn(6)) {
+    switch (rn(7)) {
+    case 6: {
+        oq *q = newq(Q_FSCORE);
+        q->sub[0] = gen_query(depth + 1);
+        oq *f;
+        if (coin(50)) {
+            f = newq(Q_TAG);
+            f->terms[0] = rn(NTAGS);
+            f->nterms = 1;
+        } else {
+            f = newq(Q_RANGE);
+            f->lo = rn(60) - 40;
+            f->hi = f->lo + rn(60);
+        }
+        f->boost = 1.0f;
+        q->sub[1] = f;
+        q->nsub = 2;
+        static const float ws[] = {0.5f, 1.0f, 2.5f, 3.0f};
+        q->fs_w = ws[rn(4)];
+        q->fs_w2 = ws[rn(4)];
+        q->fs_factor = ws[rn(4)];
+        q->fs_smode = rn(3);
+        q->fs_bmode = rn(3);
+        q->boost = coin(30) ? 2.0f : 1.0f;
+        return q;
+    }
     case 0: {
         oq *q = newq(Q_CONST);
         q->sub[0] = gen_query(depth + 1);
@@ -546,6 +583,19 @@ static void q_json(const oq *q, tv_buf *b) {
         q_json(q->sub[1], b);
         tv_buf_printf(b, ",\"negative_boost\":%g}}", (double)q->neg_boost);
         break;
+    case Q_FSCORE: {
+        static const char *const sm[] = {"multiply", "sum", "max"}, *const bm[] = {"multiply", "sum", "replace"};
+        tv_buf_puts(b, "{\"function_score\":{\"query\":");
+        q_json(q->sub[0], b);
+        tv_buf_puts(b, ",\"functions\":[{\"filter\":");
+        q_json(q->sub[1], b);
+        tv_buf_printf(b, ",\"weight\":%g},{\"field_value_factor\":{\"field\":\"n\",\"factor\":%g,\"modifier\":"
+                         "\"square\",\"missing\":2},\"weight\":%g}],\"score_mode\":\"%s\",\"boost_mode\":\"%s\","
+                         "\"boost\":%g}}",
+                      (double)q->fs_w, (double)q->fs_factor, (double)q->fs_w2, sm[q->fs_smode], bm[q->fs_bmode],
+                      (double)q->boost);
+        break;
+    }
     case Q_BOOL: {
         bool first = true;
         tv_buf_puts(b, "{\"bool\":{");
@@ -677,6 +727,7 @@ static bool nonnull_in(const oq *q, int seg) {
     case Q_PREFIX: return seg_any(seg, p_prefix, q);
     case Q_CONST: return q->sub[0]->nonnull[seg];
     case Q_BOOSTING: return q->sub[0]->nonnull[seg];
+    case Q_FSCORE: return q->sub[0]->nonnull[seg];
     case Q_MATCH:
     case Q_MULTI: return false; /* never after to_lucene */
     case Q_DISMAX:
@@ -991,7 +1042,8 @@ static oq *rewrite_once(oq *q, bool *changed) {
         return r;
     }
     case Q_CONST:
-    case Q_BOOSTING: {
+    case Q_BOOSTING:
+    case Q_FSCORE: {
         bool sub_changed = false;
         oq *r = newq(q->kind);
         *r = *q;
@@ -1228,6 +1280,26 @@ static bool eval(const oq *q, const mdoc *d, float *score) {
          * factor = score * negative_boost (or score) in double */
         double factor = eval(q->sub[1], d, &ns) ? (double)s * (double)q->neg_boost : (double)s;
         *score = (float)((double)q->eff * factor);
+        return true;
+    }
+    case Q_FSCORE: {
+        /* FunctionScoreQuery.computeScore over the two functions (in
+         * double: 1.0 * weight; pow(value * factor, 2) * weight), then
+         * CombineFunction.combine with max_boost Float.MAX_VALUE, cast to
+         * float; the boost only reaches the sub-query */
+        float s, fs;
+        if (!eval(q->sub[0], d, &s)) return false;
+        bool m1 = eval(q->sub[1], d, &fs);
+        double v = d->has_n ? (double)d->n : 2.0;
+        double f1 = 1.0 * (double)q->fs_w, f2 = pow(v * (double)q->fs_factor, 2) * (double)q->fs_w2;
+        double factor;
+        if (q->fs_smode == 0) factor = m1 ? 1.0 * f1 * f2 : 1.0 * f2;
+        else if (q->fs_smode == 1) factor = m1 ? 0.0 + f1 + f2 : 0.0 + f2;
+        else factor = m1 ? (f1 >= f2 ? f1 : f2) : f2;
+        double mb = (double)FLT_MAX, fm = factor < mb ? factor : mb;
+        if (q->fs_bmode == 0) *score = (float)((double)s * fm);
+        else if (q->fs_bmode == 1) *score = (float)((double)s + fm);
+        else *score = (float)fm;
         return true;
     }
     case Q_BOOL: return eval_bool(q, d, score);
