@@ -89,9 +89,8 @@
  * term vectors (trove refuses term_vector mappings, so no field has them).
  * Parsed and ignored, as the unified and plain highlighters ignore them:
  * highlight_filter, force_source, phrase_limit, boundary_chars,
- * boundary_max_scan, fragment_offset, options. Approximations, documented
- * here: sloppy phrases (slop > 0) highlight every phrase term within slop
- * positions of where the phrase puts it, not Lucene's span matching; the
+ * boundary_max_scan, fragment_offset, options. A phrase with slop > 0
+ * answers 400 (Lucene's sloppy span matching is not reproduced). The
  * plain highlighter's term weights are the query boosts (QueryScorer
  * without an IndexReader, as OpenSearch builds it). Alternatives
  * rejected: offsets from the postings (trove stores none; OpenSearch
@@ -478,6 +477,9 @@ static tv_status collect(const tv_query *q, const tv_field *f, bool rfm, float b
     case TV_Q_PHRASE:
     case TV_Q_PHRASE_PREFIX:
         if (!field_ok(q, f, rfm) || !q->u.phrase.nterms) return TROVE_OK;
+        /* Lucene's sloppy span matching is not reproduced: refused, not
+         * approximated */
+        if (q->u.phrase.slop > 0) return TROVE_EUNSUPPORTED;
         l.kind = LK_PHRASE;
         l.prefix_last = q->kind == TV_Q_PHRASE_PREFIX;
         return tv_vec_push(out, l) ? TROVE_ENOMEM : TROVE_OK;
@@ -614,6 +616,8 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
             leaf_vec lv = {0};
             if ((st = collect(hq, f, o.require_field_match, 1.0f, &lv, 0))) {
                 tv_vec_fini(&lv);
+                if (st == TROVE_EUNSUPPORTED)
+                    return tv_error_set(d->err, st, "highlighting a phrase with [slop] greater than 0 is not supported by trove");
                 return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
             }
             hl_field hf;
