@@ -151,6 +151,8 @@ typedef struct req {
     index_boost *boosts; /* indices_boost, in request order */
     size_t nboosts;
     const char *collapse; /* collapse.field */
+    const tv_json **inner; /* collapse.inner_hits definitions */
+    size_t ninner;
     tv_fetch_spec *fetch; /* "fields" */
     size_t nfetch;
     tv_hl *hl;           /* highlight: NULL when not asked for */
@@ -501,8 +503,17 @@ static tv_status parse_collapse(tv_dsl *d, const tv_json *v, req *r) {
     for (uint32_t i = 0; i < v->len; i++) {
         const tv_json_member *m = &v->v.members[i];
         if (tv_streq(m->key, m->key_len, "field") && m->val.type == TV_JSON_STRING) r->collapse = m->val.v.s;
-        else if (tv_streq(m->key, m->key_len, "inner_hits"))
-            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[inner_hits] in [collapse] is not supported by trove");
+        else if (tv_streq(m->key, m->key_len, "inner_hits")) {
+            const tv_json *iv = &m->val;
+            size_t n = iv->type == TV_JSON_ARRAY ? iv->len : 1;
+            r->inner = tv_arena_calloc(d->arena, n + 1, sizeof *r->inner);
+            if (!r->inner) return TROVE_ENOMEM;
+            for (size_t k = 0; k < n; k++) {
+                const tv_json *e = iv->type == TV_JSON_ARRAY ? &iv->v.items[k] : iv;
+                if (e->type != TV_JSON_OBJECT) return perr(d, e->off, "[inner_hits] must be an object");
+                r->inner[r->ninner++] = e;
+            }
+        }
         else if (tv_streq(m->key, m->key_len, "max_concurrent_group_searches")) {
             int32_t x;
             tv_status st = tv_dsl_java_int(d, &m->val, &x);
@@ -1899,6 +1910,98 @@ static tv_status fetch_checks(const req *r, const coll *c, size_t from, const tv
 
 static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
                      const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
+                     bool count_only, tv_agg_ctx *actx);
+
+/* collapse.inner_hits (ExpandSearchPhase): for a group's hit, a search
+ * over the same targets for the original query filtered to the group's
+ * value (or to docs without one), with the inner_hits options as its body;
+ * its "hits" object is written under the inner hit's name. */
+static tv_status collapse_inner_hits(const req *r, const tv_search_target *targets, size_t ntargets, const hit *h,
+                                     const tv_field *cf, tv_arena *arena, tv_jw *out, tv_error *err) {
+    if (cf && cf->type != TV_FT_KEYWORD && cf->type != TV_FT_LONG && cf->type != TV_FT_INTEGER &&
+        cf->type != TV_FT_SHORT && cf->type != TV_FT_BYTE)
+        return tv_error_set(err, TROVE_EUNSUPPORTED, "[inner_hits] in [collapse] on a [%s] field is not supported by trove",
+                            tv_field_type_name(cf->type));
+    tv_jw_keyz(out, "inner_hits");
+    tv_jw_obj_begin(out);
+    for (size_t k = 0; k < r->ninner; k++) {
+        const tv_json *ih = r->inner[k];
+        const tv_json *nm = tv_json_get(ih, "name");
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_jw w;
+        tv_jw_init(&w, &b, false);
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "query");
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "bool");
+        tv_jw_obj_begin(&w);
+        if (r->query) {
+            tv_jw_keyz(&w, "must");
+            tv_jw_value(&w, r->query);
+        }
+        tv_jw_keyz(&w, h->cv.kind ? "filter" : "must_not");
+        tv_jw_obj_begin(&w);
+        if (h->cv.kind) {
+            tv_jw_keyz(&w, "term");
+            tv_jw_obj_begin(&w);
+            tv_jw_keyz(&w, r->collapse);
+            if (h->cv.kind == 2) tv_jw_str(&w, h->cv.s, h->cv.len);
+            else tv_jw_int(&w, h->cv.i);
+            tv_jw_obj_end(&w);
+        } else {
+            tv_jw_keyz(&w, "exists");
+            tv_jw_obj_begin(&w);
+            tv_jw_keyz(&w, "field");
+            tv_jw_strz(&w, r->collapse);
+            tv_jw_obj_end(&w);
+        }
+        tv_jw_obj_end(&w);
+        tv_jw_obj_end(&w);
+        tv_jw_obj_end(&w);
+        bool sized = false;
+        for (uint32_t i = 0; i < ih->len; i++) {
+            const tv_json_member *m = &ih->v.members[i];
+            if (tv_streq(m->key, m->key_len, "name")) continue;
+            sized |= tv_streq(m->key, m->key_len, "size");
+            tv_jw_key(&w, m->key, m->key_len);
+            tv_jw_value(&w, &m->val);
+        }
+        if (!sized) { tv_jw_keyz(&w, "size"); tv_jw_int(&w, 3); } /* InnerHitBuilder's default */
+        tv_jw_obj_end(&w);
+        tv_json *body = NULL;
+        tv_status st = b.oom ? TROVE_ENOMEM : tv_json_parse(arena, b.data, b.len, &body, NULL);
+        tv_buf_fini(&b);
+        if (st) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_search_params p;
+        tv_search_params_init(&p);
+        tv_agg_ctx ictx;
+        tv_agg_ctx_init(&ictx, arena, err, 65535);
+        tv_buf rb;
+        tv_buf_init(&rb);
+        tv_jw rw;
+        tv_jw_init(&rw, &rb, false);
+        st = run(targets, ntargets, body, &p, arena, &rw, err, false, &ictx);
+        tv_agg_ctx_fini(&ictx);
+        tv_json *res = NULL;
+        if (!st) st = rb.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_json_parse(arena, rb.data, rb.len, &res, NULL);
+        if (st) { tv_buf_fini(&rb); return st; }
+        if (nm && nm->type == TV_JSON_STRING) tv_jw_key(out, nm->v.s, nm->len);
+        else tv_jw_keyz(out, r->collapse);
+        tv_jw_obj_begin(out);
+        tv_jw_keyz(out, "hits");
+        const tv_json *hv = tv_json_get(res, "hits");
+        if (hv) tv_jw_value(out, hv); /* (numbers print from the response's text: rb lives until here) */
+        else tv_jw_null(out);
+        tv_jw_obj_end(out);
+        tv_buf_fini(&rb);
+    }
+    tv_jw_obj_end(out);
+    return TROVE_OK;
+}
+
+static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                     const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
                      bool count_only, tv_agg_ctx *actx) {
     uint64_t t0 = tv_mono_ns();
     tv_error_clear(err);
@@ -2265,6 +2368,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (r.explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena))) {
             tv_buf_fini(&path);
             return tv_error_set(err, st, "%s", trove_status_message(st));
+        }
+        if (r.ninner && (st = collapse_inner_hits(&r, targets, ntargets, h, tcs[h->target].cf, arena, out, err))) {
+            tv_buf_fini(&path);
+            return st;
         }
         tv_jw_obj_end(out);
     }

@@ -59,8 +59,19 @@ static void test_collapse(void **s) {
                "\"type\":\"search_exception\",\"reason\":\"cannot use `collapse` in a scroll context\"");
     EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"user\"},\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 500,
                "\"reason\":\"cannot use `collapse` in conjunction with `rescore`\"");
-    EXPECT_HAS("POST", "/c/_search", "{\"collapse\":{\"field\":\"user\",\"inner_hits\":{\"name\":\"x\"}}}", 400,
-               "\"reason\":\"[inner_hits] in [collapse] is not supported by trove\"");
+    /* inner_hits: each group's docs (the query filtered to the group's
+     * value, or to docs without one), with the inner hit's own options */
+    EXPECT("POST", "/c/_search",
+           "{\"_source\":false,\"query\":{\"match\":{\"t\":\"fox\"}},\"collapse\":{\"field\":\"user\",\"inner_hits\":{\"name\":\"recent\","
+           "\"sort\":[{\"n\":\"desc\"}],\"size\":2,\"_source\":false}}}", 200,
+           HEAD1 "\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":0.06197677,\"hits\":["
+                 "{\"_index\":\"c\",\"_id\":\"3\",\"_score\":0.06197677,\"fields\":{\"user\":[\"b\"]},\"inner_hits\":{\"recent\":{\"hits\":"
+                 "{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[{\"_index\":\"c\",\"_id\":\"3\",\"_score\":null,\"sort\":[3]}]}}}},"
+                 "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":0.050171673,\"fields\":{\"user\":[\"a\"]},\"inner_hits\":{\"recent\":{\"hits\":"
+                 "{\"total\":{\"value\":2,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[{\"_index\":\"c\",\"_id\":\"2\",\"_score\":null,\"sort\":[2]},"
+                 "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":null,\"sort\":[1]}]}}}},"
+                 "{\"_index\":\"c\",\"_id\":\"4\",\"_score\":0.04214421,\"fields\":{\"user\":[null]},\"inner_hits\":{\"recent\":{\"hits\":"
+                 "{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[{\"_index\":\"c\",\"_id\":\"4\",\"_score\":null,\"sort\":[4]}]}}}}]}}");
 }
 
 static void test_rescore(void **s) {
