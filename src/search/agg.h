@@ -263,6 +263,10 @@ typedef struct agg_hit {
     uint8_t sk[4];             /* 0 missing, 1 number, 2 bytes */
 } agg_hit;
 
+/* top_hits' order: <0 when x ranks before y (the sort keys, missing
+ * values last, then target, segment and doc). */
+int tv_agg_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y);
+
 typedef struct agg_bucket {
     int64_t ki;                /* LONG/ULONG (sortable) keys, date keys */
     double kd;                 /* DOUBLE keys, range from */

@@ -457,8 +457,7 @@ static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
 
 /* ------------------------------------------------------------- top_hits */
 
-/* <0: a ranks before b (the sort keys, then target, segment, doc). */
-static int th_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
+int tv_agg_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
     for (uint32_t k = 0; k < a->th_nsorts; k++) {
         const tv_agg_sort *so = &a->th_sorts[k];
         int c;
@@ -531,9 +530,9 @@ static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord) {
     }
     agg_hit *l = g->th[ord];
     uint32_t n = g->thn[ord];
-    if (n == cap && th_cmp(a, &h, &l[n - 1]) >= 0) return TROVE_OK;
+    if (n == cap && tv_agg_hit_cmp(a, &h, &l[n - 1]) >= 0) return TROVE_OK;
     uint32_t i = n == cap ? n - 1 : n;
-    while (i > 0 && th_cmp(a, &h, &l[i - 1]) < 0) {
+    while (i > 0 && tv_agg_hit_cmp(a, &h, &l[i - 1]) < 0) {
         l[i] = l[i - 1];
         i--;
     }

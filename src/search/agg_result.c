@@ -265,28 +265,6 @@ static tv_status path_error(red *rd, path_status ps, const agg_res *last, const 
     return TROVE_EARG;
 }
 
-/* top_hits' order (as agg_collect.c's th_cmp): the sort keys, then
- * target, segment and doc. */
-static int top_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
-    for (uint32_t k = 0; k < a->th_nsorts; k++) {
-        const tv_agg_sort *so = &a->th_sorts[k];
-        int c;
-        if (!so->field) c = x->score < y->score ? -1 : x->score > y->score;
-        else {
-            if ((x->sk[k] == 0) != (y->sk[k] == 0)) return x->sk[k] == 0 ? 1 : -1;
-            if (x->sk[k] == 0) c = 0;
-            else if (x->sk[k] == 1) c = x->sv[k] < y->sv[k] ? -1 : x->sv[k] > y->sv[k];
-            else c = tv_memcmp2(x->ss[k], x->sl[k], y->ss[k], y->sl[k]);
-        }
-        if (so->desc) c = -c;
-        if (c) return c;
-    }
-    if (!a->th_nsorts && x->score != y->score) return x->score > y->score ? -1 : 1;
-    if (x->t != y->t) return x->t < y->t ? -1 : 1;
-    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
-    return x->doc < y->doc ? -1 : x->doc > y->doc;
-}
-
 static int bytes_key_qcmp(const void *x, const void *y) {
     const agg_bucket *a = x, *b = y;
     return tv_memcmp2(a->ks, a->klen, b->ks, b->klen);
@@ -863,7 +841,7 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
             for (size_t j = 0; j < list[i]->nhits; j++) all[k++] = list[i]->hits[j];
         /* insertion sort: the lists are short (from + size per target) */
         for (size_t i = 1; i < k; i++)
-            for (size_t j = i; j > 0 && top_hit_cmp(a, &all[j], &all[j - 1]) < 0; j--) {
+            for (size_t j = i; j > 0 && tv_agg_hit_cmp(a, &all[j], &all[j - 1]) < 0; j--) {
                 agg_hit t = all[j];
                 all[j] = all[j - 1];
                 all[j - 1] = t;

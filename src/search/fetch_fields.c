@@ -57,41 +57,22 @@ tv_status tv_fetch_fields_parse(tv_dsl *d, const tv_json *v, tv_fetch_spec **out
     return TROVE_OK;
 }
 
-/* The JSON values at a dotted path of a source object: "a.b" reaches
- * {"a":{"b":x}}, {"a.b":x} and arrays of objects on the way. */
-static void source_values(const tv_json *v, const char *path, size_t len, tv_jw *w, size_t *count) {
+/* The JSON scalars at a dotted path of a source object ("a.b" reaches
+ * {"a":{"b":x}}, {"a.b":x} and arrays of objects on the way), written as
+ * they are, or as strings (text: TextFieldMapper's fetcher gives a
+ * scalar's text). */
+static void source_values(const tv_json *v, const char *path, size_t len, bool as_text, tv_jw *w, size_t *count) {
     if (v->type == TV_JSON_ARRAY) {
-        for (uint32_t i = 0; i < v->len; i++) source_values(&v->v.items[i], path, len, w, count);
-        return;
-    }
-    if (!len) {
-        if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_NULL) return;
-        tv_jw_value(w, v);
-        (*count)++;
-        return;
-    }
-    if (v->type != TV_JSON_OBJECT) return;
-    for (uint32_t i = 0; i < v->len; i++) {
-        const tv_json_member *m = &v->v.members[i];
-        size_t kl = m->key_len;
-        if (kl > len || memcmp(m->key, path, kl) != 0) continue;
-        if (kl == len) source_values(&m->val, "", 0, w, count);
-        else if (path[kl] == '.') source_values(&m->val, path + kl + 1, len - kl - 1, w, count);
-    }
-}
-
-/* A text value as TextFieldMapper's fetcher gives it: the string, or the
- * text of a scalar. */
-static void text_values(const tv_json *v, const char *path, size_t len, tv_jw *w, size_t *count) {
-    if (v->type == TV_JSON_ARRAY) {
-        for (uint32_t i = 0; i < v->len; i++) text_values(&v->v.items[i], path, len, w, count);
+        for (uint32_t i = 0; i < v->len; i++) source_values(&v->v.items[i], path, len, as_text, w, count);
         return;
     }
     if (!len) {
         const char *s;
         size_t l;
-        if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_NULL || !tv_dsl_scalar_text(v, &s, &l)) return;
-        tv_jw_str(w, s, l);
+        if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_NULL) return;
+        if (!as_text) tv_jw_value(w, v);
+        else if (tv_dsl_scalar_text(v, &s, &l)) tv_jw_str(w, s, l);
+        else return;
         (*count)++;
         return;
     }
@@ -100,8 +81,8 @@ static void text_values(const tv_json *v, const char *path, size_t len, tv_jw *w
         const tv_json_member *m = &v->v.members[i];
         size_t kl = m->key_len;
         if (kl > len || memcmp(m->key, path, kl) != 0) continue;
-        if (kl == len) text_values(&m->val, "", 0, w, count);
-        else if (path[kl] == '.') text_values(&m->val, path + kl + 1, len - kl - 1, w, count);
+        if (kl == len) source_values(&m->val, "", 0, as_text, w, count);
+        else if (path[kl] == '.') source_values(&m->val, path + kl + 1, len - kl - 1, as_text, w, count);
     }
 }
 
@@ -116,7 +97,7 @@ static tv_status field_values(const tv_field *f, const char *format, const tv_pa
                               tv_jw *w, size_t *count, tv_error *err) {
     if (tv_field_type_is_text(f->type)) {
         const tv_field *base = f->multi_parent ? f->multi_parent : f;
-        text_values(src, base->path, base->path_len, w, count);
+        source_values(src, base->path, base->path_len, true, w, count);
         return TROVE_OK;
     }
     const tv_doc_field *df = parsed_field(pd, f->id);
@@ -205,7 +186,7 @@ static tv_status unmapped_leaves(tv_arena *a, const tv_mapping *m, const tv_json
         tv_jw_init(&w, &b, false);
         tv_jw_arr_begin(&w);
         size_t cnt = 0;
-        source_values(&mb->val, "", 0, &w, &cnt);
+        source_values(&mb->val, "", 0, false, &w, &cnt);
         tv_jw_arr_end(&w);
         tv_status st = TROVE_OK;
         if (cnt) {
