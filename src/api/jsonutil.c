@@ -85,43 +85,6 @@ size_t tv_split_commas(tv_arena *a, const char *s, const char ***out) {
     return k;
 }
 
-/* Java String.hashCode of UTF-8 bytes (as UTF-16 code units). */
-static uint32_t java_hash_utf8(const char *s, size_t n) {
-    uint32_t h = 0;
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = (unsigned char)s[i];
-        uint32_t cp;
-        size_t k;
-        if (c < 0x80) {
-            cp = c;
-            k = 1;
-        } else if ((c & 0xe0) == 0xc0 && i + 1 < n) {
-            cp = (uint32_t)(c & 0x1f) << 6 | (s[i + 1] & 0x3f);
-            k = 2;
-        } else if ((c & 0xf0) == 0xe0 && i + 2 < n) {
-            cp = (uint32_t)(c & 0x0f) << 12 | (uint32_t)(s[i + 1] & 0x3f) << 6 | (s[i + 2] & 0x3f);
-            k = 3;
-        } else if ((c & 0xf8) == 0xf0 && i + 3 < n) {
-            cp = (uint32_t)(c & 0x07) << 18 | (uint32_t)(s[i + 1] & 0x3f) << 12 |
-                 (uint32_t)(s[i + 2] & 0x3f) << 6 | (s[i + 3] & 0x3f);
-            k = 4;
-        } else {
-            cp = 0xfffd;
-            k = 1;
-        }
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xd800 + (cp >> 10));
-            h = 31 * h + (0xdc00 + (cp & 0x3ff));
-        } else {
-            h = 31 * h + cp;
-        }
-        i += k;
-    }
-    return h;
-}
-
 typedef struct hm_item {
     uint32_t bucket;
     uint32_t seq;
@@ -142,7 +105,7 @@ static uint32_t hm_table_size(size_t n) {
 }
 
 static uint32_t hm_bucket(const char *k, size_t kl, uint32_t cap) {
-    uint32_t h = java_hash_utf8(k, kl);
+    uint32_t h = (uint32_t)tv_java_string_hash(k, kl);
     h ^= h >> 16;
     return h & (cap - 1);
 }

@@ -121,18 +121,19 @@ bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen) {
 }
 
 /* java.lang.String.hashCode over the UTF-16 code units of UTF-8 s. */
-int32_t tv_java_string_hash(const char *s) {
+int32_t tv_java_string_hash(const char *s, size_t n) {
     uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
         uint32_t cp;
-        int n = 1;
+        size_t k = 1;
+        size_t left = (size_t)(end - p);
         if (*p < 0x80) cp = *p;
-        else if ((*p & 0xe0) == 0xc0 && p[1]) { cp = ((uint32_t)(*p & 0x1f) << 6) | (p[1] & 0x3f); n = 2; }
-        else if ((*p & 0xf0) == 0xe0 && p[1] && p[2]) { cp = ((uint32_t)(*p & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f); n = 3; }
-        else if ((*p & 0xf8) == 0xf0 && p[1] && p[2] && p[3]) {
+        else if ((*p & 0xe0) == 0xc0 && left >= 2) { cp = ((uint32_t)(*p & 0x1f) << 6) | (p[1] & 0x3f); k = 2; }
+        else if ((*p & 0xf0) == 0xe0 && left >= 3) { cp = ((uint32_t)(*p & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f); k = 3; }
+        else if ((*p & 0xf8) == 0xf0 && left >= 4) {
             cp = ((uint32_t)(*p & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) | ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-            n = 4;
+            k = 4;
         } else cp = 0xfffd;
         if (cp >= 0x10000) {
             cp -= 0x10000;
@@ -141,7 +142,7 @@ int32_t tv_java_string_hash(const char *s) {
         } else {
             h = h * 31 + cp;
         }
-        p += n;
+        p += k;
     }
     return (int32_t)h;
 }
@@ -153,7 +154,7 @@ void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order
     while ((double)n > 0.75 * cap) cap *= 2;
     uint32_t *slot = tv_malloc((n + 1) * sizeof *slot);
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t h = (uint32_t)tv_java_string_hash(names[i]);
+        uint32_t h = (uint32_t)tv_java_string_hash(names[i], strlen(names[i]));
         if (slot) slot[i] = (h ^ (h >> 16)) & (cap - 1);
         order[i] = i;
     }

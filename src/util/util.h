@@ -294,8 +294,9 @@ static inline bool tv_streq(const char *a, size_t alen, const char *lit) {
 }
 int tv_memcmp2(const void *a, size_t alen, const void *b, size_t blen); /* lexicographic, unsigned */
 
-/* java.lang.String.hashCode of UTF-8 s (over its UTF-16 code units). */
-int32_t tv_java_string_hash(const char *s);
+/* java.lang.String.hashCode of UTF-8 s[0..n) (over its UTF-16 code
+ * units; an invalid byte counts as U+FFFD). */
+int32_t tv_java_string_hash(const char *s, size_t n);
 /* The order a java.util.HashMap<String, ...> iterates names[0..n) inserted
  * in that order (by bucket of the spread hash, then insertion): OpenSearch
  * prints several maps (aggregations, document fields) that way. order
