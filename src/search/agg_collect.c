@@ -174,6 +174,10 @@ struct col {
     /* buckets */
     ordmap om;
     TV_VEC(uint32_t) direct;  /* top-level keyword terms: term id -> ord + 1 */
+    bool counting;            /* top-level keyword terms without sub-aggregations:
+                                 counts per segment ord, folded per segment */
+    uint32_t *segcnt;
+    uint32_t segcnt_n;
     bool last_ok;
     uint64_t last_parent;
     int64_t last_key;
@@ -586,9 +590,48 @@ static bool num_included(col *g, int64_t v) {
     return include_term(g, buf, l);
 }
 
+/* The segment's counts into the buckets (term ids as collect_terms finds
+ * them), then zero: each ord costs one term lookup per segment instead of
+ * one per doc, as Lucene's low-cardinality ordinal collector does. */
+static tv_status fold_counts(col *g) {
+    for (uint32_t so = 0; so < g->segcnt_n; so++) {
+        uint32_t c = g->segcnt[so], id;
+        if (!c) continue;
+        g->segcnt[so] = 0;
+        if (so < g->segmap_n && g->segmap[so]) id = g->segmap[so] - 1;
+        else {
+            const char *t;
+            size_t tl;
+            if (!tv_segment_dv_term(g->sv->seg, g->f->id, so, &t, &tl)) continue;
+            if (term_id(g, t, tl, &id)) return c_oom(g);
+            if (so < g->segmap_n) g->segmap[so] = id + 1;
+        }
+        if (id == UINT32_MAX) continue;
+        if ((size_t)id >= g->direct.len) {
+            size_t need = (size_t)id + 1;
+            if (tv_vec_reserve(&g->direct, need)) return c_oom(g);
+            memset(g->direct.items + g->direct.len, 0, (need - g->direct.len) * sizeof *g->direct.items);
+            g->direct.len = need;
+        }
+        uint32_t *slot = &g->direct.items[id];
+        if (!*slot) {
+            bkt x = {0, id, 0};
+            if (tv_vec_push(&g->b, x)) return c_oom(g);
+            *slot = (uint32_t)g->b.len;
+        }
+        g->b.items[*slot - 1].count += c;
+    }
+    return TROVE_OK;
+}
+
 static tv_status collect_terms(col *g, uint32_t doc, uint64_t ord) {
     if (g->kk == TV_KEY_BYTES) {
         uint32_t n = ords_of(g, doc);
+        if (g->counting && n) {
+            for (uint32_t i = 0; i < n; i++)
+                if (g->ords[i] < g->segcnt_n) g->segcnt[g->ords[i]]++;
+            return TROVE_OK;
+        }
         if (!n) {
             if (!g->has_missing) return TROVE_OK;
             uint32_t id;
@@ -1204,6 +1247,8 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
                 return tv_error_set(c->err, st, "out of memory");
         }
     }
+    g->counting = top && a->kind == TV_AGG_TERMS && g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET &&
+                  !a->nsubs;
     return bind_subs(g);
 }
 
@@ -1243,9 +1288,20 @@ static tv_status register_all_keys(col *g, const tv_segview *sv) {
 
 /* Per segment: plan filters, reset keyword maps. */
 static tv_status seg_col(col *g, const tv_segview *sv) {
+    if (g->counting && g->sv) {
+        tv_status st = fold_counts(g); /* the previous segment's counts, with its ords */
+        if (st) return st;
+    }
     g->sv = sv;
     if (g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) {
         uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        if (g->counting && n > g->segcnt_n) {
+            tv_free(g->segcnt);
+            g->segcnt_n = 0;
+            g->segcnt = tv_calloc(n, sizeof *g->segcnt);
+            if (!g->segcnt) return c_oom(g);
+            g->segcnt_n = n;
+        }
         if (n > g->segmap_n) {
             tv_free(g->segmap);
             g->segmap = NULL;
@@ -1289,6 +1345,7 @@ static void free_col(col *g) {
     tv_free(g->thn);
     tv_free(g->om.slots);
     tv_vec_fini(&g->direct);
+    tv_free(g->segcnt);
     tv_vec_fini(&g->b);
     tv_map_fini(&g->terms);
     tv_vec_fini(&g->tids);
@@ -1333,6 +1390,10 @@ static int cmp_u32(const void *a, const void *b) {
 /* The shard result of g for parent ord `ord`. */
 static tv_status build(col *g, uint64_t ord, agg_res **out) {
     tv_agg_ctx *c = g->ctx;
+    if (g->counting && g->sv) {
+        tv_status st = fold_counts(g);
+        if (st) return st;
+    }
     const tv_agg *a = g->a;
     agg_res *r = tv_arena_calloc(c->arena, 1, sizeof *r);
     if (!r) return c_oom(g);
