@@ -909,7 +909,20 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
             for (size_t k = 0; k < TV_ARRAY_LEN(k_unsupported); k++)
                 if (key_is(m, k_unsupported[k]))
                     return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "the [%s] aggregation is not supported by trove", m->key);
-            return tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown aggregation type [%s]", m->key);
+            /* AggregatorFactories: the NamedObjectNotFoundException as the
+             * cause, a suggestion among the registered names */
+            const char *names[TV_ARRAY_LEN(k_kinds) + TV_ARRAY_LEN(k_unsupported)];
+            size_t nn = 0;
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_kinds); k++) names[nn++] = k_kinds[k].name;
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_unsupported); k++) names[nn++] = k_unsupported[k];
+            char sug[512];
+            tv_dsl_did_you_mean(m->key, m->key_len, names, nn, sug, sizeof sug);
+            uint32_t l = 0, c = 0;
+            if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+            tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown aggregation type [%s]%s", m->key, sug);
+            tv_error_cause(d->err, TROVE_EPARSE, "[%u:%u] unknown field [%s]", l, c, m->key);
+            snprintf(d->err->cause_type, sizeof d->err->cause_type, "named_object_not_found_exception");
+            return TROVE_EPARSE;
         }
         a->type_name = m->key;
         a->off = m->val.off;

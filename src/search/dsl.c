@@ -424,14 +424,16 @@ static int levenshtein(const char *a, size_t la, const char *b, size_t lb) {
     return prev[lb];
 }
 
-/* Lucene's LevenshteinDistance similarity: 1 - d / max(len). Suggestions
- * above 0.5, best first, ties by name. */
-static void suggest(const char *name, size_t len, char *out, size_t cap) {
-    struct { float s; const char *n; } c[TV_ARRAY_LEN(k_known_queries)];
+/* SuggestingErrorOnUnknown: candidates whose Lucene LevenshteinDistance
+ * similarity (1 - d / max(len)) is above 0.5, best first, ties by name,
+ * as " did you mean [x]?" or " did you mean any of [x, y]?" (empty when
+ * none). At most 128 candidates are considered. */
+void tv_dsl_did_you_mean(const char *name, size_t len, const char *const *cands, size_t ncands, char *out, size_t cap) {
+    struct { float s; const char *n; } c[128];
     size_t nc = 0;
     out[0] = 0;
-    for (size_t i = 0; i < TV_ARRAY_LEN(k_known_queries); i++) {
-        const char *k = k_known_queries[i];
+    for (size_t i = 0; i < ncands && i < 128; i++) {
+        const char *k = cands[i];
         size_t kl = strlen(k);
         size_t mx = TV_MAX(len, kl);
         if (mx == 0) continue;
@@ -525,7 +527,7 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
                                     "[%s] query is not supported by trove", m->key);
         }
         char sug[512];
-        suggest(m->key, m->key_len, sug, sizeof sug);
+        tv_dsl_did_you_mean(m->key, m->key_len, k_known_queries, TV_ARRAY_LEN(k_known_queries), sug, sizeof sug);
         return tv_dsl_error(d, TROVE_EPARSE, body->off, "unknown query [%s]%s", m->key, sug);
     }
     d->depth++;

@@ -24,6 +24,8 @@ tv_status tv_dsl_java_float(tv_dsl *d, const tv_json *v, float *out);
 bool tv_java_parse_double(const char *s, size_t n, double *out);
 /* number_format_exception as Double.parseDouble words it for s. */
 tv_status tv_dsl_nfe(tv_dsl *d, const char *s, size_t n);
+/* " did you mean [x]?" for an unknown name among candidates (dsl.c). */
+void tv_dsl_did_you_mean(const char *name, size_t len, const char *const *cands, size_t ncands, char *out, size_t cap);
 tv_status tv_dsl_msm(tv_dsl *d, const tv_json *v, int32_t n, int32_t *out);
 tv_status tv_dsl_parse_filter(tv_dsl *d, const tv_json *q, tv_query **out);
 tv_query *tv_q_bool(tv_dsl *d, tv_query **must, uint32_t nmust, tv_query **should,

@@ -225,6 +225,9 @@ static void test_errors(void **s) {
            "\"type\":\"x_content_parse_exception\",\"reason\":\"[1:45] [terms] failed to parse field [size]\","
            "\"caused_by\":{\"type\":\"illegal_argument_exception\",\"reason\":\"[size] must be greater than 0. Found [0] in [t]\"}},\"status\":400}");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"foo\":{}}}}", 400, "\"type\":\"parsing_exception\",\"reason\":\"Unknown aggregation type [foo]\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"term\":{}}}}", 400,
+               "\"reason\":\"Unknown aggregation type [term] did you mean [terms]?\",\"line\":1,\"col\":15,"
+               "\"caused_by\":{\"type\":\"named_object_not_found_exception\",\"reason\":\"[1:15] unknown field [term]\"}");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":{\"diversified_sampler\":{}}}}", 400,
                "\"type\":\"unsupported_operation_exception\",\"reason\":\"the [diversified_sampler] aggregation is not supported by trove\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"t\":\"x\"}}", 400,
