@@ -1105,9 +1105,7 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     }
     g->unmapped = a->src.field && !g->f;
     const tv_field *f = g->f;
-    bool needs_field = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
-                       a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_SAMPLER;
-    (void)needs_field; /* checked at parse time */
+    /* (a field is required at parse time, AggregatorFactories-side) */
     if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
         return field_error(g, "interval must be positive, got: %s", "0.0");
     if (a->kind == TV_AGG_DATE_HISTOGRAM && !a->calendar_unit && !a->fixed_ms)
@@ -1382,11 +1380,6 @@ static tv_status build_subs(col *g, uint64_t ord, agg_res ***out) {
     return TROVE_OK;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The shard result of g for parent ord `ord`. */
 static tv_status build(col *g, uint64_t ord, agg_res **out) {
     tv_agg_ctx *c = g->ctx;
@@ -1483,7 +1476,6 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         return TROVE_OK;
     }
     /* terms / histograms: one bucket per key seen */
-    (void)cmp_u32;
     size_t zeros = 0;
     if (a->kind == TV_AGG_TERMS && a->min_doc_count == 0) {
         /* every other key of the shard, with no docs */

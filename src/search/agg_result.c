@@ -1199,9 +1199,7 @@ static void write_composite_key(const agg_res *r, const agg_bucket *b, tv_jw *w)
 }
 
 /* A level's results: regular ones in HashMap order, then pipelines. */
-static tv_status write_level(red *rd, tv_jw *w, const tv_agg *const *aggs, agg_res *const *res, uint32_t n, bool typed,
-                             bool pipelines_only_parent) {
-    (void)pipelines_only_parent;
+static tv_status write_level(red *rd, tv_jw *w, const tv_agg *const *aggs, agg_res *const *res, uint32_t n, bool typed) {
     const char **names = tv_arena_alloc(rd->c->arena, (n + 1) * sizeof *names);
     uint32_t *idx = tv_arena_alloc(rd->c->arena, (n + 1) * sizeof *idx);
     uint32_t *order = tv_arena_alloc(rd->c->arena, (n + 1) * sizeof *order);
@@ -1237,7 +1235,7 @@ static tv_status write_bucket_body(red *rd, tv_jw *w, const agg_res *r, const ag
         tv_jw_keyz(w, "doc_count_error_upper_bound");
         tv_jw_int(w, b->err);
     }
-    if (b->subs) return write_level(rd, w, (const tv_agg *const *)a->subs, b->subs, a->nsubs, typed, false);
+    if (b->subs) return write_level(rd, w, (const tv_agg *const *)a->subs, b->subs, a->nsubs, typed);
     return TROVE_OK;
 }
 
@@ -1689,7 +1687,7 @@ tv_status tv_aggs_reduce_write(tv_agg_ctx *c, const tv_aggs *aggs, agg_res ***re
     }
     tv_jw_keyz(w, "aggregations");
     tv_jw_obj_begin(w);
-    tv_status st = write_level(&rd, w, (const tv_agg *const *)aggs->items, level, aggs->n, typed_keys, false);
+    tv_status st = write_level(&rd, w, (const tv_agg *const *)aggs->items, level, aggs->n, typed_keys);
     tv_jw_obj_end(w);
     return st;
 }
