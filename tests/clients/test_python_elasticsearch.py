@@ -162,6 +162,25 @@ def test_workflow_with_product_check_accepted(trove):
     assert hit_ids(r) == list(reversed(expected))[5:15]
     assert r["hits"]["hits"][0]["sort"] == [int(list(reversed(expected))[5])]
 
+    # aggregations (typed_keys, as the client's helpers ask for them) and highlighting
+    r = es.search(index="shop", query={"match": {"title": "owl"}}, size=1, sort=["price"], typed_keys=True,
+                  aggs={"cats": {"terms": {"field": "category", "size": 2}},
+                        "top_price": {"max": {"field": "price"}}},
+                  highlight={"fields": {"title": {}}, "pre_tags": ["["], "post_tags": ["]"]})
+    counts = {}
+    for i in owls:
+        c = DOCS[int(i)]["category"]
+        counts[c] = counts.get(c, 0) + 1
+    top = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+    assert r["aggregations"]["sterms#cats"] == {
+        "doc_count_error_upper_bound": 0,
+        "sum_other_doc_count": sum(n for _, n in top[2:]),
+        "buckets": [{"key": k, "doc_count": n} for k, n in top[:2]]}
+    assert r["aggregations"]["max#top_price"] == {"value": float(max(DOCS[int(i)]["price"] for i in owls))}
+    first = min(owls, key=lambda i: DOCS[int(i)]["price"])
+    assert hit_ids(r) == [first]
+    assert r["hits"]["hits"][0]["highlight"] == {"title": [DOCS[int(first)]["title"].replace("owl", "[owl]")]}
+
     by_rank = [str(i) for i in sorted(range(N), key=lambda i: DOCS[i]["rank"])]
     r = es.search(index="shop", sort=["rank"], size=20)
     assert hit_ids(r) == by_rank[:20]

@@ -3,8 +3,8 @@
  * The official OpenSearch JavaScript client (@opensearch-project/opensearch,
  * pinned in package-lock.json) against `trove serve`, used the way an
  * application uses it: one index with an explicit mapping, 1,000 generated
- * documents loaded with the bulk helper and with raw _bulk, then searches,
- * document CRUD, by-query writes, aliases, scroll, point in time, cluster
+ * documents loaded with the bulk helper and with raw _bulk, then searches
+ * (with aggregations and highlighting), document CRUD, by-query writes, aliases, scroll, point in time, cluster
  * health and the client's error type.
  *
  * How: the test starts its own `trove serve --port 0` (in memory) from
@@ -302,6 +302,65 @@ describe('official OpenSearch client against trove serve', () => {
       body: { query: { match_phrase: { title: 'fox red' } } },
     });
     assert.equal(none.hits.total.value, 0);
+  });
+
+  it('aggregations and highlighting', async () => {
+    const { body } = await client.search({
+      index: INDEX,
+      body: {
+        size: 2,
+        query: { match: { title: 'fox' } },
+        sort: [{ price: 'asc' }],
+        aggs: {
+          cats: { terms: { field: 'category', size: 3 }, aggs: { avg_price: { avg: { field: 'price' } } } },
+          months: { date_histogram: { field: 'created', calendar_interval: 'month' } },
+          price_stats: { stats: { field: 'price' } },
+        },
+        highlight: { fields: { title: {} } },
+      },
+    });
+    const fox = DOCS.filter((d) => d.title.endsWith(' fox'));
+    // terms: count descending, then key ascending; the rest in sum_other_doc_count
+    const byCat = new Map();
+    for (const d of fox) {
+      const e = byCat.get(d.category) || { n: 0, sum: 0 };
+      e.n += 1;
+      e.sum += d.price;
+      byCat.set(d.category, e);
+    }
+    const cats = [...byCat.entries()].sort((a, b) => b[1].n - a[1].n || (a[0] < b[0] ? -1 : 1));
+    const top = cats.slice(0, 3);
+    assert.deepEqual(body.aggregations.cats, {
+      doc_count_error_upper_bound: 0,
+      sum_other_doc_count: cats.slice(3).reduce((t, [, e]) => t + e.n, 0),
+      buckets: top.map(([k, e]) => ({ key: k, doc_count: e.n, avg_price: { value: e.sum / e.n } })),
+    });
+    // date_histogram by calendar month, keys at the month's first millisecond (UTC)
+    const months = new Map();
+    for (const d of fox) {
+      const key = Date.UTC(Number(d.created.slice(0, 4)), Number(d.created.slice(5, 7)) - 1, 1);
+      months.set(key, (months.get(key) || 0) + 1);
+    }
+    assert.deepEqual(
+      body.aggregations.months.buckets,
+      [...months.entries()].sort((a, b) => a[0] - b[0]).map(([k, n]) => ({
+        key_as_string: new Date(k).toISOString(),
+        key: k,
+        doc_count: n,
+      }))
+    );
+    const prices = fox.map((d) => d.price);
+    const sum = prices.reduce((t, p) => t + p, 0);
+    assert.deepEqual(body.aggregations.price_stats, {
+      count: 200, min: Math.min(...prices), max: Math.max(...prices), avg: sum / 200, sum,
+    });
+    // the two cheapest foxes, their titles highlighted
+    const cheapest = idsWhere((d) => d.title.endsWith(' fox')).slice(0, 2);
+    assert.deepEqual(hitIds(body), cheapest);
+    assert.deepEqual(
+      body.hits.hits.map((h) => h.highlight),
+      cheapest.map((id) => ({ title: [DOCS[Number(id)].title.replace(/fox$/, '<em>fox</em>')] }))
+    );
   });
 
   it('sort and from/size pagination', async () => {
