@@ -788,6 +788,7 @@ typedef struct coll {
     TV_VEC(hit) groups;
     tv_arena *arena;
     tv_error *err;
+    bool terminated; /* terminate_after stopped a target's collection */
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -1393,10 +1394,14 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
     if (!snap) return TROVE_OK;
     bool scores = c->need_scores;
     tv_agg_shard *ag = tc->aggs; /* every match goes to the aggregations: no shortcuts */
-    for (uint32_t si = 0; si < snap->nsegs; si++) {
+    /* terminate_after: the target stops when a doc arrives after that
+     * many were collected (EarlyTerminatingCollector) */
+    int64_t left = r->terminate_after > 0 ? r->terminate_after : -1;
+    bool stop = false;
+    for (uint32_t si = 0; si < snap->nsegs && !stop; si++) {
         const tv_segview *sv = &snap->segs[si];
         uint64_t known;
-        bool counted = !ag && known_count(r, tc, snap, sv, &known);
+        bool counted = !ag && left < 0 && known_count(r, tc, snap, sv, &known);
         if (counted) {
             c->total += known;
             if (count_only || !c->cap || !known) continue;
@@ -1422,7 +1427,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
         bool no_hits = tc->post && !pf;
         uint64_t n;
         tv_count_ctx cx = {a, sv->max_doc};
-        if (count_only && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &cx, &n)) {
+        if (count_only && left < 0 && !sv->live && !pf && !r->has_min_score && tv_iter_count(it, &cx, &n)) {
             c->total += n; /* by bitset words, not doc by doc */
             continue;
         }
@@ -1434,12 +1439,18 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
              * (float) (score * boost) */
             if (tc->boost != 1 && pc.scores) score = (float)((double)score * (double)tc->boost);
             if (r->has_min_score && score < r->min_score) continue;
+            if (left == 0) { /* one more doc after terminate_after were collected */
+                c->terminated = true;
+                stop = true;
+                break;
+            }
             if (ag && (st = tv_agg_collect(ag, doc, score))) return st; /* before post_filter, as OpenSearch */
             if (no_hits) continue;
             if (pf) {
                 if (pf->doc == TV_ITER_UNSET || pf->doc < doc) tv_iter_advance(pf, doc);
                 if (pf->doc != doc) continue;
             }
+            if (left > 0) left--;
             if (!counted) c->total++;
             if (count_only) continue;
             if (pc.scores && !(score <= c->max_score)) c->max_score = score;
@@ -2028,6 +2039,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 else return tv_dsl_error(&d, TROVE_EPARSE, m->key_off, "request does not support [%s]", m->key);
             }
         }
+        if (params && params->terminate_after > 0) r.terminate_after = params->terminate_after;
         /* _count?q= replaces the body's query, as on _search */
         if (params && params->q && tv_query_string_from_params(arena, params, &r.query))
             return tv_error_set(err, TROVE_ENOMEM, "out of memory");
@@ -2105,6 +2117,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             }
             if (st) goto fail;
             c.total += ct.total;
+            c.terminated |= ct.terminated;
             if (ct.n && !(ct.heap[0].score <= c.max_score)) c.max_score = ct.heap[0].score;
             for (size_t k = 0; k < ct.n; k++) offer(&c, ct.heap[k].score, ct.heap[k].target, ct.heap[k].seg, ct.heap[k].doc);
         } else {
@@ -2125,6 +2138,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "count");
         tv_jw_uint(out, c.total);
+        if (r.terminate_after > 0) { /* RestCountAction */
+            tv_jw_keyz(out, "terminated_early");
+            tv_jw_bool(out, c.terminated);
+        }
         write_shards(out, ntargets);
         tv_jw_obj_end(out);
         return TROVE_OK;
@@ -2140,6 +2157,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_uint(out, took);
     tv_jw_keyz(out, "timed_out");
     tv_jw_bool(out, false);
+    if (r.terminate_after > 0) { /* QueryPhase sets it whenever terminate_after is given */
+        tv_jw_keyz(out, "terminated_early");
+        tv_jw_bool(out, c.terminated);
+    }
     write_shards(out, ntargets);
     tv_jw_keyz(out, "hits");
     tv_jw_obj_begin(out);

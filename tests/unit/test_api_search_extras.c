@@ -135,12 +135,28 @@ static void test_fetch_fields(void **s) {
     EXPECT_HAS("POST", "/f/_search", "{\"fields\":[{\"field\":\"n\",\"bogus\":1}]}", 400, "[fields] unknown field [bogus]");
 }
 
+/* terminate_after: a target stops when a doc arrives after that many were
+ * collected; "terminated_early" whenever the option is given; the
+ * aggregations see the collected docs only */
+static void test_terminate_after(void **s) {
+    (void)s;
+    EXPECT("POST", "/c/_search?terminate_after=2", "{\"_source\":false,\"sort\":[\"_doc\"],\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}", 200,
+           "{\"took\":0,\"timed_out\":false,\"terminated_early\":true,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0},"
+           "\"hits\":{\"total\":{\"value\":2,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[{\"_index\":\"c\",\"_id\":\"1\",\"_score\":null,\"sort\":[0]},"
+           "{\"_index\":\"c\",\"_id\":\"2\",\"_score\":null,\"sort\":[1]}]},\"aggregations\":{\"m\":{\"value\":2.0}}}");
+    EXPECT_HAS("POST", "/c/_search", "{\"size\":0,\"terminate_after\":4}", 200,
+               "\"timed_out\":false,\"terminated_early\":false,");
+    EXPECT("POST", "/c/_count?terminate_after=1", NULL, 200,
+           "{\"count\":1,\"terminated_early\":true,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
         cmocka_unit_test(test_rescore),
         cmocka_unit_test(test_indices_boost),
         cmocka_unit_test(test_fetch_fields),
+        cmocka_unit_test(test_terminate_after),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
