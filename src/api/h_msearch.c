@@ -169,9 +169,7 @@ void tv_h_msearch(tv_req *r) {
     bool b;
     if (!tv_req_param_bool(r, "rest_total_hits_as_int", false, &b)) return;
     if (!tv_req_param_bool(r, "typed_keys", false, &b)) return;
-    if (b)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                 "trove does not support the [typed_keys] parameter of _msearch");
+    const char *typed = b ? "true" : NULL; /* passed to each search */
     if (!r->body_len)
         return (void)tv_req_fail(r, 400, "parse_exception", true, "request body or source parameter is required");
 
@@ -245,6 +243,7 @@ void tv_h_msearch(tv_req *r) {
         }
         size_t np = 0;
         if (rthi) ps[np++] = (tv_param){"rest_total_hits_as_int", rthi};
+        if (typed) ps[np++] = (tv_param){"typed_keys", typed};
         if (st) ps[np++] = (tv_param){"search_type", st};
         if (routing) ps[np++] = (tv_param){"routing", routing};
         for (size_t k = 0; k < TV_ARRAY_LEN(iopts); k++) {

@@ -200,6 +200,13 @@ static void test_sampler(void **s) {
                         "\"buckets\":[{\"key\":\"x\",\"doc_count\":1},{\"key\":\"y\",\"doc_count\":1}]}}}}");
 }
 
+/* _msearch passes typed_keys to each search */
+static void test_msearch_typed_keys(void **s) {
+    (void)s;
+    EXPECT_HAS("POST", "/_msearch?typed_keys=true", "{\"index\":\"a\"}\n{\"size\":0,\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}\n", 200,
+               "\"aggregations\":{\"max#m\":{\"value\":5.0}},\"status\":200}");
+}
+
 /* Only a scroll's first response carries the aggregations. */
 static void test_scroll(void **s) {
     (void)s;
@@ -265,6 +272,7 @@ int main(void) {
         cmocka_unit_test(test_composite_multi_terms),
         cmocka_unit_test(test_top_hits),
         cmocka_unit_test(test_sampler),
+        cmocka_unit_test(test_msearch_typed_keys),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
     };
