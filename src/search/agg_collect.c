@@ -89,9 +89,17 @@ typedef struct ordmap {
     size_t cap, n;
 } ordmap;
 
+/* murmur3's 64-bit finalizer over key and parent: date keys are
+ * multiples of large powers of two, so every bit must reach the low ones
+ * the table indexes by. */
 static uint64_t om_hash(uint64_t p, int64_t k) {
-    uint64_t h = (uint64_t)k * 0x9E3779B97F4A7C15ull ^ (p + 0x632BE59BD9B4E019ull) * 0xC2B2AE3D27D4EB4Full;
-    return h ^ (h >> 29);
+    uint64_t h = (uint64_t)k ^ (p * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
 }
 
 /* The ord of (parent, key), or UINT32_MAX when absent and !add; *added. */
