@@ -2109,7 +2109,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             ct.total = 0;
             ct.max_score = -INFINITY;
             ct.heap = tv_arena_alloc(arena, (ct.cap + 1) * sizeof *ct.heap);
-            if (!ct.heap) { st = TROVE_ENOMEM; goto fail; }
+            ct.store = tv_arena_calloc(arena, (ct.cap + 1) * (r.nsorts + 1), sizeof *ct.store); /* sort: [_score] */
+            if (!ct.heap || !ct.store) { st = TROVE_ENOMEM; goto fail; }
             st = run_target(&r, &ct, (uint32_t)i, &targets[i], &tcs[i], arena, false);
             if (!st) {
                 sort_hits(&ct);

@@ -91,6 +91,11 @@ static void test_rescore(void **s) {
            "\"score_mode\":\"multiply\"}},{\"query\":{\"rescore_query\":{\"term\":{\"user\":\"a\"}},\"query_weight\":2,\"score_mode\":\"max\"}}]}", 200,
            HEAD1 "\"hits\":{\"total\":{\"value\":3,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":["
                  "{\"_index\":\"c\",\"_id\":\"1\",\"_score\":1.0},{\"_index\":\"c\",\"_id\":\"2\",\"_score\":1.0},{\"_index\":\"c\",\"_id\":\"4\",\"_score\":0.28533998}]}}");
+    /* an explicit sort on _score is allowed, with a window larger than the page */
+    EXPECT_HAS("POST", "/c/_search",
+               "{\"_source\":false,\"size\":1,\"sort\":[\"_score\"],\"query\":{\"match\":{\"t\":\"fox\"}},"
+               "\"rescore\":{\"window_size\":3,\"query\":{\"rescore_query\":{\"match\":{\"t\":\"brown\"}},\"rescore_query_weight\":10}}}", 200,
+               "\"hits\":[{\"_index\":\"c\",\"_id\":\"3\",");
     EXPECT_HAS("POST", "/c/_search", "{\"sort\":[\"n\"],\"rescore\":{\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
                "\"reason\":\"Cannot use [sort] option in conjunction with [rescore].\"");
     EXPECT_HAS("POST", "/c/_search", "{\"rescore\":{\"window_size\":10001,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
