@@ -16,9 +16,13 @@
  *      dense ordinal, as OpenSearch's *BucketOrds do, and metric
  *      aggregators keep arrays indexed by that ordinal: no allocation per
  *      document, values read from doc-values columns only (never
- *      _source). tv_agg_shard_finish turns the state into a shard result
- *      (agg_res trees keyed by values, not ordinals: InternalAggregation),
- *      with the shard-side cut of terms buckets (shard_size).
+ *      _source). Tuple keys (composite, multi_terms) are encoded so that
+ *      memcmp orders them; top_hits keeps a bounded best-first list per
+ *      ordinal; sampler keeps its best docs and replays them into its
+ *      sub-aggregations at the end. tv_agg_shard_finish turns the state
+ *      into a shard result (agg_res trees keyed by values, not ordinals:
+ *      InternalAggregation); each target's terms buckets are cut to
+ *      shard_size in the reduce, as a shard cuts them.
  *
  *   3. Reduce and write (agg_result.c): the targets' results are merged by
  *      key (InternalAggregation.reduce), bucket orders, sizes and
