@@ -63,11 +63,21 @@ bool tv_date_unit_parse(const char *s, size_t len, tv_date_unit *out) {
     return false;
 }
 
+/* The arithmetic form, when the zone never changes offset and the step
+ * has one length: what Rounding's FixedToMidnight / fixed-zone interval
+ * preparations compute, floor((t + zone offset) / step) * step - offset. */
+static void set_fast(tv_rounding *r, int64_t step) {
+    r->fast = step > 0 && tv_tz_is_fixed(r->tz) && r->offset_ms > -(INT64_C(1) << 50) && r->offset_ms < (INT64_C(1) << 50);
+    r->fast_step = step;
+    r->fast_zoff = r->fast ? (int64_t)tv_tz_offset(r->tz, 0) * 1000 : 0;
+}
+
 void tv_rounding_calendar(tv_rounding *r, tv_date_unit unit, const tv_tz *z, int64_t offset_ms) {
     r->tz = z ? z : tv_tz_utc();
     r->interval_ms = 0;
     r->offset_ms = offset_ms;
     r->unit = unit;
+    set_fast(r, unit <= TV_DU_DAY ? unit_ms[unit] : 0);
 }
 
 void tv_rounding_fixed(tv_rounding *r, int64_t interval_ms, const tv_tz *z, int64_t offset_ms) {
@@ -75,6 +85,7 @@ void tv_rounding_fixed(tv_rounding *r, int64_t interval_ms, const tv_tz *z, int6
     r->interval_ms = interval_ms < 1 ? 1 : interval_ms > (MS_LIMIT >> 1) ? (MS_LIMIT >> 1) : interval_ms;
     r->offset_ms = offset_ms;
     r->unit = TV_DU_SECOND;
+    set_fast(r, r->interval_ms < (INT64_C(1) << 50) ? r->interval_ms : 0);
 }
 
 /* ------------------------------------------------------------ calendar */
@@ -245,6 +256,10 @@ static int64_t iv_next(const tv_rounding *r, int64_t v) {
 /* ------------------------------------------------------------ offsets */
 
 int64_t tv_rounding_round(const tv_rounding *r, int64_t utc_ms) {
+    if (r->fast && utc_ms > -(INT64_C(1) << 55) && utc_ms < (INT64_C(1) << 55)) {
+        int64_t v = utc_ms - r->offset_ms + r->fast_zoff;
+        return floor_div(v, r->fast_step) * r->fast_step - r->fast_zoff + r->offset_ms;
+    }
     int64_t off = clampms(r->offset_ms), v = clampms((__int128)clampms(utc_ms) - off);
     return clampms((__int128)(r->interval_ms ? iv_round(r, v) : cal_round(r, v)) + off);
 }

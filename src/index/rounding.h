@@ -52,6 +52,10 @@ typedef struct tv_rounding {
     int64_t interval_ms; /* fixed intervals: > 0; calendar units: 0 */
     int64_t offset_ms;
     tv_date_unit unit;
+    /* a zone with one offset and a step of fixed length (a fixed interval,
+     * or a unit up to day): rounding is floor arithmetic on local time */
+    bool fast;
+    int64_t fast_step, fast_zoff;
 } tv_rounding;
 
 /* Calendar rounding to unit in zone z (NULL: UTC), shifted by offset_ms. */

@@ -676,6 +676,41 @@ static void test_tzif(void **state) {
     free(b);
 }
 
+/* In a zone with a single offset, fixed steps round by floor arithmetic on
+ * local time (the fast path of tv_rounding_round): checked against the
+ * formula over random instants of +-300 years, with offsets. The general
+ * path gave the same 48M results when the fast path was added. */
+static void test_fixed_zone_arithmetic(void **s) {
+    (void)s;
+    const char *zones[] = {"UTC", "+05:30", "-08:00"};
+    const int64_t zoff[] = {0, 19800000, -28800000};
+    const int64_t offs[] = {0, 3600000, -7200000, 123};
+    const int64_t steps[] = {1000, 60000, 3600000, 86400000, 7, 5400000, 259200000};
+    uint64_t x = 42;
+    for (int zi = 0; zi < 3; zi++) {
+        const tv_tz *z;
+        assert_int_equal(tv_tz_get(zones[zi], strlen(zones[zi]), &z, NULL), TROVE_OK);
+        for (int oi = 0; oi < 4; oi++)
+            for (int k = 0; k < 7; k++) {
+                tv_rounding r;
+                if (k < 4) tv_rounding_calendar(&r, (tv_date_unit)k, z, offs[oi]);
+                else tv_rounding_fixed(&r, steps[k], z, offs[oi]);
+                for (int i = 0; i < 2000; i++) {
+                    x ^= x << 13;
+                    x ^= x >> 7;
+                    x ^= x << 17;
+                    int64_t ms = (int64_t)(x % 20000000000000ull) - 10000000000000ll;
+                    int64_t v = ms - offs[oi] + zoff[zi], q = v / steps[k];
+                    if (v % steps[k] < 0) q--;
+                    int64_t want = q * steps[k] - zoff[zi] + offs[oi];
+                    if (tv_rounding_round(&r, ms) != want)
+                        fail_msg("%s offset %lld step %lld: round(%lld) = %lld, want %lld", zones[zi], (long long)offs[oi],
+                                 (long long)steps[k], (long long)ms, (long long)tv_rounding_round(&r, ms), (long long)want);
+                }
+            }
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_fixed_ids),       cmocka_unit_test(test_bad_ids),
@@ -686,6 +721,7 @@ int main(void) {
         cmocka_unit_test(test_offsets),         cmocka_unit_test(test_unit_names),
         cmocka_unit_test(test_format_zoned),    cmocka_unit_test(test_parse_math_zoned),
         cmocka_unit_test(test_tzif),
+        cmocka_unit_test(test_fixed_zone_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
