@@ -26,12 +26,6 @@
 
 #include "api.h"
 
-static uint32_t java_hash(const char *s) {
-    uint32_t h = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) h = 31 * h + *p;
-    return h;
-}
-
 static const char *const os_types[] = {
     "parsing_exception",
     "mapper_parsing_exception",
@@ -79,7 +73,7 @@ static void write_meta(tv_jw *w, const tv_api_err *e) {
     char full[128];
     for (int i = 0; i < e->nmeta; i++) {
         snprintf(full, sizeof full, "opensearch.%s", e->meta_key[i]);
-        uint32_t h = java_hash(full);
+        uint32_t h = (uint32_t)tv_java_string_hash(full, strlen(full));
         h ^= h >> 16;
         bucket[i] = h & 15;
         order[i] = i;
