@@ -1061,22 +1061,6 @@ size_t tv_date_format_nanos(int64_t ns, const char *format, char *out, size_t ca
     /* strict_date_optional_time_nanos prints 3 to 9 fraction digits */
     fd.trim_frac = b && strcmp(b->name, "strict_date_optional_time_nanos") == 0;
     fd.dow = (int)(((days % 7) + 7 + 3) % 7); /* 1970-01-01 was a Thursday (index 3) */
-    if (b && fd.off == 0 && fd.year >= 0 && fd.year <= 9999 && !strcmp(b->name, "strict_date_optional_time")) {
-        /* the default format at offset 0, the common case of every
-         * date_histogram key: digits by hand, as the pattern prints them */
-        char t[24];
-        unsigned y = (unsigned)fd.year;
-        t[0] = (char)('0' + y / 1000); t[1] = (char)('0' + y / 100 % 10); t[2] = (char)('0' + y / 10 % 10); t[3] = (char)('0' + y % 10);
-        t[4] = '-'; t[5] = (char)('0' + fd.month / 10); t[6] = (char)('0' + fd.month % 10);
-        t[7] = '-'; t[8] = (char)('0' + fd.day / 10); t[9] = (char)('0' + fd.day % 10);
-        t[10] = 'T'; t[11] = (char)('0' + fd.hour / 10); t[12] = (char)('0' + fd.hour % 10);
-        t[13] = ':'; t[14] = (char)('0' + fd.minute / 10); t[15] = (char)('0' + fd.minute % 10);
-        t[16] = ':'; t[17] = (char)('0' + fd.second / 10); t[18] = (char)('0' + fd.second % 10);
-        t[19] = '.'; t[20] = (char)('0' + fd.millis / 100); t[21] = (char)('0' + fd.millis / 10 % 10); t[22] = (char)('0' + fd.millis % 10);
-        t[23] = 'Z';
-        put(&o, t, sizeof t);
-        return o.len;
-    }
     const char *pat = b ? b->print : format;
     size_t plen = b ? strlen(pat) : (size_t)(e - format);
     print_pattern(pat, pat + plen, &fd, &o);

@@ -768,24 +768,6 @@ static void write_nested_sorted(tv_jw *w, const tv_json *flat, size_t lo, size_t
     tv_jw_obj_end(w);
 }
 
-/* java.lang.String.hashCode over UTF-16 units of ASCII/UTF-8 keys. */
-static uint32_t java_hash(const char *s, size_t n) {
-    uint32_t h = 0;
-    const uint8_t *p = (const uint8_t *)s, *end = p + n;
-    while (p < end) {
-        uint32_t cp;
-        p += tv_utf8_decode(p, end, &cp);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3ff));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
-    return h;
-}
-
 typedef struct hnode {
     const char *key;
     size_t key_len;
@@ -845,7 +827,7 @@ static void write_nested_hash(tv_jw *w, const tv_json *flat, size_t lo, size_t h
             thr = cap * 3 / 4;
         }
     for (size_t j = 0; j < v.len; j++) {
-        uint32_t hh = java_hash(v.items[j].key, v.items[j].key_len);
+        uint32_t hh = (uint32_t)tv_java_string_hash(v.items[j].key, v.items[j].key_len);
         hh ^= hh >> 16;
         v.items[j].bucket = hh & (uint32_t)(cap - 1);
     }

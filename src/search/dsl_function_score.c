@@ -127,31 +127,6 @@ static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out
 
 /* ------------------------------------------------------------- Java bits */
 
-/* String.hashCode over UTF-16 code units of UTF-8 text. */
-static int32_t java_string_hash(const char *s, size_t n) {
-    uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        uint32_t c = p[i], cp;
-        int len = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
-        if (i + (size_t)len > n) len = 1;
-        if (len == 1) cp = c;
-        else if (len == 2) cp = ((c & 0x1F) << 6) | (p[i + 1] & 0x3F);
-        else if (len == 3) cp = ((c & 0x0F) << 12) | ((p[i + 1] & 0x3F) << 6) | (p[i + 2] & 0x3F);
-        else cp = ((c & 0x07) << 18) | ((p[i + 1] & 0x3F) << 12) | ((p[i + 2] & 0x3F) << 6) | (p[i + 3] & 0x3F);
-        i += (size_t)len;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = 31 * h + (0xD800 + (cp >> 10));
-            h = 31 * h + (0xDC00 + (cp & 0x3FF));
-        } else {
-            h = 31 * h + cp;
-        }
-    }
-    return (int32_t)h;
-}
-
 /* Math.max / Math.min on doubles: NaN wins; +0.0 is above -0.0. */
 static double fmax_java(double a, double b) {
     if (a != a) return a;
@@ -390,7 +365,7 @@ static tv_status parse_random(tv_dsl *d, const tv_json *body, fs_fn *f) {
                 int64_t x = v->v.i;
                 f->seed = x >= INT32_MIN && x <= INT32_MAX ? (int32_t)x : (int32_t)(uint32_t)((uint64_t)x ^ ((uint64_t)x >> 32));
             } else if (v->type == TV_JSON_STRING) {
-                f->seed = java_string_hash(v->v.s, v->len);
+                f->seed = tv_java_string_hash(v->v.s, v->len);
             } else if (v->type == TV_JSON_UINT || v->type == TV_JSON_DOUBLE) {
                 return tv_dsl_error(d, TROVE_EPARSE, v->off, "random_score seed must be an int, long or string, not 'VALUE_NUMBER'");
             } else {
@@ -689,7 +664,7 @@ static tv_status build_fvf(tv_dsl *d, fs_fn *f) {
 /* RandomScoreFunctionBuilder.doToFunction. */
 static tv_status build_random(tv_dsl *d, fs_fn *f) {
     const char *iname = d->index ? d->index : "";
-    int32_t salt = (int32_t)((uint32_t)java_string_hash(iname, strlen(iname)) << 10) | 0;
+    int32_t salt = (int32_t)((uint32_t)tv_java_string_hash(iname, strlen(iname)) << 10) | 0;
     int64_t now = tv_now_ms();
     int32_t now_seed = (int32_t)(uint32_t)((uint64_t)now ^ ((uint64_t)now >> 32));
     if (!f->has_seed) {

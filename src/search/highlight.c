@@ -526,24 +526,6 @@ static void merge_opts(hl_opts *dst, const hl_opts *src) {
     dst->set |= add;
 }
 
-/* java.lang.String.hashCode of UTF-8 s (over UTF-16 units). */
-static uint32_t java_hash(const char *s) {
-    uint32_t h = 0;
-    const uint8_t *p = (const uint8_t *)s, *end = p + strlen(s);
-    while (p < end) {
-        uint32_t cp;
-        p += tv_utf8_decode(p, end, &cp);
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = h * 31 + (0xd800 + (cp >> 10));
-            h = h * 31 + (0xdc00 + (cp & 0x3ff));
-        } else {
-            h = h * 31 + cp;
-        }
-    }
-    return h;
-}
-
 static bool is_wild(const char *s) { return strchr(s, '*') != NULL; }
 
 tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, const tv_query *q,
@@ -640,20 +622,10 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
         }
     }
     ht->order = tv_arena_alloc(d->arena, (ht->nfields + 1) * sizeof *ht->order);
-    uint32_t *slot = tv_arena_alloc(d->arena, (ht->nfields + 1) * sizeof *slot);
-    if (!ht->order || !slot) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
-    uint32_t hcap = 16;
-    while ((double)ht->nfields > 0.75 * hcap) hcap *= 2;
-    for (uint32_t i = 0; i < ht->nfields; i++) {
-        uint32_t h = java_hash(ht->fields[i].name);
-        slot[i] = (h ^ (h >> 16)) & (hcap - 1);
-        ht->order[i] = i;
-        for (uint32_t j = i; j > 0 && slot[ht->order[j - 1]] > slot[ht->order[j]]; j--) {
-            uint32_t x = ht->order[j];
-            ht->order[j] = ht->order[j - 1];
-            ht->order[j - 1] = x;
-        }
-    }
+    const char **names = tv_arena_alloc(d->arena, (ht->nfields + 1) * sizeof *names);
+    if (!ht->order || !names) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < ht->nfields; i++) names[i] = ht->fields[i].name;
+    tv_java_hashmap_order(names, ht->nfields, ht->order);
     *out = ht;
     return TROVE_OK;
 }
