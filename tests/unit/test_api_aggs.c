@@ -12,6 +12,7 @@
  */
 #define API_TEST_MASK_TOOK
 #include "api_test.h"
+#include "json/json.h"
 
 #define HEAD "{\"took\":0,\"timed_out\":false,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0},"
 #define HITS(n) "\"hits\":{\"total\":{\"value\":" #n ",\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},"
@@ -200,6 +201,115 @@ static void test_sampler(void **s) {
                         "\"buckets\":[{\"key\":\"x\",\"doc_count\":1},{\"key\":\"y\",\"doc_count\":1}]}}}}");
 }
 
+/* Two implementations checked against each other on random data: every
+ * composite page (after_key walked to the end, a random page size) must
+ * list exactly the (k, n bucket) pairs, in order, with the doc counts that
+ * a terms > histogram tree gives; multi_terms (k, b) must give the counts
+ * of terms > terms. */
+static tv_json *search_json(tv_arena *a, const char *path, const char *body) {
+    trove_response r;
+    assert_int_equal(trove_request(N, "POST", path, body, strlen(body), &r), 0);
+    if (r.status != 200) fail_msg("%s: %d %s", body, r.status, r.body);
+    tv_json *j = NULL;
+    assert_int_equal(tv_json_parse(a, r.body, r.body_len, &j, NULL), TROVE_OK);
+    trove_response_fini(&r);
+    return j;
+}
+
+static void test_composite_against_nested(void **s) {
+    (void)s;
+    OK("PUT", "/cx", "{\"settings\":{\"refresh_interval\":-1},\"mappings\":{\"properties\":{\"k\":{\"type\":\"keyword\"},"
+                     "\"n\":{\"type\":\"long\"},\"b\":{\"type\":\"boolean\"}}}}");
+    uint64_t x = 20261201;
+    char body[256], path[64];
+    for (int i = 0; i < 300; i++) {
+        x ^= x << 13; x ^= x >> 7; x ^= x << 17;
+        snprintf(body, sizeof body, "{\"k\":\"k%02d\",\"n\":%d,\"b\":%s}", (int)(x % 17), (int)(x >> 20) % 50,
+                 (x >> 40) & 1 ? "true" : "false");
+        snprintf(path, sizeof path, "/cx/_doc/%d", i);
+        OK("PUT", path, body);
+        if (i % 97 == 96) OK("POST", "/cx/_refresh", NULL);
+    }
+    OK("POST", "/cx/_refresh", NULL);
+    tv_arena a;
+    tv_arena_init(&a);
+    /* the reference: terms(k) > histogram(n, 10), every bucket */
+    tv_json *ref = search_json(&a, "/cx/_search",
+                               "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"k\",\"size\":100,\"order\":{\"_key\":\"asc\"}},"
+                               "\"aggs\":{\"h\":{\"histogram\":{\"field\":\"n\",\"interval\":10,\"min_doc_count\":1}}}}}}");
+    const tv_json *tb = tv_json_get(tv_json_get(tv_json_get(ref, "aggregations"), "t"), "buckets");
+    char want[8192];
+    size_t wl = 0;
+    for (uint32_t i = 0; i < tb->len; i++) {
+        const tv_json *hb = tv_json_get(tv_json_get(&tb->v.items[i], "h"), "buckets");
+        for (uint32_t j = 0; j < hb->len; j++)
+            wl += (size_t)snprintf(want + wl, sizeof want - wl, "%s/%g=%lld;", tv_json_get(&tb->v.items[i], "key")->v.s,
+                                   tv_json_as_double(tv_json_get(&hb->v.items[j], "key")),
+                                   (long long)tv_json_get(&hb->v.items[j], "doc_count")->v.i);
+    }
+    assert_true(wl > 200); /* 17 keys with several buckets each */
+    for (int round = 0; round < 5; round++) {
+        int size = 1 + round * 3;
+        char got[8192], after[256] = "";
+        size_t gl = 0;
+        for (int page = 0; page < 1000; page++) {
+            char q[768];
+            snprintf(q, sizeof q,
+                     "{\"size\":0,\"aggs\":{\"c\":{\"composite\":{\"size\":%d,\"sources\":[{\"k\":{\"terms\":{\"field\":\"k\"}}},"
+                     "{\"h\":{\"histogram\":{\"field\":\"n\",\"interval\":10}}}]%s%s}}}}",
+                     size, after[0] ? ",\"after\":" : "", after);
+            tv_json *res = search_json(&a, "/cx/_search", q);
+            const tv_json *c = tv_json_get(tv_json_get(res, "aggregations"), "c");
+            const tv_json *bs = tv_json_get(c, "buckets");
+            for (uint32_t i = 0; i < bs->len; i++) {
+                const tv_json *key = tv_json_get(&bs->v.items[i], "key");
+                gl += (size_t)snprintf(got + gl, sizeof got - gl, "%s/%g=%lld;", tv_json_get(key, "k")->v.s,
+                                       tv_json_as_double(tv_json_get(key, "h")),
+                                       (long long)tv_json_get(&bs->v.items[i], "doc_count")->v.i);
+            }
+            const tv_json *ak = tv_json_get(c, "after_key");
+            if (!bs->len) break;
+            assert_non_null(ak);
+            assert_true(bs->len <= (uint32_t)size);
+            snprintf(after, sizeof after, "{\"k\":\"%s\",\"h\":%g}", tv_json_get(ak, "k")->v.s, tv_json_as_double(tv_json_get(ak, "h")));
+        }
+        if (strcmp(got, want)) fail_msg("composite pages of %d\n want %s\n got  %s", size, want, got);
+    }
+    /* multi_terms (k, b) against terms(k) > terms(b) */
+    tv_json *mt = search_json(&a, "/cx/_search", "{\"size\":0,\"aggs\":{\"m\":{\"multi_terms\":{\"terms\":[{\"field\":\"k\"},{\"field\":\"b\"}],\"size\":100}}}}");
+    tv_json *nt = search_json(&a, "/cx/_search",
+                              "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"k\",\"size\":100},\"aggs\":{\"b\":{\"terms\":{\"field\":\"b\"}}}}}}");
+    const tv_json *mb = tv_json_get(tv_json_get(tv_json_get(mt, "aggregations"), "m"), "buckets");
+    const tv_json *nb = tv_json_get(tv_json_get(tv_json_get(nt, "aggregations"), "t"), "buckets");
+    size_t pairs = 0;
+    for (uint32_t i = 0; i < nb->len; i++) {
+        const tv_json *bb = tv_json_get(tv_json_get(&nb->v.items[i], "b"), "buckets");
+        for (uint32_t j = 0; j < bb->len; j++) {
+            pairs++;
+            char ks[64];
+            snprintf(ks, sizeof ks, "%s|%s", tv_json_get(&nb->v.items[i], "key")->v.s,
+                     tv_json_get(&bb->v.items[j], "key_as_string")->v.s);
+            bool found = false;
+            for (uint32_t q = 0; q < mb->len && !found; q++) {
+                const tv_json *e = &mb->v.items[q];
+                if (strcmp(tv_json_get(e, "key_as_string")->v.s, ks)) continue;
+                found = true;
+                assert_int_equal(tv_json_get(e, "doc_count")->v.i, tv_json_get(&bb->v.items[j], "doc_count")->v.i);
+            }
+            if (!found) fail_msg("multi_terms lacks %s", ks);
+        }
+    }
+    assert_int_equal(mb->len, pairs);
+    assert_true(pairs > 20);
+    /* and in count-desc, key-asc order */
+    for (uint32_t q = 1; q < mb->len; q++) {
+        int64_t c0 = tv_json_get(&mb->v.items[q - 1], "doc_count")->v.i, c1 = tv_json_get(&mb->v.items[q], "doc_count")->v.i;
+        assert_true(c0 > c1 || (c0 == c1 && strcmp(tv_json_get(&mb->v.items[q - 1], "key_as_string")->v.s,
+                                                   tv_json_get(&mb->v.items[q], "key_as_string")->v.s) < 0));
+    }
+    tv_arena_fini(&a);
+}
+
 /* _msearch passes typed_keys to each search */
 static void test_msearch_typed_keys(void **s) {
     (void)s;
@@ -272,6 +382,7 @@ int main(void) {
         cmocka_unit_test(test_composite_multi_terms),
         cmocka_unit_test(test_top_hits),
         cmocka_unit_test(test_sampler),
+        cmocka_unit_test(test_composite_against_nested),
         cmocka_unit_test(test_msearch_typed_keys),
         cmocka_unit_test(test_scroll),
         cmocka_unit_test(test_errors),
