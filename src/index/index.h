@@ -527,6 +527,17 @@ uint32_t tv_segment_dv_numeric(const tv_segment *s, uint32_t field, uint32_t doc
                                uint32_t cap);
 uint32_t tv_segment_dv_ords(const tv_segment *s, uint32_t field, uint32_t doc, uint32_t *out,
                             uint32_t cap);
+/* A field's numeric doc values in one segment, looked up once: for a
+ * caller that reads them doc after doc (aggregations). Valid for the
+ * segment's life; ok false when the field has none there (reads give 0). */
+typedef struct tv_dv_reader {
+    const void *f;       /* the segment's field (private) */
+    uint32_t max_doc;
+} tv_dv_reader;
+void tv_segment_dv_reader(const tv_segment *s, uint32_t field, tv_dv_reader *out);
+/* As tv_segment_dv_numeric. */
+uint32_t tv_dv_read_numeric(const tv_dv_reader *r, uint32_t doc, int64_t *out, uint32_t cap);
+
 /* The term of a segment-local ordinal (borrowed for the segment's life). */
 bool tv_segment_dv_term(const tv_segment *s, uint32_t field, uint32_t ord, const char **term,
                         size_t *len);

@@ -1320,17 +1320,29 @@ static bool doc_range(const tv_col *offs, bool single, uint32_t doc, uint64_t n,
     return *a <= *z && *z <= n;
 }
 
-uint32_t tv_segment_dv_numeric(const tv_segment *s, uint32_t field, uint32_t doc, int64_t *out,
-                               uint32_t cap) {
-    const tv_segfield *f = tv_segment_field(s, field);
+static uint32_t dv_numeric(const tv_segfield *f, uint32_t max_doc, uint32_t doc, int64_t *out, uint32_t cap) {
     uint64_t a, z;
-    if (!f || !f->has_dvn || doc >= s->max_doc ||
+    if (!f || !f->has_dvn || doc >= max_doc ||
         !doc_range(&f->dvn_offs, f->dvn_single, doc, f->dvn_vals.n, &a, &z))
         return 0;
     uint64_t cnt = z - a;
     if (cnt > UINT32_MAX) cnt = UINT32_MAX;
     for (uint64_t i = 0; i < cnt && i < cap; i++) out[i] = tv_col_get(&f->dvn_vals, a + i);
     return (uint32_t)cnt;
+}
+
+uint32_t tv_segment_dv_numeric(const tv_segment *s, uint32_t field, uint32_t doc, int64_t *out,
+                               uint32_t cap) {
+    return dv_numeric(tv_segment_field(s, field), s->max_doc, doc, out, cap);
+}
+
+void tv_segment_dv_reader(const tv_segment *s, uint32_t field, tv_dv_reader *out) {
+    out->f = tv_segment_field(s, field);
+    out->max_doc = s->max_doc;
+}
+
+uint32_t tv_dv_read_numeric(const tv_dv_reader *r, uint32_t doc, int64_t *out, uint32_t cap) {
+    return dv_numeric(r->f, r->max_doc, doc, out, cap);
 }
 
 uint32_t tv_segment_dv_ords(const tv_segment *s, uint32_t field, uint32_t doc, uint32_t *out,

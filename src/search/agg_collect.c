@@ -226,6 +226,7 @@ struct col {
     agg_hit **th;
     uint32_t *thn;
     size_t thcap;             /* ords with a list */
+    tv_dv_reader dvr;         /* g->f's numeric doc values in the current segment */
     /* value buffers */
     int64_t *vals;
     uint32_t vcap;
@@ -262,13 +263,15 @@ double tv_agg_value_double(const tv_field *f, int64_t v) {
 static uint32_t nums(col *g, const tv_field *f, uint32_t doc, const int64_t **out) {
     uint32_t n = 0;
     if (f && f->dv_kind == TV_DV_NUMERIC) {
-        n = tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+        bool mine = f == g->f; /* the reader seg_col opened */
+        n = mine ? tv_dv_read_numeric(&g->dvr, doc, g->vals, g->vcap) : tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
         if (n > g->vcap) {
             int64_t *nv = tv_realloc(g->vals, (size_t)n * sizeof *nv);
             if (nv) {
                 g->vals = nv;
                 g->vcap = n;
-                n = tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+                n = mine ? tv_dv_read_numeric(&g->dvr, doc, g->vals, g->vcap)
+                         : tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
             } else n = g->vcap;
         }
     }
@@ -1299,6 +1302,7 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
         if (st) return st;
     }
     g->sv = sv;
+    if (g->f && g->f->dv_kind == TV_DV_NUMERIC) tv_segment_dv_reader(sv->seg, g->f->id, &g->dvr);
     if (g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) {
         uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
         if (g->counting && n > g->segcnt_n) {
