@@ -789,6 +789,8 @@ typedef struct coll {
     tv_arena *arena;
     tv_error *err;
     bool terminated; /* terminate_after stopped a target's collection */
+    tv_dv_reader *rd;        /* per sort key: numeric doc values of segment rd_seg */
+    const tv_segview *rd_seg;
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -1042,7 +1044,9 @@ static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, ui
     const tv_field *f = tf[i].f;
     if (f->dv_kind == TV_DV_NUMERIC) {
         int64_t vals[64];
-        uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
+        /* the segment's reader when run_target opened one for this key */
+        uint32_t n = c->rd && c->rd_seg == sv ? tv_dv_read_numeric(&c->rd[i], doc, vals, 64)
+                                             : tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
         o->kind = 1;
         if (!n) {
             /* Lucene's numeric comparators substitute the missing value
@@ -1415,6 +1419,12 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
          * min_doc_count 0 list the keys of segments with no match too */
         if (ag && (st = tv_agg_shard_segment(ag, sv))) return st;
         if (!it) continue;
+        if (c->rd) {
+            for (size_t k = 0; k < r->nsorts; k++)
+                if (tc->tf[k].f && tc->tf[k].f->dv_kind == TV_DV_NUMERIC) tv_segment_dv_reader(sv->seg, tc->tf[k].f->id, &c->rd[k]);
+                else memset(&c->rd[k], 0, sizeof c->rd[k]);
+            c->rd_seg = sv;
+        }
         /* the threshold carried over from earlier segments and targets */
         bool total_done = counted || c->total > (uint64_t)r->track_limit;
         bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
@@ -2095,6 +2105,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (!c.heap || !c.store) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     }
     c.scratch = tv_arena_calloc(arena, r.nsorts + 1, sizeof *c.scratch);
+    if (r.nsorts && !(c.rd = tv_arena_calloc(arena, r.nsorts, sizeof *c.rd))) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     if (!c.scratch) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
     size_t window = 0;
