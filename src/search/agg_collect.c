@@ -1197,9 +1197,19 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
         if (a->ext_max) { if ((st = date ? date_bound(g, a->ext_max, &x) : num_bound(g, a->ext_max, &x))) return st; ma->ext_max_d = x; }
         if (a->hard_min) { if ((st = date ? date_bound(g, a->hard_min, &x) : num_bound(g, a->hard_min, &x))) return st; ma->hard_min_d = x; }
         if (a->hard_max) { if ((st = date ? date_bound(g, a->hard_max, &x) : num_bound(g, a->hard_max, &x))) return st; ma->hard_max_d = x; }
-        if (a->ext_min && a->ext_max && ma->ext_min_d > ma->ext_max_d)
+        if (a->ext_min && a->ext_max && ma->ext_min_d > ma->ext_max_d) {
+            /* the bounds as Java prints them: longs for dates, doubles otherwise */
+            char lo[40], hi[40];
+            if (date) {
+                snprintf(lo, sizeof lo, "%lld", (long long)ma->ext_min_d);
+                snprintf(hi, sizeof hi, "%lld", (long long)ma->ext_max_d);
+            } else {
+                tv_fmt_double(ma->ext_min_d, lo);
+                tv_fmt_double(ma->ext_max_d, hi);
+            }
             return field_error(g, "[extended_bounds.min][%s] cannot be greater than [extended_bounds.max][%s] for histogram aggregation [%s]",
-                               "", "", a->name);
+                               lo, hi, a->name);
+        }
     }
     if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
         g->from = tv_arena_alloc(c->arena, a->nranges * sizeof *g->from);

@@ -502,9 +502,11 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
         if (done) continue;
         if (a->kind == TV_AGG_EXTENDED_STATS && key_is(m, "sigma")) {
             st = dbl_val(d, type, m, &a->interval); /* sigma */
-            if (!st && a->interval < 0)
-                return tv_error_set(d->err, TROVE_EARG, "[sigma] must be greater than or equal to 0. Found [%s] in [%s]",
-                                    "", a->name);
+            if (!st && a->interval < 0) {
+                char num[40];
+                tv_fmt_double(a->interval, num);
+                return field_fail(d, type, m, "[sigma] must be greater than or equal to 0. Found [%s] in [%s]", num, a->name);
+            }
         } else if (a->kind == TV_AGG_CARDINALITY && key_is(m, "precision_threshold")) {
             st = long_val(d, type, m, &a->precision_threshold);
             if (!st && a->precision_threshold < 0)
@@ -550,9 +552,12 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
         } else if (!a->npercents) {
             return tv_error_set(d->err, TROVE_EARG, "[percents] must not be empty: [%s]", a->name);
         }
-        for (uint32_t k = 0; k < a->npercents; k++)
-            if (a->percents[k] < 0 || a->percents[k] > 100)
-                return tv_error_set(d->err, TROVE_EARG, "percent must be in [0,100], got [%s]: [%s]", "", a->name);
+        for (uint32_t k = 0; k < a->npercents; k++) {
+            if (a->percents[k] >= 0 && a->percents[k] <= 100) continue;
+            char num[40];
+            tv_fmt_double(a->percents[k], num);
+            return tv_error_set(d->err, TROVE_EARG, "percent must be in [0,100], got [%s]: [%s]", num, a->name);
+        }
     }
     if (a->kind == TV_AGG_PERCENTILE_RANKS && (!has_values || !a->npercents))
         return tv_error_set(d->err, TROVE_EARG, "[values] must not be null: [%s]", a->name);

@@ -368,6 +368,12 @@ static void test_errors(void **s) {
     EXPECT_HAS("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"h\":{\"histogram\":{\"field\":\"n\",\"interval\":0.00001}}}}", 503,
                "\"type\":\"too_many_buckets_exception\",\"reason\":\"Trying to create too many buckets. Must be less than or equal to: [65535] but was [65536]. "
                "This limit can be set by changing the [search.max_buckets] cluster level setting.\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"e\":{\"extended_stats\":{\"field\":\"n\",\"sigma\":-1.5}}}}", 400,
+               "\"reason\":\"[sigma] must be greater than or equal to 0. Found [-1.5] in [e]\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"p\":{\"percentiles\":{\"field\":\"n\",\"percents\":[50,101]}}}}", 400,
+               "\"reason\":\"percent must be in [0,100], got [101.0]: [p]\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"h\":{\"histogram\":{\"field\":\"n\",\"interval\":1,\"extended_bounds\":{\"min\":5,\"max\":2}}}}}", 400,
+               "\"reason\":\"[extended_bounds.min][5.0] cannot be greater than [extended_bounds.max][2.0] for histogram aggregation [h]\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"m\":{\"max_bucket\":{\"buckets_path\":\"nope>_count\"}}}}", 400,
                "\"reason\":\"Validation Failed: 1: No aggregation found for path [nope>_count];\"");
 }
