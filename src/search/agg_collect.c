@@ -493,14 +493,15 @@ int tv_agg_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
     return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
-static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord) {
+/* Keeps the doc among ord's best cap hits (top_hits: from + size; a
+ * sampler: shard_size, by score, as its node has no sort keys). */
+static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord, size_t cap) {
     const tv_agg *a = g->a;
     if (mgrow(g, ord)) return c_oom(g);
     mslot *s = &g->m[ord];
     s->count++;
     float score = g->ctx->score;
     if ((double)score > s->max) s->max = score;
-    size_t cap = (size_t)(a->th_from + a->th_size);
     if (!cap) return TROVE_OK;
     if (ord >= g->thcap) {
         size_t nc = g->thcap ? g->thcap : 8;
@@ -765,21 +766,6 @@ static void enc_component(const col *sc, bool has, int64_t key, bool desc, tv_bu
         for (size_t i = start; i < b->len; i++) b->data[i] = (char)~(unsigned char)b->data[i];
 }
 
-/* sampler: the doc joins its parent's sample (the best shard_size by
- * score, as a top_hits list); the sub-aggregations see the samples when
- * the shard finishes (replay_samples). */
-static tv_status sample(col *g, uint32_t doc, uint64_t ord) {
-    tv_agg one = *g->a;
-    one.th_from = 0;
-    one.th_size = g->a->shard_size;
-    one.th_nsorts = 0;
-    const tv_agg *keep = g->a;
-    g->a = &one;
-    tv_status st = collect_top_hits(g, doc, ord);
-    g->a = keep;
-    return st;
-}
-
 /* The tuples of a doc: the product of each source's keys. */
 static tv_status collect_tuple(col *g, uint32_t doc, uint64_t ord) {
     const tv_agg *a = g->a;
@@ -848,8 +834,11 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
         if (doc_has_value(g, doc)) return TROVE_OK;
         return bucket_hit(g, doc, ord, 0);
     case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
-    case TV_AGG_SAMPLER: return sample(g, doc, ord);
-    case TV_AGG_TOP_HITS: return collect_top_hits(g, doc, ord);
+    /* a sampler's doc joins its parent's sample (the best shard_size by
+     * score, a top_hits list); the sub-aggregations see the samples when
+     * the shard finishes (replay_samples) */
+    case TV_AGG_SAMPLER: return collect_top_hits(g, doc, ord, (size_t)g->a->shard_size);
+    case TV_AGG_TOP_HITS: return collect_top_hits(g, doc, ord, (size_t)(g->a->th_from + g->a->th_size));
     default: return collect_metric(g, doc, ord);
     }
 }

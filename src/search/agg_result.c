@@ -1275,45 +1275,31 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         tv_jw_arr_end(w);
         break;
     case TV_AGG_MULTI_TERMS:
+    case TV_AGG_TERMS: {
         tv_jw_keyz(w, "doc_count_error_upper_bound");
         tv_jw_int(w, r->err);
         tv_jw_keyz(w, "sum_other_doc_count");
         tv_jw_uint(w, r->other);
         tv_jw_keyz(w, "buckets");
         tv_jw_arr_begin(w);
-        for (size_t i = 0; i < r->nb && !st; i++) {
-            const agg_bucket *b = &r->b[i];
-            const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
-            tv_buf ks;
-            tv_buf_init(&ks);
-            tv_jw_obj_begin(w);
-            tv_jw_keyz(w, "key");
-            tv_jw_arr_begin(w);
-            for (uint32_t k = 0; k < a->ntsrc; k++) {
-                if (k) tv_buf_putc(&ks, '|');
-                tuple_component(r, k, &p, end, w, &ks);
-            }
-            tv_jw_arr_end(w);
-            tv_jw_keyz(w, "key_as_string");
-            tv_jw_str(w, ks.data ? ks.data : "", ks.len);
-            tv_buf_fini(&ks);
-            st = write_bucket_body(rd, w, r, b, typed);
-            tv_jw_obj_end(w);
-        }
-        tv_jw_arr_end(w);
-        break;
-    case TV_AGG_TERMS:
-        tv_jw_keyz(w, "doc_count_error_upper_bound");
-        tv_jw_int(w, r->err);
-        tv_jw_keyz(w, "sum_other_doc_count");
-        tv_jw_uint(w, r->other);
-        tv_jw_keyz(w, "buckets");
-        tv_jw_arr_begin(w);
+        tv_buf ks; /* multi_terms: the key_as_string, "a|b|..." */
+        tv_buf_init(&ks);
         for (size_t i = 0; i < r->nb && !st; i++) {
             const agg_bucket *b = &r->b[i];
             tv_jw_obj_begin(w);
             tv_jw_keyz(w, "key");
-            if (r->key_kind == TV_KEY_BYTES) {
+            if (a->kind == TV_AGG_MULTI_TERMS) {
+                const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
+                tv_buf_clear(&ks);
+                tv_jw_arr_begin(w);
+                for (uint32_t k = 0; k < a->ntsrc; k++) {
+                    if (k) tv_buf_putc(&ks, '|');
+                    tuple_component(r, k, &p, end, w, &ks);
+                }
+                tv_jw_arr_end(w);
+                tv_jw_keyz(w, "key_as_string");
+                tv_jw_str(w, ks.data ? ks.data : "", ks.len);
+            } else if (r->key_kind == TV_KEY_BYTES) {
                 key_string(r, b, buf, sizeof buf);
                 if (f->kind == TV_FMT_IP) tv_jw_strz(w, buf);
                 else tv_jw_str(w, b->ks, b->klen);
@@ -1329,8 +1315,10 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
             st = write_bucket_body(rd, w, r, b, typed);
             tv_jw_obj_end(w);
         }
+        tv_buf_fini(&ks);
         tv_jw_arr_end(w);
         break;
+    }
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM:
         tv_jw_keyz(w, "buckets");

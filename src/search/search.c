@@ -786,6 +786,7 @@ typedef struct coll {
     bool collapsing;
     tv_map gmap;    /* encoded value -> group index + 1 */
     TV_VEC(hit) groups;
+    tv_buf gkey;    /* the encoded value of the doc at hand, reused */
     tv_arena *arena;
     tv_error *err;
     bool terminated; /* terminate_after stopped a target's collection */
@@ -933,25 +934,20 @@ static tv_status collapse_offer(coll *c, const tv_field *f, const tv_segview *sv
                      sv->doc_base + doc);
         return TROVE_EILLEGALSTATE;
     }
-    char kb[16];
-    const char *key = kb;
-    size_t kl;
-    char *kbuf = NULL;
+    tv_buf *k = &c->gkey; /* 'k' + term, 'n' + 8 bytes of long, or 'm' (missing) */
+    tv_buf_clear(k);
     if (cv.kind == 2) {
-        kbuf = tv_malloc((size_t)cv.len + 1);
-        if (!kbuf) return TROVE_ENOMEM;
-        kbuf[0] = 'k';
-        memcpy(kbuf + 1, cv.s, cv.len);
-        key = kbuf;
-        kl = (size_t)cv.len + 1;
+        tv_buf_putc(k, 'k');
+        tv_buf_append(k, cv.s, cv.len);
     } else if (cv.kind == 1) {
-        kb[0] = 'n';
-        memcpy(kb + 1, &cv.i, 8);
-        kl = 9;
+        tv_buf_putc(k, 'n');
+        tv_buf_append(k, &cv.i, 8);
     } else {
-        kb[0] = 'm';
-        kl = 1;
+        tv_buf_putc(k, 'm');
     }
+    if (k->oom) return TROVE_ENOMEM;
+    const char *key = k->data;
+    size_t kl = k->len;
     size_t ns = c->r->nsorts;
     void *gv = tv_map_get(&c->gmap, key, kl);
     tv_status st = TROVE_OK;
@@ -976,8 +972,14 @@ static tv_status collapse_offer(coll *c, const tv_field *f, const tv_segview *sv
             if (ns) memcpy(g->sv, c->scratch, ns * sizeof *g->sv);
         }
     }
-    tv_free(kbuf);
     return st;
+}
+
+/* Frees the groups, their index and the key buffer. */
+static void collapse_fini(coll *c) {
+    tv_map_fini(&c->gmap);
+    tv_vec_fini(&c->groups);
+    tv_buf_fini(&c->gkey);
 }
 
 static const coll *g_rank_coll;
@@ -2094,6 +2096,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     c.err = err;
     c.collapsing = r.collapse != NULL && !count_only;
     tv_map_init(&c.gmap);
+    tv_buf_init(&c.gkey);
     bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == SK_SCORE;
     bool any_score_sort = r.nsorts == 0;
     for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == SK_SCORE;
@@ -2136,14 +2139,16 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
         }
     fail:
-        if (st && err->code == st) { tv_map_fini(&c.gmap); tv_vec_fini(&c.groups); return st; } /* an error with its reason */
-        if (st) { tv_map_fini(&c.gmap); tv_vec_fini(&c.groups); return tv_error_set(err, st, "%s", trove_status_message(st)); }
+        if (st) collapse_fini(&c);
+        if (st && err->code == st) return st; /* an error with its reason */
+        if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
         if (r.aggs.n) {
             tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
-            if (!tcs[i].agg_results) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-            if ((st = run_global(&targets[i], tcs[i].global_aggs))) return st;
-            if (tcs[i].aggs && (st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results))) return st;
-            if (tcs[i].global_aggs && (st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results))) return st;
+            if (!tcs[i].agg_results) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!st) st = run_global(&targets[i], tcs[i].global_aggs);
+            if (!st && tcs[i].aggs) st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results);
+            if (!st && tcs[i].global_aggs) st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results);
+            if (st) { collapse_fini(&c); return st; }
         }
     }
     if (count_only) {
@@ -2159,8 +2164,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         return TROVE_OK;
     }
     if (c.collapsing) collapse_finish(&c);
-    tv_map_fini(&c.gmap);
-    tv_vec_fini(&c.groups); /* the page's hits were copied into the heap array */
+    collapse_fini(&c); /* the page's hits were copied into the heap array */
     sort_hits(&c);
     if ((size_t)from < c.n && r.ndv && (st = fetch_checks(&r, &c, (size_t)from, targets, err))) return st;
     uint64_t took = (tv_mono_ns() - t0) / 1000000;
