@@ -18,27 +18,10 @@
  * results. Sub-query scores were constant (match_all, constant_score with
  * a boost) or, for match, the BM25 score trove prints for the bare match
  * query (BM25 itself is checked bit-exactly by test_api_queries). */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "trove.h"
-
-static trove_node *N;
-
-static char *run(const char *m, const char *path, const char *body, int *status) {
-    trove_response r;
-    assert_int_equal(trove_request(N, m, path, body, body ? strlen(body) : 0, &r), 0);
-    *status = r.status;
-    char *out = strdup(r.body ? r.body : "");
-    trove_response_fini(&r);
-    return out;
-}
+/* errors: the index's uuid and the failed shard's node vary */
+#define API_TEST_MASK_KEYS "index_uuid", "node"
+#include "api_test.h"
 
 /* The hits as "id:score" in order, comma separated. */
 static void hits_of(const char *got, char *out, size_t cap) {
@@ -67,8 +50,8 @@ static void hits_of(const char *got, char *out, size_t cap) {
 }
 
 static void scores_(const char *path, const char *body, const char *want, int line) {
-    int st;
-    char *got = run("POST", path, body, &st);
+    char *got;
+    int st = req("POST", path, body, &got);
     char hs[2048];
     hits_of(got, hs, sizeof hs);
     if (st != 200 || strcmp(hs, want) != 0)
@@ -79,61 +62,29 @@ static void scores_(const char *path, const char *body, const char *want, int li
 
 /* An exact error body; index_uuid and node are masked to X. */
 static void err_(const char *body, int status, const char *want, int line) {
-    int st;
-    char *got = run("POST", "/fs/_search", body, &st);
-    char *o = got;
-    for (const char *p = got; *p;) {
-        const char *k = NULL;
-        if (strncmp(p, "\"index_uuid\":\"", 14) == 0) k = "\"index_uuid\":\"";
-        else if (strncmp(p, "\"node\":\"", 8) == 0) k = "\"node\":\"";
-        if (k) {
-            size_t kl = strlen(k);
-            memmove(o, p, kl);
-            o += kl;
-            p += kl;
-            while (*p && *p != '"') p++;
-            *o++ = 'X';
-        } else {
-            *o++ = *p++;
-        }
-    }
-    *o = '\0';
+    char *got;
+    int st = req("POST", "/fs/_search", body, &got);
     if (st != status || strcmp(got, want) != 0)
         fail_msg("line %d: %s\n want %d %s\n got  %d %s", line, body, status, want, st, got);
     free(got);
 }
 #define ERR(body, st, want) err_((body), (st), (want), __LINE__)
 
-static int setup(void **s) {
-    (void)s;
-    N = trove_node_open(NULL, NULL);
-    if (!N) return -1;
-    static const char *const mk[][3] = {
-        {"PUT", "/fs",
-         "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"},"
-         "\"k\":{\"type\":\"keyword\"},\"n\":{\"type\":\"long\"},\"p\":{\"type\":\"double\"},"
-         "\"f\":{\"type\":\"float\"},\"m\":{\"type\":\"long\"},\"d\":{\"type\":\"date\"}}}}"},
-        {"POST", "/_bulk?refresh=true",
-         "{\"index\":{\"_index\":\"fs\",\"_id\":\"1\"}}\n{\"t\":\"quick brown fox\",\"k\":\"a\",\"n\":1,\"p\":10.5,"
-         "\"f\":1.1,\"m\":[1,7],\"d\":\"2020-01-01\"}\n"
-         "{\"index\":{\"_index\":\"fs\",\"_id\":\"2\"}}\n{\"t\":\"quick dog\",\"k\":\"b\",\"n\":5,\"p\":3.25,"
-         "\"f\":0.3,\"m\":[4],\"d\":\"2020-01-11T12:00:00Z\"}\n"
-         "{\"index\":{\"_index\":\"fs\",\"_id\":\"3\"}}\n{\"t\":\"lazy dog\",\"k\":\"c\",\"n\":10,"
-         "\"d\":\"2019-12-25\"}\n"
-         "{\"index\":{\"_index\":\"fs\",\"_id\":\"4\"}}\n{\"t\":\"quick quick fox\",\"n\":0,\"p\":0.0,"
-         "\"m\":[2,3,30]}\n"},
-    };
-    for (size_t i = 0; i < sizeof mk / sizeof mk[0]; i++) {
-        trove_response r;
-        if (trove_request(N, mk[i][0], mk[i][1], mk[i][2], strlen(mk[i][2]), &r) || r.status >= 300) return -1;
-        trove_response_fini(&r);
-    }
-    return 0;
-}
-
-static int teardown(void **s) {
-    (void)s;
-    trove_node_free(N);
+static int load(void **s) {
+    if (setup(s)) return -1;
+    OK("PUT", "/fs",
+       "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"},"
+       "\"k\":{\"type\":\"keyword\"},\"n\":{\"type\":\"long\"},\"p\":{\"type\":\"double\"},"
+       "\"f\":{\"type\":\"float\"},\"m\":{\"type\":\"long\"},\"d\":{\"type\":\"date\"}}}}");
+    OK("POST", "/_bulk?refresh=true",
+       "{\"index\":{\"_index\":\"fs\",\"_id\":\"1\"}}\n{\"t\":\"quick brown fox\",\"k\":\"a\",\"n\":1,\"p\":10.5,"
+       "\"f\":1.1,\"m\":[1,7],\"d\":\"2020-01-01\"}\n"
+       "{\"index\":{\"_index\":\"fs\",\"_id\":\"2\"}}\n{\"t\":\"quick dog\",\"k\":\"b\",\"n\":5,\"p\":3.25,"
+       "\"f\":0.3,\"m\":[4],\"d\":\"2020-01-11T12:00:00Z\"}\n"
+       "{\"index\":{\"_index\":\"fs\",\"_id\":\"3\"}}\n{\"t\":\"lazy dog\",\"k\":\"c\",\"n\":10,"
+       "\"d\":\"2019-12-25\"}\n"
+       "{\"index\":{\"_index\":\"fs\",\"_id\":\"4\"}}\n{\"t\":\"quick quick fox\",\"n\":0,\"p\":0.0,"
+       "\"m\":[2,3,30]}\n");
     return 0;
 }
 
@@ -244,11 +195,12 @@ static void test_min_score(void **s) {
     /* no functions: the sub-query's score, filtered */
     SCORES(FS(QUICK "\"min_score\":0.16"), "4:0.21105027,2:0.17657174");
     int st;
-    char *got = run("POST", "/fs/_count", FS(QUICK "\"min_score\":0.16"), &st);
+    char *got;
+    st = req("POST", "/fs/_count", FS(QUICK "\"min_score\":0.16"), &got);
     assert_int_equal(st, 200);
     assert_non_null(strstr(got, "\"count\":2"));
     free(got);
-    got = run("POST", "/fs/_search", "{\"size\":0,\"query\":{\"function_score\":{" QUICK "\"min_score\":0.16}}}", &st);
+    st = req("POST", "/fs/_search", "{\"size\":0,\"query\":{\"function_score\":{" QUICK "\"min_score\":0.16}}}", &got);
     assert_int_equal(st, 200);
     assert_non_null(strstr(got, "\"total\":{\"value\":2,"));
     free(got);
@@ -265,7 +217,8 @@ static void test_random_score(void **s) {
     SCORES(FS(QUICK "\"random_score\":{\"seed\":7},\"boost_mode\":\"sum\""), "2:0.65426195,4:0.59882134,1:0.5850581");
     /* without a seed: a per-request seed, scores in [0, 1) */
     int st;
-    char *got = run("POST", "/fs/_search", FS("\"random_score\":{}"), &st);
+    char *got;
+    st = req("POST", "/fs/_search", FS("\"random_score\":{}"), &got);
     assert_int_equal(st, 200);
     char hs[2048];
     hits_of(got, hs, sizeof hs);
@@ -362,7 +315,8 @@ static void test_errors(void **s) {
     /* field_value_factor: a missing value without `missing` fails the
      * shard with an OpenSearchException (500) */
     int st;
-    char *got = run("POST", "/fs/_search", FS("\"field_value_factor\":{\"field\":\"p\"}"), &st);
+    char *got;
+    st = req("POST", "/fs/_search", FS("\"field_value_factor\":{\"field\":\"p\"}"), &got);
     assert_int_equal(st, 500);
     assert_non_null(strstr(got, "\"root_cause\":[{\"type\":\"exception\",\"reason\":\"Missing value for field [p]\""));
     assert_non_null(strstr(got, "\"type\":\"search_phase_execution_exception\""));
@@ -405,11 +359,12 @@ static void test_errors(void **s) {
 static void test_deleted(void **s) {
     (void)s;
     int st;
-    char *got = run("DELETE", "/fs/_doc/3?refresh=true", NULL, &st);
+    char *got;
+    st = req("DELETE", "/fs/_doc/3?refresh=true", NULL, &got);
     assert_int_equal(st, 200);
     free(got);
     SCORES(FS("\"field_value_factor\":{\"field\":\"p\"}"), "1:10.5,2:3.25,4:0.0");
-    got = run("POST", "/fs/_count", FS("\"field_value_factor\":{\"field\":\"p\"},\"min_score\":1"), &st);
+    st = req("POST", "/fs/_count", FS("\"field_value_factor\":{\"field\":\"p\"},\"min_score\":1"), &got);
     assert_int_equal(st, 200);
     assert_non_null(strstr(got, "\"count\":2"));
     free(got);
@@ -417,17 +372,17 @@ static void test_deleted(void **s) {
 
 int main(void) {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_weight_and_boost, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_field_value_factor, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_decay, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_date_decay, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_score_modes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_boost_modes, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_min_score, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_random_score, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_nested, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_deleted, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_weight_and_boost, load, teardown),
+        cmocka_unit_test_setup_teardown(test_field_value_factor, load, teardown),
+        cmocka_unit_test_setup_teardown(test_decay, load, teardown),
+        cmocka_unit_test_setup_teardown(test_date_decay, load, teardown),
+        cmocka_unit_test_setup_teardown(test_score_modes, load, teardown),
+        cmocka_unit_test_setup_teardown(test_boost_modes, load, teardown),
+        cmocka_unit_test_setup_teardown(test_min_score, load, teardown),
+        cmocka_unit_test_setup_teardown(test_random_score, load, teardown),
+        cmocka_unit_test_setup_teardown(test_nested, load, teardown),
+        cmocka_unit_test_setup_teardown(test_errors, load, teardown),
+        cmocka_unit_test_setup_teardown(test_deleted, load, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
