@@ -68,6 +68,8 @@ struct unode {
     unode *first, *next;
 };
 
+typedef TV_VEC(acc *) accvec;
+
 typedef struct dctx {
     const tv_mapping *m;
     tv_arena *a;
@@ -76,12 +78,20 @@ typedef struct dctx {
     size_t id_len;
     acc **accs; /* by field id (ids < nf) */
     uint32_t nf;
-    TV_VEC(acc *) used;
+    accvec *used; /* the current doc's accumulators in use */
     unode *update; /* root of the update ("properties" of _doc), NULL if none */
     tv_status st;
     /* unmap_fields_beyond_limit: fields the mapping plus the update may hold */
     int64_t field_budget; /* < 0: unlimited */
     int64_t fields_used;  /* mapping's fields + those the update adds */
+    /* nested objects: the docs made so far (block order), the limit, and
+     * the root's accumulators while a nested object's are current */
+    TV_VEC(tv_parsed_doc) kids;
+    int64_t nested_limit;
+    acc **root_accs;
+    accvec *root_used;
+    int flatten; /* > 0: re-walking a nested object into an enclosing doc
+                    (include_in_parent / include_in_root) */
 } dctx;
 
 static tv_status oom(dctx *c) {
@@ -94,14 +104,14 @@ static acc *acc_of(dctx *c, const tv_field *f) {
     if (f->id < c->nf) {
         x = c->accs[f->id];
     } else { /* flat_object sub-fields: ids outside the dense range */
-        for (size_t i = 0; i < c->used.len && !x; i++)
-            if (c->used.items[i]->f->id == f->id) x = c->used.items[i];
+        for (size_t i = 0; i < c->used->len && !x; i++)
+            if (c->used->items[i]->f->id == f->id) x = c->used->items[i];
     }
     if (x) return x;
     x = tv_arena_calloc(c->a, 1, sizeof *x); /* the vectors inside are heap, freed by acc_free */
     if (!x) return NULL;
     x->f = f;
-    if (tv_vec_push(&c->used, x)) return NULL;
+    if (tv_vec_push(c->used, x)) return NULL;
     if (f->id < c->nf) c->accs[f->id] = x;
     return x;
 }
@@ -1100,6 +1110,7 @@ static const char *dynamic_type(dctx *c, const tv_json *v, const char **format) 
 
 static tv_status walk_object(dctx *c, const tv_json *obj, const mnode *node, unode *unew,
                              const char *path, size_t plen, tv_dynamic dyn);
+static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dynamic dyn);
 static tv_status copy_to(dctx *c, const mnode *src, const tv_json *v);
 
 static char *join_path(dctx *c, const char *path, size_t plen, const char *name, size_t nlen,
@@ -1389,14 +1400,19 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
         tv_dynamic kd = k->dynamic >= 0 ? (tv_dynamic)k->dynamic : dyn;
         if (k->enabled == 0) return TROVE_OK; /* kept in _source only */
         if (v->type == TV_JSON_NULL) return TROVE_OK;
+        /* re-walking for include_in_*: a nested object below goes along
+         * only when it is itself included */
+        if (k->f.nested && c->flatten && !k->f.include_in_parent && !k->f.include_in_root) return TROVE_OK;
+        bool as_doc = k->f.nested && !c->flatten;
         if (v->type == TV_JSON_OBJECT)
-            return walk_object(c, v, k, NULL, k->f.path, k->f.path_len, kd);
+            return as_doc ? walk_nested(c, v, k, kd) : walk_object(c, v, k, NULL, k->f.path, k->f.path_len, kd);
         if (v->type == TV_JSON_ARRAY) {
             for (uint32_t i = 0; i < v->len; i++) {
                 const tv_json *e = &v->v.items[i];
                 if (e->type == TV_JSON_NULL) continue;
                 if (e->type != TV_JSON_OBJECT) goto concrete;
-                if (walk_object(c, e, k, NULL, k->f.path, k->f.path_len, kd)) return c->st;
+                if (as_doc ? walk_nested(c, e, k, kd) : walk_object(c, e, k, NULL, k->f.path, k->f.path_len, kd))
+                    return c->st;
             }
             return TROVE_OK;
         }
@@ -1715,6 +1731,7 @@ void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts) {
     opts->total_fields_limit = tv_settings_int(s, "index.mapping.total_fields.limit", 1000);
     opts->unmap_fields_beyond_limit =
         tv_settings_bool(s, "index.mapping.total_fields.unmap_fields_beyond_limit", false);
+    opts->nested_objects_limit = tv_settings_int(s, "index.mapping.nested_objects.limit", 10000);
 }
 
 tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
@@ -1722,6 +1739,137 @@ tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const
                        tv_json **dynamic_update, tv_error *err) {
     return tv_doc_parse_ex(m, NULL, id, id_len, source, source_len, arena, out, dynamic_update,
                            err);
+}
+
+/* The accumulators of c->used (the current doc's) as tv_doc_fields,
+ * sorted by field id, into out->fields (arena). */
+static tv_status build_fields(dctx *c, tv_parsed_doc *out) {
+    tv_arena *arena = c->a;
+    tv_status st = TROVE_OK;
+    /* fields, sorted by id */
+    size_t n = 0;
+    for (size_t i = 0; i < c->used->len; i++) n += c->used->items[i]->any;
+    tv_doc_field *fields = n ? tv_arena_calloc(arena, n, sizeof *fields) : NULL;
+    if (n && !fields) {
+        st = oom(c);
+        return st;
+    }
+    if (c->used->len > 1) qsort(c->used->items, c->used->len, sizeof(acc *), cmp_acc);
+    size_t k = 0;
+    for (size_t i = 0; i < c->used->len; i++) {
+        acc *x = c->used->items[i];
+        if (!x->any) continue;
+        tv_doc_field *df = &fields[k++];
+        const tv_field *f = x->f;
+        df->field = f->id;
+        df->type = f->type;
+        df->index_options = f->index_options;
+        df->dv_kind = f->dv_kind;
+        df->norms = f->norms;
+        if (x->toks.len) {
+            tv_token *t = (void *)tv_arena_memdup(arena, x->toks.items, x->toks.len * sizeof(tv_token));
+            if (!t) {
+                st = oom(c);
+                return st;
+            }
+            df->tokens = t;
+            df->ntokens = (uint32_t)x->toks.len;
+        }
+        df->field_length = x->length;
+        if (f->type == TV_FT_TEXT && f->index_options == TV_IO_DOCS && df->ntokens) {
+            /* Lucene counts unique terms for norms when only docs are indexed */
+            tv_token *sorted = (void *)tv_arena_memdup(arena, df->tokens, df->ntokens * sizeof(tv_token));
+            if (!sorted) {
+                st = oom(c);
+                return st;
+            }
+            qsort(sorted, df->ntokens, sizeof(tv_token), cmp_u32);
+            uint32_t uniq = 1;
+            for (uint32_t j = 1; j < df->ntokens; j++)
+                uniq += cmp_u32(&sorted[j - 1], &sorted[j]) != 0;
+            df->field_length = uniq;
+        }
+        if (x->nums.len && (f->doc_values || f->index)) {
+            int64_t *nums = (void *)tv_arena_memdup(arena, x->nums.items, x->nums.len * sizeof(int64_t));
+            if (!nums) {
+                st = oom(c);
+                return st;
+            }
+            df->nums = nums;
+            df->nnums = (uint32_t)x->nums.len;
+        }
+        if (x->keys.len) {
+            const char **keys = (void *)tv_arena_memdup(arena, x->keys.items, x->keys.len * sizeof(char *));
+            uint32_t *lens = (void *)tv_arena_memdup(arena, x->key_lens.items, x->keys.len * sizeof(uint32_t));
+            if (!keys || !lens) {
+                st = oom(c);
+                return st;
+            }
+            df->keys = keys;
+            df->key_lens = lens;
+            df->nkeys = (uint32_t)x->keys.len;
+        }
+    }
+    out->fields = fields;
+    out->nfields = (uint32_t)k;
+    return TROVE_OK;
+}
+
+/*
+ * A nested object becomes a doc of its own (DocumentParser.nestedContext):
+ * its fields go to fresh accumulators, the nested objects inside it are
+ * made first (so the block is in post-order), then it is appended to
+ * c->kids. include_in_parent / include_in_root walk it once more into the
+ * enclosing doc's or the root's accumulators (a nested object below goes
+ * along when it is included itself).
+ */
+static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dynamic dyn) {
+    if ((int64_t)c->kids.len >= c->nested_limit) {
+        tv_error_set(c->err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(c->err, TROVE_EARG,
+                       "The number of nested documents has exceeded the allowed limit of [%lld]. This limit "
+                       "can be set by changing the [index.mapping.nested_objects.limit] index level setting.",
+                       (long long)c->nested_limit);
+        return c->st = TROVE_EMAPPER;
+    }
+    acc **saved_accs = c->accs;
+    accvec mine = {0}, *saved_used = c->used;
+    c->accs = tv_arena_calloc(c->a, c->nf ? c->nf : 1, sizeof(acc *));
+    c->used = &mine;
+    tv_status st = c->accs ? TROVE_OK : oom(c);
+    if (!st) st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
+    tv_parsed_doc kid = {.nest = k->f.id + 1};
+    if (!st && !c->update) {
+        st = build_fields(c, &kid);
+        if (!st && tv_vec_push(&c->kids, kid)) st = oom(c);
+    }
+    for (size_t i = 0; i < mine.len; i++) acc_free(mine.items[i]);
+    tv_vec_fini(&mine);
+    c->accs = saved_accs;
+    c->used = saved_used;
+    if (st) return c->st = st;
+    /* include_in_root with the root as parent is include_in_parent (once) */
+    bool to_parent = k->f.include_in_parent || (k->f.include_in_root && !k->f.nested_scope);
+    bool to_root = k->f.include_in_root && k->f.nested_scope;
+    if (to_parent) {
+        c->flatten++;
+        st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
+        c->flatten--;
+        if (st) return st;
+    }
+    if (to_root) {
+        acc **cur_accs = c->accs;
+        accvec *cur_used = c->used;
+        c->accs = c->root_accs;
+        c->used = c->root_used;
+        c->flatten++;
+        st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
+        c->flatten--;
+        c->accs = cur_accs;
+        c->used = cur_used;
+        if (st) return st;
+    }
+    return TROVE_OK;
 }
 
 tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const char *id,
@@ -1762,7 +1910,10 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
                            je.msg, je.line, je.col);
         return TROVE_EMAPPER;
     }
-    dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len, .field_budget = -1};
+    accvec root_used = {0};
+    dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len, .field_budget = -1,
+              .used = &root_used, .root_used = &root_used,
+              .nested_limit = opts && opts->nested_objects_limit > 0 ? opts->nested_objects_limit : 10000};
     if (opts && opts->unmap_fields_beyond_limit && opts->total_fields_limit >= 0) {
         c.field_budget = opts->total_fields_limit;
         c.fields_used = tv_mapping_total_fields(m);
@@ -1771,6 +1922,7 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     c.nf = nf;
     c.accs = tv_arena_calloc(arena, nf ? nf : 1, sizeof(acc *));
     if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    c.root_accs = c.accs;
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;
     if (c.update) {
@@ -1839,75 +1991,15 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
             goto done;
         }
     }
-    /* fields, sorted by id */
-    size_t n = 0;
-    for (size_t i = 0; i < c.used.len; i++) n += c.used.items[i]->any;
-    tv_doc_field *fields = n ? tv_arena_calloc(arena, n, sizeof *fields) : NULL;
-    if (n && !fields) {
-        st = oom(&c);
-        goto done;
-    }
-    if (c.used.len > 1) qsort(c.used.items, c.used.len, sizeof(acc *), cmp_acc);
-    size_t k = 0;
-    for (size_t i = 0; i < c.used.len; i++) {
-        acc *x = c.used.items[i];
-        if (!x->any) continue;
-        tv_doc_field *df = &fields[k++];
-        const tv_field *f = x->f;
-        df->field = f->id;
-        df->type = f->type;
-        df->index_options = f->index_options;
-        df->dv_kind = f->dv_kind;
-        df->norms = f->norms;
-        if (x->toks.len) {
-            tv_token *t = (void *)tv_arena_memdup(arena, x->toks.items, x->toks.len * sizeof(tv_token));
-            if (!t) {
-                st = oom(&c);
-                goto done;
-            }
-            df->tokens = t;
-            df->ntokens = (uint32_t)x->toks.len;
-        }
-        df->field_length = x->length;
-        if (f->type == TV_FT_TEXT && f->index_options == TV_IO_DOCS && df->ntokens) {
-            /* Lucene counts unique terms for norms when only docs are indexed */
-            tv_token *sorted = (void *)tv_arena_memdup(arena, df->tokens, df->ntokens * sizeof(tv_token));
-            if (!sorted) {
-                st = oom(&c);
-                goto done;
-            }
-            qsort(sorted, df->ntokens, sizeof(tv_token), cmp_u32);
-            uint32_t uniq = 1;
-            for (uint32_t j = 1; j < df->ntokens; j++)
-                uniq += cmp_u32(&sorted[j - 1], &sorted[j]) != 0;
-            df->field_length = uniq;
-        }
-        if (x->nums.len && (f->doc_values || f->index)) {
-            int64_t *nums = (void *)tv_arena_memdup(arena, x->nums.items, x->nums.len * sizeof(int64_t));
-            if (!nums) {
-                st = oom(&c);
-                goto done;
-            }
-            df->nums = nums;
-            df->nnums = (uint32_t)x->nums.len;
-        }
-        if (x->keys.len) {
-            const char **keys = (void *)tv_arena_memdup(arena, x->keys.items, x->keys.len * sizeof(char *));
-            uint32_t *lens = (void *)tv_arena_memdup(arena, x->key_lens.items, x->keys.len * sizeof(uint32_t));
-            if (!keys || !lens) {
-                st = oom(&c);
-                goto done;
-            }
-            df->keys = keys;
-            df->key_lens = lens;
-            df->nkeys = (uint32_t)x->keys.len;
-        }
-    }
-    out->fields = fields;
-    out->nfields = (uint32_t)k;
+    if ((st = build_fields(&c, out))) goto done;
+    out->nest = 0;
+    out->nested = c.kids.len ? (const void *)tv_arena_memdup(arena, c.kids.items, c.kids.len * sizeof(tv_parsed_doc)) : NULL;
+    out->nnested = (uint32_t)c.kids.len;
+    if (c.kids.len && !out->nested) st = oom(&c);
 done:
-    for (size_t i = 0; i < c.used.len; i++) acc_free(c.used.items[i]);
-    tv_vec_fini(&c.used);
+    for (size_t i = 0; i < root_used.len; i++) acc_free(root_used.items[i]);
+    tv_vec_fini(&root_used);
+    tv_vec_fini(&c.kids);
     if (st) memset(out, 0, sizeof *out);
     return st;
 }

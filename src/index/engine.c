@@ -164,6 +164,20 @@ static void live_release(tv_live *l) {
     if (l && atomic_fetch_sub_explicit(&l->rc, 1, memory_order_acq_rel) == 1) tv_free(l);
 }
 
+/* A new working segment's live bits: NULL (all live) unless it holds doc
+ * blocks, whose nested docs are never live (index.h, "doc blocks"). */
+static tv_status live_for_new(const tv_segment *seg, tv_live **out, uint32_t *num_docs) {
+    uint32_t n;
+    const uint64_t *roots = tv_segment_roots(seg, &n);
+    *out = NULL;
+    *num_docs = n;
+    if (!roots) return TROVE_OK;
+    uint32_t md = tv_segment_max_doc(seg);
+    if (!(*out = live_alloc(md))) return TROVE_ENOMEM;
+    memcpy((*out)->words, roots, (((size_t)md + 63) / 64) * sizeof(uint64_t));
+    return TROVE_OK;
+}
+
 /* ------------------------------------------------------ shared analysis */
 
 /* The analysis registry outlives every mapping that points into it: the
@@ -260,6 +274,9 @@ typedef struct bufdoc {
                              delta), ntokens of them; NULL if none */
     tv_doc_meta meta;  /* id/routing point into the arena */
     bool dead;         /* overwritten or deleted since */
+    struct bufdoc *kids; /* its nested docs in block order (doc and ctok
+                            only; doc.nested is NULL: they are here) */
+    uint32_t nkids;
 } bufdoc;
 
 typedef struct tomb {
@@ -938,9 +955,10 @@ static const uint8_t *encode_tokens(tv_index *idx, const tv_doc_field *sf) {
     return (const uint8_t *)tv_arena_memdup(&idx->buf_arena, out, n ? n : 1);
 }
 
-/* Decodes a buffered doc's tokens into a (a per-doc scratch arena): *out
- * is a copy of bd->doc whose fields have their tokens back. */
-static tv_status decode_doc(const tv_index *idx, const bufdoc *bd, tv_arena *a, tv_parsed_doc *out) {
+/* Decodes the tokens of one part of a buffered doc (the root or a nested
+ * doc) into a (a per-doc scratch arena): *out is a copy of bd->doc whose
+ * fields have their tokens back. */
+static tv_status decode_part(const tv_index *idx, const bufdoc *bd, tv_arena *a, tv_parsed_doc *out) {
     *out = bd->doc;
     if (!bd->ctok) return TROVE_OK;
     tv_doc_field *fs = tv_arena_alloc(a, bd->doc.nfields * sizeof *fs);
@@ -970,6 +988,50 @@ static tv_status decode_doc(const tv_index *idx, const bufdoc *bd, tv_arena *a, 
     return TROVE_OK;
 }
 
+/* decode_part of the root and of each nested doc. */
+static tv_status decode_doc(const tv_index *idx, const bufdoc *bd, tv_arena *a, tv_parsed_doc *out) {
+    tv_status st = decode_part(idx, bd, a, out);
+    if (st || !bd->nkids) return st;
+    tv_parsed_doc *kids = tv_arena_alloc(a, bd->nkids * sizeof *kids);
+    if (!kids) return TROVE_ENOMEM;
+    for (uint32_t k = 0; k < bd->nkids; k++)
+        if ((st = decode_part(idx, &bd->kids[k], a, &kids[k]))) return st;
+    out->nested = kids;
+    return TROVE_OK;
+}
+
+/* Copies the fields of pd into bd->doc (tokens encoded into bd->ctok). */
+static bool copy_fields(tv_index *idx, bufdoc *bd, const tv_parsed_doc *pd) {
+    tv_arena *a = &idx->buf_arena;
+    bool oom = false;
+    tv_parsed_doc *d = &bd->doc;
+    d->fields = pd->nfields ? tv_arena_alloc(a, pd->nfields * sizeof *d->fields) : NULL;
+    if (pd->nfields && !d->fields) return false;
+    for (uint32_t i = 0; i < pd->nfields; i++) {
+        const tv_doc_field *sf = &pd->fields[i];
+        tv_doc_field *f = &d->fields[i];
+        *f = *sf;
+        f->tokens = NULL;
+        if (sf->ntokens) {
+            if (!bd->ctok && !(bd->ctok = tv_arena_calloc(a, pd->nfields, sizeof *bd->ctok))) return false;
+            if (!(bd->ctok[i] = encode_tokens(idx, sf))) return false;
+        }
+        if (sf->nnums) {
+            f->nums = (const int64_t *)arena_dup(a, (const char *)sf->nums, sf->nnums * sizeof(int64_t), &oom);
+        }
+        if (sf->nkeys) {
+            const char **keys = tv_arena_alloc(a, sf->nkeys * sizeof *keys);
+            if (!keys) return false;
+            for (uint32_t k = 0; k < sf->nkeys; k++) keys[k] = arena_dup(a, sf->keys[k], sf->key_lens[k], &oom);
+            f->keys = keys;
+            f->key_lens = (const uint32_t *)arena_dup(a, (const char *)sf->key_lens,
+                                                      sf->nkeys * sizeof(uint32_t), &oom);
+        }
+        if (oom) return false;
+    }
+    return true;
+}
+
 /* Copy of a parsed doc (built in the scratch arena) into the buffer. */
 static bufdoc *bufdoc_new(tv_index *idx, const tv_parsed_doc *pd, const tv_doc_meta *meta) {
     tv_arena *a = &idx->buf_arena;
@@ -986,29 +1048,15 @@ static bufdoc *bufdoc_new(tv_index *idx, const tv_parsed_doc *pd, const tv_doc_m
     d->routing = bd->meta.routing;
     d->routing_len = bd->meta.routing_len;
     d->source = arena_dup(a, pd->source, pd->source_len, &oom);
-    d->fields = pd->nfields ? tv_arena_alloc(a, pd->nfields * sizeof *d->fields) : NULL;
-    if (oom || (pd->nfields && !d->fields)) return NULL;
-    for (uint32_t i = 0; i < pd->nfields; i++) {
-        const tv_doc_field *sf = &pd->fields[i];
-        tv_doc_field *f = &d->fields[i];
-        *f = *sf;
-        f->tokens = NULL;
-        if (sf->ntokens) {
-            if (!bd->ctok && !(bd->ctok = tv_arena_calloc(a, pd->nfields, sizeof *bd->ctok))) return NULL;
-            if (!(bd->ctok[i] = encode_tokens(idx, sf))) return NULL;
+    d->nested = NULL; /* in bd->kids */
+    if (oom || !copy_fields(idx, bd, pd)) return NULL;
+    if (pd->nnested) {
+        if (!(bd->kids = tv_arena_calloc(a, pd->nnested, sizeof *bd->kids))) return NULL;
+        bd->nkids = pd->nnested;
+        for (uint32_t k = 0; k < pd->nnested; k++) {
+            bd->kids[k].doc = pd->nested[k];
+            if (!copy_fields(idx, &bd->kids[k], &pd->nested[k])) return NULL;
         }
-        if (sf->nnums) {
-            f->nums = (const int64_t *)arena_dup(a, (const char *)sf->nums, sf->nnums * sizeof(int64_t), &oom);
-        }
-        if (sf->nkeys) {
-            const char **keys = tv_arena_alloc(a, sf->nkeys * sizeof *keys);
-            if (!keys) return NULL;
-            for (uint32_t k = 0; k < sf->nkeys; k++) keys[k] = arena_dup(a, sf->keys[k], sf->key_lens[k], &oom);
-            f->keys = keys;
-            f->key_lens = (const uint32_t *)arena_dup(a, (const char *)sf->key_lens,
-                                                      sf->nkeys * sizeof(uint32_t), &oom);
-        }
-        if (oom) return NULL;
     }
     return bd;
 }
@@ -1045,8 +1093,13 @@ static tv_status seal_buffer(tv_index *idx) {
         return st;
     }
     if (seg) {
-        uint32_t n = tv_segment_max_doc(seg);
-        idx->segs.items[idx->segs.len++] = (wseg){seg, NULL, n, n};
+        tv_live *l;
+        uint32_t live_docs;
+        if (live_for_new(seg, &l, &live_docs)) {
+            tv_segment_release(seg);
+            return TROVE_ENOMEM;
+        }
+        idx->segs.items[idx->segs.len++] = (wseg){seg, l, tv_segment_max_doc(seg), live_docs};
     }
     buffer_clear(idx);
     return TROVE_OK;
@@ -1076,17 +1129,23 @@ static tv_status merge_window(tv_index *idx, size_t i, size_t k) {
     tv_status st = tv_segment_merge(views, k, &m);
     if (views != stack) tv_free(views);
     if (st) return st;
+    tv_live *ml = NULL;
+    uint32_t m_live = 0;
+    if (m && live_for_new(m, &ml, &m_live)) {
+        tv_segment_release(m);
+        return TROVE_ENOMEM;
+    }
     for (size_t j = 0; j < k; j++) {
         tv_segment_release(idx->segs.items[i + j].seg);
         live_release(idx->segs.items[i + j].live);
     }
     size_t keep = 0;
     if (m && tv_segment_max_doc(m) > 0) {
-        uint32_t n = tv_segment_max_doc(m);
-        idx->segs.items[i] = (wseg){m, NULL, n, n};
+        idx->segs.items[i] = (wseg){m, ml, tv_segment_max_doc(m), m_live};
         keep = 1;
     } else {
         tv_segment_release(m);
+        live_release(ml);
     }
     memmove(&idx->segs.items[i + keep], &idx->segs.items[i + k],
             (idx->segs.len - i - k) * sizeof(wseg));
@@ -1277,6 +1336,10 @@ tv_status tv_index_install(tv_index *idx, const tv_segment *const *segs, const u
     for (uint32_t i = 0; !st && i < n; i++) {
         uint32_t md = tv_segment_max_doc(segs[i]), live_docs = md;
         tv_live *l = NULL;
+        if (!lives[i] && live_for_new(segs[i], &l, &live_docs)) {
+            st = TROVE_ENOMEM;
+            break;
+        }
         if (lives[i]) {
             if (!(l = live_alloc(md))) {
                 st = TROVE_ENOMEM;
@@ -1285,6 +1348,9 @@ tv_status tv_index_install(tv_index *idx, const tv_segment *const *segs, const u
             size_t nw = ((size_t)md + 63) / 64;
             memcpy(l->words, lives[i], nw * sizeof(uint64_t));
             if (md & 63) l->words[nw - 1] &= (1ull << (md & 63)) - 1;
+            const uint64_t *roots = tv_segment_roots(segs[i], NULL);
+            if (roots) /* a nested doc is never live, whatever the file says */
+                for (size_t k = 0; k < nw; k++) l->words[k] &= roots[k];
             live_docs = 0;
             for (size_t k = 0; k < nw; k++) live_docs += (uint32_t)__builtin_popcountll(l->words[k]);
         }
@@ -1669,11 +1735,27 @@ tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realti
 void tv_index_get_stats(tv_index *idx, tv_index_stats *out) {
     memset(out, 0, sizeof *out);
     lock(idx);
+    /* Lucene's counts, as OpenSearch reports them: a live root's nested
+     * docs count as documents too */
     out->docs_count = idx->buf_live;
+    for (size_t i = 0; i < idx->buf.len; i++)
+        if (!idx->buf.items[i]->dead) out->docs_count += idx->buf.items[i]->nkids;
     for (size_t i = 0; i < idx->segs.len; i++) {
         const wseg *w = &idx->segs.items[i];
-        out->docs_count += w->num_docs;
-        out->docs_deleted += w->max_doc - w->num_docs;
+        uint64_t live = w->num_docs;
+        const uint64_t *roots = tv_segment_roots(w->seg, NULL);
+        if (roots) {
+            live = 0;
+            uint32_t prev = UINT32_MAX; /* the previous root */
+            for (uint32_t wi = 0; wi < (w->max_doc + 63) / 64; wi++)
+                for (uint64_t bits = roots[wi]; bits; bits &= bits - 1) {
+                    uint32_t r = wi * 64 + (uint32_t)__builtin_ctzll(bits);
+                    if (w->live && ((w->live->words[wi] >> (r & 63)) & 1)) live += r - prev;
+                    prev = r;
+                }
+        }
+        out->docs_count += live;
+        out->docs_deleted += w->max_doc - live;
         out->store_bytes += tv_segment_bytes(w->seg);
     }
     out->segments = (uint32_t)idx->segs.len;

@@ -173,6 +173,14 @@ typedef struct tv_field {
     uint32_t id;      /* dense, stable for the life of the index */
     tv_field_type type;
     const struct tv_field *multi_parent; /* set on multi-fields: the field they hang under */
+    /* nested objects: `nested` on an object mapped "type": "nested" (its
+     * objects are indexed as nested docs, index.h "doc blocks");
+     * nested_scope is the nearest nested object strictly above the field
+     * (NULL: the root), so a field's values live in the docs of
+     * nested_scope */
+    bool nested;
+    bool include_in_parent, include_in_root;
+    const struct tv_field *nested_scope;
 
     /* what is indexed */
     bool index;       /* "index": searchable (postings or points) */
@@ -364,7 +372,8 @@ typedef struct tv_doc_field {
     uint32_t nkeys;
 } tv_doc_field;
 
-typedef struct tv_parsed_doc {
+typedef struct tv_parsed_doc tv_parsed_doc;
+struct tv_parsed_doc {
     const char *id;
     uint32_t id_len;
     const char *routing;        /* NULL if none */
@@ -373,7 +382,16 @@ typedef struct tv_parsed_doc {
     size_t source_len;
     tv_doc_field *fields;       /* sorted by field id, one entry per field */
     uint32_t nfields;
-} tv_parsed_doc;
+    /* Nested documents (objects of a `nested` field). A root doc lists
+     * them in block order: each nested object after its own nested
+     * objects, siblings in source order (OpenSearch's order: a post-order
+     * walk), the root after all of them. A nested doc has no id, routing
+     * or source; `nest` is 1 + the field id of the nested object mapping
+     * it was parsed from (0 for the root). */
+    uint32_t nest;
+    const tv_parsed_doc *nested;
+    uint32_t nnested;
+};
 
 /*
  * Parses a document's source against a mapping. Allocates everything in
@@ -400,6 +418,9 @@ typedef struct tv_doc_opts {
      * stays in _source only, as OpenSearch 3 does. */
     int64_t total_fields_limit;
     bool unmap_fields_beyond_limit;
+    /* index.mapping.nested_objects.limit (10000): nested docs per document
+     * (0 in a zeroed struct: the default) */
+    int64_t nested_objects_limit;
 } tv_doc_opts;
 /* Fills opts from settings (NULL: defaults, nothing unmapped). */
 void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts);
@@ -593,6 +614,23 @@ tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto
  * use tv_segment_term(seg, TV_FIELD_ID, id, len, &st). */
 #define TV_FIELD_ID 0xFFFFFFFEu
 
+/*
+ * Doc blocks (nested documents). A root document with nested objects is
+ * stored as a block of consecutive docs: its nested docs in the order
+ * tv_parsed_doc.nested gives, then the root. tv_segment_nest is 0 for a
+ * root doc and 1 + the field id of its nested object mapping for a nested
+ * doc. tv_segment_roots is the bitset (max_doc bits) of root docs, NULL
+ * when every doc is a root; *nroots receives their count (may be NULL).
+ * Nested docs have no _id term and no _source. The engine never marks a
+ * nested doc live (tv_segview.live has root docs only), so every query,
+ * count and aggregation over a snapshot sees root docs only, and a nested
+ * doc lives exactly as long as its root.
+ */
+uint32_t tv_segment_nest(const tv_segment *s, uint32_t doc);
+const uint64_t *tv_segment_roots(const tv_segment *s, uint32_t *nroots);
+/* The first root doc at or after doc (max_doc when none). */
+uint32_t tv_segment_next_root(const tv_segment *s, uint32_t doc);
+
 /* ---------------------------------------------------------- segment builder */
 
 /*
@@ -606,8 +644,8 @@ tv_segment_builder *tv_segment_builder_new(void);
 void tv_segment_builder_free(tv_segment_builder *b);
 /* Number of docs added since creation or the last finish. */
 uint32_t tv_segment_builder_docs(const tv_segment_builder *b);
-/* Adds a document; it gets the next segment-local doc id (returned in
- * *docid, may be NULL). Copies everything it keeps (doc and meta may be
+/* Adds a document, after its nested documents (doc->nested, in order);
+ * it gets the next segment-local doc id (returned in *docid, may be NULL). Copies everything it keeps (doc and meta may be
  * freed after the call). meta supplies _id, _routing, version, seq_no and
  * primary_term; doc->id is ignored in favour of meta->id. */
 tv_status tv_segment_builder_add(tv_segment_builder *b, const tv_parsed_doc *doc,

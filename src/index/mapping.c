@@ -365,7 +365,7 @@ static const char *node_type_name(const mnode *n) {
 
 const char *tv_field_declared_type(const tv_field *f) {
     if (!f) return "unknown";
-    if (f->type == TV_FT_OBJECT) return "object";
+    if (f->type == TV_FT_OBJECT) return f->nested ? "nested" : "object";
     return node_type_name(tv_mnode_of(f));
 }
 
@@ -444,7 +444,7 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
 /* Real OpenSearch 3 field types that trove does not implement. */
 static bool opensearch_type(const char *s, size_t n) {
     static const char *const names[] = {
-        "nested", "flat_object", "geo_shape", "integer_range", "long_range", "float_range",
+        "flat_object", "geo_shape", "integer_range", "long_range", "float_range",
         "double_range", "date_range", "ip_range", "completion", "search_as_you_type",
         "alias", "join", "percolator", "rank_feature", "rank_features",
         "knn_vector", "dense_vector", "sparse_vector", "murmur3", "annotated_text", "icu_collation_keyword",
@@ -503,6 +503,7 @@ static mnode *new_node(pctx *c, const char *name, size_t nlen, const char *paren
     n->f.id = UINT32_MAX;
     n->dynamic = -1;
     n->enabled = -1;
+    n->nested_decl = -1;
     return n;
 }
 
@@ -980,6 +981,13 @@ static tv_status parse_object_body(pctx *c, mnode *n, const tv_json *def) {
             snprintf(what, sizeof what, "%s.enabled", n->name);
             if (bool_value(c, &mem->val, what, &b)) goto fail;
             n->enabled = b;
+        } else if (n->f.nested && (tv_streq(k, kl, "include_in_parent") || tv_streq(k, kl, "include_in_root"))) {
+            bool b;
+            char what[300];
+            snprintf(what, sizeof what, "%s.%.*s", n->name, (int)kl, k);
+            if (bool_value(c, &mem->val, what, &b)) goto fail;
+            if (kl == 17) n->f.include_in_parent = b;
+            else n->f.include_in_root = b;
         } else {
             remaining_fields(mem, &rest);
         }
@@ -1064,11 +1072,12 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
     if (!type_name) return oom(c);
     tv_field_type ft;
     const char *decl = NULL;
-    bool is_object = tv_streq(tname, tlen, "object");
+    bool is_nested = tv_streq(tname, tlen, "nested");
+    bool is_object = is_nested || tv_streq(tname, tlen, "object");
     if (is_object) {
         if (multi)
-            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
-                                        "Type [object] cannot be used in multi field");
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Type [%s] cannot be used in multi field",
+                                        is_nested ? "nested" : "object");
         ft = TV_FT_OBJECT;
     } else if (!leaf_type_from_name(tname, tlen, &ft, &decl)) {
         if (opensearch_type(tname, tlen))
@@ -1084,7 +1093,7 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
     if (existing) {
         /* the same name twice (e.g. "a.b" and "a":{"properties":{"b"}}):
          * objects merge, anything else replaces as the later definition */
-        if (existing->f.type == TV_FT_OBJECT && is_object)
+        if (existing->f.type == TV_FT_OBJECT && is_object && existing->f.nested == is_nested)
             return parse_object_body(c, existing, def);
     }
     mnode *n = new_node(c, name, nlen, parent->f.path,
@@ -1109,7 +1118,11 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
         for (mnode *k = parent->first; k; k = k->next) parent->last = k;
     }
     add_child(parent, n);
-    if (is_object) return parse_object_body(c, n, def);
+    if (is_object) {
+        n->f.nested = is_nested;
+        n->nested_decl = type ? is_nested : -1;
+        return parse_object_body(c, n, def);
+    }
     return parse_leaf(c, n, def, type_name);
 }
 
@@ -1699,13 +1712,14 @@ static tv_status finish_tree(fctx *c, mnode *n) {
     return TROVE_OK;
 }
 
-static void collect(tv_mapping *m, mnode *n, uint32_t *np) {
+static void collect(tv_mapping *m, mnode *n, uint32_t *np, const tv_field *scope) {
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = n->kids[i];
+        k->f.nested_scope = scope;
         m->by_id[k->f.id] = &k->f;
         m->by_path[(*np)++] = &k->f;
         if (k->decl_type && strcmp(k->decl_type, "flat_object") == 0) m->has_flat = true;
-        collect(m, k, np);
+        collect(m, k, np, k->f.nested ? &k->f : scope);
     }
 }
 
@@ -1724,7 +1738,7 @@ static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *
     tv_status st = finish_tree(&fc, m->root);
     if (st) return st;
     uint32_t np = 0;
-    collect(m, m->root, &np);
+    collect(m, m->root, &np, NULL);
     m->nleaves_paths = np;
     qsort(m->by_path, np, sizeof(tv_field *), cmp_field_path);
     return TROVE_OK;
@@ -1833,6 +1847,15 @@ static tv_status merge_children(pctx *c, mnode *dst, mnode *src) {
                                         "mapper [%s] cannot be changed from type [%s] to "
                                         "[ObjectMapper]",
                                         d->f.path, tv_field_type_name(d->f.type));
+        if (d_obj && d->f.nested != s->f.nested && (s->f.nested || s->nested_decl == 0))
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "object mapping [%s] can't be changed from %s to %s", d->f.path,
+                                        d->f.nested ? "nested" : "non-nested", d->f.nested ? "non-nested" : "nested");
+        if (d_obj && d->f.nested && (s->f.include_in_parent != d->f.include_in_parent ||
+                                     s->f.include_in_root != d->f.include_in_root) && s->nested_decl == 1)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "the [include_in_%s] parameter can't be updated on a nested object mapping",
+                                        s->f.include_in_parent != d->f.include_in_parent ? "parent" : "root");
         if (d_obj) {
             if (s->dynamic >= 0) d->dynamic = s->dynamic;
             if (s->enabled >= 0) {
@@ -2298,7 +2321,18 @@ static const char *dynamic_name(tv_dynamic d) {
 }
 
 static void write_object_body(tv_jw *w, const mnode *n) {
-    if (n->nkids == 0) {
+    if (n->f.nested) { /* ObjectMapper.toXContent */
+        tv_jw_keyz(w, "type");
+        tv_jw_strz(w, "nested");
+        if (n->f.include_in_parent) {
+            tv_jw_keyz(w, "include_in_parent");
+            tv_jw_bool(w, true);
+        }
+        if (n->f.include_in_root) {
+            tv_jw_keyz(w, "include_in_root");
+            tv_jw_bool(w, true);
+        }
+    } else if (n->nkids == 0) {
         tv_jw_keyz(w, "type");
         tv_jw_strz(w, "object");
     }
@@ -2404,6 +2438,11 @@ tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_
     if ((int64_t)m->nleaves_paths > total)
         return tv_error_set(err, TROVE_EARG, "Limit of total fields [%lld] has been exceeded",
                             (long long)total);
+    int64_t nested_limit = tv_settings_int(s, "index.mapping.nested_fields.limit", 50), nested = 0;
+    for (uint32_t i = 0; i < m->nleaves_paths; i++) nested += m->by_path[i]->nested;
+    if (nested > nested_limit)
+        return tv_error_set(err, TROVE_EARG, "Limit of nested fields [%lld] has been exceeded",
+                            (long long)nested_limit);
     for (uint32_t i = 0; i < m->nleaves_paths; i++) {
         const tv_field *f = m->by_path[i];
         if ((int64_t)f->path_len > name_len) {

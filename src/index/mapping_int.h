@@ -41,6 +41,8 @@ struct mnode {
     /* object options */
     int8_t dynamic;   /* -1 unset, else tv_dynamic */
     int8_t enabled;   /* -1 unset, 0, 1 */
+    int8_t nested_decl; /* objects: -1 no "type" given, 0 "object", 1 "nested"
+                           (f.nested says what it is) */
     /* children: object properties or leaf multi-fields, in insertion order
      * until finalisation sorts them into kids[] */
     mnode *first, *last, *next;

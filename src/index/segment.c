@@ -57,6 +57,7 @@ void tv_segment_release(const tv_segment *s) {
     if (!m) return;
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
     tv_free(m->fields);
+    tv_free(m->roots);
     if (m->mapped) tv_store_unmap(m->bytes, m->len);
     else tv_free(m->bytes);
     tv_free(m);
@@ -158,6 +159,51 @@ static bool parse_meta(tv_segment *s, rd *r) {
     s->m_has_rt = rd_bits(r, md);
     return !r->bad && offs_ok(&s->m_id_blocks, s->m_id_blob_len) &&
            offs_ok(&s->m_rt_offs, s->m_rt_blob_len);
+}
+
+/* NESTED: the column, whose last doc must be a root (a block ends with
+ * its root) and whose values fit a u32; the root bitset is built here. */
+static bool parse_nested(tv_segment *s, rd *r) {
+    uint32_t md = s->max_doc;
+    rd_col(r, &s->n_nest, md);
+    if (r->bad) return false;
+    size_t nw = ((size_t)md + 63) / 64;
+    if (!(s->roots = tv_calloc(nw, sizeof(uint64_t)))) return false;
+    uint32_t n = 0;
+    for (uint32_t d = 0; d < md; d++) {
+        int64_t v = tv_col_get(&s->n_nest, d);
+        if (v < 0 || v > (int64_t)UINT32_MAX) return false;
+        if (v == 0) {
+            s->roots[d >> 6] |= 1ull << (d & 63);
+            n++;
+        }
+    }
+    if (tv_col_get(&s->n_nest, md - 1) != 0) return false;
+    s->nroots = n;
+    s->has_nest = true;
+    return true;
+}
+
+uint32_t tv_segment_nest(const tv_segment *s, uint32_t doc) {
+    if (!s->has_nest || doc >= s->max_doc) return 0;
+    return (uint32_t)tv_col_get(&s->n_nest, doc);
+}
+
+const uint64_t *tv_segment_roots(const tv_segment *s, uint32_t *nroots) {
+    if (nroots) *nroots = s->has_nest ? s->nroots : s->max_doc;
+    return s->has_nest ? s->roots : NULL;
+}
+
+uint32_t tv_segment_next_root(const tv_segment *s, uint32_t doc) {
+    if (doc >= s->max_doc) return s->max_doc;
+    if (!s->has_nest) return doc;
+    size_t w = doc >> 6, nw = ((size_t)s->max_doc + 63) / 64;
+    uint64_t bits = s->roots[w] & (~0ull << (doc & 63));
+    while (!bits) {
+        if (++w >= nw) return s->max_doc;
+        bits = s->roots[w];
+    }
+    return (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
 }
 
 static bool parse_source(tv_segment *s, rd *r) {
@@ -396,14 +442,18 @@ static tv_status open_bytes(uint8_t *bytes, size_t len, bool verify, bool mapped
         uint64_t off = tv_ld64(e + 8), sl = tv_ld64(e + 16);
         rd r = {bytes + off, bytes + off, bytes + off + sl, false};
         bool ok;
-        if (kind == TV_SEC_META || kind == TV_SEC_SOURCE) {
+        if (kind == TV_SEC_META || kind == TV_SEC_SOURCE || kind == TV_SEC_NESTED) {
             if (field != 0) {
                 corrupt(err, "bad section field");
                 goto fail;
             }
-            ok = kind == TV_SEC_META ? parse_meta(s, &r) : parse_source(s, &r);
-            if (kind == TV_SEC_META) have_meta = true;
-            else have_src = true;
+            if (kind == TV_SEC_NESTED) {
+                ok = parse_nested(s, &r);
+            } else {
+                ok = kind == TV_SEC_META ? parse_meta(s, &r) : parse_source(s, &r);
+                if (kind == TV_SEC_META) have_meta = true;
+                else have_src = true;
+            }
         } else {
             if (!f || f->id != field) {
                 if (s->nfields >= nf) {
@@ -472,6 +522,7 @@ static tv_status open_bytes(uint8_t *bytes, size_t len, bool verify, bool mapped
     return TROVE_OK;
 fail:
     tv_free(s->fields);
+    tv_free(s->roots);
     release_bytes(s->bytes, s->len, s->mapped);
     tv_free(s);
     return st;

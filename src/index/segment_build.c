@@ -54,7 +54,8 @@
  *   sections, each at an offset that is a multiple of 8, inside the file,
  *            not overlapping; the bytes between them in file order (fewer
  *            than 8 before each, and after the last) are zero.
- * Sections of field 0 with kinds META and SOURCE exist in every segment;
+ * Sections of field 0 with kinds META and SOURCE exist in every segment
+ * (NESTED when needed);
  * the others exist per field only when the field has such data.
  *
  * META (1): col version[max_doc], col seq_no[max_doc], col
@@ -74,6 +75,12 @@
  *   the raw bytes [raw_start, raw_start+raw_len) of docs [first_doc,
  *   first_doc+ndocs); a chunk closes after the doc that brings it to
  *   TV_SEG_CHUNK = 4 KiB, a writer's choice: readers accept any chunking).
+ * NESTED (3, only when some doc is nested): col nest[max_doc]: 0 for a
+ *   root doc, else 1 + the field id of the nested object mapping the doc
+ *   was parsed from. Docs form blocks (index.h, "doc blocks"): a root's
+ *   nested docs precede it, so the last doc is a root. Nested docs have no
+ *   _id term, no routing and no _source; their META rows repeat the root's
+ *   version, seq_no and primary term with an empty _id.
  * TERMS (10): u32 nterms, u32 nblocks, u32 doc_count, u32 max_term_len, u64
  *   sum_total_term_freq, u64 sum_doc_freq, u8 index_options, u8[7] 0, u32
  *   block_off[nblocks] (relative to the blocks area, ascending), zero pad to
@@ -194,6 +201,7 @@ struct tv_segment_builder {
     u64vec id_offs, rt_offs, has_rt, has_src, src_offs;
     tv_buf raw, comp;
     TV_VEC(chunk_ent) chunks;
+    u32vec nest; /* per doc once any doc is nested (empty before) */
     uint32_t chunk_first;
     uint64_t raw_total;
     /* scratch of invert_field */
@@ -246,6 +254,7 @@ static void builder_reset(tv_segment_builder *b) {
     tv_buf_fini(&b->raw);
     tv_buf_fini(&b->comp);
     tv_vec_fini(&b->chunks);
+    tv_vec_fini(&b->nest);
     tv_vec_fini(&b->tslot);
     tv_vec_fini(&b->uniq);
     tv_vec_fini(&b->cnt);
@@ -438,6 +447,18 @@ static int flush_chunk(tv_segment_builder *b) {
     return 0;
 }
 
+/* Records doc b->ndocs's nested object (0: a root). The column starts
+ * with the first nested doc, zeros before it. */
+static int add_nest(tv_segment_builder *b, uint32_t nest) {
+    if (nest == 0 && b->nest.len == 0) return 0;
+    if (b->nest.len == 0 && b->ndocs) {
+        if (tv_vec_reserve(&b->nest, b->ndocs)) return -1;
+        memset(b->nest.items, 0, (size_t)b->ndocs * sizeof(uint32_t));
+        b->nest.len = b->ndocs;
+    }
+    return tv_vec_push(&b->nest, nest);
+}
+
 /* Adds the stored part of a document as doc b->ndocs (does not bump ndocs). */
 static int add_stored(tv_segment_builder *b, const tv_doc_meta *meta, const char *src, size_t src_len) {
     uint32_t doc = b->ndocs;
@@ -562,23 +583,38 @@ static int invert_field(tv_segment_builder *b, bfield *f, uint32_t doc, const tv
     return 0;
 }
 
-tv_status tv_segment_builder_add(tv_segment_builder *b, const tv_parsed_doc *doc,
-                                 const tv_doc_meta *meta, uint32_t *docid) {
-    if (b->err) return b->err;
-    if (b->ndocs >= TV_SEG_MAX_DOCS) return TROVE_ELIMIT;
+/* Adds one doc of a block: a nested doc (no _id term, no source, no
+ * routing; the root's version numbers) or the root. */
+static int add_one(tv_segment_builder *b, const tv_parsed_doc *doc, const tv_doc_meta *meta) {
     uint32_t d = b->ndocs;
-    if (add_stored(b, meta, doc->source, doc->source_len)) goto oom;
-    bfield *idf = get_field(b, TV_FIELD_ID, TV_IO_DOCS);
-    if (!idf) goto oom;
-    bterm *t = get_term(b, idf, meta->id, meta->id_len);
-    if (!t || add_posting(idf, t, d, 1, NULL)) goto oom;
+    if (doc->nest) {
+        tv_doc_meta nm = {.id = "", .version = meta->version, .seq_no = meta->seq_no,
+                          .primary_term = meta->primary_term};
+        if (add_stored(b, &nm, NULL, 0) || add_nest(b, doc->nest)) return -1;
+    } else {
+        if (add_stored(b, meta, doc->source, doc->source_len) || add_nest(b, 0)) return -1;
+        bfield *idf = get_field(b, TV_FIELD_ID, TV_IO_DOCS);
+        if (!idf) return -1;
+        bterm *t = get_term(b, idf, meta->id, meta->id_len);
+        if (!t || add_posting(idf, t, d, 1, NULL)) return -1;
+    }
     for (uint32_t i = 0; i < doc->nfields; i++) {
         const tv_doc_field *df = &doc->fields[i];
         if (df->field == TV_FIELD_ID) continue;
         bfield *f = get_field(b, df->field, (uint8_t)df->index_options);
-        if (!f || invert_field(b, f, d, df)) goto oom;
+        if (!f || invert_field(b, f, d, df)) return -1;
     }
-    if (after_stored(b)) goto oom;
+    return after_stored(b);
+}
+
+tv_status tv_segment_builder_add(tv_segment_builder *b, const tv_parsed_doc *doc,
+                                 const tv_doc_meta *meta, uint32_t *docid) {
+    if (b->err) return b->err;
+    if (b->ndocs >= TV_SEG_MAX_DOCS - doc->nnested) return TROVE_ELIMIT;
+    for (uint32_t k = 0; k < doc->nnested; k++)
+        if (add_one(b, &doc->nested[k], meta)) goto oom;
+    uint32_t d = b->ndocs;
+    if (add_one(b, doc, meta)) goto oom;
     if (docid) *docid = d;
     return TROVE_OK;
 oom:
@@ -1163,6 +1199,13 @@ static tv_status serialise(tv_segment_builder *b, tv_segment **out) {
     }
     put_blob(&o, b->comp.data, b->comp.len);
     sec_end(&o, &secs);
+    /* NESTED, when some doc is nested */
+    if (b->nest.len) {
+        if (b->nest.len != max_doc || sec_begin(&o, &secs, TV_SEC_NESTED, 0) ||
+            col_u32(&o, b->nest.items, max_doc))
+            goto oom;
+        sec_end(&o, &secs);
+    }
     for (size_t i = 0; i < b->fields.len; i++)
         if (write_field(b, b->fields.items[i], &o, &secs)) goto oom;
     tv_buf_align8(&o);
@@ -1320,12 +1363,24 @@ static tv_status merge_view(tv_segment_builder *b, const tv_segview *v) {
     uint32_t max_doc = s->max_doc;
     tv_status st = TROVE_ENOMEM;
     uint32_t *map = tv_malloc(((size_t)max_doc + 1) * sizeof *map);
+    uint64_t *keep = NULL;
     char *chunk = NULL;
     size_t chunk_cap = 0;
     tv_arena arena;
     tv_arena_init(&arena);
     if (!map) goto out;
     for (uint32_t d = 0; d < max_doc; d++) map[d] = UINT32_MAX;
+    /* the docs kept: live roots with their nested docs (a block is kept
+     * or dropped whole; the view's live bits are set on roots only) */
+    if (s->has_nest) {
+        if (!(keep = tv_calloc(((size_t)max_doc + 63) / 64, sizeof *keep))) goto out;
+        bool cur = false;
+        for (uint32_t d = max_doc; d-- > 0;) {
+            if (tv_segment_nest(s, d) == 0) cur = tv_segview_live(v, d);
+            if (cur) keep[d >> 6] |= 1ull << (d & 63);
+        }
+    }
+#define KEPT(d) (keep ? (keep[(d) >> 6] >> ((d) & 63)) & 1 : tv_segview_live(v, (d)))
     /* stored fields, a chunk at a time */
     for (uint32_t c = 0; c < s->nchunks; c++) {
         const uint8_t *e = s->s_chunks + (size_t)c * 32;
@@ -1338,7 +1393,7 @@ static tv_status merge_view(tv_segment_builder *b, const tv_segview *v) {
             goto out;
         }
         bool any = false;
-        for (uint32_t d = first; d < first + nd; d++) any |= tv_segview_live(v, d);
+        for (uint32_t d = first; d < first + nd; d++) any |= KEPT(d);
         if (!any) continue;
         if (raw_len + 1 > chunk_cap) {
             tv_free(chunk);
@@ -1351,7 +1406,7 @@ static tv_status merge_view(tv_segment_builder *b, const tv_segview *v) {
             goto out;
         }
         for (uint32_t d = first; d < first + nd; d++) {
-            if (!tv_segview_live(v, d)) continue;
+            if (!KEPT(d)) continue;
             tv_doc_meta meta;
             tv_arena_reset(&arena);
             st = tv_segment_doc(s, d, &arena, &meta, NULL, NULL);
@@ -1373,7 +1428,8 @@ static tv_status merge_view(tv_segment_builder *b, const tv_segview *v) {
                 goto out;
             }
             map[d] = b->ndocs;
-            if (add_stored(b, &meta, src, slen) || after_stored(b)) goto out;
+            if (add_stored(b, &meta, src, slen) || add_nest(b, tv_segment_nest(s, d)) || after_stored(b))
+                goto out;
         }
     }
     for (uint32_t i = 0; i < s->nfields; i++) {
@@ -1382,6 +1438,8 @@ static tv_status merge_view(tv_segment_builder *b, const tv_segview *v) {
     }
     st = TROVE_OK;
 out:
+#undef KEPT
+    tv_free(keep);
     tv_free(map);
     tv_free(chunk);
     tv_arena_fini(&arena);

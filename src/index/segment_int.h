@@ -30,6 +30,7 @@
 enum {
     TV_SEC_META = 1,     /* per-doc _id, _routing, version, seq_no, primary_term */
     TV_SEC_SOURCE = 2,   /* _source in LZ4 chunks */
+    TV_SEC_NESTED = 3,   /* per-doc nested object (doc blocks); absent: all roots */
     TV_SEC_TERMS = 10,   /* term dictionary of a field */
     TV_SEC_POSTINGS = 11,/* doc/freq blocks, skip data, impacts */
     TV_SEC_POSITIONS = 12,
@@ -114,6 +115,11 @@ struct tv_segment {
     const uint8_t *s_chunks;  /* nchunks * 32 bytes */
     const uint8_t *s_comp;
     uint64_t s_comp_len;
+    /* NESTED: per-doc 1 + nested object field id (0: root) */
+    bool has_nest;
+    tv_col n_nest;
+    uint64_t *roots; /* tv_malloc'd at open when has_nest: root docs */
+    uint32_t nroots;
 };
 
 /* The field of a segment, or NULL. */

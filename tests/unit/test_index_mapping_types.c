@@ -165,9 +165,9 @@ static void test_new_types_errors(void **state) {
                 "Failed to parse mapping [_doc]: unknown parameter [analyzer] on mapper [b] of type "
                 "[binary]",
                 TROVE_EMAPPER, NULL);
-    parse_fails("{\"properties\":{\"n\":{\"type\":\"nested\"}}}", TROVE_EMAPPER,
-                "Failed to parse mapping [_doc]: No handler for type [nested] declared on field "
-                "[n]: field type [nested] is not supported by trove",
+    parse_fails("{\"properties\":{\"n\":{\"type\":\"geo_shape\"}}}", TROVE_EMAPPER,
+                "Failed to parse mapping [_doc]: No handler for type [geo_shape] declared on field "
+                "[n]: field type [geo_shape] is not supported by trove",
                 TROVE_EMAPPER, NULL);
     /* merging an alias onto its base type is a type change */
     tv_error err;
