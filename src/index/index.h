@@ -613,6 +613,10 @@ tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto
  * a term (one posting per doc): the engine's id lookup and the ids query
  * use tv_segment_term(seg, TV_FIELD_ID, id, len, &st). */
 #define TV_FIELD_ID 0xFFFFFFFEu
+/* The reserved field under which each nested doc indexes the full path of
+ * its nested object as one term (Lucene's _nested_path): the docs of one
+ * nested object are that term's postings. */
+#define TV_FIELD_NESTED_PATH 0xFFFFFFFDu
 
 /*
  * Doc blocks (nested documents). A root document with nested objects is

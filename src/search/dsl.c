@@ -485,6 +485,7 @@ static const parser_entry k_query_parsers[] = {
     {"query_string", tv_dsl_parse_query_string},
     {"simple_query_string", tv_dsl_parse_simple_query_string},
     {"function_score", tv_dsl_parse_function_score},
+    {"nested", tv_dsl_parse_nested},
 };
 
 #define TV_DSL_MAX_DEPTH 100

@@ -246,6 +246,12 @@ typedef struct tv_dsl {
      * rewriteMustNotRangeClausesToShould looks at every segment's values. */
     const tv_snapshot *snap;
     const char *index; /* the target index's name (may be NULL): shard failures name it */
+    /* nested queries (dsl_nested.c): the enclosing nested query's path
+     * while its inner query parses (NULL: the root), and the nested
+     * queries with inner_hits seen so far, in parse order */
+    const tv_field *nested_scope;
+    struct tv_nested_q **nested_ih;
+    uint32_t nnested_ih;
 } tv_dsl;
 
 /* Parses a query object ({"match":{...}}) into *out. */
@@ -280,6 +286,13 @@ tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
  * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
 tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+/* dsl_nested.c: nested, and the inner_hits of nested queries: for root
+ * doc `doc` of segment `seg` of snap, the members of a hit's "inner_hits"
+ * object, one per definition (tv_dsl.nested_ih of the target's parse) */
+typedef struct tv_nested_q tv_nested_q;
+tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg,
+                                     uint32_t doc, const char *index, tv_arena *a, tv_jw *out, tv_error *err);
 /* dsl_function_score.c: function_score */
 tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,

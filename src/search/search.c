@@ -1269,6 +1269,8 @@ typedef struct target_ctx {
     tv_agg_shard *aggs, *global_aggs;
     agg_res **agg_results; /* per r->aggs item */
     tv_hl_target *hl;      /* highlight: bound to this target */
+    tv_nested_q **nih;     /* nested queries with inner_hits (dsl_nested.c) */
+    uint32_t nnih;
 } target_ctx;
 
 static tv_status text_fielddata_error(tv_error *err, const char *field) {
@@ -1289,8 +1291,14 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     d->snap = t->snap;
     d->index = t->index;
     tv_status st;
+    d->nested_ih = NULL; /* inner_hits come from the query only */
+    d->nnested_ih = 0;
     if (r->query) {
         st = tv_dsl_parse_query(d, r->query, &tc->q);
+        tc->nih = d->nested_ih;
+        tc->nnih = d->nnested_ih;
+        d->nested_ih = NULL;
+        d->nnested_ih = 0;
     } else {
         tc->q = tv_q_new(d, TV_Q_MATCH_ALL);
         st = tc->q ? TROVE_OK : TROVE_ENOMEM;
@@ -2406,9 +2414,24 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_buf_fini(&path);
             return tv_error_set(err, st, "%s", trove_status_message(st));
         }
+        if (r.ninner && tcs[h->target].nnih) {
+            tv_buf_fini(&path);
+            return tv_error_set(err, TROVE_EUNSUPPORTED, "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
+        }
         if (r.ninner && (st = collapse_inner_hits(&r, targets, ntargets, h, tcs[h->target].cf, arena, out, err))) {
             tv_buf_fini(&path);
             return st;
+        }
+        if (tcs[h->target].nnih) {
+            tv_jw_keyz(out, "inner_hits");
+            tv_jw_obj_begin(out);
+            st = tv_nested_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc, t->index,
+                                            arena, out, err);
+            tv_jw_obj_end(out);
+            if (st) {
+                tv_buf_fini(&path);
+                return st;
+            }
         }
         tv_jw_obj_end(out);
     }

@@ -1,0 +1,548 @@
+/*
+ * dsl_nested.c — the nested query (OpenSearch's NestedQueryBuilder, which
+ * runs as Lucene's ToParentBlockJoinQuery) and its inner_hits.
+ *
+ * Nested objects are doc blocks (index.h): a nested object's docs are the
+ * postings of its path under TV_FIELD_NESTED_PATH, and each block ends with
+ * its root. The query is a TV_Q_EXT node: per segment the inner query is
+ * planned over every doc (a view without live bits: nested docs are never
+ * live, and a child counts only through its parent, which the collector
+ * checks), its matches are kept to the docs of `path`, and each run of
+ * matching children is joined to the next doc of the parent filter — the
+ * root docs, or the docs of the enclosing nested query's path when nested
+ * queries nest (OpenSearch's nested scope, not the mapping's parent).
+ * Scores combine as BlockJoinScorer does: in double, `avg` divided by the
+ * count, `none` 0, cast to float at the end.
+ *
+ * inner_hits (NestedInnerHitSubContext): for each hit, the inner query runs
+ * again over the children of that hit's root (boost 1: the nested query's
+ * own boost is not part of it), top `from + size` by score then doc id.
+ * An inner hit carries `_nested` {field, offset}: the offset is the child's
+ * rank among its siblings of the same path in the block (what
+ * FetchPhase.getInternalNestedIdentity counts) and its `_source` is that
+ * element of the root's source at `path`. Not reproduced (400 naming it):
+ * inner hits of a nested query inside another nested query, of a path
+ * below another nested object, and the inner_hits options sort, highlight,
+ * explain, fields, docvalue_fields, stored_fields, script_fields and
+ * _source filters.
+ *
+ * Ownership: everything lives in the request arena.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "search/dsl_int.h"
+
+enum { SM_NONE = 0, SM_AVG, SM_MAX, SM_MIN, SM_SUM };
+
+struct tv_nested_q {
+    tv_query *inner;
+    float inner_boost0;   /* the inner query's own boost */
+    const tv_field *path; /* the nested object */
+    const tv_field *scope; /* the enclosing nested query's path (NULL: root) */
+    int mode;
+    /* inner_hits (has_ih false: none) */
+    bool has_ih;
+    const char *ih_name;
+    int64_t ih_from, ih_size;
+    bool ih_source, ih_version, ih_seq_no;
+    bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
+};
+
+/* ------------------------------------------------------------- bitsets */
+
+static inline bool bit_at(const uint64_t *w, uint32_t d) { return (w[d >> 6] >> (d & 63)) & 1; }
+
+/* The first set bit >= from, n when none. */
+static uint32_t next_set(const uint64_t *w, uint32_t from, uint32_t n) {
+    if (from >= n) return n;
+    size_t i = from >> 6, nw = ((size_t)n + 63) / 64;
+    uint64_t b = w[i] & (~0ull << (from & 63));
+    while (!b) {
+        if (++i >= nw) return n;
+        b = w[i];
+    }
+    uint32_t d = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(b));
+    return d < n ? d : n;
+}
+
+/* The last set bit < before, UINT32_MAX when none. */
+static uint32_t prev_set(const uint64_t *w, uint32_t before) {
+    if (before == 0) return UINT32_MAX;
+    uint32_t d = before - 1;
+    size_t i = d >> 6;
+    uint64_t b = w[i] & (~0ull >> (63 - (d & 63)));
+    while (!b) {
+        if (i == 0) return UINT32_MAX;
+        b = w[--i];
+    }
+    return (uint32_t)(i * 64 + 63 - (size_t)__builtin_clzll(b));
+}
+
+/* The docs of a nested path in a segment as a bitset (arena); NULL when
+ * the segment has none. */
+static const uint64_t *path_bits(const tv_segment *seg, const tv_field *path, tv_arena *a, bool *oom) {
+    tv_term_state ts;
+    if (!tv_segment_term(seg, TV_FIELD_NESTED_PATH, path->path, path->path_len, &ts)) return NULL;
+    uint32_t md = tv_segment_max_doc(seg);
+    uint64_t *w = tv_arena_calloc(a, ((size_t)md + 63) / 64, sizeof *w);
+    tv_postings *p = w ? tv_postings_open(seg, TV_FIELD_NESTED_PATH, &ts, 0, a) : NULL;
+    if (!p) {
+        *oom = true;
+        return NULL;
+    }
+    tv_postings_or_bits(p, w, md);
+    return w;
+}
+
+/* The parent filter of a nested query in a segment: the roots, or the
+ * docs of the enclosing nested path. */
+static const uint64_t *parent_bits(const tv_segment *seg, const tv_field *scope, tv_arena *a, bool *oom) {
+    if (!scope) return tv_segment_roots(seg, NULL);
+    return path_bits(seg, scope, a, oom);
+}
+
+/* ------------------------------------------------------------ iterator */
+
+typedef struct nest_it {
+    tv_iter it;
+    tv_iter *child;
+    const uint64_t *cbits, *pbits;
+    uint32_t max_doc;
+    uint32_t c; /* the child iterator's doc, kept to cbits (TV_ITER_UNSET before) */
+    int mode;
+    bool scores;
+    float score;
+} nest_it;
+
+static uint32_t kept_child(nest_it *x, uint32_t d) {
+    while (d != TV_NO_MORE_DOCS && !(d < x->max_doc && bit_at(x->cbits, d))) d = tv_iter_next(x->child);
+    return d;
+}
+
+/* From the first child of the next parent (x->c): the parent, with the
+ * score of its matching children. */
+static uint32_t join(nest_it *x) {
+    uint32_t c = x->c;
+    if (c == TV_NO_MORE_DOCS) return x->it.doc = TV_NO_MORE_DOCS;
+    uint32_t p = next_set(x->pbits, c, x->max_doc);
+    if (p >= x->max_doc) {
+        x->c = TV_NO_MORE_DOCS;
+        return x->it.doc = TV_NO_MORE_DOCS;
+    }
+    double s = 0;
+    uint32_t freq = 0;
+    while (c < p) {
+        float cs = x->scores ? tv_iter_score(x->child) : 0.0f;
+        if (freq == 0) s = cs;
+        else if (x->mode == SM_AVG || x->mode == SM_SUM) s += cs;
+        else if (x->mode == SM_MIN) s = fmin(s, cs);
+        else if (x->mode == SM_MAX) s = fmax(s, cs);
+        freq++;
+        c = kept_child(x, tv_iter_next(x->child));
+    }
+    x->c = c;
+    if (x->mode == SM_AVG) s /= freq;
+    x->score = x->mode == SM_NONE ? 0.0f : (float)s;
+    return x->it.doc = p;
+}
+
+static uint32_t nest_next(tv_iter *it) {
+    nest_it *x = (nest_it *)it;
+    if (x->c == TV_ITER_UNSET) x->c = kept_child(x, tv_iter_next(x->child));
+    return join(x);
+}
+
+static uint32_t nest_advance(tv_iter *it, uint32_t target) {
+    nest_it *x = (nest_it *)it;
+    /* the children of parents >= target come after the last parent before it */
+    uint32_t prev = target < x->max_doc ? prev_set(x->pbits, target) : UINT32_MAX;
+    if (target >= x->max_doc) {
+        x->c = TV_NO_MORE_DOCS;
+        return x->it.doc = TV_NO_MORE_DOCS;
+    }
+    uint32_t from = prev == UINT32_MAX ? 0 : prev + 1;
+    if (x->c == TV_ITER_UNSET || x->c < from) x->c = kept_child(x, tv_iter_advance(x->child, from));
+    return join(x);
+}
+
+static float nest_score(tv_iter *it) { return ((nest_it *)it)->score; }
+
+static const tv_iter_vt nest_vt = {nest_next, nest_advance, nest_score, NULL, NULL, NULL, NULL, NULL};
+
+/* --------------------------------------------------------------- hooks */
+
+static tv_status nest_prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena) {
+    tv_nested_q *s = q->u.ext.state;
+    /* the BoostQuery around the block join reaches the child weight */
+    s->inner->boost = s->inner_boost0 * boost;
+    s->ih_prepared = false;
+    return tv_query_prepare(s->inner, snap, arena);
+}
+
+static tv_status nest_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
+    tv_nested_q *s = q->u.ext.state;
+    *out = NULL;
+    if (!tv_segment_roots(sv->seg, NULL)) return TROVE_OK; /* no nested docs here */
+    bool oom = false;
+    const uint64_t *cb = path_bits(sv->seg, s->path, ctx->arena, &oom);
+    const uint64_t *pb = cb ? parent_bits(sv->seg, s->scope, ctx->arena, &oom) : NULL;
+    if (oom) return TROVE_ENOMEM;
+    if (!cb || !pb) return TROVE_OK;
+    tv_segview all = *sv;
+    all.live = NULL; /* children are never live: their parent decides */
+    tv_plan_ctx cx = {ctx->arena, ctx->snap, ctx->scores && s->mode != SM_NONE, false};
+    tv_iter *child = NULL;
+    tv_status st = tv_plan(s->inner, &all, &cx, &child);
+    if (st || !child) return st;
+    nest_it *x = tv_arena_calloc(ctx->arena, 1, sizeof *x);
+    if (!x) return TROVE_ENOMEM;
+    x->it.vt = &nest_vt;
+    x->it.doc = TV_ITER_UNSET;
+    x->it.cost = child->cost;
+    x->it.max_score = s->mode == SM_NONE ? 0.0f : INFINITY;
+    x->child = child;
+    x->cbits = cb;
+    x->pbits = pb;
+    x->max_doc = sv->max_doc;
+    x->c = TV_ITER_UNSET;
+    x->mode = s->mode;
+    x->scores = cx.scores;
+    *out = &x->it;
+    return TROVE_OK;
+}
+
+/* --------------------------------------------------------------- parse */
+
+static tv_status unsupported(tv_dsl *d, uint32_t off, const char *what) {
+    return tv_dsl_error(d, TROVE_EUNSUPPORTED, off, "%s is not supported by trove", what);
+}
+
+/* InnerHitBuilder's options, the ones trove runs. */
+static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
+    s->has_ih = true;
+    s->ih_size = 3;
+    s->ih_source = true;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        const tv_json *x = &m->val;
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)TV_MIN(m->key_len, 60u), m->key);
+        if (!strcmp(key, "name")) {
+            if (x->type != TV_JSON_STRING)
+                return tv_dsl_error(d, TROVE_EPARSE, x->off, "[inner_hits] name doesn't support values of type: %s",
+                                    tv_dsl_token_name(x));
+            s->ih_name = tv_arena_strndup(d->arena, x->v.s, x->len);
+            if (!s->ih_name) return TROVE_ENOMEM;
+        } else if (!strcmp(key, "from") || !strcmp(key, "size")) {
+            int64_t n;
+            tv_status st = tv_dsl_int(d, "inner_hits", key, x, &n);
+            if (st) return st;
+            *(key[0] == 'f' ? &s->ih_from : &s->ih_size) = n;
+        } else if (!strcmp(key, "version") || !strcmp(key, "seq_no_primary_term") || !strcmp(key, "ignore_unmapped") ||
+                   !strcmp(key, "track_scores")) {
+            bool b;
+            tv_status st = tv_dsl_bool(d, "inner_hits", key, x, &b);
+            if (st) return st;
+            if (key[0] == 'v') s->ih_version = b;
+            else if (key[0] == 's') s->ih_seq_no = b;
+        } else if (!strcmp(key, "_source")) {
+            if (x->type != TV_JSON_TRUE && x->type != TV_JSON_FALSE)
+                return unsupported(d, x->off, "[_source] filtering in [inner_hits]");
+            s->ih_source = x->type == TV_JSON_TRUE;
+        } else if (!strcmp(key, "sort") || !strcmp(key, "highlight") || !strcmp(key, "explain") ||
+                   !strcmp(key, "fields") || !strcmp(key, "docvalue_fields") || !strcmp(key, "stored_fields") ||
+                   !strcmp(key, "script_fields") || !strcmp(key, "collapse")) {
+            char what[96];
+            snprintf(what, sizeof what, "[%s] in [inner_hits]", key);
+            return unsupported(d, x->off, what);
+        } else {
+            return tv_dsl_error(d, TROVE_EPARSE, x->off, "[inner_hits] unknown field [%.*s]", (int)m->key_len, m->key);
+        }
+    }
+    if (s->ih_from < 0) return tv_dsl_error(d, TROVE_EARG, v->off, "illegal from value, at least 0 or higher");
+    if (s->ih_size < 0) return tv_dsl_error(d, TROVE_EARG, v->off, "illegal size value, at least 0 or higher");
+    return TROVE_OK;
+}
+
+/* InnerHitsContext's check of index.max_inner_result_window (100). */
+static tv_status check_window(tv_dsl *d, const tv_nested_q *s) {
+    int64_t max = 100;
+    if (s->ih_from + s->ih_size <= max) return TROVE_OK;
+    tv_error_set(d->err, TROVE_EARG,
+                 "Inner result window is too large, the inner hit definition's [%s]'s from + size must be less "
+                 "than or equal to: [%lld] but was [%lld]. This limit can be set by changing the "
+                 "[index.max_inner_result_window] index level setting.",
+                 s->ih_name ? s->ih_name : s->path->path, (long long)max, (long long)(s->ih_from + s->ih_size));
+    if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+    return TROVE_EARG;
+}
+
+/* QueryShardContext.toQuery's wrapping of an IllegalStateException. */
+static tv_status shard_state(tv_dsl *d, const char *fmt, const char *path) {
+    char msg[600];
+    snprintf(msg, sizeof msg, fmt, path);
+    tv_error_set(d->err, TROVE_EQUERYSHARD, "failed to create query: %s", msg);
+    tv_error_cause(d->err, TROVE_EILLEGALSTATE, "%s", msg);
+    if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+    return TROVE_EQUERYSHARD;
+}
+
+tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
+    *out = NULL;
+    if (body->type != TV_JSON_OBJECT)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "[nested] query malformed, no start_object after query name");
+    const tv_json *path = NULL, *query = NULL, *ih = NULL;
+    float boost = 1.0f;
+    bool ignore_unmapped = false;
+    int mode = SM_AVG;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        const tv_json *v = &m->val;
+        bool obj = v->type == TV_JSON_OBJECT || v->type == TV_JSON_ARRAY;
+        if (obj && tv_streq(m->key, m->key_len, "query")) {
+            query = v;
+        } else if (obj && tv_streq(m->key, m->key_len, "inner_hits")) {
+            if (v->type != TV_JSON_OBJECT) return tv_dsl_error(d, TROVE_EPARSE, v->off, "[inner_hits] must be an object");
+            ih = v;
+        } else if (obj) {
+            return tv_dsl_error(d, TROVE_EPARSE, v->off, "[nested] query does not support [%.*s]", (int)m->key_len, m->key);
+        } else if (tv_streq(m->key, m->key_len, "path")) {
+            path = v;
+        } else if (tv_streq(m->key, m->key_len, "boost")) {
+            tv_status st = tv_dsl_float(d, "nested", "boost", v, &boost);
+            if (st) return st;
+        } else if (tv_streq(m->key, m->key_len, "ignore_unmapped")) {
+            tv_status st = tv_dsl_bool(d, "nested", "ignore_unmapped", v, &ignore_unmapped);
+            if (st) return st;
+        } else if (tv_streq(m->key, m->key_len, "score_mode")) {
+            const char *t = "";
+            size_t tl = 0;
+            tv_dsl_scalar_text(v, &t, &tl);
+            static const char *const names[] = {"none", "avg", "max", "min", "sum"};
+            mode = -1;
+            for (int k = 0; k < 5; k++)
+                if (tv_streq(t, tl, names[k])) mode = k;
+            if (mode < 0)
+                return tv_dsl_error(d, TROVE_EARG, v->off, "No score mode for child query [%.*s] found", (int)tl, t);
+        } else if (tv_streq(m->key, m->key_len, "_name")) {
+            /* named queries: accepted, not reported (as elsewhere) */
+        } else {
+            return tv_dsl_error(d, TROVE_EPARSE, v->off, "[nested] query does not support [%.*s]", (int)m->key_len, m->key);
+        }
+    }
+    if (!path) return tv_dsl_error(d, TROVE_EARG, body->off, "[nested] requires 'path' field");
+    if (!query) return tv_dsl_error(d, TROVE_EARG, body->off, "[nested] requires 'query' field");
+    const char *ps = "";
+    size_t pl = 0;
+    tv_dsl_scalar_text(path, &ps, &pl);
+    char pz[512];
+    snprintf(pz, sizeof pz, "%.*s", (int)TV_MIN(pl, 500u), ps);
+    tv_nested_q *s = tv_arena_calloc(d->arena, 1, sizeof *s);
+    if (!s) return TROVE_ENOMEM;
+    s->mode = mode;
+    if (ih) {
+        tv_status st = parse_inner_hits(d, ih, s);
+        if (st) return st;
+    }
+    const tv_field *f = d->mapping ? tv_mapping_field(d->mapping, ps, pl) : NULL;
+    if (!f) {
+        if (ignore_unmapped) {
+            *out = tv_q_new(d, TV_Q_MATCH_NONE);
+            return *out ? TROVE_OK : TROVE_ENOMEM;
+        }
+        return shard_state(d, "[nested] failed to find nested object under path [%s]", pz);
+    }
+    if (f->type != TV_FT_OBJECT || !f->nested)
+        return shard_state(d, "[nested] nested object under path [%s] is not of nested type", pz);
+    s->path = f;
+    s->scope = d->nested_scope;
+    if (s->has_ih && (s->scope || f->nested_scope))
+        return unsupported(d, ih->off, "[inner_hits] of a [nested] query below another nested object");
+    d->nested_scope = f;
+    tv_status st = tv_dsl_parse_query(d, query, &s->inner);
+    d->nested_scope = s->scope;
+    if (!st) st = tv_query_rewrite(&s->inner, d->arena);
+    if (st) return st;
+    s->inner_boost0 = s->inner->boost;
+    if (s->has_ih) {
+        if ((st = check_window(d, s))) return st;
+        const char *name = s->ih_name ? s->ih_name : f->path;
+        for (uint32_t i = 0; i < d->nnested_ih; i++) {
+            const tv_nested_q *o = d->nested_ih[i];
+            if (!strcmp(o->ih_name ? o->ih_name : o->path->path, name))
+                return tv_dsl_error(d, TROVE_EARG, ih->off, "[inner_hits] already contains an entry for key [%s]", name);
+        }
+        tv_nested_q **grown = tv_arena_alloc(d->arena, (d->nnested_ih + 1) * sizeof *grown);
+        if (!grown) return TROVE_ENOMEM;
+        if (d->nnested_ih) memcpy(grown, d->nested_ih, d->nnested_ih * sizeof *grown);
+        grown[d->nnested_ih++] = s;
+        d->nested_ih = grown;
+    }
+    tv_query *q = tv_q_new(d, TV_Q_EXT);
+    if (!q) return TROVE_ENOMEM;
+    q->boost = boost;
+    q->u.ext.prepare = nest_prepare;
+    q->u.ext.plan = nest_plan;
+    q->u.ext.state = s;
+    *out = q;
+    return TROVE_OK;
+}
+
+/* ----------------------------------------------------------- inner hits */
+
+typedef struct ih_hit {
+    uint32_t doc;
+    float score;
+} ih_hit;
+
+static int cmp_ih(const void *a, const void *b) {
+    const ih_hit *x = a, *y = b;
+    if (x->score != y->score) return x->score > y->score ? -1 : 1;
+    return (x->doc > y->doc) - (x->doc < y->doc);
+}
+
+/* The element `offset` of the root source's value at path (an object, or
+ * the offset-th element of an array, nulls included as OpenSearch's list
+ * index counts them). NULL when absent. */
+static const tv_json *source_at(const tv_json *root, const char *path, size_t plen, uint32_t offset) {
+    const tv_json *v = root;
+    size_t i = 0;
+    while (v && i <= plen) {
+        size_t j = i;
+        while (j < plen && path[j] != '.') j++;
+        if (v->type != TV_JSON_OBJECT) return NULL;
+        const tv_json *next = NULL;
+        for (uint32_t k = 0; k < v->len && !next; k++)
+            if (v->v.members[k].key_len == j - i && !memcmp(v->v.members[k].key, path + i, j - i))
+                next = &v->v.members[k].val;
+        v = next;
+        i = j + 1;
+    }
+    if (!v) return NULL;
+    if (v->type == TV_JSON_ARRAY) return offset < v->len ? &v->v.items[offset] : NULL;
+    return offset == 0 ? v : NULL;
+}
+
+/* One definition's hits for root `doc` of segment view sv. */
+static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t doc, const char *index,
+                           const tv_doc_meta *meta, const tv_json *src, tv_arena *a, tv_jw *out) {
+    const tv_segview *sv = &snap->segs[segi];
+    const tv_segment *seg = sv->seg;
+    bool oom = false;
+    const uint64_t *cb = path_bits(seg, s->path, a, &oom);
+    if (oom) return TROVE_ENOMEM;
+    TV_VEC(ih_hit) hits = {0};
+    tv_status st = TROVE_OK;
+    uint32_t start = 0;
+    const uint64_t *roots = tv_segment_roots(seg, NULL);
+    if (roots) {
+        uint32_t p = prev_set(roots, doc);
+        start = p == UINT32_MAX ? 0 : p + 1;
+    }
+    if (cb && start < doc) {
+        tv_segview all = *sv;
+        all.live = NULL;
+        tv_plan_ctx cx = {a, snap, true, false};
+        tv_iter *it = NULL;
+        st = tv_plan(s->inner, &all, &cx, &it);
+        if (!st && it) {
+            for (uint32_t c = tv_iter_advance(it, start); c < doc; c = tv_iter_next(it)) {
+                if (!bit_at(cb, c)) continue;
+                ih_hit h = {c, tv_iter_score(it)};
+                if (tv_vec_push(&hits, h)) {
+                    st = TROVE_ENOMEM;
+                    break;
+                }
+            }
+        }
+    }
+    if (st) {
+        tv_vec_fini(&hits);
+        return st;
+    }
+    if (hits.len > 1) qsort(hits.items, hits.len, sizeof *hits.items, cmp_ih);
+    tv_jw_keyz(out, s->ih_name ? s->ih_name : s->path->path);
+    tv_jw_obj_begin(out);
+    tv_jw_keyz(out, "hits");
+    tv_jw_obj_begin(out);
+    tv_jw_keyz(out, "total");
+    tv_jw_obj_begin(out);
+    tv_jw_keyz(out, "value");
+    tv_jw_uint(out, hits.len);
+    tv_jw_keyz(out, "relation");
+    tv_jw_strz(out, "eq");
+    tv_jw_obj_end(out);
+    tv_jw_keyz(out, "max_score");
+    if (hits.len && s->ih_size > 0) tv_jw_float(out, hits.items[0].score);
+    else tv_jw_null(out);
+    tv_jw_keyz(out, "hits");
+    tv_jw_arr_begin(out);
+    uint32_t want = s->path->id + 1;
+    for (size_t i = (size_t)s->ih_from; i < hits.len && (int64_t)i < s->ih_from + s->ih_size; i++) {
+        uint32_t c = hits.items[i].doc, offset = 0;
+        for (uint32_t k = start; k < c; k++) offset += tv_segment_nest(seg, k) == want;
+        tv_jw_obj_begin(out);
+        tv_jw_keyz(out, "_index");
+        tv_jw_strz(out, index ? index : "");
+        tv_jw_keyz(out, "_id");
+        tv_jw_str(out, meta->id, meta->id_len);
+        tv_jw_keyz(out, "_nested");
+        tv_jw_obj_begin(out);
+        tv_jw_keyz(out, "field");
+        tv_jw_strz(out, s->path->path);
+        tv_jw_keyz(out, "offset");
+        tv_jw_uint(out, offset);
+        tv_jw_obj_end(out);
+        if (s->ih_version) {
+            tv_jw_keyz(out, "_version");
+            tv_jw_int(out, meta->version);
+        }
+        if (s->ih_seq_no) {
+            tv_jw_keyz(out, "_seq_no");
+            tv_jw_int(out, meta->seq_no);
+            tv_jw_keyz(out, "_primary_term");
+            tv_jw_int(out, meta->primary_term);
+        }
+        tv_jw_keyz(out, "_score");
+        tv_jw_float(out, hits.items[i].score);
+        const tv_json *part = s->ih_source && src ? source_at(src, s->path->path, s->path->path_len, offset) : NULL;
+        if (part) {
+            tv_jw_keyz(out, "_source");
+            tv_jw_value(out, part);
+        }
+        tv_jw_obj_end(out);
+    }
+    tv_jw_arr_end(out);
+    tv_jw_obj_end(out);
+    tv_jw_obj_end(out);
+    tv_vec_fini(&hits);
+    return TROVE_OK;
+}
+
+tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg,
+                                     uint32_t doc, const char *index, tv_arena *a, tv_jw *out, tv_error *err) {
+    tv_doc_meta meta;
+    const char *src = NULL;
+    size_t src_len = 0;
+    tv_status st = tv_segment_doc(snap->segs[seg].seg, doc, a, &meta, &src, &src_len);
+    tv_json *root = NULL;
+    if (!st && src && tv_json_parse(a, src, src_len, &root, NULL) != TROVE_OK) root = NULL;
+    if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+    const char **names = tv_arena_alloc(a, (n + 1) * sizeof *names);
+    uint32_t *ord = tv_arena_alloc(a, (n + 1) * sizeof *ord);
+    if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_name ? defs[i]->ih_name : defs[i]->path->path;
+    tv_java_hashmap_order(names, n, ord); /* InnerHitsPhase fills a HashMap */
+    for (uint32_t i = 0; i < n; i++) {
+        tv_nested_q *s = defs[ord[i]];
+        if (!s->ih_prepared) { /* the inner hits' weight has boost 1 */
+            s->inner->boost = s->inner_boost0;
+            if ((st = tv_query_prepare(s->inner, snap, a))) return tv_error_set(err, st, "out of memory");
+            s->ih_prepared = true;
+        }
+        if ((st = write_one(s, snap, seg, doc, index, &meta, root, a, out))) return tv_error_set(err, st, "out of memory");
+    }
+    return TROVE_OK;
+}
