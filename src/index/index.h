@@ -632,8 +632,6 @@ tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto
  */
 uint32_t tv_segment_nest(const tv_segment *s, uint32_t doc);
 const uint64_t *tv_segment_roots(const tv_segment *s, uint32_t *nroots);
-/* The first root doc at or after doc (max_doc when none). */
-uint32_t tv_segment_next_root(const tv_segment *s, uint32_t doc);
 
 /* ---------------------------------------------------------- segment builder */
 

@@ -194,18 +194,6 @@ const uint64_t *tv_segment_roots(const tv_segment *s, uint32_t *nroots) {
     return s->has_nest ? s->roots : NULL;
 }
 
-uint32_t tv_segment_next_root(const tv_segment *s, uint32_t doc) {
-    if (doc >= s->max_doc) return s->max_doc;
-    if (!s->has_nest) return doc;
-    size_t w = doc >> 6, nw = ((size_t)s->max_doc + 63) / 64;
-    uint64_t bits = s->roots[w] & (~0ull << (doc & 63));
-    while (!bits) {
-        if (++w >= nw) return s->max_doc;
-        bits = s->roots[w];
-    }
-    return (uint32_t)(w * 64 + (size_t)__builtin_ctzll(bits));
-}
-
 static bool parse_source(tv_segment *s, rd *r) {
     uint32_t md = s->max_doc;
     s->nchunks = rd_u32(r);

@@ -54,6 +54,8 @@ typedef enum tv_agg_kind {
     TV_AGG_MISSING,
     TV_AGG_GLOBAL,
     TV_AGG_SAMPLER,
+    TV_AGG_NESTED,
+    TV_AGG_REVERSE_NESTED,
     TV_AGG_COMPOSITE,
     TV_AGG_MULTI_TERMS,
     /* metrics */
@@ -81,6 +83,9 @@ typedef enum tv_agg_kind {
 
 bool tv_agg_is_bucket(tv_agg_kind k);
 bool tv_agg_is_pipeline(tv_agg_kind k);
+/* The aggregations of one bucket, {"doc_count": n, subs...}: filter,
+ * missing, global, sampler, nested, reverse_nested. */
+bool tv_agg_is_single_bucket(tv_agg_kind k);
 
 /* A terms order key: _count, _key, or a path into the bucket's
  * sub-aggregations ("price_stats.avg", "avg_price"). */
@@ -167,6 +172,10 @@ struct tv_agg {
     bool filters_anon;         /* given as an array */
     bool other_bucket;
     const char *other_key;
+
+    /* nested / reverse_nested: the nested object path (reverse_nested:
+     * NULL for the root) */
+    const char *nested_path;
 
     /* cardinality / percentiles */
     int64_t precision_threshold;

@@ -204,6 +204,13 @@ struct col {
     /* metrics */
     mslot *m;
     size_t mcap;
+    /* nested: the children of `npath` under each collected doc of the
+     * parent scope; reverse_nested: the doc of `npath` (NULL: the root)
+     * above each collected doc, once per bucket (the last parent per ord) */
+    const tv_field *npath, *nscope;
+    bool nunmapped;
+    tv_bitset ncb, npb;      /* the current segment's child and parent docs */
+    TV_VEC(uint32_t) rn_last;
     /* filter(s) */
     tv_query **qs;
     tv_iter **its;
@@ -807,6 +814,31 @@ static tv_status collect_tuple(col *g, uint32_t doc, uint64_t ord) {
     }
 }
 
+/* NestedAggregator: doc is a parent-scope doc; its children of npath are
+ * the npath docs after the previous parent-scope doc. */
+static tv_status collect_nested(col *g, uint32_t doc, uint64_t ord) {
+    if (!g->ncb.words || !g->npb.words) return TROVE_OK;
+    size_t prev = tv_bitset_prev(&g->npb, doc);
+    for (size_t c = tv_bitset_next(&g->ncb, prev == SIZE_MAX ? 0 : prev + 1); c < doc; c = tv_bitset_next(&g->ncb, c + 1)) {
+        tv_status st = bucket_hit(g, (uint32_t)c, ord, 0);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* ReverseNestedAggregator: the parent above doc, counted once per bucket
+ * (docs arrive ascending, so a parent's children are consecutive). */
+static tv_status collect_reverse_nested(col *g, uint32_t doc, uint64_t ord) {
+    if (!g->npb.words) return TROVE_OK;
+    size_t p = tv_bitset_next(&g->npb, doc);
+    if (p == SIZE_MAX) return TROVE_OK;
+    while (g->rn_last.len <= ord)
+        if (tv_vec_push(&g->rn_last, UINT32_MAX)) return c_oom(g);
+    if (g->rn_last.items[ord] == (uint32_t)p) return TROVE_OK;
+    g->rn_last.items[ord] = (uint32_t)p;
+    return bucket_hit(g, (uint32_t)p, ord, 0);
+}
+
 static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
     switch (g->a->kind) {
     case TV_AGG_COMPOSITE:
@@ -834,6 +866,8 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
         if (doc_has_value(g, doc)) return TROVE_OK;
         return bucket_hit(g, doc, ord, 0);
     case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_NESTED: return collect_nested(g, doc, ord);
+    case TV_AGG_REVERSE_NESTED: return collect_reverse_nested(g, doc, ord);
     /* a sampler's doc joins its parent's sample (the best shard_size by
      * score, a top_hits list); the sub-aggregations see the samples when
      * the shard finishes (replay_samples) */
@@ -1068,18 +1102,65 @@ static tv_status encode_after(col *g) {
     return g->after_enc ? TROVE_OK : c_oom(g);
 }
 
+/* nested / reverse_nested on the shard (NestedAggregationBuilder.doBuild,
+ * ReverseNestedAggregationBuilder.doBuild): the path's mapper, the nested
+ * scope the sub-aggregations bind in. */
+static tv_status bind_nested(col *g, tv_dsl *d) {
+    const tv_agg *a = g->a;
+    bool rev = a->kind == TV_AGG_REVERSE_NESTED;
+    if (rev && d->nested_aggs == 0) {
+        tv_error_set(g->ctx->err, TROVE_EARG,
+                     "Reverse nested aggregation [%s] can only be used inside a [nested] aggregation", a->name);
+        return shard_err(g);
+    }
+    const tv_field *p = a->nested_path ? tv_dsl_field(d, a->nested_path, strlen(a->nested_path)) : NULL;
+    if (a->nested_path && !p) {
+        g->nunmapped = true; /* an unmapped path: no docs */
+        return TROVE_OK;
+    }
+    if (p && (p->type != TV_FT_OBJECT || !p->nested)) {
+        tv_error_set(g->ctx->err, TROVE_EINTERNAL, "[%s] nested path [%s] is not nested", rev ? "reverse_nested" : "nested",
+                     a->nested_path);
+        snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+        return shard_err(g);
+    }
+    if (a->nsubs) {
+        for (uint32_t i = 0; i < a->nsubs; i++)
+            if (a->subs[i]->kind == TV_AGG_TOP_HITS) {
+                tv_error_set(g->ctx->err, TROVE_EUNSUPPORTED,
+                             "[top_hits] inside a [%s] aggregation is not supported by trove", a->type_name);
+                return shard_err(g);
+            }
+    }
+    g->npath = p;
+    g->nscope = d->nested_scope;
+    return TROVE_OK;
+}
+
 static tv_status bind_subs(col *g) {
     const tv_agg *a = g->a;
     if (!a->nsubs) return TROVE_OK;
     g->subs = tv_arena_calloc(g->ctx->arena, a->nsubs, sizeof *g->subs);
     if (!g->subs) return c_oom(g);
     g->nsubs = a->nsubs;
-    for (uint32_t i = 0; i < a->nsubs; i++) {
-        if (tv_agg_is_pipeline(a->subs[i]->kind)) continue;
-        tv_status st = bind(g->ctx, g->d, a->subs[i], g->t, false, &g->subs[i]);
-        if (st) return st;
+    /* below nested / reverse_nested, fields and filters are read in the
+     * path's docs */
+    bool nest = a->kind == TV_AGG_NESTED || a->kind == TV_AGG_REVERSE_NESTED;
+    const tv_field *scope = g->d->nested_scope;
+    if (nest) {
+        g->d->nested_scope = g->npath;
+        g->d->nested_aggs += a->kind == TV_AGG_NESTED;
     }
-    return TROVE_OK;
+    tv_status st = TROVE_OK;
+    for (uint32_t i = 0; i < a->nsubs && !st; i++) {
+        if (tv_agg_is_pipeline(a->subs[i]->kind)) continue;
+        st = bind(g->ctx, g->d, a->subs[i], g->t, false, &g->subs[i]);
+    }
+    if (nest) {
+        g->d->nested_scope = scope;
+        g->d->nested_aggs -= a->kind == TV_AGG_NESTED;
+    }
+    return st;
 }
 
 static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
@@ -1257,6 +1338,7 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     }
     g->counting = top && a->kind == TV_AGG_TERMS && g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET &&
                   !a->nsubs;
+    if ((a->kind == TV_AGG_NESTED || a->kind == TV_AGG_REVERSE_NESTED) && (st = bind_nested(g, d))) return st;
     return bind_subs(g);
 }
 
@@ -1329,11 +1411,29 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
         tv_status st = seg_col(g->tcols[i], sv);
         if (st) return st;
     }
+    /* filters see every doc offered (the collector checked the live
+     * bits; nested docs are never live themselves) */
+    tv_segview all = *sv;
+    all.live = NULL;
     for (uint32_t i = 0; i < g->nq; i++) {
         tv_plan_ctx pc = {g->ctx->arena, g->t->snap, false, false};
         g->its[i] = NULL;
-        tv_status st = tv_plan(g->qs[i], sv, &pc, &g->its[i]);
+        tv_status st = tv_plan(g->qs[i], &all, &pc, &g->its[i]);
         if (st) return tv_error_set(g->ctx->err, st, "out of memory");
+    }
+    if ((g->a->kind == TV_AGG_NESTED || g->a->kind == TV_AGG_REVERSE_NESTED) && !g->nunmapped) {
+        bool oom = false;
+        const uint64_t *cb = NULL, *pb;
+        if (g->a->kind == TV_AGG_NESTED) {
+            cb = tv_nested_path_bits(sv->seg, g->npath, g->ctx->arena, &oom);
+            pb = tv_nested_parent_bits(sv->seg, g->nscope, g->ctx->arena, &oom);
+        } else {
+            pb = tv_nested_parent_bits(sv->seg, g->npath, g->ctx->arena, &oom);
+        }
+        if (oom) return c_oom(g);
+        g->ncb = (tv_bitset){(uint64_t *)cb, sv->max_doc};
+        g->npb = (tv_bitset){(uint64_t *)pb, sv->max_doc};
+        g->rn_last.len = 0; /* doc ids are the segment's */
     }
     for (uint32_t i = 0; i < g->nsubs; i++) {
         if (!g->subs[i]) continue;
@@ -1348,6 +1448,7 @@ static void free_col(col *g) {
     for (uint32_t i = 0; i < g->nsubs; i++) free_col(g->subs[i]);
     for (uint32_t i = 0; i < g->ntcols; i++) free_col(g->tcols[i]);
     tv_vec_fini(&g->ekeys);
+    tv_vec_fini(&g->rn_last);
     tv_buf_fini(&g->tuple);
     for (size_t i = 0; i < g->thcap; i++) tv_free(g->th[i]);
     tv_free(g->th);
@@ -1451,7 +1552,7 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
     nb = 0;
     for (size_t i = 0; i < g->b.len; i++)
         if (g->b.items[i].parent == ord) sel[nb++] = (uint32_t)i;
-    bool single = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL || a->kind == TV_AGG_SAMPLER;
+    bool single = tv_agg_is_single_bucket(a->kind);
     size_t slots = single ? 1 : a->kind == TV_AGG_FILTERS ? g->nq + (a->other_bucket ? 1 : 0)
                                 : a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges : nb;
     r->b = tv_arena_calloc(c->arena, slots + 1, sizeof *r->b);

@@ -40,6 +40,8 @@ static const kind_name k_kinds[] = {
     {"missing", TV_AGG_MISSING},
     {"global", TV_AGG_GLOBAL},
     {"sampler", TV_AGG_SAMPLER},
+    {"nested", TV_AGG_NESTED},
+    {"reverse_nested", TV_AGG_REVERSE_NESTED},
     {"composite", TV_AGG_COMPOSITE},
     {"multi_terms", TV_AGG_MULTI_TERMS},
     {"avg", TV_AGG_AVG},
@@ -65,7 +67,7 @@ static const kind_name k_kinds[] = {
 
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
-    "diversified_sampler", "nested", "reverse_nested",
+    "diversified_sampler",
     "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
     "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
@@ -76,6 +78,10 @@ static const char *const k_unsupported[] = {
 
 bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_MULTI_TERMS; }
 bool tv_agg_is_pipeline(tv_agg_kind k) { return k >= TV_AGG_CUMULATIVE_SUM; }
+bool tv_agg_is_single_bucket(tv_agg_kind k) {
+    return k == TV_AGG_FILTER || k == TV_AGG_MISSING || k == TV_AGG_GLOBAL || k == TV_AGG_SAMPLER || k == TV_AGG_NESTED ||
+           k == TV_AGG_REVERSE_NESTED;
+}
 
 static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
 
@@ -859,6 +865,22 @@ static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     case TV_AGG_GLOBAL:
         if (body->len) return unknown_field(d, "global", &body->v.members[0]);
         return TROVE_OK;
+    case TV_AGG_NESTED:
+    case TV_AGG_REVERSE_NESTED:
+        /* NestedAggregationBuilder.parse / ReverseNestedAggregationBuilder.parse */
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            if (m->val.type != TV_JSON_STRING)
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unexpected token %s in [%s].", tv_dsl_token_name(&m->val),
+                                    a->name);
+            if (!key_is(m, "path"))
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unknown key for a VALUE_STRING in [%s]: [%s].", a->name,
+                                    m->key);
+            if (!(a->nested_path = tv_arena_strndup(d->arena, m->val.v.s, m->val.len))) return oom(d);
+        }
+        if (a->kind == TV_AGG_NESTED && !a->nested_path)
+            return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing [path] field for nested aggregation [%s]", a->name);
+        return TROVE_OK;
     case TV_AGG_SAMPLER:
         a->shard_size = 100;
         for (uint32_t i = 0; i < body->len; i++) {
@@ -937,7 +959,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
     bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS && a->kind != TV_AGG_TOP_HITS &&
-                   a->kind != TV_AGG_SAMPLER &&
+                   a->kind != TV_AGG_SAMPLER && a->kind != TV_AGG_NESTED && a->kind != TV_AGG_REVERSE_NESTED &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
                    a->kind != TV_AGG_MULTI_TERMS;
     if (sourced && !a->src.field)

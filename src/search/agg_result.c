@@ -231,9 +231,7 @@ static path_status bucket_path_value(const tv_agg *parent, const agg_res *pres, 
     if (!r) return PATH_NONE;
     if (last) *last = r;
     if (gt) {
-        if (!tv_agg_is_bucket(r->a->kind) || r->nb != 1 ||
-            !(r->a->kind == TV_AGG_FILTER || r->a->kind == TV_AGG_MISSING || r->a->kind == TV_AGG_GLOBAL ||
-              r->a->kind == TV_AGG_SAMPLER))
+        if (!tv_agg_is_bucket(r->a->kind) || r->nb != 1 || !tv_agg_is_single_bucket(r->a->kind))
             return PATH_NONE;
         return bucket_path_value(r->a, r, &r->b[0], gt + 1, out, last);
     }
@@ -504,8 +502,7 @@ static agg_res *empty_like(red *rd, const agg_res *tmpl) {
     er->min = INFINITY;
     er->max = -INFINITY;
     const tv_agg *a = tmpl->a;
-    bool fixed = a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL || a->kind == TV_AGG_SAMPLER ||
-                 a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS;
+    bool fixed = tv_agg_is_single_bucket(a->kind) || a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS;
     if (!fixed || !tmpl->nb) return er;
     er->nb = tmpl->nb;
     er->b = tv_arena_calloc(rd->c->arena, er->nb, sizeof *er->b);
@@ -543,7 +540,7 @@ static agg_res *empty_of(red *rd, const tv_agg *a) {
         u->fmt.pattern = a->src.format;
     }
     if (!(a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS ||
-          a->kind == TV_AGG_FILTER || a->kind == TV_AGG_MISSING || a->kind == TV_AGG_GLOBAL || a->kind == TV_AGG_SAMPLER))
+          tv_agg_is_single_bucket(a->kind)))
         return u;
     size_t nb = a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges
                 : a->kind == TV_AGG_FILTERS ? a->nfilters + (a->other_bucket ? 1 : 0) : 1;
@@ -756,6 +753,8 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
     case TV_AGG_FILTER:
     case TV_AGG_MISSING:
     case TV_AGG_GLOBAL:
+    case TV_AGG_NESTED:
+    case TV_AGG_REVERSE_NESTED:
     case TV_AGG_SAMPLER: {
         o->nb = proto->nb;
         o->b = tv_arena_calloc(rd->c->arena, o->nb + 1, sizeof *o->b);
@@ -1393,6 +1392,8 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     case TV_AGG_FILTER:
     case TV_AGG_MISSING:
     case TV_AGG_GLOBAL:
+    case TV_AGG_NESTED:
+    case TV_AGG_REVERSE_NESTED:
     case TV_AGG_SAMPLER:
         if (r->nb) st = write_bucket_body(rd, w, r, &r->b[0], typed);
         else { tv_jw_keyz(w, "doc_count"); tv_jw_uint(w, 0); }

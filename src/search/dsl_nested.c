@@ -56,33 +56,21 @@ static inline bool bit_at(const uint64_t *w, uint32_t d) { return (w[d >> 6] >> 
 
 /* The first set bit >= from, n when none. */
 static uint32_t next_set(const uint64_t *w, uint32_t from, uint32_t n) {
-    if (from >= n) return n;
-    size_t i = from >> 6, nw = ((size_t)n + 63) / 64;
-    uint64_t b = w[i] & (~0ull << (from & 63));
-    while (!b) {
-        if (++i >= nw) return n;
-        b = w[i];
-    }
-    uint32_t d = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(b));
-    return d < n ? d : n;
+    tv_bitset b = {(uint64_t *)w, n};
+    size_t i = tv_bitset_next(&b, from);
+    return i == SIZE_MAX ? n : (uint32_t)i;
 }
 
 /* The last set bit < before, UINT32_MAX when none. */
-static uint32_t prev_set(const uint64_t *w, uint32_t before) {
-    if (before == 0) return UINT32_MAX;
-    uint32_t d = before - 1;
-    size_t i = d >> 6;
-    uint64_t b = w[i] & (~0ull >> (63 - (d & 63)));
-    while (!b) {
-        if (i == 0) return UINT32_MAX;
-        b = w[--i];
-    }
-    return (uint32_t)(i * 64 + 63 - (size_t)__builtin_clzll(b));
+static uint32_t prev_set(const uint64_t *w, uint32_t before, uint32_t n) {
+    tv_bitset b = {(uint64_t *)w, n};
+    size_t i = tv_bitset_prev(&b, before);
+    return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
 }
 
 /* The docs of a nested path in a segment as a bitset (arena); NULL when
  * the segment has none. */
-static const uint64_t *path_bits(const tv_segment *seg, const tv_field *path, tv_arena *a, bool *oom) {
+const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, tv_arena *a, bool *oom) {
     tv_term_state ts;
     if (!tv_segment_term(seg, TV_FIELD_NESTED_PATH, path->path, path->path_len, &ts)) return NULL;
     uint32_t md = tv_segment_max_doc(seg);
@@ -98,9 +86,9 @@ static const uint64_t *path_bits(const tv_segment *seg, const tv_field *path, tv
 
 /* The parent filter of a nested query in a segment: the roots, or the
  * docs of the enclosing nested path. */
-static const uint64_t *parent_bits(const tv_segment *seg, const tv_field *scope, tv_arena *a, bool *oom) {
+const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, tv_arena *a, bool *oom) {
     if (!scope) return tv_segment_roots(seg, NULL);
-    return path_bits(seg, scope, a, oom);
+    return tv_nested_path_bits(seg, scope, a, oom);
 }
 
 /* ------------------------------------------------------------ iterator */
@@ -157,7 +145,7 @@ static uint32_t nest_next(tv_iter *it) {
 static uint32_t nest_advance(tv_iter *it, uint32_t target) {
     nest_it *x = (nest_it *)it;
     /* the children of parents >= target come after the last parent before it */
-    uint32_t prev = target < x->max_doc ? prev_set(x->pbits, target) : UINT32_MAX;
+    uint32_t prev = target < x->max_doc ? prev_set(x->pbits, target, x->max_doc) : UINT32_MAX;
     if (target >= x->max_doc) {
         x->c = TV_NO_MORE_DOCS;
         return x->it.doc = TV_NO_MORE_DOCS;
@@ -186,8 +174,8 @@ static tv_status nest_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx
     *out = NULL;
     if (!tv_segment_roots(sv->seg, NULL)) return TROVE_OK; /* no nested docs here */
     bool oom = false;
-    const uint64_t *cb = path_bits(sv->seg, s->path, ctx->arena, &oom);
-    const uint64_t *pb = cb ? parent_bits(sv->seg, s->scope, ctx->arena, &oom) : NULL;
+    const uint64_t *cb = tv_nested_path_bits(sv->seg, s->path, ctx->arena, &oom);
+    const uint64_t *pb = cb ? tv_nested_parent_bits(sv->seg, s->scope, ctx->arena, &oom) : NULL;
     if (oom) return TROVE_ENOMEM;
     if (!cb || !pb) return TROVE_OK;
     tv_segview all = *sv;
@@ -431,14 +419,14 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     const tv_segview *sv = &snap->segs[segi];
     const tv_segment *seg = sv->seg;
     bool oom = false;
-    const uint64_t *cb = path_bits(seg, s->path, a, &oom);
+    const uint64_t *cb = tv_nested_path_bits(seg, s->path, a, &oom);
     if (oom) return TROVE_ENOMEM;
     TV_VEC(ih_hit) hits = {0};
     tv_status st = TROVE_OK;
     uint32_t start = 0;
     const uint64_t *roots = tv_segment_roots(seg, NULL);
     if (roots) {
-        uint32_t p = prev_set(roots, doc);
+        uint32_t p = prev_set(roots, doc, tv_segment_max_doc(seg));
         start = p == UINT32_MAX ? 0 : p + 1;
     }
     if (cb && start < doc) {

@@ -38,6 +38,18 @@ size_t tv_bitset_next(const tv_bitset *b, size_t from) {
     }
 }
 
+size_t tv_bitset_prev(const tv_bitset *b, size_t before) {
+    if (before > b->nbits) before = b->nbits;
+    if (before == 0) return SIZE_MAX;
+    size_t d = before - 1, w = d >> 6;
+    uint64_t word = b->words[w] & (~0ull >> (63 - (d & 63)));
+    while (!word) {
+        if (w == 0) return SIZE_MAX;
+        word = b->words[--w];
+    }
+    return (w << 6) + 63 - (size_t)__builtin_clzll(word);
+}
+
 size_t tv_varint_put(uint8_t *out, uint64_t v) {
     size_t n = 0;
     while (v >= 0x80) {

@@ -270,6 +270,8 @@ static inline bool tv_bitset_get(const tv_bitset *b, size_t i) { return (b->word
 size_t tv_bitset_count(const tv_bitset *b);
 /* The first set bit >= from, or SIZE_MAX. */
 size_t tv_bitset_next(const tv_bitset *b, size_t from);
+/* The last set bit < before, or SIZE_MAX. */
+size_t tv_bitset_prev(const tv_bitset *b, size_t before);
 
 /* ---------------------------------------------------------------- varint */
 
