@@ -51,9 +51,8 @@
  * index_filter rather than approximated.
  *
  * Never arising, because trove's mappings refuse what would produce
- * them: field aliases (type "alias"), nested objects (type "nested"),
- * text's hidden "._index_prefix" / "._index_phrase" sub-fields
- * (index_prefixes, index_phrases). Not modelled: a flat_object field is
+ * them: field aliases (type "alias"), text's hidden "._index_prefix" /
+ * "._index_phrase" sub-fields (index_prefixes, index_phrases). Not modelled: a flat_object field is
  * answered as one field; OpenSearch's keyed sub-paths ("f.a.b", looked up
  * by exact name) and its internal "._value" / "._valueAndPath" keyword
  * sub-fields are not listed.
@@ -230,7 +229,7 @@ static bool index_caps(tv_req *r, const char *index, const tv_mapping *m, const 
             if (tv_map_has(&seen, path, len)) break;
             const tv_field *p = tv_mapping_field(m, path, len);
             if (p && p->type == TV_FT_OBJECT) {
-                fc_ent o = {.field = p->path, .type = "object", .index = index};
+                fc_ent o = {.field = p->path, .type = p->nested ? "nested" : "object", .index = index};
                 ok = add_ent(r, out, &seen, o);
             }
         }

@@ -267,7 +267,7 @@ static const char *kind_name(const tv_query *q) {
     case TV_Q_RANGE_TERM: return "range";
     case TV_Q_EXISTS: return "exists";
     case TV_Q_PHRASE_PREFIX: return "match_phrase_prefix";
-    case TV_Q_EXT: return "span";
+    case TV_Q_EXT: return q->origin ? q->origin : "span";
     }
     return "unknown";
 }

@@ -18,7 +18,8 @@
  *
  * Field types whose fetcher trove does not reproduce (geo_point, binary,
  * flat_object, ...) answer 400 unsupported_operation_exception naming the
- * type.
+ * type, and so do fields inside a nested object (OpenSearch groups their
+ * values per nested object).
  */
 #include <stdio.h>
 
@@ -232,6 +233,10 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
         for (size_t i = 0; i < nf; i++) {
             const tv_field *f = fs[i];
             if (f->type == TV_FT_OBJECT) continue;
+            if (f->nested_scope) /* FieldFetcher groups these per nested object */
+                return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                    "[fields] of [%s], a field inside the [nested] object [%s], is not supported by trove",
+                                    f->path, f->nested_scope->path);
             tv_buf b;
             tv_buf_init(&b);
             tv_jw w;

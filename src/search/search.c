@@ -99,6 +99,10 @@ typedef struct sort_spec {
     const char *field;
     size_t field_len;
     const char *unmapped_type;
+    /* "nested": {"path", "filter"}: the value of a root is picked over
+     * the values of its children of path (that match filter) */
+    const char *nested_path;
+    const tv_json *nested_filter;
 } sort_spec;
 
 typedef struct src_filter {
@@ -219,6 +223,21 @@ static tv_status parse_sort_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
                 if (s.mode == MODE_DEFAULT)
                     return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortMode [%s]", o->v.s);
             } else if (tv_streq(m->key, m->key_len, "numeric_type") || tv_streq(m->key, m->key_len, "format")) {
+            } else if (tv_streq(m->key, m->key_len, "nested") && o->type == TV_JSON_OBJECT && s.kind == SK_FIELD) {
+                for (uint32_t k = 0; k < o->len; k++) {
+                    const tv_json_member *nm = &o->v.members[k];
+                    if (tv_streq(nm->key, nm->key_len, "path") && nm->val.type == TV_JSON_STRING) {
+                        s.nested_path = nm->val.v.s;
+                    } else if (tv_streq(nm->key, nm->key_len, "filter") && nm->val.type == TV_JSON_OBJECT) {
+                        s.nested_filter = &nm->val;
+                    } else if (tv_streq(nm->key, nm->key_len, "nested") || tv_streq(nm->key, nm->key_len, "max_children")) {
+                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, nm->val.off,
+                                            "[sort] option [nested.%s] is not supported by trove", nm->key);
+                    } else {
+                        return perr(d, nm->val.off, "[nested] unknown field [%s]", nm->key);
+                    }
+                }
+                if (!s.nested_path) return perr(d, o->off, "[nested] requires 'path' field");
             } else {
                 return perr(d, o->off, "[%s] unknown field [%s]", s.kind == SK_FIELD ? "field_sort" : "sort", m->key);
             }
@@ -763,6 +782,11 @@ typedef struct hit {
 
 typedef struct tfield {
     const tv_field *f; /* per target: NULL when unmapped */
+    /* a nested sort: the path, its filter, and the current segment's
+     * docs of the path that pass it (NULL: none here) */
+    const tv_field *npath;
+    tv_query *nfilter;
+    const uint64_t *nkids;
 } tfield;
 
 typedef struct coll {
@@ -1038,12 +1062,81 @@ static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t
     return java_round((double)(int64_t)total / (double)n);
 }
 
+/* A nested sort's value of root `doc` (MultiValueMode.select over the
+ * root's children of the path that pass the filter): the values of every
+ * such child, in doc order, picked as one doc's values are; median is
+ * refused at parse time. Missing when no child has a value. */
+static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_segview *sv, uint32_t doc, sval *o) {
+    const tv_field *f = t->f;
+    if (!t->nkids) return;
+    const uint64_t *roots = tv_segment_roots(sv->seg, NULL);
+    tv_bitset rb = {(uint64_t *)roots, sv->max_doc}, kb = {(uint64_t *)t->nkids, sv->max_doc};
+    size_t prev = roots ? tv_bitset_prev(&rb, doc) : SIZE_MAX;
+    sort_mode m = s->mode == MODE_DEFAULT ? (s->desc ? MODE_MAX : MODE_MIN) : s->mode;
+    bool floating = tv_field_type_is_floating(f->type), any = false;
+    int64_t best = 0;
+    uint64_t lsum = 0, count = 0;
+    double dsum = 0;
+    uint32_t bord = 0;
+    for (size_t c = tv_bitset_next(&kb, prev == SIZE_MAX ? 0 : prev + 1); c < doc; c = tv_bitset_next(&kb, c + 1)) {
+        if (f->dv_kind == TV_DV_NUMERIC) {
+            int64_t vals[64];
+            uint32_t n = TV_MIN(tv_segment_dv_numeric(sv->seg, f->id, (uint32_t)c, vals, 64), 64u);
+            for (uint32_t k = 0; k < n; k++) {
+                if (!any || (m == MODE_MIN ? vals[k] < best : vals[k] > best)) best = vals[k];
+                lsum += (uint64_t)vals[k];
+                if (floating) dsum += tv_sortable_to_double(vals[k]);
+                count++;
+                any = true;
+            }
+        } else if (f->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t ords[64];
+            uint32_t n = TV_MIN(tv_segment_dv_ords(sv->seg, f->id, (uint32_t)c, ords, 64), 64u);
+            if (!n) continue;
+            uint32_t pick = m == MODE_MAX ? ords[n - 1] : ords[0];
+            if (!any || (m == MODE_MAX ? pick > bord : pick < bord)) bord = pick;
+            any = true;
+        }
+    }
+    if (!any) return;
+    if (f->dv_kind == TV_DV_SORTED_SET) {
+        const char *term;
+        size_t tl;
+        if (tv_segment_dv_term(sv->seg, f->id, bord, &term, &tl)) {
+            o->kind = 2;
+            o->s = term;
+            o->len = (uint32_t)tl;
+        }
+        return;
+    }
+    o->kind = 1;
+    if (m == MODE_MIN || m == MODE_MAX) {
+        o->i = best;
+    } else if (floating) {
+        double r = m == MODE_SUM ? dsum : dsum / (double)count;
+        if (f->type != TV_FT_DOUBLE) r = (double)(float)r; /* FloatValuesComparatorSource */
+        o->i = tv_double_to_sortable(r);
+    } else {
+        o->i = m == MODE_SUM ? (int64_t)lsum : java_round((double)(int64_t)lsum / (double)count);
+    }
+}
+
 /* Sort value i of a doc into *o. */
 static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
     o->kind = 0;
     const sort_spec *s = &c->r->sorts[i];
     if (s->kind != SK_FIELD || !tf[i].f) return;
     const tv_field *f = tf[i].f;
+    if (tf[i].npath) {
+        nested_sort_value(s, &tf[i], sv, doc, o);
+        if (o->kind == 0 && f->dv_kind == TV_DV_NUMERIC) {
+            bool hi = s->desc ? s->missing_first : !s->missing_first;
+            o->kind = 1;
+            if (tv_field_type_is_floating(f->type)) o->i = tv_double_to_sortable(hi ? INFINITY : -INFINITY);
+            else o->i = hi ? INT64_MAX : INT64_MIN;
+        }
+        return;
+    }
     if (f->dv_kind == TV_DV_NUMERIC) {
         int64_t vals[64];
         /* the segment's reader when run_target opened one for this key */
@@ -1095,7 +1188,7 @@ static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uin
     const sval *b = &c->heap[0].sv[0];
     const tv_field *f = tf[0].f;
     int x;
-    if (f && f->dv_kind == TV_DV_SORTED_SET && b->kind == 2) {
+    if (f && f->dv_kind == TV_DV_SORTED_SET && b->kind == 2 && !tf[0].npath) {
         /* keywords compare as ords within the segment: the worst hit's
          * term is placed among this segment's ords once per heap change,
          * then a doc costs its ord, not its term bytes (Lucene's
@@ -1327,6 +1420,35 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         if (s->mode >= MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "we only support AVG, MEDIAN and SUM on number based fields");
         tc->tf[i].f = f;
+        if (s->nested_path) {
+            /* FieldSortBuilder.resolveNested */
+            const tv_field *np = tv_dsl_field(d, s->nested_path, strlen(s->nested_path));
+            if (!np) {
+                tv_error_set(d->err, TROVE_EQUERYSHARD, "[nested] failed to find nested object under path [%s]", s->nested_path);
+                return shard_failure(d->err, t);
+            }
+            if (np->type != TV_FT_OBJECT || !np->nested) {
+                tv_error_set(d->err, TROVE_EQUERYSHARD, "[nested] nested object under path [%s] is not of nested type",
+                             s->nested_path);
+                return shard_failure(d->err, t);
+            }
+            if (s->mode == MODE_MEDIAN)
+                return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[sort] mode [median] with [nested] is not supported by trove");
+            tc->tf[i].npath = np;
+            if (s->nested_filter) {
+                d->nested_scope = np;
+                st = tv_dsl_parse_filter(d, s->nested_filter, &tc->tf[i].nfilter);
+                d->nested_scope = NULL;
+                if (!st) st = tv_query_rewrite(&tc->tf[i].nfilter, d->arena);
+                if (!st) st = tv_query_prepare(tc->tf[i].nfilter, t->snap, d->arena);
+                if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+            }
+        } else if (f && f->nested_scope && !f->nested_scope->include_in_root) {
+            /* FieldSortBuilder.validateMissingNestedPath */
+            tv_error_set(d->err, TROVE_EQUERYSHARD,
+                         "it is mandatory to set the [nested] context on the nested sort field: [%s].", f->path);
+            return shard_failure(d->err, t);
+        }
     }
     tc->boost = 1;
     for (size_t i = 0; i < r->nboosts; i++)
@@ -1401,6 +1523,29 @@ static bool can_prune(const req *r, const coll *c, bool counted) {
     return counted || r->track_false || r->track_limit != INT64_MAX;
 }
 
+/* A nested sort key's children in segment sv: the docs of its path that
+ * pass its filter (planned over every doc: nested docs are never live). */
+static tv_status nested_sort_segment(tfield *t, const tv_segview *sv, const tv_snapshot *snap, tv_arena *a) {
+    bool oom = false;
+    uint64_t *kids = (uint64_t *)tv_nested_path_bits(sv->seg, t->npath, a, &oom);
+    if (oom) return TROVE_ENOMEM;
+    t->nkids = kids;
+    if (!kids || !t->nfilter) return TROVE_OK;
+    tv_segview all = *sv;
+    all.live = NULL;
+    tv_plan_ctx pc = {a, snap, false, false};
+    tv_iter *it = NULL;
+    tv_status st = tv_plan(t->nfilter, &all, &pc, &it);
+    if (st) return st;
+    tv_bitset kb = {kids, sv->max_doc};
+    uint32_t d = it ? tv_iter_next(it) : TV_NO_MORE_DOCS;
+    for (size_t c = tv_bitset_next(&kb, 0); c != SIZE_MAX; c = tv_bitset_next(&kb, c + 1)) {
+        if (d < c) d = tv_iter_advance(it, (uint32_t)c);
+        if (d != c) kids[c >> 6] &= ~(1ull << (c & 63));
+    }
+    return TROVE_OK;
+}
+
 /* Counts or collects one target. */
 static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_target *t, target_ctx *tc,
                             tv_arena *a, bool count_only) {
@@ -1435,6 +1580,8 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
                 else memset(&c->rd[k], 0, sizeof c->rd[k]);
             c->rd_seg = sv;
         }
+        for (size_t k = 0; k < r->nsorts; k++)
+            if (tc->tf[k].npath && (st = nested_sort_segment(&tc->tf[k], sv, snap, a))) return st;
         /* the threshold carried over from earlier segments and targets */
         bool total_done = counted || c->total > (uint64_t)r->track_limit;
         bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
