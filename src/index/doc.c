@@ -87,7 +87,7 @@ typedef struct dctx {
     /* nested objects: the docs made so far (block order), the limit, and
      * the root's accumulators while a nested object's are current */
     TV_VEC(tv_parsed_doc) kids;
-    int64_t nested_limit;
+    int64_t nested_count, nested_limit; /* nested objects begun, and the limit */
     acc **root_accs;
     accvec *root_used;
     int flatten; /* > 0: re-walking a nested object into an enclosing doc
@@ -1401,8 +1401,9 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
         if (k->enabled == 0) return TROVE_OK; /* kept in _source only */
         if (v->type == TV_JSON_NULL) return TROVE_OK;
         /* re-walking for include_in_*: a nested object below goes along
-         * only when it is itself included */
-        if (k->f.nested && c->flatten && !k->f.include_in_parent && !k->f.include_in_root) return TROVE_OK;
+         * only when its fields are in its parent's doc (include_in_parent;
+         * include_in_root reaches the root by its own walk) */
+        if (k->f.nested && c->flatten && !k->f.include_in_parent) return TROVE_OK;
         bool as_doc = k->f.nested && !c->flatten;
         if (v->type == TV_JSON_OBJECT)
             return as_doc ? walk_nested(c, v, k, kd) : walk_object(c, v, k, NULL, k->f.path, k->f.path_len, kd);
@@ -1824,7 +1825,7 @@ static tv_status build_fields(dctx *c, tv_parsed_doc *out) {
  * along when it is included itself).
  */
 static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dynamic dyn) {
-    if ((int64_t)c->kids.len >= c->nested_limit) {
+    if (++c->nested_count > c->nested_limit) {
         tv_error_set(c->err, TROVE_EMAPPER, "failed to parse");
         tv_error_cause(c->err, TROVE_EARG,
                        "The number of nested documents has exceeded the allowed limit of [%lld]. This limit "
