@@ -42,6 +42,12 @@
  * copied by a clone, which must stay O(1) in documents. The price is a term
  * lookup per segment and reading the stored metadata of the hit.
  *
+ * Doc blocks (nested objects, index.h): a segment holding nested docs
+ * always has a live bitset, and only its roots are ever set in it, so the
+ * snapshot's live docs are roots and a root's nested docs live and die
+ * with it; num_docs counts roots (tv_index_get_stats adds the nested docs
+ * of live roots back, as Lucene counts them).
+ *
  * Deletes are applied at once: overwriting or deleting a document that lives
  * in a segment clears its bit in the working bitset. Bitsets are reference
  * counted and copy-on-write: the writer mutates one in place only when it is
