@@ -892,6 +892,157 @@ static void test_merge_all_deleted(void **state) {
     free(d);
 }
 
+/* ----------------------------------------------------------- doc blocks */
+
+#define F_CHILD 7   /* a numeric field of the nested docs */
+#define NEST_A 9    /* 1 + the field id of nested object "a" */
+#define NEST_B 12   /* 1 + the field id of nested object "b" */
+
+/* Root i of a block test gets i % 4 nested docs: alternately of "a" and
+ * "b", each with child value i * 10 + k. */
+static uint32_t block_kids(size_t i) { return (uint32_t)(i % 4); }
+
+/* Builds blocks for roots d[idx[0..n)], through the builder's block add. */
+static tv_segment *build_blocks(mdoc *d, const size_t *idx, size_t n) {
+    tv_segment_builder *b = tv_segment_builder_new();
+    assert_non_null(b);
+    tv_arena a;
+    tv_arena_init(&a);
+    for (size_t j = 0; j < n; j++) {
+        size_t i = idx[j];
+        tv_parsed_doc pd;
+        tv_doc_meta meta;
+        tv_arena_reset(&a);
+        to_parsed(&d[i], &a, &pd, &meta);
+        uint32_t nk = block_kids(i);
+        tv_parsed_doc *kids = tv_arena_calloc(&a, nk + 1, sizeof *kids);
+        for (uint32_t k = 0; k < nk; k++) {
+            tv_doc_field *fs = tv_arena_calloc(&a, 2, sizeof *fs);
+            int64_t *v = tv_arena_alloc(&a, sizeof *v);
+            *v = (int64_t)(i * 10 + k);
+            fs[0] = (tv_doc_field){.field = F_CHILD, .type = TV_FT_LONG, .dv_kind = TV_DV_NUMERIC, .nums = v, .nnums = 1};
+            tv_token *t = tv_arena_calloc(&a, 1, sizeof *t);
+            t->term = k % 2 ? "b" : "a";
+            t->term_len = 1;
+            fs[1] = (tv_doc_field){.field = TV_FIELD_NESTED_PATH, .type = TV_FT_KEYWORD, .index_options = TV_IO_DOCS,
+                                   .tokens = t, .ntokens = 1, .field_length = 1};
+            kids[k] = (tv_parsed_doc){.fields = fs, .nfields = 2, .nest = k % 2 ? NEST_B : NEST_A};
+        }
+        pd.nested = kids;
+        pd.nnested = nk;
+        uint32_t id;
+        assert_int_equal(tv_segment_builder_add(b, &pd, &meta, &id), TROVE_OK);
+    }
+    tv_segment *s = NULL;
+    assert_int_equal(tv_segment_builder_finish(b, &s), TROVE_OK);
+    tv_segment_builder_free(b);
+    tv_arena_fini(&a);
+    return s;
+}
+
+/* The block layout: nested docs then their root, nest values, roots,
+ * stored data only on roots, the _nested_path postings. */
+static void verify_blocks(const tv_segment *s, mdoc *d, const size_t *idx, size_t n) {
+    uint32_t doc = 0, nroots;
+    const uint64_t *roots = tv_segment_roots(s, &nroots);
+    assert_int_equal(nroots, n);
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_term_state ts;
+    bool has_a = tv_segment_term(s, TV_FIELD_NESTED_PATH, "a", 1, &ts);
+    tv_postings *pa = has_a ? tv_postings_open(s, TV_FIELD_NESTED_PATH, &ts, 0, &a) : NULL;
+    uint32_t next_a = pa ? tv_postings_next(pa) : TV_NO_MORE_DOCS;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = idx[j];
+        for (uint32_t k = 0; k < block_kids(i); k++, doc++) {
+            assert_int_equal(tv_segment_nest(s, doc), k % 2 ? NEST_B : NEST_A);
+            assert_false(roots && ((roots[doc >> 6] >> (doc & 63)) & 1));
+            int64_t v;
+            assert_int_equal(tv_segment_dv_numeric(s, F_CHILD, doc, &v, 1), 1);
+            assert_true(v == (int64_t)(i * 10 + k));
+            tv_term_state id;
+            tv_doc_meta m;
+            const char *src;
+            size_t sl;
+            assert_int_equal(tv_segment_doc(s, doc, &a, &m, &src, &sl), TROVE_OK);
+            assert_null(src);
+            assert_int_equal(m.id_len, 0);
+            assert_int_equal(m.seq_no, d[i].seq); /* the root's numbers */
+            (void)id;
+            if (k % 2 == 0) {
+                assert_int_equal(next_a, doc);
+                next_a = tv_postings_next(pa);
+            }
+        }
+        assert_int_equal(tv_segment_nest(s, doc), 0);
+        assert_true(!roots || ((roots[doc >> 6] >> (doc & 63)) & 1));
+        tv_term_state id;
+        assert_true(tv_segment_term(s, TV_FIELD_ID, d[i].id, strlen(d[i].id), &id));
+        assert_int_equal(id.doc_freq, 1);
+        doc++;
+    }
+    assert_int_equal(next_a, TV_NO_MORE_DOCS);
+    assert_int_equal(tv_segment_max_doc(s), doc);
+    tv_error err;
+    assert_int_equal(tv_segment_check(s, &err), TROVE_OK);
+    tv_arena_fini(&a);
+}
+
+static void test_nested_blocks(void **state) {
+    (void)state;
+    size_t n = 300;
+    mdoc *d = gen_docs(n);
+    size_t *all = malloc(n * sizeof *all), *kept = malloc(n * sizeof *kept);
+    for (size_t i = 0; i < n; i++) all[i] = i;
+    tv_segment *s = build_blocks(d, all, n);
+    verify_blocks(s, d, all, n);
+    /* reopened from its bytes */
+    size_t len;
+    const void *bytes = tv_segment_bytes_ptr(s, &len);
+    tv_segment *s2;
+    tv_error err;
+    assert_int_equal(tv_segment_open(bytes, len, &s2, &err), TROVE_OK);
+    verify_blocks(s2, d, all, n);
+    tv_segment_release(s2);
+    /* a merge keeps the blocks of live roots whole: the same bytes as a
+     * fresh build of those blocks */
+    uint32_t md = tv_segment_max_doc(s);
+    uint64_t *live = calloc((md + 63) / 64, 8);
+    size_t nk = 0;
+    uint32_t doc = 0;
+    for (size_t i = 0; i < n; i++) {
+        doc += block_kids(i);
+        if (rndn(3) != 0) {
+            live[doc >> 6] |= 1ull << (doc & 63);
+            kept[nk++] = i;
+        }
+        doc++;
+    }
+    tv_segview v = {s, live, 0, md, (uint32_t)nk};
+    tv_segment *merged, *fresh = build_blocks(d, kept, nk);
+    assert_int_equal(tv_segment_merge(&v, 1, &merged), TROVE_OK);
+    size_t l1, l2;
+    const void *b1 = tv_segment_bytes_ptr(merged, &l1), *b2 = tv_segment_bytes_ptr(fresh, &l2);
+    assert_int_equal(l1, l2);
+    assert_memory_equal(b1, b2, l1);
+    verify_blocks(merged, d, kept, nk);
+    tv_segment_release(merged);
+    tv_segment_release(fresh);
+    /* roots without nested docs: no NESTED section, every doc a root */
+    size_t plain[3] = {0, 4, 8};
+    tv_segment *p = build_blocks(d, plain, 3);
+    uint32_t nr;
+    assert_null(tv_segment_roots(p, &nr));
+    assert_int_equal(nr, 3);
+    tv_segment_release(p);
+    tv_segment_release(s);
+    free(live);
+    free(all);
+    free(kept);
+    free_docs(d, n);
+    free(d);
+}
+
 /* Reads every API over a segment that opened from damaged bytes: must not
  * crash (ASan/UBSan watch) whatever it returns. */
 static void walk(const tv_segment *s) {
@@ -1151,6 +1302,28 @@ static int write_fuzz_seeds(const char *dir) {
         free_docs(d, seeds[i].n);
         free(d);
     }
+    /* doc blocks (a NESTED section and _nested_path postings) */
+    for (int fixsum = 0; fixsum < 2; fixsum++) {
+        size_t n = 24, idx[24];
+        mdoc *d = gen_docs(n);
+        for (size_t k = 0; k < n; k++) {
+            idx[k] = k;
+            if (d[k].source_len > 64) d[k].source_len = 64;
+        }
+        tv_segment *s = build_blocks(d, idx, n);
+        size_t len;
+        const uint8_t *bytes = tv_segment_bytes_ptr(s, &len);
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, fixsum ? "nested_fixsum" : "nested");
+        FILE *f = fopen(path, "wb");
+        if (!f) return 1;
+        fputc(fixsum ? 'U' : bytes[0], f);
+        fwrite(bytes + 1, 1, len - 1, f);
+        if (fclose(f)) return 1;
+        tv_segment_release(s);
+        free_docs(d, n);
+        free(d);
+    }
     return 0;
 }
 
@@ -1164,6 +1337,7 @@ int main(void) {
         cmocka_unit_test(test_dense_and_long),
         cmocka_unit_test(test_positions_batch), cmocka_unit_test(test_merge_equals_fresh_build),
         cmocka_unit_test(test_merge_all_deleted),
+        cmocka_unit_test(test_nested_blocks),
         cmocka_unit_test(test_token_order_and_chunks),
         cmocka_unit_test(test_column_lines),
         cmocka_unit_test(test_corruption),
