@@ -2,7 +2,8 @@
  * fuzz_index_doc_types.c — feeds arbitrary bytes as a document to a fixed
  * mapping holding every second-round field type (binary with and without
  * doc values, ip, geo_point, date_nanos, unsigned_long, match_only_text,
- * constant_keyword, wildcard, token_count), copy_to targets and dynamic
+ * constant_keyword, wildcard, token_count), nested objects (with
+ * include_in_parent / include_in_root), copy_to targets and dynamic
  * templates (glob and regex), merging dynamic updates and parsing again as
  * the engine does. The same bytes also go through the ip parser (parse,
  * print, parse again must give the same address), CIDR parsing and the
@@ -30,7 +31,9 @@ static const char mapping_json[] =
     "\"m\":{\"type\":\"match_only_text\",\"copy_to\":[\"all\",\"o.new\"]},"
     "\"c\":{\"type\":\"constant_keyword\",\"value\":\"x\"},\"w\":{\"type\":\"wildcard\"},"
     "\"tc\":{\"type\":\"token_count\",\"analyzer\":\"standard\",\"null_value\":0},"
-    "\"all\":{\"type\":\"text\"},\"o\":{\"properties\":{}}}}";
+    "\"all\":{\"type\":\"text\"},\"o\":{\"properties\":{}},"
+    "\"ne\":{\"type\":\"nested\",\"include_in_parent\":true,\"properties\":{\"x\":{\"type\":\"keyword\"},"
+    "\"in\":{\"type\":\"nested\",\"include_in_root\":true,\"properties\":{\"y\":{\"type\":\"long\"}}}}}}}";
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *p = (const char *)data;

@@ -21,7 +21,8 @@ static void setup(void) {
         "\"n\":{\"type\":\"long\"},\"d\":{\"type\":\"double\"},\"ok\":{\"type\":\"boolean\"},"
         "\"when\":{\"type\":\"date\"},\"obj\":{\"properties\":{\"x\":{\"type\":\"keyword\"}}},"
         "\"u\":{\"type\":\"unsigned_long\"},\"dn\":{\"type\":\"date_nanos\"},\"ip\":{\"type\":\"ip\"},"
-        "\"bin\":{\"type\":\"binary\"}}}";
+        "\"bin\":{\"type\":\"binary\"},\"nest\":{\"type\":\"nested\",\"properties\":{\"k\":{\"type\":\"keyword\"},"
+        "\"v\":{\"type\":\"long\"},\"deep\":{\"type\":\"nested\",\"properties\":{\"w\":{\"type\":\"long\"}}}}}}}";
     tv_arena a;
     tv_arena_init(&a);
     tv_json *m = NULL;
@@ -33,7 +34,8 @@ static void setup(void) {
     static const char *docs[] = {
         ("{\"title\":\"quick brown fox\",\"tag\":\"a\",\"n\":5,\"d\":1.5,\"ok\":true,\"when\":\"2020-01-01\",\"obj\":{\"x\":\"y\"},"
         "\"u\":18446744073709551615,\"dn\":\"2020-01-01T00:00:00.123456789Z\",\"ip\":\"10.1.2.3\",\"bin\":\"aGk=\"}"),
-        "{\"title\":\"lazy fox jumps over the quick dog\",\"tag\":[\"b\",\"c\"],\"n\":-3,\"u\":7,\"ip\":\"::1\"}",
+        ("{\"title\":\"lazy fox jumps over the quick dog\",\"tag\":[\"b\",\"c\"],\"n\":-3,\"u\":7,\"ip\":\"::1\","
+         "\"nest\":[{\"k\":\"a\",\"v\":1,\"deep\":[{\"w\":2},{\"w\":3}]},null,{\"k\":\"b\",\"v\":4}]}"),
         "{\"title\":\"\"}",
     };
     for (size_t i = 0; i < 3; i++) {

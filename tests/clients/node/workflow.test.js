@@ -738,6 +738,73 @@ describe('official OpenSearch client against trove serve', () => {
     assert.deepEqual(d, { acknowledged: true });
   });
 
+  it('nested objects: nested query with inner_hits, nested aggregations, nested sort', async () => {
+    await client.indices.create({
+      index: 'orders',
+      body: {
+        mappings: {
+          properties: {
+            customer: { type: 'keyword' },
+            lines: { type: 'nested', properties: { sku: { type: 'keyword' }, qty: { type: 'integer' } } },
+          },
+        },
+      },
+    });
+    await client.bulk({
+      refresh: 'true',
+      body: [
+        { index: { _index: 'orders', _id: 'o1' } },
+        { customer: 'ann', lines: [{ sku: 'pen', qty: 2 }, { sku: 'ink', qty: 9 }] },
+        { index: { _index: 'orders', _id: 'o2' } },
+        { customer: 'bob', lines: [{ sku: 'ink', qty: 1 }] },
+      ],
+    });
+    // one line must carry both conditions: o1's ink line, not o2's
+    const { body } = await client.search({
+      index: 'orders',
+      body: {
+        query: {
+          nested: {
+            path: 'lines',
+            query: { bool: { must: [{ term: { 'lines.sku': 'ink' } }, { range: { 'lines.qty': { gte: 5 } } }] } },
+            inner_hits: {},
+          },
+        },
+      },
+    });
+    assert.deepEqual(hitIds(body), ['o1']);
+    const inner = body.hits.hits[0].inner_hits.lines.hits;
+    assert.equal(inner.total.value, 1);
+    assert.deepEqual(inner.hits[0]._nested, { field: 'lines', offset: 1 });
+    assert.deepEqual(inner.hits[0]._source, { sku: 'ink', qty: 9 });
+    const { body: c } = await client.count({ index: 'orders' });
+    assert.equal(c.count, 2); // the lines are hidden documents
+    const { body: a } = await client.search({
+      index: 'orders',
+      body: {
+        size: 0,
+        aggs: {
+          lines: {
+            nested: { path: 'lines' },
+            aggs: { sku: { terms: { field: 'lines.sku' }, aggs: { orders: { reverse_nested: {} } } } },
+          },
+        },
+      },
+    });
+    assert.equal(a.aggregations.lines.doc_count, 3);
+    assert.deepEqual(
+      a.aggregations.lines.sku.buckets.map((b) => [b.key, b.doc_count, b.orders.doc_count]),
+      [['ink', 2, 2], ['pen', 1, 1]]
+    );
+    const { body: s } = await client.search({
+      index: 'orders',
+      body: { sort: [{ 'lines.qty': { order: 'desc', mode: 'sum', nested: { path: 'lines' } } }] },
+    });
+    assert.deepEqual(hitIds(s), ['o1', 'o2']);
+    assert.deepEqual(s.hits.hits.map((h) => h.sort[0]), [11, 1]);
+    await client.indices.delete({ index: 'orders' });
+  });
+
   it('errors surface as ResponseError with the OpenSearch body', async () => {
     const err = await expectResponseError(
       () => client.search({ index: 'no-such-index', body: { query: { match_all: {} } } }),
