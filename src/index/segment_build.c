@@ -610,7 +610,7 @@ static int add_one(tv_segment_builder *b, const tv_parsed_doc *doc, const tv_doc
 tv_status tv_segment_builder_add(tv_segment_builder *b, const tv_parsed_doc *doc,
                                  const tv_doc_meta *meta, uint32_t *docid) {
     if (b->err) return b->err;
-    if (b->ndocs >= TV_SEG_MAX_DOCS - doc->nnested) return TROVE_ELIMIT;
+    if ((uint64_t)b->ndocs + doc->nnested >= TV_SEG_MAX_DOCS) return TROVE_ELIMIT;
     for (uint32_t k = 0; k < doc->nnested; k++)
         if (add_one(b, &doc->nested[k], meta)) goto oom;
     uint32_t d = b->ndocs;

@@ -48,6 +48,8 @@ struct tv_nested_q {
     int64_t ih_from, ih_size;
     bool ih_source, ih_version, ih_seq_no;
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
+    const tv_segment *ih_seg; /* the segment ih_kids are of (the hits of a page */
+    const uint64_t *ih_kids;  /* share a few segments: built once per segment) */
 };
 
 /* ------------------------------------------------------------- bitsets */
@@ -418,9 +420,13 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
                            const tv_doc_meta *meta, const tv_json *src, tv_arena *a, tv_jw *out) {
     const tv_segview *sv = &snap->segs[segi];
     const tv_segment *seg = sv->seg;
-    bool oom = false;
-    const uint64_t *cb = tv_nested_path_bits(seg, s->path, a, &oom);
-    if (oom) return TROVE_ENOMEM;
+    if (s->ih_seg != seg) {
+        bool oom = false;
+        s->ih_kids = tv_nested_path_bits(seg, s->path, a, &oom);
+        if (oom) return TROVE_ENOMEM;
+        s->ih_seg = seg;
+    }
+    const uint64_t *cb = s->ih_kids;
     TV_VEC(ih_hit) hits = {0};
     tv_status st = TROVE_OK;
     uint32_t start = 0;
