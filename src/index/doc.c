@@ -1842,20 +1842,6 @@ static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dyn
     tv_parsed_doc kid = {.nest = k->f.id + 1};
     if (!st && !c->update) {
         st = build_fields(c, &kid);
-        /* the _nested_path term, after every mapped field (its id sorts last) */
-        tv_doc_field *fs = st ? NULL : tv_arena_alloc(c->a, (kid.nfields + 1) * sizeof *fs);
-        tv_token *path = fs ? tv_arena_calloc(c->a, 1, sizeof *path) : NULL;
-        if (!st && !path) st = oom(c);
-        if (!st) {
-            if (kid.nfields) memcpy(fs, kid.fields, kid.nfields * sizeof *fs);
-            path->term = k->f.path;
-            path->term_len = k->f.path_len;
-            fs[kid.nfields] = (tv_doc_field){.field = TV_FIELD_NESTED_PATH, .type = TV_FT_KEYWORD,
-                                             .index_options = TV_IO_DOCS, .tokens = path, .ntokens = 1,
-                                             .field_length = 1};
-            kid.fields = fs;
-            kid.nfields++;
-        }
         if (!st && tv_vec_push(&c->kids, kid)) st = oom(c);
     }
     for (size_t i = 0; i < mine.len; i++) acc_free(mine.items[i]);

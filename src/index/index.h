@@ -613,10 +613,6 @@ tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto
  * a term (one posting per doc): the engine's id lookup and the ids query
  * use tv_segment_term(seg, TV_FIELD_ID, id, len, &st). */
 #define TV_FIELD_ID 0xFFFFFFFEu
-/* The reserved field under which each nested doc indexes the full path of
- * its nested object as one term (Lucene's _nested_path): the docs of one
- * nested object are that term's postings. */
-#define TV_FIELD_NESTED_PATH 0xFFFFFFFDu
 
 /*
  * Doc blocks (nested documents). A root document with nested objects is
@@ -625,13 +621,19 @@ tv_status tv_segment_doc_cached(const tv_segment *s, uint32_t doc, uint32_t upto
  * root doc and 1 + the field id of its nested object mapping for a nested
  * doc. tv_segment_roots is the bitset (max_doc bits) of root docs, NULL
  * when every doc is a root; *nroots receives their count (may be NULL).
- * Nested docs have no _id term and no _source. The engine never marks a
+ * Nested docs have no _id term and no _source; tv_segment_nest_docs gives
+ * the docs of one nested object. The engine never marks a
  * nested doc live (tv_segview.live has root docs only), so every query,
  * count and aggregation over a snapshot sees root docs only, and a nested
  * doc lives exactly as long as its root.
  */
 uint32_t tv_segment_nest(const tv_segment *s, uint32_t doc);
 const uint64_t *tv_segment_roots(const tv_segment *s, uint32_t *nroots);
+/* The bitset of the docs whose nest value is `nest` (the docs of one
+ * nested object), built from the NESTED column on first use and kept for
+ * the segment's life (thread-safe; borrowed). NULL when the segment has
+ * none (or out of memory: *oom set). */
+const uint64_t *tv_segment_nest_docs(const tv_segment *s, uint32_t nest, bool *oom);
 
 /* ---------------------------------------------------------- segment builder */
 

@@ -58,6 +58,9 @@ void tv_segment_release(const tv_segment *s) {
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1) return;
     tv_free(m->fields);
     tv_free(m->roots);
+    for (uint32_t i = 0; i < m->nnest; i++) tv_free(atomic_load(&m->nest_docs[i]));
+    tv_free(m->nest_docs);
+    tv_free(m->nest_vals);
     if (m->mapped) tv_store_unmap(m->bytes, m->len);
     else tv_free(m->bytes);
     tv_free(m);
@@ -181,7 +184,51 @@ static bool parse_nested(tv_segment *s, rd *r) {
     if (tv_col_get(&s->n_nest, md - 1) != 0) return false;
     s->nroots = n;
     s->has_nest = true;
-    return true;
+    /* the distinct nest values: few (one per nested object mapping) */
+    for (uint32_t d = 0; d < md; d++) {
+        uint32_t v = (uint32_t)tv_col_get(&s->n_nest, d), lo = 0, hi = s->nnest;
+        if (!v) continue;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (s->nest_vals[mid] < v) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo < s->nnest && s->nest_vals[lo] == v) continue;
+        uint32_t *nv = tv_realloc(s->nest_vals, (s->nnest + 1) * sizeof *nv);
+        if (!nv) return false;
+        s->nest_vals = nv;
+        memmove(nv + lo + 1, nv + lo, (s->nnest - lo) * sizeof *nv);
+        nv[lo] = v;
+        s->nnest++;
+    }
+    s->nest_docs = tv_calloc(s->nnest ? s->nnest : 1, sizeof *s->nest_docs);
+    return s->nest_docs != NULL;
+}
+
+const uint64_t *tv_segment_nest_docs(const tv_segment *s, uint32_t nest, bool *oom) {
+    uint32_t lo = 0, hi = s->nnest;
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (s->nest_vals[mid] < nest) lo = mid + 1;
+        else hi = mid;
+    }
+    if (lo >= s->nnest || s->nest_vals[lo] != nest) return NULL;
+    uint64_t *w = atomic_load_explicit(&s->nest_docs[lo], memory_order_acquire);
+    if (w) return w;
+    size_t nw = ((size_t)s->max_doc + 63) / 64;
+    if (!(w = tv_calloc(nw, sizeof *w))) {
+        *oom = true;
+        return NULL;
+    }
+    for (uint32_t d = 0; d < s->max_doc; d++)
+        if ((uint32_t)tv_col_get(&s->n_nest, d) == nest) w[d >> 6] |= 1ull << (d & 63);
+    uint64_t *expect = NULL;
+    if (!atomic_compare_exchange_strong_explicit(&s->nest_docs[lo], &expect, w, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        tv_free(w); /* another reader built it first */
+        return expect;
+    }
+    return w;
 }
 
 uint32_t tv_segment_nest(const tv_segment *s, uint32_t doc) {
@@ -511,6 +558,8 @@ static tv_status open_bytes(uint8_t *bytes, size_t len, bool verify, bool mapped
 fail:
     tv_free(s->fields);
     tv_free(s->roots);
+    tv_free(s->nest_vals);
+    tv_free(s->nest_docs);
     release_bytes(s->bytes, s->len, s->mapped);
     tv_free(s);
     return st;

@@ -120,6 +120,12 @@ struct tv_segment {
     tv_col n_nest;
     uint64_t *roots; /* tv_malloc'd at open when has_nest: root docs */
     uint32_t nroots;
+    /* the distinct nonzero nest values (ascending) and, per value, the
+     * bitset of its docs, built on first use and published by CAS
+     * (tv_segment_nest_docs) */
+    uint32_t *nest_vals;
+    uint64_t *_Atomic *nest_docs;
+    uint32_t nnest;
 };
 
 /* The field of a segment, or NULL. */

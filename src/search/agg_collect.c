@@ -1425,10 +1425,10 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
         bool oom = false;
         const uint64_t *cb = NULL, *pb;
         if (g->a->kind == TV_AGG_NESTED) {
-            cb = tv_nested_path_bits(sv->seg, g->npath, g->ctx->arena, &oom);
-            pb = tv_nested_parent_bits(sv->seg, g->nscope, g->ctx->arena, &oom);
+            cb = tv_nested_path_bits(sv->seg, g->npath, &oom);
+            pb = tv_nested_parent_bits(sv->seg, g->nscope, &oom);
         } else {
-            pb = tv_nested_parent_bits(sv->seg, g->npath, g->ctx->arena, &oom);
+            pb = tv_nested_parent_bits(sv->seg, g->npath, &oom);
         }
         if (oom) return c_oom(g);
         g->ncb = (tv_bitset){(uint64_t *)cb, sv->max_doc};

@@ -2,9 +2,9 @@
  * dsl_nested.c — the nested query (OpenSearch's NestedQueryBuilder, which
  * runs as Lucene's ToParentBlockJoinQuery) and its inner_hits.
  *
- * Nested objects are doc blocks (index.h): a nested object's docs are the
- * postings of its path under TV_FIELD_NESTED_PATH, and each block ends with
- * its root. The query is a TV_Q_EXT node: per segment the inner query is
+ * Nested objects are doc blocks (index.h): a nested object's docs are a
+ * bitset the segment builds once (tv_segment_nest_docs), and each block
+ * ends with its root. The query is a TV_Q_EXT node: per segment the inner query is
  * planned over every doc (a view without live bits: nested docs are never
  * live, and a child counts only through its parent, which the collector
  * checks), its matches are kept to the docs of `path`, and each run of
@@ -70,27 +70,17 @@ static uint32_t prev_set(const uint64_t *w, uint32_t before, uint32_t n) {
     return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
 }
 
-/* The docs of a nested path in a segment as a bitset (arena); NULL when
- * the segment has none. */
-const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, tv_arena *a, bool *oom) {
-    tv_term_state ts;
-    if (!tv_segment_term(seg, TV_FIELD_NESTED_PATH, path->path, path->path_len, &ts)) return NULL;
-    uint32_t md = tv_segment_max_doc(seg);
-    uint64_t *w = tv_arena_calloc(a, ((size_t)md + 63) / 64, sizeof *w);
-    tv_postings *p = w ? tv_postings_open(seg, TV_FIELD_NESTED_PATH, &ts, 0, a) : NULL;
-    if (!p) {
-        *oom = true;
-        return NULL;
-    }
-    tv_postings_or_bits(p, w, md);
-    return w;
+/* The docs of a nested path in a segment (the segment's cached bitset);
+ * NULL when the segment has none. */
+const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, bool *oom) {
+    return tv_segment_nest_docs(seg, path->id + 1, oom);
 }
 
 /* The parent filter of a nested query in a segment: the roots, or the
  * docs of the enclosing nested path. */
-const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, tv_arena *a, bool *oom) {
+const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom) {
     if (!scope) return tv_segment_roots(seg, NULL);
-    return tv_nested_path_bits(seg, scope, a, oom);
+    return tv_nested_path_bits(seg, scope, oom);
 }
 
 /* ------------------------------------------------------------ iterator */
@@ -176,8 +166,8 @@ static tv_status nest_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx
     *out = NULL;
     if (!tv_segment_roots(sv->seg, NULL)) return TROVE_OK; /* no nested docs here */
     bool oom = false;
-    const uint64_t *cb = tv_nested_path_bits(sv->seg, s->path, ctx->arena, &oom);
-    const uint64_t *pb = cb ? tv_nested_parent_bits(sv->seg, s->scope, ctx->arena, &oom) : NULL;
+    const uint64_t *cb = tv_nested_path_bits(sv->seg, s->path, &oom);
+    const uint64_t *pb = cb ? tv_nested_parent_bits(sv->seg, s->scope, &oom) : NULL;
     if (oom) return TROVE_ENOMEM;
     if (!cb || !pb) return TROVE_OK;
     tv_segview all = *sv;
@@ -422,7 +412,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     const tv_segment *seg = sv->seg;
     if (s->ih_seg != seg) {
         bool oom = false;
-        s->ih_kids = tv_nested_path_bits(seg, s->path, a, &oom);
+        s->ih_kids = tv_nested_path_bits(seg, s->path, &oom);
         if (oom) return TROVE_ENOMEM;
         s->ih_seg = seg;
     }

@@ -292,11 +292,12 @@ tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_qu
  * object, one per definition (tv_dsl.nested_ih of the target's parse) */
 typedef struct tv_nested_q tv_nested_q;
 tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
-/* The docs of nested object `path` in a segment as a bitset (arena), and
- * a nested scope's parent docs (scope NULL: the roots); NULL when the
- * segment has none (*oom set when out of memory). */
-const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, tv_arena *a, bool *oom);
-const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, tv_arena *a, bool *oom);
+/* The docs of nested object `path` in a segment, and a nested scope's
+ * parent docs (scope NULL: the roots); bitsets the segment keeps
+ * (borrowed, read-only), NULL when it has none (*oom set when out of
+ * memory). */
+const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, bool *oom);
+const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
 tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg,
                                      uint32_t doc, const char *index, tv_arena *a, tv_jw *out, tv_error *err);
 /* dsl_function_score.c: function_score */

@@ -1527,10 +1527,16 @@ static bool can_prune(const req *r, const coll *c, bool counted) {
  * pass its filter (planned over every doc: nested docs are never live). */
 static tv_status nested_sort_segment(tfield *t, const tv_segview *sv, const tv_snapshot *snap, tv_arena *a) {
     bool oom = false;
-    uint64_t *kids = (uint64_t *)tv_nested_path_bits(sv->seg, t->npath, a, &oom);
+    const uint64_t *all_kids = tv_nested_path_bits(sv->seg, t->npath, &oom);
     if (oom) return TROVE_ENOMEM;
+    t->nkids = all_kids;
+    if (!all_kids || !t->nfilter) return TROVE_OK;
+    /* a copy: the segment's bitset is shared */
+    size_t nw = ((size_t)sv->max_doc + 63) / 64;
+    uint64_t *kids = tv_arena_alloc(a, nw * sizeof *kids);
+    if (!kids) return TROVE_ENOMEM;
+    memcpy(kids, all_kids, nw * sizeof *kids);
     t->nkids = kids;
-    if (!kids || !t->nfilter) return TROVE_OK;
     tv_segview all = *sv;
     all.live = NULL;
     tv_plan_ctx pc = {a, snap, false, false};

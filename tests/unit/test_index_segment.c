@@ -917,16 +917,11 @@ static tv_segment *build_blocks(mdoc *d, const size_t *idx, size_t n) {
         uint32_t nk = block_kids(i);
         tv_parsed_doc *kids = tv_arena_calloc(&a, nk + 1, sizeof *kids);
         for (uint32_t k = 0; k < nk; k++) {
-            tv_doc_field *fs = tv_arena_calloc(&a, 2, sizeof *fs);
+            tv_doc_field *fs = tv_arena_calloc(&a, 1, sizeof *fs);
             int64_t *v = tv_arena_alloc(&a, sizeof *v);
             *v = (int64_t)(i * 10 + k);
             fs[0] = (tv_doc_field){.field = F_CHILD, .type = TV_FT_LONG, .dv_kind = TV_DV_NUMERIC, .nums = v, .nnums = 1};
-            tv_token *t = tv_arena_calloc(&a, 1, sizeof *t);
-            t->term = k % 2 ? "b" : "a";
-            t->term_len = 1;
-            fs[1] = (tv_doc_field){.field = TV_FIELD_NESTED_PATH, .type = TV_FT_KEYWORD, .index_options = TV_IO_DOCS,
-                                   .tokens = t, .ntokens = 1, .field_length = 1};
-            kids[k] = (tv_parsed_doc){.fields = fs, .nfields = 2, .nest = k % 2 ? NEST_B : NEST_A};
+            kids[k] = (tv_parsed_doc){.fields = fs, .nfields = 1, .nest = k % 2 ? NEST_B : NEST_A};
         }
         pd.nested = kids;
         pd.nnested = nk;
@@ -941,17 +936,18 @@ static tv_segment *build_blocks(mdoc *d, const size_t *idx, size_t n) {
 }
 
 /* The block layout: nested docs then their root, nest values, roots,
- * stored data only on roots, the _nested_path postings. */
+ * stored data only on roots, the per-object doc bitsets. */
 static void verify_blocks(const tv_segment *s, mdoc *d, const size_t *idx, size_t n) {
     uint32_t doc = 0, nroots;
     const uint64_t *roots = tv_segment_roots(s, &nroots);
     assert_int_equal(nroots, n);
     tv_arena a;
     tv_arena_init(&a);
-    tv_term_state ts;
-    bool has_a = tv_segment_term(s, TV_FIELD_NESTED_PATH, "a", 1, &ts);
-    tv_postings *pa = has_a ? tv_postings_open(s, TV_FIELD_NESTED_PATH, &ts, 0, &a) : NULL;
-    uint32_t next_a = pa ? tv_postings_next(pa) : TV_NO_MORE_DOCS;
+    bool oom = false;
+    const uint64_t *da = tv_segment_nest_docs(s, NEST_A, &oom), *db = tv_segment_nest_docs(s, NEST_B, &oom);
+    assert_false(oom);
+    assert_null(tv_segment_nest_docs(s, NEST_A + 1, &oom));
+    uint32_t na = 0, nb = 0;
     for (size_t j = 0; j < n; j++) {
         size_t i = idx[j];
         for (uint32_t k = 0; k < block_kids(i); k++, doc++) {
@@ -969,10 +965,10 @@ static void verify_blocks(const tv_segment *s, mdoc *d, const size_t *idx, size_
             assert_int_equal(m.id_len, 0);
             assert_int_equal(m.seq_no, d[i].seq); /* the root's numbers */
             (void)id;
-            if (k % 2 == 0) {
-                assert_int_equal(next_a, doc);
-                next_a = tv_postings_next(pa);
-            }
+            const uint64_t *mine = k % 2 ? db : da, *other = k % 2 ? da : db;
+            assert_true((mine[doc >> 6] >> (doc & 63)) & 1);
+            assert_false(other && ((other[doc >> 6] >> (doc & 63)) & 1));
+            *(k % 2 ? &nb : &na) += 1;
         }
         assert_int_equal(tv_segment_nest(s, doc), 0);
         assert_true(!roots || ((roots[doc >> 6] >> (doc & 63)) & 1));
@@ -981,7 +977,13 @@ static void verify_blocks(const tv_segment *s, mdoc *d, const size_t *idx, size_
         assert_int_equal(id.doc_freq, 1);
         doc++;
     }
-    assert_int_equal(next_a, TV_NO_MORE_DOCS);
+    size_t ca = 0, cb = 0;
+    for (uint32_t w = 0; w < (doc + 63) / 64; w++) {
+        ca += da ? (size_t)__builtin_popcountll(da[w]) : 0;
+        cb += db ? (size_t)__builtin_popcountll(db[w]) : 0;
+    }
+    assert_int_equal(ca, na);
+    assert_int_equal(cb, nb);
     assert_int_equal(tv_segment_max_doc(s), doc);
     tv_error err;
     assert_int_equal(tv_segment_check(s, &err), TROVE_OK);
