@@ -1239,6 +1239,11 @@ static tv_status dynamic_field(dctx *c, unode *parent_u, const char *name, size_
                 return TROVE_OK;
         }
         if (v->type == TV_JSON_OBJECT) return walk_object(c, v, NULL, u, cp, cl, kd);
+        /* the same new field as an object and as a value in one document
+         * ({"a.b": 1, "a": 2}): the dynamic update could not merge */
+        if (v->type != TV_JSON_ARRAY)
+            return c->st = tv_error_set(c->err, TROVE_EARG,
+                                        "can't merge a non object mapping [%s] with an object mapping", cp);
         for (uint32_t i = 0; i < v->len; i++)
             if (v->v.items[i].type == TV_JSON_OBJECT &&
                 walk_object(c, &v->v.items[i], NULL, u, cp, cl, kd))

@@ -207,6 +207,12 @@ static void test_dynamic(void **state) {
     tv_mapping_release(m2);
     tv_mapping_release(m);
 
+    /* one new field as an object and then as a value: the update cannot merge */
+    m = M("{}");
+    parse_fails(m, "{\"p.q\":1,\"p\":2}", TROVE_EARG, "can't merge a non object mapping [p] with an object mapping",
+                TROVE_OK, NULL);
+    tv_mapping_release(m);
+
     /* dynamic false: unmapped fields only in _source */
     m = M("{\"dynamic\":false,\"properties\":{\"k\":{\"type\":\"keyword\"}}}");
     d = parse(m, "{\"k\":\"a\",\"other\":{\"x\":1}}");
