@@ -15,8 +15,8 @@
  *   term       nested term on lines.sku (score avg), size 10 / term on sku
  *   bool+ih    nested bool (sku term + qty range) with inner_hits / bool on
  *              the flat lines
- *   aggs       nested terms on lines.sku with a reverse_nested count /
- *              terms on sku
+ *   aggs       nested terms on lines.sku with a reverse_nested count of
+ *              orders / terms on sku with a cardinality of order
  *   sort       nested sort by the lowest line price, size 10 / sort by price
  *
  * Usage: bench_nested [N [R]]
@@ -155,7 +155,9 @@ int main(int argc, char **argv) {
     pair(n, "aggs",
          "{\"size\":0,\"aggs\":{\"l\":{\"nested\":{\"path\":\"lines\"},\"aggs\":{\"s\":{\"terms\":{\"field\":"
          "\"lines.sku\"},\"aggs\":{\"o\":{\"reverse_nested\":{}}}}}}}}",
-         "{\"size\":0,\"aggs\":{\"s\":{\"terms\":{\"field\":\"sku\"}}}}", rounds);
+         "{\"size\":0,\"aggs\":{\"s\":{\"terms\":{\"field\":\"sku\"},\"aggs\":{\"o\":{\"cardinality\":{\"field\":"
+         "\"order\"}}}}}}",
+         rounds);
     pair(n, "sort",
          "{\"sort\":[{\"lines.price\":{\"order\":\"asc\",\"nested\":{\"path\":\"lines\"}}}]}",
          "{\"sort\":[{\"price\":\"asc\"}]}", rounds);

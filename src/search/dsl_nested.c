@@ -48,8 +48,8 @@ struct tv_nested_q {
     int64_t ih_from, ih_size;
     bool ih_source, ih_version, ih_seq_no;
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
-    const tv_segment *ih_seg; /* the segment ih_kids are of (the hits of a page */
-    const uint64_t *ih_kids;  /* share a few segments: built once per segment) */
+    struct ih_res *res;   /* per hit of the page (tv_nested_inner_hits_collect) */
+    uint32_t nres;
 };
 
 /* ------------------------------------------------------------- bitsets */
@@ -377,10 +377,96 @@ typedef struct ih_hit {
     float score;
 } ih_hit;
 
+/* One definition's matches in one hit's block, best first. */
+typedef struct ih_res {
+    ih_hit *hits;
+    uint32_t n;
+    uint32_t start; /* the block's first doc */
+} ih_res;
+
 static int cmp_ih(const void *a, const void *b) {
     const ih_hit *x = a, *y = b;
     if (x->score != y->score) return x->score > y->score ? -1 : 1;
     return (x->doc > y->doc) - (x->doc < y->doc);
+}
+
+typedef struct ih_at {
+    uint32_t seg, doc, page;
+} ih_at;
+
+static int cmp_at(const void *a, const void *b) {
+    const ih_at *x = a, *y = b;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return (x->doc > y->doc) - (x->doc < y->doc);
+}
+
+/* One definition over the page's hits of one target, ascending: one plan
+ * of the inner query per segment (a plan can cost a pass over the segment,
+ * a range's points for one), each hit's block read in doc order. */
+static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_at *at, uint32_t m, tv_arena *a) {
+    if (!s->ih_prepared) { /* the inner hits' weight has boost 1 */
+        s->inner->boost = s->inner_boost0;
+        tv_status st = tv_query_prepare(s->inner, snap, a);
+        if (st) return st;
+        s->ih_prepared = true;
+    }
+    TV_VEC(ih_hit) hits = {0};
+    tv_status st = TROVE_OK;
+    for (uint32_t k = 0; k < m && !st;) {
+        const tv_segview *sv = &snap->segs[at[k].seg];
+        uint32_t md = sv->max_doc;
+        bool oom = false;
+        const uint64_t *cb = tv_nested_path_bits(sv->seg, s->path, &oom);
+        const uint64_t *roots = tv_segment_roots(sv->seg, NULL);
+        tv_iter *it = NULL;
+        if (oom) st = TROVE_ENOMEM;
+        if (!st && cb && roots) {
+            tv_segview all = *sv;
+            all.live = NULL;
+            tv_plan_ctx cx = {a, snap, true, false};
+            st = tv_plan(s->inner, &all, &cx, &it);
+        }
+        for (; k < m && at[k].seg == (uint32_t)(sv - snap->segs) && !st; k++) {
+            uint32_t doc = at[k].doc, p = roots ? prev_set(roots, doc, md) : UINT32_MAX;
+            ih_res *r = &s->res[at[k].page];
+            r->start = p == UINT32_MAX ? 0 : p + 1;
+            if (!it) continue;
+            hits.len = 0;
+            uint32_t c = it->doc;
+            if (c == TV_ITER_UNSET || c < r->start) c = tv_iter_advance(it, r->start);
+            for (; c < doc; c = tv_iter_next(it)) {
+                if (!bit_at(cb, c)) continue;
+                ih_hit h = {c, tv_iter_score(it)};
+                if (tv_vec_push(&hits, h)) {
+                    st = TROVE_ENOMEM;
+                    break;
+                }
+            }
+            if (st || !hits.len) continue;
+            if (hits.len > 1) qsort(hits.items, hits.len, sizeof *hits.items, cmp_ih);
+            if (!(r->hits = (ih_hit *)(void *)tv_arena_memdup(a, hits.items, hits.len * sizeof *hits.items))) st = TROVE_ENOMEM;
+            r->n = (uint32_t)hits.len;
+        }
+    }
+    tv_vec_fini(&hits);
+    return st;
+}
+
+tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
+                                       const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
+                                       tv_arena *a, tv_error *err) {
+    ih_at *at = tv_arena_alloc(a, (m + 1) * sizeof *at);
+    if (!at) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (uint32_t k = 0; k < m; k++) at[k] = (ih_at){segs[k], docs[k], page[k]};
+    qsort(at, m, sizeof *at, cmp_at);
+    for (uint32_t i = 0; i < n; i++) {
+        tv_nested_q *s = defs[i];
+        if (!(s->res = tv_arena_calloc(a, npage + 1, sizeof *s->res))) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        s->nres = npage;
+        tv_status st = collect_one(s, snap, at, m, a);
+        if (st) return tv_error_set(err, st, "out of memory");
+    }
+    return TROVE_OK;
 }
 
 /* The element `offset` of the root source's value at path (an object, or
@@ -405,48 +491,15 @@ static const tv_json *source_at(const tv_json *root, const char *path, size_t pl
     return offset == 0 ? v : NULL;
 }
 
-/* One definition's hits for root `doc` of segment view sv. */
-static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t doc, const char *index,
-                           const tv_doc_meta *meta, const tv_json *src, tv_arena *a, tv_jw *out) {
-    const tv_segview *sv = &snap->segs[segi];
-    const tv_segment *seg = sv->seg;
-    if (s->ih_seg != seg) {
-        bool oom = false;
-        s->ih_kids = tv_nested_path_bits(seg, s->path, &oom);
-        if (oom) return TROVE_ENOMEM;
-        s->ih_seg = seg;
-    }
-    const uint64_t *cb = s->ih_kids;
-    TV_VEC(ih_hit) hits = {0};
-    tv_status st = TROVE_OK;
-    uint32_t start = 0;
-    const uint64_t *roots = tv_segment_roots(seg, NULL);
-    if (roots) {
-        uint32_t p = prev_set(roots, doc, tv_segment_max_doc(seg));
-        start = p == UINT32_MAX ? 0 : p + 1;
-    }
-    if (cb && start < doc) {
-        tv_segview all = *sv;
-        all.live = NULL;
-        tv_plan_ctx cx = {a, snap, true, false};
-        tv_iter *it = NULL;
-        st = tv_plan(s->inner, &all, &cx, &it);
-        if (!st && it) {
-            for (uint32_t c = tv_iter_advance(it, start); c < doc; c = tv_iter_next(it)) {
-                if (!bit_at(cb, c)) continue;
-                ih_hit h = {c, tv_iter_score(it)};
-                if (tv_vec_push(&hits, h)) {
-                    st = TROVE_ENOMEM;
-                    break;
-                }
-            }
-        }
-    }
-    if (st) {
-        tv_vec_fini(&hits);
-        return st;
-    }
-    if (hits.len > 1) qsort(hits.items, hits.len, sizeof *hits.items, cmp_ih);
+/* One definition's hits for the page's hit `pi` (root `doc` of segment
+ * segi), collected by tv_nested_inner_hits_collect. */
+static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t pi, const char *index,
+                           const tv_doc_meta *meta, const tv_json *src, tv_jw *out) {
+    const tv_segment *seg = snap->segs[segi].seg;
+    static const ih_res none;
+    const ih_res *r = pi < s->nres ? &s->res[pi] : &none;
+    const ih_hit *hits = r->hits;
+    uint32_t nh = r->n, start = r->start;
     tv_jw_keyz(out, s->ih_name ? s->ih_name : s->path->path);
     tv_jw_obj_begin(out);
     tv_jw_keyz(out, "hits");
@@ -454,18 +507,18 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     tv_jw_keyz(out, "total");
     tv_jw_obj_begin(out);
     tv_jw_keyz(out, "value");
-    tv_jw_uint(out, hits.len);
+    tv_jw_uint(out, nh);
     tv_jw_keyz(out, "relation");
     tv_jw_strz(out, "eq");
     tv_jw_obj_end(out);
     tv_jw_keyz(out, "max_score");
-    if (hits.len && s->ih_size > 0) tv_jw_float(out, hits.items[0].score);
+    if (nh && s->ih_size > 0) tv_jw_float(out, hits[0].score);
     else tv_jw_null(out);
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
     uint32_t want = s->path->id + 1;
-    for (size_t i = (size_t)s->ih_from; i < hits.len && (int64_t)i < s->ih_from + s->ih_size; i++) {
-        uint32_t c = hits.items[i].doc, offset = 0;
+    for (size_t i = (size_t)s->ih_from; i < nh && (int64_t)i < s->ih_from + s->ih_size; i++) {
+        uint32_t c = hits[i].doc, offset = 0;
         for (uint32_t k = start; k < c; k++) offset += tv_segment_nest(seg, k) == want;
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "_index");
@@ -490,7 +543,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
             tv_jw_int(out, meta->primary_term);
         }
         tv_jw_keyz(out, "_score");
-        tv_jw_float(out, hits.items[i].score);
+        tv_jw_float(out, hits[i].score);
         const tv_json *part = s->ih_source && src ? source_at(src, s->path->path, s->path->path_len, offset) : NULL;
         if (part) {
             tv_jw_keyz(out, "_source");
@@ -501,32 +554,26 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
     tv_jw_obj_end(out);
-    tv_vec_fini(&hits);
     return TROVE_OK;
 }
 
 tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg,
-                                     uint32_t doc, const char *index, tv_arena *a, tv_jw *out, tv_error *err) {
+                                     uint32_t doc, uint32_t page, const char *index, tv_arena *a, tv_jw *out,
+                                     tv_error *err) {
     tv_doc_meta meta;
     const char *src = NULL;
     size_t src_len = 0;
     tv_status st = tv_segment_doc(snap->segs[seg].seg, doc, a, &meta, &src, &src_len);
-    tv_json *root = NULL;
-    if (!st && src && tv_json_parse(a, src, src_len, &root, NULL) != TROVE_OK) root = NULL;
     if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+    tv_json *root = NULL;
+    if (src && tv_json_parse(a, src, src_len, &root, NULL) != TROVE_OK) root = NULL;
     const char **names = tv_arena_alloc(a, (n + 1) * sizeof *names);
     uint32_t *ord = tv_arena_alloc(a, (n + 1) * sizeof *ord);
     if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_name ? defs[i]->ih_name : defs[i]->path->path;
     tv_java_hashmap_order(names, n, ord); /* InnerHitsPhase fills a HashMap */
-    for (uint32_t i = 0; i < n; i++) {
-        tv_nested_q *s = defs[ord[i]];
-        if (!s->ih_prepared) { /* the inner hits' weight has boost 1 */
-            s->inner->boost = s->inner_boost0;
-            if ((st = tv_query_prepare(s->inner, snap, a))) return tv_error_set(err, st, "out of memory");
-            s->ih_prepared = true;
-        }
-        if ((st = write_one(s, snap, seg, doc, index, &meta, root, a, out))) return tv_error_set(err, st, "out of memory");
-    }
+    for (uint32_t i = 0; i < n; i++)
+        if ((st = write_one(defs[ord[i]], snap, seg, page, index, &meta, root, out)))
+            return tv_error_set(err, st, "out of memory");
     return TROVE_OK;
 }

@@ -287,9 +287,11 @@ tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
  * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
 tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
-/* dsl_nested.c: nested, and the inner_hits of nested queries: for root
- * doc `doc` of segment `seg` of snap, the members of a hit's "inner_hits"
- * object, one per definition (tv_dsl.nested_ih of the target's parse) */
+/* dsl_nested.c: nested, and the inner_hits of nested queries (the
+ * definitions: tv_dsl.nested_ih of the target's parse). _collect runs
+ * them over the page's hits of one target at once (m hits: page index,
+ * segment and root doc of each; npage the page's size); _write then
+ * writes the members of page hit `page`'s "inner_hits" object. */
 typedef struct tv_nested_q tv_nested_q;
 tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
 /* The docs of nested object `path` in a segment, and a nested scope's
@@ -298,8 +300,12 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
  * memory). */
 const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, bool *oom);
 const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
+tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
+                                       const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
+                                       tv_arena *a, tv_error *err);
 tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg,
-                                     uint32_t doc, const char *index, tv_arena *a, tv_jw *out, tv_error *err);
+                                     uint32_t doc, uint32_t page, const char *index, tv_arena *a, tv_jw *out,
+                                     tv_error *err);
 /* dsl_function_score.c: function_score */
 tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,

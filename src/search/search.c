@@ -2380,6 +2380,22 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         }
         if (h->doc > upto[h->target][h->seg]) upto[h->target][h->seg] = h->doc;
     }
+    /* nested inner hits: each target's hits of the page at once */
+    for (size_t ti = 0; ti < ntargets && from < (int64_t)c.n; ti++) {
+        if (!tcs[ti].nnih) continue;
+        uint32_t npage = (uint32_t)(c.n - (size_t)from), m = 0;
+        uint32_t *pg = tv_arena_alloc(arena, 3 * (size_t)npage * sizeof *pg);
+        if (!pg) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        for (size_t i = (size_t)from; i < c.n; i++) {
+            if (c.heap[i].target != ti) continue;
+            pg[m] = (uint32_t)(i - (size_t)from);
+            pg[npage + m] = c.heap[i].seg;
+            pg[2 * npage + m++] = c.heap[i].doc;
+        }
+        if ((st = tv_nested_inner_hits_collect(tcs[ti].nih, tcs[ti].nnih, targets[ti].snap, npage, pg, pg + npage,
+                                               pg + 2 * npage, m, arena, err)))
+            return st;
+    }
     tv_stored_cache chunks;
     tv_stored_cache_init(&chunks);
     tv_buf path;
@@ -2578,8 +2594,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (tcs[h->target].nnih) {
             tv_jw_keyz(out, "inner_hits");
             tv_jw_obj_begin(out);
-            st = tv_nested_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc, t->index,
-                                            arena, out, err);
+            st = tv_nested_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc,
+                                            (uint32_t)(i - (size_t)from), t->index, arena, out, err);
             tv_jw_obj_end(out);
             if (st) {
                 tv_buf_fini(&path);
