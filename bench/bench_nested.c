@@ -15,11 +15,12 @@
  *   term       nested term on lines.sku (score avg), size 10 / term on sku
  *   bool+ih    nested bool (sku term + qty range) with inner_hits / bool on
  *              the flat lines
- *   aggs       nested terms on lines.sku with a reverse_nested count of
- *              orders / terms on sku with a cardinality of order
+ *   aggs       nested terms on lines.sku / terms on sku
+ *   aggs+rev   the same with a reverse_nested count of orders per bucket /
+ *              a cardinality of order per bucket
  *   sort       nested sort by the lowest line price, size 10 / sort by price
  *
- * Usage: bench_nested [N [R]]
+ * Usage: bench_nested [N [R]]   (BENCH_ONLY=<label> runs one pair)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,8 @@ static double run(trove_node *n, const char *label, const char *path, const char
 }
 
 static void pair(trove_node *n, const char *label, const char *nested, const char *flat, int rounds) {
+    const char *only = getenv("BENCH_ONLY"); /* one request, e.g. for a profile */
+    if (only && strcmp(only, label) != 0) return;
     char l1[64], l2[64];
     snprintf(l1, sizeof l1, "%s nested", label);
     snprintf(l2, sizeof l2, "%s flat", label);
@@ -153,6 +156,10 @@ int main(int argc, char **argv) {
          "\"s0007\"}},{\"range\":{\"lines.qty\":{\"gte\":10}}}]}},\"inner_hits\":{}}}}",
          "{\"query\":{\"bool\":{\"filter\":[{\"term\":{\"sku\":\"s0007\"}},{\"range\":{\"qty\":{\"gte\":10}}}]}}}", rounds);
     pair(n, "aggs",
+         "{\"size\":0,\"aggs\":{\"l\":{\"nested\":{\"path\":\"lines\"},\"aggs\":{\"s\":{\"terms\":{\"field\":"
+         "\"lines.sku\"}}}}}}",
+         "{\"size\":0,\"aggs\":{\"s\":{\"terms\":{\"field\":\"sku\"}}}}", rounds);
+    pair(n, "aggs+rev",
          "{\"size\":0,\"aggs\":{\"l\":{\"nested\":{\"path\":\"lines\"},\"aggs\":{\"s\":{\"terms\":{\"field\":"
          "\"lines.sku\"},\"aggs\":{\"o\":{\"reverse_nested\":{}}}}}}}}",
          "{\"size\":0,\"aggs\":{\"s\":{\"terms\":{\"field\":\"sku\"},\"aggs\":{\"o\":{\"cardinality\":{\"field\":"

@@ -1066,7 +1066,8 @@ static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t
  * root's children of the path that pass the filter): the values of every
  * such child, in doc order, picked as one doc's values are; median is
  * refused at parse time. Missing when no child has a value. */
-static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_segview *sv, uint32_t doc, sval *o) {
+static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_dv_reader *rd, const tv_segview *sv,
+                              uint32_t doc, sval *o) {
     const tv_field *f = t->f;
     if (!t->nkids) return;
     const uint64_t *roots = tv_segment_roots(sv->seg, NULL);
@@ -1081,7 +1082,9 @@ static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_segv
     for (size_t c = tv_bitset_next(&kb, prev == SIZE_MAX ? 0 : prev + 1); c < doc; c = tv_bitset_next(&kb, c + 1)) {
         if (f->dv_kind == TV_DV_NUMERIC) {
             int64_t vals[64];
-            uint32_t n = TV_MIN(tv_segment_dv_numeric(sv->seg, f->id, (uint32_t)c, vals, 64), 64u);
+            uint32_t n = TV_MIN(rd ? tv_dv_read_numeric(rd, (uint32_t)c, vals, 64)
+                                   : tv_segment_dv_numeric(sv->seg, f->id, (uint32_t)c, vals, 64),
+                                64u);
             for (uint32_t k = 0; k < n; k++) {
                 if (!any || (m == MODE_MIN ? vals[k] < best : vals[k] > best)) best = vals[k];
                 lsum += (uint64_t)vals[k];
@@ -1128,7 +1131,8 @@ static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, ui
     if (s->kind != SK_FIELD || !tf[i].f) return;
     const tv_field *f = tf[i].f;
     if (tf[i].npath) {
-        nested_sort_value(s, &tf[i], sv, doc, o);
+        nested_sort_value(s, &tf[i], c->rd && c->rd_seg == sv && f->dv_kind == TV_DV_NUMERIC ? &c->rd[i] : NULL, sv, doc,
+                          o);
         if (o->kind == 0 && f->dv_kind == TV_DV_NUMERIC) {
             bool hi = s->desc ? s->missing_first : !s->missing_first;
             o->kind = 1;
