@@ -31,25 +31,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "timing.h"
-#include "trove.h"
+#include "in_process.h"
 
-static uint64_t rng = 0x9E3779B97F4A7C15ull;
-static uint64_t next_u64(void) {
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-static void must(trove_node *n, const char *m, const char *path, const char *body, size_t len) {
-    trove_response r;
-    if (trove_request(n, m, path, body, len, &r) != 0 || r.status >= 300) {
-        fprintf(stderr, "%s %s: %d %.300s\n", m, path, r.status, r.body ? r.body : "");
-        exit(1);
-    }
-    trove_response_fini(&r);
-}
 
 static void build(trove_node *n, const char *index, long docs) {
     char path[128], body[512];
@@ -84,26 +67,6 @@ static void build(trove_node *n, const char *index, long docs) {
     free(bulk);
 }
 
-static void run(trove_node *n, const char *label, const char *path, const char *body, int rounds) {
-    double *t = malloc((size_t)rounds * sizeof *t);
-    trove_response r;
-    if (trove_request(n, "POST", path, body, strlen(body), &r) != 0 || r.status != 200) {
-        fprintf(stderr, "%s: %d %.300s\n", label, r.status, r.body ? r.body : "");
-        exit(1);
-    }
-    size_t out = r.body_len;
-    trove_response_fini(&r);
-    for (int i = 0; i < rounds; i++) {
-        double t0 = now_us();
-        trove_request(n, "POST", path, body, strlen(body), &r);
-        t[i] = now_us() - t0;
-        trove_response_fini(&r);
-    }
-    qsort(t, (size_t)rounds, sizeof *t, cmp_d);
-    printf("%-14s median %10.1f us   p90 %10.1f us   (response %zu bytes)\n", label, t[rounds / 2],
-           t[(rounds * 9) / 10], out);
-    free(t);
-}
 
 int main(int argc, char **argv) {
     long docs = argc > 1 ? atol(argv[1]) : 1000000;

@@ -1821,6 +1821,22 @@ static tv_status build_fields(dctx *c, tv_parsed_doc *out) {
     return TROVE_OK;
 }
 
+/* Walks a nested object once more into the accumulators of an enclosing
+ * doc (include_in_parent / include_in_root: DocumentParser.nested copies
+ * its fields there). */
+static tv_status rewalk(dctx *c, const tv_json *obj, const mnode *k, tv_dynamic dyn, acc **accs, accvec *used) {
+    acc **cur_accs = c->accs;
+    accvec *cur_used = c->used;
+    c->accs = accs;
+    c->used = used;
+    c->flatten++;
+    tv_status st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
+    c->flatten--;
+    c->accs = cur_accs;
+    c->used = cur_used;
+    return st;
+}
+
 /*
  * A nested object becomes a doc of its own (DocumentParser.nestedContext):
  * its fields go to fresh accumulators, the nested objects inside it are
@@ -1856,25 +1872,9 @@ static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dyn
     if (st) return c->st = st;
     /* include_in_root with the root as parent is include_in_parent (once) */
     bool to_parent = k->f.include_in_parent || (k->f.include_in_root && !k->f.nested_scope);
-    bool to_root = k->f.include_in_root && k->f.nested_scope;
-    if (to_parent) {
-        c->flatten++;
-        st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
-        c->flatten--;
-        if (st) return st;
-    }
-    if (to_root) {
-        acc **cur_accs = c->accs;
-        accvec *cur_used = c->used;
-        c->accs = c->root_accs;
-        c->used = c->root_used;
-        c->flatten++;
-        st = walk_object(c, obj, k, NULL, k->f.path, k->f.path_len, dyn);
-        c->flatten--;
-        c->accs = cur_accs;
-        c->used = cur_used;
-        if (st) return st;
-    }
+    if (to_parent && (st = rewalk(c, obj, k, dyn, c->accs, c->used))) return st;
+    if (k->f.include_in_root && k->f.nested_scope && (st = rewalk(c, obj, k, dyn, c->root_accs, c->root_used)))
+        return st;
     return TROVE_OK;
 }
 

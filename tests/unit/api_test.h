@@ -95,6 +95,35 @@ __attribute__((unused)) static char *field(const char *body, const char *key) {
     return s;
 }
 
+/* The hits of a search response in order: "id" each (with scores:
+ * "id:score", the score as printed), comma separated, into out. */
+__attribute__((unused)) static void hit_list(const char *got, bool scores, char *out, size_t cap) {
+    size_t o = 0;
+    out[0] = '\0';
+    const char *h = strstr(got, "\"hits\":[");
+    for (const char *p = h; p && (p = strstr(p, "\"_id\":\"")) != NULL;) {
+        p += 7;
+        size_t n = strcspn(p, "\"");
+        const char *sc = scores ? strstr(p, "\"_score\":") : NULL;
+        size_t sn = 0;
+        if (sc) {
+            sc += 9;
+            sn = strcspn(sc, ",}");
+        }
+        if (o + n + sn + 3 >= cap) break;
+        if (o) out[o++] = ',';
+        memcpy(out + o, p, n);
+        o += n;
+        if (scores) {
+            out[o++] = ':';
+            if (sc) memcpy(out + o, sc, sn);
+            o += sn;
+        }
+        out[o] = '\0';
+        p += n;
+    }
+}
+
 #define EXPECT(m, p, b, st, want)                                                          \
     do {                                                                                   \
         char *got_;                                                                        \

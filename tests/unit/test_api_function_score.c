@@ -23,37 +23,11 @@
 #define API_TEST_MASK_KEYS "index_uuid", "node"
 #include "api_test.h"
 
-/* The hits as "id:score" in order, comma separated. */
-static void hits_of(const char *got, char *out, size_t cap) {
-    size_t o = 0;
-    out[0] = '\0';
-    const char *h = strstr(got, "\"hits\":[");
-    for (const char *p = h; p && (p = strstr(p, "\"_id\":\"")) != NULL;) {
-        p += 7;
-        size_t n = strcspn(p, "\"");
-        const char *sc = strstr(p, "\"_score\":");
-        size_t sn = 0;
-        if (sc) {
-            sc += 9;
-            sn = strcspn(sc, ",}");
-        }
-        if (o + n + sn + 3 >= cap) break;
-        if (o) out[o++] = ',';
-        memcpy(out + o, p, n);
-        o += n;
-        out[o++] = ':';
-        if (sc) memcpy(out + o, sc, sn);
-        o += sn;
-        out[o] = '\0';
-        p += n;
-    }
-}
-
 static void scores_(const char *path, const char *body, const char *want, int line) {
     char *got;
     int st = req("POST", path, body, &got);
     char hs[2048];
-    hits_of(got, hs, sizeof hs);
+    hit_list(got, true, hs, sizeof hs);
     if (st != 200 || strcmp(hs, want) != 0)
         fail_msg("line %d: %s\n want 200 [%s]\n got  %d [%s] %s", line, body, want, st, hs, got);
     free(got);
@@ -221,7 +195,7 @@ static void test_random_score(void **s) {
     st = req("POST", "/fs/_search", FS("\"random_score\":{}"), &got);
     assert_int_equal(st, 200);
     char hs[2048];
-    hits_of(got, hs, sizeof hs);
+    hit_list(got, true, hs, sizeof hs);
     free(got);
     int n = 0;
     for (const char *p = hs; (p = strchr(p, ':')) != NULL; p++, n++) {

@@ -63,28 +63,11 @@ static float flat_score(const char *id) {
     return f;
 }
 
-/* The ids of the hits, in order, comma separated. */
-static void ids_of(const char *got, char *out, size_t cap) {
-    size_t o = 0;
-    out[0] = '\0';
-    const char *h = strstr(got, "\"hits\":[");
-    for (const char *p = h; p && (p = strstr(p, "\"_id\":\"")) != NULL;) {
-        p += 7;
-        size_t n = strcspn(p, "\"");
-        if (o + n + 2 >= cap) break;
-        if (o) out[o++] = ',';
-        memcpy(out + o, p, n);
-        o += n;
-        out[o] = '\0';
-        p += n;
-    }
-}
-
 static void ids_(const char *path, const char *body, const char *want, int line) {
     char *got;
     int st = req("POST", path, body, &got);
     char ids[512];
-    ids_of(got, ids, sizeof ids);
+    hit_list(got, false, ids, sizeof ids);
     if (st != 200 || strcmp(ids, want) != 0)
         fail_msg("line %d: %s\n want 200 [%s]\n got  %d [%s] %s", line, body, want, st, ids, got);
     free(got);

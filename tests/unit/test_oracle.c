@@ -64,19 +64,11 @@
 #include "trove.h"
 #include "util/util.h"
 
+#include "oracle_test.h"
+
 /* ------------------------------------------------------------------ rng */
 
-static uint64_t rng_state;
-static uint64_t rnd(void) {
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-static int rn(int n) { return (int)(rnd() % (uint64_t)n); }
-static bool coin(int percent) { return rn(100) < percent; }
+/* (rnd, rn, coin: oracle_test.h) */
 
 /* ------------------------------------------------------------- the model */
 
@@ -1316,21 +1308,7 @@ static char index_name[32];
 
 static int request(const char *method, const char *path, const char *body, tv_arena *a,
                    tv_json **out) {
-    trove_response r;
-    int rc = trove_request(node, method, path, body, body ? strlen(body) : 0, &r);
-    assert_int_equal(rc, 0);
-    int status = r.status;
-    if (out) {
-        tv_json_error je;
-        char *copy = tv_arena_memdup(a, r.body, r.body_len);
-        if (tv_json_parse(a, copy, r.body_len, out, &je) != TROVE_OK) {
-            fprintf(stderr, "unparsable response to %s %s: %s\n", method, path, r.body);
-            fail();
-        }
-    }
-    if (status >= 300 && status != 404) fprintf(stderr, "%s %s -> %d %s\n", method, path, status, r.body);
-    trove_response_fini(&r);
-    return status;
+    return oracle_request(node, a, method, path, body, out, NULL);
 }
 
 static void doc_json(const mdoc *d, tv_buf *b) {

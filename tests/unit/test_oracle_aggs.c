@@ -61,6 +61,8 @@
 #include "trove.h"
 #include "util/util.h"
 
+#include "oracle_test.h"
+
 /* Switches for features under investigation (0: tested). */
 #ifndef AGG_SKIP_TERMS_MDC0
 #define AGG_SKIP_TERMS_MDC0 0 /* fixed, was: trove zero-count terms only from segments with a match; numeric ones skip deleted docs */
@@ -90,17 +92,7 @@
 
 /* ------------------------------------------------------------------ rng */
 
-static uint64_t rng_state;
-static uint64_t rnd(void) {
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-static int rn(int n) { return n <= 0 ? 0 : (int)(rnd() % (uint64_t)n); }
-static bool coin(int percent) { return rn(100) < percent; }
+/* (rnd, rn, coin: oracle_test.h) */
 
 /* ---------------------------------------------------- Java number text */
 
@@ -1869,22 +1861,7 @@ static bool jcmp(const tv_json *e, const tv_json *g, const char *path, bool orde
 /* ------------------------------------------------------------ plumbing */
 
 static int request(const char *method, const char *path, const char *body, tv_json **out, char **raw) {
-    trove_response r;
-    int rc = trove_request(node, method, path, body, body ? strlen(body) : 0, &r);
-    assert_int_equal(rc, 0);
-    int status = r.status;
-    if (out) {
-        tv_json_error je;
-        char *copy = tv_arena_memdup(ar, r.body, r.body_len);
-        if (tv_json_parse(ar, copy, r.body_len, out, &je) != TROVE_OK) {
-            fprintf(stderr, "unparsable response to %s %s: %s\n", method, path, r.body);
-            fail();
-        }
-    }
-    if (raw) *raw = tv_arena_memdup(ar, r.body, r.body_len);
-    if (status >= 300 && !raw) fprintf(stderr, "%s %s -> %d %s\n", method, path, status, r.body);
-    trove_response_fini(&r);
-    return status;
+    return oracle_request(node, ar, method, path, body, out, raw);
 }
 
 static void doc_json(const adoc *d, tv_buf *b) {

@@ -29,31 +29,10 @@
  * request, the expected and the actual answer, and fails.
  */
 #define _DEFAULT_SOURCE
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
 
-#include "json/json.h"
-#include "trove.h"
-#include "util/util.h"
-
-static uint64_t rng_state;
-static uint64_t rnd(void) {
-    uint64_t x = rng_state;
-    x ^= x >> 12;
-    x ^= x << 25;
-    x ^= x >> 27;
-    rng_state = x;
-    return x * 0x2545F4914F6CDD1Dull;
-}
-static int rn(int n) { return n <= 0 ? 0 : (int)(rnd() % (uint64_t)n); }
-static bool coin(int percent) { return rn(100) < percent; }
+#include "oracle_test.h"
 
 /* ---------------------------------------------------------------- model */
 
@@ -80,20 +59,13 @@ static int ndocs;
 static trove_node *node;
 static uint64_t seed;
 
-static char *req(const char *m, const char *path, const char *body, int *status) {
-    trove_response r;
-    assert_int_equal(trove_request(node, m, path, body, body ? strlen(body) : 0, &r), 0);
-    *status = r.status;
-    char *out = strdup(r.body ? r.body : "");
-    trove_response_fini(&r);
-    return out;
-}
+static tv_arena ar; /* per request */
 
 static void ok(const char *m, const char *path, const char *body) {
-    int st;
-    char *got = req(m, path, body, &st);
-    if (st < 200 || st > 299) fail_msg("seed %llu: %s %s: %d %s", (unsigned long long)seed, m, path, st, got);
-    free(got);
+    char *raw;
+    tv_arena_reset(&ar);
+    int st = oracle_request(node, &ar, m, path, body, NULL, &raw);
+    if (st < 200 || st > 299) fail_msg("seed %llu: %s %s: %d %s", (unsigned long long)seed, m, path, st, raw);
 }
 
 static void gen_doc(mdoc *d) {
@@ -157,8 +129,9 @@ static void put_doc(int i) {
 }
 
 static void build_round(bool *merged) {
-    int st;
-    free(req("DELETE", "/o", NULL, &st));
+    char *raw;
+    tv_arena_reset(&ar);
+    oracle_request(node, &ar, "DELETE", "/o", NULL, NULL, &raw);
     ok("PUT", "/o",
        "{\"settings\":{\"refresh_interval\":-1},\"mappings\":{\"properties\":{\"k\":{\"type\":\"keyword\"},\"c\":{\"type\":"
        "\"nested\",\"properties\":{\"a\":{\"type\":\"keyword\"},\"v\":{\"type\":\"long\"},\"d\":{\"type\":\"nested\","
@@ -233,17 +206,44 @@ static void fail_case(const char *what, const char *body, const char *want, cons
              got, raw);
 }
 
-static tv_json *parse(tv_arena *a, const char *s) {
-    tv_json *j = NULL;
-    assert_int_equal(tv_json_parse(a, s, strlen(s), &j, NULL), TROVE_OK);
-    return j;
-}
-
 static const tv_json *path_get(const tv_json *j, const char *a, const char *b, const char *c) {
     if (j && a) j = tv_json_get(j, a);
     if (j && b) j = tv_json_get(j, b);
     if (j && c) j = tv_json_get(j, c);
     return j;
+}
+
+/* Runs a search and compares its hits, as "id;" (with inner: "id[offsets,];"
+ * from inner hits named c), with want. */
+static void expect_hits(const char *what, const char *body, const tv_buf *want, bool inner) {
+    tv_json *res = NULL;
+    char *raw;
+    tv_arena_reset(&ar);
+    int st = oracle_request(node, &ar, "POST", "/o/_search", body, NULL, &raw);
+    if (st == 200) assert_int_equal(tv_json_parse(&ar, raw, strlen(raw), &res, NULL), TROVE_OK);
+    const tv_json *hits = path_get(res, "hits", "hits", NULL);
+    tv_buf got;
+    tv_buf_init(&got);
+    char t[32];
+    for (uint32_t h = 0; hits && h < hits->len; h++) {
+        const tv_json *hit = &hits->v.items[h], *id = tv_json_get(hit, "_id");
+        tv_buf_append(&got, id->v.s, id->len);
+        if (inner) {
+            tv_buf_puts(&got, "[");
+            const tv_json *arr = path_get(hit, "inner_hits", "c", "hits");
+            arr = arr ? tv_json_get(arr, "hits") : NULL;
+            for (uint32_t k = 0; arr && k < arr->len; k++) {
+                const tv_json *off = path_get(&arr->v.items[k], "_nested", "offset", NULL);
+                snprintf(t, sizeof t, "%lld,", off ? (long long)tv_json_as_double(off) : -1LL);
+                tv_buf_puts(&got, t);
+            }
+            tv_buf_puts(&got, "]");
+        }
+        tv_buf_puts(&got, ";");
+    }
+    const char *w = want->data ? want->data : "", *g = got.data ? got.data : "";
+    if (st != 200 || strcmp(w, g)) fail_case(what, body, w, g, raw);
+    tv_buf_fini(&got);
 }
 
 static void check_query(bool inner) {
@@ -256,9 +256,8 @@ static void check_query(bool inner) {
              "{\"size\":100,\"sort\":[{\"k\":\"asc\"}],\"_source\":false,\"query\":{\"nested\":{\"path\":\"c\","
              "\"score_mode\":\"%s\",\"query\":%s%s}}}",
              coin(50) ? "none" : "max", qj, inner ? ",\"inner_hits\":{\"size\":100}" : "");
-    tv_buf want, got;
+    tv_buf want;
     tv_buf_init(&want);
-    tv_buf_init(&got);
     char t[64];
     for (int i = 0; i < ndocs; i++) {
         if (!docs[i].live) continue;
@@ -278,34 +277,8 @@ static void check_query(bool inner) {
         }
         tv_buf_puts(&want, ";");
     }
-    int st;
-    char *raw = req("POST", "/o/_search", body, &st);
-    tv_arena a;
-    tv_arena_init(&a);
-    const tv_json *hits = st == 200 ? path_get(parse(&a, raw), "hits", "hits", NULL) : NULL;
-    for (uint32_t h = 0; hits && h < hits->len; h++) {
-        const tv_json *hit = &hits->v.items[h], *id = tv_json_get(hit, "_id");
-        tv_buf_append(&got, id->v.s, id->len);
-        if (inner) {
-            tv_buf_puts(&got, "[");
-            const tv_json *ih = path_get(hit, "inner_hits", "c", "hits");
-            const tv_json *arr = ih ? tv_json_get(ih, "hits") : NULL;
-            for (uint32_t k = 0; arr && k < arr->len; k++) {
-                const tv_json *off = path_get(&arr->v.items[k], "_nested", "offset", NULL);
-                snprintf(t, sizeof t, "%lld,", off ? (long long)tv_json_as_double(off) : -1LL);
-                tv_buf_puts(&got, t);
-            }
-            tv_buf_puts(&got, "]");
-        }
-        tv_buf_puts(&got, ";");
-    }
-    if (st != 200 || strcmp(want.data ? want.data : "", got.data ? got.data : ""))
-        fail_case(inner ? "nested query with inner_hits" : "nested query", body, want.data ? want.data : "",
-                  got.data ? got.data : "", raw);
-    tv_arena_fini(&a);
-    free(raw);
+    expect_hits(inner ? "nested query with inner_hits" : "nested query", body, &want, inner);
     tv_buf_fini(&want);
-    tv_buf_fini(&got);
 }
 
 /* nested c.d from the root: roots with a grandchild w in [lo, hi] */
@@ -316,9 +289,8 @@ static void check_deep(void) {
              "{\"size\":100,\"sort\":[{\"k\":\"asc\"}],\"_source\":false,\"query\":{\"nested\":{\"path\":\"c.d\","
              "\"query\":{\"range\":{\"c.d.w\":{\"gte\":%ld,\"lte\":%ld}}}}}}",
              lo, hi);
-    tv_buf want, got;
+    tv_buf want;
     tv_buf_init(&want);
-    tv_buf_init(&got);
     char t[16];
     for (int i = 0; i < ndocs; i++) {
         if (!docs[i].live) continue;
@@ -329,22 +301,8 @@ static void check_deep(void) {
         snprintf(t, sizeof t, "%03d;", i);
         tv_buf_puts(&want, t);
     }
-    int st;
-    char *raw = req("POST", "/o/_search", body, &st);
-    tv_arena a;
-    tv_arena_init(&a);
-    const tv_json *hits = st == 200 ? path_get(parse(&a, raw), "hits", "hits", NULL) : NULL;
-    for (uint32_t h = 0; hits && h < hits->len; h++) {
-        const tv_json *id = tv_json_get(&hits->v.items[h], "_id");
-        tv_buf_append(&got, id->v.s, id->len);
-        tv_buf_puts(&got, ";");
-    }
-    if (st != 200 || strcmp(want.data ? want.data : "", got.data ? got.data : ""))
-        fail_case("nested c.d from the root", body, want.data ? want.data : "", got.data ? got.data : "", raw);
-    tv_arena_fini(&a);
-    free(raw);
+    expect_hits("nested c.d from the root", body, &want, false);
     tv_buf_fini(&want);
-    tv_buf_fini(&got);
 }
 
 static void check_counts(void) {
@@ -355,16 +313,14 @@ static void check_counts(void) {
         all++;
         for (int k = 0; k < docs[i].nc; k++) all += 1 + docs[i].c[k].nd;
     }
-    int st;
-    char *raw = req("GET", "/o/_count", NULL, &st);
-    char want[64];
+    char *raw, want[64];
+    tv_arena_reset(&ar);
+    int st = oracle_request(node, &ar, "GET", "/o/_count", NULL, NULL, &raw);
     snprintf(want, sizeof want, "{\"count\":%ld,", roots);
     if (st != 200 || strncmp(raw, want, strlen(want))) fail_case("_count", "", want, raw, raw);
-    free(raw);
-    raw = req("GET", "/_cat/indices/o?h=docs.count", NULL, &st);
+    st = oracle_request(node, &ar, "GET", "/_cat/indices/o?h=docs.count", NULL, NULL, &raw);
     snprintf(want, sizeof want, "%ld\n", all);
     if (st != 200 || strcmp(raw, want)) fail_case("docs.count", "", want, raw, raw);
-    free(raw);
 }
 
 static void check_aggs(void) {
@@ -393,12 +349,12 @@ static void check_aggs(void) {
         snprintf(t, sizeof t, "%c:%ld:%ld:%ld;", 'a' + x, count[x], sum[x], rev[x]);
         strcat(want, t);
     }
-    int st;
-    char *raw = req("POST", "/o/_search", body, &st);
-    tv_arena a;
-    tv_arena_init(&a);
-    char got[512] = "";
-    const tv_json *n = st == 200 ? path_get(parse(&a, raw), "aggregations", "n", NULL) : NULL;
+    char *raw, got[512] = "";
+    tv_json *res = NULL;
+    tv_arena_reset(&ar);
+    int st = oracle_request(node, &ar, "POST", "/o/_search", body, NULL, &raw);
+    if (st == 200) assert_int_equal(tv_json_parse(&ar, raw, strlen(raw), &res, NULL), TROVE_OK);
+    const tv_json *n = path_get(res, "aggregations", "n", NULL);
     if (n) {
         snprintf(got, sizeof got, "n=%lld;", (long long)tv_json_as_double(tv_json_get(n, "doc_count")));
         const tv_json *b = path_get(n, "a", "buckets", NULL);
@@ -413,8 +369,6 @@ static void check_aggs(void) {
         }
     }
     if (st != 200 || strcmp(want, got)) fail_case("nested aggregation", body, want, got, raw);
-    tv_arena_fini(&a);
-    free(raw);
 }
 
 static int sort_cmp_desc;
@@ -449,30 +403,15 @@ static void check_sort(void) {
     for (int i = 0; i < ndocs; i++)
         if (docs[i].live) ids[n++] = i;
     qsort(ids, (size_t)n, sizeof *ids, by_key);
-    tv_buf want, got;
+    tv_buf want;
     tv_buf_init(&want);
-    tv_buf_init(&got);
     char t[16];
     for (int i = 0; i < n; i++) {
         snprintf(t, sizeof t, "%03d;", ids[i]);
         tv_buf_puts(&want, t);
     }
-    int st;
-    char *raw = req("POST", "/o/_search", body, &st);
-    tv_arena a;
-    tv_arena_init(&a);
-    const tv_json *hits = st == 200 ? path_get(parse(&a, raw), "hits", "hits", NULL) : NULL;
-    for (uint32_t h = 0; hits && h < hits->len; h++) {
-        const tv_json *id = tv_json_get(&hits->v.items[h], "_id");
-        tv_buf_append(&got, id->v.s, id->len);
-        tv_buf_puts(&got, ";");
-    }
-    if (st != 200 || strcmp(want.data ? want.data : "", got.data ? got.data : ""))
-        fail_case("nested sort", body, want.data ? want.data : "", got.data ? got.data : "", raw);
-    tv_arena_fini(&a);
-    free(raw);
+    expect_hits("nested sort", body, &want, false);
     tv_buf_fini(&want);
-    tv_buf_fini(&got);
 }
 
 static void test_oracle_nested(void **state) {
@@ -484,6 +423,7 @@ static void test_oracle_nested(void **state) {
     long cases = e ? atol(e) : 3000, done = 0;
     node = trove_node_open(NULL, NULL);
     assert_non_null(node);
+    tv_arena_init(&ar);
     while (done < cases) {
         bool merged;
         build_round(&merged);
@@ -498,6 +438,7 @@ static void test_oracle_nested(void **state) {
             }
         }
     }
+    tv_arena_fini(&ar);
     trove_node_free(node);
 }
 
