@@ -4,12 +4,12 @@
  *
  * Nested objects are doc blocks (index.h): a nested object's docs are a
  * bitset the segment builds once (tv_segment_nest_docs), and each block
- * ends with its root. The query is a TV_Q_EXT node: per segment the inner query is
- * planned over every doc (a view without live bits: nested docs are never
- * live, and a child counts only through its parent, which the collector
- * checks), its matches are kept to the docs of `path`, and each run of
- * matching children is joined to the next doc of the parent filter — the
- * root docs, or the docs of the enclosing nested query's path when nested
+ * ends with its root. The query is a TV_Q_EXT node: per segment the inner
+ * query is planned over every doc (a view without live bits: nested docs
+ * are never live, and a child counts only through its parent, which the
+ * collector checks), its matches are kept to the docs of `path`, and each
+ * run of matching children is joined to the next doc of the parent filter:
+ * the root docs, or the docs of the enclosing nested query's path when nested
  * queries nest (OpenSearch's nested scope, not the mapping's parent).
  * Scores combine as BlockJoinScorer does: in double, `avg` divided by the
  * count, `none` 0, cast to float at the end.
@@ -17,6 +17,9 @@
  * inner_hits (NestedInnerHitSubContext): for each hit, the inner query runs
  * again over the children of that hit's root (boost 1: the nested query's
  * own boost is not part of it), top `from + size` by score then doc id.
+ * The page's hits are collected at once, in doc order with one plan of the
+ * inner query per segment (planning can cost a pass over the segment),
+ * then written in the page's order.
  * An inner hit carries `_nested` {field, offset}: the offset is the child's
  * rank among its siblings of the same path in the block (what
  * FetchPhase.getInternalNestedIdentity counts) and its `_source` is that
