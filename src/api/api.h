@@ -633,6 +633,12 @@ bool tv_simple_match(const char *pat, const char *s, size_t slen);
 bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
                           const tv_json *body, const tv_search_params *p, const char *id_key,
                           const char *id, bool count);
+/* The search targets of resolved indices (request arena): each index's
+ * snapshot acquired (the caller releases targets[0..*nt)) and its search
+ * limits (max_result_window, max_docvalue_fields, max_rescore_window,
+ * max_analyzed_offset) from its settings. On OOM r->oom is set and *nt
+ * says how many were acquired (NULL when none could be allocated). */
+tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt);
 /* Answers a shard failure as OpenSearch reports a search whose every shard
  * failed: search_phase_execution_exception "all shards failed" (phase
  * "query", failed_shards [{shard, index, node, reason}]; index NULL prints

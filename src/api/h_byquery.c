@@ -162,21 +162,12 @@ static void by_query(tv_req *r, bool update) {
     /* the snapshot every decision is made against */
     tv_index_list l;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
-    tv_search_target *t = tv_arena_calloc(&r->arena, l.len + 1, sizeof *t);
     size_t nt = 0;
     uint64_t docs = 0;
-    if (!t) r->oom = true;
-    for (size_t i = 0; t && i < l.len; i++) {
-        const tv_snapshot *s = tv_index_acquire(l.items[i]);
-        if (!s) {
-            r->oom = true;
-            break;
-        }
-        t[nt].index = tv_index_name(l.items[i]);
-        t[nt].snap = s;
-        t[nt].max_result_window = INT64_MAX;
-        docs += s->num_docs;
-        nt++;
+    tv_search_target *t = tv_api_targets(r, &l, &nt);
+    for (size_t i = 0; i < nt; i++) {
+        t[i].max_result_window = INT64_MAX;
+        docs += t[i].snap->num_docs;
     }
     failure *fails = NULL;
     size_t nfails = 0;

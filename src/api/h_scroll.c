@@ -913,23 +913,8 @@ void tv_h_pit_create(tv_req *r) {
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
     tv_index_list l;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
-    tv_search_target *t = tv_arena_calloc(&r->arena, l.len + 1, sizeof *t);
     size_t nt = 0;
-    if (!t) r->oom = true;
-    for (size_t i = 0; t && i < l.len; i++) {
-        const tv_snapshot *s = tv_index_acquire(l.items[i]);
-        if (!s) {
-            r->oom = true;
-            break;
-        }
-        t[nt].index = tv_index_name(l.items[i]);
-        t[nt].snap = s;
-        tv_index_lock(l.items[i]);
-        tv_settings *st = tv_index_settings(l.items[i]);
-        t[nt].max_result_window = st ? st->max_result_window : 10000;
-        tv_index_unlock(l.items[i]);
-        nt++;
-    }
+    tv_search_target *t = tv_api_targets(r, &l, &nt);
     if (!r->oom && check_keep_alive(r, keep_alive, nt ? t[0].index : NULL)) {
         sctx *c = ctx_new(t, l.items, nt, true, keep_alive);
         if (!c) {

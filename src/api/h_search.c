@@ -323,30 +323,8 @@ static void run(tv_req *r, bool count) {
 
     tv_index_list l;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
-    tv_search_target *targets = l.len ? tv_arena_calloc(&r->arena, l.len, sizeof *targets) : NULL;
-    if (l.len && !targets) {
-        tv_index_list_release(&l);
-        r->oom = true;
-        return;
-    }
     size_t nt = 0;
-    for (size_t i = 0; i < l.len; i++) {
-        const tv_snapshot *s = tv_index_acquire(l.items[i]);
-        if (!s) {
-            r->oom = true;
-            break;
-        }
-        targets[nt].index = tv_index_name(l.items[i]);
-        targets[nt].snap = s;
-        tv_index_lock(l.items[i]);
-        tv_settings *st = tv_index_settings(l.items[i]);
-        targets[nt].max_result_window = st ? st->max_result_window : 10000;
-        targets[nt].max_docvalue_fields = st ? tv_settings_int(st, "index.max_docvalue_fields_search", 100) : 100;
-        targets[nt].max_rescore_window = st ? tv_settings_int(st, "index.max_rescore_window", targets[nt].max_result_window) : 0;
-        targets[nt].max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
-        tv_index_unlock(l.items[i]);
-        nt++;
-    }
+    tv_search_target *targets = tv_api_targets(r, &l, &nt);
     if (!r->oom) {
         if (keep_alive >= 0)
             tv_api_scroll_start(r, targets, l.items, nt, body, &p, keep_alive);
@@ -355,6 +333,33 @@ static void run(tv_req *r, bool count) {
     }
     for (size_t i = 0; i < nt; i++) tv_snapshot_release(targets[i].snap);
     tv_index_list_release(&l);
+}
+
+tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt) {
+    *nt = 0;
+    tv_search_target *t = tv_arena_calloc(&r->arena, l->len + 1, sizeof *t);
+    if (!t) {
+        r->oom = true;
+        return NULL;
+    }
+    for (size_t i = 0; i < l->len; i++) {
+        const tv_snapshot *s = tv_index_acquire(l->items[i]);
+        if (!s) {
+            r->oom = true;
+            break;
+        }
+        tv_search_target *x = &t[(*nt)++];
+        x->index = tv_index_name(l->items[i]);
+        x->snap = s;
+        tv_index_lock(l->items[i]);
+        tv_settings *st = tv_index_settings(l->items[i]);
+        x->max_result_window = st ? st->max_result_window : 10000;
+        x->max_docvalue_fields = st ? tv_settings_int(st, "index.max_docvalue_fields_search", 100) : 100;
+        x->max_rescore_window = st ? tv_settings_int(st, "index.max_rescore_window", x->max_result_window) : 0;
+        x->max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
+        tv_index_unlock(l->items[i]);
+    }
+    return t;
 }
 
 void tv_h_search(tv_req *r) { run(r, false); }

@@ -320,24 +320,10 @@ void tv_h_validate_query(tv_req *r) {
     tv_index_list l;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
     bool want = explain || rewrite || all_shards;
-    tv_search_target *targets = l.len ? tv_arena_calloc(&r->arena, l.len, sizeof *targets) : NULL;
-    tv_validate_result *res = l.len ? tv_arena_calloc(&r->arena, l.len, sizeof *res) : NULL;
-    if (l.len && (!targets || !res)) {
-        tv_index_list_release(&l);
-        r->oom = true;
-        return;
-    }
     size_t nt = 0;
-    for (size_t i = 0; i < l.len; i++) {
-        const tv_snapshot *s = tv_index_acquire(l.items[i]);
-        if (!s) {
-            r->oom = true;
-            break;
-        }
-        targets[nt].index = tv_index_name(l.items[i]);
-        targets[nt].snap = s;
-        nt++;
-    }
+    tv_search_target *targets = tv_api_targets(r, &l, &nt);
+    tv_validate_result *res = tv_arena_calloc(&r->arena, l.len + 1, sizeof *res);
+    if (!res) r->oom = true;
     bool filtered = false;
     for (size_t i = 0; l.filters && i < l.len; i++) filtered |= l.filters[i] != NULL;
     tv_error err;
