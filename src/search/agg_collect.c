@@ -1124,16 +1124,12 @@ static tv_status bind_nested(col *g, tv_dsl *d) {
         snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
         return shard_err(g);
     }
-    if (a->nsubs) {
-        for (uint32_t i = 0; i < a->nsubs; i++)
-            if (a->subs[i]->kind == TV_AGG_TOP_HITS) {
-                tv_error_set(g->ctx->err, TROVE_EUNSUPPORTED,
-                             "[top_hits] inside a [%s] aggregation is not supported by trove", a->type_name);
-                return shard_err(g);
-            }
-    }
     g->npath = p;
-    g->nscope = d->nested_scope;
+    /* NestedAggregator's parent filter: the enclosing scope's docs when
+     * that object is above the path (isParent), else the roots */
+    g->nscope = NULL;
+    for (const tv_field *x = p ? p->nested_scope : NULL; x; x = x->nested_scope)
+        if (x == d->nested_scope) g->nscope = x;
     return TROVE_OK;
 }
 

@@ -1559,7 +1559,20 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
             const char *src = NULL;
             size_t srclen = 0;
             memset(&meta, 0, sizeof meta);
-            if (tv_segment_doc(sv->seg, h->doc, rd->c->arena, &meta, &src, &srclen)) {
+            /* a nested doc (top_hits under nested): the root's id and
+             * source, its nested identity, its object of the source */
+            tv_nested_ident nid;
+            bool nested = tv_segment_nest(sv->seg, h->doc) != 0;
+            if (nested && (st = tv_nested_identity(h->t->snap->mapping, sv->seg, h->doc, &nid))) {
+                tv_error_set(rd->c->err, st, "a nested document outside its block");
+                break;
+            }
+            if (nested && (a->th_ninc || a->th_nexc)) {
+                st = tv_error_set(rd->c->err, TROVE_EUNSUPPORTED,
+                                  "[_source] filtering of nested [top_hits] is not supported by trove");
+                break;
+            }
+            if (tv_segment_doc(sv->seg, nested ? nid.root : h->doc, rd->c->arena, &meta, &src, &srclen)) {
                 st = tv_error_set(rd->c->err, TROVE_EIO, "failed to load document");
                 break;
             }
@@ -1568,6 +1581,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
             tv_jw_strz(w, h->t->index ? h->t->index : "");
             tv_jw_keyz(w, "_id");
             tv_jw_str(w, meta.id, meta.id_len);
+            if (nested) tv_nested_ident_write(w, &nid);
             if (a->th_version) { tv_jw_keyz(w, "_version"); tv_jw_int(w, meta.version); }
             if (a->th_seq_no) {
                 tv_jw_keyz(w, "_seq_no");
@@ -1579,7 +1593,16 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
             if (scores) tv_jw_float(w, h->score);
             else tv_jw_null(w);
             if (meta.routing) { tv_jw_keyz(w, "_routing"); tv_jw_str(w, meta.routing, meta.routing_len); }
-            if (a->th_source && src) {
+            if (a->th_source && src && nested) {
+                tv_json *root = NULL;
+                const tv_json *part = tv_json_parse(rd->c->arena, src, srclen, &root, NULL) == TROVE_OK
+                                          ? tv_nested_ident_source(&nid, root)
+                                          : NULL;
+                if (part) {
+                    tv_jw_keyz(w, "_source");
+                    tv_jw_value(w, part);
+                }
+            } else if (a->th_source && src) {
                 tv_jw_keyz(w, "_source");
                 tv_search_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
             }

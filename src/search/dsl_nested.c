@@ -20,14 +20,15 @@
  * The page's hits are collected at once, in doc order with one plan of the
  * inner query per segment (planning can cost a pass over the segment),
  * then written in the page's order.
- * An inner hit carries `_nested` {field, offset}: the offset is the child's
- * rank among its siblings of the same path in the block (what
+ * An inner hit carries the nested identity (tv_nested_identity: `_nested`
+ * {field, offset}, one level per nested object from the root, each offset
+ * counted among the parent's objects of that path in the block, as
  * FetchPhase.getInternalNestedIdentity counts) and its `_source` is that
- * element of the root's source at `path`. Not reproduced (400 naming it):
- * inner hits of a nested query inside another nested query, of a path
- * below another nested object, and the inner_hits options sort, highlight,
- * explain, fields, docvalue_fields, stored_fields, script_fields and
- * _source filters.
+ * object of the root's source; top_hits of nested docs use the same.
+ * Not reproduced (400 naming it): inner hits of a nested query inside
+ * another nested query (OpenSearch nests them inside the outer inner
+ * hits), and the inner_hits options sort, highlight, explain, fields,
+ * docvalue_fields, stored_fields, script_fields and _source filters.
  *
  * Ownership: everything lives in the request arena.
  */
@@ -341,8 +342,8 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
         return shard_state(d, "[nested] nested object under path [%s] is not of nested type", pz);
     s->path = f;
     s->scope = d->nested_scope;
-    if (s->has_ih && (s->scope || f->nested_scope))
-        return unsupported(d, ih->off, "[inner_hits] of a [nested] query below another nested object");
+    if (s->has_ih && s->scope)
+        return unsupported(d, ih->off, "[inner_hits] of a [nested] query inside another [nested] query");
     d->nested_scope = f;
     tv_status st = tv_dsl_parse_query(d, query, &s->inner);
     d->nested_scope = s->scope;
@@ -494,6 +495,91 @@ static const tv_json *source_at(const tv_json *root, const char *path, size_t pl
     return offset == 0 ? v : NULL;
 }
 
+/* The number of nested objects from the root down to f (1 for a nested
+ * object at the root). */
+static int nest_depth(const tv_field *f) {
+    int d = 0;
+    for (; f; f = f->nested_scope) d++;
+    return d;
+}
+
+/* The field a doc's nest value names (NULL for roots or unknown ids). */
+static const tv_field *nest_field(const tv_mapping *m, const tv_segment *seg, uint32_t doc) {
+    uint32_t v = tv_segment_nest(seg, doc);
+    return v ? tv_mapping_field_by_id(m, v - 1) : NULL;
+}
+
+tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out) {
+    memset(out, 0, sizeof *out);
+    uint32_t md = tv_segment_max_doc(seg);
+    const uint64_t *roots = tv_segment_roots(seg, NULL);
+    const tv_field *f = nest_field(m, seg, doc);
+    if (!roots || !f) return TROVE_EINTERNAL;
+    /* innermost first: each level's doc, then its parent (the next doc of
+     * the enclosing nested object, or the next root) */
+    uint32_t docs[TV_NESTED_MAX_LEVELS];
+    const tv_field *fs[TV_NESTED_MAX_LEVELS];
+    uint32_t n = 0, x = doc;
+    while (f) {
+        if (n == TV_NESTED_MAX_LEVELS) return TROVE_EINTERNAL;
+        docs[n] = x;
+        fs[n++] = f;
+        const tv_field *up = f->nested_scope;
+        uint32_t p = x + 1;
+        if (!up) p = next_set(roots, p, md);
+        else
+            while (p < md && tv_segment_nest(seg, p) != up->id + 1) p++;
+        if (p >= md) return TROVE_EINTERNAL;
+        x = p;
+        f = up;
+    }
+    out->root = x;
+    /* outermost first: the offset among same-path docs in the parent's block */
+    out->n = n;
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t lv = n - 1 - i, d = docs[lv], parent = lv + 1 < n ? docs[lv + 1] : out->root, start;
+        const tv_field *pf = lv + 1 < n ? fs[lv + 1] : NULL;
+        if (!pf) {
+            uint32_t pr = prev_set(roots, parent, md);
+            start = pr == UINT32_MAX ? 0 : pr + 1;
+        } else { /* the parent's descendants are right before it, deeper */
+            int pd = nest_depth(pf);
+            start = parent;
+            while (start > 0) {
+                const tv_field *g = nest_field(m, seg, start - 1);
+                if (!g || nest_depth(g) <= pd) break;
+                start--;
+            }
+        }
+        uint32_t want = fs[lv]->id + 1, off = 0;
+        for (uint32_t k = start; k < d; k++) off += tv_segment_nest(seg, k) == want;
+        out->level[i].field = fs[lv];
+        out->level[i].rel = pf ? fs[lv]->path + pf->path_len + 1 : fs[lv]->path;
+        out->level[i].offset = off;
+    }
+    return TROVE_OK;
+}
+
+void tv_nested_ident_write(tv_jw *w, const tv_nested_ident *id) {
+    tv_jw_keyz(w, "_nested");
+    for (uint32_t i = 0; i < id->n; i++) {
+        if (i) tv_jw_keyz(w, "_nested");
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "field");
+        tv_jw_strz(w, id->level[i].rel);
+        tv_jw_keyz(w, "offset");
+        tv_jw_uint(w, id->level[i].offset);
+    }
+    for (uint32_t i = 0; i < id->n; i++) tv_jw_obj_end(w);
+}
+
+const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *root_src) {
+    const tv_json *v = root_src;
+    for (uint32_t i = 0; v && i < id->n; i++)
+        v = source_at(v, id->level[i].rel, strlen(id->level[i].rel), id->level[i].offset);
+    return v;
+}
+
 /* One definition's hits for the page's hit `pi` (root `doc` of segment
  * segi), collected by tv_nested_inner_hits_collect. */
 static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t pi, const char *index,
@@ -502,7 +588,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     static const ih_res none;
     const ih_res *r = pi < s->nres ? &s->res[pi] : &none;
     const ih_hit *hits = r->hits;
-    uint32_t nh = r->n, start = r->start;
+    uint32_t nh = r->n;
     tv_jw_keyz(out, s->ih_name ? s->ih_name : s->path->path);
     tv_jw_obj_begin(out);
     tv_jw_keyz(out, "hits");
@@ -519,22 +605,15 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     else tv_jw_null(out);
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
-    uint32_t want = s->path->id + 1;
     for (size_t i = (size_t)s->ih_from; i < nh && (int64_t)i < s->ih_from + s->ih_size; i++) {
-        uint32_t c = hits[i].doc, offset = 0;
-        for (uint32_t k = start; k < c; k++) offset += tv_segment_nest(seg, k) == want;
+        tv_nested_ident id;
+        if (tv_nested_identity(snap->mapping, seg, hits[i].doc, &id)) return TROVE_EINTERNAL;
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "_index");
         tv_jw_strz(out, index ? index : "");
         tv_jw_keyz(out, "_id");
         tv_jw_str(out, meta->id, meta->id_len);
-        tv_jw_keyz(out, "_nested");
-        tv_jw_obj_begin(out);
-        tv_jw_keyz(out, "field");
-        tv_jw_strz(out, s->path->path);
-        tv_jw_keyz(out, "offset");
-        tv_jw_uint(out, offset);
-        tv_jw_obj_end(out);
+        tv_nested_ident_write(out, &id);
         if (s->ih_version) {
             tv_jw_keyz(out, "_version");
             tv_jw_int(out, meta->version);
@@ -547,7 +626,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
         }
         tv_jw_keyz(out, "_score");
         tv_jw_float(out, hits[i].score);
-        const tv_json *part = s->ih_source && src ? source_at(src, s->path->path, s->path->path_len, offset) : NULL;
+        const tv_json *part = s->ih_source && src ? tv_nested_ident_source(&id, src) : NULL;
         if (part) {
             tv_jw_keyz(out, "_source");
             tv_jw_value(out, part);

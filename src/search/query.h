@@ -300,6 +300,27 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
  * memory). */
 const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, bool *oom);
 const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
+/* The nested identity of a nested doc (FetchPhase's NestedIdentity): the
+ * root doc of its block and, from the outermost nested object in, each
+ * level's field (rel: its path below the level above, the whole path for
+ * the outermost) and offset among that parent's objects of the path.
+ * TROVE_EINTERNAL for a root doc or a block the mapping does not explain.
+ * _write writes "_nested": {...} (each level's inside the one above);
+ * _source is the doc's object within the root's parsed source (NULL when
+ * absent). */
+#define TV_NESTED_MAX_LEVELS 24
+typedef struct tv_nested_ident {
+    uint32_t root;
+    uint32_t n;
+    struct {
+        const tv_field *field;
+        const char *rel;
+        uint32_t offset;
+    } level[TV_NESTED_MAX_LEVELS];
+} tv_nested_ident;
+tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out);
+void tv_nested_ident_write(tv_jw *w, const tv_nested_ident *id);
+const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *root_src);
 tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
                                        const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
                                        tv_arena *a, tv_error *err);

@@ -245,6 +245,22 @@ static void test_inner_hits(void **s) {
     EXPECT_HAS("POST", "/n/_search",
                "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"bogus\":1}}}}",
                400, "[inner_hits] unknown field [bogus]");
+    /* a deeper path from the root: the identity has both levels */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits",
+           "{\"query\":{\"nested\":{\"path\":\"comments.votes\",\"query\":{\"range\":{\"comments.votes.v\":{\"gte\":2}}},"
+           "\"inner_hits\":{}}}}",
+           200,
+           "{\"hits\":{\"hits\":[{\"_id\":\"1\",\"inner_hits\":{\"comments.votes\":{\"hits\":{\"total\":{\"value\":1,"
+           "\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":"
+           "\"comments\",\"offset\":0,\"_nested\":{\"field\":\"votes\",\"offset\":1}},\"_score\":1.0,\"_source\":{"
+           "\"v\":2}}]}}}},{\"_id\":\"2\",\"inner_hits\":{\"comments.votes\":{\"hits\":{\"total\":{\"value\":1,"
+           "\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{\"field\":"
+           "\"comments\",\"offset\":1,\"_nested\":{\"field\":\"votes\",\"offset\":0}},\"_score\":1.0,\"_source\":{"
+           "\"v\":9}}]}}}}]}}");
+    EXPECT_HAS("POST", "/n/_search",
+               "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"nested\":{\"path\":\"comments.votes\","
+               "\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
+               400, "[inner_hits] of a [nested] query inside another [nested] query is not supported by trove");
 }
 
 static void test_aggs(void **s) {
@@ -286,9 +302,30 @@ static void test_aggs(void **s) {
                "Missing [path] field for nested aggregation [c]");
     EXPECT_HAS("POST", "/n/_search?size=0", "{\"aggs\":{\"c\":{\"nested\":{\"path\":1}}}}", 400,
                "Unexpected token VALUE_NUMBER in [c].");
+    /* top_hits of nested docs: the root's _id, the nested identity, the
+     * object's source; the parent's score (1.0 for match_all), ties in
+     * doc order */
+    EXPECT("POST", "/n/_search?size=0&filter_path=aggregations.c.h",
+           "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{}}}}}}", 200,
+           "{\"aggregations\":{\"c\":{\"h\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":1.0,"
+           "\"hits\":[{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\",\"offset\":0},\"_score\":1.0,"
+           "\"_source\":" C1A "},{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\",\"offset\":1},"
+           "\"_score\":1.0,\"_source\":" C1B "},{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{\"field\":\"comments\","
+           "\"offset\":0},\"_score\":1.0,\"_source\":" C2B "}]}}}}}");
+    /* two levels: the identity nests, the source is the innermost object */
+    EXPECT("POST", "/n/_search?size=0&filter_path=aggregations.c.v.h.hits.hits",
+           "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"v\":{\"nested\":{\"path\":"
+           "\"comments.votes\"},\"aggs\":{\"h\":{\"top_hits\":{\"size\":2,\"sort\":[{\"comments.votes.v\":\"desc\"}]}}}}}}}}",
+           200,
+           "{\"aggregations\":{\"c\":{\"v\":{\"h\":{\"hits\":{\"hits\":[{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{"
+           "\"field\":\"comments\",\"offset\":1,\"_nested\":{\"field\":\"votes\",\"offset\":0}},\"_score\":null,"
+           "\"_source\":{\"v\":9},\"sort\":[9]},{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\","
+           "\"offset\":0,\"_nested\":{\"field\":\"votes\",\"offset\":1}},\"_score\":null,\"_source\":{\"v\":2},"
+           "\"sort\":[2]}]}}}}}}");
     EXPECT_HAS("POST", "/n/_search?size=0",
-               "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{}}}}}}", 400,
-               "[top_hits] inside a [nested] aggregation is not supported by trove");
+               "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{\"_source\":{"
+               "\"includes\":[\"author\"]}}}}}}}",
+               400, "[_source] filtering of nested [top_hits] is not supported by trove");
 }
 
 static void test_sort(void **s) {

@@ -16,7 +16,8 @@
  *     root: the matching roots, ordered by k;
  *   - the same with inner_hits (size 100): per hit, the offsets of the
  *     matching children in source order (constant scores tie, so children
- *     come in doc order: source order);
+ *     come in doc order: source order), and for c.d from the root both
+ *     levels of each grandchild's nested identity;
  *   - _count, and _cat/indices docs.count (live roots plus their nested
  *     docs, as Lucene counts);
  *   - a nested aggregation: terms on c.a with the sum of c.v and a
@@ -230,12 +231,17 @@ static void expect_hits(const char *what, const char *body, const tv_buf *want, 
         tv_buf_append(&got, id->v.s, id->len);
         if (inner) {
             tv_buf_puts(&got, "[");
-            const tv_json *arr = path_get(hit, "inner_hits", "c", "hits");
-            arr = arr ? tv_json_get(arr, "hits") : NULL;
+            const tv_json *ih = tv_json_get(hit, "inner_hits");
+            const tv_json *arr = ih && ih->len ? path_get(&ih->v.members[0].val, "hits", "hits", NULL) : NULL;
             for (uint32_t k = 0; arr && k < arr->len; k++) {
-                const tv_json *off = path_get(&arr->v.items[k], "_nested", "offset", NULL);
-                snprintf(t, sizeof t, "%lld,", off ? (long long)tv_json_as_double(off) : -1LL);
-                tv_buf_puts(&got, t);
+                /* the offsets of the identity's levels, dot separated */
+                const tv_json *nid = tv_json_get(&arr->v.items[k], "_nested");
+                for (int lv = 0; nid; lv++, nid = tv_json_get(nid, "_nested")) {
+                    const tv_json *off = tv_json_get(nid, "offset");
+                    snprintf(t, sizeof t, "%s%lld", lv ? "." : "", off ? (long long)tv_json_as_double(off) : -1LL);
+                    tv_buf_puts(&got, t);
+                }
+                tv_buf_puts(&got, ",");
             }
             tv_buf_puts(&got, "]");
         }
@@ -281,27 +287,44 @@ static void check_query(bool inner) {
     tv_buf_fini(&want);
 }
 
-/* nested c.d from the root: roots with a grandchild w in [lo, hi] */
-static void check_deep(void) {
+/* nested c.d from the root: roots with a grandchild w in [lo, hi]; with
+ * inner hits, each matching grandchild's identity (c offset . d offset),
+ * in doc order (a child's grandchildren come before it) */
+static void check_deep(bool inner) {
     long lo = rn(10), hi = lo + rn(4);
     char body[300];
     snprintf(body, sizeof body,
              "{\"size\":100,\"sort\":[{\"k\":\"asc\"}],\"_source\":false,\"query\":{\"nested\":{\"path\":\"c.d\","
-             "\"query\":{\"range\":{\"c.d.w\":{\"gte\":%ld,\"lte\":%ld}}}}}}",
-             lo, hi);
+             "\"query\":{\"range\":{\"c.d.w\":{\"gte\":%ld,\"lte\":%ld}}}%s}}}",
+             lo, hi, inner ? ",\"inner_hits\":{\"size\":100}" : "");
     tv_buf want;
     tv_buf_init(&want);
-    char t[16];
+    char t[32];
     for (int i = 0; i < ndocs; i++) {
         if (!docs[i].live) continue;
+        tv_buf ids;
+        tv_buf_init(&ids);
         bool any = false;
         for (int k = 0; k < docs[i].nc; k++)
-            for (int j = 0; j < docs[i].c[k].nd; j++) any |= docs[i].c[k].w[j] >= lo && docs[i].c[k].w[j] <= hi;
-        if (!any) continue;
-        snprintf(t, sizeof t, "%03d;", i);
-        tv_buf_puts(&want, t);
+            for (int j = 0; j < docs[i].c[k].nd; j++) {
+                if (docs[i].c[k].w[j] < lo || docs[i].c[k].w[j] > hi) continue;
+                any = true;
+                snprintf(t, sizeof t, "%d.%d,", k, j);
+                tv_buf_puts(&ids, t);
+            }
+        if (any) {
+            snprintf(t, sizeof t, "%03d", i);
+            tv_buf_puts(&want, t);
+            if (inner) {
+                tv_buf_puts(&want, "[");
+                tv_buf_append(&want, ids.data, ids.len);
+                tv_buf_puts(&want, "]");
+            }
+            tv_buf_puts(&want, ";");
+        }
+        tv_buf_fini(&ids);
     }
-    expect_hits("nested c.d from the root", body, &want, false);
+    expect_hits(inner ? "nested c.d from the root with inner_hits" : "nested c.d from the root", body, &want, inner);
     tv_buf_fini(&want);
 }
 
@@ -432,7 +455,7 @@ static void test_oracle_nested(void **state) {
             switch (rn(5)) {
             case 0: check_query(false); break;
             case 1: check_query(true); break;
-            case 2: check_deep(); break;
+            case 2: check_deep(coin(50)); break;
             case 3: check_aggs(); break;
             default: check_sort(); break;
             }
