@@ -18,8 +18,8 @@
  *
  * Field types whose fetcher trove does not reproduce (geo_point, binary,
  * flat_object, ...) answer 400 unsupported_operation_exception naming the
- * type, and so do fields inside a nested object (OpenSearch groups their
- * values per nested object).
+ * type. Fields inside nested objects come out flat, as OpenSearch's
+ * FieldFetcher reads them from the whole source.
  */
 #include <stdio.h>
 
@@ -93,18 +93,11 @@ static const tv_doc_field *parsed_field(const tv_parsed_doc *pd, uint32_t id) {
     return NULL;
 }
 
-/* One field's values into w (an array); *count of them. */
-static tv_status field_values(const tv_field *f, const char *format, const tv_parsed_doc *pd, const tv_json *src,
-                              tv_jw *w, size_t *count, tv_error *err) {
-    if (tv_field_type_is_text(f->type)) {
-        const tv_field *base = f->multi_parent ? f->multi_parent : f;
-        source_values(src, base->path, base->path_len, true, w, count);
-        return TROVE_OK;
-    }
-    const tv_doc_field *df = parsed_field(pd, f->id);
+/* A keyword, ip, number, date or boolean field's parsed values into w;
+ * false for another type. */
+static bool parsed_values(const tv_field *f, const char *format, const tv_doc_field *df, tv_jw *w, size_t *count) {
     if (f->type == TV_FT_KEYWORD || f->type == TV_FT_IP) {
-        if (!df) return TROVE_OK;
-        for (uint32_t i = 0; i < df->nkeys; i++) {
+        for (uint32_t i = 0; df && i < df->nkeys; i++) {
             if (f->type == TV_FT_IP && df->key_lens[i] == 16) {
                 char ipt[TV_IP_TEXT_MAX];
                 tv_jw_str(w, ipt, tv_ip_format((const uint8_t *)df->keys[i], ipt));
@@ -113,35 +106,56 @@ static tv_status field_values(const tv_field *f, const char *format, const tv_pa
             }
             (*count)++;
         }
-        return TROVE_OK;
+        return true;
     }
-    if (tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS ||
-        f->type == TV_FT_BOOLEAN) {
-        if (!df) return TROVE_OK;
-        for (uint32_t i = 0; i < df->nnums; i++) {
-            int64_t x = df->nums[i];
-            char buf[128];
-            switch (f->type) {
-            case TV_FT_DOUBLE: tv_jw_double(w, tv_sortable_to_double(x)); break;
-            case TV_FT_FLOAT:
-            case TV_FT_HALF_FLOAT: tv_jw_float(w, (float)tv_sortable_to_double(x)); break;
-            case TV_FT_SCALED_FLOAT: tv_jw_double(w, (double)x / f->scaling_factor); break;
-            case TV_FT_UNSIGNED_LONG: tv_jw_uint(w, tv_sortable_to_unsigned(x)); break;
-            case TV_FT_BOOLEAN: tv_jw_bool(w, x != 0); break;
-            case TV_FT_DATE:
-                tv_date_format(x, format ? format : f->format, buf, sizeof buf);
-                tv_jw_strz(w, buf);
-                break;
-            case TV_FT_DATE_NANOS:
-                tv_date_format_nanos(x, format ? format : f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT, buf, sizeof buf);
-                tv_jw_strz(w, buf);
-                break;
-            default: tv_jw_int(w, x); break;
-            }
-            (*count)++;
+    if (!(tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS ||
+          f->type == TV_FT_BOOLEAN))
+        return false;
+    for (uint32_t i = 0; df && i < df->nnums; i++) {
+        int64_t x = df->nums[i];
+        char buf[128];
+        switch (f->type) {
+        case TV_FT_DOUBLE: tv_jw_double(w, tv_sortable_to_double(x)); break;
+        case TV_FT_FLOAT:
+        case TV_FT_HALF_FLOAT: tv_jw_float(w, (float)tv_sortable_to_double(x)); break;
+        case TV_FT_SCALED_FLOAT: tv_jw_double(w, (double)x / f->scaling_factor); break;
+        case TV_FT_UNSIGNED_LONG: tv_jw_uint(w, tv_sortable_to_unsigned(x)); break;
+        case TV_FT_BOOLEAN: tv_jw_bool(w, x != 0); break;
+        case TV_FT_DATE:
+            tv_date_format(x, format ? format : f->format, buf, sizeof buf);
+            tv_jw_strz(w, buf);
+            break;
+        case TV_FT_DATE_NANOS:
+            tv_date_format_nanos(x, format ? format : f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT, buf, sizeof buf);
+            tv_jw_strz(w, buf);
+            break;
+        default: tv_jw_int(w, x); break;
         }
+        (*count)++;
+    }
+    return true;
+}
+
+/* One field's values into w (an array); *count of them. A field inside a
+ * nested object takes its values from the nested docs of that object, in
+ * source order (FieldFetcher reads the whole source: the values come out
+ * flat, not grouped per object). */
+static tv_status field_values(const tv_field *f, const char *format, const tv_parsed_doc *pd, const tv_json *src,
+                              tv_jw *w, size_t *count, tv_error *err) {
+    if (tv_field_type_is_text(f->type)) {
+        const tv_field *base = f->multi_parent ? f->multi_parent : f;
+        source_values(src, base->path, base->path_len, true, w, count);
         return TROVE_OK;
     }
+    bool known = true;
+    if (f->nested_scope) {
+        for (uint32_t k = 0; k < pd->nnested && known; k++)
+            if (pd->nested[k].nest == f->nested_scope->id + 1)
+                known = parsed_values(f, format, parsed_field(&pd->nested[k], f->id), w, count);
+    } else {
+        known = parsed_values(f, format, parsed_field(pd, f->id), w, count);
+    }
+    if (known) return TROVE_OK;
     return tv_error_set(err, TROVE_EUNSUPPORTED, "[fields] of a [%s] field is not supported by trove", tv_field_type_name(f->type));
 }
 
@@ -233,10 +247,6 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
         for (size_t i = 0; i < nf; i++) {
             const tv_field *f = fs[i];
             if (f->type == TV_FT_OBJECT) continue;
-            if (f->nested_scope) /* FieldFetcher groups these per nested object */
-                return tv_error_set(err, TROVE_EUNSUPPORTED,
-                                    "[fields] of [%s], a field inside the [nested] object [%s], is not supported by trove",
-                                    f->path, f->nested_scope->path);
             tv_buf b;
             tv_buf_init(&b);
             tv_jw w;
