@@ -27,8 +27,11 @@
  * object of the root's source; top_hits of nested docs use the same.
  * Not reproduced (400 naming it): inner hits of a nested query inside
  * another nested query (OpenSearch nests them inside the outer inner
- * hits), and the inner_hits options sort, highlight, explain, fields,
+ * hits), and the inner_hits options sort, explain, fields,
  * docvalue_fields, stored_fields, script_fields and _source filters.
+ * inner_hits' highlight runs the search's highlighter with the inner query
+ * over the object wrapped in its paths ({"a": {"b": {...}}}), which is the
+ * source FetchPhase gives a nested hit's highlighter.
  *
  * Ownership: everything lives in the request arena.
  */
@@ -37,6 +40,7 @@
 #include <stdlib.h>
 
 #include "search/dsl_int.h"
+#include "search/highlight.h"
 
 enum { SM_NONE = 0, SM_AVG, SM_MAX, SM_MIN, SM_SUM };
 
@@ -52,6 +56,8 @@ struct tv_nested_q {
     int64_t ih_from, ih_size;
     bool ih_source, ih_version, ih_seq_no;
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
+    tv_hl *ih_hl;         /* inner_hits "highlight" (NULL: none) */
+    tv_hl_target *ih_hlt; /* ... bound to the target (tv_nested_inner_hits_bind) */
     struct ih_res *res;   /* per hit of the page (tv_nested_inner_hits_collect) */
     uint32_t nres;
 };
@@ -235,7 +241,10 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
             if (x->type != TV_JSON_TRUE && x->type != TV_JSON_FALSE)
                 return unsupported(d, x->off, "[_source] filtering in [inner_hits]");
             s->ih_source = x->type == TV_JSON_TRUE;
-        } else if (!strcmp(key, "sort") || !strcmp(key, "highlight") || !strcmp(key, "explain") ||
+        } else if (!strcmp(key, "highlight")) {
+            tv_status st = tv_hl_parse(d, x, &s->ih_hl);
+            if (st) return st;
+        } else if (!strcmp(key, "sort") || !strcmp(key, "explain") ||
                    !strcmp(key, "fields") || !strcmp(key, "docvalue_fields") || !strcmp(key, "stored_fields") ||
                    !strcmp(key, "script_fields") || !strcmp(key, "collapse")) {
             char what[96];
@@ -456,6 +465,15 @@ static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_a
     return st;
 }
 
+tv_status tv_nested_inner_hits_bind(tv_dsl *d, const tv_search_target *t, tv_nested_q *const *defs, uint32_t n) {
+    for (uint32_t i = 0; i < n; i++)
+        if (defs[i]->ih_hl) {
+            tv_status st = tv_hl_bind(d, defs[i]->ih_hl, t, defs[i]->inner, &defs[i]->ih_hlt);
+            if (st) return st;
+        }
+    return TROVE_OK;
+}
+
 tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
                                        const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
                                        tv_arena *a, tv_error *err) {
@@ -583,7 +601,7 @@ const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *
 /* One definition's hits for the page's hit `pi` (root `doc` of segment
  * segi), collected by tv_nested_inner_hits_collect. */
 static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t pi, const char *index,
-                           const tv_doc_meta *meta, const tv_json *src, tv_jw *out) {
+                           const tv_doc_meta *meta, const tv_json *src, tv_arena *a, tv_jw *out, tv_error *err) {
     const tv_segment *seg = snap->segs[segi].seg;
     static const ih_res none;
     const ih_res *r = pi < s->nres ? &s->res[pi] : &none;
@@ -607,7 +625,8 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     tv_jw_arr_begin(out);
     for (size_t i = (size_t)s->ih_from; i < nh && (int64_t)i < s->ih_from + s->ih_size; i++) {
         tv_nested_ident id;
-        if (tv_nested_identity(snap->mapping, seg, hits[i].doc, &id)) return TROVE_EINTERNAL;
+        if (tv_nested_identity(snap->mapping, seg, hits[i].doc, &id))
+            return tv_error_set(err, TROVE_EINTERNAL, "a nested document outside its block");
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "_index");
         tv_jw_strz(out, index ? index : "");
@@ -626,10 +645,28 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
         }
         tv_jw_keyz(out, "_score");
         tv_jw_float(out, hits[i].score);
-        const tv_json *part = s->ih_source && src ? tv_nested_ident_source(&id, src) : NULL;
-        if (part) {
+        const tv_json *obj = src ? tv_nested_ident_source(&id, src) : NULL;
+        if (obj && s->ih_source) {
             tv_jw_keyz(out, "_source");
-            tv_jw_value(out, part);
+            tv_jw_value(out, obj);
+        }
+        if (obj && s->ih_hlt) {
+            /* the highlighter reads the object wrapped in its paths, as
+             * FetchPhase's nested source map is ({"a": {"b": {...}}}) */
+            tv_buf wb;
+            tv_buf_init(&wb);
+            tv_jw ww;
+            tv_jw_init(&ww, &wb, false);
+            for (uint32_t lv = 0; lv < id.n; lv++) {
+                tv_jw_obj_begin(&ww);
+                tv_jw_keyz(&ww, id.level[lv].rel);
+            }
+            tv_jw_value(&ww, obj);
+            for (uint32_t lv = 0; lv < id.n; lv++) tv_jw_obj_end(&ww);
+            tv_status st = wb.oom ? TROVE_ENOMEM
+                                  : tv_hl_write(s->ih_hlt, a, wb.data, wb.len, hits[i].doc, meta->id, meta->id_len, out, err);
+            tv_buf_fini(&wb);
+            if (st) return st;
         }
         tv_jw_obj_end(out);
     }
@@ -655,7 +692,7 @@ tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const
     for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_name ? defs[i]->ih_name : defs[i]->path->path;
     tv_java_hashmap_order(names, n, ord); /* InnerHitsPhase fills a HashMap */
     for (uint32_t i = 0; i < n; i++)
-        if ((st = write_one(defs[ord[i]], snap, seg, page, index, &meta, root, out)))
-            return tv_error_set(err, st, "out of memory");
+        if ((st = write_one(defs[ord[i]], snap, seg, page, index, &meta, root, a, out, err)))
+            return err->code == st ? st : tv_error_set(err, st, "%s", trove_status_message(st));
     return TROVE_OK;
 }

@@ -321,6 +321,9 @@ typedef struct tv_nested_ident {
 tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out);
 void tv_nested_ident_write(tv_jw *w, const tv_nested_ident *id);
 const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *root_src);
+/* Binds the definitions' inner_hits highlight to target t (d->mapping
+ * is t's), as tv_hl_bind binds the search's. */
+tv_status tv_nested_inner_hits_bind(tv_dsl *d, const tv_search_target *t, tv_nested_q *const *defs, uint32_t n);
 tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
                                        const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
                                        tv_arena *a, tv_error *err);

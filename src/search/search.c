@@ -2241,6 +2241,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
         if (r.hl && !count_only && (st = tv_hl_bind(&d, r.hl, &targets[i], tcs[i].q, &tcs[i].hl))) return st; /* highlight */
+        if (tcs[i].nnih && !count_only && (st = tv_nested_inner_hits_bind(&d, &targets[i], tcs[i].nih, tcs[i].nnih)))
+            return st;
         /* explain: the query kinds explain.c reproduces; no rescore or
          * index boost (their explanations are not reproduced) */
         if (r.explain && !count_only && (r.nrescores || tcs[i].boost != 1))

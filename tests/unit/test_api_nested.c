@@ -253,6 +253,15 @@ static void test_inner_hits(void **s) {
     EXPECT_HAS("POST", "/n/_search",
                "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"bogus\":1}}}}",
                400, "[inner_hits] unknown field [bogus]");
+    /* highlight in inner hits: the inner query's terms over each object */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits.*.hits.hits.highlight",
+           "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match\":{\"comments.text\":\"quick\"}},"
+           "\"inner_hits\":{\"_source\":false,\"highlight\":{\"fields\":{\"comments.text\":{}}}}}}}",
+           200,
+           "{\"hits\":{\"hits\":[{\"_id\":\"2\",\"inner_hits\":{\"comments\":{\"hits\":{\"hits\":[{\"highlight\":{"
+           "\"comments.text\":[\"<em>quick</em>\"]}},{\"highlight\":{\"comments.text\":[\"<em>quick</em> <em>quick</em> "
+           "dog\"]}}]}}}},{\"_id\":\"1\",\"inner_hits\":{\"comments\":{\"hits\":{\"hits\":[{\"highlight\":{"
+           "\"comments.text\":[\"<em>quick</em> fox\"]}}]}}}}]}}");
     /* a deeper path from the root: the identity has both levels */
     EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits",
            "{\"query\":{\"nested\":{\"path\":\"comments.votes\",\"query\":{\"range\":{\"comments.votes.v\":{\"gte\":2}}},"
