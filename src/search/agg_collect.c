@@ -1148,9 +1148,12 @@ static tv_status bind_subs(col *g) {
         g->d->nested_aggs += a->kind == TV_AGG_NESTED;
     }
     tv_status st = TROVE_OK;
+    /* below a top-level single-bucket aggregation the parent ord is
+     * always 0 too (its one bucket), so its subs keep top's fast paths */
+    bool sub_top = g->top && tv_agg_is_single_bucket(a->kind);
     for (uint32_t i = 0; i < a->nsubs && !st; i++) {
         if (tv_agg_is_pipeline(a->subs[i]->kind)) continue;
-        st = bind(g->ctx, g->d, a->subs[i], g->t, false, &g->subs[i]);
+        st = bind(g->ctx, g->d, a->subs[i], g->t, sub_top, &g->subs[i]);
     }
     if (nest) {
         g->d->nested_scope = scope;
