@@ -250,6 +250,7 @@ typedef struct tv_dsl {
      * while its inner query parses (NULL: the root), and the nested
      * queries with inner_hits seen so far, in parse order */
     const tv_field *nested_scope;
+    struct tv_nested_q *nested_q; /* the enclosing nested query (NULL: none) */
     struct tv_nested_q **nested_ih;
     uint32_t nnested_ih;
     int nested_aggs; /* nested aggregations enclosing the one being bound (agg_collect.c) */

@@ -274,10 +274,17 @@ static void test_inner_hits(void **s) {
            "\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{\"field\":"
            "\"comments\",\"offset\":1,\"_nested\":{\"field\":\"votes\",\"offset\":0}},\"_score\":1.0,\"_source\":{"
            "\"v\":9}}]}}}}]}}");
+    /* inside a nested query without inner_hits, inner_hits are not looked
+     * for (extractInnerHitBuilders); inside one with them, they would nest */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits",
+           "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"nested\":{\"path\":\"comments.votes\","
+           "\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
+           200, "{\"hits\":{\"hits\":[{\"_id\":\"1\"},{\"_id\":\"2\"}]}}");
     EXPECT_HAS("POST", "/n/_search",
-               "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"nested\":{\"path\":\"comments.votes\","
-               "\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
-               400, "[inner_hits] of a [nested] query inside another [nested] query is not supported by trove");
+               "{\"query\":{\"nested\":{\"path\":\"comments\",\"inner_hits\":{},\"query\":{\"nested\":{\"path\":"
+               "\"comments.votes\",\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
+               400,
+               "[inner_hits] of a [nested] query inside another [nested] query's inner_hits is not supported by trove");
 }
 
 static void test_aggs(void **s) {
