@@ -25,11 +25,11 @@
  * counted among the parent's objects of that path in the block, as
  * FetchPhase.getInternalNestedIdentity counts) and its `_source` is that
  * object of the root's source; top_hits of nested docs use the same.
- * The inner_hits of a nested query inside another one are ignored when
- * the outer one has none, as extractInnerHitBuilders does. Not reproduced
- * (400 naming it): inner hits of a nested query inside another nested
- * query's inner hits (OpenSearch nests them inside the outer inner hits),
- * and the inner_hits options sort, explain, fields,
+ * The inner_hits of a nested query inside another one nest inside each of
+ * the outer one's inner hits (collected under the outer window's hits,
+ * with the same one-plan-per-segment pass), or are ignored when the outer
+ * one has none, as extractInnerHitBuilders does. Not reproduced (400
+ * naming it): the inner_hits options sort, explain, fields,
  * docvalue_fields, stored_fields, script_fields and _source filters.
  * inner_hits' highlight runs the search's highlighter with the inner query
  * over the object wrapped in its paths ({"a": {"b": {...}}}), which is the
@@ -60,8 +60,13 @@ struct tv_nested_q {
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
     tv_hl *ih_hl;         /* inner_hits "highlight" (NULL: none) */
     tv_hl_target *ih_hlt; /* ... bound to the target (tv_nested_inner_hits_bind) */
-    struct ih_res *res;   /* per hit of the page (tv_nested_inner_hits_collect) */
+    struct ih_res *res;   /* per parent: the page's hits, or (for kids) the
+                             window hits of the enclosing definition */
     uint32_t nres;
+    /* inner_hits of nested queries inside this one's inner query (when
+     * this one has inner_hits: they nest inside each of its hits) */
+    struct tv_nested_q **kids;
+    uint32_t nkids;
 };
 
 /* ------------------------------------------------------------- bitsets */
@@ -353,12 +358,9 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
         return shard_state(d, "[nested] nested object under path [%s] is not of nested type", pz);
     s->path = f;
     s->scope = d->nested_scope;
-    if (s->has_ih && d->nested_q) {
-        /* NestedQueryBuilder.extractInnerHitBuilders looks inside a nested
-         * query only when that one has inner_hits itself */
-        if (!d->nested_q->has_ih) s->has_ih = false;
-        else return unsupported(d, ih->off, "[inner_hits] of a [nested] query inside another [nested] query's inner_hits");
-    }
+    /* NestedQueryBuilder.extractInnerHitBuilders looks inside a nested
+     * query only when that one has inner_hits itself */
+    if (s->has_ih && d->nested_q && !d->nested_q->has_ih) s->has_ih = false;
     struct tv_nested_q *outer = d->nested_q;
     d->nested_scope = f;
     d->nested_q = s;
@@ -370,17 +372,21 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
     s->inner_boost0 = s->inner->boost;
     if (s->has_ih) {
         if ((st = check_window(d, s))) return st;
+        /* a nested query inside another one's inner query: its inner hits
+         * nest inside the enclosing definition's hits */
+        tv_nested_q ***list = d->nested_q ? &d->nested_q->kids : &d->nested_ih;
+        uint32_t *count = d->nested_q ? &d->nested_q->nkids : &d->nnested_ih;
         const char *name = s->ih_name ? s->ih_name : f->path;
-        for (uint32_t i = 0; i < d->nnested_ih; i++) {
-            const tv_nested_q *o = d->nested_ih[i];
+        for (uint32_t i = 0; i < *count; i++) {
+            const tv_nested_q *o = (*list)[i];
             if (!strcmp(o->ih_name ? o->ih_name : o->path->path, name))
                 return tv_dsl_error(d, TROVE_EARG, ih->off, "[inner_hits] already contains an entry for key [%s]", name);
         }
-        tv_nested_q **grown = tv_arena_alloc(d->arena, (d->nnested_ih + 1) * sizeof *grown);
+        tv_nested_q **grown = tv_arena_alloc(d->arena, (*count + 1) * sizeof *grown);
         if (!grown) return TROVE_ENOMEM;
-        if (d->nnested_ih) memcpy(grown, d->nested_ih, d->nnested_ih * sizeof *grown);
-        grown[d->nnested_ih++] = s;
-        d->nested_ih = grown;
+        if (*count) memcpy(grown, *list, *count * sizeof *grown);
+        grown[(*count)++] = s;
+        *list = grown;
     }
     tv_query *q = tv_q_new(d, TV_Q_EXT);
     if (!q) return TROVE_ENOMEM;
@@ -399,11 +405,12 @@ typedef struct ih_hit {
     float score;
 } ih_hit;
 
-/* One definition's matches in one hit's block, best first. */
+/* One definition's matches in one parent's block, best first. */
 typedef struct ih_res {
     ih_hit *hits;
     uint32_t n;
-    uint32_t start; /* the block's first doc */
+    uint32_t seg;   /* the parent's segment */
+    uint32_t slot0; /* kids: the slot of the first hit of the from/size window */
 } ih_res;
 
 static int cmp_ih(const void *a, const void *b) {
@@ -412,6 +419,7 @@ static int cmp_ih(const void *a, const void *b) {
     return (x->doc > y->doc) - (x->doc < y->doc);
 }
 
+/* A parent to collect under: its segment, doc and result slot. */
 typedef struct ih_at {
     uint32_t seg, doc, page;
 } ih_at;
@@ -422,10 +430,46 @@ static int cmp_at(const void *a, const void *b) {
     return (x->doc > y->doc) - (x->doc < y->doc);
 }
 
-/* One definition over the page's hits of one target, ascending: one plan
- * of the inner query per segment (a plan can cost a pass over the segment,
- * a range's points for one), each hit's block read in doc order. */
-static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_at *at, uint32_t m, tv_arena *a) {
+/* The number of nested objects from the root down to f (1 for a nested
+ * object at the root). */
+static int nest_depth(const tv_field *f) {
+    int d = 0;
+    for (; f; f = f->nested_scope) d++;
+    return d;
+}
+
+/* The field a doc's nest value names (NULL for roots or unknown ids). */
+static const tv_field *nest_field(const tv_mapping *m, const tv_segment *seg, uint32_t doc) {
+    uint32_t v = tv_segment_nest(seg, doc);
+    return v ? tv_mapping_field_by_id(m, v - 1) : NULL;
+}
+
+/* The first doc of doc's block: after the previous root for a root, else
+ * the first of its descendants (in post-order they come right before it,
+ * each deeper than it). */
+static uint32_t block_start(const tv_mapping *m, const tv_segment *seg, uint32_t doc) {
+    const tv_field *f = nest_field(m, seg, doc);
+    if (!f) {
+        const uint64_t *roots = tv_segment_roots(seg, NULL);
+        uint32_t p = roots ? prev_set(roots, doc, tv_segment_max_doc(seg)) : UINT32_MAX;
+        return p == UINT32_MAX ? 0 : p + 1;
+    }
+    int depth = nest_depth(f);
+    uint32_t start = doc;
+    while (start > 0) {
+        const tv_field *g = nest_field(m, seg, start - 1);
+        if (!g || nest_depth(g) <= depth) break;
+        start--;
+    }
+    return start;
+}
+
+/* One definition under parents at[0..m) (sorted by segment and doc), into
+ * out[at[k].page]: one plan of the inner query per segment (a plan can
+ * cost a pass over the segment, a range's points for one), each parent's
+ * block read in doc order. */
+static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_at *at, uint32_t m, ih_res *out,
+                             tv_arena *a) {
     if (!s->ih_prepared) { /* the inner hits' weight has boost 1 */
         s->inner->boost = s->inner_boost0;
         tv_status st = tv_query_prepare(s->inner, snap, a);
@@ -436,26 +480,24 @@ static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_a
     tv_status st = TROVE_OK;
     for (uint32_t k = 0; k < m && !st;) {
         const tv_segview *sv = &snap->segs[at[k].seg];
-        uint32_t md = sv->max_doc;
         bool oom = false;
         const uint64_t *cb = tv_nested_path_bits(sv->seg, s->path, &oom);
-        const uint64_t *roots = tv_segment_roots(sv->seg, NULL);
         tv_iter *it = NULL;
         if (oom) st = TROVE_ENOMEM;
-        if (!st && cb && roots) {
+        if (!st && cb) {
             tv_segview all = *sv;
             all.live = NULL;
             tv_plan_ctx cx = {a, snap, true, false};
             st = tv_plan(s->inner, &all, &cx, &it);
         }
         for (; k < m && at[k].seg == (uint32_t)(sv - snap->segs) && !st; k++) {
-            uint32_t doc = at[k].doc, p = roots ? prev_set(roots, doc, md) : UINT32_MAX;
-            ih_res *r = &s->res[at[k].page];
-            r->start = p == UINT32_MAX ? 0 : p + 1;
+            uint32_t doc = at[k].doc, start = block_start(snap->mapping, sv->seg, doc);
+            ih_res *r = &out[at[k].page];
+            r->seg = at[k].seg;
             if (!it) continue;
             hits.len = 0;
             uint32_t c = it->doc;
-            if (c == TV_ITER_UNSET || c < r->start) c = tv_iter_advance(it, r->start);
+            if (c == TV_ITER_UNSET || c < start) c = tv_iter_advance(it, start);
             for (; c < doc; c = tv_iter_next(it)) {
                 if (!bit_at(cb, c)) continue;
                 ih_hit h = {c, tv_iter_score(it)};
@@ -474,27 +516,53 @@ static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_a
     return st;
 }
 
+/* A definition under nparents parents (at, m of them with a block), then
+ * its kids under every hit of its from/size windows. */
+static tv_status collect_tree(tv_nested_q *s, const tv_snapshot *snap, ih_at *at, uint32_t m, uint32_t nparents,
+                              tv_arena *a) {
+    if (!(s->res = tv_arena_calloc(a, nparents + 1, sizeof *s->res))) return TROVE_ENOMEM;
+    s->nres = nparents;
+    qsort(at, m, sizeof *at, cmp_at);
+    tv_status st = collect_one(s, snap, at, m, s->res, a);
+    if (st || !s->nkids) return st;
+    uint32_t slots = 0;
+    for (uint32_t p = 0; p < nparents; p++) {
+        ih_res *r = &s->res[p];
+        r->slot0 = slots;
+        if ((int64_t)r->n > s->ih_from) slots += (uint32_t)TV_MIN((int64_t)r->n - s->ih_from, s->ih_size);
+    }
+    ih_at *kat = tv_arena_alloc(a, (slots + 1) * sizeof *kat);
+    if (!kat) return TROVE_ENOMEM;
+    uint32_t km = 0;
+    for (uint32_t p = 0; p < nparents; p++) {
+        const ih_res *r = &s->res[p];
+        for (int64_t i = s->ih_from; i < r->n && i < s->ih_from + s->ih_size; i++, km++)
+            kat[km] = (ih_at){r->seg, r->hits[i].doc, km};
+    }
+    for (uint32_t k = 0; k < s->nkids && !st; k++) {
+        ih_at *copy = (ih_at *)(void *)tv_arena_memdup(a, kat, (km + 1) * sizeof *kat);
+        st = copy ? collect_tree(s->kids[k], snap, copy, km, slots, a) : TROVE_ENOMEM;
+    }
+    return st;
+}
+
 tv_status tv_nested_inner_hits_bind(tv_dsl *d, const tv_search_target *t, tv_nested_q *const *defs, uint32_t n) {
-    for (uint32_t i = 0; i < n; i++)
-        if (defs[i]->ih_hl) {
-            tv_status st = tv_hl_bind(d, defs[i]->ih_hl, t, defs[i]->inner, &defs[i]->ih_hlt);
-            if (st) return st;
-        }
+    for (uint32_t i = 0; i < n; i++) {
+        tv_status st = defs[i]->ih_hl ? tv_hl_bind(d, defs[i]->ih_hl, t, defs[i]->inner, &defs[i]->ih_hlt) : TROVE_OK;
+        if (!st && defs[i]->nkids) st = tv_nested_inner_hits_bind(d, t, defs[i]->kids, defs[i]->nkids);
+        if (st) return st;
+    }
     return TROVE_OK;
 }
 
 tv_status tv_nested_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
                                        const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m,
                                        tv_arena *a, tv_error *err) {
-    ih_at *at = tv_arena_alloc(a, (m + 1) * sizeof *at);
-    if (!at) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    for (uint32_t k = 0; k < m; k++) at[k] = (ih_at){segs[k], docs[k], page[k]};
-    qsort(at, m, sizeof *at, cmp_at);
     for (uint32_t i = 0; i < n; i++) {
-        tv_nested_q *s = defs[i];
-        if (!(s->res = tv_arena_calloc(a, npage + 1, sizeof *s->res))) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-        s->nres = npage;
-        tv_status st = collect_one(s, snap, at, m, a);
+        ih_at *at = tv_arena_alloc(a, (m + 1) * sizeof *at);
+        if (!at) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        for (uint32_t k = 0; k < m; k++) at[k] = (ih_at){segs[k], docs[k], page[k]};
+        tv_status st = collect_tree(defs[i], snap, at, m, npage, a);
         if (st) return tv_error_set(err, st, "out of memory");
     }
     return TROVE_OK;
@@ -520,20 +588,6 @@ static const tv_json *source_at(const tv_json *root, const char *path, size_t pl
     if (!v) return NULL;
     if (v->type == TV_JSON_ARRAY) return offset < v->len ? &v->v.items[offset] : NULL;
     return offset == 0 ? v : NULL;
-}
-
-/* The number of nested objects from the root down to f (1 for a nested
- * object at the root). */
-static int nest_depth(const tv_field *f) {
-    int d = 0;
-    for (; f; f = f->nested_scope) d++;
-    return d;
-}
-
-/* The field a doc's nest value names (NULL for roots or unknown ids). */
-static const tv_field *nest_field(const tv_mapping *m, const tv_segment *seg, uint32_t doc) {
-    uint32_t v = tv_segment_nest(seg, doc);
-    return v ? tv_mapping_field_by_id(m, v - 1) : NULL;
 }
 
 tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out) {
@@ -564,20 +618,9 @@ tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_
     /* outermost first: the offset among same-path docs in the parent's block */
     out->n = n;
     for (uint32_t i = 0; i < n; i++) {
-        uint32_t lv = n - 1 - i, d = docs[lv], parent = lv + 1 < n ? docs[lv + 1] : out->root, start;
+        uint32_t lv = n - 1 - i, d = docs[lv], parent = lv + 1 < n ? docs[lv + 1] : out->root;
         const tv_field *pf = lv + 1 < n ? fs[lv + 1] : NULL;
-        if (!pf) {
-            uint32_t pr = prev_set(roots, parent, md);
-            start = pr == UINT32_MAX ? 0 : pr + 1;
-        } else { /* the parent's descendants are right before it, deeper */
-            int pd = nest_depth(pf);
-            start = parent;
-            while (start > 0) {
-                const tv_field *g = nest_field(m, seg, start - 1);
-                if (!g || nest_depth(g) <= pd) break;
-                start--;
-            }
-        }
+        uint32_t start = block_start(m, seg, parent);
         uint32_t want = fs[lv]->id + 1, off = 0;
         for (uint32_t k = start; k < d; k++) off += tv_segment_nest(seg, k) == want;
         out->level[i].field = fs[lv];
@@ -609,6 +652,10 @@ const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *
 
 /* One definition's hits for the page's hit `pi` (root `doc` of segment
  * segi), collected by tv_nested_inner_hits_collect. */
+static tv_status write_group(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg, uint32_t slot,
+                             const char *index, const tv_doc_meta *meta, const tv_json *root, tv_arena *a, tv_jw *out,
+                             tv_error *err);
+
 static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t segi, uint32_t pi, const char *index,
                            const tv_doc_meta *meta, const tv_json *src, tv_arena *a, tv_jw *out, tv_error *err) {
     const tv_segment *seg = snap->segs[segi].seg;
@@ -677,11 +724,36 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
             tv_buf_fini(&wb);
             if (st) return st;
         }
+        if (s->nkids) { /* the inner hits of the nested queries inside, under this hit */
+            tv_jw_keyz(out, "inner_hits");
+            tv_jw_obj_begin(out);
+            tv_status st = write_group(s->kids, s->nkids, snap, segi, r->slot0 + (uint32_t)(i - (size_t)s->ih_from), index,
+                                       meta, src, a, out, err);
+            if (st) return st;
+            tv_jw_obj_end(out);
+        }
         tv_jw_obj_end(out);
     }
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
     tv_jw_obj_end(out);
+    return TROVE_OK;
+}
+
+/* The definitions' members of an "inner_hits" object, for result slot
+ * `slot` of each, in HashMap order (InnerHitsPhase fills a HashMap). */
+static tv_status write_group(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg, uint32_t slot,
+                             const char *index, const tv_doc_meta *meta, const tv_json *root, tv_arena *a, tv_jw *out,
+                             tv_error *err) {
+    const char **names = tv_arena_alloc(a, (n + 1) * sizeof *names);
+    uint32_t *ord = tv_arena_alloc(a, (n + 1) * sizeof *ord);
+    if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_name ? defs[i]->ih_name : defs[i]->path->path;
+    tv_java_hashmap_order(names, n, ord);
+    for (uint32_t i = 0; i < n; i++) {
+        tv_status st = write_one(defs[ord[i]], snap, seg, slot, index, meta, root, a, out, err);
+        if (st) return err->code == st ? st : tv_error_set(err, st, "%s", trove_status_message(st));
+    }
     return TROVE_OK;
 }
 
@@ -695,13 +767,5 @@ tv_status tv_nested_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const
     if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
     tv_json *root = NULL;
     if (src && tv_json_parse(a, src, src_len, &root, NULL) != TROVE_OK) root = NULL;
-    const char **names = tv_arena_alloc(a, (n + 1) * sizeof *names);
-    uint32_t *ord = tv_arena_alloc(a, (n + 1) * sizeof *ord);
-    if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_name ? defs[i]->ih_name : defs[i]->path->path;
-    tv_java_hashmap_order(names, n, ord); /* InnerHitsPhase fills a HashMap */
-    for (uint32_t i = 0; i < n; i++)
-        if ((st = write_one(defs[ord[i]], snap, seg, page, index, &meta, root, a, out, err)))
-            return err->code == st ? st : tv_error_set(err, st, "%s", trove_status_message(st));
-    return TROVE_OK;
+    return write_group(defs, n, snap, seg, page, index, &meta, root, a, out, err);
 }

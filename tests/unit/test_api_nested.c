@@ -280,11 +280,24 @@ static void test_inner_hits(void **s) {
            "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"nested\":{\"path\":\"comments.votes\","
            "\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
            200, "{\"hits\":{\"hits\":[{\"_id\":\"1\"},{\"_id\":\"2\"}]}}");
-    EXPECT_HAS("POST", "/n/_search",
-               "{\"query\":{\"nested\":{\"path\":\"comments\",\"inner_hits\":{},\"query\":{\"nested\":{\"path\":"
-               "\"comments.votes\",\"query\":{\"match_all\":{}},\"inner_hits\":{}}}}}}",
-               400,
-               "[inner_hits] of a [nested] query inside another [nested] query's inner_hits is not supported by trove");
+    /* hierarchical: each comment's inner hit holds its votes' inner hits,
+     * with the whole identity from the root */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits",
+           "{\"_source\":false,\"query\":{\"nested\":{\"path\":\"comments\",\"inner_hits\":{\"_source\":false},"
+           "\"query\":{\"nested\":{\"path\":\"comments.votes\",\"query\":{\"range\":{\"comments.votes.v\":{\"gte\":2}}},"
+           "\"inner_hits\":{}}}}}}",
+           200,
+           "{\"hits\":{\"hits\":[{\"_id\":\"1\",\"inner_hits\":{\"comments\":{\"hits\":{\"total\":{\"value\":1,"
+           "\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":"
+           "\"comments\",\"offset\":0},\"_score\":1.0,\"inner_hits\":{\"comments.votes\":{\"hits\":{\"total\":{"
+           "\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{"
+           "\"field\":\"comments\",\"offset\":0,\"_nested\":{\"field\":\"votes\",\"offset\":1}},\"_score\":1.0,"
+           "\"_source\":{\"v\":2}}]}}}}]}}}},{\"_id\":\"2\",\"inner_hits\":{\"comments\":{\"hits\":{\"total\":{"
+           "\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{"
+           "\"field\":\"comments\",\"offset\":1},\"_score\":1.0,\"inner_hits\":{\"comments.votes\":{\"hits\":{"
+           "\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"2\","
+           "\"_nested\":{\"field\":\"comments\",\"offset\":1,\"_nested\":{\"field\":\"votes\",\"offset\":0}},"
+           "\"_score\":1.0,\"_source\":{\"v\":9}}]}}}}]}}}}]}}");
 }
 
 static void test_aggs(void **s) {

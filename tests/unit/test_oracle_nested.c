@@ -16,8 +16,9 @@
  *     root: the matching roots, ordered by k;
  *   - the same with inner_hits (size 100): per hit, the offsets of the
  *     matching children in source order (constant scores tie, so children
- *     come in doc order: source order), and for c.d from the root both
- *     levels of each grandchild's nested identity;
+ *     come in doc order: source order), for c.d from the root both levels
+ *     of each grandchild's nested identity, and hierarchical inner hits
+ *     (a nested c.d clause with its own inner_hits inside the c query);
  *   - _count, and _cat/indices docs.count (live roots plus their nested
  *     docs, as Lucene counts);
  *   - a nested aggregation: terms on c.a with the sum of c.v and a
@@ -189,11 +190,12 @@ static bool child_matches(const child *c, const cq *q) {
     }
 }
 
-static void cq_json(const cq *q, char *out, size_t cap) {
-    char ta[64], tv[96], td[200];
+static void cq_json(const cq *q, bool inner_d, char *out, size_t cap) {
+    char ta[64], tv[96], td[240];
     snprintf(ta, sizeof ta, "{\"term\":{\"c.a\":\"%c\"}}", q->a);
     snprintf(tv, sizeof tv, "{\"range\":{\"c.v\":{\"gte\":%ld,\"lte\":%ld}}}", q->lo, q->hi);
-    snprintf(td, sizeof td, "{\"nested\":{\"path\":\"c.d\",\"query\":{\"range\":{\"c.d.w\":{\"gte\":%ld}}}}}", q->wlo);
+    snprintf(td, sizeof td, "{\"nested\":{\"path\":\"c.d\",\"query\":{\"range\":{\"c.d.w\":{\"gte\":%ld}}}%s}}", q->wlo,
+             inner_d ? ",\"inner_hits\":{\"size\":100}" : "");
     switch (q->kind) {
     case 0: snprintf(out, cap, "%s", ta); break;
     case 1: snprintf(out, cap, "%s", tv); break;
@@ -241,6 +243,19 @@ static void expect_hits(const char *what, const char *body, const tv_buf *want, 
                     snprintf(t, sizeof t, "%s%lld", lv ? "." : "", off ? (long long)tv_json_as_double(off) : -1LL);
                     tv_buf_puts(&got, t);
                 }
+                /* hierarchical inner hits: the last level's offsets of the hits nested here */
+                const tv_json *sub = tv_json_get(&arr->v.items[k], "inner_hits");
+                const tv_json *sarr = sub && sub->len ? path_get(&sub->v.members[0].val, "hits", "hits", NULL) : NULL;
+                if (sarr) {
+                    tv_buf_puts(&got, "{");
+                    for (uint32_t j = 0; j < sarr->len; j++) {
+                        const tv_json *o = tv_json_get(&sarr->v.items[j], "_nested"), *last = NULL;
+                        for (; o; o = tv_json_get(o, "_nested")) last = tv_json_get(o, "offset");
+                        snprintf(t, sizeof t, "%lld,", last ? (long long)tv_json_as_double(last) : -1LL);
+                        tv_buf_puts(&got, t);
+                    }
+                    tv_buf_puts(&got, "}");
+                }
                 tv_buf_puts(&got, ",");
             }
             tv_buf_puts(&got, "]");
@@ -257,7 +272,10 @@ static void check_query(bool inner) {
     q.lo = rn(20) - 6;
     q.hi = q.lo + rn(10);
     char qj[400], body[900];
-    cq_json(&q, qj, sizeof qj);
+    /* with inner hits, the nested c.d clause sometimes has its own: they
+     * nest inside each c hit */
+    bool inner_d = inner && q.kind == 3 && coin(50);
+    cq_json(&q, inner_d, qj, sizeof qj);
     snprintf(body, sizeof body,
              "{\"size\":100,\"sort\":[{\"k\":\"asc\"}],\"_source\":false,\"query\":{\"nested\":{\"path\":\"c\","
              "\"score_mode\":\"%s\",\"query\":%s%s}}}",
@@ -276,8 +294,18 @@ static void check_query(bool inner) {
             tv_buf_puts(&want, "[");
             for (int k = 0; k < docs[i].nc; k++)
                 if (child_matches(&docs[i].c[k], &q)) {
-                    snprintf(t, sizeof t, "%d,", k);
+                    snprintf(t, sizeof t, "%d", k);
                     tv_buf_puts(&want, t);
+                    if (inner_d) {
+                        tv_buf_puts(&want, "{");
+                        for (int j = 0; j < docs[i].c[k].nd; j++)
+                            if (docs[i].c[k].w[j] >= q.wlo) {
+                                snprintf(t, sizeof t, "%d,", j);
+                                tv_buf_puts(&want, t);
+                            }
+                        tv_buf_puts(&want, "}");
+                    }
+                    tv_buf_puts(&want, ",");
                 }
             tv_buf_puts(&want, "]");
         }
