@@ -279,6 +279,15 @@ typedef struct agg_hit {
 /* top_hits' order: <0 when x ranks before y (the sort keys, missing
  * values last, then target, segment and doc). */
 int tv_agg_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y);
+/* The hit sort of top_hits (and of nested inner_hits): a's th_sorts from
+ * a "sort" value (what names the option in errors); each key's value of
+ * doc (f: the keys' fields, NULL for _score or unmapped) into h (the
+ * smallest value ascending, the largest descending); and the hit's
+ * "sort" array as SearchHit prints it. */
+tv_status tv_agg_parse_hit_sort(tv_dsl *d, const tv_json *sort, const char *what, tv_agg *a);
+tv_status tv_agg_hit_keys(const tv_agg *a, const tv_field *const *f, const tv_segment *seg, uint32_t doc, tv_arena *arena,
+                          agg_hit *h);
+void tv_agg_hit_write_sort(tv_jw *w, const tv_agg *a, const tv_field *const *fields, const agg_hit *h);
 
 typedef struct agg_bucket {
     int64_t ki;                /* LONG/ULONG (sortable) keys, date keys */

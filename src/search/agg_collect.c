@@ -500,6 +500,41 @@ int tv_agg_hit_cmp(const tv_agg *a, const agg_hit *x, const agg_hit *y) {
     return x->doc < y->doc ? -1 : x->doc > y->doc;
 }
 
+tv_status tv_agg_hit_keys(const tv_agg *a, const tv_field *const *f, const tv_segment *seg, uint32_t doc, tv_arena *arena,
+                          agg_hit *h) {
+    for (uint32_t k = 0; k < a->th_nsorts; k++) {
+        if (!f[k]) continue;
+        bool max = a->th_sorts[k].desc;
+        if (f[k]->dv_kind == TV_DV_NUMERIC) {
+            int64_t buf[16], *v = buf;
+            uint32_t n = tv_segment_dv_numeric(seg, f[k]->id, doc, buf, 16);
+            if (n > 16) { /* the max is the last value: read them all */
+                if (!(v = tv_arena_alloc(arena, (size_t)n * sizeof *v))) return TROVE_ENOMEM;
+                n = tv_segment_dv_numeric(seg, f[k]->id, doc, v, n);
+            }
+            if (n) {
+                h->sk[k] = 1;
+                h->sv[k] = max ? v[n - 1] : v[0];
+            }
+        } else if (f[k]->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t buf[16], *o = buf;
+            uint32_t n = tv_segment_dv_ords(seg, f[k]->id, doc, buf, 16);
+            if (n > 16) {
+                if (!(o = tv_arena_alloc(arena, (size_t)n * sizeof *o))) return TROVE_ENOMEM;
+                n = tv_segment_dv_ords(seg, f[k]->id, doc, o, n);
+            }
+            const char *t;
+            size_t tl;
+            if (n && tv_segment_dv_term(seg, f[k]->id, max ? o[n - 1] : o[0], &t, &tl)) {
+                h->sk[k] = 2;
+                h->ss[k] = t;
+                h->sl[k] = (uint32_t)tl;
+            }
+        }
+    }
+    return TROVE_OK;
+}
+
 /* Keeps the doc among ord's best cap hits (top_hits: from + size; a
  * sampler: shard_size, by score, as its node has no sort keys). */
 static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord, size_t cap) {
@@ -528,25 +563,7 @@ static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord, size_t cap
     h.t = g->t;
     h.seg = (uint32_t)(g->sv - g->t->snap->segs);
     h.doc = doc;
-    for (uint32_t k = 0; k < a->th_nsorts; k++) {
-        const tv_field *f = g->thf[k];
-        if (!f) continue;
-        bool max = a->th_sorts[k].desc;
-        if (f->dv_kind == TV_DV_NUMERIC) {
-            const int64_t *v;
-            uint32_t n = nums(g, f, doc, &v);
-            if (n) { h.sk[k] = 1; h.sv[k] = max ? v[n - 1] : v[0]; }
-        } else if (f->dv_kind == TV_DV_SORTED_SET) {
-            uint32_t n = tv_segment_dv_ords(g->sv->seg, f->id, doc, g->ords, g->ocap);
-            const char *t;
-            size_t tl;
-            if (n && tv_segment_dv_term(g->sv->seg, f->id, max ? g->ords[TV_MIN(n, g->ocap) - 1] : g->ords[0], &t, &tl)) {
-                h.sk[k] = 2;
-                h.ss[k] = t;
-                h.sl[k] = (uint32_t)tl;
-            }
-        }
-    }
+    if (tv_agg_hit_keys(a, g->thf, g->sv->seg, doc, g->ctx->arena, &h)) return c_oom(g);
     if (!g->th[ord]) {
         g->th[ord] = tv_malloc(cap * sizeof *g->th[ord]);
         if (!g->th[ord]) return c_oom(g);

@@ -768,6 +768,46 @@ static tv_status str_list(tv_dsl *d, const char *type, const tv_json_member *m, 
 /* top_hits (TopHitsAggregationBuilder): from, size, sort, _source,
  * version, seq_no_primary_term, track_scores; the fetch options trove does
  * not have answer 400 by name. */
+tv_status tv_agg_parse_hit_sort(tv_dsl *d, const tv_json *sort, const char *what, tv_agg *a) {
+    const tv_json *v = sort;
+    uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
+    a->th_sorts = tv_arena_calloc(d->arena, cnt + 1, sizeof *a->th_sorts);
+    if (!a->th_sorts) return oom(d);
+    for (uint32_t k = 0; k < cnt; k++) {
+        const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[k] : v;
+        tv_agg_sort *o = &a->th_sorts[a->th_nsorts];
+        const char *fname = NULL;
+        bool desc = false, dflt = true;
+        if (e->type == TV_JSON_STRING) fname = e->v.s;
+        else if (e->type == TV_JSON_OBJECT && e->len == 1) {
+            const tv_json_member *sm = &e->v.members[0];
+            fname = sm->key;
+            const tv_json *ov = &sm->val;
+            if (ov->type == TV_JSON_OBJECT) {
+                for (uint32_t q = 0; q < ov->len; q++) {
+                    const tv_json_member *om = &ov->v.members[q];
+                    if (key_is(om, "order") && om->val.type == TV_JSON_STRING) ov = &om->val;
+                    else
+                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, om->key_off,
+                                            "[%s] in a [%s] sort is not supported by trove", om->key, what);
+                }
+            }
+            if (ov->type == TV_JSON_STRING) {
+                if (tv_streq(ov->v.s, ov->len, "desc")) desc = true;
+                else if (!tv_streq(ov->v.s, ov->len, "asc"))
+                    return tv_error_set(d->err, TROVE_EARG, "Unknown SortOrder [%s]", ov->v.s);
+                dflt = false;
+            }
+        } else return tv_dsl_error(d, TROVE_EPARSE, e->off, "[%s] failed to parse field [sort]", what);
+        if (!strcmp(fname, "_score")) { o->field = NULL; o->desc = dflt ? true : desc; }
+        else if (!strcmp(fname, "_doc")) return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "[_doc] in a [%s] sort is not supported by trove", what);
+        else { o->field = fname; o->desc = desc; }
+        if (a->th_nsorts < 4) a->th_nsorts++;
+        else return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "more than 4 [%s] sort keys are not supported by trove", what);
+    }
+    return TROVE_OK;
+}
+
 static tv_status parse_top_hits(tv_dsl *d, tv_agg *a, const tv_json *body) {
     a->th_size = 3;
     a->th_source = true;
@@ -796,42 +836,7 @@ static tv_status parse_top_hits(tv_dsl *d, tv_agg *a, const tv_json *body) {
                 }
             } else return bad_token(d, "top_hits", m);
         } else if (key_is(m, "sort")) {
-            const tv_json *v = &m->val;
-            uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
-            a->th_sorts = tv_arena_calloc(d->arena, cnt + 1, sizeof *a->th_sorts);
-            if (!a->th_sorts) return oom(d);
-            for (uint32_t k = 0; k < cnt; k++) {
-                const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[k] : v;
-                tv_agg_sort *o = &a->th_sorts[a->th_nsorts];
-                const char *fname = NULL;
-                bool desc = false, dflt = true;
-                if (e->type == TV_JSON_STRING) fname = e->v.s;
-                else if (e->type == TV_JSON_OBJECT && e->len == 1) {
-                    const tv_json_member *sm = &e->v.members[0];
-                    fname = sm->key;
-                    const tv_json *ov = &sm->val;
-                    if (ov->type == TV_JSON_OBJECT) {
-                        for (uint32_t q = 0; q < ov->len; q++) {
-                            const tv_json_member *om = &ov->v.members[q];
-                            if (key_is(om, "order") && om->val.type == TV_JSON_STRING) ov = &om->val;
-                            else
-                                return tv_dsl_error(d, TROVE_EUNSUPPORTED, om->key_off,
-                                                    "[%s] in a [top_hits] sort is not supported by trove", om->key);
-                        }
-                    }
-                    if (ov->type == TV_JSON_STRING) {
-                        if (tv_streq(ov->v.s, ov->len, "desc")) desc = true;
-                        else if (!tv_streq(ov->v.s, ov->len, "asc"))
-                            return tv_error_set(d->err, TROVE_EARG, "Unknown SortOrder [%s]", ov->v.s);
-                        dflt = false;
-                    }
-                } else return tv_dsl_error(d, TROVE_EPARSE, e->off, "[top_hits] failed to parse field [sort]");
-                if (!strcmp(fname, "_score")) { o->field = NULL; o->desc = dflt ? true : desc; }
-                else if (!strcmp(fname, "_doc")) return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "[_doc] in a [top_hits] sort is not supported by trove");
-                else { o->field = fname; o->desc = desc; }
-                if (a->th_nsorts < 4) a->th_nsorts++;
-                else return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "more than 4 [top_hits] sort keys are not supported by trove");
-            }
+            if ((st = tv_agg_parse_hit_sort(d, &m->val, "top_hits", a))) return st;
         } else if (key_is(m, "explain") || key_is(m, "highlight") || key_is(m, "script_fields") ||
                    key_is(m, "docvalue_fields") || key_is(m, "stored_fields") || key_is(m, "fields")) {
             return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "[%s] in [top_hits] is not supported by trove", m->key);

@@ -73,6 +73,34 @@ static int key_cmp(tv_key_kind kk, const agg_bucket *a, const agg_bucket *b) {
 }
 
 
+void tv_agg_hit_write_sort(tv_jw *w, const tv_agg *a, const tv_field *const *fields, const agg_hit *h) {
+    tv_jw_keyz(w, "sort");
+    tv_jw_arr_begin(w);
+    for (uint32_t k = 0; k < a->th_nsorts; k++) {
+        const tv_field *sf = fields ? fields[k] : NULL;
+        if (!a->th_sorts[k].field) tv_jw_float(w, h->score);
+        else if (h->sk[k] == 2) {
+            if (sf && sf->type == TV_FT_IP && h->sl[k] == 16) {
+                char ipt[TV_IP_TEXT_MAX];
+                tv_jw_str(w, ipt, tv_ip_format((const uint8_t *)h->ss[k], ipt));
+            } else tv_jw_str(w, h->ss[k], h->sl[k]);
+        } else if (h->sk[k] == 0) {
+            /* Lucene's missing value: null for strings, the
+             * extreme that sorts last for numbers */
+            if (!sf || sf->dv_kind != TV_DV_NUMERIC) tv_jw_null(w);
+            else if (tv_field_type_is_floating(sf->type)) tv_jw_strz(w, a->th_sorts[k].desc ? "-Infinity" : "Infinity");
+            else tv_jw_int(w, a->th_sorts[k].desc ? INT64_MIN : INT64_MAX);
+        } else if (sf && tv_field_type_is_floating(sf->type)) {
+            double dv = tv_sortable_to_double(h->sv[k]);
+            if (sf->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
+            else tv_jw_float(w, (float)dv);
+        } else if (sf && sf->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)h->sv[k] / sf->scaling_factor);
+        else if (sf && sf->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, tv_sortable_to_unsigned(h->sv[k]));
+        else tv_jw_int(w, h->sv[k]);
+    }
+    tv_jw_arr_end(w);
+}
+
 /* ------------------------------------------------------ value formats */
 
 /* Java's (long) of a double: NaN is 0, out of range saturates. */
@@ -1606,33 +1634,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
                 tv_jw_keyz(w, "_source");
                 tv_search_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
             }
-            if (sorted) {
-                tv_jw_keyz(w, "sort");
-                tv_jw_arr_begin(w);
-                for (uint32_t k = 0; k < a->th_nsorts; k++) {
-                    const tv_field *sf = r->th_fields ? r->th_fields[k] : NULL;
-                    if (!a->th_sorts[k].field) tv_jw_float(w, h->score);
-                    else if (h->sk[k] == 2) {
-                        if (sf && sf->type == TV_FT_IP && h->sl[k] == 16) {
-                            char ipt[TV_IP_TEXT_MAX];
-                            tv_jw_str(w, ipt, tv_ip_format((const uint8_t *)h->ss[k], ipt));
-                        } else tv_jw_str(w, h->ss[k], h->sl[k]);
-                    } else if (h->sk[k] == 0) {
-                        /* Lucene's missing value: null for strings, the
-                         * extreme that sorts last for numbers */
-                        if (!sf || sf->dv_kind != TV_DV_NUMERIC) tv_jw_null(w);
-                        else if (tv_field_type_is_floating(sf->type)) tv_jw_strz(w, a->th_sorts[k].desc ? "-Infinity" : "Infinity");
-                        else tv_jw_int(w, a->th_sorts[k].desc ? INT64_MIN : INT64_MAX);
-                    } else if (sf && tv_field_type_is_floating(sf->type)) {
-                        double dv = tv_sortable_to_double(h->sv[k]);
-                        if (sf->type == TV_FT_DOUBLE) tv_jw_double(w, dv);
-                        else tv_jw_float(w, (float)dv);
-                    } else if (sf && sf->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)h->sv[k] / sf->scaling_factor);
-                    else if (sf && sf->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, tv_sortable_to_unsigned(h->sv[k]));
-                    else tv_jw_int(w, h->sv[k]);
-                }
-                tv_jw_arr_end(w);
-            }
+            if (sorted) tv_agg_hit_write_sort(w, a, r->th_fields, h);
             tv_jw_obj_end(w);
         }
         tv_jw_arr_end(w);
