@@ -784,13 +784,15 @@ tv_status tv_agg_parse_hit_sort(tv_dsl *d, const tv_json *sort, const char *what
             fname = sm->key;
             const tv_json *ov = &sm->val;
             if (ov->type == TV_JSON_OBJECT) {
-                for (uint32_t q = 0; q < ov->len; q++) {
-                    const tv_json_member *om = &ov->v.members[q];
-                    if (key_is(om, "order") && om->val.type == TV_JSON_STRING) ov = &om->val;
+                const tv_json *order = NULL, *opts = ov;
+                for (uint32_t q = 0; q < opts->len; q++) {
+                    const tv_json_member *om = &opts->v.members[q];
+                    if (key_is(om, "order") && om->val.type == TV_JSON_STRING) order = &om->val;
                     else
                         return tv_dsl_error(d, TROVE_EUNSUPPORTED, om->key_off,
                                             "[%s] in a [%s] sort is not supported by trove", om->key, what);
                 }
+                if (order) ov = order;
             }
             if (ov->type == TV_JSON_STRING) {
                 if (tv_streq(ov->v.s, ov->len, "desc")) desc = true;

@@ -29,7 +29,7 @@
  * the outer one's inner hits (collected under the outer window's hits,
  * with the same one-plan-per-segment pass), or are ignored when the outer
  * one has none, as extractInnerHitBuilders does. Not reproduced (400
- * naming it): the inner_hits options sort, explain, fields,
+ * naming it): the inner_hits options explain, fields,
  * docvalue_fields, stored_fields, script_fields and _source filters.
  * inner_hits' highlight runs the search's highlighter with the inner query
  * over the object wrapped in its paths ({"a": {"b": {...}}}), which is the
@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "search/agg.h"
 #include "search/dsl_int.h"
 #include "search/highlight.h"
 
@@ -59,6 +60,9 @@ struct tv_nested_q {
     bool ih_source, ih_version, ih_seq_no;
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
     tv_hl *ih_hl;         /* inner_hits "highlight" (NULL: none) */
+    tv_agg ih_sort;       /* inner_hits "sort" (th_sorts, th_nsorts; top_hits' machinery) */
+    const tv_field *ih_sortf[4]; /* the sort keys' fields (NULL: _score) */
+    bool ih_track_scores;
     tv_hl_target *ih_hlt; /* ... bound to the target (tv_nested_inner_hits_bind) */
     struct ih_res *res;   /* per parent: the page's hits, or (for kids) the
                              window hits of the enclosing definition */
@@ -244,6 +248,7 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
             if (st) return st;
             if (key[0] == 'v') s->ih_version = b;
             else if (key[0] == 's') s->ih_seq_no = b;
+            else if (key[0] == 't') s->ih_track_scores = b;
         } else if (!strcmp(key, "_source")) {
             if (x->type != TV_JSON_TRUE && x->type != TV_JSON_FALSE)
                 return unsupported(d, x->off, "[_source] filtering in [inner_hits]");
@@ -251,7 +256,10 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
         } else if (!strcmp(key, "highlight")) {
             tv_status st = tv_hl_parse(d, x, &s->ih_hl);
             if (st) return st;
-        } else if (!strcmp(key, "sort") || !strcmp(key, "explain") ||
+        } else if (!strcmp(key, "sort")) {
+            tv_status st = tv_agg_parse_hit_sort(d, x, "inner_hits", &s->ih_sort);
+            if (st) return st;
+        } else if (!strcmp(key, "explain") ||
                    !strcmp(key, "fields") || !strcmp(key, "docvalue_fields") || !strcmp(key, "stored_fields") ||
                    !strcmp(key, "script_fields") || !strcmp(key, "collapse")) {
             char what[96];
@@ -372,6 +380,31 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
     s->inner_boost0 = s->inner->boost;
     if (s->has_ih) {
         if ((st = check_window(d, s))) return st;
+        for (uint32_t k = 0; k < s->ih_sort.th_nsorts; k++) {
+            const char *fname = s->ih_sort.th_sorts[k].field;
+            if (!fname) continue;
+            const tv_field *sf = tv_dsl_field(d, fname, strlen(fname));
+            if (!sf || sf->type == TV_FT_OBJECT) {
+                tv_error_set(d->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", fname);
+                if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+                return TROVE_EQUERYSHARD;
+            }
+            if (tv_field_type_is_text(sf->type) || sf->dv_kind == TV_DV_NONE) {
+                if (tv_field_type_is_text(sf->type))
+                    tv_error_set(d->err, TROVE_EARG,
+                                 "Text fields are not optimised for operations that require per-document field data like "
+                                 "aggregations and sorting, so these operations are disabled by default. Please use a "
+                                 "keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field "
+                                 "data by uninverting the inverted index. Note that this can use significant memory.",
+                                 fname);
+                else
+                    tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                                 "[inner_hits] sort on [%s], a field without doc values, is not supported by trove", fname);
+                if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+                return d->err ? d->err->code : TROVE_EARG;
+            }
+            s->ih_sortf[k] = sf;
+        }
         /* a nested query inside another one's inner query: its inner hits
          * nest inside the enclosing definition's hits */
         tv_nested_q ***list = d->nested_q ? &d->nested_q->kids : &d->nested_ih;
@@ -400,24 +433,23 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
 
 /* ----------------------------------------------------------- inner hits */
 
-typedef struct ih_hit {
-    uint32_t doc;
-    float score;
-} ih_hit;
+/* An inner hit is a top_hits hit: doc, score and sort keys. */
+typedef agg_hit ih_hit;
 
 /* One definition's matches in one parent's block, best first. */
 typedef struct ih_res {
     ih_hit *hits;
     uint32_t n;
+    float max_score; /* over every match */
     uint32_t seg;   /* the parent's segment */
     uint32_t slot0; /* kids: the slot of the first hit of the from/size window */
 } ih_res;
 
-static int cmp_ih(const void *a, const void *b) {
-    const ih_hit *x = a, *y = b;
-    if (x->score != y->score) return x->score > y->score ? -1 : 1;
-    return (x->doc > y->doc) - (x->doc < y->doc);
-}
+/* The definition whose hits qsort orders (per thread: a search runs on
+ * one thread). */
+static _Thread_local const tv_agg *cmp_sort;
+
+static int cmp_ih(const void *a, const void *b) { return tv_agg_hit_cmp(cmp_sort, a, b); }
 
 /* A parent to collect under: its segment, doc and result slot. */
 typedef struct ih_at {
@@ -496,17 +528,25 @@ static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_a
             r->seg = at[k].seg;
             if (!it) continue;
             hits.len = 0;
+            r->max_score = -INFINITY;
             uint32_t c = it->doc;
             if (c == TV_ITER_UNSET || c < start) c = tv_iter_advance(it, start);
             for (; c < doc; c = tv_iter_next(it)) {
                 if (!bit_at(cb, c)) continue;
-                ih_hit h = {c, tv_iter_score(it)};
+                ih_hit h;
+                memset(&h, 0, sizeof h);
+                h.doc = c;
+                h.seg = at[k].seg;
+                h.score = tv_iter_score(it);
+                if (h.score > r->max_score) r->max_score = h.score;
+                if ((st = tv_agg_hit_keys(&s->ih_sort, s->ih_sortf, sv->seg, c, a, &h))) break;
                 if (tv_vec_push(&hits, h)) {
                     st = TROVE_ENOMEM;
                     break;
                 }
             }
             if (st || !hits.len) continue;
+            cmp_sort = &s->ih_sort;
             if (hits.len > 1) qsort(hits.items, hits.len, sizeof *hits.items, cmp_ih);
             if (!(r->hits = (ih_hit *)(void *)tv_arena_memdup(a, hits.items, hits.len * sizeof *hits.items))) st = TROVE_ENOMEM;
             r->n = (uint32_t)hits.len;
@@ -674,8 +714,12 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     tv_jw_keyz(out, "relation");
     tv_jw_strz(out, "eq");
     tv_jw_obj_end(out);
+    /* sorted by a field, scores are tracked only with track_scores */
+    bool by_field = false;
+    for (uint32_t k = 0; k < s->ih_sort.th_nsorts; k++) by_field |= s->ih_sort.th_sorts[k].field != NULL;
+    bool scores = !by_field || s->ih_track_scores;
     tv_jw_keyz(out, "max_score");
-    if (nh && s->ih_size > 0) tv_jw_float(out, hits[0].score);
+    if (nh && s->ih_size > 0 && scores) tv_jw_float(out, r->max_score);
     else tv_jw_null(out);
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
@@ -700,7 +744,8 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
             tv_jw_int(out, meta->primary_term);
         }
         tv_jw_keyz(out, "_score");
-        tv_jw_float(out, hits[i].score);
+        if (scores) tv_jw_float(out, hits[i].score);
+        else tv_jw_null(out);
         const tv_json *obj = src ? tv_nested_ident_source(&id, src) : NULL;
         if (obj && s->ih_source) {
             tv_jw_keyz(out, "_source");
@@ -724,6 +769,8 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
             tv_buf_fini(&wb);
             if (st) return st;
         }
+        if (s->ih_sort.th_nsorts && (by_field || s->ih_sort.th_nsorts > 1 || !s->ih_sort.th_sorts[0].desc))
+            tv_agg_hit_write_sort(out, &s->ih_sort, s->ih_sortf, &hits[i]);
         if (s->nkids) { /* the inner hits of the nested queries inside, under this hit */
             tv_jw_keyz(out, "inner_hits");
             tv_jw_obj_begin(out);

@@ -184,6 +184,11 @@ static void test_top_hits(void **s) {
            HEAD HITS(4) "\"aggregations\":{\"top\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["
                         "{\"_index\":\"a\",\"_id\":\"2\",\"_version\":1,\"_score\":null,\"sort\":[2]},"
                         "{\"_index\":\"a\",\"_id\":\"1\",\"_version\":1,\"_score\":null,\"sort\":[1]}]}}}}");
+    /* the object form of a sort key ({"order": ...}) reads the same */
+    EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[{\"n\":{\"order\":\"desc\"}}],\"size\":2,\"from\":1,\"version\":true,\"_source\":false}}}}", 200,
+           HEAD HITS(4) "\"aggregations\":{\"top\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["
+                        "{\"_index\":\"a\",\"_id\":\"2\",\"_version\":1,\"_score\":null,\"sort\":[2]},"
+                        "{\"_index\":\"a\",\"_id\":\"1\",\"_version\":1,\"_score\":null,\"sort\":[1]}]}}}}");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"highlight\":{}}}}}", 400,
                "\"reason\":\"[highlight] in [top_hits] is not supported by trove\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[\"nope\"]}}}}", 400,

@@ -247,9 +247,28 @@ static void test_inner_hits(void **s) {
                400,
                "Inner result window is too large, the inner hit definition's [comments]'s from + size must be less than "
                "or equal to: [100] but was [101].");
+    /* sort by a field: no scores (max_score null) unless track_scores,
+     * a "sort" array, missing values last */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits.inner_hits",
+           "{\"query\":{\"bool\":{\"filter\":{\"term\":{\"title\":\"t1\"}},\"must\":{\"nested\":{\"path\":\"comments\","
+           "\"query\":{\"match_all\":{}},\"inner_hits\":{\"_source\":false,\"sort\":[{\"comments.n\":\"desc\"}]}}}}}}",
+           200,
+           "{\"hits\":{\"hits\":[{\"inner_hits\":{\"comments\":{\"hits\":{\"total\":{\"value\":2,\"relation\":\"eq\"},"
+           "\"max_score\":null,\"hits\":[{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\",\"offset\":1},"
+           "\"_score\":null,\"sort\":[7]},{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\",\"offset\":0},"
+           "\"_score\":null,\"sort\":[1]}]}}}}]}}");
+    EXPECT_HAS("POST", "/n/_search?filter_path=hits.hits.inner_hits",
+               "{\"query\":{\"bool\":{\"filter\":{\"term\":{\"title\":\"t2\"}},\"must\":{\"nested\":{\"path\":"
+               "\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"_source\":false,\"track_scores\":true,"
+               "\"sort\":[{\"comments.author\":{\"order\":\"desc\"}}]}}}}}}",
+               200,
+               "\"max_score\":1.0,\"hits\":[{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{\"field\":\"comments\",\"offset\":1},"
+               "\"_score\":1.0,\"sort\":[\"c\"]},{\"_index\":\"n\",\"_id\":\"2\",\"_nested\":{\"field\":\"comments\","
+               "\"offset\":0},\"_score\":1.0,\"sort\":[\"b\"]}]");
     EXPECT_HAS("POST", "/n/_search",
-               "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"sort\":[]}}}}",
-               400, "[sort] in [inner_hits] is not supported by trove");
+               "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"sort\":["
+               "\"nope\"]}}}}",
+               400, "No mapping found for [nope] in order to sort on");
     EXPECT_HAS("POST", "/n/_search",
                "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"bogus\":1}}}}",
                400, "[inner_hits] unknown field [bogus]");
