@@ -1595,11 +1595,6 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
                 tv_error_set(rd->c->err, st, "a nested document outside its block");
                 break;
             }
-            if (nested && (a->th_ninc || a->th_nexc)) {
-                st = tv_error_set(rd->c->err, TROVE_EUNSUPPORTED,
-                                  "[_source] filtering of nested [top_hits] is not supported by trove");
-                break;
-            }
             if (tv_segment_doc(sv->seg, nested ? nid.root : h->doc, rd->c->arena, &meta, &src, &srclen)) {
                 st = tv_error_set(rd->c->err, TROVE_EIO, "failed to load document");
                 break;
@@ -1626,9 +1621,10 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
                 const tv_json *part = tv_json_parse(rd->c->arena, src, srclen, &root, NULL) == TROVE_OK
                                           ? tv_nested_ident_source(&nid, root)
                                           : NULL;
-                if (part) {
-                    tv_jw_keyz(w, "_source");
-                    tv_jw_value(w, part);
+                if (part && (st = tv_nested_write_source(w, rd->c->arena, &nid, part, a->th_inc, a->th_ninc, a->th_exc,
+                                                         a->th_nexc))) {
+                    tv_error_set(rd->c->err, st, "%s", trove_status_message(st));
+                    break;
                 }
             } else if (a->th_source && src) {
                 tv_jw_keyz(w, "_source");

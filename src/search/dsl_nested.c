@@ -30,7 +30,9 @@
  * with the same one-plan-per-segment pass), or are ignored when the outer
  * one has none, as extractInnerHitBuilders does. Not reproduced (400
  * naming it): the inner_hits options explain, fields,
- * docvalue_fields, stored_fields, script_fields and _source filters.
+ * docvalue_fields, stored_fields and script_fields. A _source filter
+ * applies to the wrapped object, which is then unwrapped, as
+ * FetchSourcePhase does for a nested hit.
  * inner_hits' highlight runs the search's highlighter with the inner query
  * over the object wrapped in its paths ({"a": {"b": {...}}}), which is the
  * source FetchPhase gives a nested hit's highlighter.
@@ -58,6 +60,8 @@ struct tv_nested_q {
     const char *ih_name;
     int64_t ih_from, ih_size;
     bool ih_source, ih_version, ih_seq_no;
+    const char **ih_inc, **ih_exc; /* _source includes / excludes */
+    size_t ih_ninc, ih_nexc;
     bool ih_prepared; /* the inner query's weights are the inner hits' (boost 1) */
     tv_hl *ih_hl;         /* inner_hits "highlight" (NULL: none) */
     tv_agg ih_sort;       /* inner_hits "sort" (th_sorts, th_nsorts; top_hits' machinery) */
@@ -220,6 +224,23 @@ static tv_status unsupported(tv_dsl *d, uint32_t off, const char *what) {
     return tv_dsl_error(d, TROVE_EUNSUPPORTED, off, "%s is not supported by trove", what);
 }
 
+/* A string or an array of strings (FetchSourceContext's patterns) into
+ * an arena array. */
+static tv_status str_list(tv_dsl *d, const tv_json *v, const char ***out, size_t *n) {
+    uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
+    const char **l = tv_arena_calloc(d->arena, cnt + 1, sizeof *l);
+    if (!l) return TROVE_ENOMEM;
+    for (uint32_t i = 0; i < cnt; i++) {
+        const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[i] : v;
+        if (e->type != TV_JSON_STRING)
+            return tv_dsl_error(d, TROVE_EPARSE, e->off, "Unknown key for a %s in [_source].", tv_dsl_token_name(e));
+        if (!(l[i] = tv_arena_strndup(d->arena, e->v.s, e->len))) return TROVE_ENOMEM;
+    }
+    *out = l;
+    *n = cnt;
+    return TROVE_OK;
+}
+
 /* InnerHitBuilder's options, the ones trove runs. */
 static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
     s->has_ih = true;
@@ -250,9 +271,27 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
             else if (key[0] == 's') s->ih_seq_no = b;
             else if (key[0] == 't') s->ih_track_scores = b;
         } else if (!strcmp(key, "_source")) {
-            if (x->type != TV_JSON_TRUE && x->type != TV_JSON_FALSE)
-                return unsupported(d, x->off, "[_source] filtering in [inner_hits]");
-            s->ih_source = x->type == TV_JSON_TRUE;
+            /* FetchSourceContext: a boolean, a pattern or patterns, or
+             * {includes, excludes} */
+            tv_status st = TROVE_OK;
+            if (x->type == TV_JSON_TRUE || x->type == TV_JSON_FALSE) s->ih_source = x->type == TV_JSON_TRUE;
+            else if (x->type == TV_JSON_STRING || x->type == TV_JSON_ARRAY) st = str_list(d, x, &s->ih_inc, &s->ih_ninc);
+            else if (x->type == TV_JSON_OBJECT) {
+                for (uint32_t k = 0; k < x->len && !st; k++) {
+                    const tv_json_member *sm = &x->v.members[k];
+                    if (tv_streq(sm->key, sm->key_len, "includes") || tv_streq(sm->key, sm->key_len, "include"))
+                        st = str_list(d, &sm->val, &s->ih_inc, &s->ih_ninc);
+                    else if (tv_streq(sm->key, sm->key_len, "excludes") || tv_streq(sm->key, sm->key_len, "exclude"))
+                        st = str_list(d, &sm->val, &s->ih_exc, &s->ih_nexc);
+                    else
+                        return tv_dsl_error(d, TROVE_EPARSE, sm->val.off, "Unknown key for a %s in [_source]: [%s].",
+                                            tv_dsl_token_name(&sm->val), sm->key);
+                }
+            } else {
+                return tv_dsl_error(d, TROVE_EPARSE, x->off, "Expected one of [%s, %s] but found [%s]", "VALUE_BOOLEAN",
+                                    "START_OBJECT", tv_dsl_token_name(x));
+            }
+            if (st) return st;
         } else if (!strcmp(key, "highlight")) {
             tv_status st = tv_hl_parse(d, x, &s->ih_hl);
             if (st) return st;
@@ -690,6 +729,55 @@ const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *
     return v;
 }
 
+/* The object wrapped in its paths ({"a": {"b": {...}}}): the source
+ * FetchPhase gives a nested hit's highlighter and source filter. */
+static void wrap_object(const tv_nested_ident *id, const tv_json *obj, tv_buf *out) {
+    tv_jw w;
+    tv_jw_init(&w, out, false);
+    for (uint32_t lv = 0; lv < id->n; lv++) {
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, id->level[lv].rel);
+    }
+    tv_jw_value(&w, obj);
+    for (uint32_t lv = 0; lv < id->n; lv++) tv_jw_obj_end(&w);
+}
+
+tv_status tv_nested_write_source(tv_jw *w, tv_arena *a, const tv_nested_ident *id, const tv_json *obj, const char **inc,
+                                 size_t ninc, const char **exc, size_t nexc) {
+    if (!ninc && !nexc) {
+        tv_jw_keyz(w, "_source");
+        tv_jw_value(w, obj);
+        return TROVE_OK;
+    }
+    /* FetchSourcePhase: the filter applies to the wrapped object, then
+     * getNestedSource unwraps it */
+    tv_buf wb, fb;
+    tv_buf_init(&wb);
+    tv_buf_init(&fb);
+    wrap_object(id, obj, &wb);
+    tv_jw fw;
+    tv_jw_init(&fw, &fb, false);
+    if (!wb.oom) tv_search_write_source(&fw, a, wb.data, wb.len, inc, ninc, exc, nexc);
+    tv_json *f = NULL;
+    tv_status st = wb.oom || fb.oom ? TROVE_ENOMEM : tv_json_parse(a, fb.data, fb.len, &f, NULL);
+    tv_buf_fini(&wb);
+    if (st) {
+        tv_buf_fini(&fb);
+        return st == TROVE_ENOMEM ? st : TROVE_EINTERNAL;
+    }
+    const tv_json *v = f;
+    for (uint32_t lv = 0; v && lv < id->n; lv++) v = tv_json_get(v, id->level[lv].rel);
+    tv_jw_keyz(w, "_source");
+    if (v && v->type == TV_JSON_OBJECT) {
+        tv_jw_value(w, v);
+    } else { /* nothing left: FetchSourcePhase writes an empty object */
+        tv_jw_obj_begin(w);
+        tv_jw_obj_end(w);
+    }
+    tv_buf_fini(&fb);
+    return TROVE_OK;
+}
+
 /* One definition's hits for the page's hit `pi` (root `doc` of segment
  * segi), collected by tv_nested_inner_hits_collect. */
 static tv_status write_group(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg, uint32_t slot,
@@ -748,22 +836,13 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
         else tv_jw_null(out);
         const tv_json *obj = src ? tv_nested_ident_source(&id, src) : NULL;
         if (obj && s->ih_source) {
-            tv_jw_keyz(out, "_source");
-            tv_jw_value(out, obj);
+            tv_status st = tv_nested_write_source(out, a, &id, obj, s->ih_inc, s->ih_ninc, s->ih_exc, s->ih_nexc);
+            if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
         }
-        if (obj && s->ih_hlt) {
-            /* the highlighter reads the object wrapped in its paths, as
-             * FetchPhase's nested source map is ({"a": {"b": {...}}}) */
+        if (obj && s->ih_hlt) { /* the highlighter reads the object wrapped in its paths */
             tv_buf wb;
             tv_buf_init(&wb);
-            tv_jw ww;
-            tv_jw_init(&ww, &wb, false);
-            for (uint32_t lv = 0; lv < id.n; lv++) {
-                tv_jw_obj_begin(&ww);
-                tv_jw_keyz(&ww, id.level[lv].rel);
-            }
-            tv_jw_value(&ww, obj);
-            for (uint32_t lv = 0; lv < id.n; lv++) tv_jw_obj_end(&ww);
+            wrap_object(&id, obj, &wb);
             tv_status st = wb.oom ? TROVE_ENOMEM
                                   : tv_hl_write(s->ih_hlt, a, wb.data, wb.len, hits[i].doc, meta->id, meta->id_len, out, err);
             tv_buf_fini(&wb);

@@ -322,6 +322,12 @@ typedef struct tv_nested_ident {
 tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out);
 void tv_nested_ident_write(tv_jw *w, const tv_nested_ident *id);
 const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *root_src);
+/* Writes a nested hit's "_source": obj, or (with includes / excludes)
+ * obj filtered as FetchSourcePhase filters a nested hit (the patterns
+ * apply to obj wrapped in its paths, full paths from the root); {} when
+ * the filter leaves no object. */
+tv_status tv_nested_write_source(tv_jw *w, tv_arena *a, const tv_nested_ident *id, const tv_json *obj, const char **inc,
+                                 size_t ninc, const char **exc, size_t nexc);
 /* Binds the definitions' inner_hits highlight to target t (d->mapping
  * is t's), as tv_hl_bind binds the search's. */
 tv_status tv_nested_inner_hits_bind(tv_dsl *d, const tv_search_target *t, tv_nested_q *const *defs, uint32_t n);

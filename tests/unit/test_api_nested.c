@@ -281,6 +281,13 @@ static void test_inner_hits(void **s) {
            "\"comments.text\":[\"<em>quick</em>\"]}},{\"highlight\":{\"comments.text\":[\"<em>quick</em> <em>quick</em> "
            "dog\"]}}]}}}},{\"_id\":\"1\",\"inner_hits\":{\"comments\":{\"hits\":{\"hits\":[{\"highlight\":{"
            "\"comments.text\":[\"<em>quick</em> fox\"]}}]}}}}]}}");
+    /* a source filter in inner_hits, by full path */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits.inner_hits.*.hits.hits._source",
+           "{\"query\":{\"bool\":{\"filter\":{\"term\":{\"title\":\"t1\"}},\"must\":{\"nested\":{\"path\":\"comments\","
+           "\"query\":{\"match_all\":{}},\"inner_hits\":{\"_source\":{\"excludes\":[\"comments.votes\",\"comments.text\"]}}}}}}}",
+           200,
+           "{\"hits\":{\"hits\":[{\"inner_hits\":{\"comments\":{\"hits\":{\"hits\":[{\"_source\":{\"author\":\"a\",\"n\":1}},"
+           "{\"_source\":{\"author\":\"b\",\"n\":7}}]}}}}]}}");
     /* a deeper path from the root: the identity has both levels */
     EXPECT("POST", "/n/_search?filter_path=hits.hits._id,hits.hits.inner_hits",
            "{\"query\":{\"nested\":{\"path\":\"comments.votes\",\"query\":{\"range\":{\"comments.votes.v\":{\"gte\":2}}},"
@@ -378,10 +385,18 @@ static void test_aggs(void **s) {
            "\"_source\":{\"v\":9},\"sort\":[9]},{\"_index\":\"n\",\"_id\":\"1\",\"_nested\":{\"field\":\"comments\","
            "\"offset\":0,\"_nested\":{\"field\":\"votes\",\"offset\":1}},\"_score\":null,\"_source\":{\"v\":2},"
            "\"sort\":[2]}]}}}}}}");
-    EXPECT_HAS("POST", "/n/_search?size=0",
-               "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{\"_source\":{"
-               "\"includes\":[\"author\"]}}}}}}}",
-               400, "[_source] filtering of nested [top_hits] is not supported by trove");
+    /* a source filter names full paths: it applies to the object wrapped
+     * in its paths, then the object is unwrapped (FetchSourcePhase) */
+    EXPECT("POST", "/n/_search?size=0&filter_path=aggregations.c.h.hits.hits._source",
+           "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{\"size\":2,\"_source\":{"
+           "\"includes\":[\"comments.author\",\"comments.n\"]}}}}}}}",
+           200,
+           "{\"aggregations\":{\"c\":{\"h\":{\"hits\":{\"hits\":[{\"_source\":{\"author\":\"a\",\"n\":1}},{\"_source\":{"
+           "\"author\":\"b\",\"n\":7}}]}}}}}");
+    EXPECT("POST", "/n/_search?size=0&filter_path=aggregations.c.h.hits.hits._source",
+           "{\"aggs\":{\"c\":{\"nested\":{\"path\":\"comments\"},\"aggs\":{\"h\":{\"top_hits\":{\"size\":1,\"_source\":{"
+           "\"includes\":[\"author\"]}}}}}}}",
+           200, "{\"aggregations\":{\"c\":{\"h\":{\"hits\":{\"hits\":[{\"_source\":{}}]}}}}}"); /* (nothing left: {}) */
 }
 
 static void test_sort(void **s) {
