@@ -1100,6 +1100,22 @@ static tv_status misplaced(tv_dsl *d, uint32_t off, const char *what) {
                         what);
 }
 
+/* A single function named key when one was already found, or after a
+ * [functions] array: FunctionScoreQueryBuilder's errors (TROVE_OK when
+ * neither). */
+static tv_status second_function(tv_dsl *d, uint32_t off, const char *key, const char *single_name, bool array_found) {
+    if (single_name)
+        return tv_dsl_error(d, TROVE_EPARSE, off,
+                            "failed to parse [function_score] query. already found function [%s], now encountering [%s]. use [functions] array if you want to define several functions.",
+                            single_name, key);
+    if (array_found) {
+        char wbuf[300];
+        snprintf(wbuf, sizeof wbuf, "already found [functions] array, now encountering [%s].", key);
+        return misplaced(d, off, wbuf);
+    }
+    return TROVE_OK;
+}
+
 tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out) {
     fn_vec fns = {0};
     tv_query *sub = NULL;
@@ -1120,17 +1136,7 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
                 d->filter_ctx = saved;
                 continue;
             }
-            if (single_found) {
-                st = tv_dsl_error(d, TROVE_EPARSE, v->off,
-                                  "failed to parse [function_score] query. already found function [%s], now encountering [%s]. use [functions] array if you want to define several functions.",
-                                  single_name, m->key);
-                break;
-            }
-            if (array_found) {
-                snprintf(wbuf, sizeof wbuf, "already found [functions] array, now encountering [%s].", m->key);
-                st = misplaced(d, v->off, wbuf);
-                break;
-            }
+            if ((st = second_function(d, v->off, m->key, single_found ? single_name : NULL, array_found))) break;
             single_found = true;
             single_name = m->key;
             fs_fn f;
@@ -1170,17 +1176,7 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
             st = tv_dsl_java_float(d, v, &min_score);
             has_min = true;
         } else {
-            if (single_found) {
-                st = tv_dsl_error(d, TROVE_EPARSE, v->off,
-                                  "failed to parse [function_score] query. already found function [%s], now encountering [%s]. use [functions] array if you want to define several functions.",
-                                  single_name, m->key);
-                break;
-            }
-            if (array_found) {
-                snprintf(wbuf, sizeof wbuf, "already found [functions] array, now encountering [%s].", m->key);
-                st = misplaced(d, v->off, wbuf);
-                break;
-            }
+            if ((st = second_function(d, v->off, m->key, single_found ? single_name : NULL, array_found))) break;
             if (!tv_streq(m->key, m->key_len, "weight")) {
                 st = tv_dsl_error(d, TROVE_EPARSE, v->off, "failed to parse [function_score] query. field [%s] is not supported", m->key);
                 break;
