@@ -128,6 +128,18 @@ static size_t err_levels(const tv_error *e, jlevel *lv, size_t at) {
     return n;
 }
 
+/* The levels as the detailed message text (request arena; NULL, with
+ * r->oom set, out of memory). */
+static char *levels_text(tv_req *r, const jlevel *lv, size_t n) {
+    tv_buf b;
+    tv_buf_init(&b);
+    char *out = NULL;
+    if (detailed_message(&b, lv, n, 0) && !b.oom) out = tv_arena_strndup(&r->arena, b.data, b.len);
+    else if (b.oom) r->oom = true;
+    tv_buf_fini(&b);
+    return out;
+}
+
 /* The "error" text of a request-level parse failure; NULL when unknown. */
 static char *request_error(tv_req *r, const tv_error *e) {
     jlevel lv[8];
@@ -155,13 +167,7 @@ static char *request_error(tv_req *r, const tv_error *e) {
         lv[0].index = NULL;
         n = err_levels(e, lv, 1);
     }
-    tv_buf b;
-    tv_buf_init(&b);
-    char *out = NULL;
-    if (detailed_message(&b, lv, n, 0) && !b.oom) out = tv_arena_strndup(&r->arena, b.data, b.len);
-    else if (b.oom) r->oom = true;
-    tv_buf_fini(&b);
-    return out;
+    return levels_text(r, lv, n);
 }
 
 /* The "error" text of a shard that could not build the query. */
@@ -185,13 +191,7 @@ static char *shard_error(tv_req *r, const tv_error *e, tv_index *idx) {
         lv[0].index = prefix;
         n = err_levels(e, lv, 1);
     }
-    tv_buf b;
-    tv_buf_init(&b);
-    char *out = NULL;
-    if (detailed_message(&b, lv, n, 0) && !b.oom) out = tv_arena_strndup(&r->arena, b.data, b.len);
-    else if (b.oom) r->oom = true;
-    tv_buf_fini(&b);
-    return out;
+    return levels_text(r, lv, n);
 }
 
 /* ------------------------------------------------------------- answers */

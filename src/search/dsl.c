@@ -490,6 +490,16 @@ static const parser_entry k_query_parsers[] = {
 
 #define TV_DSL_MAX_DEPTH 100
 
+void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_params *params) {
+    memset(d, 0, sizeof *d);
+    d->arena = arena;
+    d->err = err;
+    if (params) {
+        d->src = params->body_text;
+        d->src_len = params->body_text_len;
+    }
+}
+
 tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
     *out = NULL;
     if (q->type != TV_JSON_OBJECT)

@@ -688,13 +688,8 @@ tv_status tv_search_explain(const tv_search_target *t, const tv_json *body, cons
                             tv_error *err) {
     memset(res, 0, sizeof *res);
     tv_error_clear(err);
-    tv_dsl d = {0};
-    d.arena = arena;
-    d.err = err;
-    if (params) {
-        d.src = params->body_text;
-        d.src_len = params->body_text_len;
-    }
+    tv_dsl d;
+    tv_dsl_init(&d, arena, err, params);
     /* RestActions.getQueryContent: {"query":{..}} and nothing else */
     const tv_json *qj = NULL;
     if (body && body->type != TV_JSON_OBJECT)

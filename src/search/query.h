@@ -256,6 +256,9 @@ typedef struct tv_dsl {
     int nested_aggs; /* nested aggregations enclosing the one being bound (agg_collect.c) */
 } tv_dsl;
 
+/* A parser state over arena and err, with the body's text from params
+ * (may be NULL) for [line:col] in errors; no mapping yet. */
+void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_params *params);
 /* Parses a query object ({"match":{...}}) into *out. */
 tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out);
 

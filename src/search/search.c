@@ -2193,13 +2193,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                      bool count_only, tv_agg_ctx *actx) {
     uint64_t t0 = tv_mono_ns();
     tv_error_clear(err);
-    tv_dsl d = {0};
-    d.arena = arena;
-    d.err = err;
-    if (params) {
-        d.src = params->body_text;
-        d.src_len = params->body_text_len;
-    }
+    tv_dsl d;
+    tv_dsl_init(&d, arena, err, params);
     req r;
     memset(&r, 0, sizeof r);
     r.from = -1;

@@ -381,13 +381,8 @@ tv_status tv_search_validate(const tv_search_target *targets, size_t ntargets, c
         if (tv_query_string_from_params(arena, params, &query) != TROVE_OK)
             return tv_error_set(err, TROVE_ENOMEM, "out of memory");
     }
-    tv_dsl d = {0};
-    d.arena = arena;
-    d.err = err;
-    if (params) {
-        d.src = params->body_text;
-        d.src_len = params->body_text_len;
-    }
+    tv_dsl d;
+    tv_dsl_init(&d, arena, err, params);
     /* the body as the REST layer parses it: no mapping */
     tv_query *q = NULL;
     tv_status st = parse(&d, query, &q);
