@@ -40,42 +40,6 @@
 #include "search/hll.h"
 #include "search/tdigest.h"
 
-/* Lucene's StringHelper.murmurhash3_x86_32 (include partitions). */
-static uint32_t tv_murmur3_x86_32(const char *data, size_t len, uint32_t seed) {
-    const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
-    uint32_t h = seed;
-    const unsigned char *p = (const unsigned char *)data;
-    size_t nblocks = len / 4;
-    for (size_t i = 0; i < nblocks; i++) {
-        uint32_t k = (uint32_t)p[4 * i] | (uint32_t)p[4 * i + 1] << 8 | (uint32_t)p[4 * i + 2] << 16 | (uint32_t)p[4 * i + 3] << 24;
-        k *= c1;
-        k = (k << 15) | (k >> 17);
-        k *= c2;
-        h ^= k;
-        h = (h << 13) | (h >> 19);
-        h = h * 5 + 0xe6546b64;
-    }
-    uint32_t k = 0;
-    const unsigned char *t = p + nblocks * 4;
-    switch (len & 3) {
-    case 3: k ^= (uint32_t)t[2] << 16; /* fall through */
-    case 2: k ^= (uint32_t)t[1] << 8; /* fall through */
-    case 1:
-        k ^= t[0];
-        k *= c1;
-        k = (k << 15) | (k >> 17);
-        k *= c2;
-        h ^= k;
-    }
-    h ^= (uint32_t)len;
-    h ^= h >> 16;
-    h *= 0x85ebca6b;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35;
-    h ^= h >> 16;
-    return h;
-}
-
 /* ------------------------------------------------------------ ordmap */
 
 typedef struct om_slot {

@@ -149,40 +149,6 @@ static uint32_t mix32(uint32_t k) {
 }
 static int32_t bitmix(int32_t key, int32_t seed) { return (int32_t)mix32((uint32_t)key ^ (uint32_t)seed); }
 
-static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
-/* Lucene's StringHelper.murmurhash3_x86_32. */
-static int32_t murmur3_32(const void *data, size_t len, int32_t seed) {
-    const unsigned char *p = data;
-    const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
-    uint32_t h1 = (uint32_t)seed;
-    size_t rounded = len & ~(size_t)3;
-    for (size_t i = 0; i < rounded; i += 4) {
-        uint32_t k1 = (uint32_t)p[i] | ((uint32_t)p[i + 1] << 8) | ((uint32_t)p[i + 2] << 16) | ((uint32_t)p[i + 3] << 24);
-        k1 *= c1;
-        k1 = rotl32(k1, 15);
-        k1 *= c2;
-        h1 ^= k1;
-        h1 = rotl32(h1, 13);
-        h1 = h1 * 5 + 0xe6546b64u;
-    }
-    uint32_t k1 = 0;
-    switch (len & 3) {
-    case 3: k1 = (uint32_t)p[rounded + 2] << 16; /* fall through */
-    case 2: k1 |= (uint32_t)p[rounded + 1] << 8; /* fall through */
-    case 1:
-        k1 |= p[rounded];
-        k1 *= c1;
-        k1 = rotl32(k1, 15);
-        k1 *= c2;
-        h1 ^= k1;
-        break;
-    default: break;
-    }
-    h1 ^= (uint32_t)len;
-    return (int32_t)mix32(h1);
-}
-
 /* Offset of the '}' closing the object that starts at off (Jackson's
  * location of END_OBJECT). */
 static uint32_t obj_end(const tv_dsl *d, uint32_t off) {
@@ -873,7 +839,7 @@ static tv_status fn_score(fs_state *s, fs_fn *f, fs_scratch *x, const tv_segview
                     have = true;
                 }
             }
-            hash = have ? murmur3_32(b, bl, f->salted) : f->salted;
+            hash = have ? (int32_t)tv_murmur3_x86_32(b, bl, (uint32_t)f->salted) : f->salted;
         }
         r = (double)((float)(hash & 0x00FFFFFF) / (float)(1 << 24));
         break;

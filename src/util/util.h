@@ -214,6 +214,9 @@ int tv_vec_reserve_(void **items, size_t *cap, size_t need, size_t elem);
 
 /* 64-bit hash of bytes (xxh3). */
 uint64_t tv_hash(const void *p, size_t n);
+/* Lucene's StringHelper.murmurhash3_x86_32 of bytes (terms partitions,
+ * random_score). */
+uint32_t tv_murmur3_x86_32(const void *data, size_t len, uint32_t seed);
 /* 32-bit CRC32C-free checksum for formats: xxh32 of bytes with seed 0. */
 uint32_t tv_checksum32(const void *p, size_t n);
 
