@@ -1605,13 +1605,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
             tv_jw_keyz(w, "_id");
             tv_jw_str(w, meta.id, meta.id_len);
             if (nested) tv_nested_ident_write(w, &nid);
-            if (a->th_version) { tv_jw_keyz(w, "_version"); tv_jw_int(w, meta.version); }
-            if (a->th_seq_no) {
-                tv_jw_keyz(w, "_seq_no");
-                tv_jw_int(w, meta.seq_no);
-                tv_jw_keyz(w, "_primary_term");
-                tv_jw_int(w, meta.primary_term);
-            }
+            tv_hit_write_versions(w, &meta, a->th_version, a->th_seq_no);
             tv_jw_keyz(w, "_score");
             if (scores) tv_jw_float(w, h->score);
             else tv_jw_null(w);

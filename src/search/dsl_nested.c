@@ -821,16 +821,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
         tv_jw_keyz(out, "_id");
         tv_jw_str(out, meta->id, meta->id_len);
         tv_nested_ident_write(out, &id);
-        if (s->ih_version) {
-            tv_jw_keyz(out, "_version");
-            tv_jw_int(out, meta->version);
-        }
-        if (s->ih_seq_no) {
-            tv_jw_keyz(out, "_seq_no");
-            tv_jw_int(out, meta->seq_no);
-            tv_jw_keyz(out, "_primary_term");
-            tv_jw_int(out, meta->primary_term);
-        }
+        tv_hit_write_versions(out, meta, s->ih_version, s->ih_seq_no);
         tv_jw_keyz(out, "_score");
         if (scores) tv_jw_float(out, hits[i].score);
         else tv_jw_null(out);

@@ -467,6 +467,10 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
                           size_t id_len, const char *src, size_t src_len, tv_fetched **out, size_t *nout,
                           tv_error *err);
 
+/* A hit's "_version" and "_seq_no"/"_primary_term" members, as asked
+ * (search.c; shared by search hits, inner hits and top_hits). */
+void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no);
+
 /* ============================================================ explanations */
 
 /* Lucene's score explanation of one doc (explain.c). Arena-allocated,

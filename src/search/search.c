@@ -1337,6 +1337,19 @@ static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_
     }
 }
 
+void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no) {
+    if (version) {
+        tv_jw_keyz(w, "_version");
+        tv_jw_int(w, m->version);
+    }
+    if (seq_no) {
+        tv_jw_keyz(w, "_seq_no");
+        tv_jw_int(w, m->seq_no);
+        tv_jw_keyz(w, "_primary_term");
+        tv_jw_int(w, m->primary_term);
+    }
+}
+
 void tv_search_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, const char **inc, size_t ninc,
                             const char **exc, size_t nexc) {
     if (!ninc && !nexc) {
@@ -2424,13 +2437,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_jw_keyz(out, "_id");
             tv_jw_str(out, meta.id, meta.id_len);
         }
-        if (r.version) { tv_jw_keyz(out, "_version"); tv_jw_int(out, meta.version); }
-        if (r.seq_no) {
-            tv_jw_keyz(out, "_seq_no");
-            tv_jw_int(out, meta.seq_no);
-            tv_jw_keyz(out, "_primary_term");
-            tv_jw_int(out, meta.primary_term);
-        }
+        tv_hit_write_versions(out, &meta, r.version, r.seq_no);
         tv_jw_keyz(out, "_score");
         if (scores_shown) tv_jw_float(out, h->score);
         else tv_jw_null(out);
