@@ -702,7 +702,6 @@ tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_
         uint32_t start = block_start(m, seg, parent);
         uint32_t want = fs[lv]->id + 1, off = 0;
         for (uint32_t k = start; k < d; k++) off += tv_segment_nest(seg, k) == want;
-        out->level[i].field = fs[lv];
         out->level[i].rel = pf ? fs[lv]->path + pf->path_len + 1 : fs[lv]->path;
         out->level[i].offset = off;
     }

@@ -306,8 +306,8 @@ const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path,
 const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
 /* The nested identity of a nested doc (FetchPhase's NestedIdentity): the
  * root doc of its block and, from the outermost nested object in, each
- * level's field (rel: its path below the level above, the whole path for
- * the outermost) and offset among that parent's objects of the path.
+ * level's path (rel: below the level above, the whole path for the
+ * outermost) and offset among that parent's objects of the path.
  * TROVE_EINTERNAL for a root doc or a block the mapping does not explain.
  * _write writes "_nested": {...} (each level's inside the one above);
  * _source is the doc's object within the root's parsed source (NULL when
@@ -317,7 +317,6 @@ typedef struct tv_nested_ident {
     uint32_t root;
     uint32_t n;
     struct {
-        const tv_field *field;
         const char *rel;
         uint32_t offset;
     } level[TV_NESTED_MAX_LEVELS];
