@@ -1982,13 +1982,22 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
             return shard_failure(err, t);
         }
         int64_t mw = t->max_rescore_window > 0 ? t->max_rescore_window : t->max_result_window > 0 ? t->max_result_window : 10000;
-        for (size_t i = 0; i < r->nrescores; i++)
+        for (size_t i = 0; i < r->nrescores; i++) {
+            /* OpenSearch takes a negative window and fails inside the
+             * rescorer (a NegativeArraySizeException, 500); trove refuses it
+             * here, as the request error it is. */
+            if (r->rescores[i].window < 0) {
+                tv_error_set(err, TROVE_EARG, "Rescore window [%lld] must be greater than or equal to 0",
+                             (long long)r->rescores[i].window);
+                return shard_failure(err, t);
+            }
             if (r->rescores[i].window > mw) {
                 tv_error_set(err, TROVE_EARG,
                              "Rescore window [%lld] is too large. It must be less than [%lld]. This prevents allocating massive heaps for storing the results to be rescored. This limit can be set by changing the [index.max_rescore_window] index level setting.",
                              (long long)r->rescores[i].window, (long long)mw);
                 return shard_failure(err, t);
             }
+        }
     }
     int64_t mrw = t->max_result_window > 0 ? t->max_result_window : 10000;
     if (from + size > mrw) {

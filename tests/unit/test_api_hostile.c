@@ -1,0 +1,59 @@
+/*
+ * test_api_hostile.c — requests that once took the server down, each kept
+ * as a regression test (issue 15: no request can take trove down).
+ *
+ * Each case is one request against a node holding a small index of the
+ * common field types; it asserts the status and a part of the body (the
+ * error's type and reason), so a fix that turns a crash into the wrong
+ * answer fails too. Inputs the fuzzers found go into their corpora as
+ * well; a case here says what the user sees.
+ */
+#include "api_test.h"
+
+static int load(void **s) {
+    if (setup(s)) return -1;
+    OK("PUT", "/h",
+       "{\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"},\"k\":{\"type\":\"keyword\"},\"n\":{\"type\":\"long\"},"
+       "\"d\":{\"type\":\"date\"},\"f\":{\"type\":\"double\"},\"o\":{\"type\":\"nested\",\"properties\":{\"x\":{\"type\":\"keyword\"}}}}}}");
+    OK("POST", "/h/_bulk?refresh=true",
+       "{\"index\":{\"_id\":\"1\"}}\n{\"t\":\"quick fox\",\"k\":\"a\",\"n\":1,\"d\":\"2020-01-01\",\"f\":1.5,\"o\":[{\"x\":\"p\"}]}\n"
+       "{\"index\":{\"_id\":\"2\"}}\n{\"t\":\"lazy dog\",\"k\":\"b\",\"n\":2,\"d\":\"2021-06-01\",\"f\":-2.5}\n");
+    return 0;
+}
+
+/* A negative rescore window crashed the server: the window, read as a
+ * size_t, overflowed the collector's allocation. */
+static void test_rescore_window(void **s) {
+    (void)s;
+    const char *neg = "{\"query\":{\"match\":{\"t\":\"fox\"}},\"rescore\":{\"window_size\":-1,"
+                      "\"query\":{\"rescore_query\":{\"match\":{\"t\":\"quick\"}}}}}";
+    EXPECT_HAS("POST", "/h/_search", neg, 400,
+               "\"type\":\"search_phase_execution_exception\",\"reason\":\"all shards failed\"");
+    EXPECT_HAS("POST", "/h/_search", neg, 400,
+               "{\"type\":\"illegal_argument_exception\",\"reason\":\"Rescore window [-1] must be greater than or equal to 0\"}");
+    EXPECT_HAS("POST", "/h/_search?size=0", neg, 400, "Rescore window [-1]");
+    /* the smallest int, and the two neighbours of the limit */
+    EXPECT_HAS("POST", "/h/_search",
+               "{\"rescore\":{\"window_size\":-2147483648,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+               "Rescore window [-2147483648] must be greater than or equal to 0");
+    EXPECT_HAS("POST", "/h/_search",
+               "{\"rescore\":{\"window_size\":10001,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+               "Rescore window [10001] is too large. It must be less than [10000].");
+    EXPECT_STATUS("POST", "/h/_search",
+                  "{\"rescore\":{\"window_size\":10000,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 200);
+    /* a window of 0 rescores nothing: the first-pass order stands */
+    EXPECT_HAS("POST", "/h/_search",
+               "{\"query\":{\"match\":{\"t\":\"fox\"}},\"rescore\":{\"window_size\":0,\"query\":{\"rescore_query\":"
+               "{\"match\":{\"t\":\"quick\"}}}}}", 200, "\"hits\":[{\"_index\":\"h\",\"_id\":\"1\"");
+    /* beyond an int: Jackson's intValue() error */
+    EXPECT_HAS("POST", "/h/_search",
+               "{\"rescore\":{\"window_size\":4294967296,\"query\":{\"rescore_query\":{\"match_all\":{}}}}}", 400,
+               "out of range of int");
+}
+
+int main(void) {
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rescore_window),
+    };
+    return cmocka_run_group_tests(tests, load, teardown);
+}
