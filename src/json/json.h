@@ -20,7 +20,8 @@
  *
  * Writer: appends to a tv_buf. Doubles print as Java's Double.toString,
  * floats as Float.toString (shortest round-trip digits; "1.0", "1.0E-4",
- * "1.2345678E7", "NaN"/"Infinity" are never produced: callers avoid them).
+ * "1.2345678E7"); NaN and the infinities are written as the strings "NaN",
+ * "Infinity" and "-Infinity", as Jackson's QUOTE_NON_NUMERIC_NUMBERS does.
  * `pretty` mode prints as OpenSearch's `?pretty` (Jackson's default pretty
  * printer: two-space indent, `"key" : value`, `[ ]`/`{ }` for empties).
  *

@@ -695,7 +695,18 @@ void tv_jw_uint(tv_jw *w, uint64_t v) {
     put_text(w, p, (size_t)(end - p));
 }
 
+/* Jackson's QUOTE_NON_NUMERIC_NUMBERS (on by default in OpenSearch's
+ * XContent): NaN and the infinities are written as strings, so a response
+ * stays JSON whatever arithmetic produced them (a boost of 1e308 makes an
+ * infinite score, a 0/0 average a NaN). */
+static bool put_non_finite(tv_jw *w, double v) {
+    if (isfinite(v)) return false;
+    tv_jw_strz(w, isnan(v) ? "NaN" : v > 0 ? "Infinity" : "-Infinity");
+    return true;
+}
+
 void tv_jw_double(tv_jw *w, double v) {
+    if (put_non_finite(w, v)) return;
     char b[40];
     size_t n = tv_fmt_double(v, b);
     put_text(w, b, n);
@@ -715,6 +726,7 @@ typedef struct float_memo {
 static _Thread_local float_memo memo[FLOAT_MEMO];
 
 void tv_jw_float(tv_jw *w, float v) {
+    if (put_non_finite(w, v)) return;
     uint32_t bits;
     memcpy(&bits, &v, sizeof bits);
     float_memo *m = &memo[(bits * 2654435761u) >> 26];

@@ -502,6 +502,7 @@ void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_para
 
 tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
     *out = NULL;
+    if (d->depth == 0) d->bad_boost_seen = false;
     if (q->type != TV_JSON_OBJECT)
         return tv_dsl_error(d, TROVE_EPARSE, q->off, "[_na] query malformed, must start with start_object");
     if (q->len == 0) {
@@ -553,6 +554,23 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
         const tv_json_member *m2 = &q->v.members[1];
         return tv_dsl_error(d, TROVE_EPARSE, m2->key_off,
                             "[%s] malformed query, expected [END_OBJECT] but found [FIELD_NAME]", m->key);
+    }
+    /* AbstractQueryBuilder.toQuery wraps a query whose boost is not 1 in a
+     * BoostQuery (not a MatchNoDocsQuery), whose constructor refuses a
+     * boost that is not a finite float >= +0.0. */
+    float b = *out ? (*out)->boost : 1.0f;
+    if (*out && (*out)->kind != TV_Q_MATCH_NONE && b != 1.0f && (!isfinite(b) || signbit(b)) && !d->bad_boost_seen) {
+        d->bad_boost_seen = true;
+        d->bad_boost = b;
+    }
+    if (d->depth == 0 && d->bad_boost_seen) {
+        d->bad_boost_seen = false;
+        char f[40];
+        tv_fmt_float(d->bad_boost, f);
+        tv_error_set(d->err, TROVE_EQUERYSHARD, "failed to create query: boost must be a positive float, got %s", f);
+        tv_error_cause(d->err, TROVE_EARG, "boost must be a positive float, got %s", f);
+        if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+        return TROVE_EQUERYSHARD;
     }
     return TROVE_OK;
 }

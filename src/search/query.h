@@ -254,6 +254,12 @@ typedef struct tv_dsl {
     struct tv_nested_q **nested_ih;
     uint32_t nnested_ih;
     int nested_aggs; /* nested aggregations enclosing the one being bound (agg_collect.c) */
+    /* The first boost Lucene's BoostQuery would refuse (negative, -0.0,
+     * NaN, infinite) seen while the current top-level query parses: the
+     * shard failure is raised once the whole query parsed, as toQuery
+     * runs after parsing in OpenSearch. */
+    bool bad_boost_seen;
+    float bad_boost;
 } tv_dsl;
 
 /* A parser state over arena and err, with the body's text from params

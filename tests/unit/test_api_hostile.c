@@ -51,9 +51,42 @@ static void test_rescore_window(void **s) {
                "out of range of int");
 }
 
+/* Lucene's BoostQuery takes only a finite boost >= +0.0; OpenSearch wraps
+ * a query in one when its boost is not 1 (and it matches something), so
+ * anything else fails on the shard. A boost of 1e308 (infinite as a
+ * float) once answered "_score":NaN, which is not JSON. */
+static void test_boost(void **s) {
+    (void)s;
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"match\":{\"t\":{\"query\":\"fox\",\"boost\":-1}}}}", 400,
+               "{\"type\":\"query_shard_exception\",\"reason\":\"failed to create query: boost must be a positive float, "
+               "got -1.0\",\"index\":\"h\",\"index_uuid\":\"X\",\"caused_by\":{\"type\":\"illegal_argument_exception\","
+               "\"reason\":\"boost must be a positive float, got -1.0\"}}");
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"term\":{\"k\":{\"value\":\"a\",\"boost\":1e308}}}}", 400,
+               "boost must be a positive float, got Infinity");
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"bool\":{\"boost\":-0.0,\"must\":[{\"match_all\":{}}]}}}", 400,
+               "boost must be a positive float, got -0.0");
+    /* deep inside, and in _count */
+    EXPECT_HAS("POST", "/h/_count",
+               "{\"query\":{\"bool\":{\"should\":[{\"match_all\":{}},{\"range\":{\"n\":{\"gte\":1,\"boost\":-2}}}]}}}",
+               400, "boost must be a positive float, got -2.0");
+    /* a parse error later in the body wins: OpenSearch parses it all first */
+    EXPECT_HAS("POST", "/h/_search",
+               "{\"query\":{\"bool\":{\"should\":[{\"term\":{\"k\":{\"value\":\"a\",\"boost\":-1}}},{\"nope\":{}}]}}}",
+               400, "\"type\":\"parsing_exception\",\"reason\":\"unknown query [nope]");
+    /* zero is a boost, and a query that matches nothing is never wrapped */
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"match\":{\"t\":{\"query\":\"fox\",\"boost\":0}}}}", 200,
+               "\"_score\":0.0");
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"match\":{\"unmapped\":{\"query\":\"fox\",\"boost\":-1}}}}", 200,
+               "\"hits\":[]");
+    /* _validate says why */
+    EXPECT_HAS("POST", "/h/_validate/query", "{\"query\":{\"match\":{\"t\":{\"query\":\"fox\",\"boost\":-1}}}}", 200,
+               "\"valid\":false");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rescore_window),
+        cmocka_unit_test(test_boost),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }

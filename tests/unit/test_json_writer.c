@@ -275,6 +275,29 @@ static void test_escaping(void **state) {
     tv_buf_fini(&b);
 }
 
+/* NaN and the infinities are strings, as Jackson's QUOTE_NON_NUMERIC_NUMBERS
+ * writes them: the response stays JSON (a boost of 1e308 once made
+ * "_score":NaN). */
+static void test_non_finite(void **state) {
+    (void)state;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "a");
+    tv_jw_double(&w, NAN);
+    tv_jw_keyz(&w, "b");
+    tv_jw_float(&w, INFINITY);
+    tv_jw_keyz(&w, "c");
+    tv_jw_float(&w, -INFINITY);
+    tv_jw_keyz(&w, "d");
+    tv_jw_float(&w, 1.5f);
+    tv_jw_obj_end(&w);
+    assert_string_equal(b.data, "{\"a\":\"NaN\",\"b\":\"Infinity\",\"c\":\"-Infinity\",\"d\":1.5}");
+    tv_buf_fini(&b);
+}
+
 static void test_raw(void **state) {
     (void)state;
     const char *src = "{ \"title\": \"caf\\u00e9 \\ud83d\\ude00\", \"n\": [1, -0, 1.50, 1e3, "
@@ -465,6 +488,7 @@ int main(void) {
         cmocka_unit_test(test_fmt_double), cmocka_unit_test(test_fmt_float),
         cmocka_unit_test(test_writer),     cmocka_unit_test(test_pretty_arrays),
         cmocka_unit_test(test_escaping),   cmocka_unit_test(test_raw),
+        cmocka_unit_test(test_non_finite),
         cmocka_unit_test(test_round_trip), cmocka_unit_test(test_deep),
         cmocka_unit_test(test_oom),        cmocka_unit_test(test_float_memo),
     };
