@@ -1171,6 +1171,22 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
         return field_error(g, "interval must be positive, got: %s", "0.0");
     if (a->kind == TV_AGG_DATE_HISTOGRAM && !a->calendar_unit && !a->fixed_ms)
         return field_error(g, "Invalid interval specified, must be non-null and non-empty");
+    /* TopHitsAggregationBuilder.doBuild */
+    int64_t miw = t->max_inner_result_window > 0 ? t->max_inner_result_window : 100;
+    if (a->kind == TV_AGG_TOP_HITS && a->th_from + a->th_size > miw) {
+        tv_error_set(c->err, TROVE_EARG,
+                     "Top hits result window is too large, the top hits aggregator [%s]'s from + size must be less "
+                     "than or equal to: [%lld] but was [%lld]. This limit can be set by changing the "
+                     "[index.max_inner_result_window] index level setting.",
+                     a->name, (long long)miw, (long long)(a->th_from + a->th_size));
+        return shard_err(g);
+    }
+    /* CardinalityAggregatorFactory.precision(), mapped field or not */
+    if (a->kind == TV_AGG_CARDINALITY && tv_hll_precision(a->precision_threshold) < 0) {
+        tv_error_set(c->err, TROVE_EARG, "maxValue must be non-negative (got: %lld)",
+                     (long long)tv_hll_table_bytes(a->precision_threshold));
+        return shard_err(g);
+    }
     if (f && tv_field_type_is_text(f->type)) {
         tv_error_set(c->err, TROVE_EARG,
                      "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",

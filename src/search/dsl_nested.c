@@ -313,9 +313,9 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_nested_q *s) {
     return TROVE_OK;
 }
 
-/* InnerHitsContext's check of index.max_inner_result_window (100). */
+/* InnerHitContextBuilder's check of index.max_inner_result_window. */
 static tv_status check_window(tv_dsl *d, const tv_nested_q *s) {
-    int64_t max = 100;
+    int64_t max = d->max_inner_window > 0 ? d->max_inner_window : 100;
     if (s->ih_from + s->ih_size <= max) return TROVE_OK;
     tv_error_set(d->err, TROVE_EARG,
                  "Inner result window is too large, the inner hit definition's [%s]'s from + size must be less "

@@ -191,14 +191,18 @@ uint64_t tv_hash_double(double v) {
 static inline int nlz64(uint64_t x) { return x ? __builtin_clzll(x) : 64; }
 static inline int nlz32(uint32_t x) { return x ? __builtin_clz(x) : 32; }
 
-int tv_hll_precision(int64_t precision_threshold) {
-    if (precision_threshold < 0) return -1;
+int64_t tv_hll_table_bytes(int64_t precision_threshold) {
     /* Java: (long) Math.ceil(count / MAX_LOAD_FACTOR), a long over a float
      * is float division; the cast saturates at Long.MAX_VALUE. */
     float q = (float)precision_threshold / 0.75f;
     double c = ceil((double)q);
-    int64_t entries = c >= 9223372036854775808.0 ? INT64_MAX : (int64_t)c;
-    uint64_t bytes = (uint64_t)entries * 4u; /* wraps like Java's long */
+    int64_t entries = c >= 9223372036854775808.0 ? INT64_MAX : c <= -9223372036854775808.0 ? INT64_MIN : (int64_t)c;
+    return (int64_t)((uint64_t)entries * 4u); /* wraps like Java's long */
+}
+
+int tv_hll_precision(int64_t precision_threshold) {
+    if (precision_threshold < 0) return -1;
+    uint64_t bytes = (uint64_t)tv_hll_table_bytes(precision_threshold);
     if (bytes >> 63) return -1;              /* bitsRequired(negative) throws */
     int bits = bytes ? 64 - nlz64(bytes) : 1;
     if (bits < TV_HLL_MIN_PRECISION) bits = TV_HLL_MIN_PRECISION;

@@ -72,6 +72,9 @@ uint64_t tv_hash_double(double v);
  * non-negative (got: N)".
  */
 int tv_hll_precision(int64_t precision_threshold);
+/* The hash table's size in bytes that precisionFromThreshold computes
+ * (wrapped as a Java long): the N of that error when it is negative. */
+int64_t tv_hll_table_bytes(int64_t precision_threshold);
 
 typedef struct tv_hll tv_hll;
 

@@ -260,6 +260,7 @@ typedef struct tv_dsl {
      * runs after parsing in OpenSearch. */
     bool bad_boost_seen;
     float bad_boost;
+    int64_t max_inner_window; /* the target's index.max_inner_result_window (0: 100) */
 } tv_dsl;
 
 /* A parser state over arena and err, with the body's text from params

@@ -1400,6 +1400,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     d->mapping = t->snap ? t->snap->mapping : NULL;
     d->snap = t->snap;
     d->index = t->index;
+    d->max_inner_window = t->max_inner_result_window;
     tv_status st;
     d->nested_ih = NULL; /* inner_hits come from the query only */
     d->nnested_ih = 0;

@@ -30,6 +30,8 @@ typedef struct tv_search_target {
     int64_t max_rescore_window;  /* index.max_rescore_window (0: max_result_window) */
     int64_t max_analyzed_offset; /* index.highlight.max_analyzed_offset (0:
                                     the default, 1000000) */
+    int64_t max_inner_result_window; /* index.max_inner_result_window (0: the
+                                        default, 100): inner hits, top_hits */
 } tv_search_target;
 
 /*

@@ -83,10 +83,52 @@ static void test_boost(void **s) {
                "\"valid\":false");
 }
 
+/* A precision_threshold near Long.MAX_VALUE sized a HyperLogLog++ table
+ * that could not be allocated (500 out of memory); OpenSearch's
+ * precisionFromThreshold overflows its long there and PackedInts throws. */
+static void test_cardinality_threshold(void **s) {
+    (void)s;
+    EXPECT_HAS("POST", "/h/_search?size=0",
+               "{\"aggs\":{\"c\":{\"cardinality\":{\"field\":\"n\",\"precision_threshold\":9223372036854775807}}}}", 400,
+               "{\"type\":\"illegal_argument_exception\",\"reason\":\"maxValue must be non-negative (got: -4)\"}");
+    EXPECT_HAS("POST", "/h/_search?size=0",
+               "{\"aggs\":{\"c\":{\"cardinality\":{\"field\":\"unmapped\",\"precision_threshold\":9223372036854775807}}}}",
+               400, "maxValue must be non-negative");
+    /* large but representable: the precision is capped (18 bits) */
+    EXPECT_HAS("POST", "/h/_search?size=0",
+               "{\"aggs\":{\"c\":{\"cardinality\":{\"field\":\"n\",\"precision_threshold\":1000000000000}}}}", 200,
+               "\"c\":{\"value\":2}");
+}
+
+/* top_hits of size 2^31-1 tried to allocate its whole window (500 out of
+ * memory): index.max_inner_result_window bounds it, as for inner hits,
+ * and the index setting is honoured by both. */
+static void test_inner_result_window(void **s) {
+    (void)s;
+    EXPECT_HAS("POST", "/h/_search?size=0", "{\"aggs\":{\"t\":{\"top_hits\":{\"size\":2147483647}}}}", 400,
+               "\"reason\":\"Top hits result window is too large, the top hits aggregator [t]'s from + size must be less "
+               "than or equal to: [100] but was [2147483647]. This limit can be set by changing the "
+               "[index.max_inner_result_window] index level setting.\"");
+    EXPECT_HAS("POST", "/h/_search?size=0", "{\"aggs\":{\"t\":{\"top_hits\":{\"from\":60,\"size\":41}}}}", 400,
+               "but was [101]");
+    EXPECT_STATUS("POST", "/h/_search?size=0", "{\"aggs\":{\"t\":{\"top_hits\":{\"from\":60,\"size\":40}}}}", 200);
+    const char *ih = "{\"query\":{\"nested\":{\"path\":\"o\",\"query\":{\"match_all\":{}},\"inner_hits\":{\"size\":150}}}}";
+    EXPECT_HAS("POST", "/h/_search", ih, 400, "Inner result window is too large, the inner hit definition's [o]'s from "
+                                              "+ size must be less than or equal to: [100] but was [150]");
+    OK("PUT", "/h/_settings", "{\"index\":{\"max_inner_result_window\":200}}");
+    EXPECT_STATUS("POST", "/h/_search", ih, 200);
+    EXPECT_STATUS("POST", "/h/_search?size=0", "{\"aggs\":{\"t\":{\"top_hits\":{\"size\":150}}}}", 200);
+    EXPECT_HAS("POST", "/h/_search?size=0", "{\"aggs\":{\"t\":{\"top_hits\":{\"size\":201}}}}", 400,
+               "must be less than or equal to: [200] but was [201]");
+    OK("PUT", "/h/_settings", "{\"index\":{\"max_inner_result_window\":null}}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rescore_window),
         cmocka_unit_test(test_boost),
+        cmocka_unit_test(test_cardinality_threshold),
+        cmocka_unit_test(test_inner_result_window),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
