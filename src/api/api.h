@@ -658,6 +658,12 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
                          const tv_json *body, tv_search_params *p, int64_t keep_alive_ms);
 /* A _search whose body names a point in time ("pit": {"id", "keep_alive"}). */
 void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p);
+/* The search request's URL parameters that only the transport-level
+ * request reads (SearchRequest's setters): pre_filter_shard_size and
+ * max_concurrent_shard_requests (>= 1), and with batched
+ * batched_reduce_size (>= 2). Sets the error and returns false on a bad
+ * value. (h_search.c) */
+bool tv_api_search_request_params(tv_req *r, bool batched);
 
 void tv_h_msearch(tv_req *r);         /* GET|POST [/{index}]/_msearch */
 void tv_h_delete_by_query(tv_req *r); /* POST /{index}/_delete_by_query */

@@ -52,94 +52,189 @@ typedef struct failure {
     int status;
 } failure;
 
+/* The request's options once parsed and validated, in the order of
+ * AbstractBulkByQueryRestHandler / AbstractBaseReindexRestHandler (the
+ * body's by-query keys, the search parameters, scroll_size, conflicts,
+ * search_timeout, then the common options and validate()), so the first
+ * error OpenSearch would report is the one reported. */
+typedef struct byq_opts {
+    bool proceed;
+    int64_t scroll_size;
+    int64_t max_docs; /* -1: every match */
+    int64_t slices;   /* 0: auto */
+    tv_json *sbody;   /* the body less the by-query keys (NULL: none) */
+} byq_opts;
+
+/* setMaxDocsValidateIdentical, then setMaxDocs. */
+static bool set_max_docs(tv_req *r, byq_opts *o, int64_t n) {
+    if (o->max_docs != -1 && o->max_docs != n)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "[max_docs] set to two different values [%lld] and [%lld]", (long long)o->max_docs,
+                           (long long)n);
+    if (n < 0)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "[max_docs] parameter cannot be negative, found [%lld]", (long long)n);
+    if (n < o->slices)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false, "[max_docs] should be >= [slices]");
+    o->max_docs = n;
+    return true;
+}
+
+/* An int URL parameter into *out; *given says whether it was there. */
+static bool int_param(tv_req *r, const char *key, int64_t *out, bool *given) {
+    *given = tv_req_param(r, key) != NULL;
+    return !*given || tv_req_param_i64(r, key, -1, out);
+}
+
+/* The body's by-query keys (conflicts, max_docs / size, script, slice);
+ * the rest is the search source. */
+static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **conflicts, bool *from,
+                         bool *stored) {
+    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
+    if (!body && r->body_len) return false;
+    if (!body) return true;
+    if (body->type != TV_JSON_OBJECT)
+        return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+    tv_json *sbody = tv_arena_alloc(&r->arena, sizeof *sbody);
+    tv_json_member *ms = tv_arena_calloc(&r->arena, body->len + 1, sizeof *ms);
+    if (!sbody || !ms) return (r->oom = true), false;
+    *sbody = *body;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        const tv_json *v = &m->val;
+        if (tv_streq(m->key, m->key_len, "conflicts")) {
+            if (v->type != TV_JSON_STRING)
+                return tv_req_fail(r, 400, "x_content_parse_exception", false,
+                                   "[%s] conflicts doesn't support values of type: %s", api + 1, kind_name(v));
+            *conflicts = v->v.s;
+        } else if (tv_streq(m->key, m->key_len, "max_docs") || tv_streq(m->key, m->key_len, "size")) {
+            if (v->type != TV_JSON_INT)
+                return tv_req_fail(r, 400, "x_content_parse_exception", false, "[%s] failed to parse field [%s]",
+                                   api + 1, m->key);
+            if (!set_max_docs(r, o, v->v.i)) return false;
+        } else if (tv_streq(m->key, m->key_len, "script")) {
+            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                               "trove does not support scripts ([script] of %s)", api);
+        } else if (tv_streq(m->key, m->key_len, "slice")) {
+            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                               "trove does not support manual slicing ([slice] of %s)", api);
+        } else {
+            *from |= tv_streq(m->key, m->key_len, "from");
+            *stored |= tv_streq(m->key, m->key_len, "stored_fields");
+            ms[k++] = *m;
+        }
+    }
+    sbody->len = k;
+    sbody->v.members = ms;
+    o->sbody = sbody;
+    return true;
+}
+
+/* AbstractBaseReindexRestHandler.parseRequestsPerSecond (Float.parseFloat,
+ * -1 for unlimited, else > 0). */
+static bool requests_per_second(tv_req *r) {
+    const char *v = tv_req_param(r, "requests_per_second");
+    if (!v) return true;
+    size_t n = strlen(v);
+    char *end = NULL;
+    double d = tv_java_double_syntax(v, n) ? strtod(v, &end) : 0;
+    if (!tv_java_double_syntax(v, n) || (d != -1 && !(d > 0)))
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
+    return true;
+}
+
+static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
+    memset(o, 0, sizeof *o);
+    o->max_docs = -1;
+    o->slices = 1;
+    o->scroll_size = 1000;
+    const char *conflicts = NULL;
+    bool body_from = false, body_stored = false, given;
+    if (!body_options(r, api, o, &conflicts, &body_from, &body_stored)) return false;
+    /* RestSearchAction.parseSearchRequest: from, size (max_docs here),
+     * terminate_after, scroll */
+    int64_t from = -1, size, ta;
+    if (!int_param(r, "from", &from, &given)) return false;
+    if (given && from < 0)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "[from] parameter cannot be negative, found [%lld]", (long long)from);
+    if (!int_param(r, "size", &size, &given)) return false;
+    if (given && size != -1 && !set_max_docs(r, o, size)) return false;
+    if (!int_param(r, "terminate_after", &ta, &given)) return false;
+    if (given && ta < 0) return tv_req_fail(r, 400, "illegal_argument_exception", false, "terminateAfter must be > 0");
+    int64_t ms;
+    const char *sc = tv_req_param(r, "scroll");
+    if (sc && !tv_api_parse_time_ms(r, "scroll", sc, &ms)) return false;
+    /* scroll_size is the search's size */
+    if (!int_param(r, "scroll_size", &o->scroll_size, &given)) return false;
+    if (given && o->scroll_size < 0)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                           "[size] parameter cannot be negative, found [%lld]", (long long)o->scroll_size);
+    if (tv_req_param(r, "conflicts")) conflicts = tv_req_param(r, "conflicts");
+    if (conflicts) {
+        if (strcmp(conflicts, "proceed") == 0)
+            o->proceed = true;
+        else if (strcmp(conflicts, "abort") != 0)
+            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                               "conflicts may only be \"proceed\" or \"abort\" but was [%s]", conflicts);
+    }
+    const char *st = tv_req_param(r, "search_timeout");
+    if (st && !tv_api_parse_time_ms(r, "search_timeout", st, &ms)) return false;
+    /* setCommonOptions: refresh and timeout are read by the caller and the
+     * router; then slices, requests_per_second, max_docs */
+    const char *sl = tv_req_param(r, "slices");
+    if (sl && strcmp(sl, "auto") == 0) {
+        o->slices = 0;
+    } else if (sl) {
+        int64_t v;
+        if (!tv_parse_i64(sl, strlen(sl), &v) || v < INT32_MIN || v > INT32_MAX || v < 1)
+            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                               "[slices] must be a positive integer or the string \"auto\", but was [%s]", sl);
+        o->slices = v;
+    }
+    if (!requests_per_second(r)) return false;
+    int64_t md;
+    if (!int_param(r, "max_docs", &md, &given)) return false;
+    if (given && !set_max_docs(r, o, md)) return false;
+    /* AbstractBulkByScrollRequest.validate (with the search request's) */
+    tv_buf m;
+    tv_buf_init(&m);
+    int nerr = 0;
+    if (o->scroll_size == 0) tv_buf_printf(&m, "%d: [size] cannot be [0] in a scroll context;", ++nerr);
+    if (from != -1 || body_from) tv_buf_printf(&m, "%d: from is not supported in this context;", ++nerr);
+    if (body_stored) tv_buf_printf(&m, "%d: stored_fields is not supported in this context;", ++nerr);
+    if (o->max_docs == 0)
+        tv_buf_printf(&m, "%d: maxDocs should be greater than 0 if the request is limited to some number of "
+                          "documents or -1 if it isn't but it was [0];", ++nerr);
+    bool ok = nerr == 0;
+    if (!ok) tv_req_fail(r, 400, "action_request_validation_exception", true, "Validation Failed: %s", m.data);
+    if (m.oom) r->oom = true;
+    tv_buf_fini(&m);
+    return ok;
+}
+
 static void by_query(tv_req *r, bool update) {
     uint64_t t0 = tv_mono_ns();
     const char *api = update ? "_update_by_query" : "_delete_by_query";
-    /* URL parameters */
-    const char *conflicts = tv_req_param(r, "conflicts");
     bool wfc, refresh = false, iu, ani;
+    const char *rv = tv_req_param(r, "refresh");
+    if (rv && !tv_req_param_bool(r, "refresh", false, &refresh)) return;
+    byq_opts bo;
+    if (!parse_options(r, api, &bo)) return;
     if (!tv_req_param_bool(r, "wait_for_completion", true, &wfc)) return;
     if (!wfc)
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support [wait_for_completion=false] of %s (no tasks API)", api);
-    const char *rv = tv_req_param(r, "refresh");
-    if (rv && !tv_req_param_bool(r, "refresh", false, &refresh)) return;
     if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
     if (tv_req_param(r, "pipeline"))
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support ingest pipelines");
-    const char *sl = tv_req_param(r, "slices");
-    if (sl && strcmp(sl, "auto") != 0) {
-        int64_t v;
-        if (!tv_parse_i64(sl, strlen(sl), &v) || v < INT32_MIN || v > INT32_MAX)
-            return (void)tv_req_fail_number(r, "int", "slices", sl);
-        if (v < 1)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
-                                     "[slices] must be at least 1, was [%lld]", (long long)v);
-    }
-    int64_t scroll_size, max_docs = -1;
-    if (!tv_req_param_i64(r, "scroll_size", 1000, &scroll_size)) return;
-    if (scroll_size < 1) scroll_size = 1000;
-    const char *md = tv_req_param(r, "max_docs");
-    if (md && !tv_req_param_i64(r, "max_docs", -1, &max_docs)) return;
-
-    /* the body: by-query keys, the rest is a search source */
-    const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
-    if (!body && r->body_len) return;
-    tv_json *sbody = NULL;
-    if (body) {
-        if (body->type != TV_JSON_OBJECT)
-            return (void)tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
-        sbody = tv_arena_alloc(&r->arena, sizeof *sbody);
-        tv_json_member *ms = tv_arena_calloc(&r->arena, body->len + 1, sizeof *ms);
-        if (!sbody || !ms) return (void)(r->oom = true);
-        *sbody = *body;
-        uint32_t k = 0;
-        for (uint32_t i = 0; i < body->len; i++) {
-            const tv_json_member *m = &body->v.members[i];
-            const tv_json *v = &m->val;
-            if (tv_streq(m->key, m->key_len, "conflicts")) {
-                if (v->type != TV_JSON_STRING)
-                    return (void)tv_req_fail(r, 400, "x_content_parse_exception", false,
-                                             "[%s] conflicts doesn't support values of type: %s", api + 1,
-                                             kind_name(v));
-                conflicts = v->v.s;
-            } else if (tv_streq(m->key, m->key_len, "max_docs") || tv_streq(m->key, m->key_len, "size")) {
-                if (v->type != TV_JSON_INT)
-                    return (void)tv_req_fail(r, 400, "x_content_parse_exception", false,
-                                             "[%s] failed to parse field [%s]", api + 1, m->key);
-                if (md && max_docs != v->v.i)
-                    return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
-                                             "[max_docs] set to two different values [%lld] and [%lld]",
-                                             (long long)max_docs, (long long)v->v.i);
-                max_docs = v->v.i;
-            } else if (tv_streq(m->key, m->key_len, "script")) {
-                return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                         "trove does not support scripts ([script] of %s)", api);
-            } else if (tv_streq(m->key, m->key_len, "slice")) {
-                return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
-                                         "trove does not support manual slicing ([slice] of %s)", api);
-            } else {
-                ms[k++] = *m;
-            }
-        }
-        sbody->len = k;
-        sbody->v.members = ms;
-    }
-    bool proceed = false;
-    if (conflicts) {
-        if (strcmp(conflicts, "proceed") == 0)
-            proceed = true;
-        else if (strcmp(conflicts, "abort") != 0)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
-                                     "conflicts may only be \"proceed\" or \"abort\" but was [%s]", conflicts);
-    }
-    if (max_docs < -1 || (md && max_docs < 0) || max_docs == 0)
-        return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
-                                 "Validation Failed: 1: maxDocs should be greater than 0 if the request is limited "
-                                 "to some number of documents or -1 if it isn't but it was [%lld];",
-                                 (long long)max_docs);
+    tv_json *sbody = bo.sbody;
+    bool proceed = bo.proceed;
+    int64_t scroll_size = bo.scroll_size, max_docs = bo.max_docs;
 
     /* search parameters as _search takes them */
     tv_search_params p;

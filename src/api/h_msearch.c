@@ -156,16 +156,7 @@ void tv_h_msearch(tv_req *r) {
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
                                      "maxConcurrentSearchRequests must be positive");
     }
-    const char *mcsr = tv_req_param(r, "max_concurrent_shard_requests");
-    if (mcsr) {
-        int64_t v;
-        if (!tv_req_param_i64(r, "max_concurrent_shard_requests", 0, &v)) return;
-    }
-    const char *pfs = tv_req_param(r, "pre_filter_shard_size");
-    if (pfs) {
-        int64_t v;
-        if (!tv_req_param_i64(r, "pre_filter_shard_size", 0, &v)) return;
-    }
+    if (!tv_api_search_request_params(r, false)) return;
     bool b;
     if (!tv_req_param_bool(r, "rest_total_hits_as_int", false, &b)) return;
     if (!tv_req_param_bool(r, "typed_keys", false, &b)) return;

@@ -45,54 +45,15 @@
 /* ------------------------------------------------------------ time values */
 
 bool tv_api_parse_time_ms(tv_req *r, const char *key, const char *v, int64_t *ms) {
-    char low[64];
-    size_t n = strlen(v);
-    if (n >= sizeof low) n = sizeof low - 1;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
-    low[n] = '\0';
-    char *t = low;
-    while (*t == ' ') t++;
-    size_t tl = strlen(t);
-    while (tl && t[tl - 1] == ' ') t[--tl] = '\0';
-    if (strcmp(t, "-1") == 0) return *ms = -1, true;
-    if (strcmp(t, "0") == 0) return *ms = 0, true;
-    static const struct {
-        const char *u;
-        double mul; /* to ms */
-    } units[] = {{"nanos", 1e-6}, {"micros", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
-    size_t ui = TV_ARRAY_LEN(units);
-    for (size_t u = 0; u < TV_ARRAY_LEN(units); u++) {
-        size_t l = strlen(units[u].u);
-        if (tl >= l && strcmp(t + tl - l, units[u].u) == 0) {
-            ui = u;
-            break;
-        }
+    tv_error err;
+    tv_error_clear(&err);
+    int64_t ns;
+    if (tv_parse_time_value(v, strlen(v), key, &ns, &err) != TROVE_OK) {
+        tv_api_err *e = tv_api_err_from(r, &err, NULL);
+        if (e) tv_req_error(r, e);
+        return false;
     }
-    if (ui == TV_ARRAY_LEN(units))
-        return tv_req_fail(r, 400, "parse_exception", true,
-                           "failed to parse setting [%s] with value [%s] as a time value: unit is missing or "
-                           "unrecognized",
-                           key, v);
-    char num[64];
-    size_t nl = tl - strlen(units[ui].u);
-    memcpy(num, t, nl);
-    num[nl] = '\0';
-    while (nl && num[nl - 1] == ' ') num[--nl] = '\0';
-    int64_t x;
-    if (!tv_parse_i64(num, nl, &x)) {
-        char *end;
-        (void)strtod(num, &end);
-        if (nl && end == num + nl && strspn(num, "0123456789.-+eE") == nl)
-            return tv_req_fail(r, 400, "parse_exception", true,
-                               "failed to parse [%s], fractional time values are not supported", v);
-        return tv_req_fail(r, 400, "parse_exception", true, "failed to parse [%s]", v);
-    }
-    if (x < -1)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                           "failed to parse setting [%s] with value [%s] as a time value: negative durations are "
-                           "not supported",
-                           key, v);
-    *ms = (int64_t)((double)x * units[ui].mul);
+    *ms = ns < 0 ? -1 : ns / 1000000;
     return true;
 }
 

@@ -191,29 +191,36 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
     return ok;
 }
 
+/* An int parameter (RestRequest.paramAsInt) into *out, left -1 when absent. */
 static bool param_int(tv_req *r, const char *key, int64_t *out) {
-    const char *v = tv_req_param(r, key);
     *out = -1;
-    if (!v) return true;
-    int64_t x;
-    if (!tv_parse_i64(v, strlen(v), &x) || x < INT32_MIN || x > INT32_MAX) {
-        tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-        tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
-        if (!e || !c) {
-            r->oom = true;
-            return false;
-        }
-        e->type = "illegal_argument_exception";
-        e->reason = tv_arena_sprintf(&r->arena, "Failed to parse int parameter [%s] with value [%s]", key, v);
-        e->status = 400;
-        c->type = "number_format_exception";
-        c->reason = tv_arena_sprintf(&r->arena, "For input string: \"%s\"", v);
-        c->status = 400;
-        e->cause = c;
-        tv_req_error(r, e);
-        return false;
-    }
-    *out = x;
+    return !tv_req_param(r, key) || tv_req_param_i64(r, key, -1, out);
+}
+
+/* A parameter that must be at least min when given (SearchRequest's
+ * setters): "<name> must be >= <min>". */
+static bool param_at_least(tv_req *r, const char *key, int64_t min, const char *name) {
+    int64_t v;
+    if (!param_int(r, key, &v)) return false;
+    if (!tv_req_param(r, key) || v >= min) return true;
+    return tv_req_fail(r, 400, "illegal_argument_exception", false, "%s must be >= %lld", name, (long long)min);
+}
+
+bool tv_api_search_request_params(tv_req *r, bool batched) {
+    /* RestSearchAction.parseSearchRequest's order; RestMultiSearchAction
+     * sets the last two on each search */
+    return (!batched || param_at_least(r, "batched_reduce_size", 2, "batchedReduceSize")) &&
+           param_at_least(r, "pre_filter_shard_size", 1, "preFilterShardSize") &&
+           param_at_least(r, "max_concurrent_shard_requests", 1, "maxConcurrentShardRequests");
+}
+
+/* terminate_after (RestSearchAction, RestCountAction): a negative value
+ * fails, 0 leaves the body's. */
+static bool param_terminate_after(tv_req *r, int64_t *out) {
+    if (!param_int(r, "terminate_after", out)) return false;
+    if (tv_req_param(r, "terminate_after") && *out < 0)
+        return tv_req_fail(r, 400, "illegal_argument_exception", false, "terminateAfter must be > 0");
+    if (*out == 0) *out = -1;
     return true;
 }
 
@@ -257,7 +264,8 @@ static void run(tv_req *r, bool count) {
     if (ew && strcmp(ew, "open") != 0 && strcmp(ew, "all") != 0 && strcmp(ew, "open,closed") != 0)
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support expand_wildcards [%s]", ew);
-    if (!param_int(r, "terminate_after", &p.terminate_after)) return;
+    if (!count && !tv_api_search_request_params(r, true)) return;
+    if (!param_terminate_after(r, &p.terminate_after)) return;
     p.q = tv_req_param(r, "q");
     p.df = tv_req_param(r, "df");
     p.default_operator = tv_req_param(r, "default_operator");
@@ -297,6 +305,9 @@ static void run(tv_req *r, bool count) {
             p.suggest_text = tv_req_param(r, "suggest_text");
             p.suggest_mode = tv_req_param(r, "suggest_mode");
             if (!param_int(r, "suggest_size", &p.suggest_size)) return;
+            /* SuggestionBuilder.size */
+            if (tv_req_param(r, "suggest_size") && p.suggest_size <= 0)
+                return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "size must be positive");
         }
         if (!reject_if(r, "stored_fields") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "track_scores") ||

@@ -625,41 +625,8 @@ static bool parse_query(tv_req *r, const char *q) {
  */
 static bool check_time_param(tv_req *r, const char *key) {
     const char *v = tv_req_param(r, key);
-    if (!v) return true;
-    size_t n = strlen(v);
-    char low[64];
-    if (n >= sizeof low) n = sizeof low - 1;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
-    low[n] = '\0';
-    while (n && low[n - 1] == ' ') low[--n] = '\0';
-    const char *t = low;
-    while (*t == ' ') t++;
-    if (strcmp(t, "-1") == 0 || strcmp(t, "0") == 0) return true;
-    static const char *const units[] = {"nanos", "micros", "ms", "s", "m", "h", "d"};
-    size_t tl = strlen(t), ul = 0;
-    for (size_t u = 0; u < TV_ARRAY_LEN(units) && !ul; u++) {
-        size_t l = strlen(units[u]);
-        if (tl > l && strcmp(t + tl - l, units[u]) == 0) ul = l;
-    }
-    if (!ul)
-        return tv_req_fail(r, 400, "parse_exception", true,
-                           "failed to parse setting [%s] with value [%s] as a time value: unit is missing or "
-                           "unrecognized",
-                           key, v);
-    char num[64];
-    size_t nl = tl - ul;
-    memcpy(num, t, nl);
-    num[nl] = '\0';
-    char *end;
-    double d = strtod(num, &end);
-    bool ok = nl && end == num + nl && num[0] != ' ' && strspn(num, "0123456789.-+eE") == nl;
-    if (!ok) return tv_req_fail(r, 400, "parse_exception", true, "failed to parse [%s]", v);
-    if (d < 0 && !(d == -1 && strchr(num, '.') == NULL))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
-                           "failed to parse setting [%s] with value [%s] as a time value: negative durations "
-                           "are not supported",
-                           key, v);
-    return true;
+    int64_t ms;
+    return !v || tv_api_parse_time_ms(r, key, v, &ms);
 }
 
 static bool validate_params(tv_req *r, const route *rt, const char *const *pathparams) {

@@ -345,53 +345,8 @@ static tv_status parse_track(tv_dsl *d, const tv_json *v, req *r) {
 /* TimeValue.parseTimeValue(text, "timeout"): "-1", "0", or a whole number
  * with a unit (nanos, micros, ms, s, m (case-sensitive), h, d). */
 static tv_status check_timeout(tv_dsl *d, const char *v, size_t n) {
-    char low[128];
-    if (n >= sizeof low) n = sizeof low - 1;
-    size_t a = 0, b = n;
-    for (size_t i = 0; i < n; i++) low[i] = (char)(v[i] >= 'A' && v[i] <= 'Z' ? v[i] + 32 : v[i]);
-    low[n] = '\0';
-    while (a < b && (unsigned char)low[a] <= ' ') a++;
-    while (b > a && (unsigned char)low[b - 1] <= ' ') b--;
-    const char *t = low + a;
-    size_t tl = b - a;
-    static const char *const units[] = {"nanos", "micros", "ms", "s", "m", "h", "d"};
-    size_t ul = 0;
-    for (size_t u = 0; u < TV_ARRAY_LEN(units) && !ul; u++) {
-        size_t l = strlen(units[u]);
-        if (tl < l || memcmp(t + tl - l, units[u], l) != 0) continue;
-        /* minutes are case-sensitive ('M' is months): the raw text must end in 'm' */
-        if (u == 4 && (n == 0 || v[n - 1] != 'm')) continue;
-        ul = l;
-    }
-    if (!ul) {
-        bool minus_one = tl >= 2 && t[0] == '-' && t[tl - 1] == '1' && strspn(t + 1, "0") == tl - 2;
-        bool zero = tl > 0 && strspn(t, "0") == tl;
-        if (minus_one || zero) return TROVE_OK;
-        return tv_error_set(d->err, TROVE_EARG,
-                            "failed to parse setting [timeout] with value [%.*s] as a time value: unit is missing or unrecognized",
-                            (int)n, v);
-    }
-    /* Long.parseLong of the number part (trimmed) */
-    size_t na = 0, nb = tl - ul;
-    while (na < nb && (unsigned char)t[na] <= ' ') na++;
-    while (nb > na && (unsigned char)t[nb - 1] <= ' ') nb--;
-    const char *num = t + na;
-    size_t nl = nb - na;
-    int64_t x;
-    bool ok = nl > 0 && nl < 20 && (num[0] == '+' ? (nl > 1 && tv_parse_i64(num + 1, nl - 1, &x)) : tv_parse_i64(num, nl, &x));
-    if (ok) {
-        if (x < -1)
-            return tv_error_set(d->err, TROVE_EARG,
-                                "failed to parse setting [timeout] with value [%.*s] as a time value: negative durations are not supported",
-                                (int)n, v);
-        return TROVE_OK;
-    }
-    double ignored;
-    if (tv_java_parse_double(num, nl, &ignored))
-        tv_error_set(d->err, TROVE_EARG, "failed to parse [%.*s], fractional time values are not supported", (int)n, v);
-    else
-        tv_error_set(d->err, TROVE_EARG, "failed to parse [%.*s]", (int)n, v);
-    return tv_error_cause(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)nl, num);
+    int64_t ns;
+    return tv_parse_time_value(v, n, "timeout", &ns, d->err);
 }
 
 /* from / size: intValue(), then the setters' checks. */

@@ -317,4 +317,15 @@ bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen);
  * valid integer or out of range. */
 bool tv_parse_i64(const char *s, size_t n, int64_t *out);
 
+/* ---- java.c: Java's parsing rules OpenSearch's answers depend on ---- */
+
+/* Whether Double.parseDouble accepts [s, s+n) (after Java's trim): a
+ * signed decimal with optional fraction, exponent and f/d suffix, NaN or
+ * Infinity. (Hexadecimal floats are not recognised.) */
+bool tv_java_double_syntax(const char *s, size_t n);
+/* TimeValue.parseTimeValue(v, setting): *nanos (saturating; -1 for "-1",
+ * 0 for "0"), or err set as OpenSearch answers a bad value (an
+ * illegal_argument_exception) and that status returned. err may be NULL. */
+tv_status tv_parse_time_value(const char *v, size_t n, const char *setting, int64_t *nanos, tv_error *err);
+
 #endif /* TROVE_UTIL_H */

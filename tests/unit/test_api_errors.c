@@ -114,10 +114,10 @@ static void test_root_and_params(void **s) {
     EXPECT("GET", "/?human=maybe", NULL, 400,
            ERR(400, "illegal_argument_exception", "Failed to parse value [maybe] as only [true] or [false] are allowed."));
     EXPECT("PUT", "/t1?timeout=abc", NULL, 400,
-           ERR(400, "parse_exception",
+           ERR(400, "illegal_argument_exception",
                "failed to parse setting [timeout] with value [abc] as a time value: unit is missing or unrecognized"));
     EXPECT("DELETE", "/m?master_timeout=5x", NULL, 400,
-           ERR(400, "parse_exception",
+           ERR(400, "illegal_argument_exception",
                "failed to parse setting [master_timeout] with value [5x] as a time value: unit is missing or unrecognized"));
     EXPECT("GET", "/m/_search?timeout=-5s&size=0", NULL, 400,
            ERR(400, "illegal_argument_exception",
@@ -418,7 +418,7 @@ static void test_search_request_errors(void **s) {
     EXPECT("POST", "/m/_search", "{\"sort\":[\"n\"],\"search_after\":[1],\"from\":1}", 400,
            ERR(400, "illegal_argument_exception", "[from] parameter must be set to 0 when [search_after] is used"));
     EXPECT("GET", "/m/_search?scroll=abc", NULL, 400,
-           ERR(400, "parse_exception",
+           ERR(400, "illegal_argument_exception",
                "failed to parse setting [scroll] with value [abc] as a time value: unit is missing or unrecognized"));
     EXPECT("POST", "/m/_search", "{\"slice\":{\"id\":0,\"max\":2}}", 400,
            ERR(400, "unsupported_operation_exception", "[slice] is not supported by trove"));

@@ -123,12 +123,61 @@ static void test_inner_result_window(void **s) {
     OK("PUT", "/h/_settings", "{\"index\":{\"max_inner_result_window\":null}}");
 }
 
+/* URL parameters of _search, _msearch, _count and the by-query APIs that
+ * were read loosely or not at all: each is checked as the OpenSearch
+ * setter that takes it checks it. */
+static void test_search_url_params(void **s) {
+    (void)s;
+    EXPECT_HAS("GET", "/h/_search?terminate_after=-1", NULL, 400, "\"reason\":\"terminateAfter must be > 0\"");
+    EXPECT_HAS("GET", "/h/_count?terminate_after=-1", NULL, 400, "\"reason\":\"terminateAfter must be > 0\"");
+    EXPECT_HAS("GET", "/h/_search?terminate_after=x", NULL, 400,
+               "Failed to parse int parameter [terminate_after] with value [x]");
+    EXPECT_STATUS("GET", "/h/_search?terminate_after=0", NULL, 200);
+    EXPECT_HAS("GET", "/h/_search?batched_reduce_size=1", NULL, 400, "\"reason\":\"batchedReduceSize must be >= 2\"");
+    EXPECT_STATUS("GET", "/h/_search?batched_reduce_size=2", NULL, 200);
+    EXPECT_HAS("GET", "/h/_search?pre_filter_shard_size=0", NULL, 400, "\"reason\":\"preFilterShardSize must be >= 1\"");
+    EXPECT_HAS("GET", "/h/_search?max_concurrent_shard_requests=0", NULL, 400,
+               "\"reason\":\"maxConcurrentShardRequests must be >= 1\"");
+    EXPECT_HAS("GET", "/h/_search?max_concurrent_shard_requests=abc", NULL, 400,
+               "Failed to parse int parameter [max_concurrent_shard_requests] with value [abc]");
+    EXPECT_HAS("POST", "/_msearch?pre_filter_shard_size=0", "{\"index\":\"h\"}\n{}\n", 400,
+               "\"reason\":\"preFilterShardSize must be >= 1\"");
+    EXPECT_HAS("GET", "/h/_search?suggest_field=t&suggest_size=0", NULL, 400, "\"reason\":\"size must be positive\"");
+    /* time values: TimeValue's illegal_argument_exception */
+    EXPECT_HAS("GET", "/h/_search?scroll=1.5m", NULL, 400,
+               "\"type\":\"illegal_argument_exception\",\"reason\":\"failed to parse [1.5m], fractional time values are not "
+               "supported\",\"caused_by\":{\"type\":\"number_format_exception\",\"reason\":\"For input string: \\\"1.5\\\"\"}");
+    /* by-query: the search's parameters, scroll_size, search_timeout */
+    EXPECT_HAS("POST", "/h/_delete_by_query?from=-1", "{\"query\":{\"match_none\":{}}}", 400,
+               "[from] parameter cannot be negative, found [-1]");
+    EXPECT_HAS("POST", "/h/_delete_by_query?from=1", "{\"query\":{\"match_none\":{}}}", 400,
+               "\"reason\":\"Validation Failed: 1: from is not supported in this context;\"");
+    EXPECT_HAS("POST", "/h/_update_by_query?scroll_size=-3", "{\"query\":{\"match_none\":{}}}", 400,
+               "[size] parameter cannot be negative, found [-3]");
+    EXPECT_HAS("POST", "/h/_update_by_query?scroll_size=0", "{\"query\":{\"match_none\":{}}}", 400,
+               "Validation Failed: 1: [size] cannot be [0] in a scroll context;");
+    EXPECT_HAS("POST", "/h/_update_by_query?search_timeout=abc", "{\"query\":{\"match_none\":{}}}", 400,
+               "failed to parse setting [search_timeout] with value [abc] as a time value");
+    EXPECT_HAS("POST", "/h/_update_by_query?scroll=abc", "{\"query\":{\"match_none\":{}}}", 400,
+               "failed to parse setting [scroll] with value [abc] as a time value");
+    EXPECT_HAS("POST", "/h/_delete_by_query?terminate_after=-2", "{\"query\":{\"match_none\":{}}}", 400,
+               "terminateAfter must be > 0");
+    EXPECT_HAS("POST", "/h/_delete_by_query?max_docs=0&slices=auto", "{\"query\":{\"match_none\":{}}}", 400,
+               "Validation Failed: 1: maxDocs should be greater than 0 if the request is limited to some number of "
+               "documents or -1 if it isn't but it was [0];");
+    EXPECT_HAS("POST", "/h/_delete_by_query", "{\"from\":2,\"stored_fields\":[\"_id\"],\"query\":{\"match_none\":{}}}",
+               400, "Validation Failed: 1: from is not supported in this context;2: stored_fields is not supported in this context;");
+    EXPECT_STATUS("POST", "/h/_delete_by_query?scroll_size=5&search_timeout=1s&scroll=1m&requests_per_second=-1",
+                  "{\"query\":{\"match_none\":{}}}", 200);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rescore_window),
         cmocka_unit_test(test_boost),
         cmocka_unit_test(test_cardinality_threshold),
         cmocka_unit_test(test_inner_result_window),
+        cmocka_unit_test(test_search_url_params),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }

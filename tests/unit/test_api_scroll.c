@@ -147,8 +147,8 @@ static void test_scroll_errors(void **s) {
                               "\"search_phase_execution_exception\""));
     free(b);
     EXPECT("GET", "/se/_search?scroll=1x", NULL, 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"parse_exception\",\"reason\":\"failed to parse setting [scroll] "
-           "with value [1x] as a time value: unit is missing or unrecognized\"}],\"type\":\"parse_exception\","
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"failed to parse setting [scroll] "
+           "with value [1x] as a time value: unit is missing or unrecognized\"}],\"type\":\"illegal_argument_exception\","
            "\"reason\":\"failed to parse setting [scroll] with value [1x] as a time value: unit is missing or "
            "unrecognized\"},\"status\":400}");
     assert_int_equal(req("GET", "/se/_search?scroll=25h", NULL, &b), 400);

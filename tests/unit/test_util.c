@@ -247,6 +247,64 @@ static void test_glob_match(void **state) {
 #undef G
 }
 
+/* TimeValue.parseTimeValue's corners: units by suffix (minutes only in
+ * lower case), -1 and 0 without a unit, Java's trim, Long.parseLong of the
+ * number, and the three error texts. */
+static void expect_time(const char *v, int64_t want_ns) {
+    tv_error e;
+    tv_error_clear(&e);
+    int64_t ns = 12345;
+    tv_status st = tv_parse_time_value(v, strlen(v), "t", &ns, &e);
+    if (st != TROVE_OK || ns != want_ns) fail_msg("%s: status %d ns %lld (%s)", v, st, (long long)ns, e.reason);
+}
+
+static void expect_time_err(const char *v, const char *reason, bool caused) {
+    tv_error e;
+    tv_error_clear(&e);
+    int64_t ns;
+    tv_status st = tv_parse_time_value(v, strlen(v), "t", &ns, &e);
+    assert_int_equal(st, TROVE_EARG);
+    assert_string_equal(e.reason, reason);
+    assert_int_equal(e.cause_code == TROVE_ENUMBERFORMAT, caused);
+}
+
+static void test_time_value(void **s) {
+    (void)s;
+    expect_time("5s", 5000000000);
+    expect_time(" 5 S ", 5000000000);
+    expect_time("5m", 300000000000);
+    expect_time("2d", 172800000000000);
+    expect_time("7nanos", 7);
+    expect_time("7MICROS", 7000);
+    expect_time("10ms", 10000000);
+    expect_time("-1", -1);
+    expect_time("-0001", -1);
+    expect_time("000", 0);
+    expect_time("-1s", -1000000000);
+    expect_time("+3h", 10800000000000);
+    expect_time("9223372036854775807d", INT64_MAX); /* saturates */
+    expect_time_err("abc", "failed to parse setting [t] with value [abc] as a time value: unit is missing or unrecognized",
+                    false);
+    expect_time_err("5M", "failed to parse setting [t] with value [5M] as a time value: unit is missing or unrecognized",
+                    false);
+    expect_time_err("5m ", "failed to parse setting [t] with value [5m ] as a time value: unit is missing or unrecognized",
+                    false);
+    expect_time_err("", "failed to parse setting [t] with value [] as a time value: unit is missing or unrecognized", false);
+    expect_time_err("-2s", "failed to parse setting [t] with value [-2s] as a time value: negative durations are not supported",
+                    false);
+    expect_time_err("1.5s", "failed to parse [1.5s], fractional time values are not supported", true);
+    expect_time_err("xs", "failed to parse [xs]", true);
+    expect_time_err("s", "failed to parse [s]", true);
+    expect_time_err("99999999999999999999s", "failed to parse [99999999999999999999s], fractional time values are not supported",
+                    true);
+    assert_true(tv_java_double_syntax(" 1e5 ", 5));
+    assert_true(tv_java_double_syntax("-.5f", 4));
+    assert_true(tv_java_double_syntax("NaN", 3));
+    assert_false(tv_java_double_syntax("1e", 2));
+    assert_false(tv_java_double_syntax(".", 1));
+    assert_false(tv_java_double_syntax("", 0));
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_tables), cmocka_unit_test(test_arena),
@@ -254,6 +312,7 @@ int main(void) {
         cmocka_unit_test(test_map),           cmocka_unit_test(test_map_borrowed), cmocka_unit_test(test_map_oom),
         cmocka_unit_test(test_bitset),        cmocka_unit_test(test_varint),
         cmocka_unit_test(test_parse_i64),     cmocka_unit_test(test_glob_match),
+        cmocka_unit_test(test_time_value),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

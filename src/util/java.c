@@ -1,0 +1,121 @@
+/*
+ * java.c — Java's parsing rules that OpenSearch's answers depend on, in
+ * one place: TimeValue.parseTimeValue (every time-valued URL parameter,
+ * setting and body field) and the syntax Double.parseDouble accepts.
+ *
+ * TimeValue. The text is lower-cased and trimmed (Java's trim: every byte
+ * <= ' '), then its unit is its suffix: nanos, micros, ms, s, m (matched
+ * on the raw text, case-sensitively: "M" would be months), h, d. Without
+ * a unit only "-0*1" (minus one: "no timeout") and "0+" are allowed. The
+ * number before the unit is Long.parseLong of the trimmed rest: below -1
+ * is "negative durations are not supported"; not a long but a double is
+ * "fractional time values are not supported"; anything else "failed to
+ * parse". Every error is an illegal_argument_exception, as OpenSearch's
+ * TimeValue (in libs/core, where OpenSearchParseException is not) throws
+ * it, the two number failures caused by the number_format_exception.
+ * Values convert to nanoseconds, saturating.
+ *
+ * Rejected: a regex-free scan per caller (there were four copies of this
+ * with different corner cases: minutes case-insensitive in one, "1.5s"
+ * accepted by strtod in another).
+ */
+#include <string.h>
+
+#include "util.h"
+
+/* Java's String.trim(): bytes <= ' ' at both ends. */
+static void java_trim(const char **s, size_t *n) {
+    while (*n && (unsigned char)(*s)[0] <= ' ') (*s)++, (*n)--;
+    while (*n && (unsigned char)(*s)[*n - 1] <= ' ') (*n)--;
+}
+
+bool tv_java_double_syntax(const char *s, size_t n) {
+    java_trim(&s, &n);
+    size_t i = 0;
+    if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+    if (n - i == 3 && memcmp(s + i, "NaN", 3) == 0) return true;
+    if (n - i == 8 && memcmp(s + i, "Infinity", 8) == 0) return true;
+    size_t digits = 0;
+    while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    if (i < n && s[i] == '.') {
+        i++;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, digits++;
+    }
+    if (!digits) return false;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t ed = 0;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++, ed++;
+        if (!ed) return false;
+    }
+    if (i < n && (s[i] == 'f' || s[i] == 'F' || s[i] == 'd' || s[i] == 'D')) i++;
+    return i == n;
+}
+
+/* Long.parseLong: an optional sign, then decimal digits only. */
+static bool java_parse_long(const char *s, size_t n, int64_t *out) {
+    if (n && s[0] == '+') {
+        if (n == 1 || s[1] == '-' || s[1] == '+') return false;
+        s++, n--;
+    }
+    return n && tv_parse_i64(s, n, out);
+}
+
+tv_status tv_parse_time_value(const char *v, size_t n, const char *setting, int64_t *nanos, tv_error *err) {
+    const char *t = v;
+    size_t tl = n;
+    java_trim(&t, &tl);
+    static const struct {
+        const char *unit;
+        int64_t ns;
+    } units[] = {{"nanos", 1}, {"micros", 1000}, {"ms", 1000000}, {"s", 1000000000},
+                 {"m", 60000000000}, {"h", 3600000000000}, {"d", 86400000000000}};
+    size_t u = TV_ARRAY_LEN(units);
+    for (size_t k = 0; k < TV_ARRAY_LEN(units) && u == TV_ARRAY_LEN(units); k++) {
+        size_t l = strlen(units[k].unit);
+        if (tl < l) continue;
+        bool match = true;
+        for (size_t j = 0; j < l && match; j++) {
+            char c = t[tl - l + j];
+            if (c >= 'A' && c <= 'Z' && k != 4) c = (char)(c + 32); /* 'm' is case-sensitive */
+            match = c == units[k].unit[j];
+        }
+        /* the raw text must end in 'm' for minutes (Java looks at the
+         * untrimmed value: "5m " is not minutes) */
+        if (match && k == 4 && (n == 0 || v[n - 1] != 'm')) match = false;
+        if (match) u = k;
+    }
+    if (u == TV_ARRAY_LEN(units)) {
+        bool minus_one = tl >= 2 && t[0] == '-' && t[tl - 1] == '1' && strspn(t + 1, "0") == tl - 2;
+        bool zero = tl > 0 && strspn(t, "0") == tl;
+        if (minus_one || zero) {
+            *nanos = minus_one ? -1 : 0;
+            return TROVE_OK;
+        }
+        return tv_error_set(err, TROVE_EARG,
+                            "failed to parse setting [%s] with value [%.*s] as a time value: unit is missing or "
+                            "unrecognized",
+                            setting, (int)TV_MIN(n, 512), v);
+    }
+    const char *num = t;
+    size_t nl = tl - strlen(units[u].unit);
+    java_trim(&num, &nl);
+    int64_t x;
+    if (!java_parse_long(num, nl, &x)) {
+        if (tv_java_double_syntax(num, nl))
+            tv_error_set(err, TROVE_EARG, "failed to parse [%.*s], fractional time values are not supported",
+                         (int)TV_MIN(n, 512), v);
+        else
+            tv_error_set(err, TROVE_EARG, "failed to parse [%.*s]", (int)TV_MIN(n, 512), v);
+        return tv_error_cause(err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)TV_MIN(nl, 512), num);
+    }
+    if (x < -1)
+        return tv_error_set(err, TROVE_EARG,
+                            "failed to parse setting [%s] with value [%.*s] as a time value: negative durations "
+                            "are not supported",
+                            setting, (int)TV_MIN(n, 512), v);
+    int64_t mul = units[u].ns;
+    *nanos = x > INT64_MAX / mul ? INT64_MAX : x * mul; /* -1 of a unit is -1 of it, as TimeValue keeps it */
+    return TROVE_OK;
+}
