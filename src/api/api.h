@@ -191,6 +191,8 @@ typedef struct tv_req {
     const char *p_id;
     const char *p_name; /* {name}, {alias}, {metric} ... path parameter */
     const char *p_name2; /* a second such parameter (/_cat/aliases/{name}) */
+    const char *const *route_params; /* the matched route's parameter list */
+    const char *path_params[5];       /* its path parts' names (NULL-ended) */
     bool pretty;
     /* response */
     int status;
@@ -203,6 +205,12 @@ typedef struct tv_req {
                               request began (one reference), else NULL */
 } tv_req;
 
+/* For a handler that leaves some of its route's parameters unread in
+ * this request (RestSearchAction reads suggest_size only with a
+ * suggest_field): fails with OpenSearch's "contains unrecognized
+ * parameter" error, did-you-mean included, when any of `unread`
+ * (NULL-ended) was given; true otherwise. */
+bool tv_req_fail_unread(tv_req *r, const char *const *unread);
 /* A URL parameter's value, or NULL when absent. */
 const char *tv_req_param(const tv_req *r, const char *key);
 /* Boolean parameter with OpenSearch's rules ("true"/"false"/"" = true);

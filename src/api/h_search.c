@@ -301,6 +301,8 @@ static void run(tv_req *r, bool count) {
         if (!tv_req_param_bool(r, "typed_keys", false, &p.typed_keys)) return;
         p.max_buckets = max_buckets(r);
         p.suggest_field = tv_req_param(r, "suggest_field");
+        static const char *const suggest_rest[] = {"suggest_mode", "suggest_size", "suggest_text", NULL};
+        if (!p.suggest_field && !tv_req_fail_unread(r, suggest_rest)) return;
         if (p.suggest_field) { /* RestSearchAction reads the others only with a suggest_field */
             p.suggest_text = tv_req_param(r, "suggest_text");
             p.suggest_mode = tv_req_param(r, "suggest_mode");

@@ -80,6 +80,10 @@ void tv_h_template_put(tv_req *r) {
         tv_req_fail(r, 400, "parse_exception", true, "request body is required");
         return;
     }
+    /* RestPutIndexTemplateAction reads ?order (an int) before the body,
+     * whose "order" wins */
+    int64_t url_order = 0;
+    if (legacy && !tv_req_param_i64(r, "order", 0, &url_order)) return;
     const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
     if (!body) return;
     if (body->type != TV_JSON_OBJECT) {
@@ -114,7 +118,7 @@ void tv_h_template_put(tv_req *r) {
         if (order && tv_json_is_number(order))
             tv_jw_value(&w, order);
         else
-            tv_jw_int(&w, 0);
+            tv_jw_int(&w, url_order);
         if (version) {
             tv_jw_keyz(&w, "version");
             tv_jw_value(&w, version);

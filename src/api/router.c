@@ -629,8 +629,25 @@ static bool check_time_param(tv_req *r, const char *key) {
     return !v || tv_api_parse_time_ms(r, key, v, &ms);
 }
 
-static bool validate_params(tv_req *r, const route *rt, const char *const *pathparams) {
-    if (!rt->params) return true; /* unsupported APIs: the handler answers */
+/* Params the handler does not read are unrecognized, as RestController
+ * reports the ones a handler left unconsumed: every given parameter that
+ * is neither in the route's list (less `unread`, the ones this request's
+ * handler skipped), a global one, nor a path part. The message names each
+ * with its did-you-mean candidates from the same lists. */
+static bool validate_params(tv_req *r, const char *const *route_params, const char *const *pathparams,
+                            const char *const *unread) {
+    if (!route_params) return true; /* unsupported APIs: the handler answers */
+    const char *const *rp = route_params;
+    if (unread) { /* the route's params less the unread ones */
+        size_t n = 0;
+        for (const char *const *p = route_params; *p; p++) n++;
+        const char **keep = tv_arena_calloc(&r->arena, n + 1, sizeof *keep);
+        if (!keep) return (r->oom = true), false;
+        size_t k = 0;
+        for (const char *const *p = route_params; *p; p++)
+            if (!in_list(unread, *p)) keep[k++] = *p;
+        rp = keep;
+    }
     const char **bad = tv_arena_calloc(&r->arena, r->nparams + 1, sizeof *bad);
     if (!bad) {
         r->oom = true;
@@ -639,7 +656,7 @@ static bool validate_params(tv_req *r, const route *rt, const char *const *pathp
     size_t nbad = 0;
     for (size_t i = 0; i < r->nparams; i++) {
         const char *k = r->params[i].key;
-        if (in_list(rt->params, k) || in_list(global_params, k) || in_list(pathparams, k)) continue;
+        if (in_list(rp, k) || in_list(global_params, k) || in_list(pathparams, k)) continue;
         bool dup = false;
         for (size_t j = 0; j < nbad; j++)
             if (strcmp(bad[j], k) == 0) dup = true;
@@ -649,7 +666,7 @@ static bool validate_params(tv_req *r, const route *rt, const char *const *pathp
     qsort(bad, nbad, sizeof *bad, cmp_str);
     /* candidates: route params, global params, path params */
     size_t ncand_max = 0;
-    for (const char *const *p = rt->params; *p; p++) ncand_max++;
+    for (const char *const *p = rp; *p; p++) ncand_max++;
     ncand_max += TV_ARRAY_LEN(global_params) + 4;
     cand *cs = tv_arena_calloc(&r->arena, ncand_max, sizeof *cs);
     if (!cs) {
@@ -661,7 +678,7 @@ static bool validate_params(tv_req *r, const route *rt, const char *const *pathp
     tv_buf_printf(&m, "request [%s] contains unrecognized parameter%s: ", r->path, nbad > 1 ? "s" : "");
     for (size_t i = 0; i < nbad; i++) {
         size_t nc = 0;
-        const char *const *lists[3] = {rt->params, global_params, pathparams};
+        const char *const *lists[3] = {rp, global_params, pathparams};
         for (int li = 0; li < 3; li++)
             for (const char *const *p = lists[li]; p && *p; p++) {
                 bool seen = false;
@@ -703,6 +720,10 @@ static bool validate_params(tv_req *r, const route *rt, const char *const *pathp
     e->status = 400;
     tv_req_error(r, e);
     return false;
+}
+
+bool tv_req_fail_unread(tv_req *r, const char *const *unread) {
+    return validate_params(r, r->route_params, r->path_params, unread);
 }
 
 /* Single-document APIs name one index: an alias is replaced by its index
@@ -922,7 +943,9 @@ static void dispatch(tv_req *r) {
     if (!tv_req_param_bool(r, "human", false, &dummy)) return;
     if (!tv_req_param_bool(r, "error_trace", false, &dummy)) return;
     tv_api_error_trace_set(dummy);
-    if (!validate_params(r, rt, pathparams)) return;
+    r->route_params = rt->params;
+    for (size_t i = 0; i < TV_ARRAY_LEN(pathparams) && pathparams[i]; i++) r->path_params[i] = pathparams[i];
+    if (!validate_params(r, rt->params, pathparams, NULL)) return;
     if (rt->params && (!check_time_param(r, "timeout") || !check_time_param(r, "master_timeout") ||
                        !check_time_param(r, "cluster_manager_timeout")))
         return;

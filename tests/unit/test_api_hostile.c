@@ -143,6 +143,18 @@ static void test_search_url_params(void **s) {
     EXPECT_HAS("POST", "/_msearch?pre_filter_shard_size=0", "{\"index\":\"h\"}\n{}\n", 400,
                "\"reason\":\"preFilterShardSize must be >= 1\"");
     EXPECT_HAS("GET", "/h/_search?suggest_field=t&suggest_size=0", NULL, 400, "\"reason\":\"size must be positive\"");
+    /* without suggest_field RestSearchAction never reads them: unrecognized */
+    EXPECT_HAS("GET", "/h/_search?suggest_size=abc", NULL, 400,
+               "\"reason\":\"request [/h/_search] contains unrecognized parameter: [suggest_size] -> did you mean "
+               "[suggest_field]?\"");
+    /* a legacy template's ?order is an int, used when the body has none */
+    EXPECT_HAS("PUT", "/_template/hostile?order=abc", "{\"index_patterns\":[\"zz*\"]}", 400,
+               "Failed to parse int parameter [order] with value [abc]");
+    OK("PUT", "/_template/hostile?order=7", "{\"index_patterns\":[\"zz*\"]}");
+    EXPECT_HAS("GET", "/_template/hostile", NULL, 200, "{\"hostile\":{\"order\":7,");
+    OK("PUT", "/_template/hostile?order=7", "{\"order\":3,\"index_patterns\":[\"zz*\"]}");
+    EXPECT_HAS("GET", "/_template/hostile", NULL, 200, "{\"hostile\":{\"order\":3,");
+    OK("DELETE", "/_template/hostile", NULL);
     /* time values: TimeValue's illegal_argument_exception */
     EXPECT_HAS("GET", "/h/_search?scroll=1.5m", NULL, 400,
                "\"type\":\"illegal_argument_exception\",\"reason\":\"failed to parse [1.5m], fractional time values are not "
