@@ -629,11 +629,12 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
                     uint64_t cl = h->has_length ? h->content_length : 0;
                     bool whole = !h->chunked && avail - h->head_len >= cl;
                     bool head = h->method.len == 4 && memcmp(r + h->method.off, "HEAD", 4) == 0;
+                    size_t skip = whole ? h->head_len + (size_t)cl : 0;
                     respond_ex(x, c, r, 401, NULL, "text/plain; charset=UTF-8", "Unauthorized", 12, head, false,
                                !whole, "WWW-Authenticate: Basic realm=\"OpenSearch Security\"");
                     request_done(x, c);
                     if (!whole) break;
-                    pos += h->head_len + (size_t)cl;
+                    pos += skip;
                     continue;
                 }
             }
