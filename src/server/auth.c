@@ -25,10 +25,22 @@
  * retrying the same wrong credentials does not cost argon2 each time. An
  * unknown name is verified against another user's hash, so that the time
  * taken does not tell which names exist. The decoded header is wiped
- * (explicit_bzero) as soon as it has been checked. Verification runs on
- * the loop's thread: a loop stalls for one verification on a cache miss,
- * which a deliberately slow hash makes unavoidable without a thread pool
- * that the cache makes not worth having.
+ * (explicit_bzero) as soon as it has been checked.
+ *
+ * Verification never runs on the loop. Each loop's authenticator has one
+ * verifier thread: a cache miss queues a job (the digest and a copy of
+ * the header value, wiped after use) and answers "pending"; the engine
+ * parks that connection (it reads nothing more) and the loop goes on
+ * serving everyone else. The thread verifies jobs in order and signals an
+ * eventfd; the loop moves the results into its cache and resumes its
+ * parked connections, which ask again and now hit the cache. A header
+ * already being verified is not queued twice. At most 32 verifications
+ * wait per loop: beyond that (a flood of distinct credentials) a request
+ * with new credentials gets 401 at once, so an attacker cannot make the
+ * queue, or the wait for a legitimate login, grow without bound, and
+ * clients whose credentials are cached are never slowed down. A thread
+ * per loop rather than a shared pool keeps the cache and the queue free
+ * of cross-loop locking; at most one argon2 (64 MiB) runs per loop.
  *
  * Authorization. trove_request_classify (the api layer) tells the access
  * level, OpenSearch's action name and the indices of the request, with the
@@ -59,7 +71,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
@@ -69,6 +84,7 @@
 #define CACHE_OK_NS (600ull * 1000000000ull)
 #define CACHE_FAIL_NS (10ull * 1000000000ull)
 #define MAX_CRED 4096 /* longest Authorization value considered */
+#define MAX_INFLIGHT 32 /* verifications queued per loop; beyond: 401 */
 
 /* argon2id cost of trove passwd: 3 passes over 64 MiB, one lane */
 #define HASH_T 3
@@ -102,9 +118,28 @@ typedef struct slot {
     bool used;
 } slot;
 
+/* One verification for the verifier thread. */
+typedef struct job {
+    unsigned char digest[32];
+    char *value; /* a copy of the header value, wiped when freed */
+    size_t len;
+    const user *u; /* the result */
+    struct job *next;
+} job;
+
 struct tv_auth {
     const tv_users *users;
-    slot cache[CACHE_SLOTS];
+    slot cache[CACHE_SLOTS]; /* the loop's only */
+    job *inflight[MAX_INFLIGHT]; /* the loop's view: queued or running */
+    size_t ninflight;
+    /* shared with the verifier thread, under mu */
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    job *todo, **todo_tail;
+    job *done;
+    bool stop;
+    int efd; /* the thread's "done" signal to the loop */
+    pthread_t thread;
 };
 
 /* ------------------------------------------------------------- parsing */
@@ -355,17 +390,86 @@ fail:
 
 /* -------------------------------------------------------- authenticate */
 
+static const user *verify(const tv_users *us, const char *value, size_t len);
+
+static void job_free(job *j) {
+    if (!j) return;
+    if (j->value) {
+        explicit_bzero(j->value, j->len);
+        tv_free(j->value);
+    }
+    tv_free(j);
+}
+
+/* The verifier thread: argon2 off the loop, one job at a time. */
+static void *verifier_main(void *arg) {
+    tv_auth *a = arg;
+    pthread_mutex_lock(&a->mu);
+    for (;;) {
+        while (!a->todo && !a->stop) pthread_cond_wait(&a->cv, &a->mu);
+        if (a->stop) break;
+        job *j = a->todo;
+        a->todo = j->next;
+        if (!a->todo) a->todo_tail = &a->todo;
+        pthread_mutex_unlock(&a->mu);
+        j->u = verify(a->users, j->value, j->len);
+        explicit_bzero(j->value, j->len);
+        pthread_mutex_lock(&a->mu);
+        j->next = a->done;
+        a->done = j;
+        uint64_t one = 1;
+        if (write(a->efd, &one, sizeof one) < 0) { /* a full counter is readable anyway */
+        }
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
 tv_auth *tv_auth_new(const tv_users *u) {
     tv_auth *a = tv_calloc(1, sizeof *a);
-    if (a) a->users = u;
+    if (!a) return NULL;
+    a->users = u;
+    a->todo_tail = &a->todo;
+    a->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    if (a->efd < 0) {
+        tv_free(a);
+        return NULL;
+    }
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    /* argon2 needs little stack; the loop's signals stay blocked in it */
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setstacksize(&at, 256 * 1024);
+    int rc = pthread_create(&a->thread, &at, verifier_main, a);
+    pthread_attr_destroy(&at);
+    if (rc != 0) {
+        pthread_cond_destroy(&a->cv);
+        pthread_mutex_destroy(&a->mu);
+        close(a->efd);
+        tv_free(a);
+        return NULL;
+    }
     return a;
 }
 
 void tv_auth_free(tv_auth *a) {
     if (!a) return;
+    pthread_mutex_lock(&a->mu);
+    a->stop = true;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    pthread_join(a->thread, NULL);
+    for (job *j = a->todo, *n; j; j = n) n = j->next, job_free(j);
+    for (job *j = a->done, *n; j; j = n) n = j->next, job_free(j);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+    close(a->efd);
     explicit_bzero(a->cache, sizeof a->cache);
     tv_free(a);
 }
+
+int tv_auth_fd(const tv_auth *a) { return a->efd; }
 
 static int b64_val(unsigned char c) {
     if (c >= 'A' && c <= 'Z') return c - 'A';
@@ -406,7 +510,8 @@ static bool digest_of(const tv_users *us, const char *value, size_t len, unsigne
     return ok;
 }
 
-/* Checks "Basic base64(name:password)" with argon2: the user or NULL. */
+/* Checks "Basic base64(name:password)" with argon2: the user or NULL.
+ * Runs on the verifier thread (reads only the users table). */
 static const user *verify(const tv_users *us, const char *value, size_t len) {
     if (len < 6 || strncasecmp(value, "Basic ", 6) != 0) return NULL;
     const char *b = value + 6;
@@ -435,20 +540,60 @@ static const user *verify(const tv_users *us, const char *value, size_t len) {
     return found;
 }
 
+static slot *slot_of(tv_auth *a, const unsigned char d[32]) { return &a->cache[d[0] % CACHE_SLOTS]; }
+
+void tv_auth_done(tv_auth *a) {
+    uint64_t n;
+    if (read(a->efd, &n, sizeof n) < 0) { /* nothing new: spurious wake-up */
+    }
+    pthread_mutex_lock(&a->mu);
+    job *done = a->done;
+    a->done = NULL;
+    pthread_mutex_unlock(&a->mu);
+    uint64_t now = tv_mono_ns();
+    for (job *j = done, *nx; j; j = nx) {
+        nx = j->next;
+        slot *s = slot_of(a, j->digest);
+        memcpy(s->digest, j->digest, sizeof j->digest);
+        s->u = j->u;
+        s->used = true;
+        s->expires = now + (j->u ? CACHE_OK_NS : CACHE_FAIL_NS);
+        for (size_t i = 0; i < a->ninflight; i++)
+            if (a->inflight[i] == j) {
+                a->inflight[i] = a->inflight[--a->ninflight];
+                break;
+            }
+        job_free(j);
+    }
+}
+
 const void *tv_auth_authenticate(void *ud, const char *value, size_t len) {
     tv_auth *a = ud;
     if (!value || len == 0 || len > MAX_CRED) return NULL;
     unsigned char d[32];
     if (!digest_of(a->users, value, len, d)) return NULL;
-    uint64_t now = tv_mono_ns();
-    slot *s = &a->cache[d[0] % CACHE_SLOTS];
-    if (s->used && now < s->expires && memcmp(s->digest, d, sizeof d) == 0) return s->u;
-    const user *u = verify(a->users, value, len);
-    memcpy(s->digest, d, sizeof d);
-    s->u = u;
-    s->used = true;
-    s->expires = now + (u ? CACHE_OK_NS : CACHE_FAIL_NS);
-    return u;
+    slot *s = slot_of(a, d);
+    if (s->used && tv_mono_ns() < s->expires && memcmp(s->digest, d, sizeof d) == 0) return s->u;
+    /* a miss: verify on the thread, unless it already is (a client's
+     * pipelined or parallel requests with the same header) */
+    for (size_t i = 0; i < a->ninflight; i++)
+        if (memcmp(a->inflight[i]->digest, d, sizeof d) == 0) return TV_HTTP_AUTH_PENDING;
+    if (a->ninflight == MAX_INFLIGHT) return NULL; /* a flood of new credentials: refuse, do not queue */
+    job *j = tv_calloc(1, sizeof *j);
+    if (!j || !(j->value = tv_malloc(len))) {
+        tv_free(j);
+        return NULL;
+    }
+    memcpy(j->digest, d, sizeof d);
+    memcpy(j->value, value, len);
+    j->len = len;
+    a->inflight[a->ninflight++] = j;
+    pthread_mutex_lock(&a->mu);
+    *a->todo_tail = j;
+    a->todo_tail = &j->next;
+    pthread_cond_signal(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+    return TV_HTTP_AUTH_PENDING;
 }
 
 /* ----------------------------------------------------------- authorize */

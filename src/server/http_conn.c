@@ -42,7 +42,12 @@
  * realm="OpenSearch Security", body "Unauthorized"), the body is skipped
  * when it is already here and otherwise the connection closes after the
  * answer, so an anonymous client cannot make the server buffer a 100mb
- * body. Authorization needs the body (a _bulk's action lines name
+ * body. The hook may also answer "pending" (a slow password hash runs on
+ * another thread): the request is then left unconsumed, the connection
+ * reads nothing more (auth_wait), and when the transport resumes it the
+ * head is parsed again and the hook asked again, so a request is never
+ * half-processed across the wait and pipelined requests keep their order.
+ * Authorization needs the body (a _bulk's action lines name
  * indices), so ctx->authorize runs just before the api layer, after
  * inflation and the Content-Type rules (OpenSearch's order too: the REST
  * layer's checks, then the security plugin's action check), and its 403
@@ -314,7 +319,7 @@ int tv_http_conn_flush(tv_http_ctx *x, tv_http_conn *c) {
 }
 
 bool tv_http_conn_wants_read(const tv_http_conn *c) {
-    return !c->close_after && !c->dead && tv_http_conn_pending(c) <= OUT_HIGH;
+    return !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH;
 }
 
 static void json_str(tv_buf *b, const char *s) {
@@ -596,7 +601,7 @@ static void request_done(tv_http_ctx *x, tv_http_conn *c) {
 /* Answers every complete request in d[0..n); returns the bytes consumed. */
 static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) {
     size_t pos = 0;
-    while (pos < n && !c->close_after && !c->dead && tv_http_conn_pending(c) <= OUT_HIGH) {
+    while (pos < n && !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH) {
         const char *r = d + pos;
         size_t avail = n - pos;
         tv_http_error err;
@@ -623,6 +628,13 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
             if (x->authenticate) {
                 c->user = x->authenticate(x->auth_ud, h->authorization.len ? r + h->authorization.off : NULL,
                                           h->authorization_count == 1 ? h->authorization.len : 0);
+                if (c->user == TV_HTTP_AUTH_PENDING) {
+                    /* nothing consumed: the head is parsed again on resume */
+                    c->user = NULL;
+                    c->head_done = false;
+                    c->auth_wait = true;
+                    break;
+                }
                 if (!c->user) {
                     /* the body is skipped when it is all here; otherwise the
                      * connection closes after the answer (lingering) */

@@ -85,7 +85,12 @@
  *
  * Authentication (--users, auth.c). Each loop has its own authenticator
  * (its cache of verified credentials, no lock) wired into the engine's two
- * hooks; the users table is shared read-only.
+ * hooks; the users table is shared read-only. A password hash is never
+ * verified on the loop: the authenticator's verifier thread does it and
+ * signals an eventfd in the loop's epoll set. Meanwhile the connection is
+ * parked (on loop->parked, with no epoll interest but errors and hang-
+ * ups, which close it); when verifications finish, every parked
+ * connection of the loop is resumed and asks again.
  *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
@@ -143,6 +148,8 @@ struct sconn {
     tv_tls_conn *tls; /* HTTPS: the connection's TLS state, else NULL */
     bool tls_read_waits_out; /* a TLS read waits for the socket to be writable */
     bool tls_write_waits_in; /* a TLS write waits for the socket to be readable */
+    bool parked; /* on loop->parked: its request waits for authentication */
+    sconn *pprev, *pnext; /* in loop->parked */
 };
 
 /* A clone's listener (see "Clones" above). */
@@ -180,6 +187,7 @@ struct loop {
     tv_tls *tls; /* HTTPS on every listener, or NULL (shared, read-only) */
     char *wscratch; /* TLS: coalesces a small answer into one record */
     tv_auth *auth; /* --users: this loop's authenticator, or NULL */
+    sconn *parked; /* connections whose request waits for authentication */
 };
 
 /* ------------------------------------------------------------ lists */
@@ -257,8 +265,28 @@ static ssize_t conn_read(sconn *c, char *buf, size_t cap) {
     return n < 0 ? -1 : n;
 }
 
+static void park(sconn *c) {
+    if (c->parked) return;
+    loop *L = c->L;
+    c->parked = true;
+    c->pprev = NULL;
+    c->pnext = L->parked;
+    if (L->parked) L->parked->pprev = c;
+    L->parked = c;
+}
+
+static void unpark(sconn *c) {
+    if (!c->parked) return;
+    if (c->pprev) c->pprev->pnext = c->pnext;
+    else c->L->parked = c->pnext;
+    if (c->pnext) c->pnext->pprev = c->pprev;
+    c->parked = false;
+    c->pprev = c->pnext = NULL;
+}
+
 static void conn_close(sconn *c) {
     loop *L = c->L;
+    unpark(c);
     if (c->cl) clone_unref(c->cl);
     list_del(list_of(c), c);
     epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -270,9 +298,10 @@ static void conn_close(sconn *c) {
 }
 
 static void set_events(sconn *c, uint32_t ev) {
-    /* TLS: a read that waits to write, or a write that waits to read */
-    if (c->tls_read_waits_out) ev |= EPOLLOUT;
-    if (c->tls_write_waits_in) ev |= EPOLLIN;
+    /* TLS: a read that waits to write, or a write that waits to read (each
+     * only while that operation is wanted) */
+    if ((ev & EPOLLIN) && c->tls_read_waits_out) ev |= EPOLLOUT;
+    if ((ev & EPOLLOUT) && c->tls_write_waits_in) ev |= EPOLLIN;
     if (c->events == ev) return;
     struct epoll_event e = {.events = ev, .data.ptr = c};
     if (epoll_ctl(c->L->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->events = ev;
@@ -304,6 +333,7 @@ static void settle(sconn *c) {
             return;
         }
         if (f == 0) {
+            if (c->h.auth_wait) park(c);
             set_events(c, tv_http_conn_wants_read(&c->h) ? EPOLLIN | EPOLLOUT : EPOLLOUT);
             return;
         }
@@ -316,7 +346,36 @@ static void settle(sconn *c) {
         else start_linger(c);
         return;
     }
+    if (c->h.auth_wait) {
+        /* parked: no interest until the verifier answers (only an error or
+         * a hang-up can wake it, and closes it) */
+        park(c);
+        set_events(c, 0);
+        return;
+    }
     set_events(c, EPOLLIN);
+}
+
+/* Verifications finished: their results go into the cache, and every
+ * parked connection asks again (a hit now, or parked again). */
+static void on_auth_done(loop *L) {
+    tv_auth_done(L->auth);
+    sconn *list = L->parked;
+    L->parked = NULL;
+    for (sconn *c = list; c; c = c->pnext) c->parked = false; /* detached */
+    for (sconn *c = list, *next; c; c = next) {
+        next = c->pnext;
+        c->pprev = c->pnext = NULL;
+        c->h.auth_wait = false;
+        if (c->cl && atomic_load(&c->cl->closed)) {
+            conn_close(c);
+            continue;
+        }
+        L->ctx.handle_ud = c->node;
+        touch(c);
+        tv_http_conn_resume(&L->ctx, &c->h);
+        settle(c);
+    }
 }
 
 static void on_readable(sconn *c) {
@@ -465,13 +524,16 @@ static void *loop_main(void *arg) {
             void *p = evs[i].data.ptr;
             if (p == &L->stopfd) {
                 stop = true;
+            } else if (p == &L->auth) {
+                on_auth_done(L);
             } else if (p == &L->lfd) {
                 on_accept(L, NULL);
             } else if ((uintptr_t)p & 1) {
                 on_accept(L, (clone_l *)((uintptr_t)p & ~(uintptr_t)1));
             } else {
                 sconn *c = p;
-                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+                if (c->parked && (evs[i].events & (EPOLLHUP | EPOLLERR))) conn_close(c); /* gone while parked */
+                else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
                 else if ((evs[i].events & EPOLLOUT) && c->tls_read_waits_out) on_readable(c);
                 else if (evs[i].events & EPOLLOUT) {
                     L->ctx.handle_ud = c->node;
@@ -706,7 +768,9 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         }
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = &L->lfd};
         struct epoll_event s = {.events = EPOLLIN, .data.ptr = &L->stopfd};
-        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) != 0 || epoll_ctl(L->ep, EPOLL_CTL_ADD, stopfd, &s) != 0) {
+        struct epoll_event a = {.events = EPOLLIN, .data.ptr = &L->auth};
+        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) != 0 || epoll_ctl(L->ep, EPOLL_CTL_ADD, stopfd, &s) != 0 ||
+            (L->auth && epoll_ctl(L->ep, EPOLL_CTL_ADD, tv_auth_fd(L->auth), &a) != 0)) {
             fprintf(stderr, "trove: epoll: %s\n", strerror(errno));
             made++;
             goto done;

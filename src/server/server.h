@@ -65,9 +65,13 @@ typedef struct tv_http_ctx {
     /* Authentication and authorization (trove serve --users), set after
      * tv_http_ctx_init; NULL: every request runs. authenticate gets the
      * Authorization header's value (NULL when absent) when a request's head
-     * is complete and returns the caller (opaque, non-NULL) or NULL (401).
-     * authorize runs before the api layer with the (inflated) body and
-     * returns true to run the request, or false with a 403 body in deny. */
+     * is complete and returns the caller (opaque), NULL (401), or
+     * TV_HTTP_AUTH_PENDING: the answer is being worked out elsewhere; the
+     * connection then holds the request (auth_wait, reading nothing more)
+     * until the transport clears auth_wait and resumes it, which asks
+     * again. authorize runs before the api layer with the (inflated) body
+     * and returns true to run the request, or false with a 403 body in
+     * deny. */
     const void *(*authenticate)(void *ud, const char *value, size_t len);
     bool (*authorize)(void *ud, const void *user, const char *method, const char *target, const void *body,
                       size_t len, tv_buf *deny);
@@ -99,7 +103,11 @@ typedef struct tv_http_conn {
     bool dead; /* writing failed: close now */
     uint64_t requests; /* answered on this connection */
     const void *user; /* the current request's caller (ctx->authenticate) */
+    bool auth_wait; /* the request at `in` waits for its authentication */
 } tv_http_conn;
+
+/* ctx->authenticate's "ask again later" (never a caller's address). */
+#define TV_HTTP_AUTH_PENDING ((const void *)(uintptr_t)1)
 
 /* Consumes freshly received bytes (not in c->in). */
 void tv_http_conn_feed(tv_http_ctx *x, tv_http_conn *c, const char *data, size_t n);
@@ -110,7 +118,7 @@ bool tv_http_conn_resume(tv_http_ctx *x, tv_http_conn *c);
  * -1 broken connection. */
 int tv_http_conn_flush(tv_http_ctx *x, tv_http_conn *c);
 /* Whether the connection should read more now (no backlog of answers, not
- * closing). */
+ * closing, not waiting for an authentication). */
 bool tv_http_conn_wants_read(const tv_http_conn *c);
 static inline size_t tv_http_conn_pending(const tv_http_conn *c) { return c->out.len - c->out_off; }
 void tv_http_conn_fini(tv_http_conn *c);
@@ -167,11 +175,18 @@ tv_users *tv_users_load(const char *path, char *err, size_t errlen);
 void tv_users_free(tv_users *u); /* NULL is a no-op */
 size_t tv_users_count(const tv_users *u);
 
-/* A loop's authenticator over users (borrowed, outliving it). NULL when
- * out of memory. Not thread-safe: one per loop. */
+/* A loop's authenticator over users (borrowed, outliving it), with its own
+ * verifier thread. NULL when out of memory or no thread can start. Not
+ * thread-safe: one per loop. Freeing joins the thread. */
 tv_auth *tv_auth_new(const tv_users *u);
 void tv_auth_free(tv_auth *a); /* NULL is a no-op */
-/* tv_http_ctx's hooks, with ud = a tv_auth. */
+/* An eventfd that becomes readable when verifications have finished: the
+ * loop then calls tv_auth_done and resumes its waiting connections. */
+int tv_auth_fd(const tv_auth *a);
+/* Takes finished verifications into the cache. */
+void tv_auth_done(tv_auth *a);
+/* tv_http_ctx's hooks, with ud = a tv_auth (authenticate answers
+ * TV_HTTP_AUTH_PENDING while the verifier thread works). */
 const void *tv_auth_authenticate(void *ud, const char *value, size_t len);
 bool tv_auth_authorize(void *ud, const void *user, const char *method, const char *target, const void *body,
                        size_t len, tv_buf *deny);

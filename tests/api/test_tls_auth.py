@@ -27,6 +27,7 @@ import shutil
 import socket
 import ssl
 import subprocess
+import threading
 import time
 
 import pytest
@@ -330,6 +331,33 @@ def test_401_keeps_a_whole_request_connection_and_closes_otherwise(auth_server, 
     out = read_responses(s, 1)
     assert out[0][0] == 401 and out[0][1].get("connection") == "close"
     s.close()
+
+
+def test_password_checks_do_not_stall_the_loop(pki):
+    """A password hash (about 0.4 s) runs off the event loop: on a one-loop
+    server, a client with cached credentials is answered while another's
+    new credentials are still being verified."""
+    s = Server(*tls_args(pki), "--users", str(pki / "users"), "--threads", "1")
+    try:
+        assert call(s, pki, "GET", "/", user="reader").status_code == 200  # cached from now on
+        done = {}
+
+        def slow():
+            r = call(s, pki, "GET", "/", user="writer", password="a wrong one")
+            done["slow"] = (time.monotonic(), r.status_code)
+
+        t = threading.Thread(target=slow)
+        t.start()
+        time.sleep(0.05)
+        for _ in range(3):
+            assert call(s, pki, "GET", "/_cluster/health", user="reader").status_code == 200
+        fast_end = time.monotonic()
+        t.join(30)
+        assert done["slow"][1] == 401
+        assert fast_end < done["slow"][0], "cached requests waited for another client's password check"
+    finally:
+        rc, log = s.stop()
+    assert rc == 0, log
 
 
 def test_roles(auth_server, pki):
