@@ -198,6 +198,76 @@ const char *trove_version(void);
  */
 int trove_node_load_seed(trove_node *node, const char *path, trove_error *err);
 
+/*
+ * Authorization support: what a request needs, so that a transport (the
+ * HTTP server's --users) or an embedding program can decide whether its
+ * caller may make it, with the route matched exactly as trove_request()
+ * will match it.
+ *
+ * access: TROVE_ACCESS_NONE when no handler would run (an unknown path or
+ * method: trove_request answers 400 or 405 without touching any index);
+ * READ for searches, gets, counts, mget/msearch, field_caps, analyze, _cat,
+ * metadata and monitoring GETs (mappings, settings, aliases, templates,
+ * stats, health, GET /); WRITE for document writes, _bulk, by-query writes,
+ * refresh and flush; ADMIN for everything else (index create/delete/open/
+ * close, mapping/settings/alias/template changes, cluster settings,
+ * forcemerge, /_trove management, and routes not classified).
+ *
+ * scope: TROVE_SCOPE_INDICES when the request reaches only the index
+ * expressions listed in indices (names, aliases or patterns with '*', as
+ * the request spells them, exclusions "-x" left out); TROVE_SCOPE_CLUSTER
+ * when it reaches the whole node (no index named, `_all` or `*`, or a
+ * cluster-wide API); TROVE_SCOPE_ANY when it reaches no index data (GET /,
+ * continuing or clearing a scroll, deleting a point in time, _analyze
+ * without an index).
+ *
+ * action: OpenSearch's transport action name for the request
+ * ("indices:data/read/search", "indices:admin/create",
+ * "cluster:monitor/health"), static.
+ */
+typedef enum trove_access {
+    TROVE_ACCESS_NONE = 0,
+    TROVE_ACCESS_READ = 1,
+    TROVE_ACCESS_WRITE = 2,
+    TROVE_ACCESS_ADMIN = 3,
+} trove_access;
+
+typedef enum trove_scope {
+    TROVE_SCOPE_INDICES = 0,
+    TROVE_SCOPE_CLUSTER = 1,
+    TROVE_SCOPE_ANY = 2,
+} trove_scope;
+
+typedef struct trove_request_class {
+    int access;          /* trove_access */
+    int scope;           /* trove_scope */
+    const char *action;  /* borrowed, static; "" for TROVE_ACCESS_NONE */
+    char **indices;      /* owned (one block): nindices NUL-terminated strings */
+    size_t nindices;
+    /* 1 when the route can name indices in its body (_bulk, _mget,
+     * _msearch): they are in indices only when the body was given. */
+    int body_names_indices;
+} trove_request_class;
+
+/*
+ * Classifies one request as trove_request(node, method, path_and_query,
+ * body, body_len, ...) would route it. body may be NULL (then body_len is
+ * 0): the class is complete except for the indices a body can name (see
+ * body_names_indices), which costs nothing for large bodies; given, the
+ * body's index names are added (_bulk action lines' _index, _mget docs'
+ * _index, _msearch header lines' index, or TROVE_SCOPE_CLUSTER when a
+ * header names none and the path has no index). A body that does not
+ * parse makes the scope TROVE_SCOPE_CLUSTER (trove_request would refuse
+ * it). Needs no node: the answer depends on the request only. Fills out
+ * (release with trove_request_class_fini) and returns 0, or TROVE_EARG /
+ * TROVE_ENOMEM (out is then empty). Thread-safe.
+ */
+int trove_request_classify(const char *method, const char *path_and_query, const void *body, size_t body_len,
+                           trove_request_class *out);
+
+/* Releases a class's indices. Safe on a zeroed or already released class. */
+void trove_request_class_fini(trove_request_class *c);
+
 #ifdef __cplusplus
 }
 #endif

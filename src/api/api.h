@@ -24,6 +24,8 @@
  *   h_explain.c _explain
  *   jsonutil.c  source filtering and the recursive merge of _update
  *   h_field_caps.c  _field_caps (field capabilities merged over indices)
+ *   authz.c     trove_request_classify: access level, OpenSearch action
+ *               name and target indices of a request, for authorization
  *   routing.c   shard routing emulation (OpenSearch's murmur3 shard of
  *               each document; reads and writes whose routing reaches
  *               another shard do not see it), _routing.required,
@@ -705,6 +707,9 @@ typedef void (*tv_clone_close_fn)(void *ud, void *token);
  * against requests on base: call before serving and after the loops end.
  * Returns TROVE_OK or TROVE_ENOMEM. */
 int trove_node_set_clone_transport(trove_node *base, tv_clone_open_fn open, tv_clone_close_fn close, void *ud);
+/* Makes the URLs of base's clones https:// (their listeners speak TLS).
+ * Call after trove_node_set_clone_transport, before serving. */
+void trove_node_set_clone_https(trove_node *base, bool on);
 /* Freezes (or thaws) a node: while frozen, writes answer 403. */
 void trove_node_set_frozen(trove_node *n, bool frozen);
 /* osmem's flavour: a frozen node refuses writes with osmem's 403
@@ -730,5 +735,22 @@ void tv_h_trove_clone_list(tv_req *r);     /* GET /_trove/clones */
 void tv_h_trove_clone_get(tv_req *r);      /* GET /_trove/clones/{id} */
 void tv_h_trove_clone_delete(tv_req *r);   /* DELETE /_trove/clones/{id} */
 void tv_h_trove_clone_delete_all(tv_req *r); /* DELETE /_trove/clones */
+
+/* ------------------------------------------------------ authorization */
+
+/*
+ * The route dispatch would run for (method, target), found without running
+ * it (router.c), for trove_request_classify (authz.c). Returns 1 with out
+ * filled (h, pattern: static; index: the {index} path segment decoded into
+ * a, or NULL when the route has none), 0 when no handler would run (no
+ * route for the method, or a path dispatch refuses with 400), -1 when out
+ * of memory. Thread-safe.
+ */
+typedef struct tv_route_info {
+    tv_handler h;
+    const char *pattern;
+    const char *index;
+} tv_route_info;
+int tv_route_find(tv_arena *a, tv_method m, const char *uri, tv_route_info *out);
 
 #endif /* TROVE_API_H */

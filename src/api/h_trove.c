@@ -35,7 +35,9 @@
  * the transport the server registered (trove_node_set_clone_transport), which
  * listens on a new loopback port and owns the clone from then on; the
  * registry here keeps only (id, port, token) under a mutex. The api layer
- * never calls the server: the transport is a pair of callbacks. Without one
+ * never calls the server: the transport is a pair of callbacks (and the URL
+ * scheme: https when the server set trove_node_set_clone_https because its
+ * listeners, the clones' included, speak TLS). Without one
  * (in-process use) the request answers 400 illegal_argument_exception: an
  * embedded user has trove_node_clone() and needs no URL. Rejected: a clone
  * reachable as a path prefix of the base's port (clients take a base URL,
@@ -51,6 +53,7 @@
 typedef struct clone_ent {
     char id[24];
     int port;
+    bool https; /* its listener speaks TLS */
     void *token;
     struct timespec created; /* CLOCK_REALTIME */
 } clone_ent;
@@ -62,6 +65,7 @@ struct tv_mgmt {
     void *ud;
     clone_ent *v;
     size_t n, cap;
+    bool https; /* the transport's listeners speak TLS */
 };
 
 void trove_node_set_frozen(trove_node *n, bool frozen) { atomic_store(&n->frozen, frozen ? 1 : 0); }
@@ -99,6 +103,14 @@ int trove_node_set_clone_transport(trove_node *base, tv_clone_open_fn open, tv_c
     m->ud = open ? ud : NULL;
     pthread_mutex_unlock(&m->mu);
     return TROVE_OK;
+}
+
+void trove_node_set_clone_https(trove_node *base, bool on) {
+    struct tv_mgmt *m = base->mgmt;
+    if (!m) return;
+    pthread_mutex_lock(&m->mu);
+    m->https = on;
+    pthread_mutex_unlock(&m->mu);
 }
 
 void tv_trove_mgmt_free(trove_node *n) {
@@ -171,7 +183,7 @@ static void write_created(tv_jw *w, struct timespec t) {
 
 static void write_clone(tv_jw *w, const clone_ent *c, bool osmem) {
     char url[40];
-    snprintf(url, sizeof url, "http://127.0.0.1:%d", c->port);
+    snprintf(url, sizeof url, "%s://127.0.0.1:%d", c->https ? "https" : "http", c->port);
     tv_jw_obj_begin(w);
     if (osmem) {
         tv_jw_keyz(w, "created");
@@ -295,6 +307,7 @@ void tv_h_trove_clone_create(tv_req *r) {
         m->cap = cap;
     }
     clone_ent e = {0};
+    e.https = m->https;
     tv_api_new_id(e.id);
     clock_gettime(CLOCK_REALTIME, &e.created);
     e.port = m->open(m->ud, c, &e.token);

@@ -981,3 +981,38 @@ void tv_h_unsupported(tv_req *r) {
     tv_req_fail(r, 400, "unsupported_operation_exception", false,
                 "trove does not support the API [%s %s]", tv_method_name(r->method), r->path);
 }
+
+/* The route dispatch() would run for (method, target), found the same way
+ * (same segments, same candidates, the most explicit one for the method),
+ * for authorization (authz.c) before the request runs. */
+int tv_route_find(tv_arena *a, tv_method m, const char *uri, tv_route_info *out) {
+    memset(out, 0, sizeof *out);
+    size_t plen = strcspn(uri, "?");
+    seg segs[MAX_SEGS];
+    size_t nsegs = split_path(uri, plen, segs, MAX_SEGS);
+    if (nsegs > MAX_SEGS || m == TV_METHOD_COUNT) return 0;
+    pthread_once(&split_once, split_all_routes);
+    const route *rt = NULL;
+    size_t ri = 0;
+    unsigned best = 0;
+    for (size_t i = 0; i < TV_ARRAY_LEN(routes); i++) {
+        unsigned mask;
+        if (routes[i].method != m || !route_match(i, segs, nsegs, &mask)) continue;
+        if (!rt || mask < best) {
+            rt = &routes[i];
+            ri = i;
+            best = mask;
+        }
+    }
+    if (!rt) return 0;
+    out->h = rt->h;
+    out->pattern = rt->pattern;
+    const seg *ps = split_routes[ri].s;
+    for (size_t i = 0; i < split_routes[ri].n; i++) {
+        if (!tv_streq(ps[i].p, ps[i].n, "{index}")) continue;
+        const char *bad = NULL;
+        out->index = decode_component(a, segs[i].p, segs[i].n, &bad);
+        if (!out->index) return bad ? 0 : -1; /* a bad escape: dispatch answers 400 */
+    }
+    return 1;
+}

@@ -1,7 +1,7 @@
 /*
  * main.c — the `trove` command: `trove --version`, `trove serve`, `trove
- * check DIR` (the data directory's report, tv_durable_check) and `trove
- * dump` / `trove load` (dumpload.c).
+ * check DIR` (the data directory's report, tv_durable_check), `trove
+ * dump` / `trove load` (dumpload.c) and `trove passwd` (passwd.c).
  *
  * Options are parsed by hand (a handful of --name value pairs, also
  * accepted as --name=value, and a few value-less flags); getopt_long was
@@ -39,6 +39,16 @@
  * --addr and --no-ja too.
  * --freeze freezes the node once the seeds are loaded: writes answer 403
  * until POST /_trove/base/unfreeze; clones (POST /_trove/clones) take them.
+ *
+ * Security, opt-in. --tls-cert FILE --tls-key FILE serve HTTPS (server/
+ * tls.c) and --users FILE requires HTTP Basic authentication with roles
+ * (server/auth.c; `trove passwd`, passwd.c, writes the file). Both files
+ * are read before the node opens, so a bad one stops the command at once
+ * with exit status 1 and a message naming the file (and line). `trove
+ * serve` on an address other than loopback without --users warns on
+ * stderr: anyone who reaches the port could read and change every index.
+ * Fixture and osmem modes are unchanged unless these options are given;
+ * the ready line's url says https when TLS is on.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -53,6 +63,7 @@
 
 #include "api/api.h" /* trove_node_set_frozen (--freeze) */
 #include "cli/dumpload.h"
+#include "cli/passwd.h"
 #include "store/store.h" /* tv_store_fault_arm_spec (TROVE_TEST_FAULT) */
 #include "server/server.h"
 #include "trove.h"
@@ -63,11 +74,18 @@ static void usage(FILE *out) {
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
             "                   [--idle-timeout SECONDS] [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
+            "                   [--tls-cert FILE --tls-key FILE] [--users FILE]\n"
+            "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
+            "             clone listeners speak TLS too\n"
+            "           --users: HTTP Basic authentication; FILE has lines name:argon2id-hash:roles,\n"
+            "             roles read|write|admin[:INDEX-PATTERN],... (see trove passwd --help)\n"
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
             "             [--no-stdin-watch]   (osmem mode: the ready line, 127.0.0.1:0 and stdin watch by default)\n"
             "       trove check DIR   (verifies a data directory; exit 0 when clean)\n"
             "       trove dump INDEX --data DIR|--url URL [--out OUT]   (OUT/INDEX.index.json and OUT/INDEX.ndjson)\n"
             "       trove load OUT --data DIR                 (creates and loads every index of a dump)\n"
+            "       trove passwd NAME --role ROLE [--role ROLE]... [--users FILE]\n"
+            "                   (password on stdin; prints or stores a --users line)\n"
             "       trove help\n");
 }
 
@@ -88,6 +106,7 @@ typedef struct serve_ctx {
     bool ready_json;
     bool watch_stdin;
     bool osmem; /* osmem mode: the ready line has "japanese" */
+    bool https; /* --tls-cert: the ready line's url is https */
     long parent_pid; /* 0: none */
 } serve_ctx;
 
@@ -111,8 +130,8 @@ static void on_ready(void *ud, int port) {
                        : strcmp(sc->host, "::") == 0    ? "::1"
                                                         : sc->host;
     bool v6 = strchr(host, ':') != NULL;
-    fprintf(stdout, "{\"url\":\"http://%s%s%s:%d\",\"pid\":%ld,\"version\":", v6 ? "[" : "", host,
-            v6 ? "]" : "", port, (long)getpid());
+    fprintf(stdout, "{\"url\":\"%s://%s%s%s:%d\",\"pid\":%ld,\"version\":", sc->https ? "https" : "http",
+            v6 ? "[" : "", host, v6 ? "]" : "", port, (long)getpid());
     put_json_str(stdout, trove_version(), strlen(trove_version()));
     if (sc->osmem) fputs(",\"japanese\":false", stdout);
     fputs(",\"indices\":[", stdout);
@@ -247,7 +266,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     const char *seeds[MAX_SEEDS];
     int nseeds = 0;
     bool freeze = false;
-    const char *data_dir = NULL;
+    const char *data_dir = NULL, *tls_cert = NULL, *tls_key = NULL, *users_file = NULL;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *given = argv[i];
         char name[32], dashed[64];
@@ -260,6 +279,10 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         if (!eq && osmem && strcmp(a, "--allow-dot-names") == 0) continue;
         if (!eq) {
             /* flags without a value */
+            if (strcmp(a, "--help") == 0) {
+                usage(stdout);
+                return 0;
+            }
             if (strcmp(a, "--ready-json") == 0) {
                 sc.ready_json = true;
                 continue;
@@ -299,6 +322,15 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         } else if (strcmp(name, "--data") == 0) {
             if (!*v) goto bad;
             data_dir = v;
+        } else if (strcmp(name, "--tls-cert") == 0) {
+            if (!*v) goto bad;
+            tls_cert = v;
+        } else if (strcmp(name, "--tls-key") == 0) {
+            if (!*v) goto bad;
+            tls_key = v;
+        } else if (strcmp(name, "--users") == 0) {
+            if (!*v) goto bad;
+            users_file = v;
         } else if (osmem && strcmp(name, "--serverless") == 0) {
             fprintf(stderr, "trove: --serverless is not supported: trove does not emulate OpenSearch Serverless\n");
             return 2;
@@ -315,22 +347,54 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         usage(stderr);
         return 2;
     }
+    if (!tls_cert != !tls_key) {
+        fprintf(stderr, "trove: --tls-cert and --tls-key go together\n");
+        return 2;
+    }
+    /* the security files first: a bad one fails before anything loads */
+    char why[512];
+    tv_tls *tls = NULL;
+    tv_users *users = NULL;
+    if (tls_cert && !(tls = tv_tls_new(tls_cert, tls_key, why, sizeof why))) {
+        fprintf(stderr, "trove: %s\n", why);
+        return 1;
+    }
+    if (users_file && !(users = tv_users_load(users_file, why, sizeof why))) {
+        fprintf(stderr, "trove: %s\n", why);
+        tv_tls_free(tls);
+        return 1;
+    }
+    o.tls = tls;
+    o.users = users;
+    sc.https = tls != NULL;
+    if (!osmem && !users && strcmp(o.host, "127.0.0.1") != 0 && strcmp(o.host, "::1") != 0 &&
+        strcmp(o.host, "localhost") != 0)
+        fprintf(stderr,
+                "trove: warning: serving %s without --users: anyone who can reach this address can read "
+                "and change every index (see trove passwd --help)\n",
+                o.host);
     trove_error err;
     const char *fault = getenv("TROVE_TEST_FAULT"); /* fault tests: "write:N[:ENOSPC][:sticky]" */
     if (fault && *fault && !tv_store_fault_arm_spec(fault)) {
         fprintf(stderr, "trove: bad TROVE_TEST_FAULT [%s]\n", fault);
+        tv_users_free(users);
+        tv_tls_free(tls);
         return 2;
     }
     trove_options no = {.data_dir = data_dir};
     trove_node *node = trove_node_open(&no, &err);
     if (!node) {
         fprintf(stderr, "trove: cannot open the node: %s\n", err.message);
+        tv_users_free(users);
+        tv_tls_free(tls);
         return 1;
     }
     for (int i = 0; i < nseeds; i++) {
         if (trove_node_load_seed(node, seeds[i], &err) != 0) {
             fprintf(stderr, "trove: cannot load seed: %s\n", err.message);
             trove_node_free(node);
+            tv_users_free(users);
+            tv_tls_free(tls);
             return 1;
         }
     }
@@ -359,11 +423,15 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         if (prc != 0) {
             fprintf(stderr, "trove: cannot start the stdin/parent watcher\n");
             trove_node_free(node);
+            tv_users_free(users);
+            tv_tls_free(tls);
             return 1;
         }
     }
     int rc = tv_server_run(node, &o);
     trove_node_free(node);
+    tv_users_free(users);
+    tv_tls_free(tls);
     return rc;
 }
 
@@ -379,6 +447,7 @@ int main(int argc, char **argv) {
     }
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv, 2, false);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_check(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "passwd") == 0) return tv_cli_passwd(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "load") == 0)) return cmd_dump_load(argc, argv);
     if (argc >= 2 && argv[1][0] == '-') return cmd_serve(argc, argv, 1, true); /* osmem mode */
     usage(stderr);

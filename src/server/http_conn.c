@@ -36,6 +36,24 @@
  * with Netty's exception type (too_long_http_line_exception, ...) and the
  * connection closes after the answer.
  *
+ * Authentication (trove serve --users) happens once a head is complete,
+ * before the body is waited for, through ctx->authenticate: without a
+ * caller the answer is OpenSearch security's 401 (WWW-Authenticate: Basic
+ * realm="OpenSearch Security", body "Unauthorized"), the body is skipped
+ * when it is already here and otherwise the connection closes after the
+ * answer, so an anonymous client cannot make the server buffer a 100mb
+ * body. The hook may also answer "pending" (a slow password hash runs on
+ * another thread): the request is then left unconsumed, the connection
+ * reads nothing more (auth_wait), and when the transport resumes it the
+ * head is parsed again and the hook asked again, so a request is never
+ * half-processed across the wait and pipelined requests keep their order.
+ * Authorization needs the body (a _bulk's action lines name
+ * indices), so ctx->authorize runs just before the api layer, after
+ * inflation and the Content-Type rules (OpenSearch's order too: the REST
+ * layer's checks, then the security plugin's action check), and its 403
+ * body is answered as is. The Authorization header is kept as a span for
+ * the hook only and never copied, echoed or logged.
+ *
  * zlib: linked directly when built with TROVE_ZLIB_LINKED (and -lz);
  * otherwise loaded once at run time from libz.so.1, and without it gzip
  * request bodies are refused (400) and responses go uncompressed.
@@ -301,7 +319,7 @@ int tv_http_conn_flush(tv_http_ctx *x, tv_http_conn *c) {
 }
 
 bool tv_http_conn_wants_read(const tv_http_conn *c) {
-    return !c->close_after && !c->dead && tv_http_conn_pending(c) <= OUT_HIGH;
+    return !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH;
 }
 
 static void json_str(tv_buf *b, const char *s) {
@@ -327,8 +345,9 @@ static void json_str(tv_buf *b, const char *s) {
  * level answer (no X-OpenSearch-Version). close: the connection closes
  * after it whatever the client asked.
  */
-static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status, const char *allow,
-                    const char *ctype, const char *body, size_t blen, bool head, bool bare, bool close) {
+static void respond_ex(tv_http_ctx *x, tv_http_conn *c, const char *req, int status, const char *allow,
+                       const char *ctype, const char *body, size_t blen, bool head, bool bare, bool close,
+                       const char *extra) {
     const tv_http_head *h = req ? &c->head : NULL;
     if (!h || !h->keep_alive) close = true;
     int minor = h ? h->minor : 1;
@@ -343,7 +362,8 @@ static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status
             enc = h->accept == TV_ENC_GZIP ? "gzip" : "deflate";
         }
     }
-    size_t cap = 256 + (allow ? strlen(allow) : 0) + (ctype ? strlen(ctype) : 0) + (h ? h->opaque_id.len : 0);
+    size_t cap = 256 + (allow ? strlen(allow) : 0) + (ctype ? strlen(ctype) : 0) + (h ? h->opaque_id.len : 0) +
+                 (extra ? strlen(extra) : 0);
     char *hd = tv_arena_alloc(&x->arena, cap);
     if (!hd) {
         c->dead = true;
@@ -351,6 +371,7 @@ static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status
     }
     int n = snprintf(hd, cap, "HTTP/1.%d %d %s\r\n", minor, status, tv_http_reason(status));
     if (allow) n += snprintf(hd + n, cap - (size_t)n, "Allow: %s\r\n", allow);
+    if (extra) n += snprintf(hd + n, cap - (size_t)n, "%s\r\n", extra);
     if (!bare) n += snprintf(hd + n, cap - (size_t)n, "X-OpenSearch-Version: OpenSearch/%s (opensearch)\r\n",
                              TROVE_OPENSEARCH_VERSION);
     if (h && h->opaque_id.len)
@@ -364,6 +385,11 @@ static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status
     emit(x, c, hd, (size_t)n, body, head ? 0 : blen);
     c->requests++;
     if (close) c->close_after = true;
+}
+
+static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status, const char *allow,
+                    const char *ctype, const char *body, size_t blen, bool head, bool bare, bool close) {
+    respond_ex(x, c, req, status, allow, ctype, body, blen, head, bare, close, NULL);
 }
 
 static const char json_ct[] = "application/json; charset=UTF-8";
@@ -525,6 +551,21 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
         else respond_simple(x, c, req, 406, msg, head);
         return;
     }
+    if (x->authorize) {
+        if (!c->user) { /* authenticate lets no request through without a caller */
+            c->dead = true;
+            return;
+        }
+        tv_buf deny;
+        tv_buf_init(&deny);
+        bool ok = x->authorize(x->auth_ud, c->user, method, target, blen ? body : NULL, blen, &deny);
+        if (!ok) {
+            if (deny.oom) c->dead = true;
+            else respond(x, c, req, 403, NULL, json_ct, deny.data ? deny.data : "", deny.len, head, false, false);
+        }
+        tv_buf_fini(&deny);
+        if (!ok) return;
+    }
     trove_response r;
     memset(&r, 0, sizeof r);
     int rc = x->handle(x->handle_ud, method, target, blen ? body : NULL, blen, &r);
@@ -548,6 +589,7 @@ static void send_continue(tv_http_ctx *x, tv_http_conn *c) {
 
 static void request_done(tv_http_ctx *x, tv_http_conn *c) {
     c->head_done = false;
+    c->user = NULL;
     c->continue_sent = false;
     memset(&c->ch, 0, sizeof c->ch);
     c->ch_used = 0;
@@ -559,7 +601,7 @@ static void request_done(tv_http_ctx *x, tv_http_conn *c) {
 /* Answers every complete request in d[0..n); returns the bytes consumed. */
 static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) {
     size_t pos = 0;
-    while (pos < n && !c->close_after && !c->dead && tv_http_conn_pending(c) <= OUT_HIGH) {
+    while (pos < n && !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH) {
         const char *r = d + pos;
         size_t avail = n - pos;
         tv_http_error err;
@@ -582,6 +624,31 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
                 respond_bare(x, c, 413);
                 request_done(x, c);
                 break;
+            }
+            if (x->authenticate) {
+                c->user = x->authenticate(x->auth_ud, h->authorization.len ? r + h->authorization.off : NULL,
+                                          h->authorization_count == 1 ? h->authorization.len : 0);
+                if (c->user == TV_HTTP_AUTH_PENDING) {
+                    /* nothing consumed: the head is parsed again on resume */
+                    c->user = NULL;
+                    c->head_done = false;
+                    c->auth_wait = true;
+                    break;
+                }
+                if (!c->user) {
+                    /* the body is skipped when it is all here; otherwise the
+                     * connection closes after the answer (lingering) */
+                    uint64_t cl = h->has_length ? h->content_length : 0;
+                    bool whole = !h->chunked && avail - h->head_len >= cl;
+                    bool head = h->method.len == 4 && memcmp(r + h->method.off, "HEAD", 4) == 0;
+                    size_t skip = whole ? h->head_len + (size_t)cl : 0;
+                    respond_ex(x, c, r, 401, NULL, "text/plain; charset=UTF-8", "Unauthorized", 12, head, false,
+                               !whole, "WWW-Authenticate: Basic realm=\"OpenSearch Security\"");
+                    request_done(x, c);
+                    if (!whole) break;
+                    pos += skip;
+                    continue;
+                }
             }
         }
         const tv_http_head *h = &c->head;

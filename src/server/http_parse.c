@@ -111,6 +111,7 @@ static int parse_header(const char *base, const char *line, size_t len, tv_http_
     switch (lower((unsigned char)line[0])) {
     case 'a':
         if (ieq(line, nlen, "accept-encoding")) h->accept = tv_http_accept_encoding(v, vn);
+        else if (ieq(line, nlen, "authorization") && h->authorization_count++ == 0) h->authorization = span;
         break;
     case 'c':
         if (ieq(line, nlen, "content-length")) {

@@ -62,6 +62,8 @@ typedef struct tv_http_head {
     tv_http_encoding content_encoding;
     tv_http_encoding accept; /* best response encoding the client accepts */
     tv_http_span opaque_id; /* X-Opaque-Id, echoed back */
+    int authorization_count;
+    tv_http_span authorization; /* the first Authorization value (never echoed) */
 } tv_http_head;
 
 /* A parse failure: the HTTP status to answer and OpenSearch's error type and

@@ -69,6 +69,29 @@
  * close) once every loop has finished a later batch and its node is gone.
  * Loops wake at least once a second, so that takes at most about a second.
  *
+ * TLS (--tls-cert/--tls-key, tls.c). A connection of an HTTPS server owns
+ * an OpenSSL session over its socket, made at accept, clone listeners'
+ * connections included. Reads and writes go through conn_read and
+ * sock_writev, which keep read(2)'s and the engine's writev contracts, so
+ * the loop, the engine and their limits are unchanged. Two things differ.
+ * A TLS operation can wait for the other direction (a read that must
+ * finish writing a handshake flight, a write that must read first), so a
+ * connection remembers it and its epoll interest gains EPOLLOUT or EPOLLIN
+ * until the operation is retried. And decrypted bytes that OpenSSL keeps
+ * would not wake a level-triggered loop; tls.c never leaves any (it reads
+ * whole records, about four per wake-up). A lingering close sends
+ * close_notify before the half-close; the lingering reads discard
+ * ciphertext without decrypting it.
+ *
+ * Authentication (--users, auth.c). Each loop has its own authenticator
+ * (its cache of verified credentials, no lock) wired into the engine's two
+ * hooks; the users table is shared read-only. A password hash is never
+ * verified on the loop: the authenticator's verifier thread does it and
+ * signals an eventfd in the loop's epoll set. Meanwhile the connection is
+ * parked (on loop->parked, with no epoll interest but errors and hang-
+ * ups, which close it); when verifications finish, every parked
+ * connection of the loop is resumed and asks again.
+ *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
  * that every loop watches (never read, so it stays readable for all), joins
@@ -122,6 +145,11 @@ struct sconn {
     loop *L;
     trove_node *node; /* the node this connection talks to */
     struct clone_l *cl; /* its clone listener (one reference), or NULL */
+    tv_tls_conn *tls; /* HTTPS: the connection's TLS state, else NULL */
+    bool tls_read_waits_out; /* a TLS read waits for the socket to be writable */
+    bool tls_write_waits_in; /* a TLS write waits for the socket to be readable */
+    bool parked; /* on loop->parked: its request waits for authentication */
+    sconn *pprev, *pnext; /* in loop->parked */
 };
 
 /* A clone's listener (see "Clones" above). */
@@ -138,6 +166,7 @@ typedef struct clone_l {
 typedef struct srv {
     loop *loops;
     int n;
+    bool https; /* clone listeners speak TLS too */
     pthread_mutex_t mu; /* guards clones */
     clone_l *clones;
 } srv;
@@ -155,6 +184,10 @@ struct loop {
     bool worked; /* handled an event since the last trim */
     atomic_uint_fast64_t iter; /* event batches handled (clone reaping) */
     trove_node *base;
+    tv_tls *tls; /* HTTPS on every listener, or NULL (shared, read-only) */
+    char *wscratch; /* TLS: coalesces a small answer into one record */
+    tv_auth *auth; /* --users: this loop's authenticator, or NULL */
+    sconn *parked; /* connections whose request waits for authentication */
 };
 
 /* ------------------------------------------------------------ lists */
@@ -190,6 +223,13 @@ static void touch(sconn *c) {
 
 static ssize_t sock_writev(void *io, const struct iovec *iov, int n) {
     sconn *c = io;
+    if (c->tls) {
+        int want = 0;
+        ssize_t w = tv_tls_writev(c->tls, iov, n, c->L->wscratch, &want);
+        c->tls_write_waits_in = w == TV_TLS_AGAIN && want == TV_TLS_WANT_READ;
+        if (w == TV_TLS_AGAIN) return 0;
+        return w < 0 ? -1 : w;
+    }
     for (;;) {
         ssize_t w = writev(c->fd, iov, n);
         if (w >= 0) return w;
@@ -212,11 +252,45 @@ static void clone_unref(clone_l *cl) {
     }
 }
 
+/* One read from the connection: read(2)'s contract (EAGAIN when nothing
+ * can be read now, EIO for a broken TLS session). Over TLS it reads whole
+ * records until less than a record's room is left (tls.c). */
+static ssize_t conn_read(sconn *c, char *buf, size_t cap) {
+    if (!c->tls) return read(c->fd, buf, cap);
+    int want = 0;
+    ssize_t n = tv_tls_read(c->tls, buf, cap, &want);
+    c->tls_read_waits_out = n == TV_TLS_AGAIN && want == TV_TLS_WANT_WRITE;
+    if (n == TV_TLS_AGAIN) errno = EAGAIN;
+    else if (n == TV_TLS_BROKEN) errno = EIO;
+    return n < 0 ? -1 : n;
+}
+
+static void park(sconn *c) {
+    if (c->parked) return;
+    loop *L = c->L;
+    c->parked = true;
+    c->pprev = NULL;
+    c->pnext = L->parked;
+    if (L->parked) L->parked->pprev = c;
+    L->parked = c;
+}
+
+static void unpark(sconn *c) {
+    if (!c->parked) return;
+    if (c->pprev) c->pprev->pnext = c->pnext;
+    else c->L->parked = c->pnext;
+    if (c->pnext) c->pnext->pprev = c->pprev;
+    c->parked = false;
+    c->pprev = c->pnext = NULL;
+}
+
 static void conn_close(sconn *c) {
     loop *L = c->L;
+    unpark(c);
     if (c->cl) clone_unref(c->cl);
     list_del(list_of(c), c);
     epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
+    tv_tls_conn_free(c->tls);
     close(c->fd);
     tv_http_conn_fini(&c->h);
     tv_free(c);
@@ -224,6 +298,10 @@ static void conn_close(sconn *c) {
 }
 
 static void set_events(sconn *c, uint32_t ev) {
+    /* TLS: a read that waits to write, or a write that waits to read (each
+     * only while that operation is wanted) */
+    if ((ev & EPOLLIN) && c->tls_read_waits_out) ev |= EPOLLOUT;
+    if ((ev & EPOLLOUT) && c->tls_write_waits_in) ev |= EPOLLIN;
     if (c->events == ev) return;
     struct epoll_event e = {.events = ev, .data.ptr = c};
     if (epoll_ctl(c->L->ep, EPOLL_CTL_MOD, c->fd, &e) == 0) c->events = ev;
@@ -235,6 +313,10 @@ static void start_linger(sconn *c) {
     c->lingering = true;
     list_add(&L->linger, c);
     c->last = tv_mono_ns();
+    if (c->tls) {
+        tv_tls_close_notify(c->tls);
+        c->tls_read_waits_out = c->tls_write_waits_in = false;
+    }
     shutdown(c->fd, SHUT_WR);
     set_events(c, EPOLLIN);
 }
@@ -251,6 +333,7 @@ static void settle(sconn *c) {
             return;
         }
         if (f == 0) {
+            if (c->h.auth_wait) park(c);
             set_events(c, tv_http_conn_wants_read(&c->h) ? EPOLLIN | EPOLLOUT : EPOLLOUT);
             return;
         }
@@ -263,7 +346,36 @@ static void settle(sconn *c) {
         else start_linger(c);
         return;
     }
+    if (c->h.auth_wait) {
+        /* parked: no interest until the verifier answers (only an error or
+         * a hang-up can wake it, and closes it) */
+        park(c);
+        set_events(c, 0);
+        return;
+    }
     set_events(c, EPOLLIN);
+}
+
+/* Verifications finished: their results go into the cache, and every
+ * parked connection asks again (a hit now, or parked again). */
+static void on_auth_done(loop *L) {
+    tv_auth_done(L->auth);
+    sconn *list = L->parked;
+    L->parked = NULL;
+    for (sconn *c = list; c; c = c->pnext) c->parked = false; /* detached */
+    for (sconn *c = list, *next; c; c = next) {
+        next = c->pnext;
+        c->pprev = c->pnext = NULL;
+        c->h.auth_wait = false;
+        if (c->cl && atomic_load(&c->cl->closed)) {
+            conn_close(c);
+            continue;
+        }
+        L->ctx.handle_ud = c->node;
+        touch(c);
+        tv_http_conn_resume(&L->ctx, &c->h);
+        settle(c);
+    }
 }
 
 static void on_readable(sconn *c) {
@@ -297,7 +409,7 @@ static void on_readable(sconn *c) {
             conn_close(c);
             return;
         }
-        n = read(c->fd, c->h.in.data + c->h.in.len, want);
+        n = conn_read(c, c->h.in.data + c->h.in.len, want);
         if (n > 0) {
             c->h.in.len += (size_t)n;
             c->h.in.data[c->h.in.len] = '\0';
@@ -305,7 +417,7 @@ static void on_readable(sconn *c) {
             tv_http_conn_resume(&L->ctx, &c->h);
         }
     } else {
-        n = read(c->fd, L->scratch, READ_CHUNK);
+        n = conn_read(c, L->scratch, READ_CHUNK);
         if (n > 0) {
             touch(c);
             tv_http_conn_feed(&L->ctx, &c->h, L->scratch, (size_t)n);
@@ -357,11 +469,18 @@ static void on_accept(loop *L, clone_l *cl) {
         c->fd = fd;
         c->L = L;
         c->h.io = c;
+        if (L->tls && !(c->tls = tv_tls_conn_new(L->tls, fd))) {
+            close(fd);
+            tv_free(c);
+            if (cl) clone_unref(cl);
+            continue;
+        }
         c->node = cl ? cl->node : L->base;
         c->cl = cl; /* holds the reference taken above */
         c->events = EPOLLIN;
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = c};
         if (epoll_ctl(L->ep, EPOLL_CTL_ADD, fd, &e) != 0) {
+            tv_tls_conn_free(c->tls);
             close(fd);
             tv_free(c);
             if (cl) clone_unref(cl);
@@ -405,13 +524,17 @@ static void *loop_main(void *arg) {
             void *p = evs[i].data.ptr;
             if (p == &L->stopfd) {
                 stop = true;
+            } else if (p == &L->auth) {
+                on_auth_done(L);
             } else if (p == &L->lfd) {
                 on_accept(L, NULL);
             } else if ((uintptr_t)p & 1) {
                 on_accept(L, (clone_l *)((uintptr_t)p & ~(uintptr_t)1));
             } else {
                 sconn *c = p;
-                if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+                if (c->parked && (evs[i].events & (EPOLLHUP | EPOLLERR))) conn_close(c); /* gone while parked */
+                else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
+                else if ((evs[i].events & EPOLLOUT) && c->tls_read_waits_out) on_readable(c);
                 else if (evs[i].events & EPOLLOUT) {
                     L->ctx.handle_ud = c->node;
                     touch(c);
@@ -504,6 +627,7 @@ static int clone_open(void *ud, trove_node *clone, void **token) {
     /* a clone serves the management API too: its own clones get their
      * own ports the same way, and close when it is freed */
     trove_node_set_clone_transport(clone, clone_open, clone_close, S);
+    trove_node_set_clone_https(clone, S->https);
     *token = cl;
     return port;
 }
@@ -562,6 +686,8 @@ static void loop_free(loop *L) {
     if (L->ep >= 0) close(L->ep);
     if (L->lfd >= 0) close(L->lfd);
     tv_free(L->scratch);
+    tv_free(L->wscratch);
+    tv_auth_free(L->auth);
     tv_http_ctx_fini(&L->ctx);
 }
 
@@ -596,7 +722,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     }
 
     loop *loops = tv_calloc((size_t)nthreads, sizeof *loops);
-    srv S = {.loops = loops, .n = 0};
+    srv S = {.loops = loops, .n = 0, .https = opts && opts->tls};
     pthread_mutex_init(&S.mu, NULL);
     int stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     int rc = 1, started = 0, made = 0;
@@ -612,6 +738,21 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         L->idle_ns = (uint64_t)idle * 1000000000ull;
         tv_http_ctx_init(&L->ctx, handle_request, node, sock_writev);
         L->scratch = tv_malloc(READ_CHUNK);
+        if (opts && opts->tls) {
+            L->tls = opts->tls;
+            L->wscratch = tv_malloc(16384);
+        }
+        if (opts && opts->users) {
+            L->auth = tv_auth_new(opts->users);
+            L->ctx.authenticate = tv_auth_authenticate;
+            L->ctx.authorize = tv_auth_authorize;
+            L->ctx.auth_ud = L->auth;
+        }
+        if (!L->scratch || (L->tls && !L->wscratch) || (opts && opts->users && !L->auth)) {
+            fprintf(stderr, "trove: out of memory\n");
+            made++;
+            goto done;
+        }
         L->lfd = listen_on(ai, port);
         if (L->lfd < 0) {
             fprintf(stderr, "trove: cannot listen on %s:%d: %s\n", host, port, strerror(errno));
@@ -627,7 +768,9 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         }
         struct epoll_event e = {.events = EPOLLIN, .data.ptr = &L->lfd};
         struct epoll_event s = {.events = EPOLLIN, .data.ptr = &L->stopfd};
-        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) != 0 || epoll_ctl(L->ep, EPOLL_CTL_ADD, stopfd, &s) != 0) {
+        struct epoll_event a = {.events = EPOLLIN, .data.ptr = &L->auth};
+        if (epoll_ctl(L->ep, EPOLL_CTL_ADD, L->lfd, &e) != 0 || epoll_ctl(L->ep, EPOLL_CTL_ADD, stopfd, &s) != 0 ||
+            (L->auth && epoll_ctl(L->ep, EPOLL_CTL_ADD, tv_auth_fd(L->auth), &a) != 0)) {
             fprintf(stderr, "trove: epoll: %s\n", strerror(errno));
             made++;
             goto done;
@@ -639,6 +782,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         fprintf(stderr, "trove: out of memory\n");
         goto done;
     }
+    trove_node_set_clone_https(node, S.https);
     for (int i = 0; i < nthreads; i++) {
         if (pthread_create(&loops[i].thread, NULL, loop_main, &loops[i]) != 0) {
             fprintf(stderr, "trove: cannot start a thread\n");
@@ -647,7 +791,8 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         started++;
     }
     bool v6 = strchr(host, ':') != NULL;
-    fprintf(stderr, "trove: listening on http://%s%s%s:%d\n", v6 ? "[" : "", host, v6 ? "]" : "", port);
+    fprintf(stderr, "trove: listening on %s://%s%s%s:%d\n", S.https ? "https" : "http", v6 ? "[" : "", host,
+            v6 ? "]" : "", port);
     fflush(stderr);
 #ifdef __GLIBC__
     /* whatever loading the seeds freed goes back before anyone measures:

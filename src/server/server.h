@@ -12,6 +12,12 @@
  * The engine is socket-free: a connection is fed bytes and writes its
  * answers through a callback, so the fuzz target drives exactly the code the
  * server runs.
+ *
+ * Opt-in security, linked into the trove executable only (libtrove does not
+ * depend on OpenSSL or libargon2): TLS (tls.c, OpenSSL) between the socket
+ * and the engine, and HTTP Basic authentication with per-role, per-index
+ * authorization (auth.c, argon2id hashes), which the engine calls through
+ * two hooks of its context so that it stays free of both libraries.
  */
 #ifndef TROVE_SERVER_SERVER_H
 #define TROVE_SERVER_SERVER_H
@@ -56,6 +62,20 @@ typedef struct tv_http_ctx {
     tv_buf zout; /* a compressed response body */
     void *zdeflate[2]; /* z_stream for gzip and deflate responses, lazily */
     void *zinflate; /* z_stream for request bodies, lazily */
+    /* Authentication and authorization (trove serve --users), set after
+     * tv_http_ctx_init; NULL: every request runs. authenticate gets the
+     * Authorization header's value (NULL when absent) when a request's head
+     * is complete and returns the caller (opaque), NULL (401), or
+     * TV_HTTP_AUTH_PENDING: the answer is being worked out elsewhere; the
+     * connection then holds the request (auth_wait, reading nothing more)
+     * until the transport clears auth_wait and resumes it, which asks
+     * again. authorize runs before the api layer with the (inflated) body
+     * and returns true to run the request, or false with a 403 body in
+     * deny. */
+    const void *(*authenticate)(void *ud, const char *value, size_t len);
+    bool (*authorize)(void *ud, const void *user, const char *method, const char *target, const void *body,
+                      size_t len, tv_buf *deny);
+    void *auth_ud;
 } tv_http_ctx;
 
 void tv_http_ctx_init(tv_http_ctx *x, tv_http_handler handle, void *handle_ud, tv_http_writev writev);
@@ -82,7 +102,12 @@ typedef struct tv_http_conn {
     bool close_after; /* no more requests: close once out is written */
     bool dead; /* writing failed: close now */
     uint64_t requests; /* answered on this connection */
+    const void *user; /* the current request's caller (ctx->authenticate) */
+    bool auth_wait; /* the request at `in` waits for its authentication */
 } tv_http_conn;
+
+/* ctx->authenticate's "ask again later" (never a caller's address). */
+#define TV_HTTP_AUTH_PENDING ((const void *)(uintptr_t)1)
 
 /* Consumes freshly received bytes (not in c->in). */
 void tv_http_conn_feed(tv_http_ctx *x, tv_http_conn *c, const char *data, size_t n);
@@ -93,10 +118,92 @@ bool tv_http_conn_resume(tv_http_ctx *x, tv_http_conn *c);
  * -1 broken connection. */
 int tv_http_conn_flush(tv_http_ctx *x, tv_http_conn *c);
 /* Whether the connection should read more now (no backlog of answers, not
- * closing). */
+ * closing, not waiting for an authentication). */
 bool tv_http_conn_wants_read(const tv_http_conn *c);
 static inline size_t tv_http_conn_pending(const tv_http_conn *c) { return c->out.len - c->out_off; }
 void tv_http_conn_fini(tv_http_conn *c);
+
+/* ------------------------------------------------------------------ TLS */
+
+/* The server's TLS context (tls.c): certificate, key, protocol floor. */
+typedef struct tv_tls tv_tls;
+/* One connection's TLS state. */
+typedef struct tv_tls_conn tv_tls_conn;
+
+/*
+ * Loads a PEM certificate chain and its PEM private key; TLS 1.2 minimum.
+ * Returns owned (tv_tls_free), or NULL with a sentence naming the file and
+ * OpenSSL's reason in err. Shared by every loop (read-only after start).
+ */
+tv_tls *tv_tls_new(const char *cert_file, const char *key_file, char *err, size_t errlen);
+void tv_tls_free(tv_tls *t); /* NULL is a no-op */
+
+#define TV_TLS_AGAIN (-1)  /* would block: wait for *want */
+#define TV_TLS_BROKEN (-2) /* protocol or socket error: close */
+#define TV_TLS_EOF 0
+#define TV_TLS_WANT_READ 1
+#define TV_TLS_WANT_WRITE 2
+
+/* A server-side TLS connection over the non-blocking socket fd (not owned).
+ * NULL when out of memory. */
+tv_tls_conn *tv_tls_conn_new(tv_tls *t, int fd);
+void tv_tls_conn_free(tv_tls_conn *c); /* NULL is a no-op */
+/* Reads plaintext into buf (cap >= 16 KiB): bytes read (> 0), TV_TLS_EOF,
+ * TV_TLS_AGAIN (*want: the readiness to wait for) or TV_TLS_BROKEN.
+ * Leaves no decrypted byte inside OpenSSL (see tls.c). */
+ssize_t tv_tls_read(tv_tls_conn *c, char *buf, size_t cap, int *want);
+/* tv_http_writev's contract over TLS: bytes accepted (0 or more), or
+ * TV_TLS_AGAIN / TV_TLS_BROKEN. scratch (16 KiB, or NULL) coalesces small
+ * writes. */
+ssize_t tv_tls_writev(tv_tls_conn *c, const struct iovec *iov, int n, char *scratch, int *want);
+/* Sends close_notify, best effort (before a lingering close). */
+void tv_tls_close_notify(tv_tls_conn *c);
+
+/* ------------------------------------------------------------- auth */
+
+/* The users of `--users FILE` (auth.c): read-only once loaded. */
+typedef struct tv_users tv_users;
+/* One loop's authentication state (its cache of verified credentials). */
+typedef struct tv_auth tv_auth;
+
+/*
+ * Reads a users file (lines "name:argon2id-hash:roles", blank lines and
+ * '#' comments). Returns owned (tv_users_free), or NULL with "FILE:LINE:
+ * reason" (or "FILE: reason") in err.
+ */
+tv_users *tv_users_load(const char *path, char *err, size_t errlen);
+void tv_users_free(tv_users *u); /* NULL is a no-op */
+size_t tv_users_count(const tv_users *u);
+
+/* A loop's authenticator over users (borrowed, outliving it), with its own
+ * verifier thread. NULL when out of memory or no thread can start. Not
+ * thread-safe: one per loop. Freeing joins the thread. */
+tv_auth *tv_auth_new(const tv_users *u);
+void tv_auth_free(tv_auth *a); /* NULL is a no-op */
+/* An eventfd that becomes readable when verifications have finished: the
+ * loop then calls tv_auth_done and resumes its waiting connections. */
+int tv_auth_fd(const tv_auth *a);
+/* Takes finished verifications into the cache. */
+void tv_auth_done(tv_auth *a);
+/* tv_http_ctx's hooks, with ud = a tv_auth (authenticate answers
+ * TV_HTTP_AUTH_PENDING while the verifier thread works). */
+const void *tv_auth_authenticate(void *ud, const char *value, size_t len);
+bool tv_auth_authorize(void *ud, const void *user, const char *method, const char *target, const void *body,
+                       size_t len, tv_buf *deny);
+
+/*
+ * For `trove passwd`: checks a roles field ("read,write:logs-*"); false
+ * with the reason in err. */
+bool tv_auth_roles_check(const char *roles, char *err, size_t errlen);
+/* Checks a user name (letters, digits and . _ @ + -); false with the
+ * reason in err. */
+bool tv_auth_name_check(const char *name, char *err, size_t errlen);
+/*
+ * Hashes a password with argon2id (t=3, m=64 MiB, p=1, a 16-byte salt from
+ * getrandom) into out as the encoded string ($argon2id$v=19$...). Returns
+ * true, or false with the reason in err.
+ */
+bool tv_auth_hash_password(const char *pw, size_t n, char *out, size_t cap, char *err, size_t errlen);
 
 /* --------------------------------------------------------------- server */
 
@@ -110,6 +217,8 @@ typedef struct tv_server_options {
      * before waiting for a signal. NULL: none. */
     void (*on_ready)(void *ud, int port);
     void *on_ready_ud;
+    tv_tls *tls; /* NULL: plain HTTP; else HTTPS on every listener (borrowed) */
+    const tv_users *users; /* NULL: no authentication; else HTTP Basic (borrowed) */
 } tv_server_options;
 
 /*

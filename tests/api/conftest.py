@@ -18,8 +18,8 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def refused(url):
-    """Is a connection to http://HOST:PORT refused (a closed clone's port)?"""
-    host, port = url[len("http://"):].rsplit(":", 1)
+    """Is a connection to http(s)://HOST:PORT refused (a closed clone's port)?"""
+    host, port = url.split("://", 1)[1].rsplit(":", 1)
     s = socket.socket()
     s.settimeout(2)
     try:
@@ -61,7 +61,7 @@ class Server:
                 self.log += chunk
         line = self.log.split(b"listening on ", 1)[1].split(b"\n", 1)[0].decode()
         self.url = line.strip()
-        hostport = self.url[len("http://"):]
+        hostport = self.url.split("://", 1)[1]  # http:// or, with --tls-cert, https://
         self.host, port = hostport.rsplit(":", 1)
         self.port = int(port)
 
