@@ -78,7 +78,9 @@ extern "C" {
     X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")                           \
     X(EPARSEEXC, 400, "parse_exception", "failed to parse")                                  \
     X(EMAPPEREXC, 400, "mapper_exception", "mapper error")                                  \
-    X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", "too many buckets")
+    X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", "too many buckets")                \
+    X(ETOOMANYCLAUSES, 400, "too_many_clauses", "too many clauses")                          \
+    X(ETOOMANYNESTED, 500, "too_many_nested_clauses", "too many nested clauses")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,

@@ -674,6 +674,9 @@ void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p);
  * batched_reduce_size (>= 2). Sets the error and returns false on a bad
  * value. (h_search.c) */
 bool tv_api_search_request_params(tv_req *r, bool batched);
+/* The node-wide search limits from the cluster settings into p:
+ * search.max_buckets, indices.query.bool.max_clause_count. (h_search.c) */
+void tv_api_search_limits(tv_req *r, tv_search_params *p);
 
 void tv_h_msearch(tv_req *r);         /* GET|POST [/{index}]/_msearch */
 void tv_h_delete_by_query(tv_req *r); /* POST /{index}/_delete_by_query */

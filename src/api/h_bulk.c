@@ -85,7 +85,7 @@ static bool value_long(const tv_json *v, int64_t *out) {
     }
     if (v->type == TV_JSON_STRING) return tv_parse_i64(v->v.s, v->len, out);
     if (v->type == TV_JSON_DOUBLE) {
-        *out = (int64_t)v->v.d;
+        *out = tv_java_d2l(v->v.d);
         return true;
     }
     return false;

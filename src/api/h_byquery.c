@@ -239,6 +239,7 @@ static void by_query(tv_req *r, bool update) {
     /* search parameters as _search takes them */
     tv_search_params p;
     tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
     p.q = tv_req_param(r, "q");
     p.df = tv_req_param(r, "df");
     p.default_operator = tv_req_param(r, "default_operator");

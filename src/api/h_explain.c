@@ -81,6 +81,7 @@ void tv_h_explain(tv_req *r) {
     if (!body && r->body_len) return;
     tv_search_params p;
     tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
     p.q = tv_req_param(r, "q");
     p.df = tv_req_param(r, "df");
     p.default_operator = dop;

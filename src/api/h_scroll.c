@@ -732,6 +732,7 @@ void tv_h_scroll(tv_req *r) {
     if (!lookup(r, scroll_id, false, keep_alive, &h)) return;
     tv_search_params p;
     tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
     p.source = hparam(&h, "_source");
     p.source_includes = hparam(&h, "_source_includes");
     p.source_excludes = hparam(&h, "_source_excludes");

@@ -238,20 +238,25 @@ static bool reject_if_true(tv_req *r, const char *key) {
                        "trove does not support the [%s] parameter of _search", key);
 }
 
-/* search.max_buckets from the cluster settings (transient over
- * persistent), 0 when unset. */
-static int64_t max_buckets(tv_req *r) {
+/* A positive int cluster setting (transient over persistent), 0 when
+ * unset. */
+static int64_t cluster_int(tv_req *r, const char *key) {
     const char *kinds[2] = {r->node->st->cluster_transient, r->node->st->cluster_persistent};
     for (int k = 0; k < 2; k++) {
         if (!kinds[k]) continue;
         tv_json *j = NULL;
         if (tv_json_parse(&r->arena, kinds[k], strlen(kinds[k]), &j, NULL) != TROVE_OK || !j) continue;
-        const tv_json *v = tv_json_get(j, "search.max_buckets");
+        const tv_json *v = tv_json_get(j, key);
         int64_t n;
         if (v && v->type == TV_JSON_INT && v->v.i > 0) return v->v.i;
         if (v && v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &n) && n > 0) return n;
     }
     return 0;
+}
+
+void tv_api_search_limits(tv_req *r, tv_search_params *p) {
+    p->max_buckets = cluster_int(r, "search.max_buckets");
+    p->max_clause_count = cluster_int(r, "indices.query.bool.max_clause_count");
 }
 
 static void run(tv_req *r, bool count) {
@@ -265,6 +270,7 @@ static void run(tv_req *r, bool count) {
         return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
                                  "trove does not support expand_wildcards [%s]", ew);
     if (!count && !tv_api_search_request_params(r, true)) return;
+    tv_api_search_limits(r, &p);
     if (!param_terminate_after(r, &p.terminate_after)) return;
     p.q = tv_req_param(r, "q");
     p.df = tv_req_param(r, "df");
@@ -299,7 +305,6 @@ static void run(tv_req *r, bool count) {
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
         p.docvalue_fields = tv_req_param(r, "docvalue_fields");
         if (!tv_req_param_bool(r, "typed_keys", false, &p.typed_keys)) return;
-        p.max_buckets = max_buckets(r);
         p.suggest_field = tv_req_param(r, "suggest_field");
         static const char *const suggest_rest[] = {"suggest_mode", "suggest_size", "suggest_text", NULL};
         if (!p.suggest_field && !tv_req_fail_unread(r, suggest_rest)) return;

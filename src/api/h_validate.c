@@ -245,6 +245,7 @@ void tv_h_validate_query(tv_req *r) {
     /* the body, as RestValidateQueryAction reads it */
     tv_search_params p;
     tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
     const tv_json *query = NULL;
     if (r->body_len) {
         tv_json *body = NULL;

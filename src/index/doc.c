@@ -295,8 +295,7 @@ static tv_status number_value(const tv_field *f, const tv_json *v, int64_t *out,
                 snprintf(reason, rcap, "Value [%.*s] has a decimal part", (int)TV_MIN(tlen, 200), txt);
                 return TROVE_EARG;
             }
-            if (d >= 9223372036854775807.0) iv = INT64_MAX;
-            else iv = (int64_t)d; /* truncation toward zero, as Java's longValue */
+            iv = tv_java_d2l(d); /* truncation toward zero, as Java's longValue */
         }
     have_int:
         if (iv < lo || iv > hi) {
@@ -1319,7 +1318,7 @@ static tv_status flat_value(dctx *c, const tv_field *f, const tv_json *v, tv_buf
     }
     if (v->type == TV_JSON_OBJECT) {
         const tv_json *dl = node_param(f, P_DEPTH_LIMIT);
-        int64_t limit = dl && tv_json_is_number(dl) ? (int64_t)tv_json_as_double(dl) : 20;
+        int64_t limit = dl && tv_json_is_number(dl) ? tv_java_d2l(tv_json_as_double(dl)) : 20;
         if ((int64_t)depth + 1 > limit) {
             char reason[600];
             snprintf(reason, sizeof reason,

@@ -588,7 +588,7 @@ static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json 
     case K_INT: {
         int64_t i;
         if (v->type == TV_JSON_INT) i = v->v.i;
-        else if (v->type == TV_JSON_DOUBLE) i = (int64_t)v->v.d;
+        else if (v->type == TV_JSON_DOUBLE) i = tv_java_d2l(v->v.d);
         else if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &i)) {
         } else {
             tv_buf b;

@@ -919,7 +919,7 @@ static tv_status bind_missing(col *g, const tv_json *m) {
             g->miss_s = s;
             g->miss_len = (uint32_t)l;
         }
-        if (!f && tv_json_is_number(m)) g->miss_i = m->type == TV_JSON_INT ? m->v.i : (int64_t)tv_json_as_double(m);
+        if (!f && tv_json_is_number(m)) g->miss_i = m->type == TV_JSON_INT ? m->v.i : tv_java_d2l(tv_json_as_double(m));
         return TROVE_OK;
     }
     if (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
@@ -978,8 +978,8 @@ static tv_status compile_inc(col *g, const tv_json *v, bool inc) {
         const tv_json *p = tv_json_get(v, "partition"), *np = tv_json_get(v, "num_partitions");
         if (!p || !np || !tv_json_is_number(p) || !tv_json_is_number(np))
             return field_error(g, "Missing [partition] parameter for partition-based include");
-        g->part = (int64_t)tv_json_as_double(p);
-        g->nparts = (int64_t)tv_json_as_double(np);
+        g->part = tv_java_d2l(tv_json_as_double(p));
+        g->nparts = tv_java_d2l(tv_json_as_double(np));
         if (g->nparts <= 0 || g->part < 0 || g->part >= g->nparts)
             return field_error(g, "Invalid partition [%lld] for [%lld] partitions", (long long)g->part, (long long)g->nparts);
         return TROVE_OK;
@@ -1065,7 +1065,7 @@ static tv_status encode_after(col *g) {
             } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
                 key = v->type == TV_JSON_TRUE;
             } else if (tv_json_is_number(v)) {
-                key = (int64_t)tv_json_as_double(v);
+                key = tv_java_d2l(tv_json_as_double(v));
             } else {
                 tv_buf_fini(&b);
                 return field_error(g, "[after] value for [%s] is not a number", a->tsrc[i].name);

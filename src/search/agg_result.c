@@ -104,19 +104,12 @@ void tv_agg_hit_write_sort(tv_jw *w, const tv_agg *a, const tv_field *const *fie
 /* ------------------------------------------------------ value formats */
 
 /* Java's (long) of a double: NaN is 0, out of range saturates. */
-static int64_t java_long(double v) {
-    if (v != v) return 0;
-    if (v >= 9223372036854775807.0) return INT64_MAX;
-    if (v <= -9223372036854775808.0) return INT64_MIN;
-    return (int64_t)v;
-}
-
 /* DocValueFormat.format(double) into buf; false for RAW. */
 static bool fmt_double(const agg_fmt *f, double v, char *buf, size_t cap) {
     switch (f->kind) {
     case TV_FMT_DATE:
     case TV_FMT_DATE_NANOS:
-        tv_date_format_tz(java_long(v), f->pattern, f->tz, buf, cap); /* DateTime.format((long) value) */
+        tv_date_format_tz(tv_java_d2l(v), f->pattern, f->tz, buf, cap); /* DateTime.format((long) value) */
         return true;
     case TV_FMT_BOOL: snprintf(buf, cap, "%s", v != 0 ? "true" : "false"); return true;
     case TV_FMT_DECIMAL: tv_decimal_format(v, f->pattern, buf, cap); return true;

@@ -497,6 +497,7 @@ void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_para
     if (params) {
         d->src = params->body_text;
         d->src_len = params->body_text_len;
+        d->max_clauses = params->max_clause_count;
     }
 }
 
@@ -569,6 +570,10 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
         tv_fmt_float(d->bad_boost, f);
         tv_error_set(d->err, TROVE_EQUERYSHARD, "failed to create query: boost must be a positive float, got %s", f);
         tv_error_cause(d->err, TROVE_EARG, "boost must be a positive float, got %s", f);
+        if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+        return TROVE_EQUERYSHARD;
+    }
+    if (d->depth == 0 && tv_query_check_bool_clauses(*out, d->max_clauses, d->err)) {
         if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
         return TROVE_EQUERYSHARD;
     }

@@ -261,6 +261,7 @@ typedef struct tv_dsl {
     bool bad_boost_seen;
     float bad_boost;
     int64_t max_inner_window; /* the target's index.max_inner_result_window (0: 100) */
+    int64_t max_clauses;      /* indices.query.bool.max_clause_count (0: 1024) */
 } tv_dsl;
 
 /* A parser state over arena and err, with the body's text from params
@@ -439,6 +440,14 @@ typedef struct tv_plan_ctx {
  * target after parsing, before tv_query_prepare. New nodes are allocated in
  * arena; *q is replaced. (rewrite.c) */
 tv_status tv_query_rewrite(tv_query **q, tv_arena *arena);
+/* indices.query.bool.max_clause_count (rewrite.c; max <= 0: the default).
+ * _bool_: a bool wider than max, as BooleanQuery.Builder refuses it while
+ * toQuery runs (query_shard_exception caused by too_many_clauses).
+ * _nested_: more than max + 1 leaves in the rewritten tree, as
+ * IndexSearcher.rewrite refuses it (too_many_nested_clauses, 500). */
+#define TV_MAX_CLAUSE_COUNT 1024
+tv_status tv_query_check_bool_clauses(const tv_query *q, int64_t max, tv_error *err);
+tv_status tv_query_check_nested_clauses(const tv_query *q, int64_t max, tv_error *err);
 
 /* Gathers statistics (BM25 weights) for a target's snapshot. */
 tv_status tv_query_prepare(tv_query *q, const tv_snapshot *snap, tv_arena *arena);

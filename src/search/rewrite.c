@@ -410,3 +410,81 @@ tv_status tv_query_rewrite(tv_query **q, tv_arena *arena) {
     }
     return TROVE_OK;
 }
+
+/* ------------------------------------------------------- clause limits */
+
+/*
+ * indices.query.bool.max_clause_count (Lucene's IndexSearcher
+ * maxClauseCount, 1024 by default), at the two places Lucene checks it:
+ *
+ *  - BooleanQuery.Builder.add refuses a clause past the limit: in
+ *    OpenSearch that happens while toQuery builds the query (a bool, or a
+ *    match query's terms), so QueryShardContext wraps the TooManyClauses
+ *    in a query_shard_exception (400).
+ *  - IndexSearcher.rewrite visits the rewritten tree and throws
+ *    TooManyNestedClauses when it meets a leaf with more than the limit
+ *    already counted (so up to limit + 1 leaves pass): a search-phase
+ *    failure that OpenSearch 3.1 answers with a 500.
+ *
+ * A leaf is what Lucene's visitor counts: a term, a phrase, a terms set, a
+ * multi-term query, a range, exists, match_all; an extension (nested,
+ * function_score, query_string's wrapper) counts as one. Bools, dis_max,
+ * constant_score and boosting count their children.
+ */
+static bool bool_too_wide(const tv_query *q, int64_t max) {
+    switch (q->kind) {
+    case TV_Q_BOOL: {
+        const tv_query *const *lists[4] = {(const tv_query *const *)q->u.boolq.must,
+                                           (const tv_query *const *)q->u.boolq.should,
+                                           (const tv_query *const *)q->u.boolq.must_not,
+                                           (const tv_query *const *)q->u.boolq.filter};
+        uint32_t ns[4] = {q->u.boolq.nmust, q->u.boolq.nshould, q->u.boolq.nmust_not, q->u.boolq.nfilter};
+        if ((int64_t)ns[0] + ns[1] + ns[2] + ns[3] > max) return true;
+        for (int l = 0; l < 4; l++)
+            for (uint32_t i = 0; i < ns[l]; i++)
+                if (bool_too_wide(lists[l][i], max)) return true;
+        return false;
+    }
+    case TV_Q_DISMAX:
+        for (uint32_t i = 0; i < q->u.dismax.nsubs; i++)
+            if (bool_too_wide(q->u.dismax.subs[i], max)) return true;
+        return false;
+    case TV_Q_CONST: return q->u.cnst.inner && bool_too_wide(q->u.cnst.inner, max);
+    case TV_Q_BOOSTING:
+        return bool_too_wide(q->u.boosting.positive, max) || bool_too_wide(q->u.boosting.negative, max);
+    default: return false;
+    }
+}
+
+static uint64_t leaves(const tv_query *q) {
+    uint64_t n = 0;
+    switch (q->kind) {
+    case TV_Q_BOOL:
+        for (uint32_t i = 0; i < q->u.boolq.nmust; i++) n += leaves(q->u.boolq.must[i]);
+        for (uint32_t i = 0; i < q->u.boolq.nshould; i++) n += leaves(q->u.boolq.should[i]);
+        for (uint32_t i = 0; i < q->u.boolq.nmust_not; i++) n += leaves(q->u.boolq.must_not[i]);
+        for (uint32_t i = 0; i < q->u.boolq.nfilter; i++) n += leaves(q->u.boolq.filter[i]);
+        return n;
+    case TV_Q_DISMAX:
+        for (uint32_t i = 0; i < q->u.dismax.nsubs; i++) n += leaves(q->u.dismax.subs[i]);
+        return n;
+    case TV_Q_CONST: return q->u.cnst.inner ? leaves(q->u.cnst.inner) : 1;
+    case TV_Q_BOOSTING: return leaves(q->u.boosting.positive) + leaves(q->u.boosting.negative);
+    case TV_Q_MATCH_NONE: return 0; /* MatchNoDocsQuery visits nothing */
+    default: return 1;
+    }
+}
+
+tv_status tv_query_check_bool_clauses(const tv_query *q, int64_t max, tv_error *err) {
+    if (max <= 0) max = TV_MAX_CLAUSE_COUNT;
+    if (!q || !bool_too_wide(q, max)) return TROVE_OK;
+    tv_error_set(err, TROVE_EQUERYSHARD, "failed to create query: maxClauseCount is set to %lld", (long long)max);
+    return tv_error_cause(err, TROVE_ETOOMANYCLAUSES, "maxClauseCount is set to %lld", (long long)max);
+}
+
+tv_status tv_query_check_nested_clauses(const tv_query *q, int64_t max, tv_error *err) {
+    if (max <= 0) max = TV_MAX_CLAUSE_COUNT;
+    if (!q || leaves(q) <= (uint64_t)max + 1) return TROVE_OK;
+    return tv_error_set(err, TROVE_ETOOMANYNESTED, "Query contains too many nested clauses; maxClauseCount is set to %lld",
+                        (long long)max);
+}

@@ -1371,10 +1371,12 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     }
     if (!st) st = tv_query_rewrite(&tc->q, d->arena);
     if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+    if (tv_query_check_nested_clauses(tc->q, d->max_clauses, d->err)) return shard_failure(d->err, t);
     if (r->post_filter) {
         st = tv_dsl_parse_filter(d, r->post_filter, &tc->post);
         if (!st) st = tv_query_rewrite(&tc->post, d->arena);
         if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+        if (tv_query_check_nested_clauses(tc->post, d->max_clauses, d->err)) return shard_failure(d->err, t);
     }
     tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
     if (!tc->tf) return TROVE_ENOMEM;
@@ -1435,6 +1437,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         for (size_t i = 0; i < r->nrescores; i++) {
             st = tv_dsl_parse_query(d, r->rescores[i].query, &tc->rq[i]);
             if (!st) st = tv_query_rewrite(&tc->rq[i], d->arena);
+            if (!st && tv_query_check_nested_clauses(tc->rq[i], d->max_clauses, d->err)) return shard_failure(d->err, t);
             if (!st) st = tv_query_prepare(tc->rq[i], t->snap, d->arena);
             if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
         }
@@ -1987,7 +1990,7 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
         if (s->kind == SK_DOC) {
             /* the shard-wide doc id (docBase + doc), as written in "sort" */
             o->kind = 1;
-            o->i = v->type == TV_JSON_INT ? v->v.i : (int64_t)tv_json_as_double(v);
+            o->i = v->type == TV_JSON_INT ? v->v.i : tv_java_d2l(tv_json_as_double(v));
             continue;
         }
         const tv_field *f = NULL;
@@ -2031,7 +2034,7 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
                 if (tv_date_parse(f->format, v->v.s, v->len, &o->i, d->err)) return d->err ? d->err->code : TROVE_EARG;
             } else if (v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &o->i)) ;
             else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) o->i = v->type == TV_JSON_TRUE;
-            else o->i = (int64_t)tv_json_as_double(v);
+            else o->i = tv_java_d2l(tv_json_as_double(v)); /* Number.longValue() of a double */
         } else {
             const char *s2;
             size_t l;

@@ -58,6 +58,7 @@ typedef struct tv_search_params {
     bool explain;
     bool typed_keys;              /* aggregation names prefixed with their type */
     int64_t max_buckets;          /* search.max_buckets; 0: the default (65535) */
+    int64_t max_clause_count;     /* indices.query.bool.max_clause_count; 0: 1024 */
     bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
     bool scroll;                  /* the first page of a scroll */
     const char *docvalue_fields;  /* "a,b": added to the body's list */

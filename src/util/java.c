@@ -15,6 +15,9 @@
  * it, the two number failures caused by the number_format_exception.
  * Values convert to nanoseconds, saturating.
  *
+ * Java's (long) of a double: NaN is 0, out of range saturates (C's cast
+ * is undefined there).
+ *
  * Rejected: a regex-free scan per caller (there were four copies of this
  * with different corner cases: minutes case-insensitive in one, "1.5s"
  * accepted by strtod in another).
@@ -118,4 +121,11 @@ tv_status tv_parse_time_value(const char *v, size_t n, const char *setting, int6
     int64_t mul = units[u].ns;
     *nanos = x > INT64_MAX / mul ? INT64_MAX : x * mul; /* -1 of a unit is -1 of it, as TimeValue keeps it */
     return TROVE_OK;
+}
+
+int64_t tv_java_d2l(double v) {
+    if (v != v) return 0;
+    if (v >= 9223372036854775807.0) return INT64_MAX;
+    if (v <= -9223372036854775808.0) return INT64_MIN;
+    return (int64_t)v;
 }

@@ -327,5 +327,7 @@ bool tv_java_double_syntax(const char *s, size_t n);
  * 0 for "0"), or err set as OpenSearch answers a bad value (an
  * illegal_argument_exception) and that status returned. err may be NULL. */
 tv_status tv_parse_time_value(const char *v, size_t n, const char *setting, int64_t *nanos, tv_error *err);
+/* Java's (long) of a double: NaN 0, out of range saturated. */
+int64_t tv_java_d2l(double v);
 
 #endif /* TROVE_UTIL_H */

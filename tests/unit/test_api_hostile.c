@@ -183,6 +183,72 @@ static void test_search_url_params(void **s) {
                   "{\"query\":{\"match_none\":{}}}", 200);
 }
 
+/* A bool of n term clauses on k (malloc'd JSON). */
+static char *wide_bool(int n, const char *wrap_open, const char *wrap_close) {
+    size_t cap = (size_t)n * 40 + 200;
+    char *b = malloc(cap);
+    size_t o = (size_t)snprintf(b, cap, "{\"query\":%s{\"bool\":{\"should\":[", wrap_open);
+    for (int i = 0; i < n; i++) o += (size_t)snprintf(b + o, cap - o, "%s{\"term\":{\"k\":\"v%d\"}}", i ? "," : "", i);
+    snprintf(b + o, cap - o, "]}}%s}", wrap_close);
+    return b;
+}
+
+/* indices.query.bool.max_clause_count: a bool wider than the limit fails
+ * while the query is built (query_shard_exception, 400); more leaves than
+ * the limit + 1 over nested bools fail the rewrite (500, as OpenSearch 3.1
+ * answers it). The cluster setting moves both. */
+static void test_clause_limits(void **s) {
+    (void)s;
+    char *b = wide_bool(1024, "", "");
+    EXPECT_STATUS("POST", "/h/_search", b, 200);
+    free(b);
+    b = wide_bool(1025, "", "");
+    EXPECT_HAS("POST", "/h/_search", b, 400,
+               "{\"type\":\"query_shard_exception\",\"reason\":\"failed to create query: maxClauseCount is set to "
+               "1024\",\"index\":\"h\",\"index_uuid\":\"X\",\"caused_by\":{\"type\":\"too_many_clauses\",\"reason\":"
+               "\"maxClauseCount is set to 1024\"}}");
+    free(b);
+    /* a match query of 1100 terms is a bool of 1100 clauses */
+    size_t cap = 1100 * 8 + 100;
+    char *m = malloc(cap);
+    size_t o = (size_t)snprintf(m, cap, "{\"query\":{\"match\":{\"t\":\"");
+    for (int i = 0; i < 1100; i++) o += (size_t)snprintf(m + o, cap - o, "w%d ", i);
+    snprintf(m + o, cap - o, "\"}}}");
+    EXPECT_HAS("POST", "/h/_search", m, 400, "failed to create query: maxClauseCount is set to 1024");
+    /* two bools of 600: 1200 leaves */
+    char *half1 = wide_bool(600, "", ""), *half2 = wide_bool(600, "", "");
+    size_t l1 = strlen(half1), l2 = strlen(half2);
+    char *both = malloc(l1 + l2 + 100);
+    /* {"query":{"bool":{"must":[<q1>,<q2>]}}} from the two bodies' queries */
+    half1[l1 - 1] = '\0';
+    half2[l2 - 1] = '\0';
+    sprintf(both, "{\"query\":{\"bool\":{\"must\":[%s,%s]}}}", half1 + 9, half2 + 9);
+    EXPECT_HAS("POST", "/h/_search", both, 500,
+               "\"root_cause\":[{\"type\":\"too_many_nested_clauses\",\"reason\":\"Query contains too many nested clauses; "
+               "maxClauseCount is set to 1024\"}],\"type\":\"search_phase_execution_exception\"");
+    OK("PUT", "/_cluster/settings", "{\"transient\":{\"indices.query.bool.max_clause_count\":2048}}");
+    EXPECT_STATUS("POST", "/h/_search", both, 200);
+    EXPECT_STATUS("POST", "/h/_search", m, 200);
+    OK("PUT", "/_cluster/settings", "{\"transient\":{\"indices.query.bool.max_clause_count\":100}}");
+    b = wide_bool(101, "", "");
+    EXPECT_HAS("POST", "/h/_count", b, 400, "maxClauseCount is set to 100");
+    free(b);
+    OK("PUT", "/_cluster/settings", "{\"transient\":{\"indices.query.bool.max_clause_count\":null}}");
+    free(half1);
+    free(half2);
+    free(both);
+    free(m);
+}
+
+/* search_after of a number beyond a long on a long field was a C cast out
+ * of range (UBSan, found by the request fuzzer): Number.longValue()
+ * saturates. */
+static void test_search_after_huge(void **s) {
+    (void)s;
+    EXPECT_HAS("POST", "/h/_search", "{\"sort\":[{\"n\":\"asc\"}],\"search_after\":[1.5e19]}", 200, "\"hits\":[]");
+    EXPECT_HAS("POST", "/h/_search", "{\"sort\":[{\"n\":\"asc\"}],\"search_after\":[-1.5e19]}", 200, "\"_id\":\"1\"");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rescore_window),
@@ -190,6 +256,8 @@ int main(void) {
         cmocka_unit_test(test_cardinality_threshold),
         cmocka_unit_test(test_inner_result_window),
         cmocka_unit_test(test_search_url_params),
+        cmocka_unit_test(test_clause_limits),
+        cmocka_unit_test(test_search_after_huge),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
