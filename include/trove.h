@@ -121,6 +121,11 @@ typedef struct trove_options {
                              write is in a fsynced translog there, replayed on open. */
     const char *node_name; /* NULL: "trove" */
     const char *cluster_name; /* NULL: "trove" */
+    /* The memory budget the circuit breakers' limits are shares of (as
+     * OpenSearch's are of the JVM heap): request 60%, in-flight requests
+     * 100%, parent 95% (checked against the resident set). 0: half of the
+     * machine's memory. A clone shares its base's breakers. */
+    int64_t heap_bytes;
 } trove_options;
 
 /*

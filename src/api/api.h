@@ -122,7 +122,14 @@ struct trove_node {
     _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
     _Atomic int osmem;       /* ... or osmem's osmem_base_frozen */
     struct tv_mgmt *mgmt;    /* clone registry and transport, or NULL (owned) */
+    struct tv_node_breakers *brk; /* one reference: shared with clones (h_nodes.c) */
 };
+
+/* The process's circuit breakers, shared by a node and its clones. */
+typedef struct tv_node_breakers {
+    atomic_int rc;
+    tv_breakers b;
+} tv_node_breakers;
 
 /* HTTP methods OpenSearch knows (RestRequest.Method). */
 typedef enum tv_method {
@@ -194,6 +201,8 @@ typedef struct tv_req {
     const char *p_name; /* {name}, {alias}, {metric} ... path parameter */
     const char *p_name2; /* a second such parameter (/_cat/aliases/{name}) */
     const char *const *route_params; /* the matched route's parameter list */
+    int64_t in_flight; /* bytes reserved on the in-flight requests breaker */
+    tv_breaker_trip *trip; /* filled by a refused reservation (trove_request's) */
     const char *path_params[5];       /* its path parts' names (NULL-ended) */
     bool pretty;
     /* response */
@@ -207,6 +216,9 @@ typedef struct tv_req {
                               request began (one reference), else NULL */
 } tv_req;
 
+/* Answers 429 circuit_breaking_exception for a refused reservation, with
+ * OpenSearch's bytes_wanted, bytes_limit and durability. (error.c) */
+void tv_req_breaker_error(tv_req *r, const tv_breaker_trip *t);
 /* For a handler that leaves some of its route's parameters unread in
  * this request (RestSearchAction reads suggest_size only with a
  * suggest_field): fails with OpenSearch's "contains unrecognized
@@ -568,6 +580,14 @@ void tv_h_alias_get(tv_req *r); /* GET and HEAD */
 void tv_h_search_aliased(tv_req *r); /* _search with alias filters */
 void tv_h_count_aliased(tv_req *r);
 void tv_h_cat_health(tv_req *r);
+/* h_nodes.c: _nodes/stats (the breaker metric) and the breakers' settings */
+void tv_h_nodes_stats(tv_req *r);
+void tv_h_nodes_stats_node(tv_req *r);
+/* A breaker setting's new value checked as OpenSearch's settings updater
+ * does (false: the 400 is set); other keys pass. */
+bool tv_api_breaker_setting_check(tv_req *r, const char *key, const tv_json *val);
+/* Recomputes n's breaker limits from its cluster settings. */
+void tv_api_breakers_apply(trove_node *n);
 void tv_h_cat_indices(tv_req *r);
 void tv_h_cat_count(tv_req *r);
 void tv_h_cat_aliases(tv_req *r);

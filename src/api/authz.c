@@ -95,6 +95,8 @@ static const rule rules[] = {
     {tv_h_cat_aliases, NULL, ANYM, R, "indices:admin/aliases/get", K_CLUSTER},
     {tv_h_cat_health, NULL, ANYM, R, "cluster:monitor/health", K_CLUSTER},
     {tv_h_cluster_health, NULL, ANYM, R, "cluster:monitor/health", K_CLUSTER},
+    {tv_h_nodes_stats, NULL, ANYM, R, "cluster:monitor/nodes/stats", K_CLUSTER},
+    {tv_h_nodes_stats_node, NULL, ANYM, R, "cluster:monitor/nodes/stats", K_CLUSTER},
     {tv_h_cluster_settings_get, NULL, ANYM, R, "cluster:monitor/settings", K_CLUSTER},
     {tv_h_template_get, "/_index_template", ANYM, R, "indices:admin/index_template/get", K_CLUSTER},
     {tv_h_template_get, NULL, ANYM, R, "indices:admin/template/get", K_CLUSTER},

@@ -436,3 +436,45 @@ void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx) {
     tv_api_err *e = tv_api_err_from(r, err, idx);
     if (e) tv_req_error(r, e);
 }
+
+/* ------------------------------------------------------------ breakers */
+
+typedef struct breaker_extra {
+    int64_t wanted, limit;
+    const char *durability;
+} breaker_extra;
+
+static void write_breaker_extra(tv_jw *w, const tv_api_err *e) {
+    const breaker_extra *x = e->extra_ctx;
+    tv_jw_keyz(w, "bytes_wanted");
+    tv_jw_int(w, x->wanted);
+    tv_jw_keyz(w, "bytes_limit");
+    tv_jw_int(w, x->limit);
+    tv_jw_keyz(w, "durability");
+    tv_jw_strz(w, x->durability);
+}
+
+void tv_req_breaker_error(tv_req *r, const tv_breaker_trip *t) {
+    tv_api_err *e = err_new(r);
+    breaker_extra *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
+    char *msg = tv_arena_alloc(&r->arena, 1024);
+    if (!e || !x || !msg) return (void)(r->oom = true);
+    tv_breaker_trip_message(t, msg, 1024);
+    x->wanted = t->wanted;
+    x->limit = t->limit;
+    /* CircuitBreaker.Durability: fielddata and accounting hold memory for
+     * good; a parent trip is transient when most of the children's usage
+     * is (request, in-flight) */
+    bool permanent = t->kind == TV_BREAKER_FIELDDATA || t->kind == TV_BREAKER_ACCOUNTING;
+    if (t->kind == TV_BREAKER_PARENT)
+        permanent = t->usages[TV_BREAKER_REQUEST] + t->usages[TV_BREAKER_IN_FLIGHT] <
+                    t->usages[TV_BREAKER_FIELDDATA] + t->usages[TV_BREAKER_ACCOUNTING];
+    x->durability = permanent ? "PERMANENT" : "TRANSIENT";
+    e->type = "circuit_breaking_exception";
+    e->reason = msg;
+    e->status = 429;
+    e->os = true;
+    e->extra = write_breaker_extra;
+    e->extra_ctx = x;
+    tv_req_error(r, e);
+}

@@ -426,6 +426,8 @@ void tv_h_cluster_settings_put(tv_req *r) {
                 tv_req_fail(r, 400, "illegal_argument_exception", false, "%s setting [%s], not recognized",
                             kind ? "transient" : "persistent", u[i].key);
                 return;
+            } else if (!tv_api_breaker_setting_check(r, u[i].key, u[i].val)) {
+                return;
             }
     }
     pthread_rwlock_wrlock(&r->node->lock);
@@ -447,6 +449,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
     }
     pthread_rwlock_unlock(&r->node->lock);
     if (r->oom) return;
+    tv_api_breakers_apply(r->node);
     /* echo what was set (removals are not shown) */
     size_t k = 0;
     for (size_t i = 0; i < npu; i++)

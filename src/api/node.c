@@ -195,10 +195,20 @@ static void state_release(tv_node_state *st) {
 }
 
 /* A node around a state (one reference taken over), with its own id. */
-static trove_node *node_new(tv_node_state *st, const char *src_id) {
+/* A node around st; brk: the breakers to share (a clone's base's), or
+ * NULL for new ones over heap bytes. */
+static trove_node *node_new(tv_node_state *st, const char *src_id, tv_node_breakers *brk, int64_t heap) {
     trove_node *n = tv_calloc(1, sizeof *n);
     if (!n) return NULL;
-    if (pthread_rwlock_init(&n->lock, NULL) != 0) {
+    if (brk) {
+        atomic_fetch_add(&brk->rc, 1);
+    } else if ((brk = tv_calloc(1, sizeof *brk)) != NULL) {
+        atomic_init(&brk->rc, 1);
+        tv_breakers_init(&brk->b, heap);
+    }
+    n->brk = brk;
+    if (!brk || pthread_rwlock_init(&n->lock, NULL) != 0) {
+        if (brk && atomic_fetch_sub(&brk->rc, 1) == 1) tv_free(brk);
         tv_free(n);
         return NULL;
     }
@@ -219,7 +229,7 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
     st->cluster_name = tv_strndup(cn, strlen(cn));
     if (!st->node_name || !st->cluster_name) goto oom;
     tv_api_new_uuid(st->cluster_uuid);
-    if (!(n = node_new(st, NULL))) goto oom;
+    if (!(n = node_new(st, NULL, NULL, opts ? opts->heap_bytes : 0))) goto oom;
     if (opts && opts->data_dir) {
         tv_error e;
         tv_error_clear(&e);
@@ -228,6 +238,7 @@ trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
             tv_error_to_public(&e, err);
             return NULL;
         }
+        tv_api_breakers_apply(n); /* the persisted cluster settings' limits */
     }
     return n;
 oom:
@@ -249,6 +260,7 @@ void trove_node_free(trove_node *n) {
     state_release(n->st); /* closes (and syncs) the translogs */
     tv_durable_free(n->durable);
     pthread_rwlock_destroy(&n->lock);
+    if (atomic_fetch_sub(&n->brk->rc, 1) == 1) tv_free(n->brk);
     tv_free(n);
 }
 
@@ -357,7 +369,7 @@ trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *er
         st = state_copy(src->st, &e);
     }
     pthread_rwlock_unlock(&src->lock);
-    trove_node *n = st ? node_new(st, src->node_id) : NULL;
+    trove_node *n = st ? node_new(st, src->node_id, src->brk, 0) : NULL;
     if (!n) {
         if (st) state_release(st);
         if (e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
@@ -1058,7 +1070,23 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
         atomic_fetch_add_explicit(&r.pinned->rc, 1, memory_order_relaxed);
     }
     pthread_rwlock_unlock(&node->lock);
-    tv_api_dispatch(&r);
+    /* the breakers: the body on in_flight_requests (its length, estimated
+     * twice over), then every block of the request's arena on request */
+    tv_breakers *brk = &node->brk->b;
+    tv_breaker_trip trip;
+    memset(&trip, 0, sizeof trip);
+    r.trip = &trip;
+    tv_api_dispatch(&r); /* the router reserves the body and charges the arena (charge_in_flight) */
+    tv_breaker_release(brk, TV_BREAKER_IN_FLIGHT, r.in_flight);
+    if (r.arena.tripped) { /* whatever the handler made of the refusal */
+        r.arena.charge_off = true;
+        r.oom = false;
+        tv_buf_clear(&r.out);
+        r.out.oom = false;
+        tv_free(r.allow);
+        r.allow = NULL;
+        tv_req_breaker_error(&r, &trip);
+    }
     atomic_fetch_sub_explicit(&node->inflight, 1, memory_order_release);
     state_release(r.pinned);
     /* filter_path applies to answers, not to error envelopes (OpenSearch

@@ -292,6 +292,9 @@ static const char *const P_NONE[] = {NULL};
     P("format", "h", "help", "v", "ts", "pri", "bytes", "size", "time", "s", "timeout", "cluster_manager_timeout", \
       "master_timeout", __VA_ARGS__)
 #define P_CAT_INDICES P_CAT("expand_wildcards", "health", "include_unloaded_segments", "local")
+#define P_NODES_STATS                                                                                   \
+    P("completion_fields", "fielddata_fields", "fields", "groups", "include_segment_file_sizes", "level", \
+      "timeout", "types")
 #define P_TEMPLATE_GET P("cluster_manager_timeout", "flat_settings", "local", "master_timeout")
 #define P_TEMPLATE_PUT P("cause", "cluster_manager_timeout", "create", "master_timeout", "order", "timeout")
 
@@ -489,6 +492,10 @@ static const route routes[] = {
     {TV_GET, "/_cat/count/{index}", tv_h_cat_count, P_CAT("local")},
     {TV_GET, "/_cat/health", tv_h_cat_health, P_CAT("local")},
     {TV_GET, "/_nodes", tv_h_unsupported, NULL},
+    {TV_GET, "/_nodes/stats", tv_h_nodes_stats, P_NODES_STATS},
+    {TV_GET, "/_nodes/stats/{metric}", tv_h_nodes_stats, P_NODES_STATS},
+    {TV_GET, "/_nodes/{name}/stats", tv_h_nodes_stats_node, P_NODES_STATS},
+    {TV_GET, "/_nodes/{name}/stats/{metric}", tv_h_nodes_stats_node, P_NODES_STATS},
     {TV_GET, "/_tasks/{task_id}", tv_h_unsupported, NULL},
     {TV_GET, "/_index_template", tv_h_template_get, P_TEMPLATE_GET},
     {TV_GET, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
@@ -794,6 +801,33 @@ void tv_api_dispatch(tv_req *r) {
     tv_api_error_trace_set(prev);
 }
 
+/* RestController.dispatchRequest: the body is reserved on the in-flight
+ * requests breaker, refused past its limit unless the handler cannot trip
+ * breakers (canTripCircuitBreaker() false: the settings that change the
+ * limits and the monitoring APIs, so that an operator can always see and
+ * fix them); those do not charge the request breaker either. The
+ * reservation is released by trove_request when the request ends. */
+static bool cannot_trip(const route *rt) {
+    return rt->h == tv_h_cluster_settings_put || rt->h == tv_h_cluster_settings_get || rt->h == tv_h_cluster_health ||
+           rt->h == tv_h_nodes_stats || rt->h == tv_h_nodes_stats_node || strncmp(rt->pattern, "/_cat", 5) == 0 ||
+           strcmp(rt->pattern, "/") == 0;
+}
+
+static bool charge_in_flight(tv_req *r, const route *rt) {
+    tv_breakers *b = &r->node->brk->b;
+    int64_t n = (int64_t)r->body_len;
+    if (cannot_trip(rt)) {
+        if (n) atomic_fetch_add(&b->b[TV_BREAKER_IN_FLIGHT].used, n); /* addWithoutBreaking */
+    } else if (!tv_breaker_add(b, TV_BREAKER_IN_FLIGHT, n, "<http_request>", r->trip)) {
+        r->arena.tripped = true; /* answered as a trip by trove_request */
+        return false;
+    } else {
+        tv_arena_charge(&r->arena, b, r->trip); /* from now on */
+    }
+    r->in_flight = n;
+    return true;
+}
+
 static void dispatch(tv_req *r) {
     /* split the target */
     const char *uri = r->uri;
@@ -892,6 +926,7 @@ static void dispatch(tv_req *r) {
             best = cand_mask[i];
         }
     }
+    if (rt && !charge_in_flight(r, rt)) return;
 
     /* query string */
     if (uri[plen] == '?' && !parse_query(r, uri + plen + 1)) return;

@@ -74,9 +74,11 @@ static void usage(FILE *out) {
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
             "                   [--idle-timeout SECONDS] [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
-            "                   [--tls-cert FILE --tls-key FILE] [--users FILE]\n"
+            "                   [--tls-cert FILE --tls-key FILE] [--users FILE] [--heap SIZE]\n"
             "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
             "             clone listeners speak TLS too\n"
+            "           --heap: the memory budget the circuit breakers' limits are shares of (\"512mb\";\n"
+            "             default half of the machine's memory): requests past it answer 429\n"
             "           --users: HTTP Basic authentication; FILE has lines name:argon2id-hash:roles,\n"
             "             roles read|write|admin[:INDEX-PATTERN],... (see trove passwd --help)\n"
             "       trove [--addr 127.0.0.1:0] [--seed PATH]... [--freeze] [--no-ja] [--parent-pid PID]\n"
@@ -267,6 +269,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     int nseeds = 0;
     bool freeze = false;
     const char *data_dir = NULL, *tls_cert = NULL, *tls_key = NULL, *users_file = NULL;
+    int64_t heap = 0; /* --heap: the breakers' budget (0: half of memory) */
     for (int i = first; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *given = argv[i];
         char name[32], dashed[64];
@@ -331,6 +334,9 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         } else if (strcmp(name, "--users") == 0) {
             if (!*v) goto bad;
             users_file = v;
+        } else if (strcmp(name, "--heap") == 0) {
+            /* the breakers' budget: a byte size ("512mb") */
+            if (!tv_parse_byte_size(v, strlen(v), &heap) || heap <= 0) goto bad;
         } else if (osmem && strcmp(name, "--serverless") == 0) {
             fprintf(stderr, "trove: --serverless is not supported: trove does not emulate OpenSearch Serverless\n");
             return 2;
@@ -381,7 +387,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         tv_tls_free(tls);
         return 2;
     }
-    trove_options no = {.data_dir = data_dir};
+    trove_options no = {.data_dir = data_dir, .heap_bytes = heap};
     trove_node *node = trove_node_open(&no, &err);
     if (!node) {
         fprintf(stderr, "trove: cannot open the node: %s\n", err.message);

@@ -273,43 +273,6 @@ static bool strieq(const char *a, size_t n, const char *lit) {
     return true;
 }
 
-/* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
- * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */
-static bool parse_bytes(const char *s, size_t n, int64_t *out) {
-    if (tv_streq(s, n, "-1")) {
-        *out = -1;
-        return true;
-    }
-    if (tv_streq(s, n, "0")) {
-        *out = 0;
-        return true;
-    }
-    static const struct {
-        const char *unit;
-        double mult;
-    } units[] = {{"pb", 1125899906842624.0}, {"tb", 1099511627776.0}, {"gb", 1073741824.0},
-                 {"mb", 1048576.0}, {"kb", 1024.0}, {"p", 1125899906842624.0},
-                 {"t", 1099511627776.0}, {"g", 1073741824.0}, {"m", 1048576.0}, {"k", 1024.0},
-                 {"b", 1.0}};
-    char low[40];
-    if (n == 0 || n >= sizeof low) return false;
-    for (size_t i = 0; i < n; i++) low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : s[i];
-    low[n] = '\0';
-    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++) {
-        size_t ul = strlen(units[i].unit);
-        if (n <= ul || memcmp(low + n - ul, units[i].unit, ul) != 0) continue;
-        char num[40];
-        memcpy(num, low, n - ul);
-        num[n - ul] = '\0';
-        char *end;
-        double v = strtod(num, &end);
-        if (end == num || *end || v < 0) return false;
-        *out = (int64_t)(v * units[i].mult);
-        return true;
-    }
-    return false;
-}
-
 static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
     if (!e->val) return TROVE_OK;
     if (e->val->type != TV_JSON_STRING) {
@@ -361,7 +324,7 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
         return TROVE_OK;
     case S_BYTES: {
         int64_t b;
-        if (!parse_bytes(s, n, &b))
+        if (!tv_parse_byte_size(s, n, &b))
             return tv_error_set(err, TROVE_EPARSEEXC,
                                 "failed to parse setting [%s] with value [%.*s] as a size in "
                                 "bytes: unit is missing or unrecognized",
@@ -717,7 +680,7 @@ done:
 int64_t tv_settings_bytes(const tv_settings *s, const char *key, int64_t def) {
     const tv_json *v = flat_get(s, key);
     int64_t out;
-    if (v && v->type == TV_JSON_STRING && parse_bytes(v->v.s, v->len, &out)) return out;
+    if (v && v->type == TV_JSON_STRING && tv_parse_byte_size(v->v.s, v->len, &out)) return out;
     return def;
 }
 

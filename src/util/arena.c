@@ -22,10 +22,22 @@ struct tv_arena_block {
 #define FIRST_BLOCK 4096
 #define MAX_BLOCK (1u << 20)
 
-void tv_arena_init(tv_arena *a) {
-    a->head = NULL;
-    a->ptr = a->end = NULL;
-    a->total = 0;
+void tv_arena_init(tv_arena *a) { memset(a, 0, sizeof *a); }
+
+void tv_arena_charge(tv_arena *a, struct tv_breakers *s, struct tv_breaker_trip *trip) {
+    a->breakers = s;
+    a->trip = trip;
+}
+
+/* Reserves a block's bytes on the request breaker before it is allocated. */
+static bool charge(tv_arena *a, size_t bytes) {
+    if (!a->breakers || a->charge_off) return true;
+    if (!tv_breaker_add(a->breakers, TV_BREAKER_REQUEST, (int64_t)bytes, "<reused_arrays>", a->trip)) {
+        a->tripped = true;
+        return false;
+    }
+    a->charged += (int64_t)bytes;
+    return true;
 }
 
 void tv_arena_fini(tv_arena *a) {
@@ -35,6 +47,7 @@ void tv_arena_fini(tv_arena *a) {
         tv_free(b);
         b = n;
     }
+    tv_breaker_release(a->breakers, TV_BREAKER_REQUEST, a->charged);
     tv_arena_init(a);
 }
 
@@ -53,6 +66,10 @@ void tv_arena_reset(tv_arena *a) {
     a->ptr = (char *)keep + BLOCK_HDR;
     a->end = (char *)keep + BLOCK_HDR + keep->size;
     a->total = keep->size + BLOCK_HDR;
+    if (a->charged > (int64_t)a->total) {
+        tv_breaker_release(a->breakers, TV_BREAKER_REQUEST, a->charged - (int64_t)a->total);
+        a->charged = (int64_t)a->total;
+    }
 }
 
 static void *arena_grow(tv_arena *a, size_t n) {
@@ -62,7 +79,7 @@ static void *arena_grow(tv_arena *a, size_t n) {
     if (n > size / 2) {
         /* a dedicated block, linked behind the current one so the current
          * block's free tail stays usable */
-        if (n > SIZE_MAX - BLOCK_HDR - 16) return NULL;
+        if (n > SIZE_MAX - BLOCK_HDR - 16 || !charge(a, BLOCK_HDR + n)) return NULL;
         tv_arena_block *b = tv_malloc(BLOCK_HDR + n);
         if (!b) return NULL;
         b->size = n;
@@ -77,6 +94,7 @@ static void *arena_grow(tv_arena *a, size_t n) {
         }
         return (char *)b + BLOCK_HDR;
     }
+    if (!charge(a, BLOCK_HDR + size)) return NULL;
     tv_arena_block *b = tv_malloc(BLOCK_HDR + size);
     if (!b) return NULL;
     b->size = size;

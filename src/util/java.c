@@ -22,6 +22,8 @@
  * with different corner cases: minutes case-insensitive in one, "1.5s"
  * accepted by strtod in another).
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "util.h"
@@ -128,4 +130,77 @@ int64_t tv_java_d2l(double v) {
     if (v >= 9223372036854775807.0) return INT64_MAX;
     if (v <= -9223372036854775808.0) return INT64_MIN;
     return (int64_t)v;
+}
+
+void tv_java_byte_size(int64_t bytes, char *out, size_t cap) {
+    static const char *const suf[] = {"b", "kb", "mb", "gb", "tb", "pb"};
+    if (bytes < 1024) {
+        snprintf(out, cap, "%lldb", (long long)bytes);
+        return;
+    }
+    int k = 0;
+    double v = (double)bytes;
+    while (k < 5 && v >= 1024.0) {
+        v /= 1024.0;
+        k++;
+    }
+    /* Strings.format1Decimals: the first decimal of the double's text
+     * (truncated), dropped when zero */
+    long long tenths = (long long)(v * 10.0);
+    if (tenths % 10 == 0)
+        snprintf(out, cap, "%lld%s", tenths / 10, suf[k]);
+    else
+        snprintf(out, cap, "%lld.%lld%s", tenths / 10, tenths % 10, suf[k]);
+}
+
+/* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
+ * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */
+bool tv_parse_byte_size(const char *s, size_t n, int64_t *out) {
+    if (tv_streq(s, n, "-1")) {
+        *out = -1;
+        return true;
+    }
+    if (tv_streq(s, n, "0")) {
+        *out = 0;
+        return true;
+    }
+    static const struct {
+        const char *unit;
+        double mult;
+    } units[] = {{"pb", 1125899906842624.0}, {"tb", 1099511627776.0}, {"gb", 1073741824.0},
+                 {"mb", 1048576.0}, {"kb", 1024.0}, {"p", 1125899906842624.0},
+                 {"t", 1099511627776.0}, {"g", 1073741824.0}, {"m", 1048576.0}, {"k", 1024.0},
+                 {"b", 1.0}};
+    char low[40];
+    if (n == 0 || n >= sizeof low) return false;
+    for (size_t i = 0; i < n; i++) low[i] = (s[i] >= 'A' && s[i] <= 'Z') ? (char)(s[i] + 32) : s[i];
+    low[n] = '\0';
+    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++) {
+        size_t ul = strlen(units[i].unit);
+        if (n <= ul || memcmp(low + n - ul, units[i].unit, ul) != 0) continue;
+        char num[40];
+        memcpy(num, low, n - ul);
+        num[n - ul] = '\0';
+        char *end;
+        double v = strtod(num, &end);
+        if (end == num || *end || v < 0) return false;
+        *out = tv_java_d2l(v * units[i].mult);
+        return true;
+    }
+    return false;
+}
+
+bool tv_parse_memory_size(const char *s, size_t n, int64_t heap, int64_t *out) {
+    if (n && s[n - 1] == '%') {
+        /* MemorySizeValue.parseBytesSizeValueOrHeapRatio */
+        char num[40];
+        if (n - 1 == 0 || n - 1 >= sizeof num || !tv_java_double_syntax(s, n - 1)) return false;
+        memcpy(num, s, n - 1);
+        num[n - 1] = '\0';
+        double pct = strtod(num, NULL);
+        if (!(pct >= 0 && pct <= 100)) return false;
+        *out = tv_java_d2l((double)heap * pct / 100.0);
+        return true;
+    }
+    return tv_parse_byte_size(s, n, out);
 }

@@ -18,6 +18,7 @@
 #define TROVE_UTIL_H
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -122,16 +123,30 @@ void tv_alloc_fail_after(long n);
  * frees everything allocated from it. Not thread-safe.
  */
 typedef struct tv_arena_block tv_arena_block;
+struct tv_breakers;
+struct tv_breaker_trip;
 typedef struct tv_arena {
     tv_arena_block *head;
     char *ptr, *end;
     size_t total; /* bytes obtained from the heap */
+    /* Optional (tv_arena_charge): each block is reserved on the request
+     * breaker before it is allocated; a refused block makes the
+     * allocation return NULL and fills *trip. */
+    struct tv_breakers *breakers;
+    struct tv_breaker_trip *trip;
+    int64_t charged;
+    bool tripped;
+    bool charge_off; /* stop charging (what is charged stays until fini) */
 } tv_arena;
 
 void tv_arena_init(tv_arena *a);
 void tv_arena_fini(tv_arena *a);
 /* Frees all but the first block and rewinds it. */
 void tv_arena_reset(tv_arena *a);
+/* From now on, a's blocks are reserved on s's request breaker (released
+ * by fini); a refused block fills *trip (borrowed, must outlive a) and
+ * sets a->tripped. */
+void tv_arena_charge(tv_arena *a, struct tv_breakers *s, struct tv_breaker_trip *trip);
 /* Returns n bytes borrowed until fini/reset, or NULL on OOM. n == 0 is valid. */
 void *tv_arena_alloc(tv_arena *a, size_t n);
 void *tv_arena_calloc(tv_arena *a, size_t count, size_t size);
@@ -329,5 +344,63 @@ bool tv_java_double_syntax(const char *s, size_t n);
 tv_status tv_parse_time_value(const char *v, size_t n, const char *setting, int64_t *nanos, tv_error *err);
 /* Java's (long) of a double: NaN 0, out of range saturated. */
 int64_t tv_java_d2l(double v);
+/* ByteSizeValue.toString: "512b", "1kb", "1.5mb" (one decimal, truncated,
+ * dropped when 0). */
+void tv_java_byte_size(int64_t bytes, char *out, size_t cap);
+
+/* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
+ * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */
+bool tv_parse_byte_size(const char *s, size_t n, int64_t *out);
+/* MemorySizeValue: a percentage of heap ("60%", 0..100) or a byte size. */
+bool tv_parse_memory_size(const char *s, size_t n, int64_t heap, int64_t *out);
+
+/* ---- breaker.c: memory circuit breakers (HierarchyCircuitBreakerService) ---- */
+
+typedef enum tv_breaker_kind {
+    TV_BREAKER_REQUEST,
+    TV_BREAKER_FIELDDATA,
+    TV_BREAKER_IN_FLIGHT,
+    TV_BREAKER_ACCOUNTING,
+    TV_BREAKER_PARENT,
+    TV_BREAKER_COUNT
+} tv_breaker_kind;
+
+typedef struct tv_breaker {
+    _Atomic int64_t used;    /* bytes reserved (before overhead) */
+    _Atomic int64_t limit;   /* bytes; -1: none */
+    _Atomic int64_t tripped; /* times it refused */
+    double overhead;         /* estimate = used * overhead */
+} tv_breaker;
+
+typedef struct tv_breakers {
+    tv_breaker b[TV_BREAKER_COUNT];
+    int64_t heap;              /* what percentages are of */
+    _Atomic bool real_memory;  /* parent: resident set (true) or the children's sum */
+    _Atomic int64_t rss;       /* cached resident set and when it was read */
+    _Atomic uint64_t rss_at;
+} tv_breakers;
+
+/* What a refused reservation reports (CircuitBreakingException). */
+typedef struct tv_breaker_trip {
+    tv_breaker_kind kind; /* the breaker that refused */
+    char label[64];       /* what wanted the bytes ("<http_request>") */
+    int64_t wanted, limit; /* bytes_wanted, bytes_limit */
+    int64_t real_usage, new_bytes; /* parent with real memory */
+    int64_t usages[TV_BREAKER_PARENT]; /* each child's estimate */
+} tv_breaker_trip;
+
+/* Defaults: limits as OpenSearch's shares of heap (<= 0: half of physical
+ * memory), parent on real memory. */
+void tv_breakers_init(tv_breakers *s, int64_t heap);
+const char *tv_breaker_name(tv_breaker_kind k);
+/* Reserves bytes on child k, then checks the parent. false: refused,
+ * nothing reserved, *trip (may be NULL) filled. s NULL: always true.
+ * Thread-safe. */
+bool tv_breaker_add(tv_breakers *s, tv_breaker_kind k, int64_t bytes, const char *label, tv_breaker_trip *trip);
+void tv_breaker_release(tv_breakers *s, tv_breaker_kind k, int64_t bytes);
+/* The stats' estimated size (the parent's: its usage as it checks it). */
+int64_t tv_breaker_estimate(tv_breakers *s, tv_breaker_kind k);
+/* CircuitBreakingException's message for a trip. */
+void tv_breaker_trip_message(const tv_breaker_trip *t, char *out, size_t cap);
 
 #endif /* TROVE_UTIL_H */
