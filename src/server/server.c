@@ -171,6 +171,8 @@ typedef struct srv {
     clone_l *clones;
 } srv;
 
+static void clone_reap_locked(srv *S);
+
 struct loop {
     pthread_t thread;
     int ep, lfd, stopfd;
@@ -188,6 +190,8 @@ struct loop {
     char *wscratch; /* TLS: coalesces a small answer into one record */
     tv_auth *auth; /* --users: this loop's authenticator, or NULL */
     sconn *parked; /* connections whose request waits for authentication */
+    struct srv *S;  /* the server (loop 0 reaps closed clone listeners) */
+    uint64_t reaped; /* loop 0: when it last did */
 };
 
 /* ------------------------------------------------------------ lists */
@@ -547,6 +551,17 @@ static void *loop_main(void *arg) {
         atomic_fetch_add_explicit(&L->iter, 1, memory_order_release);
         if (stop) break;
         expire(L);
+        /* closed clones' listeners wait for every loop to pass a batch and
+         * for their last connection; without this they would wait for the
+         * next clone to be opened or closed (loops wake at least once a
+         * second) */
+        uint64_t now = tv_mono_ns();
+        if (L == &L->S->loops[0] && now - L->reaped > 1000000000ull &&
+            pthread_mutex_trylock(&L->S->mu) == 0) {
+            clone_reap_locked(L->S);
+            pthread_mutex_unlock(&L->S->mu);
+            L->reaped = now;
+        }
     }
     while (L->active.head) conn_close(L->active.head);
     while (L->linger.head) conn_close(L->linger.head);
@@ -732,6 +747,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     }
     for (int i = 0; i < nthreads; i++, made++) {
         loop *L = &loops[i];
+        L->S = &S;
         L->ep = L->lfd = -1;
         L->stopfd = stopfd;
         L->base = node;
