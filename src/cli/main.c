@@ -72,11 +72,14 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: trove --version\n"
             "       trove serve [--host 127.0.0.1] [--port 9200] [--addr HOST:PORT] [--threads N]\n"
-            "                   [--idle-timeout SECONDS] [--seed PATH]... [--data DIR] [--ready-json]\n"
+            "                   [--idle-timeout SECONDS] [--header-timeout SECONDS] [--max-connections N]\n"
+            "                   [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
             "                   [--tls-cert FILE --tls-key FILE] [--users FILE] [--heap SIZE]\n"
             "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
             "             clone listeners speak TLS too\n"
+            "           --header-timeout: a request head not complete this long closes the connection (30)\n"
+            "           --max-connections: connections open at once; more are closed on accept (10000)\n"
             "           --heap: the memory budget the circuit breakers' limits are shares of (\"512mb\";\n"
             "             default half of the machine's memory): requests past it answer 429\n"
             "           --users: HTTP Basic authentication; FILE has lines name:argon2id-hash:roles,\n"
@@ -319,6 +322,10 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
             if (!parse_int(v, 1, 256, &o.threads)) goto bad;
         } else if (strcmp(name, "--idle-timeout") == 0) {
             if (!parse_int(v, 1, 86400, &o.idle_timeout_s)) goto bad;
+        } else if (strcmp(name, "--header-timeout") == 0) {
+            if (!parse_int(v, 1, 86400, &o.header_timeout_s)) goto bad;
+        } else if (strcmp(name, "--max-connections") == 0) {
+            if (!parse_int(v, 1, 10000000, &o.max_connections)) goto bad;
         } else if (strcmp(name, "--seed") == 0) {
             if (nseeds == MAX_SEEDS || !*v) goto bad;
             seeds[nseeds++] = v;

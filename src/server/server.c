@@ -139,6 +139,7 @@ struct sconn {
     int fd;
     uint32_t events; /* current epoll interest */
     bool lingering; /* half-closed, reading until EOF */
+    uint64_t head_since; /* monotonic ns since a partial request head waits (0: none) */
     bool peer_eof;
     uint64_t last; /* monotonic ns of the last activity */
     sconn *prev, *next; /* in loop->active or loop->linger */
@@ -169,6 +170,8 @@ typedef struct srv {
     bool https; /* clone listeners speak TLS too */
     pthread_mutex_t mu; /* guards clones */
     clone_l *clones;
+    atomic_int nconns; /* open connections on every loop */
+    int max_conns;
 } srv;
 
 static void clone_reap_locked(srv *S);
@@ -182,6 +185,7 @@ struct loop {
     tv_http_ctx ctx;
     clist active, linger;
     uint64_t idle_ns;
+    uint64_t head_ns; /* header timeout */
     size_t nconns;
     bool worked; /* handled an event since the last trim */
     atomic_uint_fast64_t iter; /* event batches handled (clone reaping) */
@@ -299,6 +303,7 @@ static void conn_close(sconn *c) {
     tv_http_conn_fini(&c->h);
     tv_free(c);
     L->nconns--;
+    atomic_fetch_sub(&L->S->nconns, 1);
 }
 
 static void set_events(sconn *c, uint32_t ev) {
@@ -434,6 +439,18 @@ static void on_readable(sconn *c) {
         conn_close(c);
         return;
     }
+    /* a head still incomplete (its size is not known yet) past the header
+     * timeout: a slow client holding the connection a byte at a time */
+    if (c->h.in.len && !c->h.need) {
+        uint64_t now = tv_mono_ns();
+        if (!c->head_since) c->head_since = now;
+        else if (now - c->head_since > L->head_ns) {
+            conn_close(c);
+            return;
+        }
+    } else {
+        c->head_since = 0;
+    }
     settle(c);
 }
 
@@ -462,11 +479,20 @@ static void on_accept(loop *L, clone_l *cl) {
             }
             return;
         }
+        /* the connection limit: over it, closed at once (the client sees
+         * the connection reset, not a queue that never drains) */
+        if (atomic_fetch_add(&L->S->nconns, 1) >= L->S->max_conns) {
+            atomic_fetch_sub(&L->S->nconns, 1);
+            close(fd);
+            if (cl) clone_unref(cl);
+            continue;
+        }
         int one = 1;
         setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
         sconn *c = tv_calloc(1, sizeof *c);
         if (!c) {
             close(fd);
+            atomic_fetch_sub(&L->S->nconns, 1);
             if (cl) clone_unref(cl);
             continue;
         }
@@ -476,6 +502,7 @@ static void on_accept(loop *L, clone_l *cl) {
         if (L->tls && !(c->tls = tv_tls_conn_new(L->tls, fd))) {
             close(fd);
             tv_free(c);
+            atomic_fetch_sub(&L->S->nconns, 1);
             if (cl) clone_unref(cl);
             continue;
         }
@@ -487,6 +514,7 @@ static void on_accept(loop *L, clone_l *cl) {
             tv_tls_conn_free(c->tls);
             close(fd);
             tv_free(c);
+            atomic_fetch_sub(&L->S->nconns, 1);
             if (cl) clone_unref(cl);
             continue;
         }
@@ -713,6 +741,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     if (nthreads < 1) nthreads = 1;
     if (nthreads > 256) nthreads = 256;
     int idle = opts && opts->idle_timeout_s > 0 ? opts->idle_timeout_s : 300;
+    int head = opts && opts->header_timeout_s > 0 ? opts->header_timeout_s : 30;
     if (port < 0 || port > 65535) {
         fprintf(stderr, "trove: invalid port %d\n", port);
         return 1;
@@ -737,7 +766,8 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
     }
 
     loop *loops = tv_calloc((size_t)nthreads, sizeof *loops);
-    srv S = {.loops = loops, .n = 0, .https = opts && opts->tls};
+    srv S = {.loops = loops, .n = 0, .https = opts && opts->tls,
+             .max_conns = opts && opts->max_connections > 0 ? opts->max_connections : 10000};
     pthread_mutex_init(&S.mu, NULL);
     int stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     int rc = 1, started = 0, made = 0;
@@ -752,6 +782,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         L->stopfd = stopfd;
         L->base = node;
         L->idle_ns = (uint64_t)idle * 1000000000ull;
+        L->head_ns = (uint64_t)head * 1000000000ull;
         tv_http_ctx_init(&L->ctx, handle_request, node, sock_writev);
         L->scratch = tv_malloc(READ_CHUNK);
         if (opts && opts->tls) {

@@ -212,6 +212,13 @@ typedef struct tv_server_options {
     int port; /* 0: a free port */
     int threads; /* <= 0: the number of online CPUs */
     int idle_timeout_s; /* <= 0: 300 */
+    /* A request head (line and headers) not complete this long after its
+     * first byte closes the connection (a slow client holding it open a
+     * byte at a time). <= 0: 30. */
+    int header_timeout_s;
+    /* Connections open at once on all listeners; past it a new one is
+     * closed as soon as it is accepted. <= 0: 10000. */
+    int max_connections;
     /* Called once on the calling thread when every listener is bound and
      * the loops run, with the bound port (the free one picked for port 0),
      * before waiting for a signal. NULL: none. */
