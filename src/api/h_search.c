@@ -376,6 +376,7 @@ tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt) 
         x->max_rescore_window = st ? tv_settings_int(st, "index.max_rescore_window", x->max_result_window) : 0;
         x->max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
         x->max_inner_result_window = st ? tv_settings_int(st, "index.max_inner_result_window", 100) : 100;
+        x->max_terms_count = st ? tv_settings_int(st, "index.max_terms_count", 65536) : 65536;
         tv_index_unlock(l->items[i]);
     }
     return t;

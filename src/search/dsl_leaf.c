@@ -591,6 +591,23 @@ tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q = NULL;
     tv_status st;
+    /* TermsQueryBuilder.doToQuery (an unmapped field was rewritten to
+     * match_none first) */
+    int64_t max_terms = d->max_terms > 0 ? d->max_terms : 65536;
+    bool mapped = (f && f->type != TV_FT_OBJECT) || tv_streq(fm->key, fm->key_len, "_id");
+    if (mapped && fm->val.len > max_terms) {
+        tv_error_set(d->err, TROVE_EQUERYSHARD,
+                     "failed to create query: The number of terms [%u] used in the Terms Query request has exceeded "
+                     "the allowed maximum of [%lld]. This maximum can be set by changing the [index.max_terms_count] "
+                     "index level setting.",
+                     fm->val.len, (long long)max_terms);
+        tv_error_cause(d->err, TROVE_EARG,
+                       "The number of terms [%u] used in the Terms Query request has exceeded the allowed maximum of "
+                       "[%lld]. This maximum can be set by changing the [index.max_terms_count] index level setting.",
+                       fm->val.len, (long long)max_terms);
+        if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+        return TROVE_EQUERYSHARD;
+    }
     if (!f && tv_streq(fm->key, fm->key_len, "_id")) {
         st = terms_to_set(d, NULL, TV_FIELD_ID, &fm->val, &q);
         if (st) return st;

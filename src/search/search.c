@@ -1356,6 +1356,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     d->snap = t->snap;
     d->index = t->index;
     d->max_inner_window = t->max_inner_result_window;
+    d->max_terms = t->max_terms_count;
     tv_status st;
     d->nested_ih = NULL; /* inner_hits come from the query only */
     d->nnested_ih = 0;

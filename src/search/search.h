@@ -32,6 +32,7 @@ typedef struct tv_search_target {
                                     the default, 1000000) */
     int64_t max_inner_result_window; /* index.max_inner_result_window (0: the
                                         default, 100): inner hits, top_hits */
+    int64_t max_terms_count;         /* index.max_terms_count (0: 65536) */
 } tv_search_target;
 
 /*

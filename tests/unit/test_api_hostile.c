@@ -249,6 +249,23 @@ static void test_search_after_huge(void **s) {
     EXPECT_HAS("POST", "/h/_search", "{\"sort\":[{\"n\":\"asc\"}],\"search_after\":[-1.5e19]}", 200, "\"_id\":\"1\"");
 }
 
+/* index.max_terms_count bounds a terms query's values (a mapped field's;
+ * an unmapped one is rewritten to match_none first). */
+static void test_max_terms_count(void **s) {
+    (void)s;
+    OK("PUT", "/h/_settings", "{\"index\":{\"max_terms_count\":3}}");
+    EXPECT_STATUS("POST", "/h/_search", "{\"query\":{\"terms\":{\"k\":[\"a\",\"b\",\"c\"]}}}", 200);
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"terms\":{\"k\":[\"a\",\"b\",\"c\",\"d\"]}}}", 400,
+               "{\"type\":\"query_shard_exception\",\"reason\":\"failed to create query: The number of terms [4] used in "
+               "the Terms Query request has exceeded the allowed maximum of [3]. This maximum can be set by changing the "
+               "[index.max_terms_count] index level setting.\",\"index\":\"h\"");
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"terms\":{\"n\":[1,2,3,4]}}}", 400, "The number of terms [4]");
+    EXPECT_HAS("POST", "/h/_search", "{\"query\":{\"terms\":{\"_id\":[\"1\",\"2\",\"3\",\"4\"]}}}", 400, "terms [4]");
+    EXPECT_STATUS("POST", "/h/_search", "{\"query\":{\"terms\":{\"nope\":[1,2,3,4]}}}", 200);
+    OK("PUT", "/h/_settings", "{\"index\":{\"max_terms_count\":null}}");
+    EXPECT_STATUS("POST", "/h/_search", "{\"query\":{\"terms\":{\"k\":[\"a\",\"b\",\"c\",\"d\"]}}}", 200);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rescore_window),
@@ -258,6 +275,7 @@ int main(void) {
         cmocka_unit_test(test_search_url_params),
         cmocka_unit_test(test_clause_limits),
         cmocka_unit_test(test_search_after_huge),
+        cmocka_unit_test(test_max_terms_count),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
