@@ -79,7 +79,7 @@ static void usage(FILE *out) {
             "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
             "             clone listeners speak TLS too\n"
             "           --header-timeout: a request head not complete this long closes the connection (30)\n"
-            "           --max-connections: connections open at once; more are closed on accept (10000)\n"
+            "           --max-connections: connections open at once; more are closed on accept (65536)\n"
             "           --heap: the memory budget the circuit breakers' limits are shares of (\"512mb\";\n"
             "             default half of the machine's memory): requests past it answer 429\n"
             "           --users: HTTP Basic authentication; FILE has lines name:argon2id-hash:roles,\n"

@@ -767,7 +767,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
 
     loop *loops = tv_calloc((size_t)nthreads, sizeof *loops);
     srv S = {.loops = loops, .n = 0, .https = opts && opts->tls,
-             .max_conns = opts && opts->max_connections > 0 ? opts->max_connections : 10000};
+             .max_conns = opts && opts->max_connections > 0 ? opts->max_connections : 65536};
     pthread_mutex_init(&S.mu, NULL);
     int stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
     int rc = 1, started = 0, made = 0;

@@ -217,7 +217,7 @@ typedef struct tv_server_options {
      * byte at a time). <= 0: 30. */
     int header_timeout_s;
     /* Connections open at once on all listeners; past it a new one is
-     * closed as soon as it is accepted. <= 0: 10000. */
+     * closed as soon as it is accepted. <= 0: 65536. */
     int max_connections;
     /* Called once on the calling thread when every listener is bound and
      * the loops run, with the bound port (the free one picked for port 0),
