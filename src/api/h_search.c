@@ -292,6 +292,7 @@ static void run(tv_req *r, bool count) {
             return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
                                      "[from] parameter cannot be negative, found [%lld]", (long long)p.from);
         p.track_total_hits = tv_req_param(r, "track_total_hits");
+        p.timeout = tv_req_param(r, "timeout");
         if (!tv_req_param_bool(r, "rest_total_hits_as_int", false, &p.rest_total_hits_as_int)) return;
         p.source = tv_req_param(r, "_source");
         p.source_includes = tv_req_param(r, "_source_includes");

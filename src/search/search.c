@@ -149,6 +149,7 @@ typedef struct req {
     size_t nstored;
     bool version, seq_no;
     int64_t terminate_after;
+    int64_t timeout_ns; /* search timeout (<= 0: none) */
     tv_aggs aggs;        /* aggs.n 0: none */
     rescorer *rescores;  /* applied in order to each target's top hits */
     size_t nrescores;
@@ -344,9 +345,8 @@ static tv_status parse_track(tv_dsl *d, const tv_json *v, req *r) {
 
 /* TimeValue.parseTimeValue(text, "timeout"): "-1", "0", or a whole number
  * with a unit (nanos, micros, ms, s, m (case-sensitive), h, d). */
-static tv_status check_timeout(tv_dsl *d, const char *v, size_t n) {
-    int64_t ns;
-    return tv_parse_time_value(v, n, "timeout", &ns, d->err);
+static tv_status parse_timeout(tv_dsl *d, const char *v, size_t n, int64_t *ns) {
+    return tv_parse_time_value(v, n, "timeout", ns, d->err);
 }
 
 /* from / size: intValue(), then the setters' checks. */
@@ -556,7 +556,7 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             const char *ts;
             size_t tl;
             if (!tv_dsl_scalar_text(v, &ts, &tl)) { ts = "null"; tl = 4; }
-            st = check_timeout(d, ts, tl);
+            st = parse_timeout(d, ts, tl, &r->timeout_ns);
         } else if ((tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
         else if ((tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations")) && obj) {
             if (r->aggs.n)
@@ -599,6 +599,10 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
     if (p->from >= 0 || p->from < -1) r->from = p->from;
     if (p->size >= 0 || p->size < -1) r->size = p->size;
     if (p->terminate_after >= 0) r->terminate_after = p->terminate_after;
+    if (p->timeout) { /* RestSearchAction: ?timeout= overrides the body's */
+        tv_status tst = parse_timeout(d, p->timeout, strlen(p->timeout), &r->timeout_ns);
+        if (tst) return tst;
+    }
     if (p->version) r->version = true;
     if (p->seq_no_primary_term) r->seq_no = true;
     if (p->explain) r->explain = true;
@@ -769,6 +773,8 @@ typedef struct coll {
     tv_arena *arena;
     tv_error *err;
     bool terminated; /* terminate_after stopped a target's collection */
+    uint64_t deadline; /* the search timeout's end (monotonic ns; 0: none) */
+    bool timed_out;    /* it passed: collection stopped, results partial */
     tv_dv_reader *rd;        /* per sort key: numeric doc values of segment rd_seg */
     const tv_segview *rd_seg;
 } coll;
@@ -1540,8 +1546,17 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
      * many were collected (EarlyTerminatingCollector) */
     int64_t left = r->terminate_after > 0 ? r->terminate_after : -1;
     bool stop = false;
+    /* the search timeout (QueryPhase's cancellation check): looked at
+     * before each segment and every 1024 docs */
+    uint32_t tick = 0;
+    if (c->deadline && tv_mono_ns() > c->deadline) c->timed_out = true;
+    stop = c->timed_out;
     for (uint32_t si = 0; si < snap->nsegs && !stop; si++) {
         const tv_segview *sv = &snap->segs[si];
+        if (c->deadline && si && tv_mono_ns() > c->deadline) {
+            c->timed_out = true;
+            break;
+        }
         uint64_t known;
         bool counted = !ag && left < 0 && known_count(r, tc, snap, sv, &known);
         if (counted) {
@@ -1582,6 +1597,11 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             continue;
         }
         for (uint32_t doc = tv_iter_next(it); doc != TV_NO_MORE_DOCS; doc = tv_iter_next(it)) {
+            if (c->deadline && ++tick % 1024 == 0 && tv_mono_ns() > c->deadline) {
+                c->timed_out = true;
+                stop = true;
+                break;
+            }
             if (!tv_segview_live(sv, doc)) continue;
             float score = 0;
             if (pc.scores) score = tv_iter_score(it);
@@ -2238,6 +2258,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     c.max_score = -INFINITY;
     c.arena = arena;
     c.err = err;
+    c.deadline = r.timeout_ns > 0 ? t0 + (uint64_t)r.timeout_ns : 0;
     c.collapsing = r.collapse != NULL && !count_only;
     tv_map_init(&c.gmap);
     tv_buf_init(&c.gkey);
@@ -2277,6 +2298,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (st) goto fail;
             c.total += ct.total;
             c.terminated |= ct.terminated;
+            c.timed_out |= ct.timed_out;
             if (ct.n && !(ct.heap[0].score <= c.max_score)) c.max_score = ct.heap[0].score;
             for (size_t k = 0; k < ct.n; k++) offer(&c, ct.heap[k].score, ct.heap[k].target, ct.heap[k].seg, ct.heap[k].doc);
         } else {
@@ -2316,7 +2338,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_keyz(out, "took");
     tv_jw_uint(out, took);
     tv_jw_keyz(out, "timed_out");
-    tv_jw_bool(out, false);
+    tv_jw_bool(out, c.timed_out);
     if (r.terminate_after > 0) { /* QueryPhase sets it whenever terminate_after is given */
         tv_jw_keyz(out, "terminated_early");
         tv_jw_bool(out, c.terminated);

@@ -44,6 +44,7 @@ typedef struct tv_search_params {
     int64_t from;
     int64_t size;
     int64_t terminate_after;
+    const char *timeout;          /* ?timeout= (a TimeValue); NULL unset */
     const char *track_total_hits; /* "true", "false", or a number; NULL unset */
     bool rest_total_hits_as_int;
     const char *source;           /* _source=false|true|a,b */

@@ -155,6 +155,25 @@ static void test_terminate_after(void **s) {
            "{\"count\":1,\"terminated_early\":true,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
 }
 
+/* The search timeout: past it collection stops and the partial results
+ * come back with timed_out true (a deadline of one nanosecond has passed
+ * at the first check, so nothing is collected); the URL's overrides the
+ * body's; 0 and -1 mean none. */
+static void test_timeout(void **s) {
+    (void)s;
+    const char *q = "{\"timeout\":\"1nanos\",\"aggs\":{\"m\":{\"max\":{\"field\":\"n\"}}}}";
+    EXPECT_HAS("POST", "/c/_search", q, 200,
+               "{\"took\":0,\"timed_out\":true,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0},"
+               "\"hits\":{\"total\":{\"value\":0,\"relation\":\"eq\"},\"max_score\":null,\"hits\":[]},\"aggregations\":{\"m\":"
+               "{\"value\":null}}}");
+    EXPECT_HAS("POST", "/c,d/_search?timeout=1nanos", "{\"size\":0}", 200, "\"timed_out\":true,");
+    EXPECT_HAS("POST", "/c/_search?timeout=1m", q, 200, "\"timed_out\":false,");
+    EXPECT_HAS("POST", "/c/_search", "{\"timeout\":\"0\"}", 200, "\"timed_out\":false,\"_shards\":{\"total\":1,"
+                                                                  "\"successful\":1,\"skipped\":0,\"failed\":0},\"hits\":{\"total\":{\"value\":4,");
+    EXPECT_HAS("POST", "/c/_search?timeout=-1", NULL, 200, "\"timed_out\":false,");
+    EXPECT_HAS("POST", "/c/_search?timeout=1x", NULL, 400, "failed to parse setting [timeout] with value [1x] as a time value");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
@@ -162,6 +181,7 @@ int main(void) {
         cmocka_unit_test(test_indices_boost),
         cmocka_unit_test(test_fetch_fields),
         cmocka_unit_test(test_terminate_after),
+        cmocka_unit_test(test_timeout),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
