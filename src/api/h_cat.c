@@ -188,9 +188,9 @@ typedef struct sortkey {
     bool desc;
 } sortkey;
 
-static const table *g_sort_t;
-static const sortkey *g_keys;
-static size_t g_nkeys;
+static _Thread_local const table *g_sort_t;
+static _Thread_local const sortkey *g_keys;
+static _Thread_local size_t g_nkeys;
 
 static int cmp_rows(const void *a, const void *b) {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;

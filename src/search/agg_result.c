@@ -306,7 +306,7 @@ typedef struct ord_ctx {
     tv_status st;
 } ord_ctx;
 
-static ord_ctx *g_ord;
+static _Thread_local ord_ctx *g_ord; /* qsort's context, per thread */
 
 /* Comparators.compareDiscardNaN: NaN last whatever the direction, else
  * Double.compare (-0.0 before 0.0). */

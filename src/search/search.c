@@ -967,7 +967,7 @@ static void collapse_fini(coll *c) {
     tv_buf_fini(&c->gkey);
 }
 
-static const coll *g_rank_coll;
+static _Thread_local const coll *g_rank_coll;
 static int group_qcmp(const void *a, const void *b) {
     const hit *x = a;
     return hit_cmp(g_rank_coll, x->score, x->sv, x->target, x->seg, x->doc, b);
@@ -1644,7 +1644,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
 
 /* ------------------------------------------------------------- rescore */
 
-static const tv_search_target *g_rs_target;
+static _Thread_local const tv_search_target *g_rs_target;
 /* Lucene's rescorer order: score descending, then shard doc id. */
 static int rescored_qcmp(const void *a, const void *b) {
     const hit *x = a, *y = b;

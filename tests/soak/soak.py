@@ -145,7 +145,7 @@ class Client(threading.Thread):
     def run(self):
         ops = [self.bulk] * 3 + [self.index_one, self.update_one, self.delete_one] + [self.search] * 4 + \
               [self.aggs] * 2 + [self.scroll, self.clone, self.recreate, self.refresh, self.wide]
-        while time.monotonic() < self.deadline:
+        while time.monotonic() < self.deadline and not self.stats["dead"]:
             self.rng.choice(ops)()
 
     def bulk(self):
@@ -236,7 +236,7 @@ def main(argv=None):
             "n": {"type": "long"}, "date": {"type": "date"}}}})
     time.sleep(0.2)
     fd0, rss0 = fds(proc.pid), rss_kib(proc.pid)
-    stats = {"ops": 0, "by_status": {}, "failures": []}
+    stats = {"ops": 0, "by_status": {}, "failures": [], "dead": False}
     lock = threading.Lock()
     t0 = time.monotonic()
     deadline = t0 + args.duration
@@ -248,6 +248,7 @@ def main(argv=None):
         time.sleep(1)
         if proc.poll() is not None:
             stats["failures"].append(f"server died with {proc.returncode}")
+            stats["dead"] = True  # the clients stop
             break
         kib = rss_kib(proc.pid)
         peak = max(peak, kib)
