@@ -230,38 +230,13 @@ static int cmp_kv(const void *a, const void *b) {
 
 /* ------------------------------------------------------------ values */
 
-/* TimeValue.parseTimeValue: "-1", "0", or a number with a unit. */
-static bool parse_time(const char *s, size_t n, int64_t *ms) {
-    if (tv_streq(s, n, "-1")) {
-        *ms = -1;
-        return true;
-    }
-    if (tv_streq(s, n, "0")) {
-        *ms = 0;
-        return true;
-    }
-    static const struct {
-        const char *unit;
-        double mult;
-    } units[] = {{"nanos", 1e-6}, {"micros", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000},
-                 {"h", 3600000},  {"d", 86400000}};
-    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++) {
-        size_t ul = strlen(units[i].unit);
-        if (n > ul && memcmp(s + n - ul, units[i].unit, ul) == 0) {
-            /* "ms" ends with "s": prefer the longest unit that leaves a number */
-            char tmp[32];
-            size_t nl = n - ul;
-            if (nl >= sizeof tmp) return false;
-            memcpy(tmp, s, nl);
-            tmp[nl] = '\0';
-            char *end;
-            double v = strtod(tmp, &end);
-            if (end == tmp || *end) continue;
-            *ms = (int64_t)(v * units[i].mult);
-            return true;
-        }
-    }
-    return false;
+/* TimeValue.parseTimeValue into milliseconds (util/java.c); false on a
+ * bad value (err, when given, says why). */
+static bool parse_time(const char *s, size_t n, const char *key, int64_t *ms, tv_error *err) {
+    int64_t ns;
+    if (tv_parse_time_value(s, n, key, &ns, err) != TROVE_OK) return false;
+    *ms = ns < 0 && ns >= -1000000 ? -1 : ns / 1000000;
+    return true;
 }
 
 static bool strieq(const char *a, size_t n, const char *lit) {
@@ -299,11 +274,7 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
     }
     case S_TIME: {
         int64_t ms;
-        if (!parse_time(s, n, &ms))
-            return tv_error_set(err, TROVE_EARG,
-                                "failed to parse setting [%s] with value [%.*s] as a time value: "
-                                "unit is missing or unrecognized",
-                                e->key, (int)n, s);
+        if (!parse_time(s, n, e->key, &ms, err)) return err ? err->code : TROVE_EARG;
         if (ms < d->min)
             return tv_error_set(err, TROVE_EARG,
                                 "failed to parse value [%.*s] for setting [%s], must be >= [%s]",
@@ -399,7 +370,7 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
     s->max_result_window = flat_int(s, "index.max_result_window", 10000);
     s->refresh_interval_ms = 1000;
     const tv_json *ri = flat_get(s, "index.refresh_interval");
-    if (ri && ri->type == TV_JSON_STRING) parse_time(ri->v.s, ri->len, &s->refresh_interval_ms);
+    if (ri && ri->type == TV_JSON_STRING) parse_time(ri->v.s, ri->len, "index.refresh_interval", &s->refresh_interval_ms, NULL);
     s->creation_date_ms = flat_int(s, "index.creation_date", 0);
     const tv_json *u = flat_get(s, "index.uuid");
     if (u) snprintf(s->uuid, sizeof s->uuid, "%.*s", (int)u->len, u->v.s);

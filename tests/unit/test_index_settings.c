@@ -90,7 +90,7 @@ static void test_spellings(void **state) {
         "{\"index\":{\"number_of_shards\":3,\"number_of_replicas\":0,\"refresh_interval\":\"500ms\"}}",
         "{\"number_of_shards\":\"3\",\"number_of_replicas\":0,\"refresh_interval\":\"500ms\"}",
         ("{\"index.number_of_shards\":3,\"index\":{\"number_of_replicas\":\"0\"},"
-         "\"refresh_interval\":\"0.5s\"}"),
+         "\"refresh_interval\":\"500ms\"}"),
     };
     for (size_t i = 0; i < TV_ARRAY_LEN(bodies); i++) {
         tv_settings s;
@@ -128,8 +128,14 @@ static void test_errors(void **state) {
     fails("{\"refresh_interval\":\"abc\"}",
           "failed to parse setting [index.refresh_interval] with value [abc] as a time value: unit "
           "is missing or unrecognized");
+    /* TimeValue refuses a negative duration before the setting's minimum
+     * is looked at; -1 of a unit passes the parse and fails the minimum */
     fails("{\"refresh_interval\":\"-5s\"}",
-          "failed to parse value [-5s] for setting [index.refresh_interval], must be >= [-1]");
+          "failed to parse setting [index.refresh_interval] with value [-5s] as a time value: negative durations are "
+          "not supported");
+    fails("{\"refresh_interval\":\"-1s\"}",
+          "failed to parse value [-1s] for setting [index.refresh_interval], must be >= [-1]");
+    fails("{\"refresh_interval\":\"0.5s\"}", "failed to parse [0.5s], fractional time values are not supported");
     fails("{\"uuid\":\"abc\"}", "private index setting [index.uuid] can not be set explicitly");
 }
 
