@@ -80,10 +80,14 @@ bool tv_api_breaker_setting_check(tv_req *r, const char *key, const tv_json *jv)
         bool ok = is_limit ? tv_parse_memory_size(val, strlen(val), r->node->brk->b.heap, &b)
                            : tv_java_double_syntax(val, strlen(val)) && (d = strtod(val, NULL)) >= 0;
         if (ok) return true;
-        const char *old = is_limit ? s->def : NULL;
+        /* "from": the value in force (transient over persistent), else the
+         * default as OpenSearch prints it */
+        const char *old = setting_text(&r->arena, r->node->st->cluster_transient, key);
+        if (!old) old = setting_text(&r->arena, r->node->st->cluster_persistent, key);
         char oldbuf[32];
+        if (!old && is_limit) old = s->def;
         if (!old) {
-            snprintf(oldbuf, sizeof oldbuf, "%g", def_overheads[s->kind]);
+            tv_fmt_double(def_overheads[s->kind], oldbuf);
             old = oldbuf;
         }
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e), *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
