@@ -52,7 +52,7 @@ def test_slowloris_does_not_starve_others(make_server):
         assert r.status_code == 200
     latencies.sort()
     assert len(latencies) >= 20
-    assert latencies[len(latencies) * 99 // 100 - 1] < 0.25, latencies[-5:]
+    assert latencies[len(latencies) * 99 // 100 - 1] < 0.5, latencies[-5:]  # starved would be seconds
     for c in slow:
         c.close()
     s.close()
