@@ -18,60 +18,19 @@
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const { Client, errors } = require('@opensearch-project/opensearch');
+const { startTrove, stopTrove, TROVE_BIN } = require('./trove_server');
 
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const TROVE_BIN = path.resolve(ROOT, process.env.TROVE_BIN || path.join('build', 'trove'));
 const USERS = {
   boss: { password: 'Node-admin-pw-5e1f', role: 'admin' },
   viewer: { password: 'Node-reader-pw-9a3c', role: 'read' },
 };
 const INDEX = 'secured';
 
-function startTrove(args) {
-  return new Promise((resolve, reject) => {
-    const proc = spawn(TROVE_BIN, ['serve', '--host', '127.0.0.1', '--port', '0', ...args], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`trove serve did not start within 10 s: ${log}`));
-    }, 10000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (chunk) => {
-      log += chunk;
-      const m = /listening on (https:\/\/\S+)/.exec(log);
-      if (m && timer) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1], log: () => log });
-      }
-    });
-    proc.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`trove serve exited early (${code ?? signal}): ${log}`));
-    });
-  });
-}
-
-function stopTrove(server) {
-  return new Promise((resolve) => {
-    if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
-      resolve({ code: server.proc.exitCode, signal: server.proc.signalCode });
-      return;
-    }
-    const timer = setTimeout(() => server.proc.kill('SIGKILL'), 20000);
-    server.proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-    server.proc.kill('SIGTERM');
-  });
-}
 
 async function expectStatus(fn, statusCode) {
   let err = null;

@@ -23,14 +23,9 @@
  */
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
-const path = require('node:path');
-const fs = require('node:fs');
 const { Client, errors } = require('@opensearch-project/opensearch');
+const { startTrove, stopTrove } = require('./trove_server');
 
-// $TROVE_BIN, relative paths taken from the repository root as the pytest suites do
-const ROOT = path.resolve(__dirname, '..', '..', '..');
-const TROVE_BIN = path.resolve(ROOT, process.env.TROVE_BIN || path.join('build', 'trove'));
 
 /* ---- the data: document i is a pure function of i ---- */
 
@@ -59,54 +54,6 @@ const BY_RANK = DOCS.map((d, i) => [d.rank, String(i)]).sort((a, b) => a[0] - b[
 
 /* ---- the server ---- */
 
-function startTrove() {
-  return new Promise((resolve, reject) => {
-    if (!fs.existsSync(TROVE_BIN)) {
-      reject(new Error(`no trove binary at ${TROVE_BIN} (set TROVE_BIN)`));
-      return;
-    }
-    const proc = spawn(TROVE_BIN, ['serve', '--host', '127.0.0.1', '--port', '0'], {
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let log = '';
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`trove serve did not start within 10 s: ${log}`));
-    }, 10000);
-    proc.stderr.setEncoding('utf8');
-    proc.stderr.on('data', (chunk) => {
-      log += chunk;
-      const m = /listening on (http:\/\/\S+)/.exec(log);
-      if (m && timer) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1], log: () => log });
-      }
-    });
-    proc.on('error', (err) => {
-      clearTimeout(timer);
-      reject(err);
-    });
-    proc.on('exit', (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`trove serve exited early (${code ?? signal}): ${log}`));
-    });
-  });
-}
-
-function stopTrove(server) {
-  return new Promise((resolve) => {
-    if (server.proc.exitCode !== null || server.proc.signalCode !== null) {
-      resolve({ code: server.proc.exitCode, signal: server.proc.signalCode });
-      return;
-    }
-    const timer = setTimeout(() => server.proc.kill('SIGKILL'), 20000);
-    server.proc.once('exit', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal });
-    });
-    server.proc.kill('SIGTERM');
-  });
-}
 
 /** Runs fn, which must reject with the client's ResponseError; returns it. */
 async function expectResponseError(fn, statusCode, type) {
