@@ -136,10 +136,9 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
 static bool requests_per_second(tv_req *r) {
     const char *v = tv_req_param(r, "requests_per_second");
     if (!v) return true;
-    size_t n = strlen(v);
-    char *end = NULL;
-    double d = tv_java_double_syntax(v, n) ? strtod(v, &end) : 0;
-    if (!tv_java_double_syntax(v, n) || (d != -1 && !(d > 0)))
+    bool num = tv_java_double_syntax(v, strlen(v));
+    double d = num ? strtod(v, NULL) : 0;
+    if (!num || (d != -1 && !(d > 0)))
         return tv_req_fail(r, 400, "illegal_argument_exception", false,
                            "[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
     return true;

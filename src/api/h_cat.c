@@ -68,7 +68,7 @@ static void set_num(tv_req *r, table *t, size_t c, int64_t v) {
     x->n = v;
 }
 
-/* ByteSizeValue.toString, or the unit `bytes` asks for. */
+/* ByteSizeValue.toString (util/java.c), or the unit `bytes` asks for. */
 static void set_bytes(tv_req *r, table *t, size_t c, int64_t b) {
     cell *x = at(t, t->nrows - 1, c);
     x->num = true;
@@ -87,24 +87,9 @@ static void set_bytes(tv_req *r, table *t, size_t c, int64_t b) {
             return;
         }
     }
-    int k = 0;
-    double v = (double)b;
-    while (k < 5 && v >= 1024.0 && (double)b >= 1024.0) {
-        v /= 1024.0;
-        k++;
-        if (v < 1024.0) break;
-    }
-    if (k == 0) {
-        x->s = tv_arena_sprintf(&r->arena, "%lldb", (long long)b);
-    } else {
-        /* Strings.format1Decimals: the first decimal of the double's text
-         * (truncated), dropped when zero */
-        long long tenths = (long long)(v * 10.0);
-        if (tenths % 10 == 0)
-            x->s = tv_arena_sprintf(&r->arena, "%lld%s", tenths / 10, suf[k]);
-        else
-            x->s = tv_arena_sprintf(&r->arena, "%lld.%lld%s", tenths / 10, tenths % 10, suf[k]);
-    }
+    char txt[32];
+    tv_java_byte_size(b, txt, sizeof txt);
+    x->s = tv_arena_strndup(&r->arena, txt, strlen(txt));
     if (!x->s) r->oom = true;
 }
 

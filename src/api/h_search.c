@@ -238,25 +238,25 @@ static bool reject_if_true(tv_req *r, const char *key) {
                        "trove does not support the [%s] parameter of _search", key);
 }
 
-/* A positive int cluster setting (transient over persistent), 0 when
- * unset. */
-static int64_t cluster_int(tv_req *r, const char *key) {
-    const char *kinds[2] = {r->node->st->cluster_transient, r->node->st->cluster_persistent};
-    for (int k = 0; k < 2; k++) {
-        if (!kinds[k]) continue;
-        tv_json *j = NULL;
-        if (tv_json_parse(&r->arena, kinds[k], strlen(kinds[k]), &j, NULL) != TROVE_OK || !j) continue;
-        const tv_json *v = tv_json_get(j, key);
-        int64_t n;
-        if (v && v->type == TV_JSON_INT && v->v.i > 0) return v->v.i;
-        if (v && v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &n) && n > 0) return n;
-    }
+/* A positive int setting of one parsed kind, 0 when unset. */
+static int64_t kind_int(const tv_json *j, const char *key) {
+    const tv_json *v = j ? tv_json_get(j, key) : NULL;
+    int64_t n;
+    if (v && v->type == TV_JSON_INT && v->v.i > 0) return v->v.i;
+    if (v && v->type == TV_JSON_STRING && tv_parse_i64(v->v.s, v->len, &n) && n > 0) return n;
     return 0;
 }
 
 void tv_api_search_limits(tv_req *r, tv_search_params *p) {
-    p->max_buckets = cluster_int(r, "search.max_buckets");
-    p->max_clause_count = cluster_int(r, "indices.query.bool.max_clause_count");
+    /* each kind parsed once per request (transient over persistent) */
+    const char *kinds[2] = {r->node->st->cluster_transient, r->node->st->cluster_persistent};
+    p->max_buckets = p->max_clause_count = 0;
+    for (int k = 0; k < 2; k++) {
+        tv_json *j = NULL;
+        if (!kinds[k] || tv_json_parse(&r->arena, kinds[k], strlen(kinds[k]), &j, NULL) != TROVE_OK) continue;
+        if (!p->max_buckets) p->max_buckets = kind_int(j, "search.max_buckets");
+        if (!p->max_clause_count) p->max_clause_count = kind_int(j, "indices.query.bool.max_clause_count");
+    }
 }
 
 static void run(tv_req *r, bool count) {

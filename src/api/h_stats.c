@@ -42,24 +42,8 @@ static void write_common(tv_jw *w, const tv_index_stats *st, bool docs, bool sto
         tv_jw_keyz(w, "store");
         tv_jw_obj_begin(w);
         if (human) {
-            char b[64];
-            uint64_t v = st->store_bytes;
-            if (v < 1024)
-                snprintf(b, sizeof b, "%llub", (unsigned long long)v);
-            else {
-                static const char *const suf[] = {"kb", "mb", "gb", "tb", "pb"};
-                double d = (double)v / 1024.0;
-                int k = 0;
-                while (k < 4 && d >= 1024.0) {
-                    d /= 1024.0;
-                    k++;
-                }
-                long long tenths = (long long)(d * 10.0);
-                if (tenths % 10)
-                    snprintf(b, sizeof b, "%lld.%lld%s", tenths / 10, tenths % 10, suf[k]);
-                else
-                    snprintf(b, sizeof b, "%lld%s", tenths / 10, suf[k]);
-            }
+            char b[32];
+            tv_java_byte_size((int64_t)st->store_bytes, b, sizeof b);
             tv_jw_keyz(w, "size");
             tv_jw_strz(w, b);
         }
