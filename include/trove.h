@@ -80,7 +80,8 @@ extern "C" {
     X(EMAPPEREXC, 400, "mapper_exception", "mapper error")                                  \
     X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", "too many buckets")                \
     X(ETOOMANYCLAUSES, 400, "too_many_clauses", "too many clauses")                          \
-    X(ETOOMANYNESTED, 500, "too_many_nested_clauses", "too many nested clauses")
+    X(ETOOMANYNESTED, 500, "too_many_nested_clauses", "too many nested clauses")          \
+    X(EWAIT, 500, "illegal_state_exception", "the request waits: ask again")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,
@@ -175,6 +176,22 @@ void trove_node_free(trove_node *node);
  */
 int trove_request(trove_node *node, const char *method, const char *path_and_query,
                   const void *body, size_t body_len, trove_response *out);
+
+/*
+ * trove_request for a caller that must never wait: a transport serving
+ * many connections from one thread. A request that waits for a condition
+ * (GET /_cluster/health with wait_for_status, or naming an index that does
+ * not exist yet, until its `timeout`) answers as trove_request once the
+ * condition holds or the timeout has passed; before that it returns
+ * TROVE_EWAIT at once, leaves out empty and sets *retry_ms: ask again with
+ * the same request and the same *since after that many milliseconds.
+ * *since is 0 on a request's first ask: the call sets it to the moment the
+ * request arrived (an opaque clock; the caller keeps it across asks and
+ * clears it for the next request). Every other request answers as
+ * trove_request. Thread-safe as trove_request.
+ */
+int trove_request_nowait(trove_node *node, const char *method, const char *path_and_query, const void *body,
+                         size_t body_len, int64_t *since, int *retry_ms, trove_response *out);
 
 /* Releases a response's body. Safe on a zeroed or already released response. */
 void trove_response_fini(trove_response *r);

@@ -205,6 +205,13 @@ typedef struct tv_req {
     tv_breaker_trip *trip; /* filled by a refused reservation (trove_request's) */
     const char *path_params[5];       /* its path parts' names (NULL-ended) */
     bool pretty;
+    /* waiting (trove_request_nowait): a handler that waits for a condition
+     * starts its timeout at since_ms (tv_mono_ns in ms) and, with nowait,
+     * never sleeps: it sets waits and retry_ms and answers nothing */
+    bool nowait;
+    int64_t since_ms;
+    bool waits;
+    int retry_ms;
     /* response */
     int status;
     const char *content_type;

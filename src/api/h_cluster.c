@@ -15,7 +15,9 @@
  * `timeout` (30s by default) passes, and then answers timed_out: true with
  * 408 as OpenSearch. Polling was chosen over a condition variable: index
  * creation happens in other handlers that know nothing about waiters, and a
- * waiting health request is rare. The other wait_for_* conditions (nodes,
+ * waiting health request is rare. Through trove_request_nowait (the HTTP
+ * server's event loops) the handler never sleeps: it answers "ask again in
+ * 20 ms" and the timeout runs from the request's first ask. The other wait_for_* conditions (nodes,
  * active shards, no relocating/initializing shards, events) always hold on
  * one node.
  *
@@ -28,6 +30,8 @@
 #include <time.h>
 
 #include "api.h"
+
+#define POLL_MS 20 /* how often a waiting request looks again */
 
 typedef enum { H_GREEN = 0, H_YELLOW, H_RED } hstatus;
 static const char *const hnames[] = {"green", "yellow", "red"};
@@ -46,21 +50,6 @@ typedef struct chealth {
     bool missing;
 } chealth;
 
-/* TimeValue in milliseconds ("30s", "100ms", "1m", "-1"); -2 when bad. */
-static int64_t parse_ms(const char *v) {
-    if (!v) return -2;
-    char *end;
-    double d = strtod(v, &end);
-    if (end == v) return -2;
-    static const struct {
-        const char *u;
-        double mul;
-    } units[] = {{"nanos", 1e-6}, {"micros", 1e-3}, {"ms", 1}, {"s", 1000}, {"m", 60000}, {"h", 3600000}, {"d", 86400000}};
-    if (!*end) return d == -1 || d == 0 ? (int64_t)d : -2;
-    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++)
-        if (strcmp(end, units[i].u) == 0) return (int64_t)(d * units[i].mul);
-    return -2;
-}
 
 static bool compute(tv_req *r, const tv_resolve_opts *o, chealth *h) {
     memset(h, 0, sizeof *h);
@@ -192,20 +181,28 @@ void tv_h_cluster_health(tv_req *r) {
         return;
     }
     const char *to = tv_req_param(r, "timeout");
-    int64_t timeout = to ? parse_ms(to) : 30000;
+    int64_t timeout = 30000;
+    if (to && !tv_api_parse_time_ms(r, "timeout", to, &timeout)) return;
     if (timeout < 0) timeout = 0;
-    int64_t deadline = tv_now_ms() + timeout;
+    int64_t deadline = r->since_ms > INT64_MAX - timeout ? INT64_MAX : r->since_ms + timeout;
     chealth h;
     bool timed_out = false;
     for (;;) {
         if (!compute(r, &o, &h)) return;
         bool ok = !h.missing && (want < 0 || (int)h.st <= want);
         if (ok) break;
-        if (tv_now_ms() >= deadline) {
+        int64_t now = (int64_t)(tv_mono_ns() / 1000000u);
+        if (now >= deadline) {
             timed_out = true;
             break;
         }
-        struct timespec ts = {0, 20 * 1000 * 1000};
+        int64_t nap = TV_MIN(deadline - now, (int64_t)POLL_MS);
+        if (r->nowait) { /* the caller asks again later */
+            r->waits = true;
+            r->retry_ms = (int)nap;
+            return;
+        }
+        struct timespec ts = {0, (long)nap * 1000 * 1000};
         nanosleep(&ts, NULL);
     }
     int64_t total = h.active + h.unassigned;

@@ -1045,14 +1045,21 @@ void tv_req_empty(tv_req *r, int status) {
     r->content_type = "text/plain; charset=UTF-8";
 }
 
-int trove_request(trove_node *node, const char *method, const char *path_and_query, const void *body,
-                  size_t body_len, trove_response *out) {
+/* trove_request and trove_request_nowait: since NULL waits on this thread. */
+static int request(trove_node *node, const char *method, const char *path_and_query, const void *body,
+                   size_t body_len, int64_t *since, int *retry_ms, trove_response *out) {
     if (!out) return TROVE_EARG;
     memset(out, 0, sizeof *out);
-    if (!node || !method || !path_and_query || (!body && body_len)) return TROVE_EARG;
+    if (!node || !method || !path_and_query || (!body && body_len) || (since && !retry_ms)) return TROVE_EARG;
     tv_req r;
     memset(&r, 0, sizeof r);
     r.node = node;
+    r.since_ms = (int64_t)(tv_mono_ns() / 1000000u);
+    if (since) {
+        if (*since) r.since_ms = *since;
+        else *since = r.since_ms;
+        r.nowait = true;
+    }
     tv_arena_init(&r.arena);
     tv_buf_init(&r.out);
     r.method = TV_METHOD_COUNT;
@@ -1081,6 +1088,7 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
     if (r.arena.tripped) { /* whatever the handler made of the refusal */
         r.arena.charge_off = true;
         r.oom = false;
+        r.waits = false;
         tv_buf_clear(&r.out);
         r.out.oom = false;
         tv_free(r.allow);
@@ -1108,6 +1116,9 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
     int rc = TROVE_OK;
     if (r.oom || r.out.oom) {
         rc = TROVE_ENOMEM;
+    } else if (r.waits) {
+        rc = TROVE_EWAIT;
+        *retry_ms = r.retry_ms;
     } else {
         if (r.method == TV_HEAD) tv_buf_clear(&r.out);
         size_t n = 0;
@@ -1128,6 +1139,17 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
     tv_arena_fini(&r.arena);
     if (rc != TROVE_OK) memset(out, 0, sizeof *out);
     return rc;
+}
+
+int trove_request(trove_node *node, const char *method, const char *path_and_query, const void *body,
+                  size_t body_len, trove_response *out) {
+    return request(node, method, path_and_query, body, body_len, NULL, NULL, out);
+}
+
+int trove_request_nowait(trove_node *node, const char *method, const char *path_and_query, const void *body,
+                         size_t body_len, int64_t *since, int *retry_ms, trove_response *out) {
+    if (!since) return TROVE_EARG;
+    return request(node, method, path_and_query, body, body_len, since, retry_ms, out);
 }
 
 void trove_response_fini(trove_response *r) {

@@ -47,6 +47,9 @@
  * reads nothing more (auth_wait), and when the transport resumes it the
  * head is parsed again and the hook asked again, so a request is never
  * half-processed across the wait and pipelined requests keep their order.
+ * The handler may answer TROVE_EWAIT (a request waiting for a condition,
+ * trove_request_nowait): the request is held the same way (req_wait) and
+ * the transport resumes it when the handler asked to be asked again.
  * Authorization needs the body (a _bulk's action lines name
  * indices), so ctx->authorize runs just before the api layer, after
  * inflation and the Content-Type rules (OpenSearch's order too: the REST
@@ -319,7 +322,7 @@ int tv_http_conn_flush(tv_http_ctx *x, tv_http_conn *c) {
 }
 
 bool tv_http_conn_wants_read(const tv_http_conn *c) {
-    return !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH;
+    return !c->close_after && !c->dead && !c->auth_wait && !c->req_wait && tv_http_conn_pending(c) <= OUT_HIGH;
 }
 
 static void json_str(tv_buf *b, const char *s) {
@@ -569,6 +572,10 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
     trove_response r;
     memset(&r, 0, sizeof r);
     int rc = x->handle(x->handle_ud, method, target, blen ? body : NULL, blen, &r);
+    if (rc == TROVE_EWAIT) { /* nothing answered: the request is held (process) */
+        c->req_wait = true;
+        return;
+    }
     if (rc != 0) {
         respond_exception(x, c, req, trove_status_http(rc), trove_status_type(rc), trove_status_message(rc), NULL, NULL,
                           false);
@@ -601,7 +608,8 @@ static void request_done(tv_http_ctx *x, tv_http_conn *c) {
 /* Answers every complete request in d[0..n); returns the bytes consumed. */
 static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) {
     size_t pos = 0;
-    while (pos < n && !c->close_after && !c->dead && !c->auth_wait && tv_http_conn_pending(c) <= OUT_HIGH) {
+    while (pos < n && !c->close_after && !c->dead && !c->auth_wait && !c->req_wait &&
+           tv_http_conn_pending(c) <= OUT_HIGH) {
         const char *r = d + pos;
         size_t avail = n - pos;
         tv_http_error err;
@@ -685,6 +693,7 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
         }
         run_request(x, c, r, body, blen);
         request_done(x, c);
+        if (c->req_wait) break; /* held unconsumed: parsed again on resume */
         pos += total;
     }
     return pos;

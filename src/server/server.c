@@ -92,6 +92,17 @@
  * ups, which close it); when verifications finish, every parked
  * connection of the loop is resumed and asks again.
  *
+ * Waiting requests. A request that waits for a condition (a health check
+ * with wait_for_status, or naming an index not created yet) never sleeps
+ * on a loop: the loops call trove_request_nowait, which answers
+ * TROVE_EWAIT with a retry time while the condition does not hold; the
+ * engine holds the request unconsumed (req_wait), the connection goes on
+ * loop->held with interest in its peer going away only, and the loop's
+ * wait is shortened to the first retry, when the request is parsed and
+ * asked again (the timeout counts from its first ask, sconn.wait_since).
+ * One loop thus serves everyone else while thousands of such requests
+ * wait, and nothing waits beyond the loop: shutdown just closes them.
+ *
  * Shutdown. SIGINT and SIGTERM are blocked in every thread and taken with
  * sigwait() by the thread that called tv_server_run; it signals an eventfd
  * that every loop watches (never read, so it stays readable for all), joins
@@ -151,6 +162,12 @@ struct sconn {
     bool tls_write_waits_in; /* a TLS write waits for the socket to be readable */
     bool parked; /* on loop->parked: its request waits for authentication */
     sconn *pprev, *pnext; /* in loop->parked */
+    /* a request waiting for a condition (trove_request_nowait) */
+    int64_t wait_since; /* its first ask (0: none) */
+    int retry_ms; /* when the api asked to be asked again */
+    bool held; /* on loop->held, asked again at retry_at */
+    uint64_t retry_at; /* monotonic ns */
+    sconn *hprev, *hnext; /* in loop->held */
 };
 
 /* A clone's listener (see "Clones" above). */
@@ -194,6 +211,7 @@ struct loop {
     char *wscratch; /* TLS: coalesces a small answer into one record */
     tv_auth *auth; /* --users: this loop's authenticator, or NULL */
     sconn *parked; /* connections whose request waits for authentication */
+    sconn *held; /* connections whose request waits for a condition */
     struct srv *S;  /* the server (loop 0 reaps closed clone listeners) */
     uint64_t reaped; /* loop 0: when it last did */
 };
@@ -247,9 +265,14 @@ static ssize_t sock_writev(void *io, const struct iovec *iov, int n) {
     }
 }
 
+/* The engine's handler, ud = the connection: a request that waits for a
+ * condition answers TROVE_EWAIT and is asked again (hold). */
 static int handle_request(void *ud, const char *method, const char *target, const void *body, size_t len,
                           trove_response *out) {
-    return trove_request((trove_node *)ud, method, target, body, len, out);
+    sconn *c = ud;
+    int rc = trove_request_nowait(c->node, method, target, body, len, &c->wait_since, &c->retry_ms, out);
+    if (rc != TROVE_EWAIT) c->wait_since = 0;
+    return rc;
 }
 
 static void clone_unref(clone_l *cl) {
@@ -292,9 +315,30 @@ static void unpark(sconn *c) {
     c->pprev = c->pnext = NULL;
 }
 
+static void hold(sconn *c) {
+    if (c->held) return;
+    loop *L = c->L;
+    c->held = true;
+    c->retry_at = tv_mono_ns() + (uint64_t)(c->retry_ms > 0 ? c->retry_ms : 1) * 1000000u;
+    c->hprev = NULL;
+    c->hnext = L->held;
+    if (L->held) L->held->hprev = c;
+    L->held = c;
+}
+
+static void unhold(sconn *c) {
+    if (!c->held) return;
+    if (c->hprev) c->hprev->hnext = c->hnext;
+    else c->L->held = c->hnext;
+    if (c->hnext) c->hnext->hprev = c->hprev;
+    c->held = false;
+    c->hprev = c->hnext = NULL;
+}
+
 static void conn_close(sconn *c) {
     loop *L = c->L;
     unpark(c);
+    unhold(c);
     if (c->cl) clone_unref(c->cl);
     list_del(list_of(c), c);
     epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -343,6 +387,7 @@ static void settle(sconn *c) {
         }
         if (f == 0) {
             if (c->h.auth_wait) park(c);
+            if (c->h.req_wait) hold(c);
             set_events(c, tv_http_conn_wants_read(&c->h) ? EPOLLIN | EPOLLOUT : EPOLLOUT);
             return;
         }
@@ -362,7 +407,43 @@ static void settle(sconn *c) {
         set_events(c, 0);
         return;
     }
+    if (c->h.req_wait) {
+        /* held until its retry time; a client that goes away (its end
+         * shut down, a hang-up or an error) closes it meanwhile */
+        hold(c);
+        set_events(c, EPOLLRDHUP);
+        return;
+    }
     set_events(c, EPOLLIN);
+}
+
+/* Asks again the held requests whose retry time has come. */
+static void retry_held(loop *L) {
+    uint64_t now = tv_mono_ns();
+    for (sconn *c = L->held, *next; c; c = next) {
+        next = c->hnext; /* settle may hold c again: at the head, not revisited */
+        if (c->retry_at > now) continue;
+        unhold(c);
+        c->h.req_wait = false;
+        if (c->cl && atomic_load(&c->cl->closed)) {
+            conn_close(c);
+            continue;
+        }
+        L->ctx.handle_ud = c;
+        touch(c);
+        tv_http_conn_resume(&L->ctx, &c->h);
+        settle(c);
+    }
+}
+
+/* Milliseconds until the first held request's retry (at most cap). */
+static int held_timeout(const loop *L, int cap) {
+    uint64_t now = tv_mono_ns();
+    for (const sconn *c = L->held; c; c = c->hnext) {
+        int ms = c->retry_at <= now ? 0 : (int)TV_MIN((c->retry_at - now + 999999u) / 1000000u, (uint64_t)cap);
+        if (ms < cap) cap = ms;
+    }
+    return cap;
 }
 
 /* Verifications finished: their results go into the cache, and every
@@ -380,7 +461,7 @@ static void on_auth_done(loop *L) {
             conn_close(c);
             continue;
         }
-        L->ctx.handle_ud = c->node;
+        L->ctx.handle_ud = c;
         touch(c);
         tv_http_conn_resume(&L->ctx, &c->h);
         settle(c);
@@ -393,7 +474,7 @@ static void on_readable(sconn *c) {
         conn_close(c);
         return;
     }
-    L->ctx.handle_ud = c->node;
+    L->ctx.handle_ud = c;
     if (c->lingering) {
         for (int i = 0; i < 16; i++) {
             ssize_t n = read(c->fd, L->scratch, READ_CHUNK);
@@ -540,6 +621,7 @@ static void *loop_main(void *arg) {
     for (;;) {
         int timeout = L->listening ? 1000 : 100;
         if (L->linger.head || L->worked) timeout = TV_MIN(timeout, TRIM_AFTER_MS);
+        if (L->held) timeout = held_timeout(L, timeout);
         int n = epoll_wait(L->ep, evs, MAX_EVENTS, timeout);
         if (n < 0 && errno != EINTR) break;
         if (n > 0) {
@@ -564,11 +646,12 @@ static void *loop_main(void *arg) {
                 on_accept(L, (clone_l *)((uintptr_t)p & ~(uintptr_t)1));
             } else {
                 sconn *c = p;
-                if (c->parked && (evs[i].events & (EPOLLHUP | EPOLLERR))) conn_close(c); /* gone while parked */
+                if ((c->parked || c->held) && (evs[i].events & (EPOLLHUP | EPOLLERR | EPOLLRDHUP)))
+                    conn_close(c); /* gone while it waits */
                 else if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) on_readable(c);
                 else if ((evs[i].events & EPOLLOUT) && c->tls_read_waits_out) on_readable(c);
                 else if (evs[i].events & EPOLLOUT) {
-                    L->ctx.handle_ud = c->node;
+                    L->ctx.handle_ud = c;
                     touch(c);
                     settle(c);
                 }
@@ -579,6 +662,7 @@ static void *loop_main(void *arg) {
         atomic_fetch_add_explicit(&L->iter, 1, memory_order_release);
         if (stop) break;
         expire(L);
+        if (L->held) retry_held(L);
         /* closed clones' listeners wait for every loop to pass a batch and
          * for their last connection; without this they would wait for the
          * next clone to be opened or closed (loops wake at least once a
@@ -783,7 +867,7 @@ int tv_server_run(trove_node *node, const tv_server_options *opts) {
         L->base = node;
         L->idle_ns = (uint64_t)idle * 1000000000ull;
         L->head_ns = (uint64_t)head * 1000000000ull;
-        tv_http_ctx_init(&L->ctx, handle_request, node, sock_writev);
+        tv_http_ctx_init(&L->ctx, handle_request, NULL, sock_writev); /* ud: each connection */
         L->scratch = tv_malloc(READ_CHUNK);
         if (opts && opts->tls) {
             L->tls = opts->tls;

@@ -36,7 +36,9 @@
 
 /*
  * Runs one request (trove_request's contract). Returns 0 with out filled,
- * or a trove_status when no response could be produced.
+ * or a trove_status when no response could be produced; TROVE_EWAIT (out
+ * empty) holds the request until the transport resumes the connection
+ * (trove_request_nowait's contract).
  */
 typedef int (*tv_http_handler)(void *ud, const char *method, const char *target, const void *body,
                                size_t body_len, trove_response *out);
@@ -104,6 +106,9 @@ typedef struct tv_http_conn {
     uint64_t requests; /* answered on this connection */
     const void *user; /* the current request's caller (ctx->authenticate) */
     bool auth_wait; /* the request at `in` waits for its authentication */
+    bool req_wait; /* the request at `in` waits for a condition: its handler
+                      answered TROVE_EWAIT; nothing of it was consumed, and
+                      the transport clears this and resumes it later */
 } tv_http_conn;
 
 /* ctx->authenticate's "ask again later" (never a caller's address). */

@@ -115,3 +115,67 @@ def test_breaker_over_http(make_server):
     assert node["breakers"]["in_flight_requests"]["tripped"] == 1
     assert node["breakers"]["in_flight_requests"]["estimated_size_in_bytes"] == 0
     s.close()
+
+
+def read_response(s, wait, data=b""):
+    """One HTTP/1.1 response with a Content-Length body, after the bytes
+    already read (data): (status, body, the bytes read past it)."""
+    s.settimeout(wait)
+    while b"\r\n\r\n" not in data:
+        chunk = s.recv(65536)
+        assert chunk, "closed before a response"
+        data += chunk
+    head, rest = data.split(b"\r\n\r\n", 1)
+    length = int([h.split(b":")[1] for h in head.split(b"\r\n") if h.lower().startswith(b"content-length:")][0])
+    while len(rest) < length:
+        chunk = s.recv(65536)
+        assert chunk, "closed inside a body"
+        rest += chunk
+    return int(head.split(b" ")[1]), rest[:length], rest[length:]
+
+
+def test_waiting_health_requests_do_not_block_the_loop(make_server):
+    # one event loop: a health request that waits must not stop it serving
+    srv = make_server("--threads", "1")
+    waiters = [connect(srv) for _ in range(20)]
+    for w in waiters:
+        w.sendall(b"GET /_cluster/health/later?timeout=20s HTTP/1.1\r\nHost: x\r\n\r\n")
+    # a pipelined request behind a waiting one keeps its order
+    piped = connect(srv)
+    piped.sendall(b"GET /_cluster/health/later?timeout=20s HTTP/1.1\r\nHost: x\r\n\r\n"
+                  b"GET /_cat/indices?h=index HTTP/1.1\r\nHost: x\r\n\r\n")
+    gone = connect(srv)  # one that leaves while it waits
+    gone.sendall(b"GET /_cluster/health/later?timeout=20s HTTP/1.1\r\nHost: x\r\n\r\n")
+    time.sleep(0.3)
+    gone.close()
+    s = requests.Session()
+    latencies = []
+    for _ in range(20):
+        t0 = time.monotonic()
+        assert s.get(srv.url + "/").status_code == 200
+        latencies.append(time.monotonic() - t0)
+    assert max(latencies) < 0.5, latencies  # blocked would be 20 s
+    t0 = time.monotonic()
+    assert s.put(srv.url + "/later", json={"settings": {"number_of_replicas": 0}}).status_code == 200
+    left = b""
+    for w in waiters + [piped]:
+        status, body, left = read_response(w, 5)
+        assert status == 200
+        h = json.loads(body)
+        assert h["status"] == "green" and h["timed_out"] is False
+    assert time.monotonic() - t0 < 2  # answered when the index appeared, not at the timeout
+    status, body, _ = read_response(piped, 5, left)
+    assert (status, body.split()) == (200, [b"later"])
+    # a condition that never holds answers at its timeout, 408 timed_out
+    t0 = time.monotonic()
+    r = s.get(srv.url + "/_cluster/health/never", params={"timeout": "700ms"})
+    took = time.monotonic() - t0
+    assert r.status_code == 408 and r.json()["timed_out"] is True and r.json()["status"] == "red"
+    assert 0.6 < took < 3, took
+    r = s.get(srv.url + "/_cluster/health", params={"wait_for_status": "green", "timeout": "1x"})
+    assert r.status_code == 400
+    assert r.json()["error"]["reason"] == ("failed to parse setting [timeout] with value [1x] as a time value: "
+                                           "unit is missing or unrecognized")
+    for w in waiters + [piped]:
+        w.close()
+    s.close()

@@ -61,6 +61,51 @@ static void test_health(void **s) {
            "{\"active_shards\":0}");
 }
 
+/* trove_request_nowait never sleeps: a waiting health request answers
+ * TROVE_EWAIT with a retry time until its condition holds, and times out
+ * counting from its first ask (*since). */
+static void test_health_nowait(void **s) {
+    (void)s;
+    const char *path = "/_cluster/health/later?timeout=200ms&filter_path=status,timed_out";
+    trove_response r;
+    int64_t since = 0;
+    int retry = -1;
+    assert_int_equal(trove_request_nowait(N, "GET", path, NULL, 0, &since, &retry, &r), TROVE_EWAIT);
+    assert_null(r.body);
+    assert_true(since > 0);
+    assert_true(retry > 0 && retry <= 20);
+    int64_t first = since;
+    assert_int_equal(trove_request_nowait(N, "GET", path, NULL, 0, &since, &retry, &r), TROVE_EWAIT);
+    assert_true(since == first); /* kept across asks */
+    OK("PUT", "/later", "{\"settings\":{\"number_of_replicas\":0}}");
+    assert_int_equal(trove_request_nowait(N, "GET", path, NULL, 0, &since, &retry, &r), TROVE_OK);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "{\"status\":\"green\",\"timed_out\":false}");
+    trove_response_fini(&r);
+    /* the timeout counts from the first ask: a request that arrived long
+     * ago has timed out at its next ask */
+    since = first - 1000;
+    assert_int_equal(trove_request_nowait(N, "GET", "/_cluster/health/never?timeout=200ms&filter_path=timed_out", NULL,
+                                          0, &since, &retry, &r),
+                     TROVE_OK);
+    assert_int_equal(r.status, 408);
+    assert_string_equal(r.body, "{\"timed_out\":true}");
+    trove_response_fini(&r);
+    /* a request that never waits answers at once; since must be given */
+    since = 0;
+    assert_int_equal(trove_request_nowait(N, "GET", "/", NULL, 0, &since, &retry, &r), TROVE_OK);
+    assert_int_equal(r.status, 200);
+    trove_response_fini(&r);
+    assert_int_equal(trove_request_nowait(N, "GET", "/", NULL, 0, NULL, &retry, &r), TROVE_EARG);
+    assert_int_equal(trove_request_nowait(N, "GET", "/", NULL, 0, &since, NULL, &r), TROVE_EARG);
+    /* a bad timeout is OpenSearch's error, not a wait of 0 */
+    EXPECT("GET", "/_cluster/health?wait_for_status=green&timeout=1x", NULL, 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"failed to parse "
+           "setting [timeout] with value [1x] as a time value: unit is missing or unrecognized\"}],\"type\":"
+           "\"illegal_argument_exception\",\"reason\":\"failed to parse setting [timeout] with value [1x] as a "
+           "time value: unit is missing or unrecognized\"},\"status\":400}");
+}
+
 static void test_cluster_settings(void **s) {
     (void)s;
     EXPECT("GET", "/_cluster/settings", NULL, 200, "{\"persistent\":{},\"transient\":{}}");
@@ -185,6 +230,7 @@ static void test_filter_path(void **s) {
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_health, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_health_nowait, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cluster_settings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_settings, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_close, setup, teardown),
