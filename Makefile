@@ -5,7 +5,7 @@
 
 DEBIAN_PACKAGES := build-essential cmake ninja-build pkg-config clang llvm libclang-rt-14-dev \
 	libcmocka-dev unicode-data tzdata liblz4-dev libzstd-dev libxxhash-dev libstemmer-dev libjansson-dev \
-	python3-pytest python3-requests python3-yaml python3-elasticsearch zlib1g-dev libssl-dev openssl libargon2-dev nodejs \
+	python3-pytest python3-requests python3-yaml python3-elasticsearch python3-psycopg2 zlib1g-dev libssl-dev openssl libargon2-dev libpq-dev postgresql nodejs \
 	openjdk-17-jdk-headless liblucene4.10-java libxapian-dev libsqlite3-dev \
 	dict-gcide dict-wn dict-devil perl-doc linux-doc-6.1 dict-foldoc dict-jargon fortunes
 JOBS ?= $(shell nproc)

@@ -18,7 +18,8 @@
  * both draw a progress line on stderr. A directory in use by a running
  * server is refused (its lock); `trove dump INDEX --url http://HOST:PORT`
  * asks the running server (trove or OpenSearch, plain HTTP) the same
- * requests over one keep-alive connection instead.
+ * requests over one keep-alive connection instead (tv_sink, the sync
+ * layer's client, which `trove sync --to URL` writes through too).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -28,146 +29,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <netdb.h>
-#include <sys/socket.h>
-
 #include "cli/dumpload.h"
 #include "json/json.h"
 #include "store/store.h"
+#include "sync/sync.h" /* tv_sink: a node in process or a URL */
 #include "util/util.h"
-
-typedef struct conn {
-    trove_node *node;    /* in process, or */
-    int fd;              /* a keep-alive HTTP connection (-1: none) */
-    const char *host;    /* its Host header */
-    tv_arena arena;      /* the last answer's parse */
-    trove_response last; /* and its body, which the parse's numbers borrow */
-} conn;
-
-/* ---- a minimal HTTP/1.1 client: one keep-alive connection, requests in
- * turn, responses framed by Content-Length or chunked encoding (what
- * OpenSearch and trove send) */
-
-static int http_connect(const char *url, char *host, size_t cap) {
-    if (strncmp(url, "http://", 7) != 0) {
-        fprintf(stderr, "trove: --url takes http://HOST:PORT (no TLS), not [%s]\n", url);
-        return -1;
-    }
-    snprintf(host, cap, "%s", url + 7);
-    char *slash = strchr(host, '/');
-    if (slash) *slash = '\0';
-    char name[256], port[16] = "9200";
-    const char *colon = strrchr(host, ':');
-    snprintf(name, sizeof name, "%.*s", (int)(colon ? (size_t)(colon - host) : strlen(host)), host);
-    if (colon) snprintf(port, sizeof port, "%s", colon + 1);
-    struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-    if (getaddrinfo(name, port, &hints, &res) != 0 || !res) {
-        fprintf(stderr, "trove: cannot resolve [%s]\n", host);
-        return -1;
-    }
-    int fd = -1;
-    for (struct addrinfo *a = res; a && fd < 0; a = a->ai_next) {
-        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-        if (fd >= 0 && connect(fd, a->ai_addr, a->ai_addrlen) != 0) {
-            close(fd);
-            fd = -1;
-        }
-    }
-    freeaddrinfo(res);
-    if (fd < 0) fprintf(stderr, "trove: cannot connect to [%s]: %s\n", host, strerror(errno));
-    return fd;
-}
-
-/* Reads from fd into b until it holds at least `want` bytes; false at EOF. */
-static bool fill(int fd, tv_buf *b, size_t want) {
-    char chunk[65536];
-    while (b->len < want) {
-        ssize_t n = read(fd, chunk, sizeof chunk);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return false;
-        tv_buf_append(b, chunk, (size_t)n);
-        if (b->oom) return false;
-    }
-    return true;
-}
-
-static bool http_call(conn *c, const char *method, const char *path, const char *body, size_t len,
-                      trove_response *r) {
-    memset(r, 0, sizeof *r);
-    tv_buf q;
-    tv_buf_init(&q);
-    tv_buf_printf(&q, "%s %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                  method, path, c->host, len);
-    tv_buf_append(&q, body, len);
-    bool ok = !q.oom;
-    for (size_t off = 0; ok && off < q.len;) {
-        ssize_t n = write(c->fd, q.data + off, q.len - off);
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) ok = false;
-        else off += (size_t)n;
-    }
-    tv_buf_fini(&q);
-    tv_buf in, out;
-    tv_buf_init(&in);
-    tv_buf_init(&out);
-    char *hend = NULL;
-    while (ok && !(hend = in.len ? memmem(in.data, in.len, "\r\n\r\n", 4) : NULL)) ok = fill(c->fd, &in, in.len + 1);
-    if (ok) {
-        *hend = '\0';
-        size_t head = (size_t)(hend - in.data) + 4;
-        r->status = atoi(in.data + 9); /* "HTTP/1.1 200" */
-        const char *cl = strcasestr(in.data, "\r\ncontent-length:");
-        bool chunked = strcasestr(in.data, "\r\ntransfer-encoding: chunked") != NULL;
-        if (cl && !chunked) {
-            size_t n = (size_t)strtoull(cl + 17, NULL, 10);
-            ok = fill(c->fd, &in, head + n);
-            if (ok) tv_buf_append(&out, in.data + head, n);
-        } else if (chunked) {
-            size_t at = head;
-            for (;;) {
-                char *crlf;
-                while (ok && !(crlf = memmem(in.data + at, in.len - at, "\r\n", 2))) ok = fill(c->fd, &in, in.len + 1);
-                if (!ok) break;
-                size_t n = (size_t)strtoull(in.data + at, NULL, 16);
-                at = (size_t)(crlf - in.data) + 2;
-                ok = fill(c->fd, &in, at + n + 2);
-                if (!ok || n == 0) break;
-                tv_buf_append(&out, in.data + at, n);
-                at += n + 2;
-            }
-        } else {
-            ok = false; /* no framing: not a keep-alive answer we can read */
-        }
-    }
-    tv_buf_fini(&in);
-    size_t n = 0;
-    tv_buf_putc(&out, '\0');
-    r->body = ok && !out.oom ? tv_buf_detach(&out, &n) : NULL;
-    r->body_len = r->body ? n - 1 : 0;
-    tv_buf_fini(&out);
-    return r->body != NULL;
-}
-
-/* One request; the parsed answer (valid until the next call) or NULL with
- * the reason printed. */
-static tv_json *call(conn *c, const char *method, const char *path, const char *body, size_t len,
-                     int want_status) {
-    trove_response_fini(&c->last);
-    tv_arena_reset(&c->arena);
-    trove_response *r = &c->last;
-    if (c->node ? trove_request(c->node, method, path, body, len, r) != 0 : !http_call(c, method, path, body, len, r)) {
-        fprintf(stderr, "trove: %s %s: %s\n", method, path, c->node ? "out of memory" : "no answer");
-        return NULL;
-    }
-    tv_json *j = NULL;
-    tv_json_error je;
-    if (r->status != want_status || tv_json_parse(&c->arena, r->body, r->body_len, &j, &je) != TROVE_OK) {
-        fprintf(stderr, "trove: %s %s: %d %.*s\n", method, path, r->status,
-                (int)TV_MIN(r->body_len, (size_t)2000), r->body ? r->body : "");
-        j = NULL;
-    }
-    return j;
-}
 
 static void progress(const char *what, uint64_t done, uint64_t total, bool final) {
     if (!isatty(2)) return;
@@ -194,7 +60,7 @@ static bool is_private_setting(const char *k) {
 }
 
 /* OUT/INDEX.index.json from the index's flat settings and mapping. */
-static bool dump_meta(conn *c, const char *index, FILE *f) {
+static bool dump_meta(tv_sink *c, const char *index, FILE *f) {
     char path[600];
     snprintf(path, sizeof path, "/%s/_settings?flat_settings=true", index);
     tv_buf b;
@@ -203,7 +69,7 @@ static bool dump_meta(conn *c, const char *index, FILE *f) {
     tv_jw_init(&w, &b, false);
     tv_jw_obj_begin(&w);
     tv_jw_keyz(&w, "settings");
-    tv_json *s = call(c, "GET", path, NULL, 0, 200);
+    tv_json *s = tv_sink_call(c, "GET", path, NULL, 0, 200, false);
     const tv_json *flat = s ? tv_json_get(tv_json_get(s, index), "settings") : NULL;
     if (!flat || flat->type != TV_JSON_OBJECT) goto fail;
     tv_jw_obj_begin(&w);
@@ -215,7 +81,7 @@ static bool dump_meta(conn *c, const char *index, FILE *f) {
     }
     tv_jw_obj_end(&w);
     snprintf(path, sizeof path, "/%s/_mapping", index);
-    tv_json *mj = call(c, "GET", path, NULL, 0, 200);
+    tv_json *mj = tv_sink_call(c, "GET", path, NULL, 0, 200, false);
     const tv_json *map = mj ? tv_json_get(tv_json_get(mj, index), "mappings") : NULL;
     if (!map) goto fail;
     tv_jw_keyz(&w, "mappings");
@@ -280,25 +146,27 @@ int tv_cli_dump(const char *index, const char *dir, const char *url, const char 
         fprintf(stderr, "trove: cannot create [%s]: %s\n", out, strerror(errno));
         return 1;
     }
-    char host[300];
-    conn c = {.fd = -1, .host = host};
-    if (url) c.fd = http_connect(url, host, sizeof host);
-    else c.node = open_dir(dir);
-    if (!c.node && c.fd < 0) return 1;
-    tv_arena_init(&c.arena);
+    tv_sink c;
+    trove_node *node = NULL;
+    if (url) {
+        if (!tv_sink_init_url(&c, url)) return 1;
+    } else {
+        if (!(node = open_dir(dir))) return 1;
+        tv_sink_init_node(&c, node);
+    }
     int rc = 1;
     tv_buf line;
     tv_buf_init(&line);
     FILE *meta = open_out(out, index, "index.json"), *docs = open_out(out, index, "ndjson");
     char path[600];
     snprintf(path, sizeof path, "/%s/_count", index);
-    tv_json *cnt = meta && docs ? call(&c, "GET", path, NULL, 0, 200) : NULL;
+    tv_json *cnt = meta && docs ? tv_sink_call(&c, "GET", path, NULL, 0, 200, false) : NULL;
     const tv_json *cv = cnt ? tv_json_get(cnt, "count") : NULL;
     uint64_t total = cv && cv->type == TV_JSON_INT ? (uint64_t)cv->v.i : 0, done = 0, nosrc = 0;
     if (!cnt || !dump_meta(&c, index, meta)) goto out;
     snprintf(path, sizeof path, "/%s/_search?scroll=5m", index);
     static const char first[] = "{\"size\":1000,\"sort\":[\"_doc\"],\"query\":{\"match_all\":{}}}";
-    tv_json *ans = call(&c, "POST", path, first, sizeof first - 1, 200);
+    tv_json *ans = tv_sink_call(&c, "POST", path, first, sizeof first - 1, 200, false);
     char *sid = NULL;
     for (;;) {
         if (!ans) goto out;
@@ -316,14 +184,14 @@ int tv_cli_dump(const char *index, const char *dir, const char *url, const char 
         tv_buf req;
         tv_buf_init(&req);
         tv_buf_printf(&req, "{\"scroll\":\"5m\",\"scroll_id\":\"%s\"}", sid);
-        ans = req.oom ? NULL : call(&c, "POST", "/_search/scroll", req.data, req.len, 200);
+        ans = req.oom ? NULL : tv_sink_call(&c, "POST", "/_search/scroll", req.data, req.len, 200, false);
         tv_buf_fini(&req);
     }
     if (sid) {
         tv_buf req;
         tv_buf_init(&req);
         tv_buf_printf(&req, "{\"scroll_id\":\"%s\"}", sid);
-        (void)call(&c, "DELETE", "/_search/scroll", req.data, req.len, 200);
+        (void)tv_sink_call(&c, "DELETE", "/_search/scroll", req.data, req.len, 200, false);
         tv_buf_fini(&req);
         tv_free(sid);
     }
@@ -336,21 +204,19 @@ out:
     if (meta && fclose(meta)) rc = 1;
     if (docs && fclose(docs)) rc = 1;
     tv_buf_fini(&line);
-    trove_response_fini(&c.last);
-    tv_arena_fini(&c.arena);
-    trove_node_free(c.node);
-    if (c.fd >= 0) close(c.fd);
+    tv_sink_fini(&c);
+    trove_node_free(node);
     if (rc == 0) fprintf(stderr, "trove: dumped %llu documents of [%s] to [%s]\n", (unsigned long long)done, index, out);
     return rc;
 }
 
 /* Sends bulk (about 1,000 actions) and reports its failures; false on the
  * first failed item or request. */
-static bool send_bulk(conn *c, const char *index, tv_buf *bulk) {
+static bool send_bulk(tv_sink *c, const char *index, tv_buf *bulk) {
     if (!bulk->len) return true;
     char path[600];
     snprintf(path, sizeof path, "/%s/_bulk", index);
-    tv_json *ans = call(c, "POST", path, bulk->data, bulk->len, 200);
+    tv_json *ans = tv_sink_call(c, "POST", path, bulk->data, bulk->len, 200, false);
     tv_buf_clear(bulk);
     if (!ans) return false;
     const tv_json *e = tv_json_get(ans, "errors");
@@ -390,9 +256,10 @@ static void collect_index(void *ctx, const char *name) {
 }
 
 int tv_cli_load(const char *in, const char *dir) {
-    conn c = {.node = open_dir(dir), .fd = -1};
-    if (!c.node) return 1;
-    tv_arena_init(&c.arena);
+    trove_node *node = open_dir(dir);
+    if (!node) return 1;
+    tv_sink c;
+    tv_sink_init_node(&c, node);
     int rc = 1;
     char *line = NULL;
     size_t cap = 0;
@@ -421,7 +288,7 @@ int tv_cli_load(const char *in, const char *dir) {
         }
         char path[600];
         snprintf(path, sizeof path, "/%s", index);
-        tv_json *ok = call(&c, "PUT", path, body, blen, 200);
+        tv_json *ok = tv_sink_call(&c, "PUT", path, body, blen, 200, false);
         tv_free(body);
         if (!ok) goto out;
         snprintf(p, sizeof p, "%s/%s.ndjson", in, index);
@@ -447,7 +314,7 @@ int tv_cli_load(const char *in, const char *dir) {
         fclose(f);
         f = NULL;
         snprintf(path, sizeof path, "/%s/_refresh", index);
-        (void)call(&c, "POST", path, NULL, 0, 200);
+        (void)tv_sink_call(&c, "POST", path, NULL, 0, 200, false);
     }
     rc = 0;
 out:
@@ -456,8 +323,7 @@ out:
     for (size_t i = 0; i < idx.v.len; i++) tv_free(idx.v.items[i]);
     tv_vec_fini(&idx.v);
     tv_buf_fini(&bulk);
-    trove_response_fini(&c.last);
-    tv_arena_fini(&c.arena);
-    trove_node_free(c.node);
+    tv_sink_fini(&c);
+    trove_node_free(node);
     return rc;
 }

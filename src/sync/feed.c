@@ -1,0 +1,4 @@
+/*
+ * feed.c — one PostgreSQL feed (work in progress).
+ */
+#include "sync/sync.h"

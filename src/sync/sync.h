@@ -1,0 +1,275 @@
+/*
+ * sync.h — the sync layer: PostgreSQL change data capture into trove
+ * (`trove sync`). It sits beside the server, above api: it writes through
+ * trove_request in process, or through _bulk over HTTP to any
+ * OpenSearch-compatible URL. Only feed.c talks to PostgreSQL (libpq); the
+ * other rooms are pure and tested without a database.
+ *
+ * Rooms:
+ *   pgoutput.c  the replication stream's bytes: CopyData frames (XLogData,
+ *               primary keepalive) and pgoutput messages, protocol 1 and 2
+ *               (streamed in-progress transactions). No I/O. Fuzzed.
+ *   pgvalue.c   a PostgreSQL value in text output format -> JSON, by type
+ *               OID; a column type -> an OpenSearch field mapping.
+ *   feed.c      one feed: slot and publication, the snapshot, the stream,
+ *               batches and checkpoints (libpq).
+ *   sink.c      where a feed's batches go: a node in process or a URL.
+ */
+#ifndef TROVE_SYNC_H
+#define TROVE_SYNC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "json/json.h"
+#include "trove.h"
+#include "util/util.h"
+
+/* ------------------------------------------------------------ pgoutput.c */
+
+/* A PostgreSQL LSN (XLogRecPtr). Printed "%X/%X" (high, low 32 bits). */
+typedef uint64_t tv_lsn;
+
+/* One CopyData message of a logical replication stream (after
+ * START_REPLICATION), as the server sends it. */
+typedef enum {
+    TV_PG_XLOGDATA = 'w',  /* a chunk of the stream: data is a pgoutput message */
+    TV_PG_KEEPALIVE = 'k', /* primary keepalive */
+} tv_pg_frame_kind;
+
+typedef struct tv_pg_frame {
+    tv_pg_frame_kind kind;
+    tv_lsn wal_start;    /* 'w': the LSN of this data */
+    tv_lsn wal_end;      /* the server's current end of WAL */
+    int64_t send_time;   /* microseconds since 2000-01-01 UTC */
+    bool reply_requested; /* 'k': answer with a standby status update now */
+    const uint8_t *data; /* 'w': the pgoutput message (borrowed from the frame) */
+    size_t len;
+} tv_pg_frame;
+
+/* Decodes one CopyData payload. Returns TROVE_OK, or TROVE_EPARSE with err
+ * set for a truncated or unknown frame. data points into buf. */
+tv_status tv_pg_frame_decode(const uint8_t *buf, size_t len, tv_pg_frame *out, tv_error *err);
+
+/* A standby status update ('r') confirming written = flushed = applied =
+ * lsn at `now` (microseconds since 2000-01-01 UTC): 34 bytes into out. */
+void tv_pg_standby_status(tv_lsn lsn, int64_t now, bool reply_requested, uint8_t out[34]);
+
+/* pgoutput message kinds (the first byte). */
+typedef enum {
+    TV_PGO_BEGIN = 'B',
+    TV_PGO_COMMIT = 'C',
+    TV_PGO_ORIGIN = 'O',
+    TV_PGO_RELATION = 'R',
+    TV_PGO_TYPE = 'Y',
+    TV_PGO_INSERT = 'I',
+    TV_PGO_UPDATE = 'U',
+    TV_PGO_DELETE = 'D',
+    TV_PGO_TRUNCATE = 'T',
+    TV_PGO_MESSAGE = 'M',
+    TV_PGO_STREAM_START = 'S',  /* protocol 2 */
+    TV_PGO_STREAM_STOP = 'E',   /* protocol 2 */
+    TV_PGO_STREAM_COMMIT = 'c', /* protocol 2 */
+    TV_PGO_STREAM_ABORT = 'A',  /* protocol 2 */
+} tv_pgo_kind;
+
+/* A Relation message's column. */
+typedef struct tv_pgo_col {
+    bool key; /* part of the replica identity (flag 1) */
+    const char *name;
+    uint32_t type_oid;
+    int32_t typmod;
+} tv_pgo_col;
+
+/* One column value of a TupleData. */
+typedef enum {
+    TV_PGO_NULL = 'n',
+    TV_PGO_UNCHANGED = 'u', /* an unchanged TOASTed value: not sent */
+    TV_PGO_TEXT = 't',      /* text output format */
+    TV_PGO_BINARY = 'b',    /* binary format (never requested by trove) */
+} tv_pgo_value_kind;
+
+typedef struct tv_pgo_value {
+    tv_pgo_value_kind kind;
+    const char *data; /* TEXT/BINARY: borrowed from the message, not NUL-terminated */
+    uint32_t len;
+} tv_pgo_value;
+
+typedef struct tv_pgo_tuple {
+    uint16_t n;
+    tv_pgo_value *v; /* n values (in the arena) */
+} tv_pgo_tuple;
+
+/*
+ * One decoded pgoutput message. Names are NUL-terminated copies in the
+ * arena given to tv_pgo_decode; values point into the message bytes.
+ */
+typedef struct tv_pgo_msg {
+    tv_pgo_kind kind;
+    /* protocol 2, inside a streamed block (between Stream Start and Stream
+     * Stop): the transaction a Relation, Type, Insert, Update, Delete,
+     * Truncate or Message belongs to; 0 otherwise */
+    uint32_t xid;
+    union {
+        struct {
+            tv_lsn final_lsn; /* the commit's LSN */
+            int64_t commit_time;
+            uint32_t xid;
+        } begin;
+        struct {
+            uint8_t flags;
+            tv_lsn commit_lsn;
+            tv_lsn end_lsn; /* the LSN to confirm once the transaction is durable */
+            int64_t commit_time;
+        } commit;
+        struct {
+            tv_lsn lsn;
+            const char *name;
+        } origin;
+        struct {
+            uint32_t relid;
+            const char *nspname; /* "" for pg_catalog */
+            const char *relname;
+            char replident; /* 'd' default, 'n' nothing, 'f' full, 'i' index */
+            uint16_t ncols;
+            tv_pgo_col *cols;
+        } relation;
+        struct {
+            uint32_t oid;
+            const char *nspname;
+            const char *typname;
+        } type;
+        struct {
+            uint32_t relid;
+            tv_pgo_tuple newt;
+        } insert;
+        struct {
+            uint32_t relid;
+            char oldkind; /* 0: no old tuple, 'K': old key, 'O': old full row */
+            tv_pgo_tuple oldt;
+            tv_pgo_tuple newt;
+        } update;
+        struct {
+            uint32_t relid;
+            char oldkind; /* 'K' or 'O' */
+            tv_pgo_tuple oldt;
+        } del;
+        struct {
+            uint8_t options; /* 1 CASCADE, 2 RESTART IDENTITY */
+            uint32_t nrels;
+            uint32_t *relids;
+        } truncate;
+        struct {
+            uint8_t flags; /* 1: transactional */
+            tv_lsn lsn;
+            const char *prefix;
+            const char *content; /* borrowed */
+            uint32_t len;
+        } message;
+        struct {
+            uint32_t xid;
+            bool first; /* the transaction's first segment */
+        } stream_start;
+        struct {
+            uint32_t xid;
+            uint8_t flags;
+            tv_lsn commit_lsn;
+            tv_lsn end_lsn;
+            int64_t commit_time;
+        } stream_commit;
+        struct {
+            uint32_t xid;
+            uint32_t subxid; /* == xid: the whole transaction aborted */
+        } stream_abort;
+    } u;
+} tv_pgo_msg;
+
+/*
+ * Decodes one pgoutput message (an XLogData frame's data). proto is the
+ * negotiated protocol version (1 or 2); in_stream says the message comes
+ * between Stream Start and Stream Stop (protocol 2 then prefixes the
+ * transaction id to data messages). Allocates names, column and value
+ * arrays in A. Returns TROVE_OK, or TROVE_EPARSE with err saying what is
+ * wrong (truncated, unknown kind, bad value kind, trailing bytes);
+ * TROVE_ENOMEM when A is out of memory. Never reads past buf+len.
+ */
+tv_status tv_pgo_decode(const uint8_t *buf, size_t len, int proto, bool in_stream, tv_arena *A, tv_pgo_msg *out,
+                        tv_error *err);
+
+/* "%X/%X" of an LSN into out (at least 18 bytes). */
+void tv_lsn_format(tv_lsn lsn, char out[18]);
+/* Parses "%X/%X"; false when malformed. */
+bool tv_lsn_parse(const char *s, tv_lsn *out);
+
+/* ------------------------------------------------------------- pgvalue.c */
+
+/* How some types become JSON (the feed's configuration). */
+typedef struct tv_pgv_opts {
+    bool numeric_as_number; /* numeric -> a JSON number and a scaled_float
+                               field (scaling_factor from the column's
+                               scale); default: a string and a keyword */
+} tv_pgv_opts;
+
+/*
+ * Writes the JSON value of one non-NULL column value of type `oid`, given
+ * in PostgreSQL's text output format as the feed's sessions produce it
+ * (DateStyle ISO, TimeZone UTC, IntervalStyle postgres, bytea_output hex,
+ * extra_float_digits 3). oid is a built-in type's OID, or a user type
+ * already resolved by the feed (a domain to its base type; an enum, range,
+ * composite or other user type stays as is and is written as a string).
+ * Returns false when the text is not a valid value of the type; w may then
+ * hold part of a value: the caller discards the document it was writing
+ * and dead-letters the row.
+ */
+bool tv_pgv_json(tv_jw *w, uint32_t oid, const char *text, size_t len, const tv_pgv_opts *o);
+
+/*
+ * The OpenSearch field mapping for a column of type `oid` (typmod as the
+ * Relation message gives it: numeric's precision and scale), written as a
+ * JSON object to w ({"type":"long"}, ...). Array types map as their
+ * element type.
+ */
+void tv_pgv_mapping(tv_jw *w, uint32_t oid, int32_t typmod, const tv_pgv_opts *o);
+
+/* The element type of a built-in array type, or 0 when oid is not one. */
+uint32_t tv_pgv_array_elem(uint32_t oid);
+
+/* ---------------------------------------------------------------- sink.c */
+
+/*
+ * Where requests go: a node in process (trove_request) or an OpenSearch-
+ * compatible server over one keep-alive HTTP/1.1 connection (plain
+ * http://HOST:PORT; trove serve or OpenSearch). The same REST calls either
+ * way, so a feed, `trove dump` and `trove load` are written once. Not
+ * thread-safe: one user at a time.
+ */
+typedef struct tv_sink {
+    trove_node *node;    /* in process (borrowed), or */
+    char url[512];       /* the server: http://HOST:PORT */
+    char host[300];      /* its Host header */
+    int fd;              /* the keep-alive connection (-1: none yet or broken) */
+    tv_arena arena;      /* the last answer's parse */
+    trove_response last; /* the last answer; the parse's numbers borrow it */
+} tv_sink;
+
+/* A sink on node (borrowed: it must outlive the sink). */
+void tv_sink_init_node(tv_sink *s, trove_node *node);
+/* A sink on url ("http://HOST[:PORT]", default port 9200). Connects lazily;
+ * false (with the reason on stderr) when url is not of that form. */
+bool tv_sink_init_url(tv_sink *s, const char *url);
+/* Releases the connection, the last answer and the arena (not the node). */
+void tv_sink_fini(tv_sink *s);
+
+/* One request: true with s->last filled (any status), false when no answer
+ * came (connection refused or broken: it reconnects on the next call; out
+ * of memory). body may be NULL when len is 0. */
+bool tv_sink_request(tv_sink *s, const char *method, const char *path, const char *body, size_t len);
+
+/* tv_sink_request, then the answer parsed as JSON in s->arena (valid until
+ * the next call) when its status is want_status; otherwise NULL, with
+ * "trove: METHOD PATH: STATUS BODY" on stderr unless quiet. */
+tv_json *tv_sink_call(tv_sink *s, const char *method, const char *path, const char *body, size_t len,
+                      int want_status, bool quiet);
+
+#endif
