@@ -64,6 +64,7 @@
 #include "api/api.h" /* trove_node_set_frozen (--freeze) */
 #include "cli/dumpload.h"
 #include "cli/passwd.h"
+#include "cli/sync.h"
 #include "store/store.h" /* tv_store_fault_arm_spec (TROVE_TEST_FAULT) */
 #include "server/server.h"
 #include "trove.h"
@@ -91,6 +92,8 @@ static void usage(FILE *out) {
             "       trove load OUT --data DIR                 (creates and loads every index of a dump)\n"
             "       trove passwd NAME --role ROLE [--role ROLE]... [--users FILE]\n"
             "                   (password on stdin; prints or stores a --users line)\n"
+            "       trove sync --pg CONNINFO --tables T[,T...] (--data DIR | --to URL) [...]\n"
+            "                   (PostgreSQL tables kept equal to indices; see trove sync --help)\n"
             "       trove help\n");
 }
 
@@ -461,6 +464,7 @@ int main(int argc, char **argv) {
     if (argc >= 2 && strcmp(argv[1], "serve") == 0) return cmd_serve(argc, argv, 2, false);
     if (argc >= 2 && strcmp(argv[1], "check") == 0) return cmd_check(argc, argv);
     if (argc >= 2 && strcmp(argv[1], "passwd") == 0) return tv_cli_passwd(argc, argv);
+    if (argc >= 2 && strcmp(argv[1], "sync") == 0) return tv_cli_sync(argc, argv);
     if (argc >= 2 && (strcmp(argv[1], "dump") == 0 || strcmp(argv[1], "load") == 0)) return cmd_dump_load(argc, argv);
     if (argc >= 2 && argv[1][0] == '-') return cmd_serve(argc, argv, 1, true); /* osmem mode */
     usage(stderr);

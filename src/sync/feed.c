@@ -1,4 +1,1425 @@
 /*
- * feed.c — one PostgreSQL feed (work in progress).
+ * feed.c — one feed: PostgreSQL tables kept equal to trove (or OpenSearch)
+ * indices through logical replication (pgoutput), with no loss and no
+ * duplicate.
+ *
+ * The invariant. Every write a feed sends is idempotent: a row becomes
+ * "index this whole document under its key" (or, when an UPDATE leaves a
+ * TOASTed column out, "update these fields"), a deleted row "delete this
+ * key", a TRUNCATE "delete every document of the index". So replaying any
+ * suffix of the change stream in order, from any earlier point, ends in
+ * the same state; a crash anywhere only means replaying from the last
+ * checkpoint. The checkpoint is the end LSN of the last transaction whose
+ * documents the index has acknowledged (acknowledged = durable: trove's
+ * translog, OpenSearch's translog). It is written after those documents,
+ * in the document `_doc/<slot>` of the index `.trove_sync`, and only then
+ * confirmed to PostgreSQL (the standby status's flush position), so the
+ * slot never forgets a change the index has not made durable. A crash
+ * between the documents and the checkpoint replays them (idempotent); a
+ * crash between the checkpoint and the confirmation starts from the
+ * checkpoint (PostgreSQL starts at the later of the two).
+ *
+ * The snapshot. A new feed creates the publication (FOR TABLE ...) and then
+ * the slot with EXPORT_SNAPSHOT; while the replication connection stays
+ * idle, a second connection reads every table inside that snapshot
+ * (REPEATABLE READ, SET TRANSACTION SNAPSHOT) in key order, a cursor page
+ * at a time, and the stream then starts at the slot's consistent point:
+ * the snapshot holds exactly the transactions before it, the stream
+ * exactly those after. After each page the checkpoint records the table
+ * and its last key. A feed restarted mid-snapshot cannot have the exported
+ * snapshot back (it dies with its connection), so it reads the rest of the
+ * table (key > last key) and the remaining tables in a fresh snapshot, and
+ * still streams from the consistent point: a row read fresh is at least as
+ * new as the snapshot, and every change after the consistent point is
+ * replayed over it in order, so each row ends as its last change left it.
+ *
+ * The document. _id is the key (the primary key, or the columns of the
+ * replica identity index), in column order; one column is its text, several
+ * are joined by '|' with '\' escaping '\' and '|' in each part ("a\|b|c"
+ * is ("a|b", "c")). Fields are the columns (generated columns are not
+ * replicated by PostgreSQL 15 and are left out of the snapshot too), each
+ * value as pgvalue.c writes it. A table without a key is refused, and so
+ * is one with REPLICA IDENTITY NOTHING or FULL without a primary key: the
+ * message says what to run.
+ *
+ * The stream. START_REPLICATION with proto_version 1: PostgreSQL sends
+ * whole committed transactions, spilling large ones to its own disk, so
+ * the feed never holds an uncommitted change. Changes are appended to a
+ * _bulk body; the batch is sent when it holds batch_rows rows or 8 MiB, and
+ * whenever the socket has nothing more to read (low latency when the rate
+ * is low, large batches when it is high). A batch may end inside a
+ * transaction: the checkpoint then stays at the previous commit. While a
+ * batch is being sent nothing is read from PostgreSQL (backpressure: the
+ * slot holds the WAL, nothing is buffered without bound). A TRUNCATE sends
+ * the batch, refreshes the index and deletes by query. A Relation message
+ * (a schema change) adds the mapping of columns that appeared.
+ *
+ * Failures. A document the index refuses (a mapping conflict, a bad value)
+ * is written to `.trove_sync_dead_letters` with the table, the key, the
+ * LSN and the reason, and the stream goes on. A request that gets no
+ * answer, 429 or 5xx is sent again after a pause, forever (the feed waits
+ * rather than drop). A lost PostgreSQL connection restarts the feed from
+ * its checkpoint after a pause.
  */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/select.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libpq-fe.h>
+
 #include "sync/sync.h"
+
+#define CKPT_INDEX ".trove_sync"
+#define DEAD_INDEX ".trove_sync_dead_letters"
+#define MAX_BATCH_BYTES ((size_t)8 << 20)
+#define STATUS_EVERY_MS 10000
+
+static volatile sig_atomic_t stop_requested;
+
+void tv_feed_stop(void) { stop_requested = 1; }
+
+/* ------------------------------------------------------------ tables */
+
+typedef struct fcol {
+    char *name;
+    uint32_t type;
+    int32_t typmod;
+    bool mapped; /* its mapping was sent */
+} fcol;
+
+typedef struct ftable {
+    char *schema, *name; /* as PostgreSQL spells them */
+    char *qname;         /* "schema"."name", quoted for SQL */
+    char *index;         /* the target index */
+    uint32_t relid;
+    char replident;
+    TV_VEC(fcol) cols;   /* catalog columns (snapshot order) */
+    TV_VEC(char *) keys; /* key column names, in key (index) order */
+    /* the stream's view (the last Relation message) */
+    TV_VEC(fcol) rcols;
+    TV_VEC(int) rkey; /* positions in rcols of the id columns, in column order */
+    bool relation_seen;
+} ftable;
+
+typedef struct feed {
+    const tv_feed_opts *o;
+    tv_sink *sink;
+    PGconn *sql;  /* catalog, publication, snapshot */
+    PGconn *repl; /* replication=database */
+    TV_VEC(ftable) tables;
+    /* checkpoint */
+    tv_lsn lsn;             /* stream from here */
+    bool snapshot_done;
+    size_t snap_table;      /* the table being read */
+    TV_VEC(char *) snap_key; /* its last key read (NULL when none) */
+    bool have_ckpt;
+    /* the batch */
+    tv_buf bulk;
+    size_t rows;
+    tv_lsn batch_lsn;  /* the checkpoint once the batch is durable */
+    tv_lsn cur_commit; /* the open transaction's commit end (from Begin), 0 none */
+    bool in_txn;
+    /* dead letters of the batch: parallel to its actions */
+    TV_VEC(char *) act_meta; /* per action: "table\\tid\\tlsn" (owned), NULL for deletes */
+    TV_VEC(size_t) act_src;  /* per action: offset of its document in bulk */
+    uint64_t total_rows, dead;
+    tv_lsn confirmed;
+    int64_t last_status_ms;
+    tv_lsn wal_end;   /* the server's position from the last keepalive */
+    tv_arena A;       /* per message */
+    bool fatal;       /* a failure retrying cannot mend (the index refuses its mapping) */
+} feed;
+
+static int64_t now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* microseconds since 2000-01-01 UTC (PostgreSQL's epoch) */
+static int64_t pg_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return ((int64_t)ts.tv_sec - 946684800) * 1000000 + ts.tv_nsec / 1000;
+}
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+    nanosleep(&ts, NULL);
+}
+
+static char *xstrdup(const char *s) { return tv_strndup(s, strlen(s)); }
+
+/* ------------------------------------------------------------ libpq */
+
+static const char *const session_options =
+    "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres -c bytea_output=hex -c extra_float_digits=3";
+
+static PGconn *pg_connect(const char *conninfo, bool replication) {
+    const char *keys[] = {"dbname", "options", "application_name", replication ? "replication" : NULL, NULL};
+    const char *vals[] = {conninfo, session_options, "trove sync", replication ? "database" : NULL, NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "trove sync: cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "out of memory\n");
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Runs a command; true when its status is `want`. The result is cleared
+ * unless out is given. */
+static bool pg_exec(PGconn *c, const char *sql, ExecStatusType want, PGresult **out) {
+    PGresult *r = PQexec(c, sql);
+    bool ok = r && PQresultStatus(r) == want;
+    if (!ok) fprintf(stderr, "trove sync: %s: %s", sql, r ? PQresultErrorMessage(r) : PQerrorMessage(c));
+    if (out && ok) *out = r;
+    else PQclear(r);
+    return ok;
+}
+
+/* ------------------------------------------------------------ naming */
+
+static char *index_name(const tv_feed_opts *o, const char *schema, const char *name) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_printf(&b, "%s", o->index_prefix ? o->index_prefix : "");
+    if (strcmp(schema, "public") != 0) tv_buf_printf(&b, "%s.", schema);
+    tv_buf_printf(&b, "%s", name);
+    for (size_t i = 0; i < b.len; i++)
+        if (b.data[i] >= 'A' && b.data[i] <= 'Z') b.data[i] = (char)(b.data[i] + 32);
+    size_t n;
+    return tv_buf_detach(&b, &n);
+}
+
+/* Appends one id part, '\' and '|' escaped. */
+static void id_part(tv_buf *b, const char *s, size_t n) {
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '\\' || s[i] == '|') tv_buf_putc(b, '\\');
+        tv_buf_putc(b, s[i]);
+    }
+}
+
+/* ------------------------------------------------------------ catalog */
+
+static void table_free(ftable *t) {
+    tv_free(t->schema);
+    tv_free(t->name);
+    tv_free(t->qname);
+    tv_free(t->index);
+    for (size_t i = 0; i < t->cols.len; i++) tv_free(t->cols.items[i].name);
+    tv_vec_fini(&t->cols);
+    for (size_t i = 0; i < t->keys.len; i++) tv_free(t->keys.items[i]);
+    tv_vec_fini(&t->keys);
+    for (size_t i = 0; i < t->rcols.len; i++) tv_free(t->rcols.items[i].name);
+    tv_vec_fini(&t->rcols);
+    tv_vec_fini(&t->rkey);
+}
+
+/* Reads a table's columns and key from the catalog; false with the reason
+ * on stderr when it cannot be fed. */
+static bool table_load(feed *f, ftable *t) {
+    const char *params[2] = {t->schema, t->name};
+    PGresult *r = PQexecParams(f->sql,
+                               "SELECT c.oid, c.relreplident, "
+                               "(SELECT indexrelid FROM pg_index WHERE indrelid = c.oid AND indisprimary), "
+                               "(SELECT indexrelid FROM pg_index WHERE indrelid = c.oid AND indisreplident) "
+                               "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+                               "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
+                               2, NULL, params, NULL, NULL, 0);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "trove sync: reading the catalog: %s", PQerrorMessage(f->sql));
+        PQclear(r);
+        return false;
+    }
+    if (PQntuples(r) != 1) {
+        fprintf(stderr, "trove sync: table %s.%s does not exist\n", t->schema, t->name);
+        PQclear(r);
+        return false;
+    }
+    t->relid = (uint32_t)strtoul(PQgetvalue(r, 0, 0), NULL, 10);
+    t->replident = PQgetvalue(r, 0, 1)[0];
+    const char *pk = PQgetisnull(r, 0, 2) ? NULL : PQgetvalue(r, 0, 2);
+    const char *ri = PQgetisnull(r, 0, 3) ? NULL : PQgetvalue(r, 0, 3);
+    char key_index[32] = "";
+    if (t->replident == 'i' && ri) snprintf(key_index, sizeof key_index, "%s", ri);
+    else if (pk) snprintf(key_index, sizeof key_index, "%s", pk);
+    PQclear(r);
+    if (t->replident == 'n') {
+        fprintf(stderr,
+                "trove sync: table %s.%s has REPLICA IDENTITY NOTHING: its deletes would not say which row; run "
+                "ALTER TABLE %s REPLICA IDENTITY DEFAULT (with a primary key)\n",
+                t->schema, t->name, t->qname);
+        return false;
+    }
+    if (!key_index[0]) {
+        fprintf(stderr,
+                "trove sync: table %s.%s has no primary key, so its rows have no document id: add one (ALTER TABLE "
+                "%s ADD PRIMARY KEY (...)), or name a unique index of NOT NULL columns (ALTER TABLE %s REPLICA "
+                "IDENTITY USING INDEX ...)\n",
+                t->schema, t->name, t->qname, t->qname);
+        return false;
+    }
+    char relid[16];
+    snprintf(relid, sizeof relid, "%u", t->relid);
+    const char *p2[2] = {relid, key_index};
+    r = PQexecParams(f->sql,
+                     "SELECT a.attname, a.atttypid, a.atttypmod, "
+                     "(SELECT k.n FROM pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY k(att, n) "
+                     "WHERE i.indexrelid = $2::oid AND k.att = a.attnum) "
+                     "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
+                     "AND a.attgenerated = '' ORDER BY a.attnum",
+                     2, NULL, p2, NULL, NULL, 0);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "trove sync: reading the columns of %s.%s: %s", t->schema, t->name, PQerrorMessage(f->sql));
+        PQclear(r);
+        return false;
+    }
+    int n = PQntuples(r);
+    char *bypos[64] = {0};
+    int nkeys = 0;
+    for (int i = 0; i < n; i++) {
+        fcol c = {.name = xstrdup(PQgetvalue(r, i, 0)),
+                  .type = (uint32_t)strtoul(PQgetvalue(r, i, 1), NULL, 10),
+                  .typmod = (int32_t)strtol(PQgetvalue(r, i, 2), NULL, 10)};
+        if (!c.name || tv_vec_push(&t->cols, c)) {
+            tv_free(c.name);
+            PQclear(r);
+            return false;
+        }
+        if (!PQgetisnull(r, i, 3)) {
+            int pos = atoi(PQgetvalue(r, i, 3));
+            if (pos >= 1 && pos <= 64) {
+                bypos[pos - 1] = c.name;
+                if (pos > nkeys) nkeys = pos;
+            }
+        }
+    }
+    PQclear(r);
+    for (int k = 0; k < nkeys; k++) {
+        if (!bypos[k]) {
+            fprintf(stderr, "trove sync: the key of %s.%s has an expression: name a key of plain columns\n", t->schema,
+                    t->name);
+            return false;
+        }
+        char *kn = xstrdup(bypos[k]);
+        if (!kn || tv_vec_push(&t->keys, kn)) {
+            tv_free(kn);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Resolves the feed's tables ("schema.table" or "table"). */
+static bool tables_load(feed *f) {
+    for (size_t i = 0; i < f->o->ntables; i++) {
+        const char *spec = f->o->tables[i];
+        const char *dot = strchr(spec, '.');
+        ftable t;
+        memset(&t, 0, sizeof t);
+        t.schema = dot ? tv_strndup(spec, (size_t)(dot - spec)) : xstrdup("public");
+        t.name = xstrdup(dot ? dot + 1 : spec);
+        if (!t.schema || !t.name) {
+            table_free(&t);
+            return false;
+        }
+        char *qs = PQescapeIdentifier(f->sql, t.schema, strlen(t.schema));
+        char *qn = PQescapeIdentifier(f->sql, t.name, strlen(t.name));
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_buf_printf(&b, "%s.%s", qs ? qs : "", qn ? qn : "");
+        PQfreemem(qs);
+        PQfreemem(qn);
+        size_t n;
+        t.qname = tv_buf_detach(&b, &n);
+        t.index = index_name(f->o, t.schema, t.name);
+        if (!t.qname || !t.index || !table_load(f, &t) || tv_vec_push(&f->tables, t)) {
+            table_free(&t);
+            return false;
+        }
+    }
+    return true;
+}
+
+static ftable *table_by_relid(feed *f, uint32_t relid) {
+    for (size_t i = 0; i < f->tables.len; i++)
+        if (f->tables.items[i].relid == relid) return &f->tables.items[i];
+    return NULL;
+}
+
+/* ------------------------------------------------------------ sink calls */
+
+/* Sends a request until it gets an answer that is not 429 or 5xx (the feed
+ * waits rather than drop: every request it sends is idempotent). Returns
+ * the parsed answer, or NULL when the status is another error (printed) or
+ * the feed was asked to stop. */
+static tv_json *sink_call(feed *f, const char *method, const char *path, const char *body, size_t len,
+                          int want, bool quiet) {
+    int pause = 100;
+    for (;;) {
+        if (tv_sink_request(f->sink, method, path, body, len)) {
+            int st = f->sink->last.status;
+            if (st != 429 && st < 500) break;
+        }
+        if (stop_requested) return NULL;
+        fprintf(stderr, "trove sync: %s %s: %s; retrying in %d ms\n", method, path,
+                f->sink->last.body ? "the index is busy or failing" : "no answer", pause);
+        sleep_ms(pause);
+        if (pause < 5000) pause *= 2;
+    }
+    trove_response *r = &f->sink->last;
+    tv_json *j = NULL;
+    tv_json_error je;
+    if (r->status != want || tv_json_parse(&f->sink->arena, r->body, r->body_len, &j, &je) != TROVE_OK) {
+        if (!quiet)
+            fprintf(stderr, "trove sync: %s %s: %d %.*s\n", method, path, r->status,
+                    (int)TV_MIN(r->body_len, (size_t)1000), r->body ? r->body : "");
+        return NULL;
+    }
+    return j;
+}
+
+/* Creates the index with the columns' mapping unless it exists. */
+static bool ensure_index(feed *f, ftable *t) {
+    char path[600];
+    snprintf(path, sizeof path, "/%s", t->index);
+    bool exists = tv_sink_request(f->sink, "HEAD", path, NULL, 0) && f->sink->last.status == 200;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    if (!exists) {
+        tv_jw_keyz(&w, "mappings");
+        tv_jw_obj_begin(&w);
+    }
+    tv_jw_keyz(&w, "properties");
+    tv_jw_obj_begin(&w);
+    for (size_t i = 0; i < t->cols.len; i++) {
+        tv_jw_keyz(&w, t->cols.items[i].name);
+        tv_pgv_mapping(&w, t->cols.items[i].type, t->cols.items[i].typmod, &f->o->values);
+        t->cols.items[i].mapped = true;
+    }
+    tv_jw_obj_end(&w);
+    if (!exists) tv_jw_obj_end(&w);
+    tv_jw_obj_end(&w);
+    if (exists) {
+        /* columns added while the feed was down: their mapping now (a
+         * conflict with an existing field is left to the dead letters) */
+        snprintf(path, sizeof path, "/%s/_mapping", t->index);
+        if (!b.oom) (void)sink_call(f, "PUT", path, b.data, b.len, 200, true);
+        tv_buf_fini(&b);
+        return true;
+    }
+    bool ok = !b.oom && sink_call(f, "PUT", path, b.data, b.len, 200, true) != NULL;
+    if (!ok && f->sink->last.status == 400 && f->sink->last.body &&
+        strstr(f->sink->last.body, "resource_already_exists_exception"))
+        ok = true;
+    if (!ok) {
+        f->fatal = f->sink->last.body && f->sink->last.status >= 400 && f->sink->last.status < 500;
+        fprintf(stderr, "trove sync: cannot create index [%s]: %.*s\n", t->index,
+                (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
+    }
+    tv_buf_fini(&b);
+    return ok;
+}
+
+/* ------------------------------------------------------------ checkpoint */
+
+static void snap_key_clear(feed *f) {
+    for (size_t i = 0; i < f->snap_key.len; i++) tv_free(f->snap_key.items[i]);
+    f->snap_key.len = 0;
+}
+
+static bool ckpt_read(feed *f) {
+    char path[300];
+    snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", f->o->slot);
+    tv_json *j = sink_call(f, "GET", path, NULL, 0, 200, true);
+    if (!j) {
+        if (f->sink->last.status == 404) return true; /* a new feed */
+        fprintf(stderr, "trove sync: cannot read the checkpoint: %d %.*s\n", f->sink->last.status,
+                (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
+        return false;
+    }
+    const tv_json *src = tv_json_get(j, "_source");
+    const tv_json *lsn = tv_json_get(src, "lsn"), *done = tv_json_get(src, "snapshot_done");
+    const tv_json *tab = tv_json_get(src, "snapshot_table"), *key = tv_json_get(src, "snapshot_key");
+    if (!tv_json_is_string(lsn) || !tv_lsn_parse(lsn->v.s, &f->lsn) || !done || !tab ||
+        tab->type != TV_JSON_INT) {
+        fprintf(stderr, "trove sync: the checkpoint %s is not one trove wrote\n", path);
+        return false;
+    }
+    f->have_ckpt = true;
+    f->snapshot_done = done->type == TV_JSON_TRUE;
+    f->snap_table = (size_t)tab->v.i;
+    snap_key_clear(f);
+    if (key && key->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < key->len; i++) {
+            const tv_json *k = &key->v.items[i];
+            char *s = tv_json_is_string(k) ? tv_strndup(k->v.s, k->len) : NULL;
+            if (!s || tv_vec_push(&f->snap_key, s)) {
+                tv_free(s);
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+/* Writes the checkpoint (after the documents it covers are durable). */
+static bool ckpt_write(feed *f) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    char lsn[18];
+    tv_lsn_format(f->lsn, lsn);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "slot");
+    tv_jw_strz(&w, f->o->slot);
+    tv_jw_keyz(&w, "lsn");
+    tv_jw_strz(&w, lsn);
+    tv_jw_keyz(&w, "snapshot_done");
+    tv_jw_bool(&w, f->snapshot_done);
+    tv_jw_keyz(&w, "snapshot_table");
+    tv_jw_int(&w, (int64_t)f->snap_table);
+    tv_jw_keyz(&w, "snapshot_key");
+    tv_jw_arr_begin(&w);
+    for (size_t i = 0; i < f->snap_key.len; i++) tv_jw_strz(&w, f->snap_key.items[i]);
+    tv_jw_arr_end(&w);
+    tv_jw_keyz(&w, "rows");
+    tv_jw_uint(&w, f->total_rows);
+    tv_jw_obj_end(&w);
+    char path[300];
+    snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", f->o->slot);
+    bool ok = !b.oom && (sink_call(f, "PUT", path, b.data, b.len, 200, true) ||
+                         (f->sink->last.status == 201 && f->sink->last.body));
+    if (!ok) fprintf(stderr, "trove sync: cannot write the checkpoint\n");
+    tv_buf_fini(&b);
+    f->have_ckpt = ok;
+    return ok;
+}
+
+/* ------------------------------------------------------------ the batch */
+
+static void batch_reset(feed *f) {
+    tv_buf_clear(&f->bulk);
+    f->rows = 0;
+    for (size_t i = 0; i < f->act_meta.len; i++) tv_free(f->act_meta.items[i]);
+    f->act_meta.len = 0;
+    f->act_src.len = 0;
+}
+
+/* Starts an action line; meta (owned) says what to report if it fails. */
+static void action(feed *f, const char *op, const ftable *t, const char *id, size_t idlen, char *meta) {
+    tv_jw w;
+    tv_jw_init(&w, &f->bulk, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, op);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "_index");
+    tv_jw_strz(&w, t->index);
+    tv_jw_keyz(&w, "_id");
+    tv_jw_str(&w, id, idlen);
+    tv_jw_obj_end(&w);
+    tv_jw_obj_end(&w);
+    tv_buf_putc(&f->bulk, '\n');
+    if (tv_vec_push(&f->act_meta, meta)) {
+        tv_free(meta);
+        f->bulk.oom = true;
+    }
+    if (tv_vec_push(&f->act_src, f->bulk.len)) f->bulk.oom = true;
+}
+
+static char *meta_of(const ftable *t, const char *id, size_t idlen, tv_lsn lsn) {
+    tv_buf b;
+    tv_buf_init(&b);
+    char l[18];
+    tv_lsn_format(lsn, l);
+    tv_buf_printf(&b, "%s.%s\t%.*s\t%s", t->schema, t->name, (int)idlen, id, l);
+    size_t n;
+    return tv_buf_detach(&b, &n);
+}
+
+/* Writes the dead letters of a failed batch's items. */
+static void dead_letters(feed *f, const tv_json *items, const char *body, size_t body_len) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    for (uint32_t i = 0; i < items->len && i < f->act_meta.len; i++) {
+        const tv_json *it = &items->v.items[i];
+        if (it->type != TV_JSON_OBJECT || it->len != 1) continue;
+        const tv_json *res = &it->v.members[0].val;
+        const tv_json *st = tv_json_get(res, "status"), *err = tv_json_get(res, "error");
+        if (!err || !st || st->type != TV_JSON_INT) continue;
+        if (strcmp(it->v.members[0].key, "delete") == 0) continue; /* deletes do not fail but with 404 */
+        const char *meta = f->act_meta.items[i];
+        if (!meta) continue;
+        const char *t1 = strchr(meta, '\t'), *t2 = t1 ? strrchr(meta, '\t') : NULL;
+        if (!t1 || !t2 || t2 == t1) continue;
+        size_t from = f->act_src.items[i], to = i + 1 < f->act_src.len ? f->act_src.items[i + 1] : body_len;
+        /* the document line: from `from` to its newline */
+        const char *doc = body + from;
+        const char *nl = memchr(doc, '\n', to > from ? to - from : 0);
+        size_t dlen = nl ? (size_t)(nl - doc) : 0;
+        const tv_json *reason = tv_json_get(err, "reason"), *type = tv_json_get(err, "type");
+        tv_buf_printf(&b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
+        tv_jw_init(&w, &b, false);
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "feed");
+        tv_jw_strz(&w, f->o->slot);
+        tv_jw_keyz(&w, "table");
+        tv_jw_str(&w, meta, (size_t)(t1 - meta));
+        tv_jw_keyz(&w, "id");
+        tv_jw_str(&w, t1 + 1, (size_t)(t2 - t1 - 1));
+        tv_jw_keyz(&w, "lsn");
+        tv_jw_strz(&w, t2 + 1);
+        tv_jw_keyz(&w, "type");
+        tv_jw_strz(&w, tv_json_is_string(type) ? type->v.s : "");
+        tv_jw_keyz(&w, "reason");
+        tv_jw_strz(&w, tv_json_is_string(reason) ? reason->v.s : "");
+        tv_jw_keyz(&w, "document");
+        tv_jw_str(&w, doc, dlen);
+        tv_jw_obj_end(&w);
+        tv_buf_putc(&b, '\n');
+        f->dead++;
+        fprintf(stderr, "trove sync: dead letter: %.*s id [%.*s]: %s\n", (int)(t1 - meta), meta, (int)(t2 - t1 - 1),
+                t1 + 1, tv_json_is_string(reason) ? reason->v.s : "refused");
+    }
+    if (b.len && !b.oom) {
+        tv_json *j = sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
+        const tv_json *errs = tv_json_get(j, "errors");
+        if (!j || !errs || errs->type != TV_JSON_FALSE)
+            fprintf(stderr, "trove sync: a dead letter could not be written either\n");
+    }
+    tv_buf_fini(&b);
+}
+
+/* Sends the batch; its documents are durable when this returns true. */
+static bool batch_send(feed *f) {
+    if (!f->bulk.len) return true;
+    if (f->bulk.oom) {
+        fprintf(stderr, "trove sync: out of memory building a batch\n");
+        return false;
+    }
+    tv_json *j = sink_call(f, "POST", "/_bulk", f->bulk.data, f->bulk.len, 200, false);
+    if (!j) return false;
+    const tv_json *errs = tv_json_get(j, "errors"), *items = tv_json_get(j, "items");
+    if (errs && errs->type == TV_JSON_TRUE && items && items->type == TV_JSON_ARRAY) {
+        /* the answer lives in the sink's arena and last body: keep them
+         * while dead letters are written through the same sink */
+        tv_sink copy = *f->sink;
+        tv_arena_init(&f->sink->arena);
+        memset(&f->sink->last, 0, sizeof f->sink->last);
+        dead_letters(f, items, f->bulk.data, f->bulk.len);
+        trove_response_fini(&copy.last);
+        tv_arena_fini(&copy.arena);
+    }
+    f->total_rows += f->rows;
+    batch_reset(f);
+    return true;
+}
+
+/* ------------------------------------------------------------ documents */
+
+/* One row as a document (fields in column order) into the batch: names[i],
+ * types[i], and value i from get(). partial: only the columns present (an
+ * UPDATE that left TOASTed columns out); their object-valued columns are
+ * first set to null so that the merge replaces them whole. */
+typedef struct rowsrc {
+    size_t n;
+    const fcol *cols;
+    /* value i: NULL data = SQL NULL; unchanged = left out */
+    const char *(*get)(const void *ud, size_t i, size_t *len, bool *unchanged);
+    const void *ud;
+} rowsrc;
+
+static bool is_object_type(uint32_t oid) { return oid == 114 || oid == 3802; }
+
+/* Builds the id; false when a key column is NULL or missing. */
+static bool row_id(const rowsrc *r, const int *keypos, size_t nkeys, tv_buf *id) {
+    tv_buf_clear(id);
+    for (size_t k = 0; k < nkeys; k++) {
+        if (keypos[k] < 0 || (size_t)keypos[k] >= r->n) return false;
+        size_t len;
+        bool unch;
+        const char *v = r->get(r->ud, (size_t)keypos[k], &len, &unch);
+        if (!v || unch) return false;
+        if (k) tv_buf_putc(id, '|');
+        if (nkeys == 1) tv_buf_append(id, v, len);
+        else id_part(id, v, len);
+    }
+    return !id->oom;
+}
+
+/* Appends the row's document; false when a value does not convert (the row
+ * is then dead-lettered by the caller). */
+static bool row_doc(feed *f, const rowsrc *r, bool partial, tv_buf *out) {
+    tv_jw w;
+    tv_jw_init(&w, out, false);
+    tv_jw_obj_begin(&w);
+    if (partial) {
+        tv_jw_keyz(&w, "doc");
+        tv_jw_obj_begin(&w);
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        size_t len;
+        bool unch = false;
+        const char *v = r->get(r->ud, i, &len, &unch);
+        if (unch) continue;
+        tv_jw_key(&w, r->cols[i].name, strlen(r->cols[i].name));
+        if (!v) tv_jw_null(&w);
+        else if (!tv_pgv_json(&w, r->cols[i].type, v, len, &f->o->values)) return false;
+    }
+    if (partial) {
+        tv_jw_obj_end(&w);
+        tv_jw_keyz(&w, "doc_as_upsert");
+        tv_jw_bool(&w, true);
+    }
+    tv_jw_obj_end(&w);
+    return !out->oom;
+}
+
+/* A row that could not be converted: straight to the dead letters. */
+static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_lsn lsn, const char *why) {
+    tv_buf b;
+    tv_buf_init(&b);
+    char l[18];
+    tv_lsn_format(lsn, l);
+    tv_jw w;
+    tv_buf_printf(&b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "feed");
+    tv_jw_strz(&w, f->o->slot);
+    tv_jw_keyz(&w, "table");
+    tv_buf tn;
+    tv_buf_init(&tn);
+    tv_buf_printf(&tn, "%s.%s", t->schema, t->name);
+    tv_jw_str(&w, tn.data ? tn.data : "", tn.len);
+    tv_buf_fini(&tn);
+    tv_jw_keyz(&w, "id");
+    tv_jw_str(&w, id, idlen);
+    tv_jw_keyz(&w, "lsn");
+    tv_jw_strz(&w, l);
+    tv_jw_keyz(&w, "type");
+    tv_jw_strz(&w, "trove_sync_exception");
+    tv_jw_keyz(&w, "reason");
+    tv_jw_strz(&w, why);
+    tv_jw_obj_end(&w);
+    tv_buf_putc(&b, '\n');
+    if (!b.oom) (void)sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
+    tv_buf_fini(&b);
+    f->dead++;
+    fprintf(stderr, "trove sync: dead letter: %s.%s id [%.*s]: %s\n", t->schema, t->name, (int)idlen, id, why);
+}
+
+/* Adds an upsert (or partial update) of a row to the batch. */
+static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos, size_t nkeys, tv_lsn lsn,
+                    tv_buf *id) {
+    if (!row_id(r, keypos, nkeys, id)) {
+        dead_row(f, t, "", 0, lsn, "a row without its key columns");
+        return;
+    }
+    bool partial = false;
+    for (size_t i = 0; i < r->n && !partial; i++) {
+        size_t len;
+        bool unch = false;
+        (void)r->get(r->ud, i, &len, &unch);
+        partial = unch;
+    }
+    size_t mark = f->bulk.len, nact = f->act_meta.len;
+    if (partial) {
+        /* object columns are replaced, not merged: null them first */
+        bool any = false;
+        for (size_t i = 0; i < r->n; i++) {
+            size_t len;
+            bool unch = false;
+            (void)r->get(r->ud, i, &len, &unch);
+            if (unch || !is_object_type(r->cols[i].type)) continue;
+            if (!any) {
+                action(f, "update", t, id->data, id->len, meta_of(t, id->data, id->len, lsn));
+                tv_buf_printf(&f->bulk, "{\"doc\":{");
+            } else {
+                tv_buf_putc(&f->bulk, ',');
+            }
+            tv_jw w;
+            tv_jw_init(&w, &f->bulk, false);
+            tv_jw_strz(&w, r->cols[i].name);
+            tv_buf_printf(&f->bulk, ":null");
+            any = true;
+        }
+        if (any) tv_buf_printf(&f->bulk, "},\"doc_as_upsert\":true}\n");
+    }
+    action(f, partial ? "update" : "index", t, id->data, id->len, meta_of(t, id->data, id->len, lsn));
+    if (!row_doc(f, r, partial, &f->bulk)) {
+        /* drop what this row appended, and dead-letter it */
+        f->bulk.len = mark;
+        f->bulk.oom = false;
+        while (f->act_meta.len > nact) tv_free(f->act_meta.items[--f->act_meta.len]);
+        f->act_src.len = nact;
+        tv_buf idc;
+        tv_buf_init(&idc);
+        tv_buf_append(&idc, id->data, id->len);
+        dead_row(f, t, idc.data ? idc.data : "", idc.len, lsn, "a value does not convert to JSON");
+        tv_buf_fini(&idc);
+        return;
+    }
+    tv_buf_putc(&f->bulk, '\n');
+    f->rows++;
+}
+
+static void add_delete(feed *f, const ftable *t, const char *id, size_t idlen) {
+    action(f, "delete", t, id, idlen, NULL);
+    f->rows++;
+}
+
+/* ------------------------------------------------------------ snapshot */
+
+typedef struct pgrow {
+    PGresult *r;
+    int row;
+} pgrow;
+
+static const char *pgrow_get(const void *ud, size_t i, size_t *len, bool *unchanged) {
+    const pgrow *p = ud;
+    *unchanged = false;
+    if (PQgetisnull(p->r, p->row, (int)i)) {
+        *len = 0;
+        return NULL;
+    }
+    *len = (size_t)PQgetlength(p->r, p->row, (int)i);
+    return PQgetvalue(p->r, p->row, (int)i);
+}
+
+static void progress(const feed *f, const ftable *t, uint64_t done, bool final) {
+    if (f->o->quiet || !isatty(2)) return;
+    fprintf(stderr, "\rtrove sync: snapshot of %s.%s: %llu rows", t->schema, t->name, (unsigned long long)done);
+    if (final) fputc('\n', stderr);
+}
+
+/* Reads table t from the snapshot the transaction of f->sql holds, after
+ * the key in f->snap_key when there is one; a checkpoint after each page. */
+static bool snapshot_table(feed *f, ftable *t, size_t ti) {
+    if (!ensure_index(f, t)) return false;
+    /* column positions of the id (column order) and of the key (key order) */
+    int keypos[64], ordpos[64];
+    size_t nkeys = t->keys.len, nid = 0;
+    for (size_t c = 0; c < t->cols.len && nid < 64; c++)
+        for (size_t k = 0; k < nkeys; k++)
+            if (strcmp(t->cols.items[c].name, t->keys.items[k]) == 0) keypos[nid++] = (int)c;
+    for (size_t k = 0; k < nkeys && k < 64; k++) {
+        ordpos[k] = -1;
+        for (size_t c = 0; c < t->cols.len; c++)
+            if (strcmp(t->cols.items[c].name, t->keys.items[k]) == 0) ordpos[k] = (int)c;
+    }
+    tv_buf q;
+    tv_buf_init(&q);
+    tv_buf_printf(&q, "DECLARE trove_snapshot NO SCROLL CURSOR FOR SELECT ");
+    for (size_t c = 0; c < t->cols.len; c++) {
+        char *qc = PQescapeIdentifier(f->sql, t->cols.items[c].name, strlen(t->cols.items[c].name));
+        tv_buf_printf(&q, "%s%s", c ? ", " : "", qc ? qc : "");
+        PQfreemem(qc);
+    }
+    tv_buf_printf(&q, " FROM ONLY %s", t->qname);
+    tv_buf keylist;
+    tv_buf_init(&keylist);
+    for (size_t k = 0; k < nkeys; k++) {
+        char *qk = PQescapeIdentifier(f->sql, t->keys.items[k], strlen(t->keys.items[k]));
+        tv_buf_printf(&keylist, "%s%s", k ? ", " : "", qk ? qk : "");
+        PQfreemem(qk);
+    }
+    if (f->snap_key.len == nkeys && nkeys) {
+        tv_buf_printf(&q, " WHERE (%.*s) > (", (int)keylist.len, keylist.data);
+        for (size_t k = 0; k < nkeys; k++) {
+            char *lit = PQescapeLiteral(f->sql, f->snap_key.items[k], strlen(f->snap_key.items[k]));
+            tv_buf_printf(&q, "%s%s", k ? ", " : "", lit ? lit : "NULL");
+            PQfreemem(lit);
+        }
+        tv_buf_printf(&q, ")");
+    }
+    tv_buf_printf(&q, " ORDER BY %.*s", (int)keylist.len, keylist.data);
+    tv_buf_fini(&keylist);
+    bool ok = !q.oom && pg_exec(f->sql, q.data ? q.data : "", PGRES_COMMAND_OK, NULL);
+    tv_buf_fini(&q);
+    tv_buf id;
+    tv_buf_init(&id);
+    uint64_t done = 0;
+    char fetch[64];
+    snprintf(fetch, sizeof fetch, "FETCH %zu FROM trove_snapshot", f->o->batch_rows);
+    while (ok && !stop_requested) {
+        PGresult *r = NULL;
+        if (!pg_exec(f->sql, fetch, PGRES_TUPLES_OK, &r)) {
+            ok = false;
+            break;
+        }
+        int n = PQntuples(r);
+        if (n == 0) {
+            PQclear(r);
+            break;
+        }
+        for (int i = 0; i < n; i++) {
+            pgrow pr = {r, i};
+            rowsrc src = {t->cols.len, t->cols.items, pgrow_get, &pr};
+            add_row(f, t, &src, keypos, nid, f->lsn, &id);
+        }
+        /* the page's last key, then the page and the checkpoint */
+        snap_key_clear(f);
+        for (size_t k = 0; k < nkeys && ok; k++) {
+            char *s = ordpos[k] < 0 ? NULL : xstrdup(PQgetvalue(r, n - 1, ordpos[k]));
+            if (!s || tv_vec_push(&f->snap_key, s)) {
+                tv_free(s);
+                ok = false;
+            }
+        }
+        PQclear(r);
+        done += (uint64_t)n;
+        f->snap_table = ti;
+        ok = ok && batch_send(f) && ckpt_write(f);
+        progress(f, t, done, false);
+    }
+    tv_buf_fini(&id);
+    if (ok && !stop_requested) ok = pg_exec(f->sql, "CLOSE trove_snapshot", PGRES_COMMAND_OK, NULL);
+    progress(f, t, done, true);
+    if (ok && !stop_requested) {
+        char path[600];
+        snprintf(path, sizeof path, "/%s/_refresh", t->index);
+        (void)sink_call(f, "POST", path, NULL, 0, 200, true);
+    }
+    return ok && !stop_requested;
+}
+
+/* ------------------------------------------------------------ setup */
+
+static bool ensure_publication(feed *f) {
+    char *pub = PQescapeLiteral(f->sql, f->o->publication, strlen(f->o->publication));
+    char *qpub = PQescapeIdentifier(f->sql, f->o->publication, strlen(f->o->publication));
+    tv_buf q;
+    tv_buf_init(&q);
+    tv_buf_printf(&q, "SELECT 1 FROM pg_publication WHERE pubname = %s", pub ? pub : "''");
+    PGresult *r = NULL;
+    bool ok = pub && qpub && pg_exec(f->sql, q.data ? q.data : "", PGRES_TUPLES_OK, &r);
+    bool exists = ok && PQntuples(r) == 1;
+    PQclear(r);
+    tv_buf_clear(&q);
+    if (ok && !exists) {
+        tv_buf_printf(&q, "CREATE PUBLICATION %s FOR TABLE ", qpub);
+        for (size_t i = 0; i < f->tables.len; i++) tv_buf_printf(&q, "%s%s", i ? ", " : "", f->tables.items[i].qname);
+        ok = !q.oom && pg_exec(f->sql, q.data, PGRES_COMMAND_OK, NULL);
+    } else if (ok) {
+        for (size_t i = 0; ok && i < f->tables.len; i++) {
+            ftable *t = &f->tables.items[i];
+            tv_buf_clear(&q);
+            tv_buf_printf(&q, "SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid "
+                              "WHERE p.pubname = %s AND pr.prrelid = %u", pub, t->relid);
+            r = NULL;
+            ok = !q.oom && pg_exec(f->sql, q.data, PGRES_TUPLES_OK, &r);
+            bool has = ok && PQntuples(r) == 1;
+            PQclear(r);
+            if (ok && !has) {
+                tv_buf_clear(&q);
+                tv_buf_printf(&q, "ALTER PUBLICATION %s ADD TABLE %s", qpub, t->qname);
+                ok = !q.oom && pg_exec(f->sql, q.data, PGRES_COMMAND_OK, NULL);
+            }
+        }
+    }
+    tv_buf_fini(&q);
+    PQfreemem(pub);
+    PQfreemem(qpub);
+    return ok;
+}
+
+/* Whether the slot exists; its confirmed position into *confirmed. */
+static int slot_state(feed *f, tv_lsn *confirmed) {
+    const char *p[1] = {f->o->slot};
+    PGresult *r = PQexecParams(f->sql,
+                               "SELECT confirmed_flush_lsn::text, plugin, database, current_database() FROM pg_replication_slots "
+                               "WHERE slot_name = $1",
+                               1, NULL, p, NULL, NULL, 0);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "trove sync: reading pg_replication_slots: %s", PQerrorMessage(f->sql));
+        PQclear(r);
+        return -1;
+    }
+    int exists = PQntuples(r) == 1;
+    if (exists && strcmp(PQgetvalue(r, 0, 1), "pgoutput") != 0) {
+        fprintf(stderr, "trove sync: slot %s exists with plugin %s, not pgoutput: choose another --slot\n", f->o->slot,
+                PQgetvalue(r, 0, 1));
+        exists = -1;
+    } else if (exists && strcmp(PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3)) != 0) {
+        fprintf(stderr, "trove sync: slot %s belongs to database %s, not %s: choose another --slot\n", f->o->slot,
+                PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3));
+        exists = -1;
+    } else if (exists && !PQgetisnull(r, 0, 0)) {
+        tv_lsn_parse(PQgetvalue(r, 0, 0), confirmed);
+    }
+    PQclear(r);
+    return exists;
+}
+
+/* ------------------------------------------------------------ the stream */
+
+typedef struct tuplesrc {
+    const tv_pgo_tuple *t;
+} tuplesrc;
+
+static const char *tuple_get(const void *ud, size_t i, size_t *len, bool *unchanged) {
+    const tv_pgo_tuple *t = ((const tuplesrc *)ud)->t;
+    *unchanged = false;
+    *len = 0;
+    if (i >= t->n) return NULL;
+    const tv_pgo_value *v = &t->v[i];
+    if (v->kind == TV_PGO_UNCHANGED) {
+        *unchanged = true;
+        return NULL;
+    }
+    if (v->kind != TV_PGO_TEXT) return NULL;
+    *len = v->len;
+    return v->data;
+}
+
+/* A Relation message: the table's columns as the stream now sends them. */
+static bool on_relation(feed *f, const tv_pgo_msg *m) {
+    ftable *t = table_by_relid(f, m->u.relation.relid);
+    if (!t) return true; /* not ours (a publication shared with others) */
+    for (size_t i = 0; i < t->rcols.len; i++) tv_free(t->rcols.items[i].name);
+    t->rcols.len = 0;
+    t->rkey.len = 0;
+    tv_buf props;
+    tv_buf_init(&props);
+    tv_jw w;
+    tv_jw_init(&w, &props, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "properties");
+    tv_jw_obj_begin(&w);
+    bool newcols = false;
+    for (uint16_t i = 0; i < m->u.relation.ncols; i++) {
+        const tv_pgo_col *c = &m->u.relation.cols[i];
+        fcol rc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod};
+        if (!rc.name || tv_vec_push(&t->rcols, rc)) {
+            tv_free(rc.name);
+            tv_buf_fini(&props);
+            return false;
+        }
+        /* the id: key-flagged columns, except under REPLICA IDENTITY FULL
+         * (every column is flagged) where the catalog key names it */
+        bool key = false;
+        if (t->replident == 'f') {
+            for (size_t k = 0; k < t->keys.len; k++) key = key || strcmp(t->keys.items[k], c->name) == 0;
+        } else {
+            key = c->key;
+        }
+        if (key && tv_vec_push(&t->rkey, (int)i)) {
+            tv_buf_fini(&props);
+            return false;
+        }
+        bool known = false;
+        for (size_t k = 0; k < t->cols.len && !known; k++)
+            known = t->cols.items[k].mapped && strcmp(t->cols.items[k].name, c->name) == 0;
+        if (!known) {
+            tv_jw_keyz(&w, c->name);
+            tv_pgv_mapping(&w, c->type_oid, c->typmod, &f->o->values);
+            newcols = true;
+            fcol kc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod, .mapped = true};
+            if (!kc.name || tv_vec_push(&t->cols, kc)) tv_free(kc.name);
+        }
+    }
+    tv_jw_obj_end(&w);
+    tv_jw_obj_end(&w);
+    t->relation_seen = true;
+    if (newcols && !props.oom) {
+        /* earlier rows of the batch first: the mapping applies to the next */
+        if (!batch_send(f)) {
+            tv_buf_fini(&props);
+            return false;
+        }
+        char path[600];
+        snprintf(path, sizeof path, "/%s/_mapping", t->index);
+        if (!sink_call(f, "PUT", path, props.data, props.len, 200, false))
+            fprintf(stderr, "trove sync: the new columns of %s.%s keep dynamic mappings\n", t->schema, t->name);
+    }
+    tv_buf_fini(&props);
+    return true;
+}
+
+static bool on_truncate(feed *f, const tv_pgo_msg *m) {
+    if (!batch_send(f)) return false;
+    for (uint32_t i = 0; i < m->u.truncate.nrels; i++) {
+        ftable *t = table_by_relid(f, m->u.truncate.relids[i]);
+        if (!t) continue;
+        char path[700];
+        snprintf(path, sizeof path, "/%s/_refresh", t->index);
+        (void)sink_call(f, "POST", path, NULL, 0, 200, true);
+        snprintf(path, sizeof path, "/%s/_delete_by_query?refresh=true&conflicts=proceed", t->index);
+        static const char all[] = "{\"query\":{\"match_all\":{}}}";
+        if (!sink_call(f, "POST", path, all, sizeof all - 1, 200, false)) return false;
+    }
+    return true;
+}
+
+static bool on_change(feed *f, const tv_pgo_msg *m, tv_buf *id, tv_buf *oldid) {
+    uint32_t relid = m->kind == TV_PGO_INSERT   ? m->u.insert.relid
+                     : m->kind == TV_PGO_UPDATE ? m->u.update.relid
+                                                : m->u.del.relid;
+    ftable *t = table_by_relid(f, relid);
+    if (!t) return true;
+    if (!t->relation_seen) {
+        fprintf(stderr, "trove sync: a change of %s.%s before its Relation message\n", t->schema, t->name);
+        return false;
+    }
+    tv_lsn lsn = f->cur_commit;
+    if (m->kind == TV_PGO_INSERT) {
+        tuplesrc ts = {&m->u.insert.newt};
+        rowsrc r = {TV_MIN((size_t)m->u.insert.newt.n, t->rcols.len), t->rcols.items, tuple_get, &ts};
+        add_row(f, t, &r, t->rkey.items, t->rkey.len, lsn, id);
+        return true;
+    }
+    if (m->kind == TV_PGO_UPDATE) {
+        tuplesrc ns = {&m->u.update.newt};
+        rowsrc r = {TV_MIN((size_t)m->u.update.newt.n, t->rcols.len), t->rcols.items, tuple_get, &ns};
+        if (m->u.update.oldkind) {
+            /* the old key: a changed primary key deletes the old document */
+            tuplesrc os = {&m->u.update.oldt};
+            rowsrc o = {TV_MIN((size_t)m->u.update.oldt.n, t->rcols.len), t->rcols.items, tuple_get, &os};
+            if (row_id(&o, t->rkey.items, t->rkey.len, oldid) && row_id(&r, t->rkey.items, t->rkey.len, id) &&
+                (oldid->len != id->len || memcmp(oldid->data, id->data, id->len) != 0))
+                add_delete(f, t, oldid->data, oldid->len);
+        }
+        add_row(f, t, &r, t->rkey.items, t->rkey.len, lsn, id);
+        return true;
+    }
+    tuplesrc os = {&m->u.del.oldt};
+    rowsrc o = {TV_MIN((size_t)m->u.del.oldt.n, t->rcols.len), t->rcols.items, tuple_get, &os};
+    if (!row_id(&o, t->rkey.items, t->rkey.len, id)) {
+        dead_row(f, t, "", 0, lsn, "a delete without its key columns");
+        return true;
+    }
+    add_delete(f, t, id->data, id->len);
+    return true;
+}
+
+static bool send_status(feed *f, tv_lsn lsn, bool reply) {
+    uint8_t msg[34];
+    tv_pg_standby_status(lsn, pg_now(), reply, msg);
+    if (PQputCopyData(f->repl, (const char *)msg, sizeof msg) != 1 || PQflush(f->repl) != 0) {
+        fprintf(stderr, "trove sync: sending the standby status: %s", PQerrorMessage(f->repl));
+        return false;
+    }
+    f->confirmed = lsn;
+    f->last_status_ms = now_ms();
+    return true;
+}
+
+/* The batch is durable: move the checkpoint and confirm it. */
+static bool commit_point(feed *f) {
+    if (!batch_send(f)) return false;
+    if (f->batch_lsn > f->lsn) {
+        f->lsn = f->batch_lsn;
+        if (!ckpt_write(f)) return false;
+    }
+    if (f->lsn > f->confirmed) return send_status(f, f->lsn, false);
+    return true;
+}
+
+/* Streams from f->lsn until stopped (or caught up with `target`, when
+ * once). Returns 0 when it should end, 1 to restart after a failure. */
+static int stream(feed *f, tv_lsn target) {
+    char lsn[18];
+    tv_lsn_format(f->lsn, lsn);
+    char *pub = PQescapeIdentifier(f->repl, f->o->publication, strlen(f->o->publication));
+    char *slot = PQescapeIdentifier(f->repl, f->o->slot, strlen(f->o->slot));
+    tv_buf q;
+    tv_buf_init(&q);
+    /* publication_names is a list of identifiers inside a string literal */
+    tv_buf_printf(&q, "START_REPLICATION SLOT %s LOGICAL %s (proto_version '1', publication_names '", slot ? slot : "",
+                  lsn);
+    for (const char *p = pub ? pub : ""; *p; p++) {
+        if (*p == '\'') tv_buf_putc(&q, '\'');
+        tv_buf_putc(&q, *p);
+    }
+    tv_buf_printf(&q, "')");
+    PQfreemem(pub);
+    PQfreemem(slot);
+    bool ok = !q.oom && pg_exec(f->repl, q.data, PGRES_COPY_BOTH, NULL);
+    tv_buf_fini(&q);
+    if (!ok) return 1;
+    f->confirmed = 0;
+    f->wal_end = 0; /* positions of this stream only: an earlier one's may be past what this one sent */
+    f->batch_lsn = f->lsn;
+    tv_buf id, oldid;
+    tv_buf_init(&id);
+    tv_buf_init(&oldid);
+    int rc = 1;
+    int64_t last_ask = 0;
+    for (;;) {
+        if (stop_requested) {
+            rc = commit_point(f) ? 0 : 1;
+            break;
+        }
+        char *buf = NULL;
+        int n = PQgetCopyData(f->repl, &buf, 1);
+        if (n == 0) {
+            /* nothing to read now: the batch goes, then wait */
+            if ((f->rows || f->batch_lsn > f->lsn) && !commit_point(f)) break;
+            bool idle = !f->in_txn && !f->rows;
+            if (idle && f->wal_end > f->confirmed && f->wal_end > f->lsn) {
+                /* nothing of ours up to the server's position: confirm it
+                 * so that an idle slot does not hold WAL forever */
+                if (now_ms() - f->last_status_ms > 1000) {
+                    f->lsn = f->wal_end;
+                    if (!ckpt_write(f) || !send_status(f, f->lsn, false)) break;
+                }
+            }
+            if (f->o->once && idle && target && (f->lsn >= target || f->wal_end >= target)) {
+                rc = 0;
+                break;
+            }
+            if (now_ms() - f->last_status_ms > STATUS_EVERY_MS && !send_status(f, f->lsn, false)) break;
+            if (f->o->once && idle && now_ms() - last_ask > 100) {
+                /* ask for a keepalive: it tells the server's position */
+                last_ask = now_ms();
+                if (!send_status(f, f->lsn, true)) break;
+            }
+            int fd = PQsocket(f->repl);
+            fd_set rs;
+            FD_ZERO(&rs);
+            FD_SET(fd, &rs);
+            struct timeval tv = {0, 100000};
+            int s = select(fd + 1, &rs, NULL, NULL, &tv);
+            if (s < 0 && errno != EINTR) break;
+            if (s > 0 && !PQconsumeInput(f->repl)) {
+                fprintf(stderr, "trove sync: the replication connection: %s", PQerrorMessage(f->repl));
+                break;
+            }
+            continue;
+        }
+        if (n < 0) {
+            if (n == -2) fprintf(stderr, "trove sync: the replication stream: %s", PQerrorMessage(f->repl));
+            else fprintf(stderr, "trove sync: the replication stream ended\n");
+            break;
+        }
+        tv_pg_frame fr;
+        tv_error err;
+        tv_error_clear(&err);
+        if (tv_pg_frame_decode((const uint8_t *)buf, (size_t)n, &fr, &err) != TROVE_OK) {
+            fprintf(stderr, "trove sync: %s\n", err.reason);
+            PQfreemem(buf);
+            break;
+        }
+        if (fr.wal_end > f->wal_end) f->wal_end = fr.wal_end;
+        bool good = true;
+        if (fr.kind == TV_PG_KEEPALIVE) {
+            if (fr.reply_requested) good = send_status(f, f->lsn, false);
+        } else {
+            tv_arena_reset(&f->A);
+            tv_pgo_msg m;
+            if (tv_pgo_decode(fr.data, fr.len, 1, false, &f->A, &m, &err) != TROVE_OK) {
+                fprintf(stderr, "trove sync: %s\n", err.reason);
+                good = false;
+            } else {
+                switch (m.kind) {
+                case TV_PGO_BEGIN:
+                    f->in_txn = true;
+                    f->cur_commit = m.u.begin.final_lsn;
+                    break;
+                case TV_PGO_COMMIT:
+                    f->in_txn = false;
+                    f->batch_lsn = m.u.commit.end_lsn;
+                    break;
+                case TV_PGO_RELATION:
+                    good = on_relation(f, &m);
+                    break;
+                case TV_PGO_INSERT:
+                case TV_PGO_UPDATE:
+                case TV_PGO_DELETE:
+                    good = on_change(f, &m, &id, &oldid);
+                    break;
+                case TV_PGO_TRUNCATE:
+                    good = on_truncate(f, &m);
+                    break;
+                default: /* Origin, Type, Message: nothing to index */
+                    break;
+                }
+            }
+            if (good && (f->rows >= f->o->batch_rows || f->bulk.len >= MAX_BATCH_BYTES)) good = commit_point(f);
+        }
+        PQfreemem(buf);
+        if (!good) break;
+    }
+    tv_buf_fini(&id);
+    tv_buf_fini(&oldid);
+    return rc;
+}
+
+/* ------------------------------------------------------------ run */
+
+static void feed_close(feed *f) {
+    PQfinish(f->sql);
+    PQfinish(f->repl);
+    f->sql = f->repl = NULL;
+    for (size_t i = 0; i < f->tables.len; i++) table_free(&f->tables.items[i]);
+    f->tables.len = 0;
+}
+
+/* One attempt: set up, snapshot when needed, stream. 0 done, 1 failed
+ * (retry), 2 failed for good (a table it cannot feed). */
+static int attempt(feed *f) {
+    f->sql = pg_connect(f->o->pg, false);
+    if (!f->sql) return 1;
+    if (!tables_load(f)) return 2;
+    if (!ckpt_read(f)) return 2;
+    {
+        /* the checkpoint index keeps its documents unmapped */
+        static const char body[] = "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"dynamic\":false}}";
+        if (!tv_sink_request(f->sink, "HEAD", "/" CKPT_INDEX, NULL, 0) || f->sink->last.status != 200)
+            (void)sink_call(f, "PUT", "/" CKPT_INDEX, body, sizeof body - 1, 200, true);
+    }
+    if (!ensure_publication(f)) return 2;
+    tv_lsn confirmed = 0;
+    int exists = slot_state(f, &confirmed);
+    if (exists < 0) return 2;
+    f->repl = pg_connect(f->o->pg, true);
+    if (!f->repl) return 1;
+    bool fresh = false;
+    if (!exists) {
+        if (f->have_ckpt)
+            fprintf(stderr, "trove sync: slot %s is gone (dropped?): the tables are read again from the start\n",
+                    f->o->slot);
+        char *slot = PQescapeIdentifier(f->repl, f->o->slot, strlen(f->o->slot));
+        tv_buf q;
+        tv_buf_init(&q);
+        tv_buf_printf(&q, "CREATE_REPLICATION_SLOT %s LOGICAL pgoutput EXPORT_SNAPSHOT", slot ? slot : "");
+        PQfreemem(slot);
+        PGresult *r = NULL;
+        bool ok = !q.oom && pg_exec(f->repl, q.data, PGRES_TUPLES_OK, &r);
+        tv_buf_fini(&q);
+        if (!ok) return 1;
+        tv_lsn cp = 0;
+        if (!tv_lsn_parse(PQgetvalue(r, 0, 1), &cp)) {
+            PQclear(r);
+            return 1;
+        }
+        f->lsn = cp;
+        f->snapshot_done = false;
+        f->snap_table = 0;
+        snap_key_clear(f);
+        tv_buf q2;
+        tv_buf_init(&q2);
+        char *lit = PQescapeLiteral(f->sql, PQgetvalue(r, 0, 2), strlen(PQgetvalue(r, 0, 2)));
+        tv_buf_printf(&q2, "SET TRANSACTION SNAPSHOT %s", lit ? lit : "''");
+        PQfreemem(lit);
+        PQclear(r);
+        ok = pg_exec(f->sql, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", PGRES_COMMAND_OK, NULL) && !q2.oom &&
+             pg_exec(f->sql, q2.data, PGRES_COMMAND_OK, NULL);
+        tv_buf_fini(&q2);
+        if (!ok) return 1;
+        fresh = true;
+        if (!ckpt_write(f)) return 1;
+    } else if (!f->have_ckpt) {
+        /* a slot made by a feed that died before its first checkpoint */
+        f->lsn = confirmed;
+        f->snapshot_done = false;
+        f->snap_table = 0;
+        snap_key_clear(f);
+    }
+    if (!f->snapshot_done) {
+        if (!fresh && !pg_exec(f->sql, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", PGRES_COMMAND_OK, NULL))
+            return 1;
+        for (size_t i = f->snap_table; i < f->tables.len; i++) {
+            if (i != f->snap_table) snap_key_clear(f);
+            if (!snapshot_table(f, &f->tables.items[i], i)) return stop_requested ? 0 : 1;
+            f->snap_table = i + 1;
+            snap_key_clear(f);
+            if (!ckpt_write(f)) return 1;
+        }
+        if (!pg_exec(f->sql, "COMMIT", PGRES_COMMAND_OK, NULL)) return 1;
+        f->snapshot_done = true;
+        if (!ckpt_write(f)) return 1;
+    } else {
+        for (size_t i = 0; i < f->tables.len; i++)
+            if (!ensure_index(f, &f->tables.items[i])) return 1;
+    }
+    tv_lsn target = 0;
+    if (f->o->once) {
+        PGresult *r = NULL;
+        if (!pg_exec(f->sql, "SELECT pg_current_wal_lsn()::text", PGRES_TUPLES_OK, &r)) return 1;
+        tv_lsn_parse(PQgetvalue(r, 0, 0), &target);
+        PQclear(r);
+    }
+    return stream(f, target);
+}
+
+int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
+    feed f;
+    memset(&f, 0, sizeof f);
+    f.o = o;
+    f.sink = sink;
+    tv_buf_init(&f.bulk);
+    tv_arena_init(&f.A);
+    int rc, pause = 500;
+    for (;;) {
+        rc = attempt(&f);
+        if (rc == 1 && f.fatal) rc = 2;
+        feed_close(&f);
+        batch_reset(&f);
+        f.in_txn = false;
+        if (rc != 1 || stop_requested) break;
+        fprintf(stderr, "trove sync: restarting from the checkpoint in %d ms\n", pause);
+        sleep_ms(pause);
+        if (pause < 10000) pause *= 2;
+    }
+    if (rc == 0 && !o->quiet) {
+        char l[18];
+        tv_lsn_format(f.lsn, l);
+        fprintf(stderr, "trove sync: stopped at %s (%llu rows this run, %llu dead letters)\n", l,
+                (unsigned long long)f.total_rows, (unsigned long long)f.dead);
+    }
+    batch_reset(&f);
+    tv_vec_fini(&f.act_meta);
+    tv_vec_fini(&f.act_src);
+    tv_buf_fini(&f.bulk);
+    snap_key_clear(&f);
+    tv_vec_fini(&f.snap_key);
+    tv_vec_fini(&f.tables);
+    tv_arena_fini(&f.A);
+    return rc == 0 ? 0 : 1;
+}
+
+int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink) {
+    PGconn *c = pg_connect(o->pg, false);
+    if (!c) return 1;
+    int rc = 0;
+    const char *p[1] = {o->slot};
+    PGresult *r = PQexecParams(c,
+                               "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+                               "WHERE slot_name = $1",
+                               1, NULL, p, NULL, NULL, 0);
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "trove sync: dropping slot %s: %s", o->slot, PQerrorMessage(c));
+        rc = 1;
+    }
+    PQclear(r);
+    char *qpub = PQescapeIdentifier(c, o->publication, strlen(o->publication));
+    tv_buf q;
+    tv_buf_init(&q);
+    tv_buf_printf(&q, "DROP PUBLICATION IF EXISTS %s", qpub ? qpub : "");
+    PQfreemem(qpub);
+    if (q.oom || !pg_exec(c, q.data, PGRES_COMMAND_OK, NULL)) rc = 1;
+    tv_buf_fini(&q);
+    PQfinish(c);
+    char path[300];
+    snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", o->slot);
+    if (!tv_sink_request(sink, "DELETE", path, NULL, 0) ||
+        (sink->last.status != 200 && sink->last.status != 404)) {
+        fprintf(stderr, "trove sync: cannot delete the checkpoint %s\n", path);
+        rc = 1;
+    }
+    return rc;
+}

@@ -191,8 +191,10 @@ typedef struct tv_pgo_msg {
  * between Stream Start and Stream Stop (protocol 2 then prefixes the
  * transaction id to data messages). Allocates names, column and value
  * arrays in A. Returns TROVE_OK, or TROVE_EPARSE with err saying what is
- * wrong (truncated, unknown kind, bad value kind, trailing bytes);
- * TROVE_ENOMEM when A is out of memory. Never reads past buf+len.
+ * wrong (truncated, unknown kind, bad value kind, trailing bytes, a
+ * Stream message in protocol 1); TROVE_ENOMEM when A is out of memory;
+ * TROVE_EARG for a proto other than 1 or 2. Never reads past buf+len. On
+ * failure *out holds a partial decode: do not use it.
  */
 tv_status tv_pgo_decode(const uint8_t *buf, size_t len, int proto, bool in_stream, tv_arena *A, tv_pgo_msg *out,
                         tv_error *err);
@@ -271,5 +273,33 @@ bool tv_sink_request(tv_sink *s, const char *method, const char *path, const cha
  * "trove: METHOD PATH: STATUS BODY" on stderr unless quiet. */
 tv_json *tv_sink_call(tv_sink *s, const char *method, const char *path, const char *body, size_t len,
                       int want_status, bool quiet);
+
+/* ---------------------------------------------------------------- feed.c */
+
+/* One feed: PostgreSQL tables kept equal to indices (see feed.c). */
+typedef struct tv_feed_opts {
+    const char *pg;            /* libpq connection string or postgresql:// URI */
+    const char *const *tables; /* "schema.table", or "table" in public */
+    size_t ntables;
+    const char *index_prefix;  /* prepended to every index name ("") */
+    const char *slot;          /* replication slot ("trove_sync") */
+    const char *publication;   /* publication ("trove_sync") */
+    size_t batch_rows;         /* a batch is sent past this many rows (5000) */
+    bool once;                 /* return once caught up with the WAL position
+                                  PostgreSQL had when the stream started */
+    bool quiet;                /* no progress on stderr */
+    tv_pgv_opts values;
+} tv_feed_opts;
+
+/* Runs the feed until tv_feed_stop (or, with once, caught up). Writes
+ * through sink. Returns 0, or 1 with the reason on stderr (a table it
+ * cannot feed, an unreachable PostgreSQL at the start). A connection lost
+ * later is retried from the last checkpoint. */
+int tv_feed_run(const tv_feed_opts *o, tv_sink *sink);
+/* Drops the feed's slot and publication and its checkpoint (not the
+ * indices). Returns 0 or 1. */
+int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink);
+/* Asks a running feed to send what it holds and return; async-signal-safe. */
+void tv_feed_stop(void);
 
 #endif

@@ -1,0 +1,285 @@
+"""`trove sync` against a real PostgreSQL 15: every scenario ends with the
+exact oracle of pgharness.assert_synced (every key, and each document read
+back by PostgreSQL into the row type has the row's md5)."""
+import os
+import random
+import subprocess
+import tempfile
+import threading
+import time
+
+import pytest
+import requests
+
+from conftest import Server
+from pgharness import Feed, assert_synced, index_docs, lsn_int
+
+
+def snapshot_done(url, db):
+    r = requests.get("%s/.trove_sync/_doc/%s" % (url, db.name))
+    return r.status_code == 200 and r.json()["_source"]["snapshot_done"]
+
+
+def wait_confirmed(db, lsn, timeout=30, feed=None, url=None):
+    """Waits until the feed has read its snapshot and the slot has confirmed
+    lsn (the feed made it durable). A slot created after lsn is confirmed at
+    once, while its snapshot is still being read: hence both."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        s = db.slot()
+        if s and s[0] and lsn_int(s[0]) >= lsn_int(lsn) and (url is None or snapshot_done(url, db)):
+            return
+        time.sleep(0.05)
+    raise AssertionError("slot at %s, not %s%s" % (db.slot(), lsn, "\n" + feed.log() if feed else ""))
+
+
+TYPES_TABLE = """
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE items (
+  id bigint PRIMARY KEY, name text, code varchar(10), flag boolean, small smallint, n integer,
+  price numeric(12, 2), big numeric, ratio double precision, r4 real, born date, at timestamp,
+  atz timestamptz, u uuid, doc jsonb, j json, tags text[], nums int[], grid int[][], raw bytea,
+  ip inet, net cidr, m mood, span interval, t time, ch char(3)
+);
+INSERT INTO items
+SELECT g, 'item ' || g || ' "quoted" \\ back', 'c' || g, g % 2 = 0, g % 100, g * 7,
+       g * 1.25, (10::numeric ^ 30) + g, g / 3.0, g / 7.0, DATE '2020-01-01' + g,
+       TIMESTAMP '2020-01-01 00:00:00.123456' + g * INTERVAL '1 hour',
+       TIMESTAMPTZ '2020-06-01 12:00:00+02' + g * INTERVAL '1 minute',
+       md5(g::text)::uuid, jsonb_build_object('k', g, 'nested', jsonb_build_object('a', ARRAY[1, 2])),
+       '{"x": [1, 2], "y": {"z": null}}', ARRAY['a,b', 'c"d', NULL, 'NULL', ''], ARRAY[g, NULL, -g],
+       ARRAY[[1, 2], [3, 4]], decode(lpad(to_hex(g), 8, '0'), 'hex'),
+       ('10.0.' || (g % 255) || '.1')::inet, '192.168.0.0/16', (ARRAY['sad', 'ok', 'happy'])[1 + g % 3]::mood,
+       g * INTERVAL '90 seconds', TIME '10:11:12', 'ab'
+FROM generate_series(1, 3000) g;
+INSERT INTO items (id) VALUES (0);
+"""
+
+
+def test_snapshot_of_every_common_type_and_key_kind(db, server):
+    db.sql(TYPES_TABLE)
+    db.sql("CREATE TABLE pairs (lang text, n int, word text, PRIMARY KEY (lang, n))")
+    db.sql("INSERT INTO pairs SELECT l, g, l || g FROM unnest(ARRAY['en', 'a|b', 'c\\d', 'x\\|y']) l, "
+           "generate_series(1, 50) g")
+    db.sql("CREATE TABLE words (w text PRIMARY KEY, n int)")
+    db.sql("INSERT INTO words SELECT 'w' || g || chr(233), g FROM generate_series(1, 100) g")
+    db.sql("CREATE SCHEMA app; CREATE TABLE app.Things (id int PRIMARY KEY, v text); "
+           "INSERT INTO app.Things VALUES (1, 'one')")
+    rc, err = Feed(db, ["items", "pairs", "public.words", "app.things"], ["--to", server.url],
+                   "--batch-size", "700").run_once()
+    assert rc == 0, err
+    assert_synced(db, "items", server.url)
+    assert_synced(db, "pairs", server.url, keys=("lang", "n"))
+    assert_synced(db, "words", server.url, keys=("w",))
+    assert_synced(db, "app.things", server.url, index="app.things")
+    # the mapping follows the column types
+    m = requests.get(server.url + "/items/_mapping").json()["items"]["mappings"]["properties"]
+    assert m["id"]["type"] == "long" and m["atz"]["type"] == "date" and m["raw"]["type"] == "binary"
+    assert m["price"]["type"] == "keyword" and m["flag"]["type"] == "boolean" and m["ip"]["type"] == "ip"
+    # a composite key is joined with '|', each part escaping '\' and '|'
+    d = requests.get(server.url + "/pairs/_doc/a\\|b|7").json()
+    assert d["found"] and d["_source"]["word"] == "a|b7"
+
+
+def test_stream_inserts_updates_deletes_and_transactions(db, server):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY, v text, n int)")
+    db.sql("INSERT INTO t SELECT g, 'v' || g, g FROM generate_series(1, 500) g")
+    feed = Feed(db, ["t"], ["--to", server.url], "--batch-size", "100").start()
+    try:
+        db.sql("INSERT INTO t SELECT g, 'new' || g, g FROM generate_series(501, 1500) g")
+        db.sql("UPDATE t SET v = v || '!' WHERE id % 3 = 0")
+        db.sql("DELETE FROM t WHERE id % 5 = 0")
+        db.sql("UPDATE t SET id = id + 10000 WHERE id BETWEEN 10 AND 30")  # primary key changes
+        db.sql("BEGIN; INSERT INTO t VALUES (-1, 'rolled back', 0); ROLLBACK")
+        db.sql("BEGIN; INSERT INTO t VALUES (-2, 'kept', 0); SAVEPOINT s; INSERT INTO t VALUES (-3, 'undone', 0); "
+               "UPDATE t SET v = 'undone' WHERE id = -2; ROLLBACK TO s; UPDATE t SET n = 42 WHERE id = -2; COMMIT")
+        # larger than logical_decoding_work_mem (64kB): spilled by PostgreSQL
+        db.sql("INSERT INTO t SELECT g, repeat('x', 200), g FROM generate_series(20000, 22000) g")
+        db.sql("UPDATE t SET n = n + 1")
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        assert_synced(db, "t", server.url)
+        db.sql("TRUNCATE t")
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        assert_synced(db, "t", server.url)
+        db.sql("INSERT INTO t VALUES (1, 'a', 1); BEGIN; TRUNCATE t; INSERT INTO t VALUES (2, 'b', 2); COMMIT")
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        assert_synced(db, "t", server.url)
+        assert sorted(index_docs(server.url, "t")) == ["2"]
+    finally:
+        rc, err = feed.stop()
+    assert rc == 0, err
+
+
+def test_unchanged_toast_column_survives_an_update(db, server):
+    db.sql("CREATE TABLE docs (id int PRIMARY KEY, body text, doc jsonb, n int)")
+    # random text does not compress: stored out of line (TOAST)
+    db.sql("INSERT INTO docs SELECT g, (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 700)), "
+           "jsonb_build_object('big', (SELECT string_agg(md5(random()::text), '') FROM generate_series(1, 700))), g "
+           "FROM generate_series(1, 5) g")
+    assert db.sql("SELECT length(body) FROM docs WHERE id = 1")[0][0] >= 20000
+    feed = Feed(db, ["docs"], ["--to", server.url]).start()
+    try:
+        db.sql("UPDATE docs SET n = n + 100")  # body and doc unchanged: not sent by PostgreSQL
+        db.sql("UPDATE docs SET doc = '{\"small\": 1}' WHERE id = 2")  # an object column replaced whole
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        assert_synced(db, "docs", server.url)
+        assert index_docs(server.url, "docs")["2"]["doc"] == {"small": 1}
+    finally:
+        feed.stop()
+
+
+def test_schema_changes_apply_to_the_next_rows(db, server):
+    db.sql("CREATE TABLE s (id int PRIMARY KEY, a text)")
+    db.sql("INSERT INTO s SELECT g, 'a' || g FROM generate_series(1, 50) g")
+    feed = Feed(db, ["s"], ["--to", server.url]).start()
+    try:
+        db.sql("ALTER TABLE s ADD COLUMN born timestamptz DEFAULT '2024-01-01Z'")
+        db.sql("INSERT INTO s VALUES (100, 'x', '2025-02-03 04:05:06Z')")
+        db.sql("ALTER TABLE s ADD COLUMN price numeric(8, 2)")
+        db.sql("UPDATE s SET price = id * 2.5")
+        db.sql("ALTER TABLE s DROP COLUMN a")
+        db.sql("UPDATE s SET price = price + 1 WHERE id > 40")
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        assert_synced(db, "s", server.url)
+        m = requests.get(server.url + "/s/_mapping").json()["s"]["mappings"]["properties"]
+        assert m["born"]["type"] == "date" and m["price"]["type"] == "keyword"
+    finally:
+        feed.stop()
+
+
+def test_a_table_without_a_key_is_refused(db, server):
+    db.sql("CREATE TABLE nokey (a int, b text)")
+    rc, err = Feed(db, ["nokey"], ["--to", server.url]).run_once()
+    assert rc == 1
+    assert "has no primary key" in err and "ADD PRIMARY KEY" in err and "REPLICA IDENTITY USING INDEX" in err
+    rc, err = Feed(db, ["missing"], ["--to", server.url]).run_once()
+    assert rc == 1 and "table public.missing does not exist" in err
+
+
+def test_a_refused_row_is_a_dead_letter_and_the_stream_goes_on(db, server):
+    db.sql("CREATE TABLE f (id int PRIMARY KEY, x double precision)")
+    db.sql("INSERT INTO f VALUES (1, 1.5)")
+    feed = Feed(db, ["f"], ["--to", server.url]).start()
+    try:
+        db.sql("INSERT INTO f VALUES (2, 'NaN')")  # a float field takes finite values only
+        db.sql("INSERT INTO f VALUES (3, 3.5)")
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        docs = index_docs(server.url, "f")
+        assert sorted(docs) == ["1", "3"]
+        dead = index_docs(server.url, ".trove_sync_dead_letters")
+        assert len(dead) == 1
+        (d,) = dead.values()
+        assert d["table"] == "public.f" and d["id"] == "2" and d["reason"] and d["lsn"]
+    finally:
+        feed.stop()
+
+
+def test_into_a_data_directory_in_process(db):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY, v text)")
+    db.sql("INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 2000) g")
+    with tempfile.TemporaryDirectory() as d:
+        rc, err = Feed(db, ["t"], ["--data", d]).run_once()
+        assert rc == 0, err
+        db.sql("UPDATE t SET v = 'changed' WHERE id < 100; DELETE FROM t WHERE id > 1900")
+        rc, err = Feed(db, ["t"], ["--data", d]).run_once()
+        assert rc == 0, err
+        s = Server("--data", d)
+        try:
+            assert_synced(db, "t", s.url)
+            ck = requests.get(s.url + "/.trove_sync/_doc/" + db.name).json()["_source"]
+            assert ck["snapshot_done"] is True and lsn_int(ck["lsn"]) <= lsn_int(db.wal_lsn())
+        finally:
+            s.stop()
+
+
+def test_an_idle_slot_still_advances(db, server):
+    db.sql("CREATE TABLE quiet (id int PRIMARY KEY); CREATE TABLE busy (id int)")
+    feed = Feed(db, ["quiet"], ["--to", server.url]).start()
+    try:
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+        db.sql("INSERT INTO busy SELECT generate_series(1, 10000)")  # WAL of a table not fed
+        wait_confirmed(db, db.wal_lsn(), url=server.url)
+    finally:
+        feed.stop()
+
+
+def test_postgres_restarted_while_streaming(pg, db, server):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY, v int)")
+    feed = Feed(db, ["t"], ["--to", server.url]).start()
+    try:
+        db.sql("INSERT INTO t SELECT g, g FROM generate_series(1, 1000) g")
+        db.conn.close()
+        pg.restart()
+        db.conn = pg.connect(db.name)
+        db.sql("UPDATE t SET v = -v WHERE id % 2 = 0; INSERT INTO t VALUES (5000, 5)")
+        wait_confirmed(db, db.wal_lsn(), timeout=60, url=server.url)
+        assert_synced(db, "t", server.url)
+    finally:
+        feed.stop()
+
+
+def test_drop_removes_slot_publication_and_checkpoint(db, server):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY)")
+    rc, err = Feed(db, ["t"], ["--to", server.url]).run_once()
+    assert rc == 0, err
+    assert db.slot() is not None
+    p = subprocess.run([Feed(db, [], []).argv[0], "sync", "drop", "--pg", db.conninfo, "--slot", db.name, "--to",
+                        server.url],
+                       stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 0, p.stderr
+    assert db.slot() is None
+    assert db.sql("SELECT count(*) FROM pg_publication")[0][0] == 0
+    assert requests.get(server.url + "/.trove_sync/_doc/" + db.name).status_code == 404
+
+
+def workload(db_conninfo, stop, seed):
+    """Random inserts, updates (some of the key), deletes and truncates of t
+    until stop is set."""
+    import psycopg2
+    rnd = random.Random(seed)
+    c = psycopg2.connect(db_conninfo)
+    c.autocommit = False
+    cur = c.cursor()
+    while not stop.is_set():
+        for _ in range(rnd.randint(1, 20)):
+            op = rnd.random()
+            k = rnd.randint(1, 3000)
+            if op < 0.5:
+                cur.execute("INSERT INTO t VALUES (%s, %s, %s) ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v",
+                            (k, "w%d" % rnd.randint(0, 10 ** 6), rnd.randint(0, 100)))
+            elif op < 0.75:
+                cur.execute("UPDATE t SET n = n + 1 WHERE id BETWEEN %s AND %s", (k, k + 20))
+            elif op < 0.8:
+                cur.execute("UPDATE t SET id = id + 100000 WHERE id = %s AND NOT EXISTS "
+                            "(SELECT 1 FROM t WHERE id = %s)", (k, k + 100000))
+            elif op < 0.999:
+                cur.execute("DELETE FROM t WHERE id BETWEEN %s AND %s", (k, k + 5))
+            else:
+                cur.execute("TRUNCATE t")
+        if rnd.random() < 0.1:
+            c.rollback()
+        else:
+            c.commit()
+    c.close()
+
+
+@pytest.mark.parametrize("trials", [int(os.environ.get("TROVE_SYNC_KILLS", "20"))])
+def test_kill_9_at_random_points_loses_and_duplicates_nothing(db, server, trials):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY, v text, n int)")
+    db.sql("INSERT INTO t SELECT g, 'v' || g, g % 100 FROM generate_series(1, 20000) g")
+    rnd = random.Random(7)
+    stop = threading.Event()
+    w = threading.Thread(target=workload, args=(db.conninfo, stop, 11))
+    w.start()
+    try:
+        for i in range(trials):
+            # small batches so that a kill lands mid-snapshot and mid-batch
+            feed = Feed(db, ["t"], ["--to", server.url], "--batch-size", str(rnd.choice([50, 300, 2000]))).start()
+            time.sleep(rnd.uniform(0.05, 1.5))
+            feed.kill()
+    finally:
+        stop.set()
+        w.join()
+    rc, err = Feed(db, ["t"], ["--to", server.url]).run_once()
+    assert rc == 0, err
+    assert_synced(db, "t", server.url)
