@@ -1201,8 +1201,15 @@ static int stream(feed *f, tv_lsn target) {
             continue;
         }
         if (n < 0) {
-            if (n == -2) fprintf(stderr, "trove sync: the replication stream: %s", PQerrorMessage(f->repl));
-            else fprintf(stderr, "trove sync: the replication stream ended\n");
+            if (n == -2) {
+                fprintf(stderr, "trove sync: the replication stream: %s", PQerrorMessage(f->repl));
+            } else {
+                /* the server ended the stream: its reason is the result */
+                PGresult *r = PQgetResult(f->repl);
+                const char *why = r ? PQresultErrorMessage(r) : "";
+                fprintf(stderr, "trove sync: the replication stream ended%s%s", *why ? ": " : "\n", why);
+                PQclear(r);
+            }
             break;
         }
         tv_pg_frame fr;

@@ -124,7 +124,7 @@ class Feed:
                      "--slot", db.name] + list(dest) + list(extra)
         self.proc = None
 
-    def run_once(self, timeout=120):
+    def run_once(self, timeout=300):
         p = subprocess.run(self.argv + ["--once"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout)
         return p.returncode, p.stderr.decode(errors="replace")
 
