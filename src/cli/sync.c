@@ -18,6 +18,8 @@ void tv_cli_sync_usage(FILE *out) {
             "                  [--index-prefix PREFIX] [--slot NAME] [--publication NAME]\n"
             "                  [--batch-size ROWS] [--numeric-as-number] [--once] [--quiet]\n"
             "       trove sync drop --pg CONNINFO [--slot NAME] [--publication NAME] (--data DIR | --to URL)\n"
+            "       trove sync verify --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
+            "                  [--index-prefix PREFIX]\n"
             "\n"
             "Keeps one index per PostgreSQL table equal to the table, through logical replication\n"
             "(pgoutput): a snapshot of every table, then every committed change, with no loss and no\n"
@@ -40,7 +42,9 @@ void tv_cli_sync_usage(FILE *out) {
             "Document _id: the key; several key columns are joined with '|', each escaping '\\' and '|'\n"
             "with '\\'. The checkpoint is the document .trove_sync/_doc/SLOT; rows the index refuses go\n"
             "to .trove_sync_dead_letters. `trove sync drop` drops the slot, the publication and the\n"
-            "checkpoint (not the indices).\n");
+            "checkpoint (not the indices). `trove sync verify` compares every row with its document\n"
+            "(PostgreSQL reads each document back into the row type and compares md5s) and prints\n"
+            "every difference; exit status 1 when there is one.\n");
 }
 
 static void on_signal(int sig) {
@@ -50,9 +54,12 @@ static void on_signal(int sig) {
 
 int tv_cli_sync(int argc, char **argv) {
     int i = 2;
-    bool drop = false;
+    bool drop = false, verify = false;
     if (i < argc && strcmp(argv[i], "drop") == 0) {
         drop = true;
+        i++;
+    } else if (i < argc && strcmp(argv[i], "verify") == 0) {
+        verify = true;
         i++;
     }
     tv_feed_opts o = {.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "", .batch_rows = 5000};
@@ -147,7 +154,7 @@ int tv_cli_sync(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int rc = drop ? tv_feed_drop(&o, &sink) : tv_feed_run(&o, &sink);
+    int rc = drop ? tv_feed_drop(&o, &sink) : verify ? tv_feed_verify(&o, &sink) : tv_feed_run(&o, &sink);
     tv_sink_fini(&sink);
     trove_node_free(node);
     free(list);

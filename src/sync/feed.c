@@ -186,7 +186,7 @@ static bool pg_exec(PGconn *c, const char *sql, ExecStatusType want, PGresult **
 
 /* ------------------------------------------------------------ naming */
 
-static char *index_name(const tv_feed_opts *o, const char *schema, const char *name) {
+char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *name) {
     tv_buf b;
     tv_buf_init(&b);
     tv_buf_printf(&b, "%s", o->index_prefix ? o->index_prefix : "");
@@ -339,7 +339,7 @@ static bool tables_load(feed *f) {
         PQfreemem(qn);
         size_t n;
         t.qname = tv_buf_detach(&b, &n);
-        t.index = index_name(f->o, t.schema, t.name);
+        t.index = tv_feed_index_name(f->o, t.schema, t.name);
         if (!t.qname || !t.index || !table_load(f, &t) || tv_vec_push(&f->tables, t)) {
             table_free(&t);
             return false;

@@ -299,6 +299,12 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink);
 /* Drops the feed's slot and publication and its checkpoint (not the
  * indices). Returns 0 or 1. */
 int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink);
+/* Compares every table with its index (verify.c): prints each difference
+ * on stdout; returns 0 when every index equals its table, 1 otherwise. */
+int tv_feed_verify(const tv_feed_opts *o, tv_sink *sink);
+/* The index of table schema.name: prefix + name (schema.name outside
+ * public), lower case. Owned (tv_free); NULL when out of memory. */
+char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *name);
 /* Asks a running feed to send what it holds and return; async-signal-safe. */
 void tv_feed_stop(void);
 

@@ -283,3 +283,28 @@ def test_kill_9_at_random_points_loses_and_duplicates_nothing(db, server, trials
     rc, err = Feed(db, ["t"], ["--to", server.url]).run_once()
     assert rc == 0, err
     assert_synced(db, "t", server.url)
+
+
+def test_verify_reports_every_difference(db, server):
+    db.sql(TYPES_TABLE)
+    db.sql("CREATE TABLE pairs (lang text, n int, word text, PRIMARY KEY (lang, n))")
+    db.sql("INSERT INTO pairs SELECT l, g, l || g FROM unnest(ARRAY['en', 'a|b', 'c\\d']) l, generate_series(1, 20) g")
+    rc, err = Feed(db, ["items", "pairs"], ["--to", server.url]).run_once()
+    assert rc == 0, err
+    verify = [Feed(db, [], []).argv[0], "sync", "verify", "--pg", db.conninfo, "--tables", "items,pairs", "--to",
+              server.url]
+    p = subprocess.run(verify, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == ["public.items -> items: 3001 documents, 0 differences",
+                                              "public.pairs -> pairs: 60 documents, 0 differences"]
+    # an index that drifted: a changed value, a lost document, a stray one
+    requests.post(server.url + "/items/_update/5?refresh=true", json={"doc": {"price": "9.99"}}).raise_for_status()
+    requests.delete(server.url + "/pairs/_doc/a\\|b|3?refresh=true").raise_for_status()
+    requests.put(server.url + "/pairs/_doc/zz|1?refresh=true", json={"lang": "zz", "n": 1}).raise_for_status()
+    p = subprocess.run(verify, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 1, p.stderr
+    assert p.stdout.decode().splitlines() == ["public.items -> items: 3001 documents, 1 difference",
+                                              "  different: [5]",
+                                              "public.pairs -> pairs: 60 documents, 2 differences",
+                                              "  missing from the index: [a\\|b|3]",
+                                              "  not in the table: [zz|1]"]
