@@ -120,6 +120,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,6 +142,11 @@
 typedef struct sconn sconn;
 typedef struct loop loop;
 
+/* A link of a list of connections waiting for something (parked, held). */
+struct slink {
+    sconn *prev, *next;
+};
+
 typedef struct clist {
     sconn *head, *tail;
 } clist;
@@ -161,13 +167,13 @@ struct sconn {
     bool tls_read_waits_out; /* a TLS read waits for the socket to be writable */
     bool tls_write_waits_in; /* a TLS write waits for the socket to be readable */
     bool parked; /* on loop->parked: its request waits for authentication */
-    sconn *pprev, *pnext; /* in loop->parked */
+    struct slink plink; /* in loop->parked */
     /* a request waiting for a condition (trove_request_nowait) */
     int64_t wait_since; /* its first ask (0: none) */
     int retry_ms; /* when the api asked to be asked again */
     bool held; /* on loop->held, asked again at retry_at */
     uint64_t retry_at; /* monotonic ns */
-    sconn *hprev, *hnext; /* in loop->held */
+    struct slink hlink; /* in loop->held */
 };
 
 /* A clone's listener (see "Clones" above). */
@@ -296,43 +302,47 @@ static ssize_t conn_read(sconn *c, char *buf, size_t cap) {
     return n < 0 ? -1 : n;
 }
 
+/* The link at offset off of c. */
+static struct slink *link_of(sconn *c, size_t off) { return (struct slink *)(void *)((char *)c + off); }
+
+static void wlist_add(sconn **head, sconn *c, size_t off) {
+    link_of(c, off)->prev = NULL;
+    link_of(c, off)->next = *head;
+    if (*head) link_of(*head, off)->prev = c;
+    *head = c;
+}
+
+static void wlist_del(sconn **head, sconn *c, size_t off) {
+    struct slink *l = link_of(c, off);
+    if (l->prev) link_of(l->prev, off)->next = l->next;
+    else *head = l->next;
+    if (l->next) link_of(l->next, off)->prev = l->prev;
+    l->prev = l->next = NULL;
+}
+
 static void park(sconn *c) {
     if (c->parked) return;
-    loop *L = c->L;
     c->parked = true;
-    c->pprev = NULL;
-    c->pnext = L->parked;
-    if (L->parked) L->parked->pprev = c;
-    L->parked = c;
+    wlist_add(&c->L->parked, c, offsetof(sconn, plink));
 }
 
 static void unpark(sconn *c) {
     if (!c->parked) return;
-    if (c->pprev) c->pprev->pnext = c->pnext;
-    else c->L->parked = c->pnext;
-    if (c->pnext) c->pnext->pprev = c->pprev;
+    wlist_del(&c->L->parked, c, offsetof(sconn, plink));
     c->parked = false;
-    c->pprev = c->pnext = NULL;
 }
 
 static void hold(sconn *c) {
     if (c->held) return;
-    loop *L = c->L;
     c->held = true;
     c->retry_at = tv_mono_ns() + (uint64_t)(c->retry_ms > 0 ? c->retry_ms : 1) * 1000000u;
-    c->hprev = NULL;
-    c->hnext = L->held;
-    if (L->held) L->held->hprev = c;
-    L->held = c;
+    wlist_add(&c->L->held, c, offsetof(sconn, hlink));
 }
 
 static void unhold(sconn *c) {
     if (!c->held) return;
-    if (c->hprev) c->hprev->hnext = c->hnext;
-    else c->L->held = c->hnext;
-    if (c->hnext) c->hnext->hprev = c->hprev;
+    wlist_del(&c->L->held, c, offsetof(sconn, hlink));
     c->held = false;
-    c->hprev = c->hnext = NULL;
 }
 
 static void conn_close(sconn *c) {
@@ -421,7 +431,7 @@ static void settle(sconn *c) {
 static void retry_held(loop *L) {
     uint64_t now = tv_mono_ns();
     for (sconn *c = L->held, *next; c; c = next) {
-        next = c->hnext; /* settle may hold c again: at the head, not revisited */
+        next = c->hlink.next; /* settle may hold c again: at the head, not revisited */
         if (c->retry_at > now) continue;
         unhold(c);
         c->h.req_wait = false;
@@ -439,7 +449,7 @@ static void retry_held(loop *L) {
 /* Milliseconds until the first held request's retry (at most cap). */
 static int held_timeout(const loop *L, int cap) {
     uint64_t now = tv_mono_ns();
-    for (const sconn *c = L->held; c; c = c->hnext) {
+    for (const sconn *c = L->held; c; c = c->hlink.next) {
         int ms = c->retry_at <= now ? 0 : (int)TV_MIN((c->retry_at - now + 999999u) / 1000000u, (uint64_t)cap);
         if (ms < cap) cap = ms;
     }
@@ -452,10 +462,10 @@ static void on_auth_done(loop *L) {
     tv_auth_done(L->auth);
     sconn *list = L->parked;
     L->parked = NULL;
-    for (sconn *c = list; c; c = c->pnext) c->parked = false; /* detached */
+    for (sconn *c = list; c; c = c->plink.next) c->parked = false; /* detached */
     for (sconn *c = list, *next; c; c = next) {
-        next = c->pnext;
-        c->pprev = c->pnext = NULL;
+        next = c->plink.next;
+        c->plink.prev = c->plink.next = NULL;
         c->h.auth_wait = false;
         if (c->cl && atomic_load(&c->cl->closed)) {
             conn_close(c);
