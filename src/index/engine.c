@@ -699,7 +699,7 @@ static tv_status seg_find(const tv_segment *seg, const uint64_t *live, const cha
                           tv_arena *a, bool *found, uint32_t *doc) {
     *found = false;
     tv_term_state st;
-    if (!tv_segment_term(seg, TV_FIELD_ID, id, len, &st)) return TROVE_OK;
+    if (!tv_segment_id_maybe(seg, id, len) || !tv_segment_term(seg, TV_FIELD_ID, id, len, &st)) return TROVE_OK;
     tv_postings *p = tv_postings_open(seg, TV_FIELD_ID, &st, 0, a);
     if (!p) return TROVE_ENOMEM;
     for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS; d = tv_postings_next(p)) {

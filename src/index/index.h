@@ -477,6 +477,11 @@ bool tv_segment_field_stats(const tv_segment *s, uint32_t field, tv_field_stats 
 bool tv_segment_term(const tv_segment *s, uint32_t field, const void *term, size_t len,
                      tv_term_state *out);
 
+/* Whether the segment may hold a document with _id id: false means surely
+ * not (a Bloom filter of its ids, about 1% false positives, built on the
+ * first call: 10 bits per id). Thread-safe. Out of memory: true. */
+bool tv_segment_id_maybe(const tv_segment *s, const void *id, size_t len);
+
 /* Term enumeration in byte order (for prefix/wildcard/regexp/fuzzy/range on
  * keywords). Allocated in arena; NULL when the field has no terms. */
 tv_terms_iter *tv_terms_iter_new(const tv_segment *s, uint32_t field, tv_arena *arena);

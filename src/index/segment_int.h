@@ -126,6 +126,9 @@ struct tv_segment {
     uint32_t *nest_vals;
     uint64_t *_Atomic *nest_docs;
     uint32_t nnest;
+    /* a Bloom filter of the _id terms, built on the first id lookup and
+     * published by CAS (tv_segment_id_maybe); idf_empty: none to build */
+    struct tv_idfilter *_Atomic idf;
 };
 
 /* The field of a segment, or NULL. */
