@@ -20,6 +20,7 @@ void tv_cli_sync_usage(FILE *out) {
             "       trove sync drop --pg CONNINFO [--slot NAME] [--publication NAME] (--data DIR | --to URL)\n"
             "       trove sync verify --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
             "                  [--index-prefix PREFIX]\n"
+            "       trove sync status --pg CONNINFO [--slot NAME] [--tables ...] [--warn-wal 1gb] (--data DIR | --to URL)\n"
             "\n"
             "Keeps one index per PostgreSQL table equal to the table, through logical replication\n"
             "(pgoutput): a snapshot of every table, then every committed change, with no loss and no\n"
@@ -44,7 +45,9 @@ void tv_cli_sync_usage(FILE *out) {
             "to .trove_sync_dead_letters. `trove sync drop` drops the slot, the publication and the\n"
             "checkpoint (not the indices). `trove sync verify` compares every row with its document\n"
             "(PostgreSQL reads each document back into the row type and compares md5s) and prints\n"
-            "every difference; exit status 1 when there is one.\n");
+            "every difference; exit status 1 when there is one. `trove sync status` prints the slot\n"
+            "(active, confirmed, WAL retained: a warning past --warn-wal), the checkpoint and its lag\n"
+            "behind PostgreSQL in bytes, the snapshot's progress and the dead letters.\n");
 }
 
 static void on_signal(int sig) {
@@ -54,12 +57,16 @@ static void on_signal(int sig) {
 
 int tv_cli_sync(int argc, char **argv) {
     int i = 2;
-    bool drop = false, verify = false;
+    bool drop = false, verify = false, status = false;
+    int64_t warn_wal = (int64_t)1 << 30;
     if (i < argc && strcmp(argv[i], "drop") == 0) {
         drop = true;
         i++;
     } else if (i < argc && strcmp(argv[i], "verify") == 0) {
         verify = true;
+        i++;
+    } else if (i < argc && strcmp(argv[i], "status") == 0) {
+        status = true;
         i++;
     }
     tv_feed_opts o = {.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "", .batch_rows = 5000};
@@ -94,6 +101,12 @@ int tv_cli_sync(int argc, char **argv) {
         else if (strcmp(a, "--index-prefix") == 0) o.index_prefix = v;
         else if (strcmp(a, "--slot") == 0) o.slot = v;
         else if (strcmp(a, "--publication") == 0) o.publication = v;
+        else if (strcmp(a, "--warn-wal") == 0) {
+            if (!tv_parse_byte_size(v, strlen(v), &warn_wal) || warn_wal < 0) {
+                fprintf(stderr, "trove sync: --warn-wal takes a size (\"1gb\", \"512mb\"), not [%s]\n", v);
+                return 2;
+            }
+        }
         else if (strcmp(a, "--batch-size") == 0) {
             char *end;
             errno = 0;
@@ -108,7 +121,7 @@ int tv_cli_sync(int argc, char **argv) {
             return 2;
         }
     }
-    if (!o.pg || (!drop && !tables) || !data == !to) {
+    if (!o.pg || (!drop && !status && !tables) || !data == !to) {
         fprintf(stderr, "trove sync: needs --pg, --tables and one of --data or --to (trove sync --help)\n");
         return 2;
     }
@@ -128,7 +141,7 @@ int tv_cli_sync(int argc, char **argv) {
     }
     o.tables = names;
     o.ntables = n;
-    if (!drop && !n) {
+    if (!drop && !status && !n) {
         fprintf(stderr, "trove sync: --tables names no table\n");
         free(list);
         return 2;
@@ -154,7 +167,10 @@ int tv_cli_sync(int argc, char **argv) {
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    int rc = drop ? tv_feed_drop(&o, &sink) : verify ? tv_feed_verify(&o, &sink) : tv_feed_run(&o, &sink);
+    int rc = drop     ? tv_feed_drop(&o, &sink)
+             : verify ? tv_feed_verify(&o, &sink)
+             : status ? tv_feed_status(&o, &sink, warn_wal)
+                      : tv_feed_run(&o, &sink);
     tv_sink_fini(&sink);
     trove_node_free(node);
     free(list);

@@ -75,8 +75,8 @@
 
 #include "sync/sync.h"
 
-#define CKPT_INDEX ".trove_sync"
-#define DEAD_INDEX ".trove_sync_dead_letters"
+#define CKPT_INDEX TV_SYNC_CKPT_INDEX
+#define DEAD_INDEX TV_SYNC_DEAD_INDEX
 #define MAX_BATCH_BYTES ((size_t)8 << 20)
 #define STATUS_EVERY_MS 10000
 

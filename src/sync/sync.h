@@ -302,6 +302,14 @@ int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink);
 /* Compares every table with its index (verify.c): prints each difference
  * on stdout; returns 0 when every index equals its table, 1 otherwise. */
 int tv_feed_verify(const tv_feed_opts *o, tv_sink *sink);
+/* Prints the feed's state (status.c): the slot (active, confirmed, WAL it
+ * retains), the checkpoint (LSN, lag behind PostgreSQL, snapshot progress,
+ * rows), the dead letters; warns when the slot retains more than
+ * warn_bytes of WAL. Returns 0, or 1 when the feed cannot be found. */
+int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes);
+/* The indices a feed writes besides its tables' (feed.c). */
+#define TV_SYNC_CKPT_INDEX ".trove_sync"
+#define TV_SYNC_DEAD_INDEX ".trove_sync_dead_letters"
 /* The index of table schema.name: prefix + name (schema.name outside
  * public), lower case. Owned (tv_free); NULL when out of memory. */
 char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *name);

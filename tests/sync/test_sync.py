@@ -308,3 +308,27 @@ def test_verify_reports_every_difference(db, server):
                                               "public.pairs -> pairs: 60 documents, 2 differences",
                                               "  missing from the index: [a\\|b|3]",
                                               "  not in the table: [zz|1]"]
+
+
+def test_status_shows_slot_checkpoint_lag_and_dead_letters(db, server):
+    db.sql("CREATE TABLE f (id int PRIMARY KEY, x double precision)")
+    db.sql("INSERT INTO f VALUES (1, 1.5), (2, 'NaN')")
+    rc, err = Feed(db, ["f"], ["--to", server.url]).run_once()
+    assert rc == 0, err
+    db.sql("INSERT INTO f SELECT g, g FROM generate_series(10, 5000) g")  # WAL the stopped feed has not read
+    status = [Feed(db, [], []).argv[0], "sync", "status", "--pg", db.conninfo, "--slot", db.name, "--tables", "f",
+              "--to", server.url]
+    p = subprocess.run(status + ["--warn-wal", "1kb"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout.decode().splitlines()
+    assert out[0].startswith("slot %s: inactive (no feeder attached), confirmed " % db.name), out
+    ck = requests.get(server.url + "/.trove_sync/_doc/" + db.name).json()["_source"]
+    behind = lsn_int(db.wal_lsn()) - lsn_int(ck["lsn"])
+    assert out[1].startswith("checkpoint: %s, " % ck["lsn"]) and "snapshot done" in out[1], out
+    assert int(out[1].split(", ")[1].split()[0]) > 0 and int(out[1].split(", ")[1].split()[0]) <= behind
+    assert out[2] == "dead letters: 1 (in .trove_sync_dead_letters)"
+    assert "WARNING: slot %s retains" % db.name in p.stderr.decode()
+    p = subprocess.run(status, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 0 and b"WARNING" not in p.stderr  # under the 1gb default
+    p = subprocess.run(status[:6] + ["nope"] + status[7:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+    assert p.returncode == 1 and p.stdout.decode().startswith("slot nope: none")

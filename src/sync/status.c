@@ -1,0 +1,97 @@
+/*
+ * status.c — `trove sync status`: where a feed stands, from the two places
+ * that know: PostgreSQL's pg_replication_slots (is a feeder attached, what
+ * has it confirmed, how much WAL the slot keeps) and the feed's checkpoint
+ * document (what the index holds for certain, the snapshot's progress),
+ * plus the count of its dead letters. The lag is PostgreSQL's current WAL
+ * position minus the checkpoint, in bytes. A slot retaining more WAL than
+ * --warn-wal (1gb) is reported on stderr, loudly: a feed stopped for good
+ * must be dropped (`trove sync drop`) or PostgreSQL's disk fills.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "sync/sync.h"
+
+int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes) {
+    const char *keys[] = {"dbname", "application_name", NULL};
+    const char *vals[] = {o->pg, "trove sync status", NULL};
+    PGconn *c = PQconnectdbParams(keys, vals, 1);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        fprintf(stderr, "trove sync status: cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "\n");
+        PQfinish(c);
+        return 1;
+    }
+    const char *p[1] = {o->slot};
+    PGresult *r = PQexecParams(c,
+                               "SELECT s.active, s.confirmed_flush_lsn::text, pg_current_wal_lsn()::text, "
+                               "pg_wal_lsn_diff(pg_current_wal_lsn(), s.restart_lsn)::bigint, s.wal_status "
+                               "FROM pg_replication_slots s WHERE s.slot_name = $1",
+                               1, NULL, p, NULL, NULL, 0);
+    int rc = 0;
+    tv_lsn current = 0;
+    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        fprintf(stderr, "trove sync status: %s", PQerrorMessage(c));
+        rc = 1;
+    } else if (PQntuples(r) == 0) {
+        printf("slot %s: none (no feed, or dropped)\n", o->slot);
+        rc = 1;
+    } else {
+        int64_t retained = PQgetisnull(r, 0, 3) ? 0 : strtoll(PQgetvalue(r, 0, 3), NULL, 10);
+        tv_lsn_parse(PQgetvalue(r, 0, 2), &current);
+        printf("slot %s: %s, confirmed %s, PostgreSQL at %s, retains %lld bytes of WAL (%s)\n", o->slot,
+               PQgetvalue(r, 0, 0)[0] == 't' ? "active" : "inactive (no feeder attached)",
+               PQgetisnull(r, 0, 1) ? "-" : PQgetvalue(r, 0, 1), PQgetvalue(r, 0, 2), (long long)retained,
+               PQgetvalue(r, 0, 4));
+        if (warn_bytes > 0 && retained > warn_bytes)
+            fprintf(stderr,
+                    "trove sync status: WARNING: slot %s retains %lld bytes of WAL, more than %lld: start its "
+                    "feed, or drop it (trove sync drop) before PostgreSQL's disk fills\n",
+                    o->slot, (long long)retained, (long long)warn_bytes);
+    }
+    PQclear(r);
+    PQfinish(c);
+    char path[400];
+    snprintf(path, sizeof path, "/" TV_SYNC_CKPT_INDEX "/_doc/%s", o->slot);
+    tv_json *j = tv_sink_call(sink, "GET", path, NULL, 0, 200, true);
+    const tv_json *src = tv_json_get(j, "_source");
+    const tv_json *lsn = tv_json_get(src, "lsn"), *done = tv_json_get(src, "snapshot_done");
+    const tv_json *tab = tv_json_get(src, "snapshot_table"), *rows = tv_json_get(src, "rows");
+    tv_lsn at = 0;
+    if (!tv_json_is_string(lsn) || !tv_lsn_parse(lsn->v.s, &at)) {
+        printf("checkpoint: none\n");
+        return 1;
+    }
+    printf("checkpoint: %s, %llu bytes behind PostgreSQL; snapshot %s", lsn->v.s,
+           (unsigned long long)(current > at ? current - at : 0),
+           done && done->type == TV_JSON_TRUE ? "done" : "in progress");
+    if (!(done && done->type == TV_JSON_TRUE) && tab && tab->type == TV_JSON_INT && tab->v.i >= 0 &&
+        (size_t)tab->v.i < o->ntables)
+        printf(" (table %s)", o->tables[tab->v.i]);
+    printf("; %llu rows written by its last run\n",
+           rows && rows->type == TV_JSON_INT ? (unsigned long long)rows->v.i : 0ull);
+    tv_buf q;
+    tv_buf_init(&q);
+    tv_jw w;
+    tv_jw_init(&w, &q, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "query");
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "term");
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "feed.keyword");
+    tv_jw_strz(&w, o->slot);
+    tv_jw_obj_end(&w);
+    tv_jw_obj_end(&w);
+    tv_jw_obj_end(&w);
+    tv_json *cnt = q.oom ? NULL
+                         : tv_sink_call(sink, "POST", "/" TV_SYNC_DEAD_INDEX "/_count", q.data, q.len, 200, true);
+    const tv_json *n = tv_json_get(cnt, "count");
+    printf("dead letters: %lld (in %s)\n", n && n->type == TV_JSON_INT ? (long long)n->v.i : 0ll,
+           TV_SYNC_DEAD_INDEX);
+    tv_buf_fini(&q);
+    return rc;
+}
