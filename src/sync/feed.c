@@ -1360,7 +1360,19 @@ static int attempt(feed *f) {
         tv_lsn_parse(PQgetvalue(r, 0, 0), &target);
         PQclear(r);
     }
-    return stream(f, target);
+    int rc = stream(f, target);
+    if (rc == 0) {
+        /* a clean stop commits what the feed wrote (segments instead of a
+         * translog to replay at the next open); a failure here costs only
+         * that replay */
+        char path[700];
+        for (size_t i = 0; i < f->tables.len; i++) {
+            snprintf(path, sizeof path, "/%s/_flush", f->tables.items[i].index);
+            (void)sink_call(f, "POST", path, NULL, 0, 200, true);
+        }
+        (void)sink_call(f, "POST", "/" CKPT_INDEX "/_flush", NULL, 0, 200, true);
+    }
+    return rc;
 }
 
 int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
