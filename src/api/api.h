@@ -122,6 +122,8 @@ struct trove_node {
     _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
     _Atomic int osmem;       /* ... or osmem's osmem_base_frozen */
     struct tv_mgmt *mgmt;    /* clone registry and transport, or NULL (owned) */
+    void (*sync_status)(void *ud, tv_jw *w); /* GET /_trove/sync (trove serve --sync), or NULL */
+    void *sync_status_ud;
     struct tv_node_breakers *brk; /* one reference: shared with clones (h_nodes.c) */
 };
 
@@ -765,6 +767,13 @@ void tv_h_trove_clone_list(tv_req *r);     /* GET /_trove/clones */
 void tv_h_trove_clone_get(tv_req *r);      /* GET /_trove/clones/{id} */
 void tv_h_trove_clone_delete(tv_req *r);   /* DELETE /_trove/clones/{id} */
 void tv_h_trove_clone_delete_all(tv_req *r); /* DELETE /_trove/clones */
+/* A feed running inside the server (trove serve --sync) registers how GET
+ * /_trove/sync describes it: fn writes one JSON object with w (from any
+ * thread: it must lock what it reads). The api layer never calls the sync
+ * layer itself. fn NULL removes it. Call before serving and after the
+ * loops end, as the clone transport. */
+void trove_node_set_sync_status(trove_node *n, void (*fn)(void *ud, tv_jw *w), void *ud);
+void tv_h_trove_sync(tv_req *r);           /* GET /_trove/sync: {"feeds":[...]} */
 
 /* ------------------------------------------------------ authorization */
 

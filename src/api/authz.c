@@ -135,6 +135,7 @@ static const rule rules[] = {
     {tv_h_trove_clone_get, NULL, ANYM, A, "cluster:admin/trove/clones/get", K_CLUSTER},
     {tv_h_trove_clone_delete, NULL, ANYM, A, "cluster:admin/trove/clones/delete", K_CLUSTER},
     {tv_h_trove_clone_delete_all, NULL, ANYM, A, "cluster:admin/trove/clones/delete", K_CLUSTER},
+    {tv_h_trove_sync, NULL, ANYM, A, "cluster:admin/trove/sync/get", K_CLUSTER},
 
     /* APIs trove answers 400 for: named as OpenSearch names them */
     {tv_h_unsupported, "/_reindex", ANYM, W, "indices:data/write/reindex", K_CLUSTER},

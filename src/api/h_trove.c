@@ -204,6 +204,21 @@ static size_t clone_count(struct tv_mgmt *m) {
     return n;
 }
 
+void trove_node_set_sync_status(trove_node *n, void (*fn)(void *ud, tv_jw *w), void *ud) {
+    n->sync_status = fn;
+    n->sync_status_ud = fn ? ud : NULL;
+}
+
+void tv_h_trove_sync(tv_req *r) {
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "feeds");
+    tv_jw_arr_begin(w);
+    if (r->node->sync_status) r->node->sync_status(r->node->sync_status_ud, w);
+    tv_jw_arr_end(w);
+    tv_jw_obj_end(w);
+}
+
 void tv_h_trove_info(tv_req *r) {
     struct tv_mgmt *m = r->node->mgmt;
     if (osmem_path(r)) {

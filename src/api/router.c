@@ -316,6 +316,7 @@ static const route routes[] = {
     {TV_GET, "/_trove/clones", tv_h_trove_clone_list, P_NONE},
     {TV_DELETE, "/_trove/clones", tv_h_trove_clone_delete_all, P_NONE},
     {TV_GET, "/_trove/clones/{id}", tv_h_trove_clone_get, P_NONE},
+    {TV_GET, "/_trove/sync", tv_h_trove_sync, P_NONE},
     {TV_DELETE, "/_trove/clones/{id}", tv_h_trove_clone_delete, P_NONE},
 
     {TV_GET, "/_osmem", tv_h_trove_info, P_NONE},

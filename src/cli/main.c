@@ -76,7 +76,9 @@ static void usage(FILE *out) {
             "                   [--idle-timeout SECONDS] [--header-timeout SECONDS] [--max-connections N]\n"
             "                   [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
-            "                   [--tls-cert FILE --tls-key FILE] [--users FILE] [--heap SIZE]\n"
+            "                   [--tls-cert FILE --tls-key FILE] [--users FILE] [--heap SIZE] [--sync CONFIG]\n"
+            "           --sync: run the PostgreSQL feed of CONFIG (see trove sync --help) inside the\n"
+            "             server, into --data DIR; GET /_trove/sync shows it\n"
             "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
             "             clone listeners speak TLS too\n"
             "           --header-timeout: a request head not complete this long closes the connection (30)\n"
@@ -274,7 +276,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     const char *seeds[MAX_SEEDS];
     int nseeds = 0;
     bool freeze = false;
-    const char *data_dir = NULL, *tls_cert = NULL, *tls_key = NULL, *users_file = NULL;
+    const char *data_dir = NULL, *tls_cert = NULL, *tls_key = NULL, *users_file = NULL, *sync_config = NULL;
     int64_t heap = 0; /* --heap: the breakers' budget (0: half of memory) */
     for (int i = first; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *given = argv[i];
@@ -335,6 +337,9 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         } else if (strcmp(name, "--data") == 0) {
             if (!*v) goto bad;
             data_dir = v;
+        } else if (strcmp(name, "--sync") == 0) {
+            if (!*v) goto bad;
+            sync_config = v;
         } else if (strcmp(name, "--tls-cert") == 0) {
             if (!*v) goto bad;
             tls_cert = v;
@@ -444,7 +449,29 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
             return 1;
         }
     }
+    if (sync_config) {
+        /* the feed's thread must leave SIGINT/SIGTERM to the server's sigwait */
+        sigset_t sigs;
+        sigemptyset(&sigs);
+        sigaddset(&sigs, SIGINT);
+        sigaddset(&sigs, SIGTERM);
+        pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+        if (!data_dir) {
+            fprintf(stderr, "trove: --sync needs --data DIR (the feed's checkpoint must survive a restart)\n");
+            trove_node_free(node);
+            tv_users_free(users);
+            tv_tls_free(tls);
+            return 2;
+        }
+        if (tv_cli_sync_start(node, sync_config) != 0) {
+            trove_node_free(node);
+            tv_users_free(users);
+            tv_tls_free(tls);
+            return 1;
+        }
+    }
     int rc = tv_server_run(node, &o);
+    tv_cli_sync_stop(node);
     trove_node_free(node);
     tv_users_free(users);
     tv_tls_free(tls);

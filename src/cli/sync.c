@@ -5,16 +5,20 @@
  * what it holds and writes its checkpoint before it exits.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/api.h" /* trove_node_set_sync_status */
 #include "cli/sync.h"
 #include "sync/sync.h"
 
 void tv_cli_sync_usage(FILE *out) {
     fprintf(out,
             "usage: trove sync --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
+            "                  [--config FILE]   (JSON: pg, tables, index_prefix, slot, publication,\n"
+            "                                     batch_size, numeric_as_number; later options win)\n"
             "                  [--index-prefix PREFIX] [--slot NAME] [--publication NAME]\n"
             "                  [--batch-size ROWS] [--numeric-as-number] [--once] [--quiet]\n"
             "       trove sync drop --pg CONNINFO [--slot NAME] [--publication NAME] (--data DIR | --to URL)\n"
@@ -71,6 +75,7 @@ int tv_cli_sync(int argc, char **argv) {
     }
     tv_feed_opts o = {.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "", .batch_rows = 5000};
     const char *data = NULL, *to = NULL, *tables = NULL;
+    void *config = NULL; /* --config: owns the strings it set in o */
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -94,7 +99,13 @@ int tv_cli_sync(int argc, char **argv) {
             return 2;
         }
         const char *v = argv[++i];
-        if (strcmp(a, "--pg") == 0) o.pg = v;
+        if (strcmp(a, "--config") == 0) {
+            tv_feed_config_free(config);
+            if (!tv_feed_config_load(v, &o, &config)) {
+                tv_feed_config_free(config);
+                return 2;
+            }
+        } else if (strcmp(a, "--pg") == 0) o.pg = v;
         else if (strcmp(a, "--tables") == 0) tables = v;
         else if (strcmp(a, "--data") == 0) data = v;
         else if (strcmp(a, "--to") == 0) to = v;
@@ -121,8 +132,9 @@ int tv_cli_sync(int argc, char **argv) {
             return 2;
         }
     }
-    if (!o.pg || (!drop && !status && !tables) || !data == !to) {
-        fprintf(stderr, "trove sync: needs --pg, --tables and one of --data or --to (trove sync --help)\n");
+    if (!o.pg || (!drop && !status && !tables && !o.ntables) || !data == !to) {
+        fprintf(stderr, "trove sync: needs --pg, --tables (or --config) and one of --data or --to (trove sync --help)\n");
+        tv_feed_config_free(config);
         return 2;
     }
     /* the table list, split in place on a copy */
@@ -135,15 +147,19 @@ int tv_cli_sync(int argc, char **argv) {
         if (n == 256) {
             fprintf(stderr, "trove sync: at most 256 tables per feed\n");
             free(list);
+            tv_feed_config_free(config);
             return 2;
         }
         names[n++] = t;
     }
-    o.tables = names;
-    o.ntables = n;
-    if (!drop && !status && !n) {
+    if (tables) {
+        o.tables = names;
+        o.ntables = n;
+    }
+    if (!drop && !status && !o.ntables) {
         fprintf(stderr, "trove sync: --tables names no table\n");
         free(list);
+        tv_feed_config_free(config);
         return 2;
     }
     trove_node *node = NULL;
@@ -174,5 +190,60 @@ int tv_cli_sync(int argc, char **argv) {
     tv_sink_fini(&sink);
     trove_node_free(node);
     free(list);
+    tv_feed_config_free(config);
     return rc;
+}
+
+/* ------------------------------------------------ trove serve --sync */
+
+static struct {
+    bool running;
+    pthread_t thread;
+    tv_feed_opts o;
+    tv_feed_stats stats;
+    tv_sink sink;
+    void *config;
+} served;
+
+static void *feed_main(void *arg) {
+    (void)arg;
+    if (tv_feed_run(&served.o, &served.sink) != 0)
+        fprintf(stderr, "trove serve: the feed of --sync stopped; GET /_trove/sync says why\n");
+    return NULL;
+}
+
+int tv_cli_sync_start(trove_node *node, const char *config) {
+    memset(&served.o, 0, sizeof served.o);
+    served.o = (tv_feed_opts){.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "",
+                              .batch_rows = 5000, .quiet = true};
+    if (!tv_feed_config_load(config, &served.o, &served.config)) {
+        tv_feed_config_free(served.config);
+        served.config = NULL;
+        return 1;
+    }
+    tv_feed_stats_init(&served.stats);
+    served.o.stats = &served.stats;
+    tv_sink_init_node(&served.sink, node);
+    trove_node_set_sync_status(node, tv_feed_stats_json, &served.o);
+    if (pthread_create(&served.thread, NULL, feed_main, NULL) != 0) {
+        fprintf(stderr, "trove serve: cannot start the feed's thread\n");
+        trove_node_set_sync_status(node, NULL, NULL);
+        tv_sink_fini(&served.sink);
+        tv_feed_stats_fini(&served.stats);
+        tv_feed_config_free(served.config);
+        return 1;
+    }
+    served.running = true;
+    return 0;
+}
+
+void tv_cli_sync_stop(trove_node *node) {
+    if (!served.running) return;
+    tv_feed_stop();
+    pthread_join(served.thread, NULL);
+    trove_node_set_sync_status(node, NULL, NULL);
+    tv_sink_fini(&served.sink);
+    tv_feed_stats_fini(&served.stats);
+    tv_feed_config_free(served.config);
+    served.running = false;
 }

@@ -149,6 +149,17 @@ static int64_t pg_now(void) {
     return ((int64_t)ts.tv_sec - 946684800) * 1000000 + ts.tv_nsec / 1000;
 }
 
+/* Runs stmt with the feed's stats (sf) locked, when it keeps stats. */
+#define STATS(f, stmt)                                 \
+    do {                                               \
+        tv_feed_stats *sf = (f)->o->stats;             \
+        if (sf) {                                      \
+            pthread_mutex_lock(&sf->mu);               \
+            stmt;                                      \
+            pthread_mutex_unlock(&sf->mu);             \
+        }                                              \
+    } while (0)
+
 static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
     nanosleep(&ts, NULL);
@@ -504,6 +515,7 @@ static bool ckpt_write(feed *f) {
     if (!ok) fprintf(stderr, "trove sync: cannot write the checkpoint\n");
     tv_buf_fini(&b);
     f->have_ckpt = ok;
+    if (ok) STATS(f, (sf->lsn = f->lsn, sf->last_commit_ms = now_ms()));
     return ok;
 }
 
@@ -590,6 +602,7 @@ static void dead_letters(feed *f, const tv_json *items, const char *body, size_t
         tv_jw_obj_end(&w);
         tv_buf_putc(&b, '\n');
         f->dead++;
+        STATS(f, sf->dead++);
         fprintf(stderr, "trove sync: dead letter: %.*s id [%.*s]: %s\n", (int)(t1 - meta), meta, (int)(t2 - t1 - 1),
                 t1 + 1, tv_json_is_string(reason) ? reason->v.s : "refused");
     }
@@ -623,6 +636,7 @@ static bool batch_send(feed *f) {
         tv_arena_fini(&copy.arena);
     }
     f->total_rows += f->rows;
+    STATS(f, sf->rows += f->rows);
     batch_reset(f);
     return true;
 }
@@ -718,6 +732,7 @@ static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_
     if (!b.oom) (void)sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
     tv_buf_fini(&b);
     f->dead++;
+    STATS(f, sf->dead++);
     fprintf(stderr, "trove sync: dead letter: %s.%s id [%.*s]: %s\n", t->schema, t->name, (int)idlen, id, why);
 }
 
@@ -882,6 +897,7 @@ static bool snapshot_table(feed *f, ftable *t, size_t ti) {
         PQclear(r);
         done += (uint64_t)n;
         f->snap_table = ti;
+        STATS(f, (sf->state = "snapshot", sf->snap_table = ti, sf->snap_rows = done));
         ok = ok && batch_send(f) && ckpt_write(f);
         progress(f, t, done, false);
     }
@@ -1150,6 +1166,7 @@ static int stream(feed *f, tv_lsn target) {
     bool ok = !q.oom && pg_exec(f->repl, q.data, PGRES_COPY_BOTH, NULL);
     tv_buf_fini(&q);
     if (!ok) return 1;
+    STATS(f, sf->state = "streaming");
     f->confirmed = 0;
     f->wal_end = 0; /* positions of this stream only: an earlier one's may be past what this one sent */
     f->batch_lsn = f->lsn;
@@ -1220,7 +1237,10 @@ static int stream(feed *f, tv_lsn target) {
             PQfreemem(buf);
             break;
         }
-        if (fr.wal_end > f->wal_end) f->wal_end = fr.wal_end;
+        if (fr.wal_end > f->wal_end) {
+            f->wal_end = fr.wal_end;
+            STATS(f, sf->server_lsn = f->wal_end);
+        }
         bool good = true;
         if (fr.kind == TV_PG_KEEPALIVE) {
             if (fr.reply_requested) good = send_status(f, f->lsn, false);
@@ -1384,16 +1404,24 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
     tv_arena_init(&f.A);
     int rc, pause = 500;
     for (;;) {
+        STATS(&f, sf->state = "starting");
         rc = attempt(&f);
         if (rc == 1 && f.fatal) rc = 2;
         feed_close(&f);
         batch_reset(&f);
         f.in_txn = false;
         if (rc != 1 || stop_requested) break;
+        STATS(&f, (sf->state = "retrying",
+                   snprintf(sf->last_error, sizeof sf->last_error, "%s",
+                            "PostgreSQL or the index failed (see the log): retrying from the checkpoint")));
         fprintf(stderr, "trove sync: restarting from the checkpoint in %d ms\n", pause);
         sleep_ms(pause);
         if (pause < 10000) pause *= 2;
     }
+    STATS(&f, (sf->state = rc == 0 ? "stopped" : "failed",
+               rc != 0 ? (void)snprintf(sf->last_error, sizeof sf->last_error, "%s",
+                                        "a table cannot be fed (see the log)")
+                       : (void)0));
     if (rc == 0 && !o->quiet) {
         char l[18];
         tv_lsn_format(f.lsn, l);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <libpq-fe.h>
 
@@ -94,4 +95,69 @@ int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes) {
            TV_SYNC_DEAD_INDEX);
     tv_buf_fini(&q);
     return rc;
+}
+
+/* ------------------------------------------------ GET /_trove/sync */
+
+void tv_feed_stats_init(tv_feed_stats *s) {
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->mu, NULL);
+    s->state = "starting";
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    s->started_ms = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void tv_feed_stats_fini(tv_feed_stats *s) { pthread_mutex_destroy(&s->mu); }
+
+void tv_feed_stats_json(void *ud, tv_jw *w) {
+    const tv_feed_opts *o = ud;
+    tv_feed_stats *s = o->stats;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    pthread_mutex_lock(&s->mu);
+    char lsn[18], server[18];
+    tv_lsn_format(s->lsn, lsn);
+    tv_lsn_format(s->server_lsn, server);
+    double secs = (double)(now - s->started_ms) / 1000.0;
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "slot");
+    tv_jw_strz(w, o->slot);
+    tv_jw_keyz(w, "publication");
+    tv_jw_strz(w, o->publication);
+    tv_jw_keyz(w, "tables");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; i < o->ntables; i++) tv_jw_strz(w, o->tables[i]);
+    tv_jw_arr_end(w);
+    tv_jw_keyz(w, "state");
+    tv_jw_strz(w, s->state);
+    if (strcmp(s->state, "snapshot") == 0 && s->snap_table < o->ntables) {
+        tv_jw_keyz(w, "snapshot");
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "table");
+        tv_jw_strz(w, o->tables[s->snap_table]);
+        tv_jw_keyz(w, "rows");
+        tv_jw_uint(w, s->snap_rows);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_keyz(w, "checkpoint_lsn");
+    tv_jw_strz(w, lsn);
+    tv_jw_keyz(w, "server_lsn");
+    tv_jw_strz(w, server);
+    tv_jw_keyz(w, "lag_bytes");
+    tv_jw_uint(w, s->server_lsn > s->lsn ? s->server_lsn - s->lsn : 0);
+    tv_jw_keyz(w, "since_checkpoint_millis");
+    tv_jw_int(w, s->last_commit_ms ? now - s->last_commit_ms : -1);
+    tv_jw_keyz(w, "rows");
+    tv_jw_uint(w, s->rows);
+    tv_jw_keyz(w, "rows_per_second");
+    tv_jw_double(w, secs > 0 ? (double)s->rows / secs : 0.0);
+    tv_jw_keyz(w, "dead_letters");
+    tv_jw_uint(w, s->dead);
+    tv_jw_keyz(w, "last_error");
+    if (s->last_error[0]) tv_jw_strz(w, s->last_error);
+    else tv_jw_null(w);
+    tv_jw_obj_end(w);
+    pthread_mutex_unlock(&s->mu);
 }

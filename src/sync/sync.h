@@ -18,6 +18,7 @@
 #ifndef TROVE_SYNC_H
 #define TROVE_SYNC_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -276,6 +277,23 @@ tv_json *tv_sink_call(tv_sink *s, const char *method, const char *path, const ch
 
 /* ---------------------------------------------------------------- feed.c */
 
+/* What a running feed is doing, for GET /_trove/sync (status.c). The feed
+ * writes it under mu at its milestones (a page, a batch, a failure); a
+ * reader locks mu too. */
+typedef struct tv_feed_stats {
+    pthread_mutex_t mu;
+    const char *state;   /* "starting", "snapshot", "streaming", "retrying", "stopped" (static) */
+    tv_lsn lsn;          /* the checkpoint */
+    tv_lsn server_lsn;   /* PostgreSQL's position as the stream last told it */
+    uint64_t rows;       /* rows written since the start */
+    uint64_t dead;       /* dead letters since the start */
+    size_t snap_table;   /* the table being read (snapshot) */
+    uint64_t snap_rows;  /* its rows read so far */
+    int64_t started_ms;  /* CLOCK_MONOTONIC ms */
+    int64_t last_commit_ms; /* when the checkpoint last moved */
+    char last_error[256];
+} tv_feed_stats;
+
 /* One feed: PostgreSQL tables kept equal to indices (see feed.c). */
 typedef struct tv_feed_opts {
     const char *pg;            /* libpq connection string or postgresql:// URI */
@@ -289,7 +307,24 @@ typedef struct tv_feed_opts {
                                   PostgreSQL had when the stream started */
     bool quiet;                /* no progress on stderr */
     tv_pgv_opts values;
+    tv_feed_stats *stats;      /* kept up to date when not NULL (initialise with tv_feed_stats_init) */
 } tv_feed_opts;
+
+void tv_feed_stats_init(tv_feed_stats *s);
+void tv_feed_stats_fini(tv_feed_stats *s);
+/* Writes one feed's object for GET /_trove/sync; ud is a tv_feed_opts
+ * whose stats are set (the signature trove_node_set_sync_status takes). */
+void tv_feed_stats_json(void *ud, tv_jw *w);
+
+/*
+ * Reads a feed's configuration (config.c): a JSON object with "pg",
+ * "tables" (array of "schema.table"), and optionally "index_prefix",
+ * "slot", "publication", "batch_size", "numeric_as_number". Fills o
+ * (strings owned by *storage: free with tv_feed_config_free). Returns true,
+ * or false with the reason (FILE: ...) on stderr.
+ */
+bool tv_feed_config_load(const char *path, tv_feed_opts *o, void **storage);
+void tv_feed_config_free(void *storage);
 
 /* Runs the feed until tv_feed_stop (or, with once, caught up). Writes
  * through sink. Returns 0, or 1 with the reason on stderr (a table it

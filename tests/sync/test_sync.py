@@ -1,6 +1,7 @@
 """`trove sync` against a real PostgreSQL 15: every scenario ends with the
 exact oracle of pgharness.assert_synced (every key, and each document read
 back by PostgreSQL into the row type has the row's md5)."""
+import json
 import os
 import random
 import subprocess
@@ -332,3 +333,45 @@ def test_status_shows_slot_checkpoint_lag_and_dead_letters(db, server):
     assert p.returncode == 0 and b"WARNING" not in p.stderr  # under the 1gb default
     p = subprocess.run(status[:6] + ["nope"] + status[7:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
     assert p.returncode == 1 and p.stdout.decode().startswith("slot nope: none")
+
+
+def test_serve_runs_the_feed_of_a_config_file(db):
+    db.sql("CREATE TABLE t (id int PRIMARY KEY, v text)")
+    db.sql("INSERT INTO t SELECT g, 'v' || g FROM generate_series(1, 3000) g")
+    with tempfile.TemporaryDirectory() as d:
+        cfg = os.path.join(d, "sync.json")
+        with open(cfg, "w") as f:
+            json.dump({"pg": db.conninfo, "tables": ["t"], "slot": db.name, "publication": db.name,
+                       "batch_size": 500}, f)
+        data = os.path.join(d, "data")
+
+        def feeds(url):
+            return requests.get(url + "/_trove/sync").json()["feeds"]
+
+        for round_ in range(2):  # the second start goes on from the checkpoint
+            s = Server("--data", data, "--sync", cfg)
+            try:
+                deadline = time.monotonic() + 30
+                while feeds(s.url)[0]["state"] != "streaming":
+                    assert time.monotonic() < deadline, feeds(s.url)
+                    time.sleep(0.05)
+                db.sql("UPDATE t SET v = v || '+' WHERE id %% 7 = %s" % round_)
+                db.sql("INSERT INTO t VALUES (%s, 'new')" % (10000 + round_))
+                wait_confirmed(db, db.wal_lsn(), url=s.url)
+                assert_synced(db, "t", s.url)
+                (fd,) = feeds(s.url)
+                assert fd["slot"] == db.name and fd["tables"] == ["t"] and fd["last_error"] is None
+                assert fd["dead_letters"] == 0 and lsn_int(fd["checkpoint_lsn"]) > 0
+                if round_ == 0:
+                    assert fd["rows"] >= 3000
+            finally:
+                s.stop()
+            assert s.proc.returncode == 0
+    # a bad config is refused at start, naming the key
+    with tempfile.TemporaryDirectory() as d:
+        cfg = os.path.join(d, "bad.json")
+        with open(cfg, "w") as f:
+            json.dump({"pg": db.conninfo, "tables": ["t"], "slots": "x"}, f)
+        p = subprocess.run([Feed(db, [], []).argv[0], "serve", "--port", "0", "--data", os.path.join(d, "x"),
+                            "--sync", cfg], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
+        assert p.returncode == 1 and b"unknown key slots" in p.stderr
