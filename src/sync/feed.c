@@ -1295,12 +1295,23 @@ static void feed_close(feed *f) {
     f->tables.len = 0;
 }
 
+/* Whether the catalog connection was lost (a failure worth retrying). */
+static bool gone(feed *f) {
+    if (PQstatus(f->sql) != CONNECTION_OK) return true;
+    PGresult *r = PQexec(f->sql, "SELECT 1");
+    bool ok = r && PQresultStatus(r) == PGRES_TUPLES_OK;
+    PQclear(r);
+    return !ok;
+}
+
 /* One attempt: set up, snapshot when needed, stream. 0 done, 1 failed
  * (retry), 2 failed for good (a table it cannot feed). */
 static int attempt(feed *f) {
     f->sql = pg_connect(f->o->pg, false);
     if (!f->sql) return 1;
-    if (!tables_load(f)) return 2;
+    /* a failure the server answered (no such table, no key, no permission)
+     * is for good; a lost connection (PostgreSQL restarting) is retried */
+    if (!tables_load(f)) return gone(f) ? 1 : 2;
     if (!ckpt_read(f)) return 2;
     {
         /* the checkpoint index keeps its documents unmapped */
@@ -1308,10 +1319,10 @@ static int attempt(feed *f) {
         if (!tv_sink_request(f->sink, "HEAD", "/" CKPT_INDEX, NULL, 0) || f->sink->last.status != 200)
             (void)sink_call(f, "PUT", "/" CKPT_INDEX, body, sizeof body - 1, 200, true);
     }
-    if (!ensure_publication(f)) return 2;
+    if (!ensure_publication(f)) return gone(f) ? 1 : 2;
     tv_lsn confirmed = 0;
     int exists = slot_state(f, &confirmed);
-    if (exists < 0) return 2;
+    if (exists < 0) return gone(f) ? 1 : 2;
     f->repl = pg_connect(f->o->pg, true);
     if (!f->repl) return 1;
     bool fresh = false;
