@@ -427,6 +427,20 @@ static void settle(sconn *c) {
     set_events(c, EPOLLIN);
 }
 
+/* A parked or held connection's request is asked again (it has left its
+ * list and its wait flag is cleared). */
+static void resume_waiting(sconn *c) {
+    loop *L = c->L;
+    if (c->cl && atomic_load(&c->cl->closed)) {
+        conn_close(c);
+        return;
+    }
+    L->ctx.handle_ud = c;
+    touch(c);
+    tv_http_conn_resume(&L->ctx, &c->h);
+    settle(c);
+}
+
 /* Asks again the held requests whose retry time has come. */
 static void retry_held(loop *L) {
     uint64_t now = tv_mono_ns();
@@ -435,14 +449,7 @@ static void retry_held(loop *L) {
         if (c->retry_at > now) continue;
         unhold(c);
         c->h.req_wait = false;
-        if (c->cl && atomic_load(&c->cl->closed)) {
-            conn_close(c);
-            continue;
-        }
-        L->ctx.handle_ud = c;
-        touch(c);
-        tv_http_conn_resume(&L->ctx, &c->h);
-        settle(c);
+        resume_waiting(c);
     }
 }
 
@@ -467,14 +474,7 @@ static void on_auth_done(loop *L) {
         next = c->plink.next;
         c->plink.prev = c->plink.next = NULL;
         c->h.auth_wait = false;
-        if (c->cl && atomic_load(&c->cl->closed)) {
-            conn_close(c);
-            continue;
-        }
-        L->ctx.handle_ud = c;
-        touch(c);
-        tv_http_conn_resume(&L->ctx, &c->h);
-        settle(c);
+        resume_waiting(c);
     }
 }
 
