@@ -346,8 +346,8 @@ static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, 
             if (!nv.is_int) {
                 if (nv.d != floor(nv.d)) { *out = none(d); return *out ? TROVE_OK : oom(d); }
                 if (nv.d < -9.2233720368547758e18 || nv.d >= 9.2233720368547758e18)
-                    return tv_dsl_error(d, TROVE_EARG, v->off, "Value [%s] is out of range for a long",
-                                        v->raw ? v->raw : "?");
+                    return tv_dsl_error(d, TROVE_EARG, v->off, "Value [%.*s] is out of range for a long",
+                                        v->raw ? (int)TV_MIN(v->raw_len, 200u) : 1, v->raw ? v->raw : "?");
                 nv.i = (int64_t)nv.d;
             }
             if (nv.i < lo || nv.i > hi) {

@@ -249,6 +249,24 @@ static void test_search_after_huge(void **s) {
     EXPECT_HAS("POST", "/h/_search", "{\"sort\":[{\"n\":\"asc\"}],\"search_after\":[-1.5e19]}", 200, "\"_id\":\"1\"");
 }
 
+/* A term query's number out of a long's range on a long field printed the
+ * number's source text with %s, reading to the end of the body and past it
+ * when the body is not NUL-terminated (ASan, found by the request fuzzer).
+ * The body here is an exact-size heap copy, as the HTTP server passes it. */
+static void test_term_out_of_range_message(void **s) {
+    (void)s;
+    static const char body[] = "{\"query\":{\"term\":{\"n\":1e300}}}";
+    char *exact = malloc(sizeof body - 1);
+    assert_non_null(exact);
+    memcpy(exact, body, sizeof body - 1);
+    trove_response r;
+    assert_int_equal(trove_request(N, "POST", "/h/_search", exact, sizeof body - 1, &r), 0);
+    assert_int_equal(r.status, 400);
+    assert_non_null(strstr(r.body, "Value [1e300] is out of range for a long"));
+    trove_response_fini(&r);
+    free(exact);
+}
+
 /* index.max_terms_count bounds a terms query's values (a mapped field's;
  * an unmapped one is rewritten to match_none first). */
 static void test_max_terms_count(void **s) {
@@ -276,6 +294,7 @@ int main(void) {
         cmocka_unit_test(test_clause_limits),
         cmocka_unit_test(test_search_after_huge),
         cmocka_unit_test(test_max_terms_count),
+        cmocka_unit_test(test_term_out_of_range_message),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
