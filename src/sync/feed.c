@@ -561,10 +561,40 @@ static char *meta_of(const ftable *t, const char *id, size_t idlen, tv_lsn lsn) 
 }
 
 /* Writes the dead letters of a failed batch's items. */
+/* Appends one dead letter to the _bulk body b (the document line is left
+ * out when doc is NULL), counts it and reports it on stderr. */
+static void dead_letter(feed *f, tv_buf *b, const char *table, size_t tlen, const char *id, size_t idlen,
+                        const char *lsn, const char *type, const char *reason, const char *doc, size_t dlen) {
+    tv_buf_printf(b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
+    tv_jw w;
+    tv_jw_init(&w, b, false);
+    tv_jw_obj_begin(&w);
+    tv_jw_keyz(&w, "feed");
+    tv_jw_strz(&w, f->o->slot);
+    tv_jw_keyz(&w, "table");
+    tv_jw_str(&w, table, tlen);
+    tv_jw_keyz(&w, "id");
+    tv_jw_str(&w, id, idlen);
+    tv_jw_keyz(&w, "lsn");
+    tv_jw_strz(&w, lsn);
+    tv_jw_keyz(&w, "type");
+    tv_jw_strz(&w, type);
+    tv_jw_keyz(&w, "reason");
+    tv_jw_strz(&w, reason);
+    if (doc) {
+        tv_jw_keyz(&w, "document");
+        tv_jw_str(&w, doc, dlen);
+    }
+    tv_jw_obj_end(&w);
+    tv_buf_putc(b, '\n');
+    f->dead++;
+    STATS(f, sf->dead++);
+    fprintf(stderr, "trove sync: dead letter: %.*s id [%.*s]: %s\n", (int)tlen, table, (int)idlen, id, reason);
+}
+
 static void dead_letters(feed *f, const tv_json *items, const char *body, size_t body_len) {
     tv_buf b;
     tv_buf_init(&b);
-    tv_jw w;
     for (uint32_t i = 0; i < items->len && i < f->act_meta.len; i++) {
         const tv_json *it = &items->v.items[i];
         if (it->type != TV_JSON_OBJECT || it->len != 1) continue;
@@ -582,29 +612,9 @@ static void dead_letters(feed *f, const tv_json *items, const char *body, size_t
         const char *nl = memchr(doc, '\n', to > from ? to - from : 0);
         size_t dlen = nl ? (size_t)(nl - doc) : 0;
         const tv_json *reason = tv_json_get(err, "reason"), *type = tv_json_get(err, "type");
-        tv_buf_printf(&b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
-        tv_jw_init(&w, &b, false);
-        tv_jw_obj_begin(&w);
-        tv_jw_keyz(&w, "feed");
-        tv_jw_strz(&w, f->o->slot);
-        tv_jw_keyz(&w, "table");
-        tv_jw_str(&w, meta, (size_t)(t1 - meta));
-        tv_jw_keyz(&w, "id");
-        tv_jw_str(&w, t1 + 1, (size_t)(t2 - t1 - 1));
-        tv_jw_keyz(&w, "lsn");
-        tv_jw_strz(&w, t2 + 1);
-        tv_jw_keyz(&w, "type");
-        tv_jw_strz(&w, tv_json_is_string(type) ? type->v.s : "");
-        tv_jw_keyz(&w, "reason");
-        tv_jw_strz(&w, tv_json_is_string(reason) ? reason->v.s : "");
-        tv_jw_keyz(&w, "document");
-        tv_jw_str(&w, doc, dlen);
-        tv_jw_obj_end(&w);
-        tv_buf_putc(&b, '\n');
-        f->dead++;
-        STATS(f, sf->dead++);
-        fprintf(stderr, "trove sync: dead letter: %.*s id [%.*s]: %s\n", (int)(t1 - meta), meta, (int)(t2 - t1 - 1),
-                t1 + 1, tv_json_is_string(reason) ? reason->v.s : "refused");
+        dead_letter(f, &b, meta, (size_t)(t1 - meta), t1 + 1, (size_t)(t2 - t1 - 1), t2 + 1,
+                    tv_json_is_string(type) ? type->v.s : "", tv_json_is_string(reason) ? reason->v.s : "refused",
+                    doc, dlen);
     }
     if (b.len && !b.oom) {
         tv_json *j = sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
@@ -703,37 +713,15 @@ static bool row_doc(feed *f, const rowsrc *r, bool partial, tv_buf *out) {
 
 /* A row that could not be converted: straight to the dead letters. */
 static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_lsn lsn, const char *why) {
+    char l[18], table[600];
+    tv_lsn_format(lsn, l);
+    int tl = snprintf(table, sizeof table, "%s.%s", t->schema, t->name);
     tv_buf b;
     tv_buf_init(&b);
-    char l[18];
-    tv_lsn_format(lsn, l);
-    tv_jw w;
-    tv_buf_printf(&b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
-    tv_jw_init(&w, &b, false);
-    tv_jw_obj_begin(&w);
-    tv_jw_keyz(&w, "feed");
-    tv_jw_strz(&w, f->o->slot);
-    tv_jw_keyz(&w, "table");
-    tv_buf tn;
-    tv_buf_init(&tn);
-    tv_buf_printf(&tn, "%s.%s", t->schema, t->name);
-    tv_jw_str(&w, tn.data ? tn.data : "", tn.len);
-    tv_buf_fini(&tn);
-    tv_jw_keyz(&w, "id");
-    tv_jw_str(&w, id, idlen);
-    tv_jw_keyz(&w, "lsn");
-    tv_jw_strz(&w, l);
-    tv_jw_keyz(&w, "type");
-    tv_jw_strz(&w, "trove_sync_exception");
-    tv_jw_keyz(&w, "reason");
-    tv_jw_strz(&w, why);
-    tv_jw_obj_end(&w);
-    tv_buf_putc(&b, '\n');
+    dead_letter(f, &b, table, (size_t)TV_MIN(tl, (int)sizeof table - 1), id, idlen, l, "trove_sync_exception", why,
+                NULL, 0);
     if (!b.oom) (void)sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
     tv_buf_fini(&b);
-    f->dead++;
-    STATS(f, sf->dead++);
-    fprintf(stderr, "trove sync: dead letter: %s.%s id [%.*s]: %s\n", t->schema, t->name, (int)idlen, id, why);
 }
 
 /* Adds an upsert (or partial update) of a row to the batch. */
