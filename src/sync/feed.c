@@ -169,12 +169,9 @@ static char *xstrdup(const char *s) { return tv_strndup(s, strlen(s)); }
 
 /* ------------------------------------------------------------ libpq */
 
-static const char *const session_options =
-    "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres -c bytea_output=hex -c extra_float_digits=3";
-
 static PGconn *pg_connect(const char *conninfo, bool replication) {
     const char *keys[] = {"dbname", "options", "application_name", replication ? "replication" : NULL, NULL};
-    const char *vals[] = {conninfo, session_options, "trove sync", replication ? "database" : NULL, NULL};
+    const char *vals[] = {conninfo, TV_SYNC_PG_OPTIONS, "trove sync", replication ? "database" : NULL, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c || PQstatus(c) != CONNECTION_OK) {
         fprintf(stderr, "trove sync: cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "out of memory\n");

@@ -342,6 +342,10 @@ int tv_feed_verify(const tv_feed_opts *o, tv_sink *sink);
  * rows), the dead letters; warns when the slot retains more than
  * warn_bytes of WAL. Returns 0, or 1 when the feed cannot be found. */
 int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes);
+/* The session settings of every connection the sync layer opens: the text
+ * output pgvalue.c reads, and the same row text on both sides of verify. */
+#define TV_SYNC_PG_OPTIONS \
+    "-c DateStyle=ISO -c TimeZone=UTC -c IntervalStyle=postgres -c bytea_output=hex -c extra_float_digits=3"
 /* The indices a feed writes besides its tables' (feed.c). */
 #define TV_SYNC_CKPT_INDEX ".trove_sync"
 #define TV_SYNC_DEAD_INDEX ".trove_sync_dead_letters"

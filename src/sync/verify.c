@@ -216,9 +216,7 @@ static long verify_table(PGconn *c, tv_sink *s, const tv_feed_opts *o, const cha
 
 int tv_feed_verify(const tv_feed_opts *o, tv_sink *sink) {
     const char *keys[] = {"dbname", "options", "application_name", NULL};
-    const char *vals[] = {o->pg, "-c DateStyle=ISO -c TimeZone=UTC -c extra_float_digits=3 -c client_min_messages=warning",
-                          "trove sync verify",
-                          NULL};
+    const char *vals[] = {o->pg, TV_SYNC_PG_OPTIONS " -c client_min_messages=warning", "trove sync verify", NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c || PQstatus(c) != CONNECTION_OK) {
         fprintf(stderr, "trove sync verify: cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "\n");
