@@ -185,9 +185,9 @@ int trove_request(trove_node *node, const char *method, const char *path_and_que
  * condition holds or the timeout has passed; before that it returns
  * TROVE_EWAIT at once, leaves out empty and sets *retry_ms: ask again with
  * the same request and the same *since after that many milliseconds.
- * *since is 0 on a request's first ask: the call sets it to the moment the
- * request arrived (an opaque clock; the caller keeps it across asks and
- * clears it for the next request). Every other request answers as
+ * *since is 0 on a request's first ask: a TROVE_EWAIT answer sets it to
+ * the moment the request started waiting (an opaque clock; the caller
+ * keeps it across asks and clears it for the next request). Every other request answers as
  * trove_request. Thread-safe as trove_request.
  */
 int trove_request_nowait(trove_node *node, const char *method, const char *path_and_query, const void *body,

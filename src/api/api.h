@@ -208,8 +208,9 @@ typedef struct tv_req {
     const char *path_params[5];       /* its path parts' names (NULL-ended) */
     bool pretty;
     /* waiting (trove_request_nowait): a handler that waits for a condition
-     * starts its timeout at since_ms (tv_mono_ns in ms) and, with nowait,
-     * never sleeps: it sets waits and retry_ms and answers nothing */
+     * starts its timeout at since_ms (tv_mono_ns in ms; 0: not started,
+     * the handler sets it) and, with nowait, never sleeps: it sets waits
+     * and retry_ms and answers nothing */
     bool nowait;
     int64_t since_ms;
     bool waits;

@@ -184,6 +184,7 @@ void tv_h_cluster_health(tv_req *r) {
     int64_t timeout = 30000;
     if (to && !tv_api_parse_time_ms(r, "timeout", to, &timeout)) return;
     if (timeout < 0) timeout = 0;
+    if (!r->since_ms) r->since_ms = (int64_t)(tv_mono_ns() / 1000000u);
     int64_t deadline = r->since_ms > INT64_MAX - timeout ? INT64_MAX : r->since_ms + timeout;
     chealth h;
     bool timed_out = false;

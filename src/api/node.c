@@ -1054,10 +1054,8 @@ static int request(trove_node *node, const char *method, const char *path_and_qu
     tv_req r;
     memset(&r, 0, sizeof r);
     r.node = node;
-    r.since_ms = (int64_t)(tv_mono_ns() / 1000000u);
-    if (since) {
-        if (*since) r.since_ms = *since;
-        else *since = r.since_ms;
+    if (since) { /* 0 on a first ask: a waiting handler reads the clock */
+        r.since_ms = *since;
         r.nowait = true;
     }
     tv_arena_init(&r.arena);
@@ -1118,6 +1116,7 @@ static int request(trove_node *node, const char *method, const char *path_and_qu
         rc = TROVE_ENOMEM;
     } else if (r.waits) {
         rc = TROVE_EWAIT;
+        *since = r.since_ms;
         *retry_ms = r.retry_ms;
     } else {
         if (r.method == TV_HEAD) tv_buf_clear(&r.out);
