@@ -45,8 +45,19 @@ void tv_cli_sync_usage(FILE *out) {
             "  --quiet               no progress on stderr\n"
             "\n"
             "Document _id: the key; several key columns are joined with '|', each escaping '\\' and '|'\n"
-            "with '\\'. The checkpoint is the document .trove_sync/_doc/SLOT; rows the index refuses go\n"
-            "to .trove_sync_dead_letters. `trove sync drop` drops the slot, the publication and the\n"
+            "with '\\'. In --config, a table may be an object instead of its name:\n"
+            "  {\"table\": \"public.products\",   the table (the only key required)\n"
+            "   \"index\": \"catalog\",           its index, instead of prefix + name\n"
+            "   \"id\": [\"sku\"],                the _id's columns: NOT NULL, with a unique index of exactly\n"
+            "                                  them, and the replica identity's (or REPLICA IDENTITY FULL)\n"
+            "   \"include\": [...] | \"exclude\": [...],  which columns become fields\n"
+            "   \"rename\": {\"title\": \"name\"},   column -> field name\n"
+            "   \"mappings\": {\"name\": {\"type\": \"text\"}},  over the mapping made from the column type\n"
+            "   \"settings\": {...}}             the index's settings when the feed creates it\n"
+            "verify applies the same rules.\n"
+            "\n"
+            "The checkpoint is the document .trove_sync/_doc/SLOT; rows the index refuses go to\n"
+            ".trove_sync_dead_letters. `trove sync drop` drops the slot, the publication and the\n"
             "checkpoint (not the indices). `trove sync verify` compares every row with its document\n"
             "(PostgreSQL reads each document back into the row type and compares md5s) and prints\n"
             "every difference; exit status 1 when there is one. `trove sync status` prints the slot\n"
@@ -139,7 +150,7 @@ int tv_cli_sync(int argc, char **argv) {
     }
     /* the table list, split in place on a copy */
     char *list = tables ? strdup(tables) : NULL;
-    const char *names[256];
+    tv_table_conf names[256];
     size_t n = 0;
     for (char *save = NULL, *t = list ? strtok_r(list, ",", &save) : NULL; t; t = strtok_r(NULL, ",", &save)) {
         while (*t == ' ') t++;
@@ -150,7 +161,7 @@ int tv_cli_sync(int argc, char **argv) {
             tv_feed_config_free(config);
             return 2;
         }
-        names[n++] = t;
+        names[n++] = (tv_table_conf){.table = t};
     }
     if (tables) {
         o.tables = names;

@@ -86,24 +86,12 @@ void tv_feed_stop(void) { stop_requested = 1; }
 
 /* ------------------------------------------------------------ tables */
 
-typedef struct fcol {
-    char *name;
-    uint32_t type;
-    int32_t typmod;
-    bool mapped; /* its mapping was sent */
-} fcol;
-
+/* A table of the feed: as resolved at the start (table.c), and as the
+ * stream's last Relation message shows it. */
 typedef struct ftable {
-    char *schema, *name; /* as PostgreSQL spells them */
-    char *qname;         /* "schema"."name", quoted for SQL */
-    char *index;         /* the target index */
-    uint32_t relid;
-    char replident;
-    TV_VEC(fcol) cols;   /* catalog columns (snapshot order) */
-    TV_VEC(char *) keys; /* key column names, in key (index) order */
-    /* the stream's view (the last Relation message) */
-    TV_VEC(fcol) rcols;
-    TV_VEC(int) rkey; /* positions in rcols of the id columns, in column order */
+    tv_stable s;
+    TV_VEC(tv_scol) rcols; /* the Relation message's columns, with their fields */
+    TV_VEC(int) rkey;      /* positions in rcols of the _id's columns, in _id order */
     bool relation_seen;
 } ftable;
 
@@ -194,19 +182,7 @@ static bool pg_exec(PGconn *c, const char *sql, ExecStatusType want, PGresult **
 
 /* ------------------------------------------------------------ naming */
 
-char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *name) {
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_buf_printf(&b, "%s", o->index_prefix ? o->index_prefix : "");
-    if (strcmp(schema, "public") != 0) tv_buf_printf(&b, "%s.", schema);
-    tv_buf_printf(&b, "%s", name);
-    for (size_t i = 0; i < b.len; i++)
-        if (b.data[i] >= 'A' && b.data[i] <= 'Z') b.data[i] = (char)(b.data[i] + 32);
-    size_t n;
-    return tv_buf_detach(&b, &n);
-}
-
-/* Appends one id part, '\' and '|' escaped. */
+/* Appends one id part, '\\' and '|' escaped. */
 static void id_part(tv_buf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\\' || s[i] == '|') tv_buf_putc(b, '\\');
@@ -214,151 +190,47 @@ static void id_part(tv_buf *b, const char *s, size_t n) {
     }
 }
 
-/* ------------------------------------------------------------ catalog */
+/* ------------------------------------------------------------ tables */
+
+static void rcols_clear(ftable *t) {
+    for (size_t i = 0; i < t->rcols.len; i++) {
+        tv_free(t->rcols.items[i].name);
+        tv_free(t->rcols.items[i].field);
+    }
+    t->rcols.len = 0;
+    t->rkey.len = 0;
+}
 
 static void table_free(ftable *t) {
-    tv_free(t->schema);
-    tv_free(t->name);
-    tv_free(t->qname);
-    tv_free(t->index);
-    for (size_t i = 0; i < t->cols.len; i++) tv_free(t->cols.items[i].name);
-    tv_vec_fini(&t->cols);
-    for (size_t i = 0; i < t->keys.len; i++) tv_free(t->keys.items[i]);
-    tv_vec_fini(&t->keys);
-    for (size_t i = 0; i < t->rcols.len; i++) tv_free(t->rcols.items[i].name);
+    tv_stable_fini(&t->s);
+    rcols_clear(t);
     tv_vec_fini(&t->rcols);
     tv_vec_fini(&t->rkey);
 }
 
-/* Reads a table's columns and key from the catalog; false with the reason
- * on stderr when it cannot be fed. */
-static bool table_load(feed *f, ftable *t) {
-    const char *params[2] = {t->schema, t->name};
-    PGresult *r = PQexecParams(f->sql,
-                               "SELECT c.oid, c.relreplident, "
-                               "(SELECT indexrelid FROM pg_index WHERE indrelid = c.oid AND indisprimary), "
-                               "(SELECT indexrelid FROM pg_index WHERE indrelid = c.oid AND indisreplident) "
-                               "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
-                               "WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
-                               2, NULL, params, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading the catalog: %s", PQerrorMessage(f->sql));
-        PQclear(r);
-        return false;
-    }
-    if (PQntuples(r) != 1) {
-        fprintf(stderr, "trove sync: table %s.%s does not exist\n", t->schema, t->name);
-        PQclear(r);
-        return false;
-    }
-    t->relid = (uint32_t)strtoul(PQgetvalue(r, 0, 0), NULL, 10);
-    t->replident = PQgetvalue(r, 0, 1)[0];
-    const char *pk = PQgetisnull(r, 0, 2) ? NULL : PQgetvalue(r, 0, 2);
-    const char *ri = PQgetisnull(r, 0, 3) ? NULL : PQgetvalue(r, 0, 3);
-    char key_index[32] = "";
-    if (t->replident == 'i' && ri) snprintf(key_index, sizeof key_index, "%s", ri);
-    else if (pk) snprintf(key_index, sizeof key_index, "%s", pk);
-    PQclear(r);
-    if (t->replident == 'n') {
-        fprintf(stderr,
-                "trove sync: table %s.%s has REPLICA IDENTITY NOTHING: its deletes would not say which row; run "
-                "ALTER TABLE %s REPLICA IDENTITY DEFAULT (with a primary key)\n",
-                t->schema, t->name, t->qname);
-        return false;
-    }
-    if (!key_index[0]) {
-        fprintf(stderr,
-                "trove sync: table %s.%s has no primary key, so its rows have no document id: add one (ALTER TABLE "
-                "%s ADD PRIMARY KEY (...)), or name a unique index of NOT NULL columns (ALTER TABLE %s REPLICA "
-                "IDENTITY USING INDEX ...)\n",
-                t->schema, t->name, t->qname, t->qname);
-        return false;
-    }
-    char relid[16];
-    snprintf(relid, sizeof relid, "%u", t->relid);
-    const char *p2[2] = {relid, key_index};
-    r = PQexecParams(f->sql,
-                     "SELECT a.attname, a.atttypid, a.atttypmod, "
-                     "(SELECT k.n FROM pg_index i, unnest(i.indkey::int2[]) WITH ORDINALITY k(att, n) "
-                     "WHERE i.indexrelid = $2::oid AND k.att = a.attnum) "
-                     "FROM pg_attribute a WHERE a.attrelid = $1::oid AND a.attnum > 0 AND NOT a.attisdropped "
-                     "AND a.attgenerated = '' ORDER BY a.attnum",
-                     2, NULL, p2, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading the columns of %s.%s: %s", t->schema, t->name, PQerrorMessage(f->sql));
-        PQclear(r);
-        return false;
-    }
-    int n = PQntuples(r);
-    char *bypos[64] = {0};
-    int nkeys = 0;
-    for (int i = 0; i < n; i++) {
-        fcol c = {.name = xstrdup(PQgetvalue(r, i, 0)),
-                  .type = (uint32_t)strtoul(PQgetvalue(r, i, 1), NULL, 10),
-                  .typmod = (int32_t)strtol(PQgetvalue(r, i, 2), NULL, 10)};
-        if (!c.name || tv_vec_push(&t->cols, c)) {
-            tv_free(c.name);
-            PQclear(r);
-            return false;
-        }
-        if (!PQgetisnull(r, i, 3)) {
-            int pos = atoi(PQgetvalue(r, i, 3));
-            if (pos >= 1 && pos <= 64) {
-                bypos[pos - 1] = c.name;
-                if (pos > nkeys) nkeys = pos;
-            }
-        }
-    }
-    PQclear(r);
-    for (int k = 0; k < nkeys; k++) {
-        if (!bypos[k]) {
-            fprintf(stderr, "trove sync: the key of %s.%s has an expression: name a key of plain columns\n", t->schema,
-                    t->name);
-            return false;
-        }
-        char *kn = xstrdup(bypos[k]);
-        if (!kn || tv_vec_push(&t->keys, kn)) {
-            tv_free(kn);
-            return false;
-        }
-    }
-    return true;
-}
-
-/* Resolves the feed's tables ("schema.table" or "table"). */
+/* Resolves the feed's tables; two tables into one index are refused (a
+ * TRUNCATE of one would empty the other's documents). */
 static bool tables_load(feed *f) {
     for (size_t i = 0; i < f->o->ntables; i++) {
-        const char *spec = f->o->tables[i];
-        const char *dot = strchr(spec, '.');
         ftable t;
         memset(&t, 0, sizeof t);
-        t.schema = dot ? tv_strndup(spec, (size_t)(dot - spec)) : xstrdup("public");
-        t.name = xstrdup(dot ? dot + 1 : spec);
-        if (!t.schema || !t.name) {
+        if (!tv_stable_load(f->sql, f->o, &f->o->tables[i], &t.s) || tv_vec_push(&f->tables, t)) {
             table_free(&t);
             return false;
         }
-        char *qs = PQescapeIdentifier(f->sql, t.schema, strlen(t.schema));
-        char *qn = PQescapeIdentifier(f->sql, t.name, strlen(t.name));
-        tv_buf b;
-        tv_buf_init(&b);
-        tv_buf_printf(&b, "%s.%s", qs ? qs : "", qn ? qn : "");
-        PQfreemem(qs);
-        PQfreemem(qn);
-        size_t n;
-        t.qname = tv_buf_detach(&b, &n);
-        t.index = tv_feed_index_name(f->o, t.schema, t.name);
-        if (!t.qname || !t.index || !table_load(f, &t) || tv_vec_push(&f->tables, t)) {
-            table_free(&t);
-            return false;
-        }
+        for (size_t j = 0; j < i; j++)
+            if (strcmp(f->tables.items[j].s.index, t.s.index) == 0) {
+                fprintf(stderr, "trove sync: tables %s.%s and %s.%s both feed the index [%s]: give each its own\n",
+                        f->tables.items[j].s.schema, f->tables.items[j].s.name, t.s.schema, t.s.name, t.s.index);
+                return false;
+            }
     }
     return true;
 }
 
 static ftable *table_by_relid(feed *f, uint32_t relid) {
     for (size_t i = 0; i < f->tables.len; i++)
-        if (f->tables.items[i].relid == relid) return &f->tables.items[i];
+        if (f->tables.items[i].s.relid == relid) return &f->tables.items[i];
     return NULL;
 }
 
@@ -397,23 +269,29 @@ static tv_json *sink_call(feed *f, const char *method, const char *path, const c
 /* Creates the index with the columns' mapping unless it exists. */
 static bool ensure_index(feed *f, ftable *t) {
     char path[600];
-    snprintf(path, sizeof path, "/%s", t->index);
+    snprintf(path, sizeof path, "/%s", t->s.index);
     bool exists = tv_sink_request(f->sink, "HEAD", path, NULL, 0) && f->sink->last.status == 200;
     tv_buf b;
     tv_buf_init(&b);
     tv_jw w;
     tv_jw_init(&w, &b, false);
     tv_jw_obj_begin(&w);
+    if (!exists && t->s.conf->settings) {
+        tv_jw_keyz(&w, "settings");
+        tv_jw_value(&w, t->s.conf->settings);
+    }
     if (!exists) {
         tv_jw_keyz(&w, "mappings");
         tv_jw_obj_begin(&w);
     }
     tv_jw_keyz(&w, "properties");
     tv_jw_obj_begin(&w);
-    for (size_t i = 0; i < t->cols.len; i++) {
-        tv_jw_keyz(&w, t->cols.items[i].name);
-        tv_pgv_mapping(&w, t->cols.items[i].type, t->cols.items[i].typmod, &f->o->values);
-        t->cols.items[i].mapped = true;
+    for (size_t i = 0; i < t->s.cols.len; i++) {
+        tv_scol *c = &t->s.cols.items[i];
+        if (!c->field) continue;
+        tv_jw_keyz(&w, c->field);
+        tv_stable_mapping(&t->s, c->field, c->type, c->typmod, &f->o->values, &w);
+        c->mapped = true;
     }
     tv_jw_obj_end(&w);
     if (!exists) tv_jw_obj_end(&w);
@@ -421,7 +299,7 @@ static bool ensure_index(feed *f, ftable *t) {
     if (exists) {
         /* columns added while the feed was down: their mapping now (a
          * conflict with an existing field is left to the dead letters) */
-        snprintf(path, sizeof path, "/%s/_mapping", t->index);
+        snprintf(path, sizeof path, "/%s/_mapping", t->s.index);
         if (!b.oom) (void)sink_call(f, "PUT", path, b.data, b.len, 200, true);
         tv_buf_fini(&b);
         return true;
@@ -432,7 +310,7 @@ static bool ensure_index(feed *f, ftable *t) {
         ok = true;
     if (!ok) {
         f->fatal = f->sink->last.body && f->sink->last.status >= 400 && f->sink->last.status < 500;
-        fprintf(stderr, "trove sync: cannot create index [%s]: %.*s\n", t->index,
+        fprintf(stderr, "trove sync: cannot create index [%s]: %.*s\n", t->s.index,
                 (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
     }
     tv_buf_fini(&b);
@@ -534,7 +412,7 @@ static void action(feed *f, const char *op, const ftable *t, const char *id, siz
     tv_jw_keyz(&w, op);
     tv_jw_obj_begin(&w);
     tv_jw_keyz(&w, "_index");
-    tv_jw_strz(&w, t->index);
+    tv_jw_strz(&w, t->s.index);
     tv_jw_keyz(&w, "_id");
     tv_jw_str(&w, id, idlen);
     tv_jw_obj_end(&w);
@@ -552,7 +430,7 @@ static char *meta_of(const ftable *t, const char *id, size_t idlen, tv_lsn lsn) 
     tv_buf_init(&b);
     char l[18];
     tv_lsn_format(lsn, l);
-    tv_buf_printf(&b, "%s.%s\t%.*s\t%s", t->schema, t->name, (int)idlen, id, l);
+    tv_buf_printf(&b, "%s.%s\t%.*s\t%s", t->s.schema, t->s.name, (int)idlen, id, l);
     size_t n;
     return tv_buf_detach(&b, &n);
 }
@@ -650,13 +528,13 @@ static bool batch_send(feed *f) {
 
 /* ------------------------------------------------------------ documents */
 
-/* One row as a document (fields in column order) into the batch: names[i],
- * types[i], and value i from get(). partial: only the columns present (an
+/* One row as a document into the batch: the columns that have a field, in
+ * column order, value i from get(). partial: only the columns present (an
  * UPDATE that left TOASTed columns out); their object-valued columns are
  * first set to null so that the merge replaces them whole. */
 typedef struct rowsrc {
     size_t n;
-    const fcol *cols;
+    const tv_scol *cols; /* a column without a field is not written */
     /* value i: NULL data = SQL NULL; unchanged = left out */
     const char *(*get)(const void *ud, size_t i, size_t *len, bool *unchanged);
     const void *ud;
@@ -693,9 +571,10 @@ static bool row_doc(feed *f, const rowsrc *r, bool partial, tv_buf *out) {
     for (size_t i = 0; i < r->n; i++) {
         size_t len;
         bool unch = false;
+        if (!r->cols[i].field) continue;
         const char *v = r->get(r->ud, i, &len, &unch);
         if (unch) continue;
-        tv_jw_key(&w, r->cols[i].name, strlen(r->cols[i].name));
+        tv_jw_keyz(&w, r->cols[i].field);
         if (!v) tv_jw_null(&w);
         else if (!tv_pgv_json(&w, r->cols[i].type, v, len, &f->o->values)) return false;
     }
@@ -712,7 +591,7 @@ static bool row_doc(feed *f, const rowsrc *r, bool partial, tv_buf *out) {
 static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_lsn lsn, const char *why) {
     char l[18], table[600];
     tv_lsn_format(lsn, l);
-    int tl = snprintf(table, sizeof table, "%s.%s", t->schema, t->name);
+    int tl = snprintf(table, sizeof table, "%s.%s", t->s.schema, t->s.name);
     tv_buf b;
     tv_buf_init(&b);
     dead_letter(f, &b, table, (size_t)TV_MIN(tl, (int)sizeof table - 1), id, idlen, l, "trove_sync_exception", why,
@@ -732,7 +611,7 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
     for (size_t i = 0; i < r->n && !partial; i++) {
         size_t len;
         bool unch = false;
-        (void)r->get(r->ud, i, &len, &unch);
+        if (r->cols[i].field) (void)r->get(r->ud, i, &len, &unch);
         partial = unch;
     }
     size_t mark = f->bulk.len, nact = f->act_meta.len;
@@ -742,8 +621,9 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
         for (size_t i = 0; i < r->n; i++) {
             size_t len;
             bool unch = false;
+            if (!r->cols[i].field || !is_object_type(r->cols[i].type)) continue;
             (void)r->get(r->ud, i, &len, &unch);
-            if (unch || !is_object_type(r->cols[i].type)) continue;
+            if (unch) continue;
             if (!any) {
                 action(f, "update", t, id->data, id->len, meta_of(t, id->data, id->len, lsn));
                 tv_buf_printf(&f->bulk, "{\"doc\":{");
@@ -752,7 +632,7 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
             }
             tv_jw w;
             tv_jw_init(&w, &f->bulk, false);
-            tv_jw_strz(&w, r->cols[i].name);
+            tv_jw_strz(&w, r->cols[i].field);
             tv_buf_printf(&f->bulk, ":null");
             any = true;
         }
@@ -786,22 +666,29 @@ static void add_delete(feed *f, const ftable *t, const char *id, size_t idlen) {
 typedef struct pgrow {
     PGresult *r;
     int row;
+    const int *sel; /* per table column: its column in the result, -1 when not selected */
 } pgrow;
 
 static const char *pgrow_get(const void *ud, size_t i, size_t *len, bool *unchanged) {
     const pgrow *p = ud;
+    int c = p->sel[i];
     *unchanged = false;
-    if (PQgetisnull(p->r, p->row, (int)i)) {
-        *len = 0;
-        return NULL;
-    }
-    *len = (size_t)PQgetlength(p->r, p->row, (int)i);
-    return PQgetvalue(p->r, p->row, (int)i);
+    *len = 0;
+    if (c < 0 || PQgetisnull(p->r, p->row, c)) return NULL;
+    *len = (size_t)PQgetlength(p->r, p->row, c);
+    return PQgetvalue(p->r, p->row, c);
+}
+
+/* The position in names of column `name`, or -1. */
+static int name_pos(const tv_scol *cols, size_t n, const char *name) {
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(cols[i].name, name) == 0) return (int)i;
+    return -1;
 }
 
 static void progress(const feed *f, const ftable *t, uint64_t done, bool final) {
     if (f->o->quiet || !isatty(2)) return;
-    fprintf(stderr, "\rtrove sync: snapshot of %s.%s: %llu rows", t->schema, t->name, (unsigned long long)done);
+    fprintf(stderr, "\rtrove sync: snapshot of %s.%s: %llu rows", t->s.schema, t->s.name, (unsigned long long)done);
     if (final) fputc('\n', stderr);
 }
 
@@ -809,30 +696,41 @@ static void progress(const feed *f, const ftable *t, uint64_t done, bool final) 
  * the key in f->snap_key when there is one; a checkpoint after each page. */
 static bool snapshot_table(feed *f, ftable *t, size_t ti) {
     if (!ensure_index(f, t)) return false;
-    /* column positions of the id (column order) and of the key (key order) */
-    int keypos[64], ordpos[64];
-    size_t nkeys = t->keys.len, nid = 0;
-    for (size_t c = 0; c < t->cols.len && nid < 64; c++)
-        for (size_t k = 0; k < nkeys; k++)
-            if (strcmp(t->cols.items[c].name, t->keys.items[k]) == 0) keypos[nid++] = (int)c;
-    for (size_t k = 0; k < nkeys && k < 64; k++) {
-        ordpos[k] = -1;
-        for (size_t c = 0; c < t->cols.len; c++)
-            if (strcmp(t->cols.items[c].name, t->keys.items[k]) == 0) ordpos[k] = (int)c;
-    }
+    /* the columns read: those with a field, and the _id's; sel maps the
+     * table's columns to the result's */
+    const tv_stable *st = &t->s;
+    int *sel = tv_calloc(st->cols.len ? st->cols.len : 1, sizeof *sel);
+    if (!sel) return false;
     tv_buf q;
     tv_buf_init(&q);
     tv_buf_printf(&q, "DECLARE trove_snapshot NO SCROLL CURSOR FOR SELECT ");
-    for (size_t c = 0; c < t->cols.len; c++) {
-        char *qc = PQescapeIdentifier(f->sql, t->cols.items[c].name, strlen(t->cols.items[c].name));
-        tv_buf_printf(&q, "%s%s", c ? ", " : "", qc ? qc : "");
+    int nsel = 0;
+    for (size_t c = 0; c < st->cols.len; c++) {
+        const char *name = st->cols.items[c].name;
+        bool id = false;
+        for (size_t k = 0; k < st->ids.len && !id; k++) id = strcmp(st->ids.items[k], name) == 0;
+        sel[c] = -1;
+        if (!id && !st->cols.items[c].field) continue;
+        char *qc = PQescapeIdentifier(f->sql, name, strlen(name));
+        tv_buf_printf(&q, "%s%s", nsel ? ", " : "", qc ? qc : "");
         PQfreemem(qc);
+        sel[c] = nsel++;
     }
-    tv_buf_printf(&q, " FROM ONLY %s", t->qname);
+    if (!nsel) tv_buf_printf(&q, "NULL");
+    /* positions of the _id's columns (_id order), and in the result of the
+     * sort's (index order) */
+    int keypos[64], ordpos[64];
+    size_t nid = TV_MIN(st->ids.len, (size_t)64), nkeys = TV_MIN(st->order.len, (size_t)64);
+    for (size_t k = 0; k < nid; k++) keypos[k] = name_pos(st->cols.items, st->cols.len, st->ids.items[k]);
+    for (size_t k = 0; k < nkeys; k++) {
+        int c = name_pos(st->cols.items, st->cols.len, st->order.items[k]);
+        ordpos[k] = c < 0 ? -1 : sel[c];
+    }
+    tv_buf_printf(&q, " FROM ONLY %s", t->s.qname);
     tv_buf keylist;
     tv_buf_init(&keylist);
     for (size_t k = 0; k < nkeys; k++) {
-        char *qk = PQescapeIdentifier(f->sql, t->keys.items[k], strlen(t->keys.items[k]));
+        char *qk = PQescapeIdentifier(f->sql, st->order.items[k], strlen(st->order.items[k]));
         tv_buf_printf(&keylist, "%s%s", k ? ", " : "", qk ? qk : "");
         PQfreemem(qk);
     }
@@ -866,8 +764,8 @@ static bool snapshot_table(feed *f, ftable *t, size_t ti) {
             break;
         }
         for (int i = 0; i < n; i++) {
-            pgrow pr = {r, i};
-            rowsrc src = {t->cols.len, t->cols.items, pgrow_get, &pr};
+            pgrow pr = {r, i, sel};
+            rowsrc src = {st->cols.len, st->cols.items, pgrow_get, &pr};
             add_row(f, t, &src, keypos, nid, f->lsn, &id);
         }
         /* the page's last key, then the page and the checkpoint */
@@ -887,11 +785,12 @@ static bool snapshot_table(feed *f, ftable *t, size_t ti) {
         progress(f, t, done, false);
     }
     tv_buf_fini(&id);
+    tv_free(sel);
     if (ok && !stop_requested) ok = pg_exec(f->sql, "CLOSE trove_snapshot", PGRES_COMMAND_OK, NULL);
     progress(f, t, done, true);
     if (ok && !stop_requested) {
         char path[600];
-        snprintf(path, sizeof path, "/%s/_refresh", t->index);
+        snprintf(path, sizeof path, "/%s/_refresh", t->s.index);
         (void)sink_call(f, "POST", path, NULL, 0, 200, true);
     }
     return ok && !stop_requested;
@@ -912,21 +811,21 @@ static bool ensure_publication(feed *f) {
     tv_buf_clear(&q);
     if (ok && !exists) {
         tv_buf_printf(&q, "CREATE PUBLICATION %s FOR TABLE ", qpub);
-        for (size_t i = 0; i < f->tables.len; i++) tv_buf_printf(&q, "%s%s", i ? ", " : "", f->tables.items[i].qname);
+        for (size_t i = 0; i < f->tables.len; i++) tv_buf_printf(&q, "%s%s", i ? ", " : "", f->tables.items[i].s.qname);
         ok = !q.oom && pg_exec(f->sql, q.data, PGRES_COMMAND_OK, NULL);
     } else if (ok) {
         for (size_t i = 0; ok && i < f->tables.len; i++) {
             ftable *t = &f->tables.items[i];
             tv_buf_clear(&q);
             tv_buf_printf(&q, "SELECT 1 FROM pg_publication_rel pr JOIN pg_publication p ON p.oid = pr.prpubid "
-                              "WHERE p.pubname = %s AND pr.prrelid = %u", pub, t->relid);
+                              "WHERE p.pubname = %s AND pr.prrelid = %u", pub, t->s.relid);
             r = NULL;
             ok = !q.oom && pg_exec(f->sql, q.data, PGRES_TUPLES_OK, &r);
             bool has = ok && PQntuples(r) == 1;
             PQclear(r);
             if (ok && !has) {
                 tv_buf_clear(&q);
-                tv_buf_printf(&q, "ALTER PUBLICATION %s ADD TABLE %s", qpub, t->qname);
+                tv_buf_printf(&q, "ALTER PUBLICATION %s ADD TABLE %s", qpub, t->s.qname);
                 ok = !q.oom && pg_exec(f->sql, q.data, PGRES_COMMAND_OK, NULL);
             }
         }
@@ -990,9 +889,7 @@ static const char *tuple_get(const void *ud, size_t i, size_t *len, bool *unchan
 static bool on_relation(feed *f, const tv_pgo_msg *m) {
     ftable *t = table_by_relid(f, m->u.relation.relid);
     if (!t) return true; /* not ours (a publication shared with others) */
-    for (size_t i = 0; i < t->rcols.len; i++) tv_free(t->rcols.items[i].name);
-    t->rcols.len = 0;
-    t->rkey.len = 0;
+    rcols_clear(t);
     tv_buf props;
     tv_buf_init(&props);
     tv_jw w;
@@ -1003,35 +900,39 @@ static bool on_relation(feed *f, const tv_pgo_msg *m) {
     bool newcols = false;
     for (uint16_t i = 0; i < m->u.relation.ncols; i++) {
         const tv_pgo_col *c = &m->u.relation.cols[i];
-        fcol rc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod};
-        if (!rc.name || tv_vec_push(&t->rcols, rc)) {
+        bool oom = false;
+        tv_scol rc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod};
+        if (rc.name) rc.field = tv_stable_field(&t->s, c->name, &oom);
+        if (!rc.name || oom || tv_vec_push(&t->rcols, rc)) {
             tv_free(rc.name);
+            tv_free(rc.field);
             tv_buf_fini(&props);
             return false;
         }
-        /* the id: key-flagged columns, except under REPLICA IDENTITY FULL
-         * (every column is flagged) where the catalog key names it */
-        bool key = false;
-        if (t->replident == 'f') {
-            for (size_t k = 0; k < t->keys.len; k++) key = key || strcmp(t->keys.items[k], c->name) == 0;
-        } else {
-            key = c->key;
-        }
-        if (key && tv_vec_push(&t->rkey, (int)i)) {
-            tv_buf_fini(&props);
-            return false;
-        }
+        if (!rc.field) continue;
         bool known = false;
-        for (size_t k = 0; k < t->cols.len && !known; k++)
-            known = t->cols.items[k].mapped && strcmp(t->cols.items[k].name, c->name) == 0;
+        for (size_t k = 0; k < t->s.cols.len && !known; k++)
+            known = t->s.cols.items[k].mapped && strcmp(t->s.cols.items[k].name, c->name) == 0;
         if (!known) {
-            tv_jw_keyz(&w, c->name);
-            tv_pgv_mapping(&w, c->type_oid, c->typmod, &f->o->values);
+            /* a column added since the start: map it now (once) */
+            tv_jw_keyz(&w, rc.field);
+            tv_stable_mapping(&t->s, rc.field, c->type_oid, c->typmod, &f->o->values, &w);
             newcols = true;
-            fcol kc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod, .mapped = true};
-            if (!kc.name || tv_vec_push(&t->cols, kc)) tv_free(kc.name);
+            tv_scol kc = {.name = xstrdup(c->name), .field = xstrdup(rc.field), .type = c->type_oid,
+                          .typmod = c->typmod, .mapped = true};
+            if (!kc.name || !kc.field || tv_vec_push(&t->s.cols, kc)) {
+                tv_free(kc.name);
+                tv_free(kc.field);
+            }
         }
     }
+    /* the _id's columns by name, in _id order (-1: missing, so the row
+     * cannot be written and is dead-lettered) */
+    for (size_t k = 0; k < t->s.ids.len; k++)
+        if (tv_vec_push(&t->rkey, name_pos(t->rcols.items, t->rcols.len, t->s.ids.items[k]))) {
+            tv_buf_fini(&props);
+            return false;
+        }
     tv_jw_obj_end(&w);
     tv_jw_obj_end(&w);
     t->relation_seen = true;
@@ -1042,9 +943,9 @@ static bool on_relation(feed *f, const tv_pgo_msg *m) {
             return false;
         }
         char path[600];
-        snprintf(path, sizeof path, "/%s/_mapping", t->index);
+        snprintf(path, sizeof path, "/%s/_mapping", t->s.index);
         if (!sink_call(f, "PUT", path, props.data, props.len, 200, false))
-            fprintf(stderr, "trove sync: the new columns of %s.%s keep dynamic mappings\n", t->schema, t->name);
+            fprintf(stderr, "trove sync: the new columns of %s.%s keep dynamic mappings\n", t->s.schema, t->s.name);
     }
     tv_buf_fini(&props);
     return true;
@@ -1056,9 +957,9 @@ static bool on_truncate(feed *f, const tv_pgo_msg *m) {
         ftable *t = table_by_relid(f, m->u.truncate.relids[i]);
         if (!t) continue;
         char path[700];
-        snprintf(path, sizeof path, "/%s/_refresh", t->index);
+        snprintf(path, sizeof path, "/%s/_refresh", t->s.index);
         (void)sink_call(f, "POST", path, NULL, 0, 200, true);
-        snprintf(path, sizeof path, "/%s/_delete_by_query?refresh=true&conflicts=proceed", t->index);
+        snprintf(path, sizeof path, "/%s/_delete_by_query?refresh=true&conflicts=proceed", t->s.index);
         static const char all[] = "{\"query\":{\"match_all\":{}}}";
         if (!sink_call(f, "POST", path, all, sizeof all - 1, 200, false)) return false;
     }
@@ -1072,7 +973,7 @@ static bool on_change(feed *f, const tv_pgo_msg *m, tv_buf *id, tv_buf *oldid) {
     ftable *t = table_by_relid(f, relid);
     if (!t) return true;
     if (!t->relation_seen) {
-        fprintf(stderr, "trove sync: a change of %s.%s before its Relation message\n", t->schema, t->name);
+        fprintf(stderr, "trove sync: a change of %s.%s before its Relation message\n", t->s.schema, t->s.name);
         return false;
     }
     tv_lsn lsn = f->cur_commit;
@@ -1383,7 +1284,7 @@ static int attempt(feed *f) {
          * that replay */
         char path[700];
         for (size_t i = 0; i < f->tables.len; i++) {
-            snprintf(path, sizeof path, "/%s/_flush", f->tables.items[i].index);
+            snprintf(path, sizeof path, "/%s/_flush", f->tables.items[i].s.index);
             (void)sink_call(f, "POST", path, NULL, 0, 200, true);
         }
         (void)sink_call(f, "POST", "/" CKPT_INDEX "/_flush", NULL, 0, 200, true);

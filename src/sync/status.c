@@ -71,7 +71,7 @@ int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes) {
            done && done->type == TV_JSON_TRUE ? "done" : "in progress");
     if (!(done && done->type == TV_JSON_TRUE) && tab && tab->type == TV_JSON_INT && tab->v.i >= 0 &&
         (size_t)tab->v.i < o->ntables)
-        printf(" (table %s)", o->tables[tab->v.i]);
+        printf(" (table %s)", o->tables[tab->v.i].table);
     printf("; %llu rows written by its last run\n",
            rows && rows->type == TV_JSON_INT ? (unsigned long long)rows->v.i : 0ull);
     tv_buf q;
@@ -128,7 +128,7 @@ void tv_feed_stats_json(void *ud, tv_jw *w) {
     tv_jw_strz(w, o->publication);
     tv_jw_keyz(w, "tables");
     tv_jw_arr_begin(w);
-    for (size_t i = 0; i < o->ntables; i++) tv_jw_strz(w, o->tables[i]);
+    for (size_t i = 0; i < o->ntables; i++) tv_jw_strz(w, o->tables[i].table);
     tv_jw_arr_end(w);
     tv_jw_keyz(w, "state");
     tv_jw_strz(w, s->state);
@@ -136,7 +136,7 @@ void tv_feed_stats_json(void *ud, tv_jw *w) {
         tv_jw_keyz(w, "snapshot");
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "table");
-        tv_jw_strz(w, o->tables[s->snap_table]);
+        tv_jw_strz(w, o->tables[s->snap_table].table);
         tv_jw_keyz(w, "rows");
         tv_jw_uint(w, s->snap_rows);
         tv_jw_obj_end(w);

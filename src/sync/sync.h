@@ -11,6 +11,9 @@
  *               (streamed in-progress transactions). No I/O. Fuzzed.
  *   pgvalue.c   a PostgreSQL value in text output format -> JSON, by type
  *               OID; a column type -> an OpenSearch field mapping.
+ *   table.c     one table as a feed sees it: the catalog (columns, key)
+ *               and its configuration (index, _id columns, fields,
+ *               renames, mappings), shared by the feed and verify (libpq).
  *   feed.c      one feed: slot and publication, the snapshot, the stream,
  *               batches and checkpoints (libpq).
  *   sink.c      where a feed's batches go: a node in process or a URL.
@@ -294,10 +297,30 @@ typedef struct tv_feed_stats {
     char last_error[256];
 } tv_feed_stats;
 
+/*
+ * One table of a feed and how it becomes an index (config.c; on the command
+ * line --tables gives the name alone). Every member but table is optional
+ * (NULL / 0: the default). Strings and JSON are borrowed from the config.
+ */
+typedef struct tv_table_conf {
+    const char *table;          /* "schema.table", or "table" in public */
+    const char *index;          /* the index; default index_prefix + name */
+    const char *const *id;      /* the _id's columns in order; default the key */
+    size_t nid;
+    const char *const *include; /* only these columns become fields */
+    size_t ninclude;
+    const char *const *exclude; /* these columns do not (not with include) */
+    size_t nexclude;
+    const char *const *rename;  /* nrename pairs: column, field name */
+    size_t nrename;
+    const tv_json *mappings;    /* {field: mapping}, over the generated ones */
+    const tv_json *settings;    /* the index's settings when the feed creates it */
+} tv_table_conf;
+
 /* One feed: PostgreSQL tables kept equal to indices (see feed.c). */
 typedef struct tv_feed_opts {
     const char *pg;            /* libpq connection string or postgresql:// URI */
-    const char *const *tables; /* "schema.table", or "table" in public */
+    const tv_table_conf *tables;
     size_t ntables;
     const char *index_prefix;  /* prepended to every index name ("") */
     const char *slot;          /* replication slot ("trove_sync") */
@@ -318,8 +341,10 @@ void tv_feed_stats_json(void *ud, tv_jw *w);
 
 /*
  * Reads a feed's configuration (config.c): a JSON object with "pg",
- * "tables" (array of "schema.table"), and optionally "index_prefix",
- * "slot", "publication", "batch_size", "numeric_as_number". Fills o
+ * "tables" (an array of "schema.table" names, or of objects {"table", and
+ * optionally "index", "id", "include", "exclude", "rename", "mappings",
+ * "settings"}), and optionally "index_prefix", "slot", "publication",
+ * "batch_size", "numeric_as_number". Fills o
  * (strings owned by *storage: free with tv_feed_config_free). Returns true,
  * or false with the reason (FILE: ...) on stderr.
  */
@@ -349,6 +374,52 @@ int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes);
 /* The indices a feed writes besides its tables' (feed.c). */
 #define TV_SYNC_CKPT_INDEX ".trove_sync"
 #define TV_SYNC_DEAD_INDEX ".trove_sync_dead_letters"
+/* ---------------------------------------------------------------- table.c */
+
+typedef struct pg_conn PGconn; /* libpq's */
+
+/* A column as the feed writes it. */
+typedef struct tv_scol {
+    char *name;     /* the column (owned) */
+    char *field;    /* its field in the document (owned); NULL: not indexed */
+    uint32_t type;  /* type OID */
+    int32_t typmod;
+    bool mapped;    /* the feed has sent its mapping */
+} tv_scol;
+
+/* One table resolved against the catalog and its configuration. */
+typedef struct tv_stable {
+    const tv_table_conf *conf; /* borrowed */
+    char *schema, *name;       /* as PostgreSQL spells them */
+    char *qname;               /* "schema"."name", quoted for SQL */
+    char *index;               /* the target index */
+    uint32_t relid;
+    char replident;            /* 'd', 'i', 'f' ('n' is refused) */
+    TV_VEC(tv_scol) cols;      /* catalog columns in attnum order (generated ones left out) */
+    TV_VEC(char *) ids;        /* the _id's columns, in _id order */
+    TV_VEC(char *) order;      /* the same, in the order of their unique index (the snapshot's sort) */
+} tv_stable;
+
+/*
+ * Resolves one table (t zeroed by the caller): its columns and key from the
+ * catalog through c, the index name, and the configuration applied — each
+ * column's field, the _id columns. Refuses, with the reason and what to run
+ * on stderr: a missing table; REPLICA IDENTITY NOTHING; no key; configured
+ * _id columns that are not unique and NOT NULL, or that a delete would not
+ * carry (not the replica identity, unless it is FULL); an include, exclude
+ * or rename naming no column; two columns renamed to one field; mappings
+ * naming no field. Returns false then (t may be half filled: fini it).
+ */
+bool tv_stable_load(PGconn *c, const tv_feed_opts *o, const tv_table_conf *tc, tv_stable *t);
+void tv_stable_fini(tv_stable *t);
+/* The field of a column under the table's configuration: owned copy of the
+ * renamed or own name, or NULL when the column is not indexed (*oom set
+ * when out of memory). For columns the stream reveals later too. */
+char *tv_stable_field(const tv_stable *t, const char *column, bool *oom);
+/* Writes field's mapping to w: the configured one, or the type's. */
+void tv_stable_mapping(const tv_stable *t, const char *field, uint32_t type, int32_t typmod, const tv_pgv_opts *o,
+                       tv_jw *w);
+
 /* The index of table schema.name: prefix + name (schema.name outside
  * public), lower case. Owned (tv_free); NULL when out of memory. */
 char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *name);

@@ -3,9 +3,13 @@
  *
  * PostgreSQL is the judge. The index's documents are copied (COPY FROM
  * STDIN) into a temporary table of (id, document); PostgreSQL reads each
- * document back into the table's row type (jsonb_populate_record, after
- * turning base64 bytea fields back into \x hex) and compares the md5 of its
- * text with the md5 of the row of the same key, in one FULL JOIN. So a
+ * document back into the table's row type (jsonb_populate_record, with
+ * each field put back under its column's name and base64 bytea turned
+ * back into \x hex) and compares the md5 of the indexed columns' text with
+ * the md5 of the same columns of the row of the same _id, in one FULL
+ * JOIN. The table is resolved by table.c, as the feed resolves it, so the
+ * configuration (index, _id columns, include/exclude, renames) applies to
+ * both sides. So a
  * value counts as equal exactly when PostgreSQL would store the indexed
  * value as the value the row holds, whatever the JSON spelling (1.50 and
  * "1.50", a timestamp with Z or +00:00), and the check needs no second
@@ -31,48 +35,49 @@
 
 #define SHOW 20
 
-/* The id expression of a table's key, in column order (the feed's _id):
- * one column as text; several joined with '|', '\' and '|' escaped. */
-static bool key_expr(PGconn *c, const char *schema, const char *name, tv_buf *out, tv_buf *bytea) {
-    const char *p[2] = {schema, name};
-    PGresult *r = PQexecParams(
-        c,
-        "SELECT a.attname, format_type(a.atttypid, NULL) = 'bytea', "
-        "a.attnum = ANY (coalesce((SELECT i.indkey::int2[] FROM pg_index i WHERE i.indrelid = cl.oid AND "
-        "CASE WHEN cl.relreplident = 'i' THEN i.indisreplident ELSE i.indisprimary END), '{}')) "
-        "FROM pg_class cl JOIN pg_namespace n ON n.oid = cl.relnamespace JOIN pg_attribute a ON a.attrelid = cl.oid "
-        "WHERE n.nspname = $1 AND cl.relname = $2 AND a.attnum > 0 AND NOT a.attisdropped ORDER BY a.attnum",
-        2, NULL, p, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK || PQntuples(r) == 0) {
-        fprintf(stderr, "trove sync verify: table %s.%s: %s", schema, name,
-                r && PQresultStatus(r) == PGRES_TUPLES_OK ? "does not exist\n" : PQerrorMessage(c));
-        PQclear(r);
-        return false;
-    }
-    int keys = 0;
-    for (int i = 0; i < PQntuples(r); i++) keys += PQgetvalue(r, i, 2)[0] == 't';
-    int k = 0;
-    for (int i = 0; i < PQntuples(r); i++) {
-        const char *col = PQgetvalue(r, i, 0);
-        char *q = PQescapeIdentifier(c, col, strlen(col));
-        char *lit = PQescapeLiteral(c, col, strlen(col));
-        if (PQgetvalue(r, i, 1)[0] == 't')
-            tv_buf_printf(bytea, " || CASE WHEN jsonb_typeof(d.doc -> %s) = 'string' THEN jsonb_build_object(%s, "
-                                 "'\\x' || encode(decode(d.doc ->> %s, 'base64'), 'hex')) ELSE '{}' END",
-                          lit ? lit : "''", lit ? lit : "''", lit ? lit : "''");
-        if (PQgetvalue(r, i, 2)[0] == 't') {
-            if (keys == 1) tv_buf_printf(out, "trove_row.%s::text", q ? q : "");
-            else
-                tv_buf_printf(out, "%sreplace(replace(trove_row.%s::text, '\\', '\\\\'), '|', '\\|')", k ? " || '|' || " : "",
-                              q ? q : "");
-            k++;
-        }
+/* The SQL of a table's comparison, from its resolution (table.c):
+ *   id     the _id from the row alias trove_row (the feed's _id rule);
+ *   row    the indexed columns of trove_row, as one row value;
+ *   back   the indexed columns of trove_doc, a record of the table's type
+ *          read from the document;
+ *   doc    the document with its fields back under their column names
+ *          (base64 bytea back to \\x hex), from d.doc. */
+static bool compare_sql(PGconn *c, const tv_stable *t, tv_buf *id, tv_buf *row, tv_buf *back, tv_buf *doc) {
+    for (size_t k = 0; k < t->ids.len; k++) {
+        char *q = PQescapeIdentifier(c, t->ids.items[k], strlen(t->ids.items[k]));
+        if (t->ids.len == 1) tv_buf_printf(id, "trove_row.%s::text", q ? q : "");
+        else
+            tv_buf_printf(id, "%sreplace(replace(trove_row.%s::text, '\\', '\\\\'), '|', '\\|')", k ? " || '|' || " : "",
+                          q ? q : "");
         PQfreemem(q);
-        PQfreemem(lit);
     }
-    PQclear(r);
-    if (!keys) fprintf(stderr, "trove sync verify: table %s.%s has no key\n", schema, name);
-    return keys > 0 && !out->oom && !bytea->oom;
+    tv_buf_printf(row, "ROW(");
+    tv_buf_printf(back, "ROW(");
+    tv_buf_printf(doc, "'{}'::jsonb");
+    size_t n = 0;
+    for (size_t i = 0; i < t->cols.len; i++) {
+        const tv_scol *col = &t->cols.items[i];
+        if (!col->field) continue;
+        char *q = PQescapeIdentifier(c, col->name, strlen(col->name));
+        char *name = PQescapeLiteral(c, col->name, strlen(col->name));
+        char *field = PQescapeLiteral(c, col->field, strlen(col->field));
+        tv_buf_printf(row, "%strove_row.%s", n ? ", " : "", q ? q : "");
+        tv_buf_printf(back, "%strove_doc.%s", n ? ", " : "", q ? q : "");
+        if (col->type == 17) /* bytea */
+            tv_buf_printf(doc,
+                          " || jsonb_build_object(%s, CASE WHEN jsonb_typeof(d.doc -> %s) = 'string' THEN "
+                          "to_jsonb('\\x' || encode(decode(d.doc ->> %s, 'base64'), 'hex')) ELSE d.doc -> %s END)",
+                          name ? name : "''", field ? field : "''", field ? field : "''", field ? field : "''");
+        else
+            tv_buf_printf(doc, " || jsonb_build_object(%s, d.doc -> %s)", name ? name : "''", field ? field : "''");
+        PQfreemem(q);
+        PQfreemem(name);
+        PQfreemem(field);
+        n++;
+    }
+    tv_buf_printf(row, ")");
+    tv_buf_printf(back, ")");
+    return !id->oom && !row->oom && !back->oom && !doc->oom;
 }
 
 /* Appends s to a COPY text-format field (backslash, tab, newline, CR). */
@@ -164,37 +169,39 @@ static bool load_docs(PGconn *c, tv_sink *s, const char *index, uint64_t *n) {
 
 /* Checks one table; returns the differences found, or -1 when it could
  * not check. */
-static long verify_table(PGconn *c, tv_sink *s, const tv_feed_opts *o, const char *spec) {
-    const char *dot = strchr(spec, '.');
-    char schema[256], name[256];
-    snprintf(schema, sizeof schema, "%.*s", dot ? (int)(dot - spec) : 6, dot ? spec : "public");
-    snprintf(name, sizeof name, "%s", dot ? dot + 1 : spec);
-    char *idx = tv_feed_index_name(o, schema, name);
-    tv_buf key, bytea, q;
-    tv_buf_init(&key);
-    tv_buf_init(&bytea);
+static long verify_table(PGconn *c, tv_sink *s, const tv_feed_opts *o, const tv_table_conf *tc) {
+    tv_stable t;
+    memset(&t, 0, sizeof t);
+    tv_buf id, row, back, doc, q;
+    tv_buf_init(&id);
+    tv_buf_init(&row);
+    tv_buf_init(&back);
+    tv_buf_init(&doc);
     tv_buf_init(&q);
     long diffs = -1;
     uint64_t ndocs = 0;
-    char *qs = PQescapeIdentifier(c, schema, strlen(schema)), *qn = PQescapeIdentifier(c, name, strlen(name));
-    if (idx && qs && qn && key_expr(c, schema, name, &key, &bytea) && load_docs(c, s, idx, &ndocs)) {
+    if (tv_stable_load(c, o, tc, &t) && compare_sql(c, &t, &id, &row, &back, &doc) &&
+        load_docs(c, s, t.index, &ndocs)) {
+        /* a dropped column's field is ignored (it is in no column's
+         * place); a renamed column is a difference until its rows are
+         * written again, which is the truth of the index */
         tv_buf_printf(&q,
-                      "WITH r AS (SELECT %s AS id, md5(trove_row::text) AS h FROM %s.%s trove_row), "
-                      "d AS (SELECT d.id, md5(jsonb_populate_record(NULL::%s.%s, d.doc%s)::text) AS h "
-                      "FROM trove_verify d) "
+                      "WITH r AS (SELECT %s AS id, md5(%s::text) AS h FROM %s trove_row), "
+                      "d AS (SELECT d.id, md5(%s::text) AS h FROM trove_verify d, "
+                      "LATERAL jsonb_populate_record(NULL::%s, %s) trove_doc) "
                       "SELECT CASE WHEN d.id IS NULL THEN 'missing from the index' WHEN r.id IS NULL THEN "
                       "'not in the table' ELSE 'different' END, coalesce(r.id, d.id), "
                       "count(*) OVER (PARTITION BY (d.id IS NULL), (r.id IS NULL)), "
                       "row_number() OVER (PARTITION BY (d.id IS NULL), (r.id IS NULL) ORDER BY coalesce(r.id, d.id)), "
                       "(SELECT count(*) FROM r) "
                       "FROM r FULL JOIN d ON d.id = r.id WHERE r.h IS DISTINCT FROM d.h ORDER BY 1, 2",
-                      key.data, qs, qn, qs, qn, bytea.len ? bytea.data : "");
+                      id.data, row.data, t.qname, back.data, t.qname, doc.data);
         PGresult *r = q.oom ? NULL : PQexec(c, q.data);
         if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-            fprintf(stderr, "trove sync verify: comparing %s.%s: %s", schema, name, PQerrorMessage(c));
+            fprintf(stderr, "trove sync verify: comparing %s.%s: %s", t.schema, t.name, PQerrorMessage(c));
         } else {
             diffs = PQntuples(r);
-            printf("%s.%s -> %s: %llu documents, %ld difference%s\n", schema, name, idx,
+            printf("%s.%s -> %s: %llu documents, %ld difference%s\n", t.schema, t.name, t.index,
                    (unsigned long long)ndocs, diffs, diffs == 1 ? "" : "s");
             for (int i = 0; i < PQntuples(r); i++) {
                 long nth = atol(PQgetvalue(r, i, 3));
@@ -205,11 +212,11 @@ static long verify_table(PGconn *c, tv_sink *s, const tv_feed_opts *o, const cha
         }
         PQclear(r);
     }
-    PQfreemem(qs);
-    PQfreemem(qn);
-    tv_free(idx);
-    tv_buf_fini(&key);
-    tv_buf_fini(&bytea);
+    tv_stable_fini(&t);
+    tv_buf_fini(&id);
+    tv_buf_fini(&row);
+    tv_buf_fini(&back);
+    tv_buf_fini(&doc);
     tv_buf_fini(&q);
     return diffs;
 }
@@ -225,7 +232,7 @@ int tv_feed_verify(const tv_feed_opts *o, tv_sink *sink) {
     }
     int rc = 0;
     for (size_t i = 0; i < o->ntables; i++) {
-        long d = verify_table(c, sink, o, o->tables[i]);
+        long d = verify_table(c, sink, o, &o->tables[i]);
         if (d != 0) rc = 1;
     }
     PQfinish(c);

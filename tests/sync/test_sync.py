@@ -375,3 +375,129 @@ def test_serve_runs_the_feed_of_a_config_file(db):
         p = subprocess.run([Feed(db, [], []).argv[0], "serve", "--port", "0", "--data", os.path.join(d, "x"),
                             "--sync", cfg], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
         assert p.returncode == 1 and b"unknown key slots" in p.stderr
+
+
+def config_feed(db, cfg_dir, tables, *extra):
+    """A feed of a config file holding `tables` (names or objects)."""
+    cfg = os.path.join(cfg_dir, "feed-%d.json" % random.randrange(1 << 30))
+    with open(cfg, "w") as f:
+        json.dump({"pg": db.conninfo, "tables": tables, "slot": db.name, "publication": db.name}, f)
+    return [Feed(db, [], []).argv[0], "sync", *extra, "--config", cfg]
+
+
+def projected(db, table, key, exclude=(), include=None, rename=None):
+    """{_id: the document the config asks for}, from PostgreSQL's to_jsonb."""
+    out = {}
+    for k, row in db.sql("SELECT %s, to_jsonb(trove_row) FROM %s trove_row" % (key, table)):
+        doc = {(rename or {}).get(c, c): v for c, v in row.items()
+               if c not in exclude and (include is None or c in include)}
+        out[k] = doc
+    return out
+
+
+def test_per_table_config_index_id_fields_renames_and_mappings(db, server, tmp_path):
+    db.sql("CREATE TABLE products (id int PRIMARY KEY, sku text NOT NULL UNIQUE, title text, secret text, "
+           "body jsonb, n int)")
+    db.sql("ALTER TABLE products REPLICA IDENTITY USING INDEX products_sku_key")
+    db.sql("INSERT INTO products SELECT g, 'sku-' || g, 'Red shoe ' || g, 'hidden', "
+           "jsonb_build_object('g', g), g FROM generate_series(1, 300) g")
+    # no primary key: REPLICA IDENTITY FULL and an _id of a unique index's columns
+    db.sql("CREATE TABLE notes (n int NOT NULL, lang text NOT NULL, body text, internal text)")
+    db.sql("CREATE UNIQUE INDEX notes_key ON notes (n, lang)")
+    db.sql("ALTER TABLE notes REPLICA IDENTITY FULL")
+    db.sql("INSERT INTO notes SELECT g, l, l || g, 'x' FROM generate_series(1, 40) g, unnest(ARRAY['en', 'd|e']) l")
+    tables = [{"table": "products", "index": "catalog", "id": ["sku"], "exclude": ["secret"],
+               "rename": {"title": "name"}, "settings": {"number_of_shards": 2},
+               "mappings": {"name": {"type": "text", "fields": {"raw": {"type": "keyword"}}}}},
+              {"table": "public.notes", "id": ["lang", "n"], "include": ["lang", "body"]}]
+    argv = config_feed(db, tmp_path, tables, "--to", server.url, "--quiet")
+    p = subprocess.run(argv + ["--once"], stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0, p.stderr
+
+    def nonull(docs):  # a column added later is absent from older documents: both mean NULL
+        return {k: {f: v for f, v in d.items() if v is not None} for k, d in docs.items()}
+
+    def check():
+        assert nonull(index_docs(server.url, "catalog")) == nonull(projected(
+            db, "products", "sku", exclude=("secret",), rename={"title": "name"}))
+        assert index_docs(server.url, "notes") == projected(
+            db, "notes", "replace(replace(lang, '\\', '\\\\'), '|', '\\|') || '|' || n", include=("lang", "body"))
+
+    check()
+    assert "products" not in requests.get(server.url + "/_cat/indices?h=index").text.split()
+    idx = requests.get(server.url + "/catalog").json()["catalog"]
+    assert idx["settings"]["index"]["number_of_shards"] == "2"
+    props = idx["mappings"]["properties"]
+    assert props["name"] == {"type": "text", "fields": {"raw": {"type": "keyword"}}} and "secret" not in props
+    assert props["id"] == {"type": "integer"} and "title" not in props
+    hits = requests.post(server.url + "/catalog/_search",
+                         json={"query": {"term": {"name.raw": "Red shoe 7"}}}).json()["hits"]["hits"]
+    assert [h["_id"] for h in hits] == ["sku-7"]
+
+    # the stream under the same rules: an _id change deletes the old
+    # document; a column added later is a field unless "include" is given
+    feed = subprocess.Popen(argv, stderr=subprocess.PIPE)
+    try:
+        db.sql("UPDATE products SET sku = 'moved-' || id WHERE id <= 10")
+        db.sql("UPDATE products SET title = 'Blue hat', secret = 'still hidden' WHERE id BETWEEN 11 AND 20")
+        db.sql("DELETE FROM products WHERE id BETWEEN 21 AND 25")
+        db.sql("ALTER TABLE products ADD COLUMN colour text")
+        db.sql("INSERT INTO products (id, sku, title, colour) VALUES (1000, 'new', 'New', 'green')")
+        db.sql("UPDATE notes SET n = n + 100 WHERE n <= 5")
+        db.sql("DELETE FROM notes WHERE n = 6")
+        db.sql("ALTER TABLE notes ADD COLUMN extra text")
+        db.sql("INSERT INTO notes VALUES (999, 'en', 'late', 'x', 'not indexed')")
+        wait_confirmed(db, db.wal_lsn())
+        check()
+        assert "sku-3" not in index_docs(server.url, "catalog")
+        assert index_docs(server.url, "catalog")["new"]["colour"] == "green"
+    finally:
+        feed.terminate()
+        assert feed.wait(timeout=30) == 0
+
+    # verify applies the same rules, and finds a drifted field by its column
+    verify = config_feed(db, tmp_path, tables, "verify", "--to", server.url)
+    p = subprocess.run(verify, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.decode().splitlines() == ["public.products -> catalog: 296 documents, 0 differences",
+                                              "public.notes -> notes: 79 documents, 0 differences"]
+    requests.post(server.url + "/catalog/_update/sku-50?refresh=true",
+                  json={"doc": {"name": "drifted"}}).raise_for_status()
+    p = subprocess.run(verify, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    assert p.returncode == 1 and p.stdout.decode().splitlines()[:2] == [
+        "public.products -> catalog: 296 documents, 1 difference", "  different: [sku-50]"], p.stdout
+
+
+@pytest.mark.parametrize("table,why", [
+    ({"table": "p", "id": ["title"]}, "its \"id\" columns are not unique"),
+    ({"table": "p", "id": ["code"]}, "REPLICA IDENTITY USING INDEX p_code_key"),
+    ({"table": "p", "id": ["maybe"]}, "the \"id\" column [maybe] can be NULL"),
+    ({"table": "p", "id": ["nope"]}, "\"id\" names [nope], which is not a column"),
+    ({"table": "p", "include": ["id", "nope"]}, "\"include\" names [nope], which is not a column"),
+    ({"table": "p", "exclude": ["title"], "rename": {"title": "t"}}, "\"rename\" names [title], which is not indexed"),
+    ({"table": "p", "rename": {"title": "code"}}, "two columns become the field [code]"),
+    ({"table": "p", "mappings": {"nope": {"type": "text"}}}, "\"mappings\" names [nope], which is not a field"),
+    ({"table": "f"}, "has REPLICA IDENTITY FULL but no primary key"),
+])
+def test_a_config_the_catalog_contradicts_is_refused(db, server, tmp_path, table, why):
+    db.sql("CREATE TABLE p (id int PRIMARY KEY, code text NOT NULL UNIQUE, title text NOT NULL, maybe text UNIQUE)")
+    db.sql("CREATE TABLE f (a int); ALTER TABLE f REPLICA IDENTITY FULL")
+    p = subprocess.run(config_feed(db, tmp_path, [table], "--to", server.url, "--once"), stderr=subprocess.PIPE,
+                       timeout=60)
+    assert p.returncode == 1 and why in p.stderr.decode(), p.stderr
+
+
+@pytest.mark.parametrize("tables,why", [
+    ([{"table": "p", "colour": 1}], "unknown key tables[].colour"),
+    ([{"index": "x"}], "needs tables[].table"),
+    ([{"table": "p", "id": []}], "needs an array of column names at tables[].id"),
+    ([{"table": "p", "include": ["a"], "exclude": ["b"]}], "takes include or exclude, not both"),
+    ([{"table": "p", "rename": {"a": 1}}], "needs a non-empty field name at tables[].rename.a"),
+    ([{"table": "p", "mappings": {"a": "text"}}], "needs a mapping object at tables[].mappings.a"),
+    ([{"table": "p", "index": "same"}, {"table": "q", "index": "same"}], "both feed the index [same]"),
+])
+def test_a_malformed_table_config_is_refused(db, server, tmp_path, tables, why):
+    db.sql("CREATE TABLE p (id int PRIMARY KEY); CREATE TABLE q (id int PRIMARY KEY)")
+    p = subprocess.run(config_feed(db, tmp_path, tables, "--to", server.url, "--once"), stderr=subprocess.PIPE,
+                       timeout=60)
+    assert p.returncode != 0 and why in p.stderr.decode(), p.stderr
