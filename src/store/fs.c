@@ -85,6 +85,8 @@ ssize_t tv_store_sys_write(int fd, const void *p, size_t n) {
     return write(fd, p, n);
 }
 
+bool tv_store_write_faults(void) { return fault(TV_STORE_OP_WRITE); }
+
 int tv_store_sys_sync(int fd, bool data_only) {
     if (fault(TV_STORE_OP_SYNC)) return -1;
     return data_only ? fdatasync(fd) : fsync(fd);

@@ -11,6 +11,9 @@
 
 /* write(2) / fsync or fdatasync, failing instead when the hook says so. */
 ssize_t tv_store_sys_write(int fd, const void *p, size_t n);
+/* True (errno set) when the write fault hook fails this write: for writes
+ * that do not go through tv_store_sys_write (the translog's mapping). */
+bool tv_store_write_faults(void);
 int tv_store_sys_sync(int fd, bool data_only);
 /* Writes all n bytes (retrying short writes and EINTR); TROVE_EIO with
  * errno set on failure. */

@@ -2,11 +2,18 @@
  * translog.c — the append-only operation log of store.h (format and
  * recovery rules there).
  *
- * Appends: one write of the framed record (a stack buffer for small
- * records, else header and body in two writes), at the offset the translog
- * tracks; if any part fails the file is truncated back to that offset, so a
- * refused operation leaves no bytes behind and the next append can succeed
- * when the disk has room again.
+ * Appends go through a shared mapping of the file, not a write(2) each: a
+ * system call per document was a fifth of bulk indexing's time. The file
+ * is reserved ahead (posix_fallocate, in steps that grow with the log up
+ * to 8 MiB) and a window of it (up to 8 MiB) is mapped; an append copies
+ * its framed record into the window. Once the blocks are reserved the copy
+ * cannot fail, so the rule "a refused append leaves nothing" holds where
+ * it can fail: the reservation, before anything is copied. A record that
+ * does not fit the window is written with pwrite into the reserved space.
+ * A process that dies after an append leaves the record in the page cache,
+ * as a write(2) would; fdatasync writes a shared mapping's dirty pages like
+ * any others. The reserved, never written tail reads as zeros, which
+ * recovery reads as the end (store.h); close cuts it off.
  *
  * Syncs are group commits: `written` is the file size after the last
  * append, `synced` what the last fdatasync covered. A caller whose append is
@@ -21,6 +28,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -30,11 +38,16 @@
 #define TLOG_VERSION 1u
 #define TLOG_HEADER 16u
 #define TLOG_FRAME 12u
+#define TLOG_WINDOW ((uint64_t)8 << 20) /* the mapped window, at most */
+#define TLOG_STEP_MIN ((uint64_t)64 << 10) /* the first reservation step */
 
 struct tv_translog {
     int fd;
     char *path;
-    uint64_t size;             /* bytes in the file (appends are ordered by the caller) */
+    uint64_t size;             /* bytes of records (appends are ordered by the caller) */
+    uint64_t reserved;         /* bytes of the file allocated (size <= reserved) */
+    uint8_t *map;              /* the window: file bytes [map_off, map_off + map_len) */
+    uint64_t map_off, map_len;
     atomic_ullong written;     /* size after the last append */
     atomic_ullong synced;      /* size the last successful sync covered */
     atomic_bool failed;
@@ -102,7 +115,7 @@ tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const ui
     st = tv_translog_scan(path, (const uint8_t *)bytes, n, fn, ctx, &valid, err);
     tv_free(bytes);
     if (st) return st;
-    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return tv_store_errno(err, errno, "failed to open translog", path);
     tv_translog *t = tv_calloc(1, sizeof *t);
     char *p = tv_strndup(path, strlen(path));
@@ -139,7 +152,7 @@ tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const ui
         st = tv_store_errno(err, errno, "failed to seek translog", path);
         goto fail;
     }
-    t->size = valid;
+    t->size = t->reserved = valid;
     atomic_init(&t->written, valid);
     atomic_init(&t->synced, valid);
     *out = t;
@@ -149,33 +162,83 @@ fail:
     return st;
 }
 
+/* Reserves the file up to at least `end`, a step past it; errno on failure. */
+static bool reserve(tv_translog *t, uint64_t end) {
+    if (end <= t->reserved) return true;
+    uint64_t step = TV_MIN(TV_MAX(t->size, TLOG_STEP_MIN), TLOG_WINDOW);
+    uint64_t want = (end + step + TLOG_STEP_MIN - 1) / TLOG_STEP_MIN * TLOG_STEP_MIN;
+    int e = posix_fallocate(t->fd, (off_t)t->reserved, (off_t)(want - t->reserved));
+    if (e) {
+        errno = e;
+        return false;
+    }
+    t->reserved = want;
+    return true;
+}
+
+static void unmap(tv_translog *t) {
+    if (t->map) munmap(t->map, t->map_len);
+    t->map = NULL;
+    t->map_off = t->map_len = 0;
+}
+
+/* Maps the window from the page holding t->size over the reserved space;
+ * false (no window) when mmap fails. */
+static bool remap(tv_translog *t) {
+    unmap(t);
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t off = t->size / page * page, len = TV_MIN(t->reserved - off, TLOG_WINDOW);
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, t->fd, (off_t)off);
+    if (m == MAP_FAILED) return false;
+    t->map = m;
+    t->map_off = off;
+    t->map_len = len;
+    return true;
+}
+
+static bool pwrite_all(int fd, const void *p, size_t n, uint64_t at) {
+    const char *q = p;
+    while (n) {
+        ssize_t w = pwrite(fd, q, n, (off_t)at);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            if (w == 0) errno = ENOSPC;
+            return false;
+        }
+        q += w;
+        n -= (size_t)w;
+        at += (uint64_t)w;
+    }
+    return true;
+}
+
 tv_status tv_translog_append(tv_translog *t, const void *body, size_t len, tv_error *err) {
     if (atomic_load(&t->failed))
         return tv_error_set(err, TROVE_EIO, "translog [%s] failed an earlier fsync; restart to recover", t->path);
     if (len == 0 || len > TV_TRANSLOG_MAX_RECORD)
         return tv_error_set(err, TROVE_EARG, "translog record of [%zu] bytes", len);
-    uint8_t small[4096];
     uint8_t frame[TLOG_FRAME];
     st32(frame, (uint32_t)len);
     st32(frame + 4, tv_checksum32(frame, 4));
     st32(frame + 8, tv_checksum32(body, len));
-    tv_status st;
-    if (len + TLOG_FRAME <= sizeof small) {
-        memcpy(small, frame, TLOG_FRAME);
-        memcpy(small + TLOG_FRAME, body, len);
-        st = tv_store_write_all(t->fd, small, len + TLOG_FRAME);
-    } else {
-        st = tv_store_write_all(t->fd, frame, TLOG_FRAME);
-        if (!st) st = tv_store_write_all(t->fd, body, len);
-    }
-    if (st) {
+    uint64_t end = t->size + TLOG_FRAME + len;
+    if (tv_store_write_faults() || !reserve(t, end))
+        return tv_store_errno(err, errno, "failed to write translog", t->path);
+    bool mapped = (t->map && t->size >= t->map_off && end <= t->map_off + t->map_len) ||
+                  (end - t->size <= TLOG_WINDOW / 2 && remap(t) && end <= t->map_off + t->map_len);
+    if (mapped) {
+        uint8_t *at = t->map + (t->size - t->map_off);
+        memcpy(at, frame, TLOG_FRAME);
+        memcpy(at + TLOG_FRAME, body, len);
+    } else if (!pwrite_all(t->fd, frame, TLOG_FRAME, t->size) || !pwrite_all(t->fd, body, len, t->size + TLOG_FRAME)) {
+        /* into reserved space, so this is an I/O error: zero what part of
+         * the record landed, so that it reads as the end */
         int e = errno;
-        /* leave no partial record; if even that fails the next open cuts
-         * the torn tail */
-        if (ftruncate(t->fd, (off_t)t->size) == 0) (void)lseek(t->fd, (off_t)t->size, SEEK_SET);
+        static const uint8_t zeros[TLOG_FRAME];
+        (void)pwrite_all(t->fd, zeros, TLOG_FRAME, t->size);
         return tv_store_errno(err, e, "failed to write translog", t->path);
     }
-    t->size += TLOG_FRAME + len;
+    t->size = end;
     atomic_store(&t->written, t->size);
     return TROVE_OK;
 }
@@ -208,8 +271,13 @@ uint64_t tv_translog_size(tv_translog *t) { return atomic_load(&t->written); }
 
 void tv_translog_close(tv_translog *t) {
     if (!t) return;
+    unmap(t);
     if (t->fd >= 0) {
-        if (!atomic_load(&t->failed)) (void)tv_store_sys_sync(t->fd, true);
+        if (!atomic_load(&t->failed)) {
+            /* the reserved tail goes (it would read as the end anyway) */
+            if (t->reserved > t->size) (void)!ftruncate(t->fd, (off_t)t->size);
+            (void)tv_store_sys_sync(t->fd, true);
+        }
         close(t->fd);
     }
     pthread_mutex_destroy(&t->sync_mu);
