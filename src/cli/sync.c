@@ -18,9 +18,10 @@ void tv_cli_sync_usage(FILE *out) {
     fprintf(out,
             "usage: trove sync --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
             "                  [--config FILE]   (JSON: pg, tables, index_prefix, slot, publication,\n"
-            "                                     batch_size, numeric_as_number; later options win)\n"
+            "                                     batch_size, in_flight, numeric_as_number; later\n"
+            "                                     options win)\n"
             "                  [--index-prefix PREFIX] [--slot NAME] [--publication NAME]\n"
-            "                  [--batch-size ROWS] [--numeric-as-number] [--once] [--quiet]\n"
+            "                  [--batch-size ROWS] [--in-flight 0|1] [--numeric-as-number] [--once] [--quiet]\n"
             "       trove sync drop --pg CONNINFO [--slot NAME] [--publication NAME] (--data DIR | --to URL)\n"
             "       trove sync verify --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
             "                  [--index-prefix PREFIX]\n"
@@ -40,6 +41,8 @@ void tv_cli_sync_usage(FILE *out) {
             "  --slot NAME           the replication slot, created if absent (trove_sync)\n"
             "  --publication NAME    the publication, created if absent (trove_sync)\n"
             "  --batch-size ROWS     rows per _bulk request (5000)\n"
+            "  --in-flight 0|1       batches being written while the next is read (1): 0 reads\n"
+            "                        nothing while a batch is written\n"
             "  --numeric-as-number   numeric columns as numbers (scaled_float) instead of strings\n"
             "  --once                stop once caught up with PostgreSQL's WAL position at the start\n"
             "  --quiet               no progress on stderr\n"
@@ -84,7 +87,8 @@ int tv_cli_sync(int argc, char **argv) {
         status = true;
         i++;
     }
-    tv_feed_opts o = {.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "", .batch_rows = 5000};
+    tv_feed_opts o = {.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "", .batch_rows = 5000,
+                     .in_flight = 1};
     const char *data = NULL, *to = NULL, *tables = NULL;
     void *config = NULL; /* --config: owns the strings it set in o */
     for (; i < argc; i++) {
@@ -128,6 +132,13 @@ int tv_cli_sync(int argc, char **argv) {
                 fprintf(stderr, "trove sync: --warn-wal takes a size (\"1gb\", \"512mb\"), not [%s]\n", v);
                 return 2;
             }
+        }
+        else if (strcmp(a, "--in-flight") == 0) {
+            if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {
+                fprintf(stderr, "trove sync: --in-flight takes 0 or 1, not [%s]\n", v);
+                return 2;
+            }
+            o.in_flight = v[0] - '0';
         }
         else if (strcmp(a, "--batch-size") == 0) {
             char *end;
@@ -226,7 +237,7 @@ static void *feed_main(void *arg) {
 int tv_cli_sync_start(trove_node *node, const char *config) {
     memset(&served.o, 0, sizeof served.o);
     served.o = (tv_feed_opts){.slot = "trove_sync", .publication = "trove_sync", .index_prefix = "",
-                              .batch_rows = 5000, .quiet = true};
+                              .batch_rows = 5000, .in_flight = 1, .quiet = true};
     if (!tv_feed_config_load(config, &served.o, &served.config)) {
         tv_feed_config_free(served.config);
         served.config = NULL;

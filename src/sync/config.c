@@ -10,7 +10,7 @@
  *                "mappings": {"name": {"type": "text"}},
  *                "settings": {"number_of_shards": 1}}],
  *    "index_prefix": "", "slot": "trove_sync", "publication": "trove_sync",
- *    "batch_size": 5000, "numeric_as_number": false}
+ *    "batch_size": 5000, "in_flight": 1, "numeric_as_number": false}
  *
  * "pg" and "tables" are required; a table is its name or an object (see
  * tv_table_conf, and table.c for what each key means). An unknown key, or
@@ -164,6 +164,9 @@ bool tv_feed_config_load(const char *path, tv_feed_opts *o, void **out) {
             if (v->type != TV_JSON_INT || v->v.i < 1 || v->v.i > 1000000)
                 return bad(path, "needs an integer from 1 to 1000000 at", k);
             o->batch_rows = (size_t)v->v.i;
+        } else if (strcmp(k, "in_flight") == 0) {
+            if (v->type != TV_JSON_INT || v->v.i < 0 || v->v.i > 1) return bad(path, "needs 0 or 1 at", k);
+            o->in_flight = (int)v->v.i;
         } else if (strcmp(k, "numeric_as_number") == 0) {
             if (v->type != TV_JSON_TRUE && v->type != TV_JSON_FALSE) return bad(path, "needs true or false at", k);
             o->values.numeric_as_number = v->type == TV_JSON_TRUE;

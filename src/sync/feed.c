@@ -48,11 +48,19 @@
  * _bulk body; the batch is sent when it holds batch_rows rows or 8 MiB, and
  * whenever the socket has nothing more to read (low latency when the rate
  * is low, large batches when it is high). A batch may end inside a
- * transaction: the checkpoint then stays at the previous commit. While a
- * batch is being sent nothing is read from PostgreSQL (backpressure: the
- * slot holds the WAL, nothing is buffered without bound). A TRUNCATE sends
- * the batch, refreshes the index and deletes by query. A Relation message
- * (a schema change) adds the mapping of columns that appeared.
+ * transaction: the checkpoint then stays at the previous commit. A TRUNCATE
+ * sends the batch, refreshes the index and deletes by query. A Relation
+ * message (a schema change) adds the mapping of columns that appeared.
+ *
+ * Batches in flight. With in_flight 1 (the default) a sender thread writes
+ * a batch, then its checkpoint, while the feed reads and converts the next
+ * (the index and PostgreSQL each get a core); the next batch waits for it,
+ * so at most one batch is written and one built (backpressure: the slot
+ * holds the WAL, nothing is buffered without bound). Order is kept by one
+ * rule: every other use of the sink waits for the batch in flight first
+ * (drain), and PostgreSQL is told only checkpoints that are written
+ * (`durable`), never the one a batch in flight will write. With in_flight
+ * 0 nothing is read while a batch is written.
  *
  * Failures. A document the index refuses (a mapping conflict, a bad value)
  * is written to `.trove_sync_dead_letters` with the table, the key, the
@@ -64,6 +72,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,12 +97,28 @@ void tv_feed_stop(void) { stop_requested = 1; }
 
 /* A table of the feed: as resolved at the start (table.c), and as the
  * stream's last Relation message shows it. */
-typedef struct ftable {
+typedef struct ftable ftable;
+struct ftable {
     tv_stable s;
     TV_VEC(tv_scol) rcols; /* the Relation message's columns, with their fields */
     TV_VEC(int) rkey;      /* positions in rcols of the _id's columns, in _id order */
     bool relation_seen;
-} ftable;
+};
+
+/* One action of a batch: what its dead letter would say. */
+struct act {
+    const struct ftable *t;
+    char *id;   /* owned; NULL for a delete (a delete is never dead-lettered) */
+    tv_lsn lsn;
+    size_t src; /* where its document line starts in the body */
+};
+
+/* A _bulk body and its actions, in order. */
+struct batch {
+    tv_buf bulk;
+    size_t rows;
+    TV_VEC(struct act) acts;
+};
 
 typedef struct feed {
     const tv_feed_opts *o;
@@ -107,16 +132,27 @@ typedef struct feed {
     size_t snap_table;      /* the table being read */
     TV_VEC(char *) snap_key; /* its last key read (NULL when none) */
     bool have_ckpt;
-    /* the batch */
-    tv_buf bulk;
-    size_t rows;
+    /* the batch being built */
+    struct batch b;
     tv_lsn batch_lsn;  /* the checkpoint once the batch is durable */
     tv_lsn cur_commit; /* the open transaction's commit end (from Begin), 0 none */
     bool in_txn;
-    /* dead letters of the batch: parallel to its actions */
-    TV_VEC(char *) act_meta; /* per action: "table\\tid\\tlsn" (owned), NULL for deletes */
-    TV_VEC(size_t) act_src;  /* per action: offset of its document in bulk */
-    uint64_t total_rows, dead;
+    uint64_t total_rows; /* rows handed to the index this run */
+    uint64_t dead;       /* dead letters this run (the sender's while a batch flies) */
+    /* the batch in flight (o->in_flight): a sender thread writes it and
+     * then its checkpoint while the feed reads on; every other use of the
+     * sink waits for it first (drain) */
+    struct batch fly;
+    char *fly_ckpt;      /* the checkpoint document to write after it (owned), NULL none */
+    size_t fly_ckpt_len;
+    tv_lsn fly_lsn;      /* that checkpoint's LSN */
+    pthread_t fly_th;
+    bool fly_thread;     /* fly_th runs it (else it was written in place) */
+    bool flying;         /* a batch is in flight: drain waits for it */
+    atomic_bool fly_done; /* it has finished */
+    bool fly_ok;         /* its result, once done */
+    bool fly_failed;     /* a batch failed: every later write fails until the feed restarts */
+    tv_lsn durable;      /* the last checkpoint written: what may be confirmed to PostgreSQL */
     tv_lsn confirmed;
     int64_t last_status_ms;
     tv_lsn wal_end;   /* the server's position from the last keepalive */
@@ -236,12 +272,15 @@ static ftable *table_by_relid(feed *f, uint32_t relid) {
 
 /* ------------------------------------------------------------ sink calls */
 
+static bool drain(feed *f);
+
 /* Sends a request until it gets an answer that is not 429 or 5xx (the feed
  * waits rather than drop: every request it sends is idempotent). Returns
  * the parsed answer, or NULL when the status is another error (printed) or
- * the feed was asked to stop. */
-static tv_json *sink_call(feed *f, const char *method, const char *path, const char *body, size_t len,
-                          int want, bool quiet) {
+ * the feed was asked to stop. The sender thread's call; the feed's own is
+ * sink_call. */
+static tv_json *sink_call_now(feed *f, const char *method, const char *path, const char *body, size_t len,
+                              int want, bool quiet) {
     int pause = 100;
     for (;;) {
         if (tv_sink_request(f->sink, method, path, body, len)) {
@@ -266,10 +305,19 @@ static tv_json *sink_call(feed *f, const char *method, const char *path, const c
     return j;
 }
 
+/* sink_call_now once the batch in flight, if any, is written (the sink
+ * serves one request at a time, and a request must not overtake the
+ * batch); NULL when that batch failed. */
+static tv_json *sink_call(feed *f, const char *method, const char *path, const char *body, size_t len, int want,
+                          bool quiet) {
+    return drain(f) ? sink_call_now(f, method, path, body, len, want, quiet) : NULL;
+}
+
 /* Creates the index with the columns' mapping unless it exists. */
 static bool ensure_index(feed *f, ftable *t) {
     char path[600];
     snprintf(path, sizeof path, "/%s", t->s.index);
+    if (!drain(f)) return false;
     bool exists = tv_sink_request(f->sink, "HEAD", path, NULL, 0) && f->sink->last.status == 200;
     tv_buf b;
     tv_buf_init(&b);
@@ -359,12 +407,10 @@ static bool ckpt_read(feed *f) {
     return true;
 }
 
-/* Writes the checkpoint (after the documents it covers are durable). */
-static bool ckpt_write(feed *f) {
-    tv_buf b;
-    tv_buf_init(&b);
+/* The checkpoint document of the feed's position now into b. */
+static void ckpt_body(const feed *f, tv_buf *b) {
     tv_jw w;
-    tv_jw_init(&w, &b, false);
+    tv_jw_init(&w, b, false);
     char lsn[18];
     tv_lsn_format(f->lsn, lsn);
     tv_jw_obj_begin(&w);
@@ -383,31 +429,54 @@ static bool ckpt_write(feed *f) {
     tv_jw_keyz(&w, "rows");
     tv_jw_uint(&w, f->total_rows);
     tv_jw_obj_end(&w);
+}
+
+/* Writes a checkpoint document (at lsn), after the documents it covers
+ * are durable; either thread (the sink is the caller's). */
+static bool ckpt_put(feed *f, const char *body, size_t len, tv_lsn lsn) {
     char path[300];
     snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", f->o->slot);
-    bool ok = !b.oom && (sink_call(f, "PUT", path, b.data, b.len, 200, true) ||
-                         (f->sink->last.status == 201 && f->sink->last.body));
+    bool ok = sink_call_now(f, "PUT", path, body, len, 200, true) ||
+              (f->sink->last.status == 201 && f->sink->last.body);
     if (!ok) fprintf(stderr, "trove sync: cannot write the checkpoint\n");
+    if (ok) STATS(f, (sf->lsn = lsn, sf->last_commit_ms = now_ms()));
+    return ok;
+}
+
+/* Writes the checkpoint of the feed's position now, after the batch in
+ * flight. */
+static bool ckpt_write(feed *f) {
+    if (!drain(f)) return false;
+    tv_buf b;
+    tv_buf_init(&b);
+    ckpt_body(f, &b);
+    bool ok = !b.oom && ckpt_put(f, b.data, b.len, f->lsn);
     tv_buf_fini(&b);
     f->have_ckpt = ok;
-    if (ok) STATS(f, (sf->lsn = f->lsn, sf->last_commit_ms = now_ms()));
+    if (ok) f->durable = f->lsn;
     return ok;
 }
 
 /* ------------------------------------------------------------ the batch */
 
-static void batch_reset(feed *f) {
-    tv_buf_clear(&f->bulk);
-    f->rows = 0;
-    for (size_t i = 0; i < f->act_meta.len; i++) tv_free(f->act_meta.items[i]);
-    f->act_meta.len = 0;
-    f->act_src.len = 0;
+static void batch_clear(struct batch *b) {
+    tv_buf_clear(&b->bulk);
+    b->rows = 0;
+    for (size_t i = 0; i < b->acts.len; i++) tv_free(b->acts.items[i].id);
+    b->acts.len = 0;
 }
 
-/* Starts an action line; meta (owned) says what to report if it fails. */
-static void action(feed *f, const char *op, const ftable *t, const char *id, size_t idlen, char *meta) {
+static void batch_fini(struct batch *b) {
+    batch_clear(b);
+    tv_buf_fini(&b->bulk);
+    tv_vec_fini(&b->acts);
+}
+
+/* Starts an action line of the batch being built. */
+static void action(feed *f, const char *op, const ftable *t, const char *id, size_t idlen, tv_lsn lsn) {
+    tv_buf *bulk = &f->b.bulk;
     tv_jw w;
-    tv_jw_init(&w, &f->bulk, false);
+    tv_jw_init(&w, bulk, false);
     tv_jw_obj_begin(&w);
     tv_jw_keyz(&w, op);
     tv_jw_obj_begin(&w);
@@ -417,29 +486,20 @@ static void action(feed *f, const char *op, const ftable *t, const char *id, siz
     tv_jw_str(&w, id, idlen);
     tv_jw_obj_end(&w);
     tv_jw_obj_end(&w);
-    tv_buf_putc(&f->bulk, '\n');
-    if (tv_vec_push(&f->act_meta, meta)) {
-        tv_free(meta);
-        f->bulk.oom = true;
+    tv_buf_putc(bulk, '\n');
+    struct act a = {t, strcmp(op, "delete") ? tv_strndup(id, idlen) : NULL, lsn, bulk->len};
+    if ((strcmp(op, "delete") && !a.id) || tv_vec_push(&f->b.acts, a)) {
+        tv_free(a.id);
+        bulk->oom = true;
     }
-    if (tv_vec_push(&f->act_src, f->bulk.len)) f->bulk.oom = true;
 }
 
-static char *meta_of(const ftable *t, const char *id, size_t idlen, tv_lsn lsn) {
-    tv_buf b;
-    tv_buf_init(&b);
+/* Appends one dead letter of table t to the _bulk body b (the document
+ * line is left out when doc is NULL), counts it and reports it on stderr. */
+static void dead_letter(feed *f, tv_buf *b, const ftable *t, const char *id, size_t idlen, tv_lsn lsn,
+                        const char *type, const char *reason, const char *doc, size_t dlen) {
     char l[18];
     tv_lsn_format(lsn, l);
-    tv_buf_printf(&b, "%s.%s\t%.*s\t%s", t->s.schema, t->s.name, (int)idlen, id, l);
-    size_t n;
-    return tv_buf_detach(&b, &n);
-}
-
-/* Writes the dead letters of a failed batch's items. */
-/* Appends one dead letter to the _bulk body b (the document line is left
- * out when doc is NULL), counts it and reports it on stderr. */
-static void dead_letter(feed *f, tv_buf *b, const char *table, size_t tlen, const char *id, size_t idlen,
-                        const char *lsn, const char *type, const char *reason, const char *doc, size_t dlen) {
     tv_buf_printf(b, "{\"index\":{\"_index\":\"" DEAD_INDEX "\"}}\n");
     tv_jw w;
     tv_jw_init(&w, b, false);
@@ -447,11 +507,12 @@ static void dead_letter(feed *f, tv_buf *b, const char *table, size_t tlen, cons
     tv_jw_keyz(&w, "feed");
     tv_jw_strz(&w, f->o->slot);
     tv_jw_keyz(&w, "table");
-    tv_jw_str(&w, table, tlen);
+    char table[300]; /* PostgreSQL names have at most 63 bytes */
+    tv_jw_strz(&w, (snprintf(table, sizeof table, "%s.%s", t->s.schema, t->s.name), table));
     tv_jw_keyz(&w, "id");
     tv_jw_str(&w, id, idlen);
     tv_jw_keyz(&w, "lsn");
-    tv_jw_strz(&w, lsn);
+    tv_jw_strz(&w, l);
     tv_jw_keyz(&w, "type");
     tv_jw_strz(&w, type);
     tv_jw_keyz(&w, "reason");
@@ -464,35 +525,32 @@ static void dead_letter(feed *f, tv_buf *b, const char *table, size_t tlen, cons
     tv_buf_putc(b, '\n');
     f->dead++;
     STATS(f, sf->dead++);
-    fprintf(stderr, "trove sync: dead letter: %.*s id [%.*s]: %s\n", (int)tlen, table, (int)idlen, id, reason);
+    fprintf(stderr, "trove sync: dead letter: %s.%s id [%.*s]: %s\n", t->s.schema, t->s.name, (int)idlen, id, reason);
 }
 
-static void dead_letters(feed *f, const tv_json *items, const char *body, size_t body_len) {
+/* The dead letters of the items a batch's _bulk answer refused. */
+static void dead_letters(feed *f, const struct batch *bt, const tv_json *items) {
     tv_buf b;
     tv_buf_init(&b);
-    for (uint32_t i = 0; i < items->len && i < f->act_meta.len; i++) {
+    for (uint32_t i = 0; i < items->len && i < bt->acts.len; i++) {
         const tv_json *it = &items->v.items[i];
         if (it->type != TV_JSON_OBJECT || it->len != 1) continue;
         const tv_json *res = &it->v.members[0].val;
         const tv_json *st = tv_json_get(res, "status"), *err = tv_json_get(res, "error");
         if (!err || !st || st->type != TV_JSON_INT) continue;
-        if (strcmp(it->v.members[0].key, "delete") == 0) continue; /* deletes do not fail but with 404 */
-        const char *meta = f->act_meta.items[i];
-        if (!meta) continue;
-        const char *t1 = strchr(meta, '\t'), *t2 = t1 ? strrchr(meta, '\t') : NULL;
-        if (!t1 || !t2 || t2 == t1) continue;
-        size_t from = f->act_src.items[i], to = i + 1 < f->act_src.len ? f->act_src.items[i + 1] : body_len;
+        const struct act *a = &bt->acts.items[i];
+        if (!a->id) continue; /* a delete fails only with 404: nothing lost */
+        size_t from = a->src, to = i + 1 < bt->acts.len ? bt->acts.items[i + 1].src : bt->bulk.len;
         /* the document line: from `from` to its newline */
-        const char *doc = body + from;
+        const char *doc = bt->bulk.data + from;
         const char *nl = memchr(doc, '\n', to > from ? to - from : 0);
         size_t dlen = nl ? (size_t)(nl - doc) : 0;
         const tv_json *reason = tv_json_get(err, "reason"), *type = tv_json_get(err, "type");
-        dead_letter(f, &b, meta, (size_t)(t1 - meta), t1 + 1, (size_t)(t2 - t1 - 1), t2 + 1,
-                    tv_json_is_string(type) ? type->v.s : "", tv_json_is_string(reason) ? reason->v.s : "refused",
-                    doc, dlen);
+        dead_letter(f, &b, a->t, a->id, strlen(a->id), a->lsn, tv_json_is_string(type) ? type->v.s : "",
+                    tv_json_is_string(reason) ? reason->v.s : "refused", doc, dlen);
     }
     if (b.len && !b.oom) {
-        tv_json *j = sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
+        tv_json *j = sink_call_now(f, "POST", "/_bulk", b.data, b.len, 200, false);
         const tv_json *errs = tv_json_get(j, "errors");
         if (!j || !errs || errs->type != TV_JSON_FALSE)
             fprintf(stderr, "trove sync: a dead letter could not be written either\n");
@@ -500,14 +558,16 @@ static void dead_letters(feed *f, const tv_json *items, const char *body, size_t
     tv_buf_fini(&b);
 }
 
-/* Sends the batch; its documents are durable when this returns true. */
-static bool batch_send(feed *f) {
-    if (!f->bulk.len) return true;
-    if (f->bulk.oom) {
+/* Sends a batch through the sink (the caller's: the sender thread's, or
+ * the feed's after drain); its documents are durable when this returns
+ * true. */
+static bool batch_write(feed *f, struct batch *bt) {
+    if (!bt->bulk.len) return true;
+    if (bt->bulk.oom) {
         fprintf(stderr, "trove sync: out of memory building a batch\n");
         return false;
     }
-    tv_json *j = sink_call(f, "POST", "/_bulk", f->bulk.data, f->bulk.len, 200, false);
+    tv_json *j = sink_call_now(f, "POST", "/_bulk", bt->bulk.data, bt->bulk.len, 200, false);
     if (!j) return false;
     const tv_json *errs = tv_json_get(j, "errors"), *items = tv_json_get(j, "items");
     if (errs && errs->type == TV_JSON_TRUE && items && items->type == TV_JSON_ARRAY) {
@@ -516,14 +576,86 @@ static bool batch_send(feed *f) {
         tv_sink copy = *f->sink;
         tv_arena_init(&f->sink->arena);
         memset(&f->sink->last, 0, sizeof f->sink->last);
-        dead_letters(f, items, f->bulk.data, f->bulk.len);
+        dead_letters(f, bt, items);
         trove_response_fini(&copy.last);
         tv_arena_fini(&copy.arena);
     }
-    f->total_rows += f->rows;
-    STATS(f, sf->rows += f->rows);
-    batch_reset(f);
+    STATS(f, sf->rows += bt->rows);
     return true;
+}
+
+/* The sender thread: the batch in flight, then its checkpoint. */
+static void *sender(void *arg) {
+    feed *f = arg;
+    bool ok = batch_write(f, &f->fly) && (!f->fly_ckpt || ckpt_put(f, f->fly_ckpt, f->fly_ckpt_len, f->fly_lsn));
+    f->fly_ok = ok;
+    atomic_store(&f->fly_done, true);
+    return NULL;
+}
+
+/* Waits for the batch in flight; false when it (or one before) failed:
+ * the feed must restart from its checkpoint. */
+static bool drain(feed *f) {
+    if (f->flying) {
+        if (f->fly_thread) pthread_join(f->fly_th, NULL);
+        f->flying = false;
+        if (!f->fly_ok) f->fly_failed = true;
+        else if (f->fly_ckpt) {
+            f->durable = f->fly_lsn;
+            f->have_ckpt = true;
+        }
+        tv_free(f->fly_ckpt);
+        f->fly_ckpt = NULL;
+        batch_clear(&f->fly);
+    }
+    return !f->fly_failed;
+}
+
+/* Hands the batch being built to the index, followed by the checkpoint of
+ * the feed's position now when ckpt: written before this returns when
+ * o->in_flight is 0, else by a sender thread while the feed reads on (the
+ * next submit, or any other request, waits for it). False when a batch
+ * failed. */
+static bool submit(feed *f, bool ckpt) {
+    if (!drain(f)) return false;
+    f->total_rows += f->b.rows;
+    if (!f->o->in_flight) {
+        bool ok = batch_write(f, &f->b);
+        batch_clear(&f->b);
+        return ok && (!ckpt || ckpt_write(f));
+    }
+    struct batch t = f->fly;
+    f->fly = f->b;
+    f->b = t; /* the emptied buffers of the last batch, reused */
+    f->fly_ckpt = NULL;
+    if (ckpt) {
+        tv_buf b;
+        tv_buf_init(&b);
+        ckpt_body(f, &b);
+        if (b.oom) {
+            tv_buf_fini(&b);
+            return false;
+        }
+        f->fly_ckpt = tv_buf_detach(&b, &f->fly_ckpt_len);
+        f->fly_lsn = f->lsn;
+    }
+    atomic_store(&f->fly_done, false);
+    f->flying = true;
+    f->fly_thread = pthread_create(&f->fly_th, NULL, sender, f) == 0;
+    if (!f->fly_thread) {
+        (void)sender(f); /* no thread to be had: write it now */
+        return drain(f);
+    }
+    return true;
+}
+
+/* Writes the batch being built now, after the one in flight. */
+static bool batch_send(feed *f) {
+    if (!drain(f)) return false;
+    f->total_rows += f->b.rows;
+    bool ok = batch_write(f, &f->b);
+    batch_clear(&f->b);
+    return ok;
 }
 
 /* ------------------------------------------------------------ documents */
@@ -589,13 +721,10 @@ static bool row_doc(feed *f, const rowsrc *r, bool partial, tv_buf *out) {
 
 /* A row that could not be converted: straight to the dead letters. */
 static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_lsn lsn, const char *why) {
-    char l[18], table[600];
-    tv_lsn_format(lsn, l);
-    int tl = snprintf(table, sizeof table, "%s.%s", t->s.schema, t->s.name);
+    if (!drain(f)) return; /* the sender counts dead letters too; and the feed restarts anyway */
     tv_buf b;
     tv_buf_init(&b);
-    dead_letter(f, &b, table, (size_t)TV_MIN(tl, (int)sizeof table - 1), id, idlen, l, "trove_sync_exception", why,
-                NULL, 0);
+    dead_letter(f, &b, t, id, idlen, lsn, "trove_sync_exception", why, NULL, 0);
     if (!b.oom) (void)sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
     tv_buf_fini(&b);
 }
@@ -614,7 +743,7 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
         if (r->cols[i].field) (void)r->get(r->ud, i, &len, &unch);
         partial = unch;
     }
-    size_t mark = f->bulk.len, nact = f->act_meta.len;
+    size_t mark = f->b.bulk.len, nact = f->b.acts.len;
     if (partial) {
         /* object columns are replaced, not merged: null them first */
         bool any = false;
@@ -625,26 +754,25 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
             (void)r->get(r->ud, i, &len, &unch);
             if (unch) continue;
             if (!any) {
-                action(f, "update", t, id->data, id->len, meta_of(t, id->data, id->len, lsn));
-                tv_buf_printf(&f->bulk, "{\"doc\":{");
+                action(f, "update", t, id->data, id->len, lsn);
+                tv_buf_printf(&f->b.bulk, "{\"doc\":{");
             } else {
-                tv_buf_putc(&f->bulk, ',');
+                tv_buf_putc(&f->b.bulk, ',');
             }
             tv_jw w;
-            tv_jw_init(&w, &f->bulk, false);
+            tv_jw_init(&w, &f->b.bulk, false);
             tv_jw_strz(&w, r->cols[i].field);
-            tv_buf_printf(&f->bulk, ":null");
+            tv_buf_printf(&f->b.bulk, ":null");
             any = true;
         }
-        if (any) tv_buf_printf(&f->bulk, "},\"doc_as_upsert\":true}\n");
+        if (any) tv_buf_printf(&f->b.bulk, "},\"doc_as_upsert\":true}\n");
     }
-    action(f, partial ? "update" : "index", t, id->data, id->len, meta_of(t, id->data, id->len, lsn));
-    if (!row_doc(f, r, partial, &f->bulk)) {
+    action(f, partial ? "update" : "index", t, id->data, id->len, lsn);
+    if (!row_doc(f, r, partial, &f->b.bulk)) {
         /* drop what this row appended, and dead-letter it */
-        f->bulk.len = mark;
-        f->bulk.oom = false;
-        while (f->act_meta.len > nact) tv_free(f->act_meta.items[--f->act_meta.len]);
-        f->act_src.len = nact;
+        f->b.bulk.len = mark;
+        f->b.bulk.oom = false;
+        while (f->b.acts.len > nact) tv_free(f->b.acts.items[--f->b.acts.len].id);
         tv_buf idc;
         tv_buf_init(&idc);
         tv_buf_append(&idc, id->data, id->len);
@@ -652,13 +780,13 @@ static void add_row(feed *f, const ftable *t, const rowsrc *r, const int *keypos
         tv_buf_fini(&idc);
         return;
     }
-    tv_buf_putc(&f->bulk, '\n');
-    f->rows++;
+    tv_buf_putc(&f->b.bulk, '\n');
+    f->b.rows++;
 }
 
 static void add_delete(feed *f, const ftable *t, const char *id, size_t idlen) {
-    action(f, "delete", t, id, idlen, NULL);
-    f->rows++;
+    action(f, "delete", t, id, idlen, 0);
+    f->b.rows++;
 }
 
 /* ------------------------------------------------------------ snapshot */
@@ -781,7 +909,7 @@ static bool snapshot_table(feed *f, ftable *t, size_t ti) {
         done += (uint64_t)n;
         f->snap_table = ti;
         STATS(f, (sf->state = "snapshot", sf->snap_table = ti, sf->snap_rows = done));
-        ok = ok && batch_send(f) && ckpt_write(f);
+        ok = ok && submit(f, true);
         progress(f, t, done, false);
     }
     tv_buf_fini(&id);
@@ -1007,27 +1135,35 @@ static bool on_change(feed *f, const tv_pgo_msg *m, tv_buf *id, tv_buf *oldid) {
     return true;
 }
 
-static bool send_status(feed *f, tv_lsn lsn, bool reply) {
+/* Tells PostgreSQL the durable checkpoint (a standby status: written =
+ * flushed = applied), asking for a keepalive back when reply. */
+static bool send_status(feed *f, bool reply) {
     uint8_t msg[34];
-    tv_pg_standby_status(lsn, pg_now(), reply, msg);
+    tv_pg_standby_status(f->durable, pg_now(), reply, msg);
     if (PQputCopyData(f->repl, (const char *)msg, sizeof msg) != 1 || PQflush(f->repl) != 0) {
         fprintf(stderr, "trove sync: sending the standby status: %s", PQerrorMessage(f->repl));
         return false;
     }
-    f->confirmed = lsn;
+    f->confirmed = f->durable;
     f->last_status_ms = now_ms();
     return true;
 }
 
-/* The batch is durable: move the checkpoint and confirm it. */
+/* Takes in a batch in flight that has finished, and confirms what is
+ * durable. */
+static bool collect(feed *f) {
+    if (f->flying && atomic_load(&f->fly_done) && !drain(f)) return false;
+    return f->durable > f->confirmed ? send_status(f, false) : true;
+}
+
+/* A batch boundary: the batch being built goes to the index, followed by
+ * the checkpoint when a transaction ended in it (f->lsn is then where the
+ * feed will stand once that is durable). */
 static bool commit_point(feed *f) {
-    if (!batch_send(f)) return false;
-    if (f->batch_lsn > f->lsn) {
-        f->lsn = f->batch_lsn;
-        if (!ckpt_write(f)) return false;
-    }
-    if (f->lsn > f->confirmed) return send_status(f, f->lsn, false);
-    return true;
+    bool ckpt = f->batch_lsn > f->lsn;
+    if (ckpt) f->lsn = f->batch_lsn;
+    if ((f->b.rows || ckpt) && !submit(f, ckpt)) return false;
+    return collect(f);
 }
 
 /* Streams from f->lsn until stopped (or caught up with `target`, when
@@ -1053,6 +1189,8 @@ static int stream(feed *f, tv_lsn target) {
     tv_buf_fini(&q);
     if (!ok) return 1;
     STATS(f, sf->state = "streaming");
+    if (!drain(f)) return 1;
+    f->durable = f->lsn;
     f->confirmed = 0;
     f->wal_end = 0; /* positions of this stream only: an earlier one's may be past what this one sent */
     f->batch_lsn = f->lsn;
@@ -1063,32 +1201,32 @@ static int stream(feed *f, tv_lsn target) {
     int64_t last_ask = 0;
     for (;;) {
         if (stop_requested) {
-            rc = commit_point(f) ? 0 : 1;
+            rc = commit_point(f) && drain(f) && collect(f) ? 0 : 1;
             break;
         }
         char *buf = NULL;
         int n = PQgetCopyData(f->repl, &buf, 1);
         if (n == 0) {
             /* nothing to read now: the batch goes, then wait */
-            if ((f->rows || f->batch_lsn > f->lsn) && !commit_point(f)) break;
-            bool idle = !f->in_txn && !f->rows;
+            if (!commit_point(f)) break;
+            bool idle = !f->in_txn && !f->b.rows;
             if (idle && f->wal_end > f->confirmed && f->wal_end > f->lsn) {
                 /* nothing of ours up to the server's position: confirm it
                  * so that an idle slot does not hold WAL forever */
                 if (now_ms() - f->last_status_ms > 1000) {
                     f->lsn = f->wal_end;
-                    if (!ckpt_write(f) || !send_status(f, f->lsn, false)) break;
+                    if (!ckpt_write(f) || !send_status(f, false)) break;
                 }
             }
             if (f->o->once && idle && target && (f->lsn >= target || f->wal_end >= target)) {
-                rc = 0;
+                rc = drain(f) && collect(f) ? 0 : 1;
                 break;
             }
-            if (now_ms() - f->last_status_ms > STATUS_EVERY_MS && !send_status(f, f->lsn, false)) break;
+            if (now_ms() - f->last_status_ms > STATUS_EVERY_MS && !send_status(f, false)) break;
             if (f->o->once && idle && now_ms() - last_ask > 100) {
                 /* ask for a keepalive: it tells the server's position */
                 last_ask = now_ms();
-                if (!send_status(f, f->lsn, true)) break;
+                if (!send_status(f, true)) break;
             }
             int fd = PQsocket(f->repl);
             fd_set rs;
@@ -1129,7 +1267,7 @@ static int stream(feed *f, tv_lsn target) {
         }
         bool good = true;
         if (fr.kind == TV_PG_KEEPALIVE) {
-            if (fr.reply_requested) good = send_status(f, f->lsn, false);
+            if (fr.reply_requested) good = send_status(f, false);
         } else {
             tv_arena_reset(&f->A);
             tv_pgo_msg m;
@@ -1161,7 +1299,7 @@ static int stream(feed *f, tv_lsn target) {
                     break;
                 }
             }
-            if (good && (f->rows >= f->o->batch_rows || f->bulk.len >= MAX_BATCH_BYTES)) good = commit_point(f);
+            if (good && (f->b.rows >= f->o->batch_rows || f->b.bulk.len >= MAX_BATCH_BYTES)) good = commit_point(f);
         }
         PQfreemem(buf);
         if (!good) break;
@@ -1297,15 +1435,18 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
     memset(&f, 0, sizeof f);
     f.o = o;
     f.sink = sink;
-    tv_buf_init(&f.bulk);
+    tv_buf_init(&f.b.bulk);
+    tv_buf_init(&f.fly.bulk);
     tv_arena_init(&f.A);
     int rc, pause = 500;
     for (;;) {
         STATS(&f, sf->state = "starting");
         rc = attempt(&f);
+        if (!drain(&f) && rc == 0) rc = 1; /* the last batch must land before its tables go */
         if (rc == 1 && f.fatal) rc = 2;
         feed_close(&f);
-        batch_reset(&f);
+        batch_clear(&f.b);
+        f.fly_failed = false;
         f.in_txn = false;
         if (rc != 1 || stop_requested) break;
         STATS(&f, (sf->state = "retrying",
@@ -1325,10 +1466,8 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
         fprintf(stderr, "trove sync: stopped at %s (%llu rows this run, %llu dead letters)\n", l,
                 (unsigned long long)f.total_rows, (unsigned long long)f.dead);
     }
-    batch_reset(&f);
-    tv_vec_fini(&f.act_meta);
-    tv_vec_fini(&f.act_src);
-    tv_buf_fini(&f.bulk);
+    batch_fini(&f.b);
+    batch_fini(&f.fly);
     snap_key_clear(&f);
     tv_vec_fini(&f.snap_key);
     tv_vec_fini(&f.tables);

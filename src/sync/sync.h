@@ -326,6 +326,7 @@ typedef struct tv_feed_opts {
     const char *slot;          /* replication slot ("trove_sync") */
     const char *publication;   /* publication ("trove_sync") */
     size_t batch_rows;         /* a batch is sent past this many rows (5000) */
+    int in_flight;             /* batches written while the next is read: 0 or 1 (1) */
     bool once;                 /* return once caught up with the WAL position
                                   PostgreSQL had when the stream started */
     bool quiet;                /* no progress on stderr */
@@ -344,7 +345,7 @@ void tv_feed_stats_json(void *ud, tv_jw *w);
  * "tables" (an array of "schema.table" names, or of objects {"table", and
  * optionally "index", "id", "include", "exclude", "rename", "mappings",
  * "settings"}), and optionally "index_prefix", "slot", "publication",
- * "batch_size", "numeric_as_number". Fills o
+ * "batch_size", "in_flight", "numeric_as_number". Fills o
  * (strings owned by *storage: free with tv_feed_config_free). Returns true,
  * or false with the reason (FILE: ...) on stderr.
  */
