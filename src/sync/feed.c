@@ -1029,7 +1029,7 @@ static bool on_relation(feed *f, const tv_pgo_msg *m) {
     for (uint16_t i = 0; i < m->u.relation.ncols; i++) {
         const tv_pgo_col *c = &m->u.relation.cols[i];
         bool oom = false;
-        tv_scol rc = {.name = xstrdup(c->name), .type = c->type_oid, .typmod = c->typmod};
+        tv_scol rc = {.name = xstrdup(c->name), .type = tv_stable_type(f->sql, c->type_oid), .typmod = c->typmod};
         if (rc.name) rc.field = tv_stable_field(&t->s, c->name, &oom);
         if (!rc.name || oom || tv_vec_push(&t->rcols, rc)) {
             tv_free(rc.name);
@@ -1044,9 +1044,9 @@ static bool on_relation(feed *f, const tv_pgo_msg *m) {
         if (!known) {
             /* a column added since the start: map it now (once) */
             tv_jw_keyz(&w, rc.field);
-            tv_stable_mapping(&t->s, rc.field, c->type_oid, c->typmod, &f->o->values, &w);
+            tv_stable_mapping(&t->s, rc.field, rc.type, c->typmod, &f->o->values, &w);
             newcols = true;
-            tv_scol kc = {.name = xstrdup(c->name), .field = xstrdup(rc.field), .type = c->type_oid,
+            tv_scol kc = {.name = xstrdup(c->name), .field = xstrdup(rc.field), .type = rc.type,
                           .typmod = c->typmod, .mapped = true};
             if (!kc.name || !kc.field || tv_vec_push(&t->s.cols, kc)) {
                 tv_free(kc.name);

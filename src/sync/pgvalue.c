@@ -27,7 +27,7 @@
  *                       (ignore_above 256), as dynamic mapping gives
  *   uuid 2950, "char" 18, time 1083, timetz 1266, interval 1186, macaddr,
  *   money, bit, geometric, tsvector, xml, pg_lsn, ranges, unknown OIDs
- *   (enums, composites, user base types)
+ *   (enums, composites, user base types), TV_PGV_STRING
  *                       the string as is, keyword
  *   json 114, jsonb 3802
  *                       parsed (false if it is not JSON, has a duplicate
@@ -47,7 +47,9 @@
  *                       rejects it: a dead letter)
  *   cidr 650            the string as is                     keyword (trove has no ip_range)
  *   arrays              nested JSON arrays (see below); an array maps as
- *                       its element type
+ *                       its element type; TV_PGV_STRING_ARRAY (an array
+ *                       of enums, as the feed resolves it) is an array of
+ *                       strings
  *
  * Arrays: the built-in array types are those with hand-assigned OIDs
  * (< 10000), taken from a PostgreSQL 15 catalog (pg_type, typcategory 'A');
@@ -125,6 +127,7 @@ static const struct {
 };
 
 uint32_t tv_pgv_array_elem(uint32_t oid) {
+    if (oid == TV_PGV_STRING_ARRAY) return TV_PGV_STRING;
     size_t lo = 0, hi = TV_ARRAY_LEN(arrays);
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

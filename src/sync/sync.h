@@ -240,6 +240,12 @@ void tv_pgv_mapping(tv_jw *w, uint32_t oid, int32_t typmod, const tv_pgv_opts *o
 
 /* The element type of a built-in array type, or 0 when oid is not one. */
 uint32_t tv_pgv_array_elem(uint32_t oid);
+/* Types of trove's own, for what the feed resolves user types to (no
+ * PostgreSQL OID comes near: OIDs of user objects count up from 16384):
+ * a string written as it is (keyword), and an array of those (an array of
+ * an enum). */
+#define TV_PGV_STRING 0xFFFFFF00u
+#define TV_PGV_STRING_ARRAY 0xFFFFFF01u
 
 /* ---------------------------------------------------------------- sink.c */
 
@@ -417,6 +423,12 @@ void tv_stable_fini(tv_stable *t);
  * renamed or own name, or NULL when the column is not indexed (*oom set
  * when out of memory). For columns the stream reveals later too. */
 char *tv_stable_field(const tv_stable *t, const char *column, bool *oom);
+/* The type a column of type `oid` is written as (pgvalue.c's OIDs): a
+ * domain's base type (through domains of domains), an array of a domain
+ * as the array of its base type, an array of an enum TV_PGV_STRING_ARRAY;
+ * other types (built-in, enums, composites, ranges) as they are, and so
+ * is any type the catalog cannot be asked about. */
+uint32_t tv_stable_type(PGconn *c, uint32_t oid);
 /* Writes field's mapping to w: the configured one, or the type's. */
 void tv_stable_mapping(const tv_stable *t, const char *field, uint32_t type, int32_t typmod, const tv_pgv_opts *o,
                        tv_jw *w);

@@ -97,6 +97,51 @@ void tv_stable_mapping(const tv_stable *t, const char *field, uint32_t type, int
 
 /* ------------------------------------------------------------ catalog */
 
+/* One pg_type row: typtype, typcategory, typbasetype, typelem, typarray. */
+static bool type_row(PGconn *c, uint32_t oid, char *typtype, char *cat, uint32_t *base, uint32_t *elem,
+                     uint32_t *array) {
+    char s[16];
+    snprintf(s, sizeof s, "%u", oid);
+    const char *p[1] = {s};
+    PGresult *r = PQexecParams(c, "SELECT typtype, typcategory, typbasetype, typelem, typarray FROM pg_type "
+                                  "WHERE oid = $1::oid",
+                               1, NULL, p, NULL, NULL, 0);
+    bool ok = r && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+    if (ok) {
+        *typtype = PQgetvalue(r, 0, 0)[0];
+        *cat = PQgetvalue(r, 0, 1)[0];
+        *base = (uint32_t)strtoul(PQgetvalue(r, 0, 2), NULL, 10);
+        *elem = (uint32_t)strtoul(PQgetvalue(r, 0, 3), NULL, 10);
+        *array = (uint32_t)strtoul(PQgetvalue(r, 0, 4), NULL, 10);
+    }
+    PQclear(r);
+    return ok;
+}
+
+/* Types below 10000 are pgvalue.c's (hand-assigned, stable across
+ * versions); the rest (initdb's and users') are asked about. */
+uint32_t tv_stable_type(PGconn *c, uint32_t oid) {
+    uint32_t t = oid;
+    for (int depth = 0; depth < 16 && t >= 10000; depth++) {
+        char typtype, cat;
+        uint32_t base, elem, array;
+        if (!type_row(c, t, &typtype, &cat, &base, &elem, &array)) return t;
+        if (typtype == 'd' && base) {
+            t = base; /* a domain: its base type */
+            continue;
+        }
+        if (cat != 'A' || !elem) return t;
+        /* an array of a user type: of what the element resolves to */
+        uint32_t e = tv_stable_type(c, elem);
+        char et, ec;
+        uint32_t eb, ee, ea;
+        if (!type_row(c, e, &et, &ec, &eb, &ee, &ea)) return t;
+        if (et == 'e') return TV_PGV_STRING_ARRAY;
+        return e < 10000 && ea ? ea : t;
+    }
+    return t;
+}
+
 typedef struct uindex {
     char name[300]; /* schema-qualified as regclass prints it */
     bool primary, replident, plain; /* plain: no predicate, no expression */
@@ -191,6 +236,7 @@ static bool load_columns(PGconn *c, tv_stable *t, int16_t *nums, bool *notnull, 
                        .typmod = (int32_t)strtol(PQgetvalue(r, i, 2), NULL, 10)};
         bool oom = !col.name;
         if (!oom) col.field = tv_stable_field(t, col.name, &oom);
+        col.type = tv_stable_type(c, col.type);
         nums[i] = (int16_t)atoi(PQgetvalue(r, i, 3));
         notnull[i] = PQgetvalue(r, i, 4)[0] == 't';
         if (oom || tv_vec_push(&t->cols, col)) {

@@ -36,11 +36,14 @@ def wait_confirmed(db, lsn, timeout=30, feed=None, url=None):
 
 TYPES_TABLE = """
 CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE DOMAIN posint AS integer CHECK (VALUE > 0);
+CREATE DOMAIN dmood AS mood;
 CREATE TABLE items (
   id bigint PRIMARY KEY, name text, code varchar(10), flag boolean, small smallint, n integer,
   price numeric(12, 2), big numeric, ratio double precision, r4 real, born date, at timestamp,
   atz timestamptz, u uuid, doc jsonb, j json, tags text[], nums int[], grid int[][], raw bytea,
-  ip inet, net cidr, m mood, span interval, t time, ch char(3)
+  ip inet, net cidr, m mood, span interval, t time, ch char(3),
+  dm posint, moods mood[], dms posint[], dmo dmood
 );
 INSERT INTO items
 SELECT g, 'item ' || g || ' "quoted" \\ back', 'c' || g, g % 2 = 0, g % 100, g * 7,
@@ -51,7 +54,8 @@ SELECT g, 'item ' || g || ' "quoted" \\ back', 'c' || g, g % 2 = 0, g % 100, g *
        '{"x": [1, 2], "y": {"z": null}}', ARRAY['a,b', 'c"d', NULL, 'NULL', ''], ARRAY[g, NULL, -g],
        ARRAY[[1, 2], [3, 4]], decode(lpad(to_hex(g), 8, '0'), 'hex'),
        ('10.0.' || (g % 255) || '.1')::inet, '192.168.0.0/16', (ARRAY['sad', 'ok', 'happy'])[1 + g % 3]::mood,
-       g * INTERVAL '90 seconds', TIME '10:11:12', 'ab'
+       g * INTERVAL '90 seconds', TIME '10:11:12', 'ab',
+       g + 1, ARRAY['sad', NULL, (ARRAY['sad', 'ok', 'happy'])[1 + g % 3]]::mood[], ARRAY[g + 1, NULL]::posint[], 'ok'
 FROM generate_series(1, 3000) g;
 INSERT INTO items (id) VALUES (0);
 """
@@ -77,6 +81,11 @@ def test_snapshot_of_every_common_type_and_key_kind(db, server):
     m = requests.get(server.url + "/items/_mapping").json()["items"]["mappings"]["properties"]
     assert m["id"]["type"] == "long" and m["atz"]["type"] == "date" and m["raw"]["type"] == "binary"
     assert m["price"]["type"] == "keyword" and m["flag"]["type"] == "boolean" and m["ip"]["type"] == "ip"
+    # domains as their base types, arrays of enums as arrays of keywords
+    assert m["dm"]["type"] == "integer" and m["dms"]["type"] == "integer" and m["moods"]["type"] == "keyword"
+    assert m["dmo"]["type"] == "keyword" and m["m"]["type"] == "keyword"
+    d = requests.get(server.url + "/items/_doc/4").json()["_source"]
+    assert d["dm"] == 5 and d["dms"] == [5, None] and d["moods"] == ["sad", None, "ok"] and d["dmo"] == "ok"
     # a composite key is joined with '|', each part escaping '\' and '|'
     d = requests.get(server.url + "/pairs/_doc/a\\|b|7").json()
     assert d["found"] and d["_source"]["word"] == "a|b7"
@@ -140,10 +149,16 @@ def test_schema_changes_apply_to_the_next_rows(db, server):
         db.sql("UPDATE s SET price = id * 2.5")
         db.sql("ALTER TABLE s DROP COLUMN a")
         db.sql("UPDATE s SET price = price + 1 WHERE id > 40")
+        # user types arriving mid-stream are resolved like the snapshot's
+        db.sql("CREATE DOMAIN qty AS bigint CHECK (VALUE >= 0); CREATE TYPE size AS ENUM ('s', 'm', 'l')")
+        db.sql("ALTER TABLE s ADD COLUMN q qty, ADD COLUMN sizes size[]")
+        db.sql("UPDATE s SET q = id, sizes = '{s,l}' WHERE id < 5")
         wait_confirmed(db, db.wal_lsn(), url=server.url)
         assert_synced(db, "s", server.url)
         m = requests.get(server.url + "/s/_mapping").json()["s"]["mappings"]["properties"]
         assert m["born"]["type"] == "date" and m["price"]["type"] == "keyword"
+        assert m["q"]["type"] == "long" and m["sizes"]["type"] == "keyword"
+        assert index_docs(server.url, "s")["3"]["sizes"] == ["s", "l"]
     finally:
         feed.stop()
 

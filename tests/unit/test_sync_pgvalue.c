@@ -927,6 +927,20 @@ static void test_array_elem(void **state) {
     assert_int_equal(tv_pgv_array_elem(16384), 0);
     assert_int_equal(tv_pgv_array_elem(UINT32_MAX), 0);
     assert_int_equal(tv_pgv_array_elem(1007 + 65536), 0);
+    /* trove's own: an array of strings written as they are (an enum's) */
+    assert_int_equal(tv_pgv_array_elem(TV_PGV_STRING_ARRAY), TV_PGV_STRING);
+    assert_int_equal(tv_pgv_array_elem(TV_PGV_STRING), 0);
+    static const char text[] = "{sad,NULL,\"NULL\",\"a \\\"b\\\" c\",\"\"}";
+    check(TV_PGV_STRING_ARRAY, text, sizeof text - 1, NULL, "[\"sad\",null,\"NULL\",\"a \\\"b\\\" c\",\"\"]");
+    check(TV_PGV_STRING_ARRAY, "{{a,b},{c,d}}", 13, NULL, "[[\"a\",\"b\"],[\"c\",\"d\"]]");
+    check(TV_PGV_STRING, "happy", 5, NULL, "\"happy\"");
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_pgv_mapping(&w, TV_PGV_STRING_ARRAY, -1, NULL);
+    assert_string_equal(b.data, "{\"type\":\"keyword\"}");
+    tv_buf_fini(&b);
 }
 
 int main(void) {
