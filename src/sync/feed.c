@@ -42,9 +42,14 @@
  * is one with REPLICA IDENTITY NOTHING or FULL without a primary key: the
  * message says what to run.
  *
- * The stream. START_REPLICATION with proto_version 1: PostgreSQL sends
- * whole committed transactions, spilling large ones to its own disk, so
- * the feed never holds an uncommitted change. Changes are appended to a
+ * The stream. START_REPLICATION with proto_version 2 and streaming on
+ * (PostgreSQL 14 and later; 1 before): a transaction larger than
+ * logical_decoding_work_mem arrives in blocks while it runs, and its
+ * messages wait in a spool on the feeder's disk (spool.c) until its Stream
+ * Commit, when they are replayed as one transaction; a Stream Abort drops
+ * them (or the part an aborted subtransaction began). Smaller transactions
+ * arrive whole at their commit. Either way only committed changes reach
+ * the index, and memory stays bounded. Changes are appended to a
  * _bulk body; the batch is sent when it holds batch_rows rows or 8 MiB, and
  * whenever the socket has nothing more to read (low latency when the rate
  * is low, large batches when it is high). A batch may end inside a
@@ -153,6 +158,12 @@ typedef struct feed {
     bool fly_ok;         /* its result, once done */
     bool fly_failed;     /* a batch failed: every later write fails until the feed restarts */
     tv_lsn durable;      /* the last checkpoint written: what may be confirmed to PostgreSQL */
+    /* the stream */
+    int proto;           /* pgoutput protocol: 2 (in-progress transactions streamed) or 1 */
+    bool in_stream;      /* between Stream Start and Stream Stop */
+    tv_spool *spool;     /* the streamed transaction of that block */
+    TV_VEC(tv_spool *) spools; /* streamed transactions not ended yet */
+    tv_buf id, oldid;    /* a change's _id, and its old one */
     tv_lsn confirmed;
     int64_t last_status_ms;
     tv_lsn wal_end;   /* the server's position from the last keepalive */
@@ -1094,7 +1105,8 @@ static bool on_truncate(feed *f, const tv_pgo_msg *m) {
     return true;
 }
 
-static bool on_change(feed *f, const tv_pgo_msg *m, tv_buf *id, tv_buf *oldid) {
+static bool on_change(feed *f, const tv_pgo_msg *m) {
+    tv_buf *id = &f->id, *oldid = &f->oldid;
     uint32_t relid = m->kind == TV_PGO_INSERT   ? m->u.insert.relid
                      : m->kind == TV_PGO_UPDATE ? m->u.update.relid
                                                 : m->u.del.relid;
@@ -1133,6 +1145,131 @@ static bool on_change(feed *f, const tv_pgo_msg *m, tv_buf *id, tv_buf *oldid) {
     }
     add_delete(f, t, id->data, id->len);
     return true;
+}
+
+static bool commit_point(feed *f);
+
+/* One decoded message of a committed transaction (or of a streamed one,
+ * replayed at its commit). */
+static bool on_message(feed *f, const tv_pgo_msg *m) {
+    bool good = true;
+    switch (m->kind) {
+    case TV_PGO_BEGIN:
+        f->in_txn = true;
+        f->cur_commit = m->u.begin.final_lsn;
+        break;
+    case TV_PGO_COMMIT:
+        f->in_txn = false;
+        f->batch_lsn = m->u.commit.end_lsn;
+        break;
+    case TV_PGO_RELATION: good = on_relation(f, m); break;
+    case TV_PGO_INSERT:
+    case TV_PGO_UPDATE:
+    case TV_PGO_DELETE: good = on_change(f, m); break;
+    case TV_PGO_TRUNCATE: good = on_truncate(f, m); break;
+    default: break; /* Origin, Type, Message: nothing to index */
+    }
+    if (good && (f->b.rows >= f->o->batch_rows || f->b.bulk.len >= MAX_BATCH_BYTES)) good = commit_point(f);
+    return good;
+}
+
+/* A replayed message of a streamed transaction (it carries its xid). */
+static bool replay_one(void *ud, const uint8_t *msg, size_t len) {
+    feed *f = ud;
+    tv_arena_reset(&f->A);
+    tv_pgo_msg m;
+    tv_error err;
+    tv_error_clear(&err);
+    if (tv_pgo_decode(msg, len, 2, true, &f->A, &m, &err) != TROVE_OK) {
+        fprintf(stderr, "trove sync: a spooled message: %s\n", err.reason);
+        return false;
+    }
+    return on_message(f, &m);
+}
+
+static size_t spool_at(feed *f, uint32_t xid) {
+    for (size_t i = 0; i < f->spools.len; i++)
+        if (tv_spool_xid(f->spools.items[i]) == xid) return i;
+    return SIZE_MAX;
+}
+
+static void spool_drop(feed *f, size_t i) {
+    if (f->spool == f->spools.items[i]) f->spool = NULL;
+    tv_spool_free(f->spools.items[i]);
+    f->spools.items[i] = f->spools.items[--f->spools.len];
+}
+
+static void spools_clear(feed *f) {
+    while (f->spools.len) spool_drop(f, f->spools.len - 1);
+    f->in_stream = false;
+}
+
+/* One XLogData frame's pgoutput message. A streamed transaction's
+ * messages go to its spool, and are replayed as a transaction at its
+ * Stream Commit (the checkpoint then moves to its end, as for a Commit);
+ * a Stream Abort drops the spool, or the part an aborted subtransaction
+ * began. */
+static bool on_frame(feed *f, const uint8_t *data, size_t len) {
+    tv_arena_reset(&f->A);
+    tv_pgo_msg m;
+    tv_error err;
+    tv_error_clear(&err);
+    if (tv_pgo_decode(data, len, f->proto, f->in_stream, &f->A, &m, &err) != TROVE_OK) {
+        fprintf(stderr, "trove sync: %s\n", err.reason);
+        return false;
+    }
+    switch (m.kind) {
+    case TV_PGO_STREAM_START: {
+        size_t i = spool_at(f, m.u.stream_start.xid);
+        if (i == SIZE_MAX) {
+            tv_spool *sp = tv_spool_open(m.u.stream_start.xid);
+            if (!sp || tv_vec_push(&f->spools, sp)) {
+                fprintf(stderr, "trove sync: cannot spool a streamed transaction: %s\n", strerror(errno));
+                tv_spool_free(sp);
+                return false;
+            }
+            i = f->spools.len - 1;
+        }
+        f->spool = f->spools.items[i];
+        f->in_stream = true;
+        return true;
+    }
+    case TV_PGO_STREAM_STOP:
+        f->in_stream = false;
+        f->spool = NULL;
+        return true;
+    case TV_PGO_STREAM_ABORT: {
+        size_t i = spool_at(f, m.u.stream_abort.xid);
+        if (i == SIZE_MAX) return true;
+        if (m.u.stream_abort.subxid == m.u.stream_abort.xid) spool_drop(f, i);
+        else if (!tv_spool_abort_sub(f->spools.items[i], m.u.stream_abort.subxid)) return false;
+        return true;
+    }
+    case TV_PGO_STREAM_COMMIT: {
+        uint32_t xid = m.u.stream_commit.xid;
+        tv_lsn commit = m.u.stream_commit.commit_lsn, end = m.u.stream_commit.end_lsn;
+        size_t i = spool_at(f, xid);
+        f->in_txn = true;
+        f->cur_commit = commit;
+        if (i != SIZE_MAX) {
+            bool ok = tv_spool_replay(f->spools.items[i], replay_one, f);
+            spool_drop(f, i);
+            if (!ok) return false;
+        }
+        f->in_txn = false;
+        f->batch_lsn = end;
+        return true;
+    }
+    default:
+        if (f->in_stream) {
+            if (!f->spool || !tv_spool_add(f->spool, m.xid, data, len)) {
+                fprintf(stderr, "trove sync: cannot spool a streamed transaction: %s\n", strerror(errno));
+                return false;
+            }
+            return true;
+        }
+        return on_message(f, &m);
+    }
 }
 
 /* Tells PostgreSQL the durable checkpoint (a standby status: written =
@@ -1176,8 +1313,12 @@ static int stream(feed *f, tv_lsn target) {
     tv_buf q;
     tv_buf_init(&q);
     /* publication_names is a list of identifiers inside a string literal */
-    tv_buf_printf(&q, "START_REPLICATION SLOT %s LOGICAL %s (proto_version '1', publication_names '", slot ? slot : "",
-                  lsn);
+    /* protocol 2 streams transactions larger than logical_decoding_work_mem
+     * while they run (PostgreSQL 14 and later); 1 sends them whole */
+    f->proto = PQserverVersion(f->repl) >= 140000 ? 2 : 1;
+    f->in_stream = false;
+    tv_buf_printf(&q, "START_REPLICATION SLOT %s LOGICAL %s (proto_version '%d', %spublication_names '",
+                  slot ? slot : "", lsn, f->proto, f->proto == 2 ? "streaming 'on', " : "");
     for (const char *p = pub ? pub : ""; *p; p++) {
         if (*p == '\'') tv_buf_putc(&q, '\'');
         tv_buf_putc(&q, *p);
@@ -1194,9 +1335,6 @@ static int stream(feed *f, tv_lsn target) {
     f->confirmed = 0;
     f->wal_end = 0; /* positions of this stream only: an earlier one's may be past what this one sent */
     f->batch_lsn = f->lsn;
-    tv_buf id, oldid;
-    tv_buf_init(&id);
-    tv_buf_init(&oldid);
     int rc = 1;
     int64_t last_ask = 0;
     for (;;) {
@@ -1269,49 +1407,18 @@ static int stream(feed *f, tv_lsn target) {
         if (fr.kind == TV_PG_KEEPALIVE) {
             if (fr.reply_requested) good = send_status(f, false);
         } else {
-            tv_arena_reset(&f->A);
-            tv_pgo_msg m;
-            if (tv_pgo_decode(fr.data, fr.len, 1, false, &f->A, &m, &err) != TROVE_OK) {
-                fprintf(stderr, "trove sync: %s\n", err.reason);
-                good = false;
-            } else {
-                switch (m.kind) {
-                case TV_PGO_BEGIN:
-                    f->in_txn = true;
-                    f->cur_commit = m.u.begin.final_lsn;
-                    break;
-                case TV_PGO_COMMIT:
-                    f->in_txn = false;
-                    f->batch_lsn = m.u.commit.end_lsn;
-                    break;
-                case TV_PGO_RELATION:
-                    good = on_relation(f, &m);
-                    break;
-                case TV_PGO_INSERT:
-                case TV_PGO_UPDATE:
-                case TV_PGO_DELETE:
-                    good = on_change(f, &m, &id, &oldid);
-                    break;
-                case TV_PGO_TRUNCATE:
-                    good = on_truncate(f, &m);
-                    break;
-                default: /* Origin, Type, Message: nothing to index */
-                    break;
-                }
-            }
-            if (good && (f->b.rows >= f->o->batch_rows || f->b.bulk.len >= MAX_BATCH_BYTES)) good = commit_point(f);
+            good = on_frame(f, fr.data, fr.len);
         }
         PQfreemem(buf);
         if (!good) break;
     }
-    tv_buf_fini(&id);
-    tv_buf_fini(&oldid);
     return rc;
 }
 
 /* ------------------------------------------------------------ run */
 
 static void feed_close(feed *f) {
+    spools_clear(f);
     PQfinish(f->sql);
     PQfinish(f->repl);
     f->sql = f->repl = NULL;
@@ -1436,6 +1543,8 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
     f.o = o;
     f.sink = sink;
     tv_buf_init(&f.b.bulk);
+    tv_buf_init(&f.id);
+    tv_buf_init(&f.oldid);
     tv_buf_init(&f.fly.bulk);
     tv_arena_init(&f.A);
     int rc, pause = 500;
@@ -1468,6 +1577,9 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
     }
     batch_fini(&f.b);
     batch_fini(&f.fly);
+    tv_vec_fini(&f.spools);
+    tv_buf_fini(&f.id);
+    tv_buf_fini(&f.oldid);
     snap_key_clear(&f);
     tv_vec_fini(&f.snap_key);
     tv_vec_fini(&f.tables);

@@ -14,6 +14,8 @@
  *   table.c     one table as a feed sees it: the catalog (columns, key)
  *               and its configuration (index, _id columns, fields,
  *               renames, mappings), shared by the feed and verify (libpq).
+ *   spool.c     a streamed in-progress transaction (protocol 2) kept on
+ *               disk until its commit or abort.
  *   feed.c      one feed: slot and publication, the snapshot, the stream,
  *               batches and checkpoints (libpq).
  *   sink.c      where a feed's batches go: a node in process or a URL.
@@ -246,6 +248,30 @@ uint32_t tv_pgv_array_elem(uint32_t oid);
  * an enum). */
 #define TV_PGV_STRING 0xFFFFFF00u
 #define TV_PGV_STRING_ARRAY 0xFFFFFF01u
+
+/* --------------------------------------------------------------- spool.c */
+
+/* One streamed transaction's messages, on disk until it ends (spool.c). */
+typedef struct tv_spool tv_spool;
+
+/* A new, empty spool of top-level transaction xid: an unlinked temporary
+ * file in $TMPDIR (else /tmp). NULL when it cannot be made. */
+tv_spool *tv_spool_open(uint32_t xid);
+uint32_t tv_spool_xid(const tv_spool *s);
+/* Messages in it now. */
+uint64_t tv_spool_count(const tv_spool *s);
+/* Appends a copy of one message of (sub)transaction subxid (the
+ * top-level xid or 0 for its own); false (nothing appended) on a write
+ * failure. */
+bool tv_spool_add(tv_spool *s, uint32_t subxid, const uint8_t *msg, size_t len);
+/* A subtransaction aborted: drops its messages and all after them (its
+ * nested subtransactions'). Nothing when none of it was spooled. False
+ * on an I/O failure. */
+bool tv_spool_abort_sub(tv_spool *s, uint32_t subxid);
+/* Calls fn with each message in order (borrowed for the call) until it
+ * returns false; false then, or on a read failure. */
+bool tv_spool_replay(tv_spool *s, bool (*fn)(void *ud, const uint8_t *msg, size_t len), void *ud);
+void tv_spool_free(tv_spool *s);
 
 /* ---------------------------------------------------------------- sink.c */
 

@@ -516,3 +516,51 @@ def test_a_malformed_table_config_is_refused(db, server, tmp_path, tables, why):
     p = subprocess.run(config_feed(db, tmp_path, tables, "--to", server.url, "--once"), stderr=subprocess.PIPE,
                        timeout=60)
     assert p.returncode != 0 and why in p.stderr.decode(), p.stderr
+
+
+def test_large_transactions_stream_while_they_run(db, server):
+    """Protocol 2: transactions past logical_decoding_work_mem (64kB here)
+    arrive in blocks while they run, interleaved, and are written only at
+    their commit; an abort, or a rolled-back savepoint, writes nothing."""
+    db.sql("CREATE TABLE big (id int PRIMARY KEY, v text)")
+    db.sql("INSERT INTO big VALUES (0, 'before')")
+    feed = Feed(db, ["big"], ["--to", server.url], "--batch-size", "500").start()
+    conns = [db.pg.connect(db.name) for _ in range(3)]
+    try:
+        wait_confirmed(db, db.wal_lsn(), feed=feed, url=server.url)
+        c1, c2, c3 = [c.cursor() for c in conns]
+        ins = "INSERT INTO big SELECT g, repeat('x', 100) FROM generate_series(%s, %s) g"
+        c1.execute("BEGIN")
+        c1.execute(ins, (1, 3000))
+        c1.execute("SAVEPOINT a")
+        c1.execute(ins, (3001, 6000))
+        c1.execute("SAVEPOINT b")
+        c1.execute("UPDATE big SET v = 'undone' WHERE id BETWEEN 1 AND 1000")
+        c2.execute("BEGIN")
+        c2.execute(ins, (10001, 13000))
+        c1.execute("ROLLBACK TO SAVEPOINT a")  # 3001..6000 and the update are gone
+        c1.execute("UPDATE big SET v = 'kept' WHERE id % 2 = 0 AND id > 0")
+        c3.execute("BEGIN")
+        c3.execute(ins, (20001, 23000))
+        c1.execute(ins, (6001, 8000))
+        c2.execute("ROLLBACK")  # a whole streamed transaction aborted
+        c3.execute("DELETE FROM big WHERE id = 0")
+        c1.execute("COMMIT")
+        c3.execute("COMMIT")
+        wait_confirmed(db, db.wal_lsn(), feed=feed, url=server.url)
+        assert_synced(db, "big", server.url)
+        docs = index_docs(server.url, "big")
+        assert len(docs) == 8000 and "3001" not in docs and "10001" not in docs and "0" not in docs
+        assert docs["2"]["v"] == "kept" and docs["1"]["v"] == "x" * 100
+        deadline = time.monotonic() + 15
+        while True:  # the slot's statistics arrive a little later
+            (streamed,) = db.sql("SELECT stream_txns FROM pg_stat_replication_slots WHERE slot_name = %s", db.name)[0]
+            if streamed >= 3 or time.monotonic() > deadline:
+                break
+            time.sleep(0.2)
+        assert streamed >= 3, "PostgreSQL streamed %s transactions" % streamed
+    finally:
+        for c in conns:
+            c.close()
+        rc, err = feed.stop()
+    assert rc == 0, err
