@@ -257,6 +257,16 @@ def workload(db_conninfo, stop, seed):
     c.autocommit = False
     cur = c.cursor()
     while not stop.is_set():
+        if rnd.random() < 0.03:
+            # past logical_decoding_work_mem: streamed while it runs, with a
+            # savepoint rolled back inside
+            k = rnd.randint(200000, 210000)
+            cur.execute("INSERT INTO t SELECT g, repeat('L', 200), 0 FROM generate_series(%s, %s) g "
+                        "ON CONFLICT (id) DO UPDATE SET v = EXCLUDED.v", (k, k + 1500))
+            cur.execute("SAVEPOINT s")
+            cur.execute("UPDATE t SET n = -1 WHERE id BETWEEN %s AND %s", (k, k + 800))
+            cur.execute("ROLLBACK TO SAVEPOINT s")
+            cur.execute("UPDATE t SET n = n + 1 WHERE id BETWEEN %s AND %s", (k, k + 700))
         for _ in range(rnd.randint(1, 20)):
             op = rnd.random()
             k = rnd.randint(1, 3000)
@@ -290,7 +300,8 @@ def test_kill_9_at_random_points_loses_and_duplicates_nothing(db, server, trials
     try:
         for i in range(trials):
             # small batches so that a kill lands mid-snapshot and mid-batch
-            feed = Feed(db, ["t"], ["--to", server.url], "--batch-size", str(rnd.choice([50, 300, 2000]))).start()
+            feed = Feed(db, ["t"], ["--to", server.url], "--batch-size", str(rnd.choice([50, 300, 2000])),
+                        "--in-flight", rnd.choice("01")).start()
             time.sleep(rnd.uniform(0.05, 1.5))
             feed.kill()
     finally:
