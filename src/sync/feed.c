@@ -157,6 +157,7 @@ typedef struct feed {
     atomic_bool fly_done; /* it has finished */
     bool fly_ok;         /* its result, once done */
     bool fly_failed;     /* a batch failed: every later write fails until the feed restarts */
+    char fly_error[256]; /* the sender's last message when it failed */
     tv_lsn durable;      /* the last checkpoint written: what may be confirmed to PostgreSQL */
     /* the stream */
     int proto;           /* pgoutput protocol: 2 (in-progress transactions streamed) or 1 */
@@ -209,7 +210,7 @@ static PGconn *pg_connect(const char *conninfo, bool replication) {
     const char *vals[] = {conninfo, TV_SYNC_PG_OPTIONS, "trove sync", replication ? "database" : NULL, NULL};
     PGconn *c = PQconnectdbParams(keys, vals, 1);
     if (!c || PQstatus(c) != CONNECTION_OK) {
-        fprintf(stderr, "trove sync: cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "out of memory\n");
+        tv_sync_say("cannot connect to PostgreSQL: %s", c ? PQerrorMessage(c) : "out of memory");
         PQfinish(c);
         return NULL;
     }
@@ -221,7 +222,7 @@ static PGconn *pg_connect(const char *conninfo, bool replication) {
 static bool pg_exec(PGconn *c, const char *sql, ExecStatusType want, PGresult **out) {
     PGresult *r = PQexec(c, sql);
     bool ok = r && PQresultStatus(r) == want;
-    if (!ok) fprintf(stderr, "trove sync: %s: %s", sql, r ? PQresultErrorMessage(r) : PQerrorMessage(c));
+    if (!ok) tv_sync_say("%s: %s", sql, r ? PQresultErrorMessage(r) : PQerrorMessage(c));
     if (out && ok) *out = r;
     else PQclear(r);
     return ok;
@@ -267,7 +268,7 @@ static bool tables_load(feed *f) {
         }
         for (size_t j = 0; j < i; j++)
             if (strcmp(f->tables.items[j].s.index, t.s.index) == 0) {
-                fprintf(stderr, "trove sync: tables %s.%s and %s.%s both feed the index [%s]: give each its own\n",
+                tv_sync_say("tables %s.%s and %s.%s both feed the index [%s]: give each its own",
                         f->tables.items[j].s.schema, f->tables.items[j].s.name, t.s.schema, t.s.name, t.s.index);
                 return false;
             }
@@ -299,7 +300,7 @@ static tv_json *sink_call_now(feed *f, const char *method, const char *path, con
             if (st != 429 && st < 500) break;
         }
         if (stop_requested) return NULL;
-        fprintf(stderr, "trove sync: %s %s: %s; retrying in %d ms\n", method, path,
+        tv_sync_say("%s %s: %s; retrying in %d ms", method, path,
                 f->sink->last.body ? "the index is busy or failing" : "no answer", pause);
         sleep_ms(pause);
         if (pause < 5000) pause *= 2;
@@ -309,7 +310,7 @@ static tv_json *sink_call_now(feed *f, const char *method, const char *path, con
     tv_json_error je;
     if (r->status != want || tv_json_parse(&f->sink->arena, r->body, r->body_len, &j, &je) != TROVE_OK) {
         if (!quiet)
-            fprintf(stderr, "trove sync: %s %s: %d %.*s\n", method, path, r->status,
+            tv_sync_say("%s %s: %d %.*s", method, path, r->status,
                     (int)TV_MIN(r->body_len, (size_t)1000), r->body ? r->body : "");
         return NULL;
     }
@@ -369,7 +370,7 @@ static bool ensure_index(feed *f, ftable *t) {
         ok = true;
     if (!ok) {
         f->fatal = f->sink->last.body && f->sink->last.status >= 400 && f->sink->last.status < 500;
-        fprintf(stderr, "trove sync: cannot create index [%s]: %.*s\n", t->s.index,
+        tv_sync_say("cannot create index [%s]: %.*s", t->s.index,
                 (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
     }
     tv_buf_fini(&b);
@@ -389,7 +390,7 @@ static bool ckpt_read(feed *f) {
     tv_json *j = sink_call(f, "GET", path, NULL, 0, 200, true);
     if (!j) {
         if (f->sink->last.status == 404) return true; /* a new feed */
-        fprintf(stderr, "trove sync: cannot read the checkpoint: %d %.*s\n", f->sink->last.status,
+        tv_sync_say("cannot read the checkpoint: %d %.*s", f->sink->last.status,
                 (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
         return false;
     }
@@ -398,7 +399,7 @@ static bool ckpt_read(feed *f) {
     const tv_json *tab = tv_json_get(src, "snapshot_table"), *key = tv_json_get(src, "snapshot_key");
     if (!tv_json_is_string(lsn) || !tv_lsn_parse(lsn->v.s, &f->lsn) || !done || !tab ||
         tab->type != TV_JSON_INT) {
-        fprintf(stderr, "trove sync: the checkpoint %s is not one trove wrote\n", path);
+        tv_sync_say("the checkpoint %s is not one trove wrote", path);
         return false;
     }
     f->have_ckpt = true;
@@ -449,7 +450,7 @@ static bool ckpt_put(feed *f, const char *body, size_t len, tv_lsn lsn) {
     snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", f->o->slot);
     bool ok = sink_call_now(f, "PUT", path, body, len, 200, true) ||
               (f->sink->last.status == 201 && f->sink->last.body);
-    if (!ok) fprintf(stderr, "trove sync: cannot write the checkpoint\n");
+    if (!ok) tv_sync_say("cannot write the checkpoint");
     if (ok) STATS(f, (sf->lsn = lsn, sf->last_commit_ms = now_ms()));
     return ok;
 }
@@ -536,7 +537,7 @@ static void dead_letter(feed *f, tv_buf *b, const ftable *t, const char *id, siz
     tv_buf_putc(b, '\n');
     f->dead++;
     STATS(f, sf->dead++);
-    fprintf(stderr, "trove sync: dead letter: %s.%s id [%.*s]: %s\n", t->s.schema, t->s.name, (int)idlen, id, reason);
+    tv_sync_say("dead letter: %s.%s id [%.*s]: %s", t->s.schema, t->s.name, (int)idlen, id, reason);
 }
 
 /* The dead letters of the items a batch's _bulk answer refused. */
@@ -564,7 +565,7 @@ static void dead_letters(feed *f, const struct batch *bt, const tv_json *items) 
         tv_json *j = sink_call_now(f, "POST", "/_bulk", b.data, b.len, 200, false);
         const tv_json *errs = tv_json_get(j, "errors");
         if (!j || !errs || errs->type != TV_JSON_FALSE)
-            fprintf(stderr, "trove sync: a dead letter could not be written either\n");
+            tv_sync_say("a dead letter could not be written either");
     }
     tv_buf_fini(&b);
 }
@@ -575,7 +576,7 @@ static void dead_letters(feed *f, const struct batch *bt, const tv_json *items) 
 static bool batch_write(feed *f, struct batch *bt) {
     if (!bt->bulk.len) return true;
     if (bt->bulk.oom) {
-        fprintf(stderr, "trove sync: out of memory building a batch\n");
+        tv_sync_say("out of memory building a batch");
         return false;
     }
     tv_json *j = sink_call_now(f, "POST", "/_bulk", bt->bulk.data, bt->bulk.len, 200, false);
@@ -599,6 +600,7 @@ static bool batch_write(feed *f, struct batch *bt) {
 static void *sender(void *arg) {
     feed *f = arg;
     bool ok = batch_write(f, &f->fly) && (!f->fly_ckpt || ckpt_put(f, f->fly_ckpt, f->fly_ckpt_len, f->fly_lsn));
+    if (!ok) snprintf(f->fly_error, sizeof f->fly_error, "%s", tv_sync_last_said());
     f->fly_ok = ok;
     atomic_store(&f->fly_done, true);
     return NULL;
@@ -610,7 +612,10 @@ static bool drain(feed *f) {
     if (f->flying) {
         if (f->fly_thread) pthread_join(f->fly_th, NULL);
         f->flying = false;
-        if (!f->fly_ok) f->fly_failed = true;
+        if (!f->fly_ok) {
+            f->fly_failed = true;
+            tv_sync_remember(f->fly_error); /* the sender's message, as the feed's */
+        }
         else if (f->fly_ckpt) {
             f->durable = f->fly_lsn;
             f->have_ckpt = true;
@@ -983,17 +988,17 @@ static int slot_state(feed *f, tv_lsn *confirmed) {
                                "WHERE slot_name = $1",
                                1, NULL, p, NULL, NULL, 0);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading pg_replication_slots: %s", PQerrorMessage(f->sql));
+        tv_sync_say("reading pg_replication_slots: %s", PQerrorMessage(f->sql));
         PQclear(r);
         return -1;
     }
     int exists = PQntuples(r) == 1;
     if (exists && strcmp(PQgetvalue(r, 0, 1), "pgoutput") != 0) {
-        fprintf(stderr, "trove sync: slot %s exists with plugin %s, not pgoutput: choose another --slot\n", f->o->slot,
+        tv_sync_say("slot %s exists with plugin %s, not pgoutput: choose another --slot", f->o->slot,
                 PQgetvalue(r, 0, 1));
         exists = -1;
     } else if (exists && strcmp(PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3)) != 0) {
-        fprintf(stderr, "trove sync: slot %s belongs to database %s, not %s: choose another --slot\n", f->o->slot,
+        tv_sync_say("slot %s belongs to database %s, not %s: choose another --slot", f->o->slot,
                 PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3));
         exists = -1;
     } else if (exists && !PQgetisnull(r, 0, 0)) {
@@ -1084,7 +1089,7 @@ static bool on_relation(feed *f, const tv_pgo_msg *m) {
         char path[600];
         snprintf(path, sizeof path, "/%s/_mapping", t->s.index);
         if (!sink_call(f, "PUT", path, props.data, props.len, 200, false))
-            fprintf(stderr, "trove sync: the new columns of %s.%s keep dynamic mappings\n", t->s.schema, t->s.name);
+            tv_sync_say("the new columns of %s.%s keep dynamic mappings", t->s.schema, t->s.name);
     }
     tv_buf_fini(&props);
     return true;
@@ -1113,7 +1118,7 @@ static bool on_change(feed *f, const tv_pgo_msg *m) {
     ftable *t = table_by_relid(f, relid);
     if (!t) return true;
     if (!t->relation_seen) {
-        fprintf(stderr, "trove sync: a change of %s.%s before its Relation message\n", t->s.schema, t->s.name);
+        tv_sync_say("a change of %s.%s before its Relation message", t->s.schema, t->s.name);
         return false;
     }
     tv_lsn lsn = f->cur_commit;
@@ -1181,7 +1186,7 @@ static bool replay_one(void *ud, const uint8_t *msg, size_t len) {
     tv_error err;
     tv_error_clear(&err);
     if (tv_pgo_decode(msg, len, 2, true, &f->A, &m, &err) != TROVE_OK) {
-        fprintf(stderr, "trove sync: a spooled message: %s\n", err.reason);
+        tv_sync_say("a spooled message: %s", err.reason);
         return false;
     }
     return on_message(f, &m);
@@ -1215,7 +1220,7 @@ static bool on_frame(feed *f, const uint8_t *data, size_t len) {
     tv_error err;
     tv_error_clear(&err);
     if (tv_pgo_decode(data, len, f->proto, f->in_stream, &f->A, &m, &err) != TROVE_OK) {
-        fprintf(stderr, "trove sync: %s\n", err.reason);
+        tv_sync_say("%s", err.reason);
         return false;
     }
     switch (m.kind) {
@@ -1224,7 +1229,7 @@ static bool on_frame(feed *f, const uint8_t *data, size_t len) {
         if (i == SIZE_MAX) {
             tv_spool *sp = tv_spool_open(m.u.stream_start.xid);
             if (!sp || tv_vec_push(&f->spools, sp)) {
-                fprintf(stderr, "trove sync: cannot spool a streamed transaction: %s\n", strerror(errno));
+                tv_sync_say("cannot spool a streamed transaction: %s", strerror(errno));
                 tv_spool_free(sp);
                 return false;
             }
@@ -1263,7 +1268,7 @@ static bool on_frame(feed *f, const uint8_t *data, size_t len) {
     default:
         if (f->in_stream) {
             if (!f->spool || !tv_spool_add(f->spool, m.xid, data, len)) {
-                fprintf(stderr, "trove sync: cannot spool a streamed transaction: %s\n", strerror(errno));
+                tv_sync_say("cannot spool a streamed transaction: %s", strerror(errno));
                 return false;
             }
             return true;
@@ -1278,7 +1283,7 @@ static bool send_status(feed *f, bool reply) {
     uint8_t msg[34];
     tv_pg_standby_status(f->durable, pg_now(), reply, msg);
     if (PQputCopyData(f->repl, (const char *)msg, sizeof msg) != 1 || PQflush(f->repl) != 0) {
-        fprintf(stderr, "trove sync: sending the standby status: %s", PQerrorMessage(f->repl));
+        tv_sync_say("sending the standby status: %s", PQerrorMessage(f->repl));
         return false;
     }
     f->confirmed = f->durable;
@@ -1374,19 +1379,19 @@ static int stream(feed *f, tv_lsn target) {
             int s = select(fd + 1, &rs, NULL, NULL, &tv);
             if (s < 0 && errno != EINTR) break;
             if (s > 0 && !PQconsumeInput(f->repl)) {
-                fprintf(stderr, "trove sync: the replication connection: %s", PQerrorMessage(f->repl));
+                tv_sync_say("the replication connection: %s", PQerrorMessage(f->repl));
                 break;
             }
             continue;
         }
         if (n < 0) {
             if (n == -2) {
-                fprintf(stderr, "trove sync: the replication stream: %s", PQerrorMessage(f->repl));
+                tv_sync_say("the replication stream: %s", PQerrorMessage(f->repl));
             } else {
                 /* the server ended the stream: its reason is the result */
                 PGresult *r = PQgetResult(f->repl);
                 const char *why = r ? PQresultErrorMessage(r) : "";
-                fprintf(stderr, "trove sync: the replication stream ended%s%s", *why ? ": " : "\n", why);
+                tv_sync_say("the replication stream ended%s%s", *why ? ": " : "", why);
                 PQclear(r);
             }
             break;
@@ -1395,7 +1400,7 @@ static int stream(feed *f, tv_lsn target) {
         tv_error err;
         tv_error_clear(&err);
         if (tv_pg_frame_decode((const uint8_t *)buf, (size_t)n, &fr, &err) != TROVE_OK) {
-            fprintf(stderr, "trove sync: %s\n", err.reason);
+            tv_sync_say("%s", err.reason);
             PQfreemem(buf);
             break;
         }
@@ -1459,7 +1464,7 @@ static int attempt(feed *f) {
     bool fresh = false;
     if (!exists) {
         if (f->have_ckpt)
-            fprintf(stderr, "trove sync: slot %s is gone (dropped?): the tables are read again from the start\n",
+            tv_sync_say("slot %s is gone (dropped?): the tables are read again from the start",
                     f->o->slot);
         char *slot = PQescapeIdentifier(f->repl, f->o->slot, strlen(f->o->slot));
         tv_buf q;
@@ -1548,31 +1553,30 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
     tv_buf_init(&f.fly.bulk);
     tv_arena_init(&f.A);
     int rc, pause = 500;
+    char why[256] = ""; /* what a failure said last (the message before it) */
     for (;;) {
         STATS(&f, sf->state = "starting");
+        tv_sync_remember("");
         rc = attempt(&f);
         if (!drain(&f) && rc == 0) rc = 1; /* the last batch must land before its tables go */
         if (rc == 1 && f.fatal) rc = 2;
+        snprintf(why, sizeof why, "%s", *tv_sync_last_said() ? tv_sync_last_said() : "see the log");
         feed_close(&f);
         batch_clear(&f.b);
         f.fly_failed = false;
         f.in_txn = false;
         if (rc != 1 || stop_requested) break;
-        STATS(&f, (sf->state = "retrying",
-                   snprintf(sf->last_error, sizeof sf->last_error, "%s",
-                            "PostgreSQL or the index failed (see the log): retrying from the checkpoint")));
-        fprintf(stderr, "trove sync: restarting from the checkpoint in %d ms\n", pause);
+        STATS(&f, (sf->state = "retrying", snprintf(sf->last_error, sizeof sf->last_error, "%s", why)));
+        tv_sync_say("restarting from the checkpoint in %d ms", pause);
         sleep_ms(pause);
         if (pause < 10000) pause *= 2;
     }
     STATS(&f, (sf->state = rc == 0 ? "stopped" : "failed",
-               rc != 0 ? (void)snprintf(sf->last_error, sizeof sf->last_error, "%s",
-                                        "a table cannot be fed (see the log)")
-                       : (void)0));
+               rc != 0 ? (void)snprintf(sf->last_error, sizeof sf->last_error, "%s", why) : (void)0));
     if (rc == 0 && !o->quiet) {
         char l[18];
         tv_lsn_format(f.lsn, l);
-        fprintf(stderr, "trove sync: stopped at %s (%llu rows this run, %llu dead letters)\n", l,
+        tv_sync_say("stopped at %s (%llu rows this run, %llu dead letters)", l,
                 (unsigned long long)f.total_rows, (unsigned long long)f.dead);
     }
     batch_fini(&f.b);
@@ -1597,7 +1601,7 @@ int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink) {
                                "WHERE slot_name = $1",
                                1, NULL, p, NULL, NULL, 0);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: dropping slot %s: %s", o->slot, PQerrorMessage(c));
+        tv_sync_say("dropping slot %s: %s", o->slot, PQerrorMessage(c));
         rc = 1;
     }
     PQclear(r);
@@ -1613,7 +1617,7 @@ int tv_feed_drop(const tv_feed_opts *o, tv_sink *sink) {
     snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", o->slot);
     if (!tv_sink_request(sink, "DELETE", path, NULL, 0) ||
         (sink->last.status != 200 && sink->last.status != 404)) {
-        fprintf(stderr, "trove sync: cannot delete the checkpoint %s\n", path);
+        tv_sync_say("cannot delete the checkpoint %s", path);
         rc = 1;
     }
     return rc;

@@ -8,6 +8,7 @@
  * --warn-wal (1gb) is reported on stderr, loudly: a feed stopped for good
  * must be dropped (`trove sync drop`) or PostgreSQL's disk fills.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,31 @@
 #include <libpq-fe.h>
 
 #include "sync/sync.h"
+
+/* ------------------------------------------------------------ messages */
+
+/* Each thread's last message: a feed's failure is told by the message
+ * that preceded it (GET /_trove/sync's last_error). */
+static _Thread_local char last_said[256];
+
+void tv_sync_say(const char *fmt, ...) {
+    char msg[1024];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (n < 0) return;
+    size_t len = strlen(msg);
+    while (len && msg[len - 1] == '\n') msg[--len] = '\0'; /* libpq's messages end with one */
+    fprintf(stderr, "trove sync: %s\n", msg);
+    tv_sync_remember(msg);
+}
+
+void tv_sync_remember(const char *msg) { snprintf(last_said, sizeof last_said, "%s", msg); }
+
+const char *tv_sync_last_said(void) { return last_said; }
+
+/* ------------------------------------------------------------ status */
 
 int tv_feed_status(const tv_feed_opts *o, tv_sink *sink, int64_t warn_bytes) {
     const char *keys[] = {"dbname", "application_name", NULL};

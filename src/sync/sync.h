@@ -465,4 +465,12 @@ char *tv_feed_index_name(const tv_feed_opts *o, const char *schema, const char *
 /* Asks a running feed to send what it holds and return; async-signal-safe. */
 void tv_feed_stop(void);
 
+/* "trove sync: MESSAGE" on stderr (status.c), remembered as this thread's
+ * last message; a trailing newline in the message is dropped. */
+void tv_sync_say(const char *fmt, ...) TV_PRINTF(1, 2);
+/* Remembers msg as this thread's last message without printing it. */
+void tv_sync_remember(const char *msg);
+/* This thread's last message ("" when none). */
+const char *tv_sync_last_said(void);
+
 #endif

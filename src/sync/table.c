@@ -178,10 +178,14 @@ static bool push_name(void *vec_, const char *name) {
     return true;
 }
 
+/* "table SCHEMA.NAME" and fmt (two %s: a and b) on stderr; false. */
 static bool refuse(const tv_stable *t, const char *fmt, const char *a, const char *b) {
-    fprintf(stderr, "trove sync: table %s.%s", t->schema, t->name);
-    fprintf(stderr, fmt, a ? a : "", b ? b : "");
-    fputc('\n', stderr);
+    char why[1024];
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    snprintf(why, sizeof why, fmt, a ? a : "", b ? b : "");
+#pragma GCC diagnostic pop
+    tv_sync_say("table %s.%s%s", t->schema, t->name, why);
     return false;
 }
 
@@ -193,7 +197,7 @@ static bool load_relation(PGconn *c, tv_stable *t) {
                                "c.relnamespace WHERE n.nspname = $1 AND c.relname = $2 AND c.relkind IN ('r', 'p')",
                                2, NULL, params, NULL, NULL, 0);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading the catalog: %s", PQerrorMessage(c));
+        tv_sync_say("reading the catalog: %s", PQerrorMessage(c));
         PQclear(r);
         return false;
     }
@@ -224,12 +228,12 @@ static bool load_columns(PGconn *c, tv_stable *t, int16_t *nums, bool *notnull, 
                                "ORDER BY attnum",
                                1, NULL, p, NULL, NULL, 0);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading the columns of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
+        tv_sync_say("reading the columns of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
         PQclear(r);
         return false;
     }
     bool ok = (size_t)PQntuples(r) <= max;
-    if (!ok) fprintf(stderr, "trove sync: table %s.%s has more than %zu columns\n", t->schema, t->name, max);
+    if (!ok) tv_sync_say("table %s.%s has more than %zu columns", t->schema, t->name, max);
     for (int i = 0; ok && i < PQntuples(r); i++) {
         tv_scol col = {.name = xstrdup(PQgetvalue(r, i, 0)),
                        .type = (uint32_t)strtoul(PQgetvalue(r, i, 1), NULL, 10),
@@ -260,7 +264,7 @@ static int load_indexes(PGconn *c, const tv_stable *t, uindex *out, int max) {
                                "indisunique AND indisvalid ORDER BY NOT indisprimary, indexrelid",
                                1, NULL, p, NULL, NULL, 0);
     if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        fprintf(stderr, "trove sync: reading the indexes of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
+        tv_sync_say("reading the indexes of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
         PQclear(r);
         return -1;
     }
@@ -304,10 +308,10 @@ static bool default_id(tv_stable *t, const uindex *key, const int16_t *nums) {
                           " has REPLICA IDENTITY FULL but no primary key: name the columns of a unique index as its "
                           "\"id\" in the feed's config, or add a primary key (ALTER TABLE %s ADD PRIMARY KEY (...))%s",
                           t->qname, NULL);
-        fprintf(stderr,
-                "trove sync: table %s.%s has no primary key, so its rows have no document id: add one (ALTER TABLE "
+        tv_sync_say(
+                "table %s.%s has no primary key, so its rows have no document id: add one (ALTER TABLE "
                 "%s ADD PRIMARY KEY (...)), or name a unique index of NOT NULL columns (ALTER TABLE %s REPLICA "
-                "IDENTITY USING INDEX ...)\n",
+                "IDENTITY USING INDEX ...)",
                 t->schema, t->name, t->qname, t->qname);
         return false;
     }
@@ -346,9 +350,9 @@ static bool configured_id(tv_stable *t, const uindex *ix, int nix, const uindex 
                       "(CREATE UNIQUE INDEX ON %s (...))%s",
                       t->qname, NULL);
     if (t->replident != 'f' && !(key && same_set(key, nums, t->cols.len, want, tc->nid))) {
-        fprintf(stderr,
-                "trove sync: table %s.%s: its \"id\" columns are not its replica identity, so a delete would not "
-                "carry them: run ALTER TABLE %s REPLICA IDENTITY USING INDEX %s (or REPLICA IDENTITY FULL)\n",
+        tv_sync_say(
+                "table %s.%s: its \"id\" columns are not its replica identity, so a delete would not "
+                "carry them: run ALTER TABLE %s REPLICA IDENTITY USING INDEX %s (or REPLICA IDENTITY FULL)",
                 t->schema, t->name, t->qname, strchr(u->name, '.') ? strchr(u->name, '.') + 1 : u->name);
         return false;
     }

@@ -401,6 +401,20 @@ def test_serve_runs_the_feed_of_a_config_file(db):
         p = subprocess.run([Feed(db, [], []).argv[0], "serve", "--port", "0", "--data", os.path.join(d, "x"),
                             "--sync", cfg], stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=30)
         assert p.returncode == 1 and b"unknown key slots" in p.stderr
+    # a feed that cannot run says why in GET /_trove/sync
+    with tempfile.TemporaryDirectory() as d:
+        cfg = os.path.join(d, "nope.json")
+        with open(cfg, "w") as f:
+            json.dump({"pg": db.conninfo, "tables": ["nope"], "slot": db.name + "_nope"}, f)
+        s = Server("--data", os.path.join(d, "data"), "--sync", cfg)
+        try:
+            deadline = time.monotonic() + 30
+            while feeds(s.url)[0]["state"] != "failed":
+                assert time.monotonic() < deadline, feeds(s.url)
+                time.sleep(0.05)
+            assert feeds(s.url)[0]["last_error"] == "table public.nope does not exist"
+        finally:
+            s.stop()
 
 
 def config_feed(db, cfg_dir, tables, *extra):
