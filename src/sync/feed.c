@@ -230,7 +230,7 @@ static bool pg_exec(PGconn *c, const char *sql, ExecStatusType want, PGresult **
 
 /* ------------------------------------------------------------ naming */
 
-/* Appends one id part, '\\' and '|' escaped. */
+/* Appends one id part, '\' and '|' escaped. */
 static void id_part(tv_buf *b, const char *s, size_t n) {
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '\\' || s[i] == '|') tv_buf_putc(b, '\\');
@@ -269,7 +269,7 @@ static bool tables_load(feed *f) {
         for (size_t j = 0; j < i; j++)
             if (strcmp(f->tables.items[j].s.index, t.s.index) == 0) {
                 tv_sync_say("tables %s.%s and %s.%s both feed the index [%s]: give each its own",
-                        f->tables.items[j].s.schema, f->tables.items[j].s.name, t.s.schema, t.s.name, t.s.index);
+                            f->tables.items[j].s.schema, f->tables.items[j].s.name, t.s.schema, t.s.name, t.s.index);
                 return false;
             }
     }
@@ -301,7 +301,7 @@ static tv_json *sink_call_now(feed *f, const char *method, const char *path, con
         }
         if (stop_requested) return NULL;
         tv_sync_say("%s %s: %s; retrying in %d ms", method, path,
-                f->sink->last.body ? "the index is busy or failing" : "no answer", pause);
+                    f->sink->last.body ? "the index is busy or failing" : "no answer", pause);
         sleep_ms(pause);
         if (pause < 5000) pause *= 2;
     }
@@ -311,7 +311,7 @@ static tv_json *sink_call_now(feed *f, const char *method, const char *path, con
     if (r->status != want || tv_json_parse(&f->sink->arena, r->body, r->body_len, &j, &je) != TROVE_OK) {
         if (!quiet)
             tv_sync_say("%s %s: %d %.*s", method, path, r->status,
-                    (int)TV_MIN(r->body_len, (size_t)1000), r->body ? r->body : "");
+                        (int)TV_MIN(r->body_len, (size_t)1000), r->body ? r->body : "");
         return NULL;
     }
     return j;
@@ -371,7 +371,7 @@ static bool ensure_index(feed *f, ftable *t) {
     if (!ok) {
         f->fatal = f->sink->last.body && f->sink->last.status >= 400 && f->sink->last.status < 500;
         tv_sync_say("cannot create index [%s]: %.*s", t->s.index,
-                (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
+                    (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
     }
     tv_buf_fini(&b);
     return ok;
@@ -391,7 +391,7 @@ static bool ckpt_read(feed *f) {
     if (!j) {
         if (f->sink->last.status == 404) return true; /* a new feed */
         tv_sync_say("cannot read the checkpoint: %d %.*s", f->sink->last.status,
-                (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
+                    (int)TV_MIN(f->sink->last.body_len, (size_t)1000), f->sink->last.body ? f->sink->last.body : "");
         return false;
     }
     const tv_json *src = tv_json_get(j, "_source");
@@ -995,11 +995,11 @@ static int slot_state(feed *f, tv_lsn *confirmed) {
     int exists = PQntuples(r) == 1;
     if (exists && strcmp(PQgetvalue(r, 0, 1), "pgoutput") != 0) {
         tv_sync_say("slot %s exists with plugin %s, not pgoutput: choose another --slot", f->o->slot,
-                PQgetvalue(r, 0, 1));
+                    PQgetvalue(r, 0, 1));
         exists = -1;
     } else if (exists && strcmp(PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3)) != 0) {
         tv_sync_say("slot %s belongs to database %s, not %s: choose another --slot", f->o->slot,
-                PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3));
+                    PQgetvalue(r, 0, 2), PQgetvalue(r, 0, 3));
         exists = -1;
     } else if (exists && !PQgetisnull(r, 0, 0)) {
         tv_lsn_parse(PQgetvalue(r, 0, 0), confirmed);
@@ -1465,7 +1465,7 @@ static int attempt(feed *f) {
     if (!exists) {
         if (f->have_ckpt)
             tv_sync_say("slot %s is gone (dropped?): the tables are read again from the start",
-                    f->o->slot);
+                        f->o->slot);
         char *slot = PQescapeIdentifier(f->repl, f->o->slot, strlen(f->o->slot));
         tv_buf q;
         tv_buf_init(&q);
@@ -1577,7 +1577,7 @@ int tv_feed_run(const tv_feed_opts *o, tv_sink *sink) {
         char l[18];
         tv_lsn_format(f.lsn, l);
         tv_sync_say("stopped at %s (%llu rows this run, %llu dead letters)", l,
-                (unsigned long long)f.total_rows, (unsigned long long)f.dead);
+                    (unsigned long long)f.total_rows, (unsigned long long)f.dead);
     }
     batch_fini(&f.b);
     batch_fini(&f.fly);

@@ -216,22 +216,28 @@ static bool load_relation(PGconn *c, tv_stable *t) {
     return true;
 }
 
-/* Columns (attnum order, generated ones left out) into t->cols, their
- * attnums into nums and NOT NULL flags into notnull (MAX columns). */
-static bool load_columns(PGconn *c, tv_stable *t, int16_t *nums, bool *notnull, size_t max) {
+/* Runs a catalog query whose $1 is t's oid: its rows, or NULL with what
+ * failed said ("reading the WHAT of TABLE: ..."). */
+static PGresult *about(PGconn *c, const tv_stable *t, const char *sql, const char *what) {
     char relid[16];
     snprintf(relid, sizeof relid, "%u", t->relid);
     const char *p[1] = {relid};
-    PGresult *r = PQexecParams(c,
-                               "SELECT attname, atttypid, atttypmod, attnum, attnotnull FROM pg_attribute "
-                               "WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
-                               "ORDER BY attnum",
-                               1, NULL, p, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        tv_sync_say("reading the columns of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
-        PQclear(r);
-        return false;
-    }
+    PGresult *r = PQexecParams(c, sql, 1, NULL, p, NULL, NULL, 0);
+    if (r && PQresultStatus(r) == PGRES_TUPLES_OK) return r;
+    tv_sync_say("reading the %s of %s.%s: %s", what, t->schema, t->name, PQerrorMessage(c));
+    PQclear(r);
+    return NULL;
+}
+
+/* Columns (attnum order, generated ones left out) into t->cols, their
+ * attnums into nums and NOT NULL flags into notnull (MAX columns). */
+static bool load_columns(PGconn *c, tv_stable *t, int16_t *nums, bool *notnull, size_t max) {
+    PGresult *r = about(c, t,
+                        "SELECT attname, atttypid, atttypmod, attnum, attnotnull FROM pg_attribute "
+                        "WHERE attrelid = $1::oid AND attnum > 0 AND NOT attisdropped AND attgenerated = '' "
+                        "ORDER BY attnum",
+                        "columns");
+    if (!r) return false;
     bool ok = (size_t)PQntuples(r) <= max;
     if (!ok) tv_sync_say("table %s.%s has more than %zu columns", t->schema, t->name, max);
     for (int i = 0; ok && i < PQntuples(r); i++) {
@@ -255,19 +261,12 @@ static bool load_columns(PGconn *c, tv_stable *t, int16_t *nums, bool *notnull, 
 
 /* The table's unique indexes (the primary key first). */
 static int load_indexes(PGconn *c, const tv_stable *t, uindex *out, int max) {
-    char relid[16];
-    snprintf(relid, sizeof relid, "%u", t->relid);
-    const char *p[1] = {relid};
-    PGresult *r = PQexecParams(c,
-                               "SELECT indexrelid::regclass::text, indisprimary, indisreplident, indkey::text, "
-                               "indpred IS NULL AND indexprs IS NULL FROM pg_index WHERE indrelid = $1::oid AND "
-                               "indisunique AND indisvalid ORDER BY NOT indisprimary, indexrelid",
-                               1, NULL, p, NULL, NULL, 0);
-    if (!r || PQresultStatus(r) != PGRES_TUPLES_OK) {
-        tv_sync_say("reading the indexes of %s.%s: %s", t->schema, t->name, PQerrorMessage(c));
-        PQclear(r);
-        return -1;
-    }
+    PGresult *r = about(c, t,
+                        "SELECT indexrelid::regclass::text, indisprimary, indisreplident, indkey::text, "
+                        "indpred IS NULL AND indexprs IS NULL FROM pg_index WHERE indrelid = $1::oid AND "
+                        "indisunique AND indisvalid ORDER BY NOT indisprimary, indexrelid",
+                        "indexes");
+    if (!r) return -1;
     int n = 0;
     for (int i = 0; i < PQntuples(r) && n < max; i++) {
         uindex *ix = &out[n];
@@ -337,8 +336,9 @@ static bool configured_id(tv_stable *t, const uindex *ix, int nix, const uindex 
         for (size_t j = 0; j < i; j++)
             if (want[j] == want[i]) return refuse(t, ": \"id\" names [%s] twice%s", tc->id[i], NULL);
         if (!notnull[want[i]])
-            return refuse(t, ": the \"id\" column [%s] can be NULL: make it NOT NULL (ALTER TABLE ... ALTER COLUMN %s SET "
-                             "NOT NULL)",
+            return refuse(t,
+                          ": the \"id\" column [%s] can be NULL: make it NOT NULL (ALTER TABLE ... ALTER COLUMN %s "
+                          "SET NOT NULL)",
                           tc->id[i], tc->id[i]);
     }
     const uindex *u = NULL;

@@ -47,8 +47,8 @@ static bool compare_sql(PGconn *c, const tv_stable *t, tv_buf *id, tv_buf *row, 
         char *q = PQescapeIdentifier(c, t->ids.items[k], strlen(t->ids.items[k]));
         if (t->ids.len == 1) tv_buf_printf(id, "trove_row.%s::text", q ? q : "");
         else
-            tv_buf_printf(id, "%sreplace(replace(trove_row.%s::text, '\\', '\\\\'), '|', '\\|')", k ? " || '|' || " : "",
-                          q ? q : "");
+            tv_buf_printf(id, "%sreplace(replace(trove_row.%s::text, '\\', '\\\\'), '|', '\\|')",
+                          k ? " || '|' || " : "", q ? q : "");
         PQfreemem(q);
     }
     tv_buf_printf(row, "ROW(");
