@@ -18,10 +18,11 @@ void tv_cli_sync_usage(FILE *out) {
     fprintf(out,
             "usage: trove sync --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
             "                  [--config FILE]   (JSON: pg, tables, index_prefix, slot, publication,\n"
-            "                                     batch_size, in_flight, numeric_as_number; later\n"
-            "                                     options win)\n"
+            "                                     batch_size, in_flight, flush_interval,\n"
+            "                                     numeric_as_number; later options win)\n"
             "                  [--index-prefix PREFIX] [--slot NAME] [--publication NAME]\n"
-            "                  [--batch-size ROWS] [--in-flight 0|1] [--numeric-as-number] [--once] [--quiet]\n"
+            "                  [--batch-size ROWS] [--in-flight 0|1] [--flush-interval TIME]\n"
+            "                  [--numeric-as-number] [--once] [--quiet]\n"
             "       trove sync drop --pg CONNINFO [--slot NAME] [--publication NAME] (--data DIR | --to URL)\n"
             "       trove sync verify --pg CONNINFO --tables TABLE[,TABLE...] (--data DIR | --to URL)\n"
             "                  [--index-prefix PREFIX]\n"
@@ -43,6 +44,8 @@ void tv_cli_sync_usage(FILE *out) {
             "  --batch-size ROWS     rows per _bulk request (5000)\n"
             "  --in-flight 0|1       batches being written while the next is read (1): 0 reads\n"
             "                        nothing while a batch is written\n"
+            "  --flush-interval TIME how long a partial batch waits for more rows (0ms: it is sent\n"
+            "                        whenever PostgreSQL has sent all it has); larger batches, more lag\n"
             "  --numeric-as-number   numeric columns as numbers (scaled_float) instead of strings\n"
             "  --once                stop once caught up with PostgreSQL's WAL position at the start\n"
             "  --quiet               no progress on stderr\n"
@@ -132,6 +135,14 @@ int tv_cli_sync(int argc, char **argv) {
                 fprintf(stderr, "trove sync: --warn-wal takes a size (\"1gb\", \"512mb\"), not [%s]\n", v);
                 return 2;
             }
+        }
+        else if (strcmp(a, "--flush-interval") == 0) {
+            int64_t ns;
+            if (tv_parse_time_value(v, strlen(v), "--flush-interval", &ns, NULL) != TROVE_OK || ns < 0) {
+                fprintf(stderr, "trove sync: --flush-interval takes a time (\"200ms\", \"1s\"), not [%s]\n", v);
+                return 2;
+            }
+            o.flush_ms = ns / 1000000;
         }
         else if (strcmp(a, "--in-flight") == 0) {
             if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0) {

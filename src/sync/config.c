@@ -10,7 +10,8 @@
  *                "mappings": {"name": {"type": "text"}},
  *                "settings": {"number_of_shards": 1}}],
  *    "index_prefix": "", "slot": "trove_sync", "publication": "trove_sync",
- *    "batch_size": 5000, "in_flight": 1, "numeric_as_number": false}
+ *    "batch_size": 5000, "in_flight": 1, "flush_interval": "0ms",
+ *    "numeric_as_number": false}
  *
  * "pg" and "tables" are required; a table is its name or an object (see
  * tv_table_conf, and table.c for what each key means). An unknown key, or
@@ -167,6 +168,11 @@ bool tv_feed_config_load(const char *path, tv_feed_opts *o, void **out) {
         } else if (strcmp(k, "in_flight") == 0) {
             if (v->type != TV_JSON_INT || v->v.i < 0 || v->v.i > 1) return bad(path, "needs 0 or 1 at", k);
             o->in_flight = (int)v->v.i;
+        } else if (strcmp(k, "flush_interval") == 0) {
+            int64_t ns;
+            if (!tv_json_is_string(v) || tv_parse_time_value(v->v.s, v->len, k, &ns, NULL) != TROVE_OK || ns < 0)
+                return bad(path, "needs a time (\"200ms\", \"1s\") at", k);
+            o->flush_ms = ns / 1000000;
         } else if (strcmp(k, "numeric_as_number") == 0) {
             if (v->type != TV_JSON_TRUE && v->type != TV_JSON_FALSE) return bad(path, "needs true or false at", k);
             o->values.numeric_as_number = v->type == TV_JSON_TRUE;

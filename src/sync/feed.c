@@ -140,7 +140,11 @@ typedef struct feed {
     /* the batch being built */
     struct batch b;
     tv_lsn batch_lsn;  /* the checkpoint once the batch is durable */
+    int64_t batch_time; /* the commit time of batch_lsn's transaction */
+    int64_t batch_since_ms; /* when the batch got its first action */
     tv_lsn cur_commit; /* the open transaction's commit end (from Begin), 0 none */
+    int64_t cur_time;  /* its commit time (PostgreSQL's epoch, microseconds) */
+    int64_t lsn_time;  /* the commit time of the checkpoint's (lsn's) transaction; 0 none */
     bool in_txn;
     uint64_t total_rows; /* rows handed to the index this run */
     uint64_t dead;       /* dead letters this run (the sender's while a batch flies) */
@@ -151,6 +155,7 @@ typedef struct feed {
     char *fly_ckpt;      /* the checkpoint document to write after it (owned), NULL none */
     size_t fly_ckpt_len;
     tv_lsn fly_lsn;      /* that checkpoint's LSN */
+    int64_t fly_time;    /* and its transaction's commit time */
     pthread_t fly_th;
     bool fly_thread;     /* fly_th runs it (else it was written in place) */
     bool flying;         /* a batch is in flight: drain waits for it */
@@ -445,13 +450,13 @@ static void ckpt_body(const feed *f, tv_buf *b) {
 
 /* Writes a checkpoint document (at lsn), after the documents it covers
  * are durable; either thread (the sink is the caller's). */
-static bool ckpt_put(feed *f, const char *body, size_t len, tv_lsn lsn) {
+static bool ckpt_put(feed *f, const char *body, size_t len, tv_lsn lsn, int64_t commit_time) {
     char path[300];
     snprintf(path, sizeof path, "/" CKPT_INDEX "/_doc/%s", f->o->slot);
     bool ok = sink_call_now(f, "PUT", path, body, len, 200, true) ||
               (f->sink->last.status == 201 && f->sink->last.body);
     if (!ok) tv_sync_say("cannot write the checkpoint");
-    if (ok) STATS(f, (sf->lsn = lsn, sf->last_commit_ms = now_ms()));
+    if (ok) STATS(f, (sf->lsn = lsn, sf->last_commit_ms = now_ms(), sf->commit_time = commit_time));
     return ok;
 }
 
@@ -462,7 +467,7 @@ static bool ckpt_write(feed *f) {
     tv_buf b;
     tv_buf_init(&b);
     ckpt_body(f, &b);
-    bool ok = !b.oom && ckpt_put(f, b.data, b.len, f->lsn);
+    bool ok = !b.oom && ckpt_put(f, b.data, b.len, f->lsn, f->lsn_time);
     tv_buf_fini(&b);
     f->have_ckpt = ok;
     if (ok) f->durable = f->lsn;
@@ -487,6 +492,7 @@ static void batch_fini(struct batch *b) {
 /* Starts an action line of the batch being built. */
 static void action(feed *f, const char *op, const ftable *t, const char *id, size_t idlen, tv_lsn lsn) {
     tv_buf *bulk = &f->b.bulk;
+    if (!f->b.acts.len) f->batch_since_ms = now_ms();
     tv_jw w;
     tv_jw_init(&w, bulk, false);
     tv_jw_obj_begin(&w);
@@ -599,7 +605,7 @@ static bool batch_write(feed *f, struct batch *bt) {
 /* The sender thread: the batch in flight, then its checkpoint. */
 static void *sender(void *arg) {
     feed *f = arg;
-    bool ok = batch_write(f, &f->fly) && (!f->fly_ckpt || ckpt_put(f, f->fly_ckpt, f->fly_ckpt_len, f->fly_lsn));
+    bool ok = batch_write(f, &f->fly) && (!f->fly_ckpt || ckpt_put(f, f->fly_ckpt, f->fly_ckpt_len, f->fly_lsn, f->fly_time));
     if (!ok) snprintf(f->fly_error, sizeof f->fly_error, "%s", tv_sync_last_said());
     f->fly_ok = ok;
     atomic_store(&f->fly_done, true);
@@ -654,6 +660,7 @@ static bool submit(feed *f, bool ckpt) {
         }
         f->fly_ckpt = tv_buf_detach(&b, &f->fly_ckpt_len);
         f->fly_lsn = f->lsn;
+        f->fly_time = f->lsn_time;
     }
     atomic_store(&f->fly_done, false);
     f->flying = true;
@@ -1162,10 +1169,12 @@ static bool on_message(feed *f, const tv_pgo_msg *m) {
     case TV_PGO_BEGIN:
         f->in_txn = true;
         f->cur_commit = m->u.begin.final_lsn;
+        f->cur_time = m->u.begin.commit_time;
         break;
     case TV_PGO_COMMIT:
         f->in_txn = false;
         f->batch_lsn = m->u.commit.end_lsn;
+        f->batch_time = m->u.commit.commit_time;
         break;
     case TV_PGO_RELATION: good = on_relation(f, m); break;
     case TV_PGO_INSERT:
@@ -1253,9 +1262,11 @@ static bool on_frame(feed *f, const uint8_t *data, size_t len) {
     case TV_PGO_STREAM_COMMIT: {
         uint32_t xid = m.u.stream_commit.xid;
         tv_lsn commit = m.u.stream_commit.commit_lsn, end = m.u.stream_commit.end_lsn;
+        int64_t when = m.u.stream_commit.commit_time;
         size_t i = spool_at(f, xid);
         f->in_txn = true;
         f->cur_commit = commit;
+        f->cur_time = when;
         if (i != SIZE_MAX) {
             bool ok = tv_spool_replay(f->spools.items[i], replay_one, f);
             spool_drop(f, i);
@@ -1263,6 +1274,7 @@ static bool on_frame(feed *f, const uint8_t *data, size_t len) {
         }
         f->in_txn = false;
         f->batch_lsn = end;
+        f->batch_time = when;
         return true;
     }
     default:
@@ -1303,7 +1315,10 @@ static bool collect(feed *f) {
  * feed will stand once that is durable). */
 static bool commit_point(feed *f) {
     bool ckpt = f->batch_lsn > f->lsn;
-    if (ckpt) f->lsn = f->batch_lsn;
+    if (ckpt) {
+        f->lsn = f->batch_lsn;
+        f->lsn_time = f->batch_time;
+    }
     if ((f->b.rows || ckpt) && !submit(f, ckpt)) return false;
     return collect(f);
 }
@@ -1350,14 +1365,23 @@ static int stream(feed *f, tv_lsn target) {
         char *buf = NULL;
         int n = PQgetCopyData(f->repl, &buf, 1);
         if (n == 0) {
-            /* nothing to read now: the batch goes, then wait */
-            if (!commit_point(f)) break;
+            /* nothing to read now: the batch goes (once it has waited
+             * flush_ms for more rows), then wait */
+            int64_t wait_ms = 100;
+            if (f->o->flush_ms && f->b.rows) {
+                int64_t left = f->batch_since_ms + f->o->flush_ms - now_ms();
+                if (left > 0) wait_ms = TV_MIN(wait_ms, left);
+                if (left > 0 ? !collect(f) : !commit_point(f)) break;
+            } else if (!commit_point(f)) {
+                break;
+            }
             bool idle = !f->in_txn && !f->b.rows;
             if (idle && f->wal_end > f->confirmed && f->wal_end > f->lsn) {
                 /* nothing of ours up to the server's position: confirm it
                  * so that an idle slot does not hold WAL forever */
                 if (now_ms() - f->last_status_ms > 1000) {
                     f->lsn = f->wal_end;
+                    f->lsn_time = 0; /* no transaction of ours: caught up */
                     if (!ckpt_write(f) || !send_status(f, false)) break;
                 }
             }
@@ -1375,7 +1399,7 @@ static int stream(feed *f, tv_lsn target) {
             fd_set rs;
             FD_ZERO(&rs);
             FD_SET(fd, &rs);
-            struct timeval tv = {0, 100000};
+            struct timeval tv = {0, (long)wait_ms * 1000};
             int s = select(fd + 1, &rs, NULL, NULL, &tv);
             if (s < 0 && errno != EINTR) break;
             if (s > 0 && !PQconsumeInput(f->repl)) {

@@ -173,6 +173,15 @@ void tv_feed_stats_json(void *ud, tv_jw *w) {
     tv_jw_strz(w, server);
     tv_jw_keyz(w, "lag_bytes");
     tv_jw_uint(w, s->server_lsn > s->lsn ? s->server_lsn - s->lsn : 0);
+    /* lag: 0 when caught up with what PostgreSQL last said it has; else
+     * the age of the last transaction the index holds for certain */
+    tv_jw_keyz(w, "lag_millis");
+    struct timespec rt;
+    clock_gettime(CLOCK_REALTIME, &rt);
+    int64_t pg_now_us = ((int64_t)rt.tv_sec - 946684800) * 1000000 + rt.tv_nsec / 1000;
+    if (s->server_lsn <= s->lsn) tv_jw_int(w, 0);
+    else if (s->commit_time) tv_jw_int(w, TV_MAX(pg_now_us - s->commit_time, (int64_t)0) / 1000);
+    else tv_jw_null(w);
     tv_jw_keyz(w, "since_checkpoint_millis");
     tv_jw_int(w, s->last_commit_ms ? now - s->last_commit_ms : -1);
     tv_jw_keyz(w, "rows");

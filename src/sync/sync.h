@@ -326,6 +326,8 @@ typedef struct tv_feed_stats {
     uint64_t snap_rows;  /* its rows read so far */
     int64_t started_ms;  /* CLOCK_MONOTONIC ms */
     int64_t last_commit_ms; /* when the checkpoint last moved */
+    int64_t commit_time; /* the checkpoint's last transaction's commit time
+                            (microseconds since 2000-01-01 UTC), 0 unknown */
     char last_error[256];
 } tv_feed_stats;
 
@@ -359,6 +361,8 @@ typedef struct tv_feed_opts {
     const char *publication;   /* publication ("trove_sync") */
     size_t batch_rows;         /* a batch is sent past this many rows (5000) */
     int in_flight;             /* batches written while the next is read: 0 or 1 (1) */
+    int64_t flush_ms;          /* a partial batch waits this long for more rows
+                                  (0: it goes whenever PostgreSQL has sent all it has) */
     bool once;                 /* return once caught up with the WAL position
                                   PostgreSQL had when the stream started */
     bool quiet;                /* no progress on stderr */
@@ -377,7 +381,7 @@ void tv_feed_stats_json(void *ud, tv_jw *w);
  * "tables" (an array of "schema.table" names, or of objects {"table", and
  * optionally "index", "id", "include", "exclude", "rename", "mappings",
  * "settings"}), and optionally "index_prefix", "slot", "publication",
- * "batch_size", "in_flight", "numeric_as_number". Fills o
+ * "batch_size", "in_flight", "flush_interval", "numeric_as_number". Fills o
  * (strings owned by *storage: free with tv_feed_config_free). Returns true,
  * or false with the reason (FILE: ...) on stderr.
  */

@@ -388,6 +388,7 @@ def test_serve_runs_the_feed_of_a_config_file(db):
                 (fd,) = feeds(s.url)
                 assert fd["slot"] == db.name and fd["tables"] == ["t"] and fd["last_error"] is None
                 assert fd["dead_letters"] == 0 and lsn_int(fd["checkpoint_lsn"]) > 0
+                assert fd["lag_millis"] is not None and 0 <= fd["lag_millis"] < 60000, fd
                 if round_ == 0:
                     assert fd["rows"] >= 3000
             finally:
@@ -589,3 +590,23 @@ def test_large_transactions_stream_while_they_run(db, server):
             c.close()
         rc, err = feed.stop()
     assert rc == 0, err
+
+
+def test_flush_interval_holds_a_partial_batch(db, server):
+    db.sql("CREATE TABLE q (id int PRIMARY KEY, v text)")
+    feed = Feed(db, ["q"], ["--to", server.url], "--flush-interval", "3s", "--batch-size", "100000").start()
+    try:
+        wait_confirmed(db, db.wal_lsn(), feed=feed, url=server.url)
+        db.sql("INSERT INTO q VALUES (1, 'one')")
+        t0 = time.monotonic()
+        time.sleep(1)
+        assert requests.get(server.url + "/q/_doc/1").json()["found"] is False  # waiting for more rows
+        wait_confirmed(db, db.wal_lsn(), feed=feed, url=server.url)
+        assert time.monotonic() - t0 >= 2.5
+        assert requests.get(server.url + "/q/_doc/1").json()["found"] is True
+    finally:
+        rc, err = feed.stop()
+    assert rc == 0, err
+    p = subprocess.run(Feed(db, ["q"], ["--to", server.url], "--flush-interval", "soon").argv, stderr=subprocess.PIPE,
+                       timeout=30)
+    assert p.returncode == 2 and b"--flush-interval takes a time" in p.stderr
