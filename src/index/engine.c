@@ -321,6 +321,11 @@ struct tv_index {
     tv_arena scratch; /* per write operation */
     tv_translog *tl;  /* owned; NULL: in memory only */
     int64_t last_sync_ms;
+    /* the background merge, if one runs: its window's first segment and
+     * size (the window is found again by identity when it ends) */
+    bool merging;
+    const tv_segment *bg_first;
+    size_t bg_k;
 };
 
 static void lock(tv_index *idx) { pthread_mutex_lock(&idx->mu); }
@@ -1159,11 +1164,12 @@ static tv_status merge_window(tv_index *idx, size_t i, size_t k) {
     return TROVE_OK;
 }
 
-/* Picks the next merge: *start and returns true. */
-static bool pick_merge(const tv_index *idx, size_t *start) {
+/* Picks the next merge among the segments from `from` on: *start and
+ * returns true. */
+static bool pick_merge(const tv_index *idx, size_t from, size_t *start) {
     size_t n = idx->segs.len;
     const size_t F = TV_ENGINE_MERGE_FACTOR;
-    size_t s = 0;
+    size_t s = from;
     while (s < n) {
         int maxl = -1;
         for (size_t i = s; i < n; i++) maxl = TV_MAX(maxl, seg_level(idx->segs.items[i].num_docs));
@@ -1179,9 +1185,9 @@ static bool pick_merge(const tv_index *idx, size_t *start) {
         }
         s = upto + 1;
     }
-    if (n > TV_ENGINE_MAX_SEGMENTS) {
+    if (n > TV_ENGINE_MAX_SEGMENTS && n - from >= F) {
         uint64_t best = UINT64_MAX;
-        for (size_t i = 0; i + F <= n; i++) {
+        for (size_t i = from; i + F <= n; i++) {
             uint64_t sum = 0;
             for (size_t j = 0; j < F; j++) sum += idx->segs.items[i + j].num_docs;
             if (sum < best) {
@@ -1192,6 +1198,173 @@ static bool pick_merge(const tv_index *idx, size_t *start) {
         return true;
     }
     return false;
+}
+
+/* ------------------------------------------------------- background merges
+ *
+ * A window of more than TV_ENGINE_BG_MERGE_DOCS live documents merges on a
+ * thread of its own. It takes references to the window's segments and live
+ * bitsets as they are (a bitset is copied before a delete changes a shared
+ * one, so the references stay as they were), merges without the lock, and
+ * installs the result under it: the window is found again by the
+ * segments' identity (a force merge or a clone's work may have replaced it:
+ * the result is then dropped), and every document deleted meanwhile (live
+ * then, dead now) is deleted in the result too, found by its _id. While it
+ * runs, smaller merges go on after its window only. Adjacent windows keep
+ * the documents' order, as the synchronous merges do. */
+
+void (*tv_engine_bg_merge_hook)(void);
+
+typedef struct bgmerge {
+    tv_index *idx; /* retained */
+    size_t k;
+    wseg *win;     /* the window as it was: segments and bitsets retained */
+} bgmerge;
+
+/* Deletes in m (live bits ml, count *m_live) the documents of window
+ * segment w that were live in `then` and are not now. */
+static tv_status reconcile(const wseg *then, const wseg *now, tv_segment *m, tv_live **ml, uint32_t *m_live,
+                           tv_arena *a) {
+    for (uint32_t d = 0; d < then->max_doc; d++) {
+        bool was = !then->live || ((then->live->words[d >> 6] >> (d & 63)) & 1);
+        bool is = !now->live || ((now->live->words[d >> 6] >> (d & 63)) & 1);
+        if (!was || is) continue;
+        tv_arena_reset(a);
+        tv_doc_meta meta;
+        tv_status st = tv_segment_doc(then->seg, d, a, &meta, NULL, NULL);
+        if (st) return st;
+        bool found;
+        uint32_t doc;
+        st = seg_find(m, *ml ? (*ml)->words : NULL, meta.id, meta.id_len, a, &found, &doc);
+        if (st) return st;
+        if (!found) continue;
+        if (!*ml && !(*ml = live_new_all(tv_segment_max_doc(m)))) return TROVE_ENOMEM;
+        (*ml)->words[doc >> 6] &= ~(1ull << (doc & 63));
+        (*m_live)--;
+    }
+    return TROVE_OK;
+}
+
+/* Installs a finished background merge (lock held; takes m). */
+static void bg_install(tv_index *idx, const bgmerge *b, tv_segment *m) {
+    size_t p = SIZE_MAX;
+    for (size_t i = 0; i + b->k <= idx->segs.len && p == SIZE_MAX; i++) {
+        bool same = true;
+        for (size_t j = 0; j < b->k && same; j++) same = idx->segs.items[i + j].seg == b->win[j].seg;
+        if (same) p = i;
+    }
+    tv_live *ml = NULL;
+    uint32_t m_live = 0;
+    tv_arena a;
+    tv_arena_init(&a);
+    bool ok = p != SIZE_MAX && m && live_for_new(m, &ml, &m_live) == TROVE_OK;
+    for (size_t j = 0; ok && j < b->k; j++) {
+        const wseg *now = &idx->segs.items[p + j];
+        if (now->live != b->win[j].live) ok = reconcile(&b->win[j], now, m, &ml, &m_live, &a) == TROVE_OK;
+    }
+    tv_arena_fini(&a);
+    if (!ok) { /* replaced meanwhile, or out of memory: the window stays */
+        tv_segment_release(m);
+        live_release(ml);
+        return;
+    }
+    for (size_t j = 0; j < b->k; j++) {
+        tv_segment_release(idx->segs.items[p + j].seg);
+        live_release(idx->segs.items[p + j].live);
+    }
+    size_t keep = 0;
+    if (tv_segment_max_doc(m) > 0) {
+        idx->segs.items[p] = (wseg){m, ml, tv_segment_max_doc(m), m_live};
+        keep = 1;
+    } else {
+        tv_segment_release(m);
+        live_release(ml);
+    }
+    memmove(&idx->segs.items[p + keep], &idx->segs.items[p + b->k], (idx->segs.len - p - b->k) * sizeof(wseg));
+    idx->segs.len -= b->k - keep;
+    /* a clean index publishes the merged segment at once (the same
+     * documents); with unpublished writes the next refresh does */
+    if (atomic_load(&idx->dirty_since_ms) == 0) {
+        snap_impl *s = snap_from_working(idx, idx->mapping);
+        if (s) publish(idx, s);
+    }
+}
+
+static void *bg_merge_main(void *arg) {
+    bgmerge *b = arg;
+    tv_segview stack[TV_ENGINE_MERGE_FACTOR] = {{0}};
+    tv_segview *views = b->k <= TV_ENGINE_MERGE_FACTOR ? stack : tv_malloc(b->k * sizeof *views);
+    tv_segment *m = NULL;
+    if (views) {
+        for (size_t j = 0; j < b->k; j++) {
+            const wseg *w = &b->win[j];
+            views[j] = (tv_segview){w->seg, w->live ? w->live->words : NULL, 0, w->max_doc, w->num_docs};
+        }
+        if (tv_segment_merge(views, b->k, &m) != TROVE_OK) m = NULL;
+        if (views != stack) tv_free(views);
+    }
+    if (tv_engine_bg_merge_hook) tv_engine_bg_merge_hook();
+    tv_index *idx = b->idx;
+    lock(idx);
+    if (m) bg_install(idx, b, m);
+    idx->merging = false;
+    idx->bg_first = NULL;
+    unlock(idx);
+    for (size_t j = 0; j < b->k; j++) {
+        tv_segment_release(b->win[j].seg);
+        live_release(b->win[j].live);
+    }
+    tv_free(b->win);
+    tv_free(b);
+    tv_index_release(idx);
+    return NULL;
+}
+
+/* Starts merging window [start, start + k) in the background (lock held);
+ * false when it cannot (out of memory, no thread): merge it here then. */
+static bool bg_merge_start(tv_index *idx, size_t start, size_t k) {
+    bgmerge *b = tv_calloc(1, sizeof *b);
+    wseg *win = tv_calloc(k, sizeof *win);
+    if (!b || !win) {
+        tv_free(b);
+        tv_free(win);
+        return false;
+    }
+    for (size_t j = 0; j < k; j++) {
+        win[j] = idx->segs.items[start + j];
+        tv_segment_retain(win[j].seg);
+        live_retain(win[j].live);
+    }
+    *b = (bgmerge){tv_index_retain(idx), k, win};
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_t th;
+    bool ok = pthread_create(&th, &at, bg_merge_main, b) == 0;
+    pthread_attr_destroy(&at);
+    if (!ok) {
+        for (size_t j = 0; j < k; j++) {
+            tv_segment_release(win[j].seg);
+            live_release(win[j].live);
+        }
+        tv_index_release(b->idx);
+        tv_free(win);
+        tv_free(b);
+        return false;
+    }
+    idx->merging = true;
+    idx->bg_first = win[0].seg;
+    idx->bg_k = k;
+    return true;
+}
+
+/* Where merges may start: after the background merge's window, if one
+ * runs (past the end when its window cannot be found). */
+static size_t merge_from(const tv_index *idx) {
+    if (!idx->merging) return 0;
+    for (size_t i = 0; i < idx->segs.len; i++)
+        if (idx->segs.items[i].seg == idx->bg_first) return i + idx->bg_k;
+    return idx->segs.len;
 }
 
 /* Drops fully deleted segments and merges while the policy asks. Merge
@@ -1208,9 +1381,14 @@ static void maybe_merge(tv_index *idx) {
         }
     }
     idx->segs.len = j;
+    const size_t F = TV_ENGINE_MERGE_FACTOR;
     size_t start = 0;
-    while (pick_merge(idx, &start))
-        if (merge_window(idx, start, TV_ENGINE_MERGE_FACTOR) != TROVE_OK) break;
+    while (pick_merge(idx, merge_from(idx), &start)) {
+        uint64_t docs = 0;
+        for (size_t i = start; i < start + F; i++) docs += idx->segs.items[i].num_docs;
+        if (docs > TV_ENGINE_BG_MERGE_DOCS && !idx->merging && bg_merge_start(idx, start, F)) continue;
+        if (merge_window(idx, start, F) != TROVE_OK) break;
+    }
 }
 
 static void prune_tombs(tv_index *idx) {

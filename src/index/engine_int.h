@@ -14,6 +14,14 @@
 /* Safety valve: above this many segments the cheapest window of
  * TV_ENGINE_MERGE_FACTOR adjacent segments is merged whatever the bands say. */
 #define TV_ENGINE_MAX_SEGMENTS 40
+/* A merge of more live documents than this runs on a thread of its own,
+ * off the writer lock, so that writes and refreshes go on during it (a
+ * merge of 100,000 documents takes about a second). Smaller ones run inside
+ * refresh. */
+#define TV_ENGINE_BG_MERGE_DOCS 50000u
+/* Tests only: called by a background merge between its merge and its
+ * install (NULL: nothing). */
+extern void (*tv_engine_bg_merge_hook)(void);
 /* The write buffer is sealed into an unpublished ("pending") segment when it
  * holds this many bytes or documents (OpenSearch's indexing buffer flushes
  * Lucene's RAM buffer without opening a new reader in the same way). With

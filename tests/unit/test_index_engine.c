@@ -9,6 +9,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "index/engine_int.h"
 #include "index/index.h"
@@ -570,6 +571,99 @@ static void test_snapshot_isolation(void **state) {
     tv_snapshot_release(s2);
 }
 
+/* The background merge's hook: says the merge is done, then waits to be
+ * let go before it installs. */
+static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t bg_cv = PTHREAD_COND_INITIALIZER;
+static int bg_state; /* 0 idle, 1 merged (waiting), 2 go */
+
+static void bg_hook(void) {
+    pthread_mutex_lock(&bg_mu);
+    bg_state = 1;
+    pthread_cond_broadcast(&bg_cv);
+    while (bg_state != 2) pthread_cond_wait(&bg_cv, &bg_mu);
+    pthread_mutex_unlock(&bg_mu);
+}
+
+static uint32_t segments_of(tv_index *idx) {
+    tv_index_stats st;
+    tv_index_get_stats(idx, &st);
+    return st.segments;
+}
+
+/* A merge past TV_ENGINE_BG_MERGE_DOCS runs off the writer lock: writes,
+ * deletes and refreshes go on during it, and what they deleted in its
+ * window stays deleted once it is installed. */
+static void test_background_merge_keeps_what_happened_meanwhile(void **state) {
+    (void)state;
+    tv_engine_bg_merge_hook = bg_hook;
+    bg_state = 0;
+    tv_index *idx = mk_manual();
+    char id[32], src[64];
+    const int per = 6000, nseg = TV_ENGINE_MERGE_FACTOR; /* 10 segments of one level: 60,000 docs */
+    for (int s = 0; s < nseg; s++) {
+        for (int i = 0; i < per; i++) {
+            int n = s * per + i;
+            snprintf(id, sizeof id, "d%d", n);
+            snprintf(src, sizeof src, "{\"n\":%d}", n);
+            put(idx, id, src);
+        }
+        assert_int_equal(tv_index_refresh(idx), TROVE_OK); /* the tenth starts the merge and returns */
+    }
+    pthread_mutex_lock(&bg_mu);
+    while (bg_state != 1) pthread_cond_wait(&bg_cv, &bg_mu);
+    pthread_mutex_unlock(&bg_mu);
+    /* merged, not installed: the index goes on */
+    assert_int_equal(segments_of(idx), nseg);
+    del(idx, "d5");
+    del(idx, "d59999");
+    put(idx, "d6001", "{\"n\":-1}");
+    put(idx, "new", "{\"n\":1000000}");
+    assert_int_equal(tv_index_refresh(idx), TROVE_OK);
+    assert_int_equal(searchable(idx), per * nseg - 1);
+    pthread_mutex_lock(&bg_mu);
+    bg_state = 2;
+    pthread_cond_broadcast(&bg_cv);
+    pthread_mutex_unlock(&bg_mu);
+    for (int spin = 0; segments_of(idx) > 2 && spin < 10000; spin++) usleep(1000);
+    assert_int_equal(segments_of(idx), 2); /* the merged one and the refresh's */
+    assert_int_equal(tv_index_refresh(idx), TROVE_OK);
+    assert_int_equal(searchable(idx), per * nseg - 1);
+    int64_t v, seq;
+    char got[64];
+    assert_false(get(idx, "d5", false, &v, &seq, got, sizeof got));
+    assert_false(get(idx, "d59999", false, &v, &seq, got, sizeof got));
+    assert_true(get(idx, "d6001", false, &v, &seq, got, sizeof got));
+    assert_string_equal(got, "{\"n\":-1}");
+    assert_true(get(idx, "d6000", false, &v, &seq, got, sizeof got));
+    /* the order of insertion holds: the merged documents, then the new ones */
+    const tv_snapshot *s = tv_index_acquire(idx);
+    tv_arena a;
+    tv_arena_init(&a);
+    int expect = 0, seen = 0;
+    for (uint32_t i = 0; i < s->nsegs; i++)
+        for (uint32_t d = 0; d < s->segs[i].max_doc; d++) {
+            if (!tv_segview_live(&s->segs[i], d)) continue;
+            tv_doc_meta meta;
+            const char *source;
+            size_t len;
+            tv_arena_reset(&a);
+            assert_int_equal(tv_segment_doc(s->segs[i].seg, d, &a, &meta, &source, &len), TROVE_OK);
+            if (i == 0) {
+                while (expect == 5 || expect == 6001) expect++;
+                snprintf(id, sizeof id, "d%d", expect++);
+                assert_int_equal(meta.id_len, strlen(id));
+                assert_memory_equal(meta.id, id, meta.id_len);
+            }
+            seen++;
+        }
+    assert_int_equal(seen, per * nseg - 1);
+    tv_arena_fini(&a);
+    tv_snapshot_release(s);
+    tv_index_release(idx);
+    tv_engine_bg_merge_hook = NULL;
+}
+
 static void test_merge_bound(void **state) {
     (void)state;
     tv_index *idx = mk_manual();
@@ -969,6 +1063,7 @@ int main(void) {
         cmocka_unit_test(test_buffer_overwrite_once),
         cmocka_unit_test(test_snapshot_isolation),
         cmocka_unit_test(test_merge_bound),
+        cmocka_unit_test(test_background_merge_keeps_what_happened_meanwhile),
         cmocka_unit_test(test_clone_isolation),
         cmocka_unit_test(test_seal_pending),
         cmocka_unit_test(test_oom),
