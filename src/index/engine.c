@@ -73,7 +73,11 @@
  * order of documents. N single-document refreshes leave at most nine
  * segments per decimal level: O(log N). Merges drop deleted documents (Lucene
  * counts them in statistics until merged; so do we, through the segments).
- * Merging is synchronous inside refresh. Rejected: tiered merging of
+ * A merge of up to TV_ENGINE_BG_MERGE_DOCS live documents runs inside
+ * refresh; a larger one on a thread of its own, off the writer lock (see
+ * "background merges" below), because under the lock a merge of 100,000
+ * documents stopped every write for a second and one of a million for ten.
+ * Rejected: tiered merging of
  * non-adjacent segments (reorders documents, and tie order of equal scores is
  * observable through the API).
  *
