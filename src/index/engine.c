@@ -1629,7 +1629,13 @@ void tv_index_attach_translog(tv_index *idx, tv_translog *tl) {
     unlock(idx);
 }
 
-bool tv_index_durable(const tv_index *idx) { return idx->tl != NULL; }
+bool tv_index_durable(const tv_index *idx) {
+    tv_index *m = (tv_index *)idx; /* the lock, not the index, changes */
+    lock(m);
+    bool d = idx->tl != NULL;
+    unlock(m);
+    return d;
+}
 
 bool tv_index_translog_full(tv_index *idx) {
     lock(idx);
@@ -1652,11 +1658,17 @@ tv_status tv_index_log_settings(tv_index *idx, const char *body, size_t len, tv_
 }
 
 tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err) {
-    if (!idx->tl || !tv_translog_dirty(idx->tl)) return TROVE_OK;
+    /* the translog is taken under the lock and held by a reference: a
+     * commit may replace (and close) it meanwhile */
+    lock(idx);
+    tv_translog *tl = tv_translog_retain(idx->tl);
     /* a translog whose sync failed refuses its own writes (every append says
      * so); other requests, which merely sync everything dirty, go on */
-    if (mode != TV_SYNC_FORCE && tv_translog_failed(idx->tl)) return TROVE_OK;
-    lock(idx);
+    if (!tl || !tv_translog_dirty(tl) || (mode != TV_SYNC_FORCE && tv_translog_failed(tl))) {
+        unlock(idx);
+        tv_translog_close(tl);
+        return TROVE_OK;
+    }
     const tv_json *d = tv_json_get(idx->settings.flat, "index.translog.durability");
     bool async = d && d->type == TV_JSON_STRING && d->len == 5 && strncasecmp(d->v.s, "async", 5) == 0;
     int64_t interval = setting_ms(idx, "index.translog.sync_interval", 5000);
@@ -1664,7 +1676,9 @@ tv_status tv_index_sync(tv_index *idx, tv_sync_mode mode, tv_error *err) {
     bool due = mode == TV_SYNC_FORCE || (async ? now - idx->last_sync_ms >= interval : mode == TV_SYNC_REQUEST);
     if (due) idx->last_sync_ms = now;
     unlock(idx);
-    return due ? tv_translog_sync(idx->tl, err) : TROVE_OK;
+    tv_status st = due ? tv_translog_sync(tl, err) : TROVE_OK;
+    tv_translog_close(tl);
+    return st;
 }
 
 static tv_status after_write(tv_index *idx, const tv_write_opts *o, tv_write_result *res, tv_error *err) {

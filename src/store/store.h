@@ -134,7 +134,11 @@ bool tv_translog_dirty(tv_translog *t);
 bool tv_translog_failed(tv_translog *t);
 /* Bytes in the file. */
 uint64_t tv_translog_size(tv_translog *t);
-/* Syncs (best effort) and closes. NULL is a no-op. */
+/* Another reference to t (a syncer holds one across its sync, so that a
+ * commit replacing the translog cannot close it under the sync). */
+tv_translog *tv_translog_retain(tv_translog *t);
+/* Drops a reference; the last one syncs (best effort) and closes. NULL is
+ * a no-op. */
 void tv_translog_close(tv_translog *t);
 
 #endif /* TROVE_STORE_H */

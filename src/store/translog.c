@@ -42,6 +42,7 @@
 #define TLOG_STEP_MIN ((uint64_t)64 << 10) /* the first reservation step */
 
 struct tv_translog {
+    atomic_uint rc;            /* references: the last tv_translog_close closes */
     int fd;
     char *path;
     uint64_t size;             /* bytes of records (appends are ordered by the caller) */
@@ -125,6 +126,7 @@ tv_status tv_translog_open(const char *path, tv_status (*fn)(void *ctx, const ui
         tv_free(p);
         return tv_error_set(err, TROVE_ENOMEM, "out of memory opening translog [%s]", path);
     }
+    atomic_init(&t->rc, 1);
     t->fd = fd;
     t->path = p;
     pthread_mutex_init(&t->sync_mu, NULL);
@@ -269,8 +271,13 @@ bool tv_translog_failed(tv_translog *t) { return atomic_load(&t->failed); }
 
 uint64_t tv_translog_size(tv_translog *t) { return atomic_load(&t->written); }
 
+tv_translog *tv_translog_retain(tv_translog *t) {
+    if (t) atomic_fetch_add_explicit(&t->rc, 1, memory_order_relaxed);
+    return t;
+}
+
 void tv_translog_close(tv_translog *t) {
-    if (!t) return;
+    if (!t || atomic_fetch_sub_explicit(&t->rc, 1, memory_order_acq_rel) != 1) return;
     unmap(t);
     if (t->fd >= 0) {
         if (!atomic_load(&t->failed)) {
