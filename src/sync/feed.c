@@ -94,7 +94,9 @@
 #define MAX_BATCH_BYTES ((size_t)8 << 20)
 #define STATUS_EVERY_MS 10000
 
-static volatile sig_atomic_t stop_requested;
+/* set by a signal handler, or by the thread that runs a served feed: lock-free
+ * atomics are async-signal-safe */
+static _Atomic int stop_requested;
 
 void tv_feed_stop(void) { stop_requested = 1; }
 
