@@ -571,6 +571,54 @@ static void test_snapshot_isolation(void **state) {
     tv_snapshot_release(s2);
 }
 
+/* Calls fn with every live document's segment and _id, in snapshot
+ * order; returns how many there were. */
+static uint32_t each_live(tv_index *idx, void (*fn)(void *ud, uint32_t seg, const char *id, size_t len), void *ud) {
+    const tv_snapshot *s = tv_index_acquire(idx);
+    tv_arena a;
+    tv_arena_init(&a);
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < s->nsegs; i++)
+        for (uint32_t d = 0; d < s->segs[i].max_doc; d++) {
+            if (!tv_segview_live(&s->segs[i], d)) continue;
+            tv_doc_meta meta;
+            const char *source;
+            size_t len;
+            tv_arena_reset(&a);
+            assert_int_equal(tv_segment_doc(s->segs[i].seg, d, &a, &meta, &source, &len), TROVE_OK);
+            fn(ud, i, meta.id, meta.id_len);
+            n++;
+        }
+    tv_arena_fini(&a);
+    tv_snapshot_release(s);
+    return n;
+}
+
+/* each_live: the ids d0, d1, ... in order, skipping those in skip[] (-1 ended),
+ * in segment `only` (or all when UINT32_MAX). */
+typedef struct in_order {
+    int next;
+    const int *skip;
+    uint32_t only;
+} in_order;
+
+static void check_in_order(void *ud, uint32_t seg, const char *id, size_t len) {
+    in_order *o = ud;
+    if (o->only != UINT32_MAX && seg != o->only) return;
+    for (bool again = true; again;) {
+        again = false;
+        for (const int *k = o->skip; k && *k >= 0; k++)
+            if (*k == o->next) {
+                o->next++;
+                again = true;
+            }
+    }
+    char want[32];
+    snprintf(want, sizeof want, "d%d", o->next++);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(id, want, len);
+}
+
 /* The background merge's hook: says the merge is done, then waits to be
  * let go before it installs. */
 static pthread_mutex_t bg_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -637,29 +685,9 @@ static void test_background_merge_keeps_what_happened_meanwhile(void **state) {
     assert_string_equal(got, "{\"n\":-1}");
     assert_true(get(idx, "d6000", false, &v, &seq, got, sizeof got));
     /* the order of insertion holds: the merged documents, then the new ones */
-    const tv_snapshot *s = tv_index_acquire(idx);
-    tv_arena a;
-    tv_arena_init(&a);
-    int expect = 0, seen = 0;
-    for (uint32_t i = 0; i < s->nsegs; i++)
-        for (uint32_t d = 0; d < s->segs[i].max_doc; d++) {
-            if (!tv_segview_live(&s->segs[i], d)) continue;
-            tv_doc_meta meta;
-            const char *source;
-            size_t len;
-            tv_arena_reset(&a);
-            assert_int_equal(tv_segment_doc(s->segs[i].seg, d, &a, &meta, &source, &len), TROVE_OK);
-            if (i == 0) {
-                while (expect == 5 || expect == 6001) expect++;
-                snprintf(id, sizeof id, "d%d", expect++);
-                assert_int_equal(meta.id_len, strlen(id));
-                assert_memory_equal(meta.id, id, meta.id_len);
-            }
-            seen++;
-        }
-    assert_int_equal(seen, per * nseg - 1);
-    tv_arena_fini(&a);
-    tv_snapshot_release(s);
+    static const int gone[] = {5, 6001, -1};
+    in_order o = {0, gone, 0};
+    assert_int_equal(each_live(idx, check_in_order, &o), per * nseg - 1);
     tv_index_release(idx);
     tv_engine_bg_merge_hook = NULL;
 }
@@ -685,24 +713,8 @@ static void test_merge_bound(void **state) {
     assert_int_equal(st.docs_count, 1000);
     assert_int_equal(searchable(idx), 1000);
     /* documents keep insertion order across merges */
-    const tv_snapshot *s = tv_index_acquire(idx);
-    tv_arena a;
-    tv_arena_init(&a);
-    uint32_t n = 0;
-    for (uint32_t i = 0; i < s->nsegs; i++)
-        for (uint32_t d = 0; d < s->segs[i].max_doc; d++) {
-            if (!tv_segview_live(&s->segs[i], d)) continue;
-            tv_doc_meta meta;
-            const char *source;
-            size_t len;
-            assert_int_equal(tv_segment_doc(s->segs[i].seg, d, &a, &meta, &source, &len), TROVE_OK);
-            snprintf(id, sizeof id, "d%u", n++);
-            assert_int_equal(meta.id_len, strlen(id));
-            assert_memory_equal(meta.id, id, meta.id_len);
-        }
-    assert_int_equal(n, 1000);
-    tv_arena_fini(&a);
-    tv_snapshot_release(s);
+    in_order o = {0, NULL, UINT32_MAX};
+    assert_int_equal(each_live(idx, check_in_order, &o), 1000);
     for (int i = 0; i < 1000; i += 97) {
         snprintf(id, sizeof id, "d%d", i);
         assert_true(has(idx, id, true));
