@@ -70,18 +70,17 @@
 #include <stdlib.h>
 #include <strings.h>
 
+#include "aggs/aggs.h"
+#include "fetch/fetch.h"
+#include "fetch/highlight.h"
 #include "index/date.h"
-#include "search/agg.h"
-#include "search/dsl_int.h"
-#include "search/highlight.h" /* highlight: the option (highlight.c) */
+#include "query/parse.h"
+#include "search/search_int.h"
 #include "search/suggest.h"
 
-void tv_search_params_init(tv_search_params *p) {
-    memset(p, 0, sizeof *p);
-    p->from = -1;
-    p->size = -1;
-    p->terminate_after = -1;
-    p->suggest_size = -1;
+void tv_search_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_params *params) {
+    tv_dsl_init(d, arena, err, params);
+    d->inner_hits = &tv_fetch_inner_hits;
 }
 
 /* ------------------------------------------------------------- the body */
@@ -1221,113 +1220,6 @@ static bool after_ok(const coll *c, float score, uint32_t gdoc) {
     return false;
 }
 
-/* ------------------------------------------------------- source filtering */
-
-static bool glob(const char *p, const char *s, size_t sl) { return tv_glob_match(p, strlen(p), s, sl); }
-
-static bool any_glob(const char **ps, size_t n, const char *path, size_t len) {
-    for (size_t i = 0; i < n; i++)
-        if (glob(ps[i], path, len)) return true;
-    return false;
-}
-
-/* can some include pattern match a path below `path.`? */
-static bool inc_below(const char **ps, size_t n, const char *path, size_t len) {
-    for (size_t i = 0; i < n; i++) {
-        const char *p = ps[i];
-        size_t pl = strlen(p);
-        /* compare the pattern's prefix up to the first '*' */
-        size_t k = 0;
-        while (k < pl && k < len && p[k] != '*' && p[k] == path[k]) k++;
-        if (k < pl && p[k] == '*') return true;
-        if (k == len && k < pl && p[k] == '.') return true;
-    }
-    return false;
-}
-
-static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included);
-
-static void write_filtered_obj(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included) {
-    tv_jw_obj_begin(w);
-    size_t base = path->len;
-    for (uint32_t i = 0; i < v->len; i++) {
-        const tv_json_member *m = &v->v.members[i];
-        path->len = base;
-        if (base) tv_buf_putc(path, '.');
-        tv_buf_append(path, m->key, m->key_len);
-        if (sf->nexc && any_glob(sf->exc, sf->nexc, path->data, path->len)) continue;
-        bool inc = included || !sf->ninc || any_glob(sf->inc, sf->ninc, path->data, path->len);
-        if (!inc) {
-            if (m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_ARRAY) continue;
-            if (!inc_below(sf->inc, sf->ninc, path->data, path->len)) continue;
-            /* only keep a partially-included object when something survives */
-            tv_buf probe;
-            tv_buf_init(&probe);
-            tv_jw pw;
-            tv_jw_init(&pw, &probe, false);
-            tv_buf p2;
-            tv_buf_init(&p2);
-            tv_buf_append(&p2, path->data, path->len);
-            write_filtered(&pw, &m->val, sf, &p2, false);
-            bool empty = probe.len <= 2;
-            tv_buf_fini(&probe);
-            tv_buf_fini(&p2);
-            if (empty) continue;
-        }
-        tv_jw_key(w, m->key, m->key_len);
-        write_filtered(w, &m->val, sf, path, inc);
-    }
-    path->len = base;
-    if (path->data) path->data[base] = 0;
-    tv_jw_obj_end(w);
-}
-
-static void write_filtered(tv_jw *w, const tv_json *v, const src_filter *sf, tv_buf *path, bool included) {
-    if (v->type == TV_JSON_OBJECT) {
-        write_filtered_obj(w, v, sf, path, included);
-    } else if (v->type == TV_JSON_ARRAY) {
-        tv_jw_arr_begin(w);
-        for (uint32_t i = 0; i < v->len; i++) {
-            const tv_json *e = &v->v.items[i];
-            if (e->type == TV_JSON_OBJECT || e->type == TV_JSON_ARRAY) write_filtered(w, e, sf, path, included);
-            else if (included) tv_jw_value(w, e);
-        }
-        tv_jw_arr_end(w);
-    } else {
-        tv_jw_value(w, v);
-    }
-}
-
-void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no) {
-    if (version) {
-        tv_jw_keyz(w, "_version");
-        tv_jw_int(w, m->version);
-    }
-    if (seq_no) {
-        tv_jw_keyz(w, "_seq_no");
-        tv_jw_int(w, m->seq_no);
-        tv_jw_keyz(w, "_primary_term");
-        tv_jw_int(w, m->primary_term);
-    }
-}
-
-void tv_search_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, const char **inc, size_t ninc,
-                            const char **exc, size_t nexc) {
-    if (!ninc && !nexc) {
-        tv_jw_raw(w, src, len);
-        return;
-    }
-    src_filter sf = {true, inc, ninc, exc, nexc};
-    tv_json *doc = NULL;
-    if (tv_json_parse(a, src, len, &doc, NULL) != TROVE_OK) {
-        tv_jw_raw(w, src, len);
-        return;
-    }
-    tv_buf path;
-    tv_buf_init(&path);
-    write_filtered(w, doc, &sf, &path, false);
-    tv_buf_fini(&path);
-}
 
 /* ------------------------------------------------------------ execution */
 
@@ -1802,106 +1694,6 @@ static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, co
     tv_jw_int(w, v->i);
 }
 
-/*
- * java.text.DecimalFormat for the patterns docvalue_fields formats use:
- * "#.0", "0.00", "#,##0.###", "#": the integer part's '0's are the minimum
- * integer digits (none: "0.5" prints ".5", as Java does), its ',' sets the
- * grouping size, the fraction's '0's the minimum and '0'+'#' the maximum
- * fraction digits; HALF_EVEN rounding (printf rounds the exact binary value
- * to nearest-even, as DecimalFormat does). Literal prefix/suffix text and
- * exponent patterns are not interpreted (such patterns print the plain
- * number). Writes a NUL-terminated string into out (cap >= 400).
- */
-void tv_decimal_format(double x, const char *pat, char *out, size_t cap) {
-    int min_int = 0, min_frac = 0, max_frac = 0, group = 0;
-    bool frac = false, valid = true;
-    int since_comma = -1;
-    for (const char *p = pat; *p && *p != ';'; p++) {
-        char ch = *p;
-        if (ch == '.') { if (frac) valid = false; frac = true; continue; }
-        if (ch == ',') { if (!frac) since_comma = 0; continue; }
-        if (ch == '0' || ch == '#') {
-            if (frac) { max_frac++; if (ch == '0') min_frac = max_frac; }
-            else { if (ch == '0') min_int++; if (since_comma >= 0) since_comma++; }
-            continue;
-        }
-        valid = false;
-    }
-    if (since_comma > 0) group = since_comma;
-    if (!valid || !isfinite(x)) {
-        if (isnan(x)) snprintf(out, cap, "NaN");
-        else if (isinf(x)) snprintf(out, cap, "%s\xe2\x88\x9e", x < 0 ? "-" : ""); /* U+221E */
-        else snprintf(out, cap, "%.17g", x);
-        return;
-    }
-    if (max_frac > 340) max_frac = 340;
-    char num[400];
-    snprintf(num, sizeof num, "%.*f", max_frac, fabs(x));
-    char *dot = strchr(num, '.');
-    size_t ilen = dot ? (size_t)(dot - num) : strlen(num);
-    const char *fr = dot ? dot + 1 : "";
-    size_t flen = strlen(fr);
-    while ((int)flen > min_frac && fr[flen - 1] == '0') flen--;
-    bool neg = signbit(x) != 0; /* as Java: -0.0 and negatives rounding to 0 keep the sign */
-    /* integer digits without leading zeros, then padded to min_int */
-    const char *ip = num;
-    while (ilen > 0 && *ip == '0') { ip++; ilen--; }
-    char digits[400];
-    size_t nd = 0;
-    for (int k = (int)ilen; k < min_int && nd < 340; k++) digits[nd++] = '0';
-    for (size_t k = 0; k < ilen && nd < 390; k++) digits[nd++] = ip[k];
-    size_t o = 0;
-    if (neg && o + 1 < cap) out[o++] = '-';
-    for (size_t k = 0; k < nd && o + 2 < cap; k++) {
-        if (group > 0 && k > 0 && (nd - k) % (size_t)group == 0) out[o++] = ',';
-        out[o++] = digits[k];
-    }
-    if (flen > 0 || (nd == 0 && min_frac == 0 && max_frac == 0)) {
-        if (flen > 0) {
-            if (o + 1 < cap) out[o++] = '.';
-            for (size_t k = 0; k < flen && o + 1 < cap; k++) out[o++] = fr[k];
-        } else if (o + 1 < cap) {
-            out[o++] = '0'; /* "#" of 0 prints "0" */
-        }
-    }
-    out[o < cap ? o : cap - 1] = 0;
-}
-
-/* A doc value with an explicit docvalue_fields format: dates print with the
- * date format, numbers with a DecimalFormat pattern (always strings). */
-static void write_dv_formatted(tv_jw *w, const tv_field *f, int64_t x, const char *fmt) {
-    char buf[400];
-    if (f->type == TV_FT_DATE) tv_date_format(x, fmt, buf, sizeof buf);
-    else if (f->type == TV_FT_DATE_NANOS) tv_date_format_nanos(x, fmt, buf, sizeof buf);
-    else if (f->type == TV_FT_BOOLEAN) snprintf(buf, sizeof buf, "%s", x ? "true" : "false");
-    else {
-        double dv;
-        if (tv_field_type_is_floating(f->type)) dv = tv_sortable_to_double(x);
-        else if (f->type == TV_FT_SCALED_FLOAT) dv = (double)x / f->scaling_factor;
-        else if (f->type == TV_FT_UNSIGNED_LONG) dv = (double)tv_sortable_to_unsigned(x);
-        else dv = (double)x;
-        tv_decimal_format(dv, fmt, buf, sizeof buf);
-    }
-    tv_jw_strz(w, buf);
-}
-
-static void write_dv_value(tv_jw *w, const tv_field *f, int64_t x) {
-    if (tv_field_type_is_floating(f->type)) tv_jw_double(w, tv_sortable_to_double(x));
-    else if (f->type == TV_FT_SCALED_FLOAT) tv_jw_double(w, (double)x / f->scaling_factor);
-    else if (f->type == TV_FT_BOOLEAN) tv_jw_bool(w, x != 0);
-    else if (f->type == TV_FT_UNSIGNED_LONG) tv_jw_uint(w, tv_sortable_to_unsigned(x));
-    else if (f->type == TV_FT_DATE_NANOS) {
-        char buf[96];
-        tv_date_format_nanos(x, f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT, buf, sizeof buf);
-        tv_jw_strz(w, buf);
-    }
-    else if (f->type == TV_FT_DATE) {
-        char buf[64];
-        tv_date_format(x, f->format, buf, sizeof buf);
-        tv_jw_strz(w, buf);
-    } else tv_jw_int(w, x);
-}
-
 /* Number of fields a docvalue_fields entry names (wildcards expand over
  * the mapping; a plain name counts once, mapped or not). */
 static size_t dv_field_count(const tv_search_target *t, const char *name) {
@@ -2196,7 +1988,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     uint64_t t0 = tv_mono_ns();
     tv_error_clear(err);
     tv_dsl d;
-    tv_dsl_init(&d, arena, err, params);
+    tv_search_dsl_init(&d, arena, err, params);
     req r;
     memset(&r, 0, sizeof r);
     r.from = -1;
@@ -2238,7 +2030,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
          * docvalue_fields, search_after; then the result window */
         if ((st = parse_target(&d, &r, &targets[i], &tcs[i]))) return st;
         if (r.hl && !count_only && (st = tv_hl_bind(&d, r.hl, &targets[i], tcs[i].q, &tcs[i].hl))) return st; /* highlight */
-        if (tcs[i].nnih && !count_only && (st = tv_nested_inner_hits_bind(&d, &targets[i], tcs[i].nih, tcs[i].nnih)))
+        if (tcs[i].nnih && !count_only && (st = tv_inner_hits_bind(&d, &targets[i], tcs[i].nih, tcs[i].nnih)))
             return st;
         /* explain: the query kinds explain.c reproduces; no rescore or
          * index boost (their explanations are not reproduced) */
@@ -2397,14 +2189,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             pg[npage + m] = c.heap[i].seg;
             pg[2 * npage + m++] = c.heap[i].doc;
         }
-        if ((st = tv_nested_inner_hits_collect(tcs[ti].nih, tcs[ti].nnih, targets[ti].snap, npage, pg, pg + npage,
-                                               pg + 2 * npage, m, arena, err)))
+        if ((st = tv_inner_hits_collect(tcs[ti].nih, tcs[ti].nnih, targets[ti].snap, npage, pg, pg + npage,
+                                        pg + 2 * npage, m, arena, err)))
             return st;
     }
     tv_stored_cache chunks;
     tv_stored_cache_init(&chunks);
-    tv_buf path;
-    tv_buf_init(&path);
     for (size_t i = (size_t)from; i < c.n; i++) {
         const hit *h = &c.heap[i];
         const tv_search_target *t = &targets[h->target];
@@ -2418,7 +2208,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (!r.stored_none || r.version || r.seq_no) {
             st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta,
                                        r.stored_none ? NULL : &src, &src_len);
-            if (st) { tv_buf_fini(&path); return tv_error_set(err, st, "failed to load document"); }
+            if (st) return tv_error_set(err, st, "failed to load document");
         }
         tv_jw_obj_begin(out);
         if (r.explain) tv_explain_hit_head(out, params, h->target, t->index, &meta);
@@ -2448,13 +2238,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (!r.src.ninc && !r.src.nexc) {
                 tv_jw_raw(out, src, src_len);
             } else {
-                tv_json *doc = NULL;
-                if (tv_json_parse(arena, src, src_len, &doc, NULL) == TROVE_OK) {
-                    tv_buf_clear(&path);
-                    write_filtered(out, doc, &r.src, &path, false);
-                } else {
-                    tv_jw_raw(out, src, src_len);
-                }
+                tv_fetch_write_source(out, arena, src, src_len, r.src.inc, r.src.ninc, r.src.exc, r.src.nexc);
             }
         }
         /* the hit's document fields: docvalue_fields, then "fields", then
@@ -2463,46 +2247,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         tv_fetched *df = NULL;
         size_t ndf = 0, cdf = r.ndv + 2;
         df = tv_arena_alloc(arena, cdf * sizeof *df);
-        if (!df) { tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+        if (!df) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
         tv_buf fb;
         tv_buf_init(&fb);
-        for (size_t k = 0; k < r.ndv; k++) {
-            const tv_field *f = t->snap->mapping ? tv_mapping_field(t->snap->mapping, r.dv_fields[k], strlen(r.dv_fields[k])) : NULL;
-            if (!f) continue;
-            int64_t nums[64];
-            uint32_t ords[64];
-            uint32_t n = 0;
-            if (f->dv_kind == TV_DV_NUMERIC) n = tv_segment_dv_numeric(sv->seg, f->id, h->doc, nums, 64);
-            else if (f->dv_kind == TV_DV_SORTED_SET) n = tv_segment_dv_ords(sv->seg, f->id, h->doc, ords, 64);
-            if (!n) continue;
-            bool dup = false;
-            for (size_t q = 0; q < ndf && !dup; q++) dup = !strcmp(df[q].name, r.dv_fields[k]);
-            if (dup) continue;
-            tv_buf_clear(&fb);
-            tv_jw fw;
-            tv_jw_init(&fw, &fb, false);
-            tv_jw_arr_begin(&fw);
-            for (uint32_t j = 0; j < TV_MIN(n, 64u); j++) {
-                const char *fmt = r.dv_formats ? r.dv_formats[k] : NULL;
-                if (f->dv_kind == TV_DV_NUMERIC && fmt) write_dv_formatted(&fw, f, nums[j], fmt);
-                else if (f->dv_kind == TV_DV_NUMERIC) write_dv_value(&fw, f, nums[j]);
-                else {
-                    const char *ts;
-                    size_t tl;
-                    if (!tv_segment_dv_term(sv->seg, f->id, ords[j], &ts, &tl)) continue;
-                    if (f->type == TV_FT_IP && tl == 16) {
-                        char ipt[TV_IP_TEXT_MAX];
-                        tv_jw_str(&fw, ipt, tv_ip_format((const uint8_t *)ts, ipt));
-                    } else {
-                        tv_jw_str(&fw, ts, tl);
-                    }
-                }
-            }
-            tv_jw_arr_end(&fw);
-            df[ndf].name = r.dv_fields[k];
-            df[ndf].json = tv_arena_memdup(arena, fb.data ? fb.data : "", fb.len);
-            df[ndf++].len = fb.len;
-        }
+        tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r.dv_fields, r.dv_formats, r.ndv, df, &ndf, &fb);
         if (r.nfetch) {
             tv_fetched *ff;
             size_t nff;
@@ -2510,10 +2258,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             size_t fsrc_len = src_len;
             if (!fsrc && r.stored_none) fsrc = NULL; /* no _source read: nothing to fetch */
             st = tv_fetch_fields(arena, t->snap->mapping, r.fetch, r.nfetch, meta.id, meta.id_len, fsrc, fsrc_len, &ff, &nff, err);
-            if (st) { tv_buf_fini(&fb); tv_buf_fini(&path); return shard_failure(err, t); }
+            if (st) { tv_buf_fini(&fb); return shard_failure(err, t); }
             if (nff) {
                 tv_fetched *all = tv_arena_alloc(arena, (ndf + nff + 2) * sizeof *all);
-                if (!all) { tv_buf_fini(&fb); tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+                if (!all) { tv_buf_fini(&fb); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
                 memcpy(all, df, ndf * sizeof *df);
                 for (size_t q = 0; q < nff; q++) {
                     bool dup = false;
@@ -2548,12 +2296,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 }
             }
         }
-        if (fb.oom) { tv_buf_fini(&fb); tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+        if (fb.oom) { tv_buf_fini(&fb); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
         tv_buf_fini(&fb);
         if (ndf) {
             const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
             uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
-            if (!names || !ord) { tv_buf_fini(&path); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+            if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
             for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
             tv_java_hashmap_order(names, (uint32_t)ndf, ord);
             tv_jw_keyz(out, "fields");
@@ -2567,8 +2315,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_jw_obj_end(out);
         }
         if (tcs[h->target].hl && (st = tv_hl_write(tcs[h->target].hl, arena, src, src_len, h->doc, meta.id, meta.id_len, out, err))) {
-            tv_buf_fini(&path); /* highlight: after _source and fields, before sort (SearchHit) */
-            return st;
+            return st; /* highlight: after _source and fields, before sort (SearchHit) */
         }
         if (r.nsorts) {
             tv_jw_keyz(out, "sort");
@@ -2578,32 +2325,25 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                                  targets[h->target].snap->segs[h->seg].doc_base + h->doc);
             tv_jw_arr_end(out);
         }
-        if (r.explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena))) {
-            tv_buf_fini(&path);
+        if (r.explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena)))
             return tv_error_set(err, st, "%s", trove_status_message(st));
-        }
-        if (r.ninner && tcs[h->target].nnih) {
-            tv_buf_fini(&path);
-            return tv_error_set(err, TROVE_EUNSUPPORTED, "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
-        }
-        if (r.ninner && (st = collapse_inner_hits(&r, targets, ntargets, h, tcs[h->target].cf, arena, out, err))) {
-            tv_buf_fini(&path);
+        if (r.ninner && tcs[h->target].nnih)
+            return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
+        if (r.ninner && (st = collapse_inner_hits(&r, targets, ntargets, h, tcs[h->target].cf, arena, out, err)))
             return st;
-        }
         if (tcs[h->target].nnih) {
             tv_jw_keyz(out, "inner_hits");
             tv_jw_obj_begin(out);
-            st = tv_nested_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc,
-                                            (uint32_t)(i - (size_t)from), t->index, arena, out, err);
+            st = tv_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc,
+                                     (uint32_t)(i - (size_t)from), t->index, arena, out, err);
             tv_jw_obj_end(out);
             if (st) {
-                tv_buf_fini(&path);
-                return st;
+                    return st;
             }
         }
         tv_jw_obj_end(out);
     }
-    tv_buf_fini(&path);
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
     if (r.aggs.n) {

@@ -17,73 +17,9 @@
 
 #include "index/index.h"
 #include "json/json.h"
+#include "query/request.h"
 #include "util/util.h"
 
-/* One index to search: its name (as echoed in hits' "_index") and a
- * snapshot the caller holds a reference on for the duration of the call. */
-typedef struct tv_search_target {
-    const char *index;
-    const tv_snapshot *snap;
-    int64_t max_result_window; /* index.max_result_window */
-    int64_t max_docvalue_fields; /* index.max_docvalue_fields_search (0: the
-                                    default, 100) */
-    int64_t max_rescore_window;  /* index.max_rescore_window (0: max_result_window) */
-    int64_t max_analyzed_offset; /* index.highlight.max_analyzed_offset (0:
-                                    the default, 1000000) */
-    int64_t max_inner_result_window; /* index.max_inner_result_window (0: the
-                                        default, 100): inner hits, top_hits */
-    int64_t max_terms_count;         /* index.max_terms_count (0: 65536) */
-} tv_search_target;
-
-/*
- * URL parameters of _search / _count that the api layer parsed. Unset
- * numbers are -1; unset strings NULL. URL values override body values as
- * OpenSearch does (from, size, sort, _source, ...).
- */
-typedef struct tv_search_params {
-    int64_t from;
-    int64_t size;
-    int64_t terminate_after;
-    const char *timeout;          /* ?timeout= (a TimeValue); NULL unset */
-    const char *track_total_hits; /* "true", "false", or a number; NULL unset */
-    bool rest_total_hits_as_int;
-    const char *source;           /* _source=false|true|a,b */
-    const char *source_includes;  /* _source_includes */
-    const char *source_excludes;  /* _source_excludes */
-    const char *sort;             /* "field:asc,other" */
-    const char *q;                /* URI search (query_string) */
-    const char *df;
-    const char *default_operator; /* "AND"/"OR" */
-    const char *analyzer;
-    bool seq_no_primary_term;
-    bool version;
-    bool explain;
-    bool typed_keys;              /* aggregation names prefixed with their type */
-    int64_t max_buckets;          /* search.max_buckets; 0: the default (65535) */
-    int64_t max_clause_count;     /* indices.query.bool.max_clause_count; 0: 1024 */
-    bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
-    bool scroll;                  /* the first page of a scroll */
-    const char *docvalue_fields;  /* "a,b": added to the body's list */
-    /* ?suggest_field= (and suggest_text, suggest_mode, suggest_size: -1
-     * unset): a term suggestion that replaces the body's suggest */
-    const char *suggest_field;
-    const char *suggest_text;
-    const char *suggest_mode;
-    int64_t suggest_size;
-    /* The request body's text, when the caller has it: parse errors then
-     * carry OpenSearch's [line:col] (err->line/col). Without it err->pos
-     * still holds the byte offset of the offending value. */
-    const char *body_text;
-    size_t body_text_len;
-    /* explain (hits' "_shard":"[index][N]" and "_node"): the node's id
-     * (NULL: "") and the shard a document of target t lives on (NULL: 0) */
-    const char *node_id;
-    uint32_t (*shard_of)(const void *ctx, size_t target, const char *id, size_t id_len, const char *routing,
-                         size_t routing_len);
-    const void *shard_ctx;
-} tv_search_params;
-
-void tv_search_params_init(tv_search_params *p);
 
 /*
  * Runs a _search over targets with the request body (NULL: match_all) and

@@ -68,8 +68,8 @@
 #include <stdlib.h>
 #include <strings.h>
 
-#include "search/automaton.h"
-#include "search/dsl_int.h"
+#include "query/automaton.h"
+#include "query/parse.h"
 #include "search/suggest.h"
 #include "text/text.h"
 

@@ -11,7 +11,7 @@
 #ifndef TROVE_SEARCH_SUGGEST_H
 #define TROVE_SEARCH_SUGGEST_H
 
-#include "search/query.h"
+#include "query/query.h"
 #include "search/search.h"
 
 typedef struct tv_suggest tv_suggest;

@@ -1,7 +1,8 @@
 #!/bin/bash
 # layers.sh — the layer rule of docs/architecture.md as a test: a folder under
 # src/ may include only its own headers and those of the layers below it
-# (cli -> server -> api -> search -> index -> store/text/json -> util).
+# (cli -> server/sync -> api -> search -> aggs -> fetch -> query -> index ->
+# store/text/json -> util).
 # Prints every offending #include and exits 1 if there is one.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -11,11 +12,14 @@ declare -A allowed=(
   [text]="text util"
   [store]="store util"
   [index]="index store text json util"
-  [search]="search index store text json util"
-  [api]="api search index store text json util"
-  [server]="server api search index store text json util"
-  [sync]="sync api search index store text json util"
-  [cli]="cli server sync api search index store text json util"
+  [query]="query index store text json util"
+  [fetch]="fetch query index store text json util"
+  [aggs]="aggs fetch query index store text json util"
+  [search]="search aggs fetch query index store text json util"
+  [api]="api search aggs fetch query index store text json util"
+  [server]="server api search aggs fetch query index store text json util"
+  [sync]="sync api search aggs fetch query index store text json util"
+  [cli]="cli server sync api search aggs fetch query index store text json util"
 )
 bad=0 checked=0
 for dir in "$top"/src/*/; do

@@ -57,7 +57,7 @@
 #include <time.h>
 
 #include "json/json.h"
-#include "search/hll.h"
+#include "aggs/hll.h"
 #include "trove.h"
 #include "util/util.h"
 
@@ -993,7 +993,7 @@ static void add_card(mres *r, const mkey *k) {
  * of the values' hashes, which two colliding codes bring one below the
  * count. The model hashes its distinct keys with OpenSearch's functions
  * (murmur3 for bytes, mix64 for longs and doubles; checked against a Java
- * rendition in test_search_hll) and asks the sketch for the estimate. */
+ * rendition in test_aggs_hll) and asks the sketch for the estimate. */
 static int card_value(const mres *r) {
     tv_hll *h = tv_hll_new(tv_hll_precision(3000));
     assert_non_null(h);

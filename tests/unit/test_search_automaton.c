@@ -11,8 +11,8 @@
 
 #include "index/index.h"
 #include "json/json.h"
-#include "search/automaton.h"
-#include "search/query.h"
+#include "query/automaton.h"
+#include "query/query.h"
 #include "search/search.h"
 #include "text/text.h"
 

@@ -12,8 +12,8 @@
 
 #include "index/index.h"
 #include "json/json.h"
-#include "search/query.h"
-#include "search/query_string.h"
+#include "query/query.h"
+#include "query/query_string.h"
 #include "search/search.h"
 
 static tv_index *g_idx;

@@ -1,0 +1,1718 @@
+/*
+ * collect.c — aggregations over one target (one shard): binding the
+ * request tree to the mapping, collecting matching docs from doc values,
+ * and building the shard's results.
+ *
+ * A collector (col) per aggregation node. collect(g, doc, ord) is
+ * OpenSearch's LeafBucketCollector.collect(doc, owningBucketOrd): metric
+ * collectors keep one slot per ord in a heap array (grown by doubling);
+ * bucket collectors map (ord, key) to their own dense ords (ordmap, an
+ * open-addressing table; a top-level collector, whose parent ord is always
+ * 0, skips the table for keywords: the target-wide term id is the ord)
+ * and pass those on to their sub-collectors.
+ *
+ * Values are read from doc-values columns of the current segment; keyword
+ * ordinals are segment-local, so each segment has a small table from its
+ * ords to target-wide term ids (assigned on first sight, keyed by the term
+ * bytes, which the held snapshot keeps alive). A doc's values are read into
+ * a per-collector buffer that grows for many-valued docs: nothing is
+ * allocated per document once buffers have grown.
+ *
+ * Multi-valued docs count once per bucket, as OpenSearch counts them: terms
+ * skip repeated values (sorted numeric doc values keep duplicates),
+ * histograms repeated keys, and a range counts a doc when any value falls
+ * in it.
+ *
+ * Shard-side errors (OpenSearch raises them while creating the aggregator
+ * on the shard) carry err->index: field types an aggregation does not
+ * support, text fields without fielddata, bad date or number values.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/date.h"
+#include "index/rounding.h"
+#include "index/tz.h"
+#include "aggs/aggs.h"
+#include "query/automaton.h"
+#include "query/parse.h"
+#include "aggs/hll.h"
+#include "aggs/tdigest.h"
+
+/* ------------------------------------------------------------ ordmap */
+
+typedef struct om_slot {
+    uint64_t parent;
+    int64_t key;
+    uint32_t ord; /* +1; 0 empty */
+} om_slot;
+
+typedef struct ordmap {
+    om_slot *slots;
+    size_t cap, n;
+} ordmap;
+
+/* murmur3's 64-bit finalizer over key and parent: date keys are
+ * multiples of large powers of two, so every bit must reach the low ones
+ * the table indexes by. */
+static uint64_t om_hash(uint64_t p, int64_t k) {
+    uint64_t h = (uint64_t)k ^ (p * 0x9E3779B97F4A7C15ull);
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    h ^= h >> 33;
+    return h;
+}
+
+/* The ord of (parent, key), or UINT32_MAX when absent and !add; *added. */
+static tv_status om_get(ordmap *m, uint64_t parent, int64_t key, uint32_t next, uint32_t *out, bool *added) {
+    *added = false;
+    if ((m->n + 1) * 4 > m->cap * 3) {
+        size_t nc = m->cap ? m->cap * 2 : 64;
+        om_slot *ns = tv_calloc(nc, sizeof *ns);
+        if (!ns) return TROVE_ENOMEM;
+        for (size_t i = 0; i < m->cap; i++) {
+            om_slot *s = &m->slots[i];
+            if (!s->ord) continue;
+            size_t j = om_hash(s->parent, s->key) & (nc - 1);
+            while (ns[j].ord) j = (j + 1) & (nc - 1);
+            ns[j] = *s;
+        }
+        tv_free(m->slots);
+        m->slots = ns;
+        m->cap = nc;
+    }
+    size_t j = om_hash(parent, key) & (m->cap - 1);
+    for (;;) {
+        om_slot *s = &m->slots[j];
+        if (!s->ord) {
+            s->parent = parent;
+            s->key = key;
+            s->ord = next + 1;
+            m->n++;
+            *out = next;
+            *added = true;
+            return TROVE_OK;
+        }
+        if (s->parent == parent && s->key == key) {
+            *out = s->ord - 1;
+            return TROVE_OK;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+}
+
+/* ---------------------------------------------------------- collectors */
+
+typedef struct bkt {
+    uint64_t parent;
+    int64_t key;   /* term id, sortable number, double bits, rounded date */
+    uint64_t count;
+} bkt;
+
+typedef struct mslot {
+    uint64_t count;
+    double sum, comp, min, max, sumsq, sqcomp, wsum, wcomp;
+    void *sk;
+} mslot;
+
+typedef struct termref {
+    const char *s;
+    uint32_t len;
+} termref;
+
+typedef struct col col;
+struct col {
+    const tv_agg *a;
+    tv_agg_ctx *ctx;
+    tv_dsl *d;
+    const tv_search_target *t;
+    const tv_field *f, *wf;
+    col **subs;               /* per a->subs; NULL for pipelines */
+    uint32_t nsubs;
+    bool top;                 /* parent ord always 0 */
+    const tv_segview *sv;
+    agg_fmt fmt;
+    tv_key_kind kk;
+    bool unmapped;
+    /* missing */
+    bool has_missing, wmissing_set;
+    int64_t miss_i;           /* numeric missing (the field's encoding) */
+    const char *miss_s;       /* keyword missing */
+    uint32_t miss_len;
+    double wmissing;
+    /* buckets */
+    ordmap om;
+    TV_VEC(uint32_t) direct;  /* top-level keyword terms: term id -> ord + 1 */
+    bool counting;            /* top-level keyword terms without sub-aggregations:
+                                 counts per segment ord, folded per segment */
+    uint32_t *segcnt;
+    uint32_t segcnt_n;
+    bool last_ok;
+    uint64_t last_parent;
+    int64_t last_key;
+    uint32_t last_ord;
+    TV_VEC(bkt) b;
+    /* keyword terms: target-wide ids */
+    tv_map terms;
+    TV_VEC(termref) tids;
+    uint32_t *segmap;         /* segment ord -> tid + 1 */
+    uint32_t segmap_n;
+    TV_VEC(int64_t) allkeys;  /* terms with min_doc_count 0: every numeric key */
+    tv_automaton *inc_re, *exc_re;
+    const char **inc_vals, **exc_vals;
+    uint32_t ninc, nexc;
+    int64_t part, nparts;     /* include partition */
+    /* metrics */
+    mslot *m;
+    size_t mcap;
+    /* nested: the children of `npath` under each collected doc of the
+     * parent scope; reverse_nested: the doc of `npath` (NULL: the root)
+     * above each collected doc, once per bucket (the last parent per ord) */
+    const tv_field *npath, *nscope;
+    bool nunmapped;
+    tv_bitset ncb, npb;      /* the current segment's child and parent docs */
+    TV_VEC(uint32_t) rn_last;
+    /* filter(s) */
+    tv_query **qs;
+    tv_iter **its;
+    uint32_t nq;
+    /* date_histogram */
+    tv_rounding rnd;
+    const tv_tz *tz;
+    /* ranges */
+    double *from, *to;
+    /* composite / multi_terms: one collector per source, emitting keys */
+    col **tcols;
+    uint32_t ntcols;
+    bool emit;                /* a source: keys go to ekeys, not to buckets */
+    TV_VEC(int64_t) ekeys;
+    tv_buf tuple;             /* the encoded key being built */
+    char *after_enc;          /* composite "after", encoded (NULL: none) */
+    uint32_t after_len;
+    /* top_hits: per ord, the best from+size hits, best first */
+    const tv_field *thf[4];
+    tv_hit **th;
+    uint32_t *thn;
+    size_t thcap;             /* ords with a list */
+    tv_dv_reader dvr;         /* g->f's numeric doc values in the current segment */
+    /* value buffers */
+    int64_t *vals;
+    uint32_t vcap;
+    uint32_t *ords;
+    uint32_t ocap;
+};
+
+struct tv_agg_shard {
+    tv_agg_ctx *ctx;
+    tv_aggs aggs_copy;        /* the caller's tv_aggs may not outlive the shard */
+    const tv_aggs *aggs;      /* &aggs_copy */
+    col **cols;               /* per aggs item; NULL when not in this pass */
+    const tv_segview *sv;
+};
+
+static tv_status c_oom(col *g) { return tv_error_set(g->ctx->err, TROVE_ENOMEM, "out of memory"); }
+
+static tv_status shard_err(col *g) {
+    tv_error *e = g->ctx->err;
+    snprintf(e->index, sizeof e->index, "%s", g->t->index ? g->t->index : "");
+    return e->code;
+}
+
+double tv_agg_value_double(const tv_field *f, int64_t v) {
+    if (!f) return (double)v;
+    if (tv_field_type_is_floating(f->type)) return tv_sortable_to_double(v);
+    if (f->type == TV_FT_SCALED_FLOAT) return (double)v / f->scaling_factor;
+    if (f->type == TV_FT_UNSIGNED_LONG) return (double)tv_sortable_to_unsigned(v);
+    if (f->type == TV_FT_DATE_NANOS) return (double)(v / 1000000); /* aggregations are in millis */
+    return (double)v;
+}
+
+/* The doc's numeric values (or the missing value) into g->vals. */
+static uint32_t nums(col *g, const tv_field *f, uint32_t doc, const int64_t **out) {
+    uint32_t n = 0;
+    if (f && f->dv_kind == TV_DV_NUMERIC) {
+        bool mine = f == g->f; /* the reader seg_col opened */
+        n = mine ? tv_dv_read_numeric(&g->dvr, doc, g->vals, g->vcap) : tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+        if (n > g->vcap) {
+            int64_t *nv = tv_realloc(g->vals, (size_t)n * sizeof *nv);
+            if (nv) {
+                g->vals = nv;
+                g->vcap = n;
+                n = mine ? tv_dv_read_numeric(&g->dvr, doc, g->vals, g->vcap)
+                         : tv_segment_dv_numeric(g->sv->seg, f->id, doc, g->vals, g->vcap);
+            } else n = g->vcap;
+        }
+    }
+    if (!n && g->has_missing && f == g->f) {
+        g->vals[0] = g->miss_i;
+        n = 1;
+    }
+    *out = g->vals;
+    return n;
+}
+
+/* The doc's keyword ords into g->ords. */
+static uint32_t ords_of(col *g, uint32_t doc) {
+    if (!g->f || g->f->dv_kind != TV_DV_SORTED_SET) return 0;
+    uint32_t n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
+    if (n > g->ocap) {
+        uint32_t *no = tv_realloc(g->ords, (size_t)n * sizeof *no);
+        if (!no) return g->ocap;
+        g->ords = no;
+        g->ocap = n;
+        n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
+    }
+    return n;
+}
+
+static bool doc_has_value(col *g, uint32_t doc) {
+    if (!g->f) return false;
+    if (g->f->dv_kind == TV_DV_NUMERIC) return tv_segment_dv_numeric(g->sv->seg, g->f->id, doc, g->vals, 0) > 0;
+    if (g->f->dv_kind == TV_DV_SORTED_SET) return tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, 0) > 0;
+    return false;
+}
+
+static tv_status collect(col *g, uint32_t doc, uint64_t ord);
+
+static tv_status collect_subs(col *g, uint32_t doc, uint64_t ord) {
+    for (uint32_t i = 0; i < g->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = collect(g->subs[i], doc, ord);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* Counts the doc in (parent, key)'s bucket and collects the subs there.
+ * A top-level terms collector on a keyword (parent 0, dense term ids)
+ * finds its ord in a plain array; others go through the ordmap, after a
+ * one-entry cache (dates and sorted keys repeat). */
+static tv_status bucket_hit(col *g, uint32_t doc, uint64_t parent, int64_t key) {
+    uint32_t o;
+    bool added = false;
+    if (g->emit) return tv_vec_push(&g->ekeys, key) ? c_oom(g) : TROVE_OK;
+    if (g->top && g->kk == TV_KEY_BYTES &&
+        (g->a->kind == TV_AGG_TERMS || g->a->kind == TV_AGG_COMPOSITE || g->a->kind == TV_AGG_MULTI_TERMS)) {
+        if ((size_t)key >= g->direct.len) {
+            size_t need = (size_t)key + 1;
+            if (tv_vec_reserve(&g->direct, need)) return c_oom(g);
+            memset(g->direct.items + g->direct.len, 0, (need - g->direct.len) * sizeof *g->direct.items);
+            g->direct.len = need;
+        }
+        uint32_t *slot = &g->direct.items[key];
+        if (!*slot) {
+            *slot = (uint32_t)g->b.len + 1;
+            added = true;
+        }
+        o = *slot - 1;
+    } else if (g->last_ok && g->last_parent == parent && g->last_key == key) {
+        o = g->last_ord;
+    } else {
+        if (om_get(&g->om, parent, key, (uint32_t)g->b.len, &o, &added)) return c_oom(g);
+        g->last_ok = true;
+        g->last_parent = parent;
+        g->last_key = key;
+        g->last_ord = o;
+    }
+    if (added) {
+        bkt x = {parent, key, 0};
+        if (tv_vec_push(&g->b, x)) return c_oom(g);
+    }
+    g->b.items[o].count++;
+    return collect_subs(g, doc, o);
+}
+
+/* -------------------------------------------------------------- metrics */
+
+static tv_status mgrow(col *g, uint64_t ord) {
+    if (ord < g->mcap) return TROVE_OK;
+    size_t nc = g->mcap ? g->mcap : 8;
+    while (nc <= ord) nc *= 2;
+    mslot *nm = tv_realloc(g->m, nc * sizeof *nm);
+    if (!nm) return c_oom(g);
+    for (size_t i = g->mcap; i < nc; i++) {
+        memset(&nm[i], 0, sizeof nm[i]);
+        nm[i].min = INFINITY;
+        nm[i].max = -INFINITY;
+    }
+    g->m = nm;
+    g->mcap = nc;
+    return TROVE_OK;
+}
+
+/* OpenSearch's CompensatedSum.add: Kahan summation that lets a non-finite
+ * value turn the sum non-finite. */
+static void kahan(double *sum, double *comp, double v) {
+    if (!isfinite(v)) *sum = v + *sum;
+    if (isfinite(*sum)) {
+        double corrected = v + *comp;
+        double updated = *sum + corrected;
+        *comp = corrected - (updated - *sum);
+        *sum = updated;
+    }
+}
+
+static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    if (mgrow(g, ord)) return c_oom(g);
+    mslot *s = &g->m[ord];
+    if (a->kind == TV_AGG_VALUE_COUNT || a->kind == TV_AGG_CARDINALITY) {
+        if (g->f && g->f->dv_kind == TV_DV_SORTED_SET) {
+            uint32_t n = ords_of(g, doc);
+            if (a->kind == TV_AGG_VALUE_COUNT) { s->count += n; return TROVE_OK; }
+            if (!n && g->has_missing) {
+                if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+                return tv_hll_add(s->sk, tv_hash_bytes(g->miss_s, g->miss_len)) ? c_oom(g) : TROVE_OK;
+            }
+            for (uint32_t i = 0; i < n; i++) {
+                const char *t;
+                size_t tl;
+                if (!tv_segment_dv_term(g->sv->seg, g->f->id, g->ords[i], &t, &tl)) continue;
+                if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+                if (tv_hll_add(s->sk, tv_hash_bytes(t, tl))) return c_oom(g);
+            }
+            return TROVE_OK;
+        }
+        if (g->f == NULL && g->has_missing && g->miss_s) {
+            if (a->kind == TV_AGG_VALUE_COUNT) { s->count++; return TROVE_OK; }
+            if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+            return tv_hll_add(s->sk, tv_hash_bytes(g->miss_s, g->miss_len)) ? c_oom(g) : TROVE_OK;
+        }
+    }
+    const int64_t *v;
+    uint32_t n = g->f || g->has_missing ? nums(g, g->f, doc, &v) : 0;
+    if (!n) return TROVE_OK;
+    switch (a->kind) {
+    case TV_AGG_VALUE_COUNT: s->count += n; return TROVE_OK;
+    case TV_AGG_CARDINALITY: {
+        if (!s->sk && !(s->sk = tv_hll_new(tv_hll_precision(a->precision_threshold)))) return c_oom(g);
+        bool fl = g->f && (tv_field_type_is_floating(g->f->type) || g->f->type == TV_FT_SCALED_FLOAT);
+        for (uint32_t i = 0; i < n; i++) {
+            uint64_t h = fl ? tv_hash_double(tv_agg_value_double(g->f, v[i])) : tv_hash_long(v[i]);
+            if (tv_hll_add(s->sk, h)) return c_oom(g);
+        }
+        return TROVE_OK;
+    }
+    case TV_AGG_PERCENTILES:
+    case TV_AGG_PERCENTILE_RANKS:
+        if (!s->sk && !(s->sk = tv_tdigest_new(a->compression))) return c_oom(g);
+        for (uint32_t i = 0; i < n; i++)
+            if (tv_tdigest_add(s->sk, tv_agg_value_double(g->f, v[i]))) return c_oom(g);
+        s->count += n;
+        return TROVE_OK;
+    case TV_AGG_WEIGHTED_AVG: {
+        double w;
+        if (g->wf && g->wf->dv_kind == TV_DV_NUMERIC) {
+            int64_t wv[2];
+            uint32_t wn = tv_segment_dv_numeric(g->sv->seg, g->wf->id, doc, wv, 2);
+            if (wn > 1) {
+                tv_error_set(g->ctx->err, TROVE_EARG,
+                             "Encountered more than one weight for a single document. Use a script to combine multiple weights-per-doc into a single value.");
+                snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+                return shard_err(g);
+            }
+            if (wn == 1) w = tv_agg_value_double(g->wf, wv[0]);
+            else if (g->wmissing_set) w = g->wmissing;
+            else return TROVE_OK;
+        } else if (g->wmissing_set) {
+            w = g->wmissing;
+        } else return TROVE_OK;
+        for (uint32_t i = 0; i < n; i++) {
+            kahan(&s->sum, &s->comp, tv_agg_value_double(g->f, v[i]) * w);
+            kahan(&s->wsum, &s->wcomp, w);
+        }
+        s->count += n;
+        return TROVE_OK;
+    }
+    default:
+        break;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        double x = tv_agg_value_double(g->f, v[i]);
+        s->count++;
+        kahan(&s->sum, &s->comp, x);
+        if (x < s->min || (x != x)) s->min = x != x ? s->min : x;
+        if (x > s->max) s->max = x;
+        if (a->kind == TV_AGG_EXTENDED_STATS) kahan(&s->sumsq, &s->sqcomp, x * x);
+    }
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- top_hits */
+
+/* Keeps the doc among ord's best cap hits (top_hits: from + size; a
+ * sampler: shard_size, by score, as its node has no sort keys). */
+static tv_status collect_top_hits(col *g, uint32_t doc, uint64_t ord, size_t cap) {
+    const tv_agg *a = g->a;
+    if (mgrow(g, ord)) return c_oom(g);
+    mslot *s = &g->m[ord];
+    s->count++;
+    float score = g->ctx->score;
+    if ((double)score > s->max) s->max = score;
+    if (!cap) return TROVE_OK;
+    if (ord >= g->thcap) {
+        size_t nc = g->thcap ? g->thcap : 8;
+        while (nc <= ord) nc *= 2;
+        tv_hit **nt = tv_realloc(g->th, nc * sizeof *nt);
+        if (!nt) return c_oom(g);
+        g->th = nt;
+        uint32_t *nn = tv_realloc(g->thn, nc * sizeof *nn);
+        if (!nn) return c_oom(g);
+        g->thn = nn;
+        for (size_t i = g->thcap; i < nc; i++) { g->th[i] = NULL; g->thn[i] = 0; }
+        g->thcap = nc;
+    }
+    tv_hit h;
+    memset(&h, 0, sizeof h);
+    h.score = score;
+    h.t = g->t;
+    h.seg = (uint32_t)(g->sv - g->t->snap->segs);
+    h.doc = doc;
+    if (tv_hit_sort_keys(&a->th_sort, g->thf, g->sv->seg, doc, g->ctx->arena, &h)) return c_oom(g);
+    if (!g->th[ord]) {
+        g->th[ord] = tv_malloc(cap * sizeof *g->th[ord]);
+        if (!g->th[ord]) return c_oom(g);
+    }
+    tv_hit *l = g->th[ord];
+    uint32_t n = g->thn[ord];
+    if (n == cap && tv_hit_cmp(&a->th_sort, &h, &l[n - 1]) >= 0) return TROVE_OK;
+    uint32_t i = n == cap ? n - 1 : n;
+    while (i > 0 && tv_hit_cmp(&a->th_sort, &h, &l[i - 1]) < 0) {
+        l[i] = l[i - 1];
+        i--;
+    }
+    l[i] = h;
+    if (n < cap) g->thn[ord] = n + 1;
+    return TROVE_OK;
+}
+
+/* ---------------------------------------------------------------- terms */
+
+static bool include_term(col *g, const char *t, size_t tl) {
+    if (g->nparts) {
+        uint32_t h = tv_murmur3_x86_32(t, tl, 31);
+        int64_t p = (int64_t)((int32_t)h % (int32_t)g->nparts);
+        if (p < 0) p += g->nparts;
+        if (p != g->part) return false;
+    }
+    if (g->inc_re && !tv_automaton_run(g->inc_re, t, tl)) return false;
+    if (g->exc_re && tv_automaton_run(g->exc_re, t, tl)) return false;
+    if (g->ninc) {
+        bool in = false;
+        for (uint32_t i = 0; i < g->ninc && !in; i++) in = tv_streq(t, tl, g->inc_vals[i]);
+        if (!in) return false;
+    }
+    for (uint32_t i = 0; i < g->nexc; i++)
+        if (tv_streq(t, tl, g->exc_vals[i])) return false;
+    return true;
+}
+
+/* The target-wide id of a term (UINT32_MAX: excluded). */
+static tv_status term_id(col *g, const char *t, size_t tl, uint32_t *out) {
+    void *v = tv_map_get(&g->terms, t, tl);
+    if (v) { *out = (uint32_t)((uintptr_t)v - 1); return TROVE_OK; }
+    uint32_t id = include_term(g, t, tl) ? (uint32_t)g->tids.len : UINT32_MAX;
+    if (id != UINT32_MAX) {
+        termref r = {t, (uint32_t)tl};
+        if (tv_vec_push(&g->tids, r)) return c_oom(g);
+    }
+    if (tv_map_put(&g->terms, t, tl, (void *)(uintptr_t)((uintptr_t)id + 1), NULL)) return c_oom(g);
+    *out = id;
+    return TROVE_OK;
+}
+
+static bool num_included(col *g, int64_t v) {
+    if (!g->ninc && !g->nexc) return true;
+    char buf[64];
+    size_t l;
+    if (g->kk == TV_KEY_DOUBLE) l = tv_fmt_double(tv_agg_value_double(g->f, v), buf);
+    else if (g->kk == TV_KEY_ULONG) l = (size_t)snprintf(buf, sizeof buf, "%llu", (unsigned long long)tv_sortable_to_unsigned(v));
+    else l = (size_t)snprintf(buf, sizeof buf, "%lld", (long long)v);
+    return include_term(g, buf, l);
+}
+
+/* The segment's counts into the buckets (term ids as collect_terms finds
+ * them), then zero: each ord costs one term lookup per segment instead of
+ * one per doc, as Lucene's low-cardinality ordinal collector does. */
+static tv_status fold_counts(col *g) {
+    for (uint32_t so = 0; so < g->segcnt_n; so++) {
+        uint32_t c = g->segcnt[so], id;
+        if (!c) continue;
+        g->segcnt[so] = 0;
+        if (so < g->segmap_n && g->segmap[so]) id = g->segmap[so] - 1;
+        else {
+            const char *t;
+            size_t tl;
+            if (!tv_segment_dv_term(g->sv->seg, g->f->id, so, &t, &tl)) continue;
+            if (term_id(g, t, tl, &id)) return c_oom(g);
+            if (so < g->segmap_n) g->segmap[so] = id + 1;
+        }
+        if (id == UINT32_MAX) continue;
+        if ((size_t)id >= g->direct.len) {
+            size_t need = (size_t)id + 1;
+            if (tv_vec_reserve(&g->direct, need)) return c_oom(g);
+            memset(g->direct.items + g->direct.len, 0, (need - g->direct.len) * sizeof *g->direct.items);
+            g->direct.len = need;
+        }
+        uint32_t *slot = &g->direct.items[id];
+        if (!*slot) {
+            bkt x = {0, id, 0};
+            if (tv_vec_push(&g->b, x)) return c_oom(g);
+            *slot = (uint32_t)g->b.len;
+        }
+        g->b.items[*slot - 1].count += c;
+    }
+    return TROVE_OK;
+}
+
+static tv_status collect_terms(col *g, uint32_t doc, uint64_t ord) {
+    if (g->kk == TV_KEY_BYTES) {
+        uint32_t n = ords_of(g, doc);
+        if (g->counting && n) {
+            for (uint32_t i = 0; i < n; i++)
+                if (g->ords[i] < g->segcnt_n) g->segcnt[g->ords[i]]++;
+            return TROVE_OK;
+        }
+        if (!n) {
+            if (!g->has_missing) return TROVE_OK;
+            uint32_t id;
+            if (term_id(g, g->miss_s, g->miss_len, &id)) return c_oom(g);
+            return id == UINT32_MAX ? TROVE_OK : bucket_hit(g, doc, ord, id);
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            uint32_t so = g->ords[i], id;
+            if (so < g->segmap_n && g->segmap[so]) id = g->segmap[so] - 1;
+            else {
+                const char *t;
+                size_t tl;
+                if (!tv_segment_dv_term(g->sv->seg, g->f->id, so, &t, &tl)) continue;
+                if (term_id(g, t, tl, &id)) return c_oom(g);
+                if (so < g->segmap_n) g->segmap[so] = id + 1;
+            }
+            if (id == UINT32_MAX) continue;
+            tv_status st = bucket_hit(g, doc, ord, id);
+            if (st) return st;
+        }
+        return TROVE_OK;
+    }
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    for (uint32_t i = 0; i < n; i++) {
+        if (i && v[i] == v[i - 1]) continue;
+        int64_t key = v[i];
+        if (g->kk == TV_KEY_DOUBLE) key = tv_double_to_sortable(tv_agg_value_double(g->f, v[i]));
+        if (!num_included(g, v[i])) continue;
+        tv_status st = bucket_hit(g, doc, ord, key);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* ----------------------------------------------------------- histograms */
+
+static tv_status collect_histogram(col *g, uint32_t doc, uint64_t ord) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    bool have_prev = false;
+    int64_t prev = 0;
+    const tv_agg *a = g->a;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t key;
+        if (a->kind == TV_AGG_DATE_HISTOGRAM) {
+            int64_t ms = g->f && g->f->type == TV_FT_DATE_NANOS ? v[i] / 1000000 - (v[i] % 1000000 < 0) : v[i];
+            if (g->f && g->f->dv_kind == TV_DV_NUMERIC && g->f->type != TV_FT_DATE && g->f->type != TV_FT_DATE_NANOS)
+                ms = (int64_t)tv_agg_value_double(g->f, v[i]);
+            key = tv_rounding_round(&g->rnd, ms);
+            if (a->has_hard && ((a->hard_min && (double)key < a->hard_min_d) || (a->hard_max && (double)key > a->hard_max_d))) continue;
+        } else {
+            double x = tv_agg_value_double(g->f, v[i]);
+            /* Math.floor((value - offset) / interval) * interval + offset */
+            double k = floor((x - a->offset) / a->interval) * a->interval + a->offset;
+            if (a->has_hard && ((a->hard_min && k < a->hard_min_d) || (a->hard_max && k > a->hard_max_d))) continue;
+            key = tv_double_to_sortable(k);
+        }
+        if (have_prev && key == prev) continue;
+        have_prev = true;
+        prev = key;
+        tv_status st = bucket_hit(g, doc, ord, key);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status collect_range(col *g, uint32_t doc, uint64_t ord) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    if (!n) return TROVE_OK;
+    for (uint32_t r = 0; r < g->a->nranges; r++) {
+        bool hit = false;
+        for (uint32_t i = 0; i < n && !hit; i++) {
+            double x = tv_agg_value_double(g->f, v[i]);
+            hit = x >= g->from[r] && x < g->to[r];
+        }
+        if (!hit) continue;
+        tv_status st = bucket_hit(g, doc, ord, r);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static bool iter_matches(tv_iter *it, uint32_t doc) {
+    if (!it) return false;
+    if (it->doc == TV_ITER_UNSET || it->doc < doc) tv_iter_advance(it, doc);
+    return it->doc == doc;
+}
+
+/*
+ * Tuple keys (composite, multi_terms). Each component is encoded so that
+ * memcmp of the concatenation orders tuples as the aggregation orders
+ * them: a presence byte (0 missing, 1 value), then a long or a double's
+ * sortable bits as 8 big-endian bytes with the sign bit flipped, or bytes
+ * with 0x00 escaped as 00 FF and ended by 00 00; a descending component
+ * has every byte inverted. Decoding (result.c) reverses it.
+ */
+static void enc_u64(tv_buf *b, uint64_t u) {
+    for (int i = 7; i >= 0; i--) tv_buf_putc(b, (char)(unsigned char)(u >> (i * 8)));
+}
+
+static void enc_component(const col *sc, bool has, int64_t key, bool desc, tv_buf *b) {
+    size_t start = b->len;
+    tv_buf_putc(b, has ? 1 : 0);
+    if (has) {
+        if (sc->kk == TV_KEY_BYTES) {
+            const termref *t = &sc->tids.items[key];
+            for (uint32_t i = 0; i < t->len; i++) {
+                tv_buf_putc(b, t->s[i]);
+                if (!t->s[i]) tv_buf_putc(b, (char)0xff);
+            }
+            tv_buf_putc(b, 0);
+            tv_buf_putc(b, 0);
+        } else {
+            enc_u64(b, (uint64_t)key ^ 0x8000000000000000ull);
+        }
+    }
+    if (desc)
+        for (size_t i = start; i < b->len; i++) b->data[i] = (char)~(unsigned char)b->data[i];
+}
+
+/* The tuples of a doc: the product of each source's keys. */
+static tv_status collect_tuple(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    uint32_t idx[16] = {0};
+    if (g->ntcols > 16) return TROVE_OK;
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        col *sc = g->tcols[i];
+        sc->ekeys.len = 0;
+        tv_status st = sc->unmapped && !sc->has_missing ? TROVE_OK : collect(sc, doc, 0);
+        if (st) return st;
+        if (!sc->ekeys.len && !a->tsrc[i].missing_bucket) return TROVE_OK; /* no value: no bucket */
+    }
+    for (;;) {
+        tv_buf_clear(&g->tuple);
+        for (uint32_t i = 0; i < g->ntcols; i++) {
+            col *sc = g->tcols[i];
+            bool has = sc->ekeys.len > 0;
+            enc_component(sc, has, has ? sc->ekeys.items[idx[i]] : 0, a->tsrc[i].desc, &g->tuple);
+        }
+        if (g->tuple.oom) return c_oom(g);
+        const char *tk = g->tuple.data;
+        size_t tl = g->tuple.len;
+        uint32_t id;
+        if (!tv_map_get(&g->terms, tk, tl)) {
+            tk = tv_arena_memdup(g->ctx->arena, tk, tl); /* the map borrows its keys */
+            if (!tk) return c_oom(g);
+        }
+        if (term_id(g, tk, tl, &id)) return c_oom(g);
+        tv_status st = bucket_hit(g, doc, ord, id);
+        if (st) return st;
+        /* next combination */
+        uint32_t i = 0;
+        for (; i < g->ntcols; i++) {
+            size_t n = g->tcols[i]->ekeys.len;
+            if (n && ++idx[i] < n) break;
+            idx[i] = 0;
+        }
+        if (i == g->ntcols) return TROVE_OK;
+    }
+}
+
+/* NestedAggregator: doc is a parent-scope doc; its children of npath are
+ * the npath docs after the previous parent-scope doc. */
+static tv_status collect_nested(col *g, uint32_t doc, uint64_t ord) {
+    if (!g->ncb.words || !g->npb.words) return TROVE_OK;
+    size_t prev = tv_bitset_prev(&g->npb, doc);
+    for (size_t c = tv_bitset_next(&g->ncb, prev == SIZE_MAX ? 0 : prev + 1); c < doc; c = tv_bitset_next(&g->ncb, c + 1)) {
+        tv_status st = bucket_hit(g, (uint32_t)c, ord, 0);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* ReverseNestedAggregator: the parent above doc, counted once per bucket
+ * (docs arrive ascending, so a parent's children are consecutive). */
+static tv_status collect_reverse_nested(col *g, uint32_t doc, uint64_t ord) {
+    if (!g->npb.words) return TROVE_OK;
+    size_t p = tv_bitset_next(&g->npb, doc);
+    if (p == SIZE_MAX) return TROVE_OK;
+    while (g->rn_last.len <= ord)
+        if (tv_vec_push(&g->rn_last, UINT32_MAX)) return c_oom(g);
+    if (g->rn_last.items[ord] == (uint32_t)p) return TROVE_OK;
+    g->rn_last.items[ord] = (uint32_t)p;
+    return bucket_hit(g, (uint32_t)p, ord, 0);
+}
+
+static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
+    switch (g->a->kind) {
+    case TV_AGG_COMPOSITE:
+    case TV_AGG_MULTI_TERMS: return collect_tuple(g, doc, ord);
+    case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
+    case TV_AGG_HISTOGRAM:
+    case TV_AGG_DATE_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_histogram(g, doc, ord);
+    case TV_AGG_RANGE:
+    case TV_AGG_DATE_RANGE: return g->unmapped && !g->has_missing ? TROVE_OK : collect_range(g, doc, ord);
+    case TV_AGG_FILTER:
+        if (!iter_matches(g->its[0], doc)) return TROVE_OK;
+        return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_FILTERS: {
+        bool any = false;
+        for (uint32_t i = 0; i < g->nq; i++) {
+            if (!iter_matches(g->its[i], doc)) continue;
+            any = true;
+            tv_status st = bucket_hit(g, doc, ord, i);
+            if (st) return st;
+        }
+        if (!any && g->a->other_bucket) return bucket_hit(g, doc, ord, g->nq);
+        return TROVE_OK;
+    }
+    case TV_AGG_MISSING:
+        if (doc_has_value(g, doc)) return TROVE_OK;
+        return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_GLOBAL: return bucket_hit(g, doc, ord, 0);
+    case TV_AGG_NESTED: return collect_nested(g, doc, ord);
+    case TV_AGG_REVERSE_NESTED: return collect_reverse_nested(g, doc, ord);
+    /* a sampler's doc joins its parent's sample (the best shard_size by
+     * score, a top_hits list); the sub-aggregations see the samples when
+     * the shard finishes (replay_samples) */
+    case TV_AGG_SAMPLER: return collect_top_hits(g, doc, ord, (size_t)g->a->shard_size);
+    case TV_AGG_TOP_HITS: return collect_top_hits(g, doc, ord, (size_t)(g->a->th_from + g->a->th_size));
+    default: return collect_metric(g, doc, ord);
+    }
+}
+
+/* -------------------------------------------------------------- binding */
+
+static tv_status field_error(col *g, const char *fmt, ...) TV_PRINTF(2, 3);
+static tv_status field_error(col *g, const char *fmt, ...) {
+    char buf[600];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    tv_error_set(g->ctx->err, TROVE_EARG, "%s", buf);
+    return shard_err(g);
+}
+
+static tv_status unsupported_type(col *g) {
+    return field_error(g, "Field [%s] of type [%s] is not supported for aggregation [%s]", g->f->path,
+                       tv_field_type_name(g->f->type), g->a->type_name);
+}
+
+static bool is_numeric_like(const tv_field *f) {
+    return tv_field_type_is_numeric(f->type) || f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS ||
+           f->type == TV_FT_BOOLEAN;
+}
+
+/* The format values print with (ValuesSourceConfig's DocValueFormat). */
+static void bind_format(col *g, const char *format) {
+    const tv_field *f = g->f;
+    g->fmt.kind = TV_FMT_RAW;
+    if (f && (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS)) {
+        g->fmt.kind = TV_FMT_DATE;
+        g->fmt.pattern = format ? format : f->format ? f->format : TV_DATE_DEFAULT_FORMAT;
+        if (!format && f->type == TV_FT_DATE_NANOS && !f->format) g->fmt.pattern = TV_DATE_NANOS_DEFAULT_FORMAT;
+        g->fmt.tz = g->tz;
+    } else if (f && f->type == TV_FT_BOOLEAN) {
+        g->fmt.kind = TV_FMT_BOOL;
+    } else if (f && f->type == TV_FT_IP) {
+        g->fmt.kind = TV_FMT_IP;
+    } else if (format && (!f || is_numeric_like(f))) {
+        g->fmt.kind = TV_FMT_DECIMAL;
+        g->fmt.pattern = format;
+    }
+}
+
+/* The missing value in the field's doc-value encoding. */
+static tv_status bind_missing(col *g, const tv_json *m) {
+    if (!m || m->type == TV_JSON_NULL) return TROVE_OK;
+    const tv_field *f = g->f;
+    g->has_missing = true;
+    const char *s;
+    size_t l;
+    if (!tv_dsl_scalar_text(m, &s, &l)) return field_error(g, "[missing] must be a scalar value");
+    if (!f || f->dv_kind == TV_DV_SORTED_SET) {
+        if (f && f->type == TV_FT_IP) {
+            uint8_t *ip = tv_arena_alloc(g->ctx->arena, 16);
+            if (!ip) return c_oom(g);
+            if (!tv_ip_parse(s, l, ip)) return field_error(g, "'%.*s' is not an IP string literal.", (int)TV_MIN(l, 200), s);
+            g->miss_s = (const char *)ip;
+            g->miss_len = 16;
+        } else {
+            g->miss_s = s;
+            g->miss_len = (uint32_t)l;
+        }
+        if (!f && tv_json_is_number(m)) g->miss_i = m->type == TV_JSON_INT ? m->v.i : tv_java_d2l(tv_json_as_double(m));
+        return TROVE_OK;
+    }
+    if (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS) {
+        int64_t ms;
+        if (m->type == TV_JSON_INT) ms = m->v.i;
+        else if (tv_date_math_tz(f->format, s, l, g->ctx->now_ms, false, g->tz, &ms, g->ctx->err)) return shard_err(g);
+        g->miss_i = f->type == TV_FT_DATE_NANOS ? ms * 1000000 : ms;
+        return TROVE_OK;
+    }
+    if (f->type == TV_FT_BOOLEAN) {
+        if (m->type == TV_JSON_TRUE || tv_streq(s, l, "true")) g->miss_i = 1;
+        else if (m->type == TV_JSON_FALSE || tv_streq(s, l, "false")) g->miss_i = 0;
+        else return field_error(g, "Can't parse boolean value [%.*s], expected [true] or [false]", (int)TV_MIN(l, 200), s);
+        return TROVE_OK;
+    }
+    double x;
+    if (tv_json_is_number(m)) x = tv_json_as_double(m);
+    else if (!tv_java_parse_double(s, l, &x)) {
+        tv_dsl_nfe(g->d, s, l);
+        return shard_err(g);
+    }
+    if (tv_field_type_is_floating(f->type)) g->miss_i = tv_double_to_sortable(x);
+    else if (f->type == TV_FT_SCALED_FLOAT) g->miss_i = (int64_t)llround(x * f->scaling_factor);
+    else if (f->type == TV_FT_UNSIGNED_LONG) g->miss_i = tv_unsigned_to_sortable(x <= 0 ? 0 : (uint64_t)x);
+    else if (m->type == TV_JSON_INT) g->miss_i = m->v.i;
+    else g->miss_i = (int64_t)x;
+    return TROVE_OK;
+}
+
+static tv_status compile_inc(col *g, const tv_json *v, bool inc) {
+    if (!v) return TROVE_OK;
+    tv_arena *ar = g->ctx->arena;
+    if (v->type == TV_JSON_STRING) {
+        tv_automaton *au;
+        tv_status st = tv_regexp_compile(v->v.s, v->len, TV_RE_ALL, 10000, ar, &au, g->ctx->err);
+        if (st) return shard_err(g);
+        if (inc) g->inc_re = au;
+        else g->exc_re = au;
+        return TROVE_OK;
+    }
+    if (v->type == TV_JSON_ARRAY) {
+        const char **vals = tv_arena_calloc(ar, v->len + 1, sizeof *vals);
+        if (!vals) return c_oom(g);
+        uint32_t n = 0;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const char *s;
+            size_t l;
+            if (!tv_dsl_scalar_text(&v->v.items[i], &s, &l)) return field_error(g, "Unexpected token in [%s]", inc ? "include" : "exclude");
+            vals[n++] = tv_arena_strndup(ar, s, l);
+        }
+        if (inc) { g->inc_vals = vals; g->ninc = n; }
+        else { g->exc_vals = vals; g->nexc = n; }
+        return TROVE_OK;
+    }
+    if (inc && v->type == TV_JSON_OBJECT) {
+        const tv_json *p = tv_json_get(v, "partition"), *np = tv_json_get(v, "num_partitions");
+        if (!p || !np || !tv_json_is_number(p) || !tv_json_is_number(np))
+            return field_error(g, "Missing [partition] parameter for partition-based include");
+        g->part = tv_java_d2l(tv_json_as_double(p));
+        g->nparts = tv_java_d2l(tv_json_as_double(np));
+        if (g->nparts <= 0 || g->part < 0 || g->part >= g->nparts)
+            return field_error(g, "Invalid partition [%lld] for [%lld] partitions", (long long)g->part, (long long)g->nparts);
+        return TROVE_OK;
+    }
+    return field_error(g, "Unrecognized token for an %s [%s]", inc ? "include" : "exclude", tv_dsl_token_name(v));
+}
+
+/* A date bound of a range / extended_bounds / hard_bounds: a number (ms)
+ * or date math in the field's format and the aggregation's zone. */
+static tv_status date_bound(col *g, const tv_json *v, double *out) {
+    if (tv_json_is_number(v)) { *out = tv_json_as_double(v); return TROVE_OK; }
+    const char *s;
+    size_t l;
+    if (!tv_dsl_scalar_text(v, &s, &l)) return field_error(g, "bad date bound");
+    int64_t ms;
+    const char *fmt = g->a->src.format ? g->a->src.format : g->f ? g->f->format : NULL;
+    if (tv_date_math_tz(fmt, s, l, g->ctx->now_ms, false, g->tz, &ms, g->ctx->err)) return shard_err(g);
+    *out = (double)ms;
+    return TROVE_OK;
+}
+
+static tv_status num_bound(col *g, const tv_json *v, double *out) {
+    if (tv_json_is_number(v)) { *out = tv_json_as_double(v); return TROVE_OK; }
+    const char *s;
+    size_t l;
+    if (v->type == TV_JSON_STRING && tv_java_parse_double(s = v->v.s, l = v->len, out)) return TROVE_OK;
+    if (v->type == TV_JSON_STRING) { tv_dsl_nfe(g->d, v->v.s, v->len); return shard_err(g); }
+    return field_error(g, "bad numeric bound");
+}
+
+static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out);
+
+/* composite "after": each source's value in its key encoding (a keyword's
+ * bytes, a number in the field's encoding, a date by the source's format,
+ * a histogram key as a double), null for a missing bucket. */
+static tv_status encode_after(col *g) {
+    const tv_agg *a = g->a;
+    tv_buf b;
+    tv_buf_init(&b);
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        col *sc = g->tcols[i];
+        const tv_json *v = tv_json_get(a->after, a->tsrc[i].name);
+        if (!v) {
+            tv_buf_fini(&b);
+            return field_error(g, "[after] has no value for source [%s]", a->tsrc[i].name);
+        }
+        size_t start = b.len;
+        if (v->type == TV_JSON_NULL) {
+            tv_buf_putc(&b, 0);
+        } else if (sc->kk == TV_KEY_BYTES) {
+            const char *s;
+            size_t l;
+            uint8_t ip[16];
+            if (!tv_dsl_scalar_text(v, &s, &l)) { tv_buf_fini(&b); return field_error(g, "[after] values must be scalars"); }
+            if (sc->f && sc->f->type == TV_FT_IP) {
+                if (!tv_ip_parse(s, l, ip)) { tv_buf_fini(&b); return field_error(g, "'%.*s' is not an IP string literal.", (int)TV_MIN(l, 200), s); }
+                s = (const char *)ip;
+                l = 16;
+            }
+            tv_buf_putc(&b, 1);
+            for (size_t k = 0; k < l; k++) {
+                tv_buf_putc(&b, s[k]);
+                if (!s[k]) tv_buf_putc(&b, (char)0xff);
+            }
+            tv_buf_putc(&b, 0);
+            tv_buf_putc(&b, 0);
+        } else {
+            int64_t key;
+            const tv_agg *n = a->tsrc[i].node;
+            if (n->kind == TV_AGG_HISTOGRAM || sc->kk == TV_KEY_DOUBLE) {
+                double x;
+                if (tv_json_is_number(v)) x = tv_json_as_double(v);
+                else if (!(v->type == TV_JSON_STRING && tv_java_parse_double(v->v.s, v->len, &x))) {
+                    tv_buf_fini(&b);
+                    return field_error(g, "[after] value for [%s] is not a number", a->tsrc[i].name);
+                }
+                key = tv_double_to_sortable(x);
+            } else if (v->type == TV_JSON_INT) {
+                key = v->v.i;
+            } else if (v->type == TV_JSON_STRING && sc->f && (sc->f->type == TV_FT_DATE || sc->f->type == TV_FT_DATE_NANOS)) {
+                const char *fmt = n->src.format ? n->src.format : sc->f->format;
+                if (tv_date_parse_ex_tz(fmt, v->v.s, v->len, false, sc->tz, &key, g->ctx->err)) { tv_buf_fini(&b); return shard_err(g); }
+            } else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) {
+                key = v->type == TV_JSON_TRUE;
+            } else if (tv_json_is_number(v)) {
+                key = tv_java_d2l(tv_json_as_double(v));
+            } else {
+                tv_buf_fini(&b);
+                return field_error(g, "[after] value for [%s] is not a number", a->tsrc[i].name);
+            }
+            tv_buf_putc(&b, 1);
+            enc_u64(&b, (uint64_t)key ^ 0x8000000000000000ull);
+        }
+        if (a->tsrc[i].desc)
+            for (size_t k = start; k < b.len; k++) b.data[k] = (char)~(unsigned char)b.data[k];
+    }
+    if (b.oom) { tv_buf_fini(&b); return c_oom(g); }
+    g->after_enc = tv_arena_memdup(g->ctx->arena, b.data, b.len);
+    g->after_len = (uint32_t)b.len;
+    tv_buf_fini(&b);
+    return g->after_enc ? TROVE_OK : c_oom(g);
+}
+
+/* nested / reverse_nested on the shard (NestedAggregationBuilder.doBuild,
+ * ReverseNestedAggregationBuilder.doBuild): the path's mapper, the nested
+ * scope the sub-aggregations bind in. */
+static tv_status bind_nested(col *g, tv_dsl *d) {
+    const tv_agg *a = g->a;
+    bool rev = a->kind == TV_AGG_REVERSE_NESTED;
+    if (rev && d->nested_aggs == 0) {
+        tv_error_set(g->ctx->err, TROVE_EARG,
+                     "Reverse nested aggregation [%s] can only be used inside a [nested] aggregation", a->name);
+        return shard_err(g);
+    }
+    const tv_field *p = a->nested_path ? tv_dsl_field(d, a->nested_path, strlen(a->nested_path)) : NULL;
+    if (a->nested_path && !p) {
+        g->nunmapped = true; /* an unmapped path: no docs */
+        return TROVE_OK;
+    }
+    if (p && (p->type != TV_FT_OBJECT || !p->nested)) {
+        tv_error_set(g->ctx->err, TROVE_EINTERNAL, "[%s] nested path [%s] is not nested", rev ? "reverse_nested" : "nested",
+                     a->nested_path);
+        snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+        return shard_err(g);
+    }
+    g->npath = p;
+    /* NestedAggregator's parent filter: the enclosing scope's docs when
+     * that object is above the path (isParent), else the roots */
+    g->nscope = NULL;
+    for (const tv_field *x = p ? p->nested_scope : NULL; x; x = x->nested_scope)
+        if (x == d->nested_scope) g->nscope = x;
+    return TROVE_OK;
+}
+
+static tv_status bind_subs(col *g) {
+    const tv_agg *a = g->a;
+    if (!a->nsubs) return TROVE_OK;
+    g->subs = tv_arena_calloc(g->ctx->arena, a->nsubs, sizeof *g->subs);
+    if (!g->subs) return c_oom(g);
+    g->nsubs = a->nsubs;
+    /* below nested / reverse_nested, fields and filters are read in the
+     * path's docs */
+    bool nest = a->kind == TV_AGG_NESTED || a->kind == TV_AGG_REVERSE_NESTED;
+    const tv_field *scope = g->d->nested_scope;
+    if (nest) {
+        g->d->nested_scope = g->npath;
+        g->d->nested_aggs += a->kind == TV_AGG_NESTED;
+    }
+    tv_status st = TROVE_OK;
+    /* below a top-level single-bucket aggregation the parent ord is
+     * always 0 too (its one bucket), so its subs keep top's fast paths */
+    bool sub_top = g->top && tv_agg_is_single_bucket(a->kind);
+    for (uint32_t i = 0; i < a->nsubs && !st; i++) {
+        if (tv_agg_is_pipeline(a->subs[i]->kind)) continue;
+        st = bind(g->ctx, g->d, a->subs[i], g->t, sub_top, &g->subs[i]);
+    }
+    if (nest) {
+        g->d->nested_scope = scope;
+        g->d->nested_aggs -= a->kind == TV_AGG_NESTED;
+    }
+    return st;
+}
+
+static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
+    col *g = tv_arena_calloc(c->arena, 1, sizeof *g);
+    if (!g) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    g->a = a;
+    g->ctx = c;
+    g->d = d;
+    g->t = t;
+    g->top = top;
+    g->vcap = 16;
+    g->ocap = 16;
+    g->vals = tv_malloc(g->vcap * sizeof *g->vals);
+    g->ords = tv_malloc(g->ocap * sizeof *g->ords);
+    tv_map_init_borrowed(&g->terms);
+    *out = g;
+    if (!g->vals || !g->ords) return c_oom(g);
+    tv_status st;
+    if (a->time_zone && tv_tz_get(a->time_zone, strlen(a->time_zone), &g->tz, c->err)) return c->err->code;
+    if (a->src.field) {
+        g->f = tv_dsl_field(d, a->src.field, strlen(a->src.field));
+        if (g->f && (g->f->type == TV_FT_OBJECT)) g->f = NULL;
+    }
+    g->unmapped = a->src.field && !g->f;
+    const tv_field *f = g->f;
+    /* (a field is required at parse time, AggregatorFactories-side) */
+    if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
+        return field_error(g, "interval must be positive, got: %s", "0.0");
+    if (a->kind == TV_AGG_DATE_HISTOGRAM && !a->calendar_unit && !a->fixed_ms)
+        return field_error(g, "Invalid interval specified, must be non-null and non-empty");
+    /* TopHitsAggregationBuilder.doBuild */
+    int64_t miw = t->max_inner_result_window > 0 ? t->max_inner_result_window : 100;
+    if (a->kind == TV_AGG_TOP_HITS && a->th_from + a->th_size > miw) {
+        tv_error_set(c->err, TROVE_EARG,
+                     "Top hits result window is too large, the top hits aggregator [%s]'s from + size must be less "
+                     "than or equal to: [%lld] but was [%lld]. This limit can be set by changing the "
+                     "[index.max_inner_result_window] index level setting.",
+                     a->name, (long long)miw, (long long)(a->th_from + a->th_size));
+        return shard_err(g);
+    }
+    /* CardinalityAggregatorFactory.precision(), mapped field or not */
+    if (a->kind == TV_AGG_CARDINALITY && tv_hll_precision(a->precision_threshold) < 0) {
+        tv_error_set(c->err, TROVE_EARG, "maxValue must be non-negative (got: %lld)",
+                     (long long)tv_hll_table_bytes(a->precision_threshold));
+        return shard_err(g);
+    }
+    if (f && tv_field_type_is_text(f->type)) {
+        tv_error_set(c->err, TROVE_EARG,
+                     "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                     f->path);
+        return shard_err(g);
+    }
+    if (f && f->dv_kind == TV_DV_NONE)
+        return field_error(g, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
+                           f->path, tv_field_type_name(f->type));
+    if (f) {
+        switch (a->kind) {
+        case TV_AGG_TERMS:
+            g->kk = f->dv_kind == TV_DV_SORTED_SET ? TV_KEY_BYTES
+                    : f->type == TV_FT_UNSIGNED_LONG ? TV_KEY_ULONG
+                    : tv_field_type_is_floating(f->type) || f->type == TV_FT_SCALED_FLOAT ? TV_KEY_DOUBLE
+                    : TV_KEY_LONG;
+            if (f->type == TV_FT_GEO_POINT) return unsupported_type(g);
+            break;
+        case TV_AGG_HISTOGRAM:
+        case TV_AGG_RANGE:
+            if (!is_numeric_like(f)) return unsupported_type(g);
+            break;
+        case TV_AGG_DATE_HISTOGRAM:
+        case TV_AGG_DATE_RANGE:
+            if (!is_numeric_like(f) || f->type == TV_FT_BOOLEAN) return unsupported_type(g);
+            break;
+        case TV_AGG_VALUE_COUNT:
+        case TV_AGG_CARDINALITY:
+        case TV_AGG_MISSING:
+            if (f->type == TV_FT_GEO_POINT && a->kind == TV_AGG_CARDINALITY) return unsupported_type(g);
+            break;
+        default:
+            if (!is_numeric_like(f)) return unsupported_type(g);
+            break;
+        }
+    } else if (a->kind == TV_AGG_TERMS) {
+        g->kk = a->src.missing && tv_json_is_number(a->src.missing) ? TV_KEY_LONG : TV_KEY_BYTES;
+    }
+    if (a->kind == TV_AGG_HISTOGRAM) g->kk = TV_KEY_DOUBLE;
+    if (a->kind == TV_AGG_DATE_HISTOGRAM) g->kk = TV_KEY_LONG;
+    bind_format(g, a->src.format);
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE) {
+        if (g->fmt.kind != TV_FMT_DATE) {
+            /* a numeric field read as epoch millis */
+            g->fmt.kind = TV_FMT_DATE;
+            g->fmt.pattern = a->src.format ? a->src.format : TV_DATE_DEFAULT_FORMAT;
+        }
+        g->fmt.tz = g->tz;
+        if (a->src.format && tv_date_format_check(a->src.format, c->err)) return shard_err(g);
+    }
+    if (a->kind != TV_AGG_MISSING && (st = bind_missing(g, a->src.missing))) return st;
+    if (a->kind == TV_AGG_WEIGHTED_AVG) {
+        g->wf = tv_dsl_field(d, a->weight.field, strlen(a->weight.field));
+        if (g->wf && !is_numeric_like(g->wf))
+            return field_error(g, "Field [%s] of type [%s] is not supported for aggregation [weighted_avg]", g->wf->path,
+                               tv_field_type_name(g->wf->type));
+        if (a->weight.missing && tv_json_is_number(a->weight.missing)) {
+            g->wmissing_set = true;
+            g->wmissing = tv_json_as_double(a->weight.missing);
+        }
+    }
+    if (a->kind == TV_AGG_TERMS) {
+        if ((st = compile_inc(g, a->include, true)) || (st = compile_inc(g, a->exclude, false))) return st;
+    }
+    if (a->kind == TV_AGG_DATE_HISTOGRAM) {
+        if (a->calendar_unit) tv_rounding_calendar(&g->rnd, (tv_date_unit)(a->calendar_unit - 1), g->tz, a->offset_ms);
+        else tv_rounding_fixed(&g->rnd, a->fixed_ms, g->tz, a->offset_ms);
+    }
+    if (a->kind == TV_AGG_HISTOGRAM || a->kind == TV_AGG_DATE_HISTOGRAM) {
+        tv_agg *ma = (tv_agg *)a; /* bounds resolve the same on every target: stored on the node */
+        bool date = a->kind == TV_AGG_DATE_HISTOGRAM;
+        double x;
+        if (a->ext_min) { if ((st = date ? date_bound(g, a->ext_min, &x) : num_bound(g, a->ext_min, &x))) return st; ma->ext_min_d = x; }
+        if (a->ext_max) { if ((st = date ? date_bound(g, a->ext_max, &x) : num_bound(g, a->ext_max, &x))) return st; ma->ext_max_d = x; }
+        if (a->hard_min) { if ((st = date ? date_bound(g, a->hard_min, &x) : num_bound(g, a->hard_min, &x))) return st; ma->hard_min_d = x; }
+        if (a->hard_max) { if ((st = date ? date_bound(g, a->hard_max, &x) : num_bound(g, a->hard_max, &x))) return st; ma->hard_max_d = x; }
+        if (a->ext_min && a->ext_max && ma->ext_min_d > ma->ext_max_d) {
+            /* the bounds as Java prints them: longs for dates, doubles otherwise */
+            char lo[40], hi[40];
+            if (date) {
+                snprintf(lo, sizeof lo, "%lld", (long long)ma->ext_min_d);
+                snprintf(hi, sizeof hi, "%lld", (long long)ma->ext_max_d);
+            } else {
+                tv_fmt_double(ma->ext_min_d, lo);
+                tv_fmt_double(ma->ext_max_d, hi);
+            }
+            return field_error(g, "[extended_bounds.min][%s] cannot be greater than [extended_bounds.max][%s] for histogram aggregation [%s]",
+                               lo, hi, a->name);
+        }
+    }
+    if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+        g->from = tv_arena_alloc(c->arena, a->nranges * sizeof *g->from);
+        g->to = tv_arena_alloc(c->arena, a->nranges * sizeof *g->to);
+        if (!g->from || !g->to) return c_oom(g);
+        for (uint32_t r = 0; r < a->nranges; r++) {
+            tv_agg_range *rg = &a->ranges[r];
+            g->from[r] = -INFINITY;
+            g->to[r] = INFINITY;
+            bool date = a->kind == TV_AGG_DATE_RANGE || (f && (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS));
+            if (rg->from && (st = date ? date_bound(g, rg->from, &g->from[r]) : num_bound(g, rg->from, &g->from[r]))) return st;
+            if (rg->to && (st = date ? date_bound(g, rg->to, &g->to[r]) : num_bound(g, rg->to, &g->to[r]))) return st;
+            rg->from_d = g->from[r];
+            rg->to_d = g->to[r];
+        }
+    }
+    for (uint32_t k = 0; a->kind == TV_AGG_TOP_HITS && k < a->th_sort.n; k++) {
+        const char *sf = a->th_sort.keys[k].field;
+        if (!sf) continue;
+        const tv_field *tf = tv_dsl_field(d, sf, strlen(sf));
+        if (!tf) {
+            tv_error_set(c->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", sf);
+            return shard_err(g);
+        }
+        if (tv_field_type_is_text(tf->type)) {
+            tv_error_set(c->err, TROVE_EARG,
+                         "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                         sf);
+            return shard_err(g);
+        }
+        g->thf[k] = tf;
+    }
+    if (a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS) {
+        g->kk = TV_KEY_BYTES;
+        tv_buf_init(&g->tuple);
+        g->tcols = tv_arena_calloc(c->arena, a->ntsrc + 1, sizeof *g->tcols);
+        if (!g->tcols) return c_oom(g);
+        g->ntcols = a->ntsrc;
+        for (uint32_t i = 0; i < a->ntsrc; i++) {
+            if ((st = bind(c, d, a->tsrc[i].node, t, false, &g->tcols[i]))) return st;
+            g->tcols[i]->emit = true;
+        }
+        if (a->after && (st = encode_after(g))) return st;
+    }
+    if (a->kind == TV_AGG_FILTER || a->kind == TV_AGG_FILTERS) {
+        g->nq = a->kind == TV_AGG_FILTER ? 1 : a->nfilters;
+        g->qs = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->qs);
+        g->its = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->its);
+        if (!g->qs || !g->its) return c_oom(g);
+        for (uint32_t i = 0; i < g->nq; i++) {
+            const tv_json *q = a->kind == TV_AGG_FILTER ? a->filter : a->filters[i];
+            if ((st = tv_dsl_parse_filter(d, q, &g->qs[i]))) return st;
+            if ((st = tv_query_rewrite(&g->qs[i], c->arena)) || (st = tv_query_prepare(g->qs[i], t->snap, c->arena)))
+                return tv_error_set(c->err, st, "out of memory");
+        }
+    }
+    g->counting = top && a->kind == TV_AGG_TERMS && g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET &&
+                  !a->nsubs;
+    if ((a->kind == TV_AGG_NESTED || a->kind == TV_AGG_REVERSE_NESTED) && (st = bind_nested(g, d))) return st;
+    return bind_subs(g);
+}
+
+/* terms with min_doc_count 0 list every term of the shard, matched or not
+ * (GlobalOrdinalsStringTermsAggregator / NumericTermsAggregator): the
+ * segment's keys are registered here, with no count. */
+static tv_status register_all_keys(col *g, const tv_segview *sv) {
+    if (!g->f) return TROVE_OK;
+    if (g->kk == TV_KEY_BYTES) {
+        uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        for (uint32_t o = 0; o < n; o++) {
+            const char *t;
+            size_t tl;
+            uint32_t id;
+            if (!tv_segment_dv_term(sv->seg, g->f->id, o, &t, &tl)) continue;
+            if (term_id(g, t, tl, &id)) return c_oom(g);
+            if (o < g->segmap_n) g->segmap[o] = id + 1;
+        }
+        return TROVE_OK;
+    }
+    /* every doc of the segment, deleted ones too: NumericTermsAggregator
+     * walks maxDoc without looking at live docs */
+    for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
+        const int64_t *v;
+        uint32_t n = nums(g, g->f, doc, &v);
+        for (uint32_t i = 0; i < n; i++) {
+            int64_t key = g->kk == TV_KEY_DOUBLE ? tv_double_to_sortable(tv_agg_value_double(g->f, v[i])) : v[i];
+            if (!num_included(g, v[i])) continue;
+            uint32_t o;
+            bool added;
+            if (om_get(&g->om, UINT64_MAX, key, 0, &o, &added)) return c_oom(g);
+            if (added && tv_vec_push(&g->allkeys, key)) return c_oom(g);
+        }
+    }
+    return TROVE_OK;
+}
+
+/* Per segment: plan filters, reset keyword maps. */
+static tv_status seg_col(col *g, const tv_segview *sv) {
+    if (g->counting && g->sv) {
+        tv_status st = fold_counts(g); /* the previous segment's counts, with its ords */
+        if (st) return st;
+    }
+    g->sv = sv;
+    if (g->f && g->f->dv_kind == TV_DV_NUMERIC) tv_segment_dv_reader(sv->seg, g->f->id, &g->dvr);
+    if (g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) {
+        uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        if (g->counting && n > g->segcnt_n) {
+            tv_free(g->segcnt);
+            g->segcnt_n = 0;
+            g->segcnt = tv_calloc(n, sizeof *g->segcnt);
+            if (!g->segcnt) return c_oom(g);
+            g->segcnt_n = n;
+        }
+        if (n > g->segmap_n) {
+            tv_free(g->segmap);
+            g->segmap = NULL;
+            g->segmap_n = 0;
+            g->segmap = tv_malloc((size_t)n * sizeof *g->segmap);
+            if (!g->segmap) return c_oom(g);
+            g->segmap_n = n;
+        }
+        if (g->segmap) memset(g->segmap, 0, (size_t)g->segmap_n * sizeof *g->segmap);
+    }
+    if (g->a->kind == TV_AGG_TERMS && g->a->min_doc_count == 0 && !g->emit) {
+        tv_status st = register_all_keys(g, sv);
+        if (st) return st;
+    }
+    for (uint32_t i = 0; i < g->ntcols; i++) {
+        tv_status st = seg_col(g->tcols[i], sv);
+        if (st) return st;
+    }
+    /* filters see every doc offered (the collector checked the live
+     * bits; nested docs are never live themselves) */
+    tv_segview all = *sv;
+    all.live = NULL;
+    for (uint32_t i = 0; i < g->nq; i++) {
+        tv_plan_ctx pc = {g->ctx->arena, g->t->snap, false, false};
+        g->its[i] = NULL;
+        tv_status st = tv_plan(g->qs[i], &all, &pc, &g->its[i]);
+        if (st) return tv_error_set(g->ctx->err, st, "out of memory");
+    }
+    if ((g->a->kind == TV_AGG_NESTED || g->a->kind == TV_AGG_REVERSE_NESTED) && !g->nunmapped) {
+        bool oom = false;
+        const uint64_t *cb = NULL, *pb;
+        if (g->a->kind == TV_AGG_NESTED) {
+            cb = tv_nested_path_bits(sv->seg, g->npath, &oom);
+            pb = tv_nested_parent_bits(sv->seg, g->nscope, &oom);
+        } else {
+            pb = tv_nested_parent_bits(sv->seg, g->npath, &oom);
+        }
+        if (oom) return c_oom(g);
+        g->ncb = (tv_bitset){(uint64_t *)cb, sv->max_doc};
+        g->npb = (tv_bitset){(uint64_t *)pb, sv->max_doc};
+        g->rn_last.len = 0; /* doc ids are the segment's */
+    }
+    for (uint32_t i = 0; i < g->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = seg_col(g->subs[i], sv);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static void free_col(col *g) {
+    if (!g) return;
+    for (uint32_t i = 0; i < g->nsubs; i++) free_col(g->subs[i]);
+    for (uint32_t i = 0; i < g->ntcols; i++) free_col(g->tcols[i]);
+    tv_vec_fini(&g->ekeys);
+    tv_vec_fini(&g->rn_last);
+    tv_buf_fini(&g->tuple);
+    for (size_t i = 0; i < g->thcap; i++) tv_free(g->th[i]);
+    tv_free(g->th);
+    tv_free(g->thn);
+    tv_free(g->om.slots);
+    tv_vec_fini(&g->direct);
+    tv_free(g->segcnt);
+    tv_vec_fini(&g->b);
+    tv_map_fini(&g->terms);
+    tv_vec_fini(&g->tids);
+    tv_vec_fini(&g->allkeys);
+    tv_free(g->segmap);
+    if (g->m) {
+        for (size_t i = 0; i < g->mcap; i++) {
+            if (!g->m[i].sk) continue;
+            if (g->a->kind == TV_AGG_CARDINALITY) tv_hll_free(g->m[i].sk);
+            else tv_tdigest_free(g->m[i].sk);
+        }
+        tv_free(g->m);
+    }
+    tv_free(g->vals);
+    tv_free(g->ords);
+}
+
+/* ------------------------------------------------------------- results */
+
+static tv_status build(col *g, uint64_t ord, agg_res **out);
+
+/* Sub-results of bucket ord b of g. */
+static tv_status build_subs(col *g, uint64_t ord, agg_res ***out) {
+    *out = NULL;
+    if (!g->a->nsubs) return TROVE_OK;
+    agg_res **subs = tv_arena_calloc(g->ctx->arena, g->a->nsubs, sizeof *subs);
+    if (!subs) return c_oom(g);
+    for (uint32_t i = 0; i < g->a->nsubs; i++) {
+        if (!g->subs[i]) continue;
+        tv_status st = build(g->subs[i], ord, &subs[i]);
+        if (st) return st;
+    }
+    *out = subs;
+    return TROVE_OK;
+}
+
+/* The shard result of g for parent ord `ord`. */
+static tv_status build(col *g, uint64_t ord, agg_res **out) {
+    tv_agg_ctx *c = g->ctx;
+    if (g->counting && g->sv) {
+        tv_status st = fold_counts(g);
+        if (st) return st;
+    }
+    const tv_agg *a = g->a;
+    agg_res *r = tv_arena_calloc(c->arena, 1, sizeof *r);
+    if (!r) return c_oom(g);
+    r->a = a;
+    r->fmt = g->fmt;
+    r->key_kind = g->kk;
+    r->mapped = !g->unmapped || g->has_missing;
+    r->min = INFINITY;
+    r->max = -INFINITY;
+    *out = r;
+    if (!tv_agg_is_bucket(a->kind)) {
+        if (ord < g->mcap) {
+            mslot *s = &g->m[ord];
+            r->count = s->count;
+            r->sum = s->sum;
+            r->comp = s->comp;
+            r->min = s->min;
+            r->max = s->max;
+            r->sumsq = s->sumsq;
+            r->sqcomp = s->sqcomp;
+            r->wsum = s->wsum;
+            r->wcomp = s->wcomp;
+            r->sketch = s->sk;
+            if (a->kind == TV_AGG_TOP_HITS) {
+                r->max_score = (float)s->max;
+                r->th_fields = g->thf;
+                if (ord < g->thcap && g->thn[ord]) {
+                    r->hits = (tv_hit *)tv_arena_memdup(c->arena, g->th[ord], g->thn[ord] * sizeof *g->th[ord]);
+                    if (!r->hits) return c_oom(g);
+                    r->nhits = g->thn[ord];
+                }
+            }
+            /* the coordinator serializes each shard result once to size
+             * it (QueryPhaseResultConsumer): TDigestState.write compresses */
+            if (s->sk && (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && tv_tdigest_compress(s->sk))
+                return c_oom(g);
+            if (s->sk) {
+                /* the result owns the sketch now */
+                int pushed = a->kind == TV_AGG_CARDINALITY ? tv_vec_push(&c->hlls, s->sk) : tv_vec_push(&c->digests, s->sk);
+                if (pushed) return c_oom(g);
+                s->sk = NULL;
+            }
+        }
+        return TROVE_OK;
+    }
+    /* the buckets of this parent ord */
+    size_t nb = 0;
+    for (size_t i = 0; i < g->b.len; i++) nb += g->b.items[i].parent == ord;
+    uint32_t *sel = tv_arena_alloc(c->arena, (nb + 1) * sizeof *sel);
+    if (!sel) return c_oom(g);
+    nb = 0;
+    for (size_t i = 0; i < g->b.len; i++)
+        if (g->b.items[i].parent == ord) sel[nb++] = (uint32_t)i;
+    bool single = tv_agg_is_single_bucket(a->kind);
+    size_t slots = single ? 1 : a->kind == TV_AGG_FILTERS ? g->nq + (a->other_bucket ? 1 : 0)
+                                : a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges : nb;
+    r->b = tv_arena_calloc(c->arena, slots + 1, sizeof *r->b);
+    if (!r->b) return c_oom(g);
+    if (single || a->kind == TV_AGG_FILTERS || a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+        /* fixed buckets, present even when empty */
+        r->nb = slots;
+        for (size_t k = 0; k < slots; k++) {
+            agg_bucket *bk = &r->b[k];
+            if (a->kind == TV_AGG_FILTERS) {
+                bk->ks = k < g->nq ? a->filter_keys[k] : a->other_key;
+                bk->klen = (uint32_t)strlen(bk->ks);
+            } else if (a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE) {
+                bk->kd = g->from[k];
+                bk->to = g->to[k];
+                bk->ki = (int64_t)k;
+            }
+        }
+        for (size_t i = 0; i < nb; i++) {
+            const bkt *x = &g->b.items[sel[i]];
+            size_t k = single ? 0 : (size_t)x->key;
+            r->b[k].doc_count = x->count;
+            tv_status st = build_subs(g, sel[i], &r->b[k].subs);
+            if (st) return st;
+        }
+        for (size_t k = 0; k < slots; k++) {
+            if (r->b[k].subs || !a->nsubs) continue;
+            /* an empty bucket's sub-aggregations: built from an ord no doc reached */
+            tv_status st = build_subs(g, UINT64_MAX >> 1, &r->b[k].subs);
+            if (st) return st;
+        }
+        if (single) r->doc_count = r->b[0].doc_count;
+        return TROVE_OK;
+    }
+    /* terms / histograms: one bucket per key seen */
+    size_t zeros = 0;
+    if (a->kind == TV_AGG_TERMS && a->min_doc_count == 0) {
+        /* every other key of the shard, with no docs */
+        size_t nkeys = g->kk == TV_KEY_BYTES ? g->tids.len : g->allkeys.len;
+        bool *seen = tv_arena_calloc(c->arena, nkeys + 1, 1);
+        if (!seen) return c_oom(g);
+        size_t fresh = nkeys;
+        for (size_t i = 0; i < nb; i++) {
+            int64_t k = g->b.items[sel[i]].key;
+            if (g->kk == TV_KEY_BYTES) { if ((size_t)k < nkeys && !seen[k]) { seen[k] = true; fresh--; } }
+            else
+                for (size_t j = 0; j < nkeys; j++)
+                    if (g->allkeys.items[j] == k && !seen[j]) { seen[j] = true; fresh--; break; }
+        }
+        agg_bucket *nbk = tv_arena_calloc(c->arena, nb + fresh + 1, sizeof *nbk);
+        if (!nbk) return c_oom(g);
+        r->b = nbk;
+        for (size_t j = 0; j < nkeys; j++) {
+            if (seen[j]) continue;
+            agg_bucket *bk = &r->b[nb + zeros++];
+            if (g->kk == TV_KEY_BYTES) { bk->ks = g->tids.items[j].s; bk->klen = g->tids.items[j].len; }
+            else if (g->kk == TV_KEY_DOUBLE) bk->kd = tv_sortable_to_double(g->allkeys.items[j]);
+            else bk->ki = g->allkeys.items[j];
+            tv_status st = build_subs(g, UINT64_MAX >> 1, &bk->subs);
+            if (st) return st;
+        }
+    }
+    for (size_t i = 0; i < nb; i++) {
+        const bkt *x = &g->b.items[sel[i]];
+        agg_bucket *bk = &r->b[i];
+        bk->doc_count = x->count;
+        if ((a->kind == TV_AGG_TERMS || a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS) && g->kk == TV_KEY_BYTES) {
+            const termref *t = &g->tids.items[x->key];
+            bk->ks = t->s;
+            bk->klen = t->len;
+        } else if (g->kk == TV_KEY_DOUBLE) {
+            bk->kd = tv_sortable_to_double(x->key);
+        } else {
+            bk->ki = x->key;
+        }
+        tv_status st = build_subs(g, sel[i], &bk->subs);
+        if (st) return st;
+    }
+    r->nb = nb + zeros;
+    if (g->ntcols) {
+        agg_fmt *tf = tv_arena_calloc(c->arena, g->ntcols, sizeof *tf);
+        tv_key_kind *tk = tv_arena_calloc(c->arena, g->ntcols, sizeof *tk);
+        if (!tf || !tk) return c_oom(g);
+        for (uint32_t i = 0; i < g->ntcols; i++) {
+            tf[i] = g->tcols[i]->fmt;
+            tk[i] = g->tcols[i]->kk;
+            /* composite date_histogram and histogram keys print raw unless
+             * the source has a format (DateHistogramValuesSourceBuilder) */
+            const tv_agg *n = a->tsrc[i].node;
+            if (a->kind == TV_AGG_COMPOSITE && n->kind != TV_AGG_TERMS && !n->src.format) tf[i].kind = TV_FMT_RAW;
+        }
+        r->tfmt = tf;
+        r->tkk = tk;
+        r->mapped = true;
+        for (uint32_t i = 0; i < g->ntcols; i++) r->mapped &= !g->tcols[i]->unmapped || a->tsrc[i].missing_bucket;
+        r->after = g->after_enc;
+        r->after_len = g->after_len;
+    }
+    return TROVE_OK;
+}
+
+/* ----------------------------------------------------------------- API */
+
+void tv_agg_ctx_init(tv_agg_ctx *c, tv_arena *a, tv_error *err, int64_t max_buckets) {
+    memset(c, 0, sizeof *c);
+    c->arena = a;
+    c->err = err;
+    c->max_buckets = max_buckets;
+    c->now_ms = tv_now_ms();
+}
+
+void tv_agg_ctx_fini(tv_agg_ctx *c) {
+    for (size_t i = 0; i < c->shards.len; i++) tv_agg_shard_free(c->shards.items[i]);
+    tv_vec_fini(&c->shards);
+    for (size_t i = 0; i < c->hlls.len; i++) tv_hll_free(c->hlls.items[i]);
+    for (size_t i = 0; i < c->digests.len; i++) tv_tdigest_free(c->digests.items[i]);
+    tv_vec_fini(&c->hlls);
+    tv_vec_fini(&c->digests);
+}
+
+tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const tv_search_target *t, bool global,
+                           tv_agg_shard **out) {
+    *out = NULL;
+    bool any = false;
+    for (uint32_t i = 0; i < aggs->n; i++)
+        any |= !tv_agg_is_pipeline(aggs->items[i]->kind) && (aggs->items[i]->kind == TV_AGG_GLOBAL) == global;
+    if (!any) return TROVE_OK;
+    tv_agg_shard *s = tv_arena_calloc(c->arena, 1, sizeof *s);
+    if (!s) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    s->ctx = c;
+    s->aggs_copy = *aggs;
+    s->aggs = &s->aggs_copy;
+    s->cols = tv_arena_calloc(c->arena, aggs->n + 1, sizeof *s->cols);
+    if (!s->cols || tv_vec_push(&c->shards, s)) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    *out = s;
+    for (uint32_t i = 0; i < aggs->n; i++) {
+        const tv_agg *a = aggs->items[i];
+        if (tv_agg_is_pipeline(a->kind) || (a->kind == TV_AGG_GLOBAL) != global) continue;
+        tv_status st = bind(c, d, a, t, true, &s->cols[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_shard_segment(tv_agg_shard *s, const tv_segview *sv) {
+    s->sv = sv;
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = seg_col(s->cols[i], sv);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc, float score) {
+    s->ctx->score = score;
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = collect(s->cols[i], doc, 0);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static int hit_segdoc_qcmp(const void *a, const void *b) {
+    const tv_hit *x = a, *y = b;
+    if (x->seg != y->seg) return x->seg < y->seg ? -1 : 1;
+    return x->doc < y->doc ? -1 : x->doc > y->doc;
+}
+
+/* Each sampler's samples go to its sub-aggregations, in doc order, parents
+ * before children (a sampler below a sampler samples the replay). */
+static tv_status replay_samples(col *g) {
+    if (g->a->kind == TV_AGG_SAMPLER) {
+        const tv_snapshot *snap = g->t->snap;
+        for (size_t ord = 0; ord < g->thcap; ord++) {
+            tv_hit *l = g->th[ord];
+            uint32_t n = g->thn[ord];
+            if (!n) continue;
+            qsort(l, n, sizeof *l, hit_segdoc_qcmp);
+            uint32_t cur = UINT32_MAX;
+            for (uint32_t i = 0; i < n; i++) {
+                if (l[i].seg != cur) {
+                    cur = l[i].seg;
+                    g->sv = &snap->segs[cur];
+                    for (uint32_t k = 0; k < g->nsubs; k++) {
+                        if (!g->subs[k]) continue;
+                        tv_status st = seg_col(g->subs[k], g->sv);
+                        if (st) return st;
+                    }
+                }
+                g->ctx->score = l[i].score;
+                tv_status st = bucket_hit(g, l[i].doc, ord, 0);
+                if (st) return st;
+            }
+        }
+    }
+    for (uint32_t k = 0; k < g->nsubs; k++) {
+        if (!g->subs[k]) continue;
+        tv_status st = replay_samples(g->subs[k]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out) {
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = replay_samples(s->cols[i]);
+        if (st) return st;
+    }
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_status st = build(s->cols[i], 0, &out[i]);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+void tv_agg_shard_free(tv_agg_shard *s) {
+    if (!s) return;
+    for (uint32_t i = 0; i < s->aggs->n; i++) free_col(s->cols[i]);
+}

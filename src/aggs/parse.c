@@ -1,0 +1,998 @@
+/*
+ * parse.c — the "aggs" object of a search body into tv_agg trees.
+ *
+ * AggregatorFactories.parseAggregators' structure and errors: a level is an
+ * object of named aggregations; each is an object holding exactly one type
+ * key (the body of that type), optionally "meta" and "aggs"/"aggregations".
+ * Names may not contain '[', ']' or '>'; sibling names are unique. Each
+ * type's body is read as its builder's ObjectParser reads it: an unknown
+ * key is x_content_parse_exception "[l:c] [type] unknown field [key]";
+ * numbers accept numeric strings (XContentParser.intValue). Checks that
+ * need a mapping (field types, date formats) happen per target, in
+ * collect.c.
+ *
+ * Types trove does not implement are named in a 400
+ * unsupported_operation_exception; unknown types get OpenSearch's
+ * "Unknown aggregation type [x]".
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "index/rounding.h"
+#include "index/tz.h"
+#include "aggs/aggs.h"
+#include "query/parse.h"
+
+typedef struct kind_name {
+    const char *name;
+    tv_agg_kind kind;
+} kind_name;
+
+static const kind_name k_kinds[] = {
+    {"terms", TV_AGG_TERMS},
+    {"histogram", TV_AGG_HISTOGRAM},
+    {"date_histogram", TV_AGG_DATE_HISTOGRAM},
+    {"range", TV_AGG_RANGE},
+    {"date_range", TV_AGG_DATE_RANGE},
+    {"filter", TV_AGG_FILTER},
+    {"filters", TV_AGG_FILTERS},
+    {"missing", TV_AGG_MISSING},
+    {"global", TV_AGG_GLOBAL},
+    {"sampler", TV_AGG_SAMPLER},
+    {"nested", TV_AGG_NESTED},
+    {"reverse_nested", TV_AGG_REVERSE_NESTED},
+    {"composite", TV_AGG_COMPOSITE},
+    {"multi_terms", TV_AGG_MULTI_TERMS},
+    {"avg", TV_AGG_AVG},
+    {"sum", TV_AGG_SUM},
+    {"min", TV_AGG_MIN},
+    {"max", TV_AGG_MAX},
+    {"value_count", TV_AGG_VALUE_COUNT},
+    {"stats", TV_AGG_STATS},
+    {"extended_stats", TV_AGG_EXTENDED_STATS},
+    {"weighted_avg", TV_AGG_WEIGHTED_AVG},
+    {"cardinality", TV_AGG_CARDINALITY},
+    {"percentiles", TV_AGG_PERCENTILES},
+    {"percentile_ranks", TV_AGG_PERCENTILE_RANKS},
+    {"top_hits", TV_AGG_TOP_HITS},
+    {"cumulative_sum", TV_AGG_CUMULATIVE_SUM},
+    {"derivative", TV_AGG_DERIVATIVE},
+    {"avg_bucket", TV_AGG_AVG_BUCKET},
+    {"sum_bucket", TV_AGG_SUM_BUCKET},
+    {"min_bucket", TV_AGG_MIN_BUCKET},
+    {"max_bucket", TV_AGG_MAX_BUCKET},
+    {"stats_bucket", TV_AGG_STATS_BUCKET},
+};
+
+/* OpenSearch's other aggregation types: recognised, refused by name. */
+static const char *const k_unsupported[] = {
+    "diversified_sampler",
+    "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
+    "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
+    "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
+    "median_absolute_deviation", "moving_fn", "moving_avg", "serial_diff", "percentiles_bucket",
+    "extended_stats_bucket", "matrix_stats", "children", "parent", "string_stats", "boxplot", "t_test",
+    "top_metrics", "rate", "multi_range", "weighted_sum", "ip_prefix",
+};
+
+bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_MULTI_TERMS; }
+bool tv_agg_is_pipeline(tv_agg_kind k) { return k >= TV_AGG_CUMULATIVE_SUM; }
+bool tv_agg_is_single_bucket(tv_agg_kind k) {
+    return k == TV_AGG_FILTER || k == TV_AGG_MISSING || k == TV_AGG_GLOBAL || k == TV_AGG_SAMPLER || k == TV_AGG_NESTED ||
+           k == TV_AGG_REVERSE_NESTED;
+}
+
+static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
+
+/* TimeValue.parseTimeValue for intervals and offsets: a whole number and
+ * a unit (nanos, micros, ms, s, m, h, d). */
+static bool tv_time_value_ms(const char *s, size_t n, int64_t *out) {
+    static const struct {
+        const char *u;
+        int64_t mul, div;
+    } units[] = {{"nanos", 1, 1000000}, {"micros", 1, 1000}, {"ms", 1, 1}, {"s", 1000, 1},
+                 {"m", 60000, 1}, {"h", 3600000, 1}, {"d", 86400000, 1}};
+    for (size_t u = 0; u < TV_ARRAY_LEN(units); u++) {
+        size_t l = strlen(units[u].u);
+        if (n <= l || memcmp(s + n - l, units[u].u, l)) continue;
+        int64_t x;
+        if (!tv_parse_i64(s, n - l, &x) || x < 0 || x > INT64_MAX / units[u].mul) return false;
+        *out = x * units[u].mul / units[u].div;
+        return true;
+    }
+    return false;
+}
+
+static tv_status unknown_field(tv_dsl *d, const char *type, const tv_json_member *m) {
+    uint32_t l = 0, c = 0;
+    if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+    return tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [%s] unknown field [%s]", l, c, type, m->key);
+}
+
+/* ObjectParser's wrong-token error for a declared field. */
+static tv_status bad_token(tv_dsl *d, const char *type, const tv_json_member *m) {
+    uint32_t l = 0, c = 0;
+    if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+    return tv_dsl_error(d, TROVE_EXCONTENT, m->val.off, "[%u:%u] [%s] %s doesn't support values of type: %s", l, c,
+                        type, m->key, tv_dsl_token_name(&m->val));
+}
+
+/* ObjectParser's wrapper around a setter's IllegalArgumentException:
+ * x_content_parse_exception "[l:c] [type] failed to parse field [key]"
+ * caused by the setter's message. */
+static tv_status field_fail(tv_dsl *d, const char *type, const tv_json_member *m, const char *fmt, ...) TV_PRINTF(4, 5);
+static tv_status field_fail(tv_dsl *d, const char *type, const tv_json_member *m, const char *fmt, ...) {
+    char buf[700];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    uint32_t l = 0, c = 0;
+    if (d->src) tv_json_linecol(d->src, d->src_len, m->val.off, &l, &c);
+    tv_dsl_error(d, TROVE_EXCONTENT, m->val.off, "[%u:%u] [%s] failed to parse field [%s]", l, c, type, m->key);
+    return tv_error_cause(d->err, TROVE_EARG, "%s", buf);
+}
+
+static bool scalar(const tv_json *v) { return v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY; }
+
+static tv_status str_val(tv_dsl *d, const char *type, const tv_json_member *m, const char **out) {
+    if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
+    *out = m->val.v.s;
+    return TROVE_OK;
+}
+
+/* time_zone: ZoneId.of runs while the body is parsed, so a bad id is
+ * ObjectParser's "failed to parse field [time_zone]" caused by java.time's
+ * message. */
+static tv_status zone_val(tv_dsl *d, const char *type, const tv_json_member *m, const char **out) {
+    tv_status st = str_val(d, type, m, out);
+    if (st) return st;
+    const tv_tz *z;
+    tv_error e;
+    tv_error_clear(&e);
+    if (tv_tz_get(m->val.v.s, m->val.len, &z, &e)) {
+        field_fail(d, type, m, "%s", e.reason);
+        if (e.type[0]) snprintf(d->err->cause_type, sizeof d->err->cause_type, "%s", e.type);
+        return d->err ? d->err->code : TROVE_EXCONTENT;
+    }
+    return TROVE_OK;
+}
+
+static tv_status int_val(tv_dsl *d, const char *type, const tv_json_member *m, int64_t *out) {
+    if (!scalar(&m->val) || m->val.type == TV_JSON_NULL) return bad_token(d, type, m);
+    int32_t x;
+    tv_status st = tv_dsl_java_int(d, &m->val, &x);
+    if (!st) *out = x;
+    return st;
+}
+
+static tv_status long_val(tv_dsl *d, const char *type, const tv_json_member *m, int64_t *out) {
+    const tv_json *v = &m->val;
+    if (v->type == TV_JSON_INT) { *out = v->v.i; return TROVE_OK; }
+    if (v->type == TV_JSON_DOUBLE && v->v.d >= -9.2e18 && v->v.d <= 9.2e18) { *out = (int64_t)v->v.d; return TROVE_OK; }
+    if (v->type == TV_JSON_STRING) {
+        double x;
+        if (!tv_java_parse_double(v->v.s, v->len, &x)) return tv_dsl_nfe(d, v->v.s, v->len);
+        *out = (int64_t)x;
+        return TROVE_OK;
+    }
+    return bad_token(d, type, m);
+}
+
+static tv_status dbl_val(tv_dsl *d, const char *type, const tv_json_member *m, double *out) {
+    const tv_json *v = &m->val;
+    if (tv_json_is_number(v)) { *out = tv_json_as_double(v); return TROVE_OK; }
+    if (v->type == TV_JSON_STRING) {
+        if (!tv_java_parse_double(v->v.s, v->len, out)) return tv_dsl_nfe(d, v->v.s, v->len);
+        return TROVE_OK;
+    }
+    return bad_token(d, type, m);
+}
+
+static tv_status bool_val(tv_dsl *d, const char *type, const tv_json_member *m, bool *out) {
+    if (!scalar(&m->val)) return bad_token(d, type, m);
+    return tv_dsl_bool(d, type, m->key, &m->val, out);
+}
+
+static bool key_is(const tv_json_member *m, const char *k) { return tv_streq(m->key, m->key_len, k); }
+
+/* field, missing, format, script, value_type: ValuesSourceAggregationBuilder. */
+static tv_status source_key(tv_dsl *d, const char *type, const tv_json_member *m, tv_agg_source *s, bool *done) {
+    *done = true;
+    if (key_is(m, "field")) return str_val(d, type, m, &s->field);
+    if (key_is(m, "missing")) { s->missing = &m->val; return TROVE_OK; }
+    if (key_is(m, "format")) return str_val(d, type, m, &s->format);
+    if (key_is(m, "value_type")) return str_val(d, type, m, &s->value_type);
+    if (key_is(m, "script"))
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[script] in aggregation [%s] is not supported by trove", type);
+    *done = false;
+    return TROVE_OK;
+}
+
+/* ------------------------------------------------------------- orders */
+
+typedef TV_VEC(tv_agg_order) order_vec;
+
+static tv_status parse_order_one(tv_dsl *d, tv_agg *a, const tv_json *o, order_vec *out) {
+    if (o->type != TV_JSON_OBJECT)
+        return tv_dsl_error(d, TROVE_EPARSE, o->off, "Unexpected token %s for [order] in [%s].", tv_dsl_token_name(o), a->name);
+    for (uint32_t i = 0; i < o->len; i++) {
+        const tv_json_member *m = &o->v.members[i];
+        tv_agg_order x = {0};
+        if (m->val.type != TV_JSON_STRING)
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unexpected token %s for [order] in [%s].",
+                                tv_dsl_token_name(&m->val), a->name);
+        if (tv_streq(m->val.v.s, m->val.len, "asc")) x.desc = false;
+        else if (tv_streq(m->val.v.s, m->val.len, "desc")) x.desc = true;
+        else
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unknown order direction [%s] in terms aggregation [%s]",
+                                m->val.v.s, a->name);
+        if (key_is(m, "_count")) x.kind = TV_ORD_COUNT;
+        else if (key_is(m, "_key") || key_is(m, "_term") || key_is(m, "_time")) x.kind = TV_ORD_KEY;
+        else { x.kind = TV_ORD_PATH; x.path = m->key; }
+        if (tv_vec_push(out, x)) return oom(d);
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_order(tv_dsl *d, tv_agg *a, const tv_json *v) {
+    order_vec ords = {0};
+    tv_status st = TROVE_OK;
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len && !st; i++) st = parse_order_one(d, a, &v->v.items[i], &ords);
+    } else {
+        st = parse_order_one(d, a, v, &ords);
+    }
+    if (!st && ords.len) {
+        a->order = tv_arena_alloc(d->arena, ords.len * sizeof *a->order);
+        if (!a->order) st = oom(d);
+        else {
+            memcpy(a->order, ords.items, ords.len * sizeof *a->order);
+            a->norder = (uint32_t)ords.len;
+        }
+    }
+    tv_vec_fini(&ords);
+    return st;
+}
+
+/* --------------------------------------------------------- type bodies */
+
+static tv_status parse_bounds(tv_dsl *d, const char *type, const tv_json_member *m, const tv_json **lo,
+                              const tv_json **hi) {
+    if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+    for (uint32_t i = 0; i < m->val.len; i++) {
+        const tv_json_member *b = &m->val.v.members[i];
+        if (key_is(b, "min")) *lo = &b->val;
+        else if (key_is(b, "max")) *hi = &b->val;
+        else return unknown_field(d, m->key, b);
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    a->size = 10;
+    a->shard_size = -1;
+    a->min_doc_count = 1;
+    a->shard_min_doc_count = 0;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        tv_status st = source_key(d, "terms", m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (key_is(m, "size")) {
+            if (!(st = int_val(d, "terms", m, &a->size)) && a->size <= 0)
+                return field_fail(d, "terms", m, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
+        } else if (key_is(m, "shard_size")) {
+            a->shard_size_set = true;
+            if (!(st = int_val(d, "terms", m, &a->shard_size)) && a->shard_size <= 0)
+                return field_fail(d, "terms", m, "[shardSize] must be greater than 0. Found [%lld] in [%s]", (long long)a->shard_size, a->name);
+        } else if (key_is(m, "min_doc_count")) {
+            if (!(st = long_val(d, "terms", m, &a->min_doc_count)) && a->min_doc_count < 0)
+                return field_fail(d, "terms", m, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->min_doc_count, a->name);
+        } else if (key_is(m, "shard_min_doc_count")) {
+            if (!(st = long_val(d, "terms", m, &a->shard_min_doc_count)) && a->shard_min_doc_count < 0)
+                return field_fail(d, "terms", m, "[shardMinDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->shard_min_doc_count, a->name);
+        }
+        else if (key_is(m, "order")) st = parse_order(d, a, &m->val);
+        else if (key_is(m, "include")) a->include = &m->val;
+        else if (key_is(m, "exclude")) a->exclude = &m->val;
+        else if (key_is(m, "show_term_doc_count_error")) st = bool_val(d, "terms", m, &a->show_err);
+        else if (key_is(m, "execution_hint") || key_is(m, "collect_mode")) {
+            if (m->val.type != TV_JSON_STRING) st = bad_token(d, "terms", m);
+            else if (key_is(m, "collect_mode") && !tv_streq(m->val.v.s, m->val.len, "depth_first") &&
+                     !tv_streq(m->val.v.s, m->val.len, "breadth_first"))
+                st = tv_dsl_error(d, TROVE_EARG, m->val.off, "Unknown collect_mode [%s]", m->val.v.s);
+        } else return unknown_field(d, "terms", m);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool date) {
+    const char *type = date ? "date_histogram" : "histogram";
+    bool has_interval = false, legacy = false;
+    a->min_doc_count = 0;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        tv_status st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (key_is(m, "min_doc_count")) {
+            if (!(st = long_val(d, type, m, &a->min_doc_count)) && a->min_doc_count < 0)
+                return field_fail(d, type, m, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->min_doc_count, a->name);
+        } else if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
+        else if (key_is(m, "order")) st = parse_order(d, a, &m->val);
+        else if (key_is(m, "extended_bounds")) { a->has_ext = true; st = parse_bounds(d, "extended_bounds", m, &a->ext_min, &a->ext_max); }
+        else if (key_is(m, "hard_bounds")) { a->has_hard = true; st = parse_bounds(d, "hard_bounds", m, &a->hard_min, &a->hard_max); }
+        else if (!date && key_is(m, "interval")) {
+            has_interval = true;
+            if (!(st = dbl_val(d, type, m, &a->interval)) && !(a->interval > 0))
+                return field_fail(d, type, m, "[interval] must be >0 for histogram aggregation [%s]", a->name);
+        }
+        else if (!date && key_is(m, "offset")) st = dbl_val(d, type, m, &a->offset);
+        else if (date && key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
+        else if (date && key_is(m, "offset")) {
+            if (m->val.type == TV_JSON_INT) a->offset_ms = m->val.v.i;
+            else if (m->val.type == TV_JSON_STRING) {
+                /* "+1h", "-6h", "1d": DateHistogramAggregationBuilder.parseStringOffset */
+                const char *s = m->val.v.s;
+                size_t n = m->val.len;
+                bool neg = n && s[0] == '-';
+                if (n && (s[0] == '-' || s[0] == '+')) { s++; n--; }
+                int64_t ms;
+                if (!tv_time_value_ms(s, n, &ms))
+                    return tv_error_set(d->err, TROVE_EARG,
+                                        "failed to parse setting [%s.offset] with value [%s] as a time value: unit is missing or unrecognized",
+                                        type, m->val.v.s);
+                a->offset_ms = neg ? -ms : ms;
+            } else st = bad_token(d, type, m);
+        } else if (date && (key_is(m, "calendar_interval") || key_is(m, "fixed_interval") || key_is(m, "interval"))) {
+            if (m->val.type != TV_JSON_STRING && !(key_is(m, "interval") && m->val.type == TV_JSON_INT)) { st = bad_token(d, type, m); }
+            else if (has_interval) {
+                if (key_is(m, "interval"))
+                    return field_fail(d, type, m, "Cannot use [interval] with [fixed_interval] or [calendar_interval] configuration options.");
+                return field_fail(d, type, m, "Cannot use [%s] with [%s] configuration option.", m->key,
+                                  legacy ? "interval" : a->calendar_unit ? "calendar_interval" : "fixed_interval");
+            } else {
+                legacy = key_is(m, "interval");
+                has_interval = true;
+                tv_date_unit u;
+                const char *s = m->val.type == TV_JSON_STRING ? m->val.v.s : NULL;
+                size_t n = m->val.len;
+                bool cal = key_is(m, "calendar_interval"), fixed = key_is(m, "fixed_interval");
+                if (!cal && !fixed) { /* legacy "interval": a unit is calendar, else fixed */
+                    if (s && tv_date_unit_parse(s, n, &u)) cal = true;
+                    else fixed = true;
+                }
+                if (cal) {
+                    if (!s || !tv_date_unit_parse(s, n, &u))
+                        return field_fail(d, type, m, "The supplied interval [%s] could not be parsed as a calendar interval.", s ? s : "");
+                    a->calendar_unit = (int)u + 1;
+                } else {
+                    int64_t ms = 0;
+                    if (!s) ms = m->val.v.i;
+                    else if (!tv_time_value_ms(s, n, &ms))
+                        return field_fail(d, type, m,
+                                          "failed to parse setting [date_histogram.fixedInterval] with value [%s] as a time value: unit is missing or unrecognized",
+                                          s);
+                    if (legacy && ms < 1)
+                        return field_fail(d, type, m, "[interval] must be 1 or greater for aggregation [date_histogram]");
+                    if (ms <= 0) return field_fail(d, type, m, "Zero or negative time interval not supported");
+                    a->fixed_ms = ms;
+                }
+            }
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    /* no interval at all fails on the shard (collect.c) */
+    return TROVE_OK;
+}
+
+static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool date) {
+    const char *type = date ? "date_range" : "range";
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        tv_status st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
+        else if (date && key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
+        else if (key_is(m, "ranges")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
+            a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
+            if (!a->ranges) return oom(d);
+            for (uint32_t j = 0; j < m->val.len; j++) {
+                const tv_json *r = &m->val.v.items[j];
+                tv_agg_range *o = &a->ranges[a->nranges++];
+                if (r->type != TV_JSON_OBJECT) return tv_dsl_error(d, TROVE_EPARSE, r->off, "[ranges] failed to parse field [ranges]");
+                for (uint32_t k = 0; k < r->len; k++) {
+                    const tv_json_member *rm = &r->v.members[k];
+                    if (key_is(rm, "key")) { if ((st = str_val(d, "range", rm, &o->key))) return st; }
+                    else if (key_is(rm, "from")) o->from = rm->val.type == TV_JSON_NULL ? NULL : &rm->val;
+                    else if (key_is(rm, "to")) o->to = rm->val.type == TV_JSON_NULL ? NULL : &rm->val;
+                    else return tv_dsl_error(d, TROVE_EPARSE, rm->key_off, "Unknown key [%s] in [%s] range", rm->key, type);
+                    if ((key_is(rm, "from") || key_is(rm, "to")) && !scalar(&rm->val))
+                        return tv_dsl_error(d, TROVE_EPARSE, rm->val.off, "Unexpected token %s in [%s] range", tv_dsl_token_name(&rm->val), type);
+                }
+            }
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    if (!a->nranges) return tv_error_set(d->err, TROVE_EARG, "No [ranges] specified for the [%s] aggregation", a->name);
+    return TROVE_OK;
+}
+
+static tv_status parse_filters(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const tv_json *fs = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "filters")) {
+            if (m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_ARRAY) return bad_token(d, "filters", m);
+            fs = &m->val;
+        } else if (key_is(m, "other_bucket")) st = bool_val(d, "filters", m, &a->other_bucket);
+        else if (key_is(m, "other_bucket_key")) { st = str_val(d, "filters", m, &a->other_key); a->other_bucket = true; }
+        else return tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown key for a %s in [%s]: [%s].", tv_dsl_token_name(&m->val),
+                                 a->name, m->key);
+        if (st) return st;
+    }
+    if (!fs || !fs->len) return tv_error_set(d->err, TROVE_EARG, "[filters] cannot be empty.");
+    a->filters_anon = fs->type == TV_JSON_ARRAY;
+    a->filters = tv_arena_calloc(d->arena, fs->len + 1, sizeof *a->filters);
+    a->filter_keys = tv_arena_calloc(d->arena, fs->len + 1, sizeof *a->filter_keys);
+    if (!a->filters || !a->filter_keys) return oom(d);
+    for (uint32_t i = 0; i < fs->len; i++) {
+        const tv_json *q = a->filters_anon ? &fs->v.items[i] : &fs->v.members[i].val;
+        if (q->type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, q->off, "[filters] filter [%u] must be an object", i);
+        a->filters[i] = q;
+        a->filter_keys[i] = a->filters_anon ? tv_arena_sprintf(d->arena, "%u", i) : fs->v.members[i].key;
+        if (!a->filter_keys[i]) return oom(d);
+    }
+    a->nfilters = fs->len;
+    if (!a->filters_anon && a->nfilters > 1) {
+        /* FiltersAggregationBuilder sorts keyed filters by key */
+        for (uint32_t i = 1; i < a->nfilters; i++)
+            for (uint32_t j = i; j > 0 && strcmp(a->filter_keys[j - 1], a->filter_keys[j]) > 0; j--) {
+                const char *tk = a->filter_keys[j];
+                a->filter_keys[j] = a->filter_keys[j - 1];
+                a->filter_keys[j - 1] = tk;
+                const tv_json *tq = a->filters[j];
+                a->filters[j] = a->filters[j - 1];
+                a->filters[j - 1] = tq;
+            }
+    }
+    if (a->other_bucket && !a->other_key) a->other_key = "_other_";
+    a->keyed = !a->filters_anon;
+    return TROVE_OK;
+}
+
+static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = a->type_name;
+    a->precision_threshold = 3000;
+    a->compression = 100.0;
+    a->keyed = true;
+    bool has_values = false;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        bool done = false;
+        if (a->kind == TV_AGG_WEIGHTED_AVG) {
+            if (key_is(m, "value") || key_is(m, "weight")) {
+                if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+                tv_agg_source *s = key_is(m, "value") ? &a->src : &a->weight;
+                for (uint32_t k = 0; k < m->val.len; k++) {
+                    const tv_json_member *vm = &m->val.v.members[k];
+                    if (key_is(vm, "field")) st = str_val(d, m->key, vm, &s->field);
+                    else if (key_is(vm, "missing")) s->missing = &vm->val;
+                    else if (key_is(vm, "script"))
+                        st = tv_dsl_error(d, TROVE_EUNSUPPORTED, vm->val.off, "[script] in aggregation [%s] is not supported by trove", type);
+                    else return unknown_field(d, m->key, vm);
+                    if (st) return st;
+                }
+                continue;
+            }
+            if (key_is(m, "format")) { st = str_val(d, type, m, &a->src.format); if (st) return st; continue; }
+            if (key_is(m, "value_type")) { st = str_val(d, type, m, &a->src.value_type); if (st) return st; continue; }
+            return unknown_field(d, type, m);
+        }
+        st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (a->kind == TV_AGG_EXTENDED_STATS && key_is(m, "sigma")) {
+            st = dbl_val(d, type, m, &a->interval); /* sigma */
+            if (!st && a->interval < 0) {
+                char num[40];
+                tv_fmt_double(a->interval, num);
+                return field_fail(d, type, m, "[sigma] must be greater than or equal to 0. Found [%s] in [%s]", num, a->name);
+            }
+        } else if (a->kind == TV_AGG_CARDINALITY && key_is(m, "precision_threshold")) {
+            st = long_val(d, type, m, &a->precision_threshold);
+            if (!st && a->precision_threshold < 0)
+                return tv_error_set(d->err, TROVE_EARG, "[precisionThreshold] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                    (long long)a->precision_threshold, a->name);
+        } else if (a->kind == TV_AGG_CARDINALITY && key_is(m, "execution_hint")) {
+            if (m->val.type != TV_JSON_STRING) st = bad_token(d, type, m);
+        } else if ((a->kind == TV_AGG_PERCENTILES && key_is(m, "percents")) ||
+                   (a->kind == TV_AGG_PERCENTILE_RANKS && key_is(m, "values"))) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
+            a->percents = tv_arena_alloc(d->arena, (m->val.len + 1) * sizeof *a->percents);
+            if (!a->percents) return oom(d);
+            a->npercents = 0;
+            for (uint32_t k = 0; k < m->val.len; k++) {
+                const tv_json *e = &m->val.v.items[k];
+                if (!tv_json_is_number(e)) return tv_dsl_error(d, TROVE_EPARSE, e->off, "[%s] failed to parse field [%s]", type, m->key);
+                a->percents[a->npercents++] = tv_json_as_double(e);
+            }
+            has_values = true;
+        } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && key_is(m, "keyed")) {
+            st = bool_val(d, type, m, &a->keyed);
+        } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && key_is(m, "tdigest")) {
+            if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+            for (uint32_t k = 0; k < m->val.len; k++) {
+                const tv_json_member *tm = &m->val.v.members[k];
+                if (key_is(tm, "compression")) st = dbl_val(d, "tdigest", tm, &a->compression);
+                else return unknown_field(d, "tdigest", tm);
+                if (st) return st;
+            }
+        } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) &&
+                   (key_is(m, "hdr") || key_is(m, "method"))) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "the [hdr] percentiles method is not supported by trove");
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    if (a->kind == TV_AGG_PERCENTILES) {
+        if (!has_values) {
+            static const double dflt[] = {1, 5, 25, 50, 75, 95, 99};
+            a->percents = tv_arena_alloc(d->arena, sizeof dflt);
+            if (!a->percents) return oom(d);
+            memcpy(a->percents, dflt, sizeof dflt);
+            a->npercents = 7;
+        } else if (!a->npercents) {
+            return tv_error_set(d->err, TROVE_EARG, "[percents] must not be empty: [%s]", a->name);
+        }
+        for (uint32_t k = 0; k < a->npercents; k++) {
+            if (a->percents[k] >= 0 && a->percents[k] <= 100) continue;
+            char num[40];
+            tv_fmt_double(a->percents[k], num);
+            return tv_error_set(d->err, TROVE_EARG, "percent must be in [0,100], got [%s]: [%s]", num, a->name);
+        }
+    }
+    if (a->kind == TV_AGG_PERCENTILE_RANKS && (!has_values || !a->npercents))
+        return tv_error_set(d->err, TROVE_EARG, "[values] must not be null: [%s]", a->name);
+    if (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) {
+        /* PercentilesAggregationBuilder sorts the requested keys */
+        for (uint32_t i = 1; i < a->npercents; i++)
+            for (uint32_t j = i; j > 0 && a->percents[j - 1] > a->percents[j]; j--) {
+                double t = a->percents[j];
+                a->percents[j] = a->percents[j - 1];
+                a->percents[j - 1] = t;
+            }
+    }
+    if (a->kind == TV_AGG_EXTENDED_STATS && !a->interval) {
+        bool given = false;
+        for (uint32_t i = 0; i < body->len; i++) given |= key_is(&body->v.members[i], "sigma");
+        if (!given) a->interval = 2.0;
+    }
+    if (a->kind == TV_AGG_WEIGHTED_AVG && (!a->src.field || !a->weight.field))
+        return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+    return TROVE_OK;
+}
+
+static tv_status parse_pipeline(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = a->type_name;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "buckets_path")) {
+            if (m->val.type == TV_JSON_STRING) a->buckets_path = m->val.v.s;
+            else if (m->val.type == TV_JSON_ARRAY && m->val.len == 1 && m->val.v.items[0].type == TV_JSON_STRING)
+                a->buckets_path = m->val.v.items[0].v.s;
+            else if (m->val.type == TV_JSON_ARRAY)
+                return tv_error_set(d->err, TROVE_EPARSE, "[%s] requires exactly one buckets_path, got [%u]", type, m->val.len);
+            else return bad_token(d, type, m);
+        } else if (key_is(m, "gap_policy")) {
+            if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
+            if (tv_streq(m->val.v.s, m->val.len, "insert_zeros")) a->gap_insert_zeros = true;
+            else if (tv_streq(m->val.v.s, m->val.len, "skip")) a->gap_insert_zeros = false;
+            else
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros]", m->val.v.s);
+        } else if (key_is(m, "format")) st = str_val(d, type, m, &a->src.format);
+        else if (a->kind == TV_AGG_DERIVATIVE && key_is(m, "unit")) st = str_val(d, type, m, &a->unit);
+        else return tv_error_set(d->err, TROVE_EPARSE, "Unknown key for a %s in [%s]: [%s].", tv_dsl_token_name(&m->val), a->name, m->key);
+        if (st) return st;
+    }
+    if (!a->buckets_path)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing required field [buckets_path] for aggregation [%s]", a->name);
+    return TROVE_OK;
+}
+
+static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool date);
+
+/* composite: {"size", "sources": [{name: {terms|histogram|date_histogram: {...}}}], "after"}
+ * (CompositeAggregationBuilder, CompositeValuesSourceParserHelper). */
+static tv_status parse_composite(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    a->size = 10;
+    const tv_json *srcs = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "size")) {
+            if (!(st = int_val(d, "composite", m, &a->size)) && a->size <= 0)
+                return field_fail(d, "composite", m, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
+        } else if (key_is(m, "sources")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, "composite", m);
+            srcs = &m->val;
+        } else if (key_is(m, "after")) {
+            if (m->val.type != TV_JSON_OBJECT) return bad_token(d, "composite", m);
+            a->after = &m->val;
+        } else return unknown_field(d, "composite", m);
+        if (st) return st;
+    }
+    if (!srcs || !srcs->len) return tv_error_set(d->err, TROVE_EARG, "Composite [sources] cannot be null or empty");
+    a->tsrc = tv_arena_calloc(d->arena, srcs->len, sizeof *a->tsrc);
+    if (!a->tsrc) return oom(d);
+    for (uint32_t i = 0; i < srcs->len; i++) {
+        const tv_json *e = &srcs->v.items[i];
+        if (e->type != TV_JSON_OBJECT || e->len != 1 || e->v.members[0].val.type != TV_JSON_OBJECT ||
+            e->v.members[0].val.len != 1 || e->v.members[0].val.v.members[0].val.type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, e->off, "Expected [START_OBJECT] for a composite source, got [%s]", tv_dsl_token_name(e));
+        const tv_json_member *nm = &e->v.members[0];
+        const tv_json_member *tm = &nm->val.v.members[0];
+        for (uint32_t j = 0; j < a->ntsrc; j++)
+            if (!strcmp(a->tsrc[j].name, nm->key))
+                return tv_error_set(d->err, TROVE_EARG, "Composite source names must be unique, found duplicates: [%s]", nm->key);
+        tv_agg_tsrc *ts = &a->tsrc[a->ntsrc++];
+        ts->name = nm->key;
+        tv_agg *n = tv_arena_calloc(d->arena, 1, sizeof *n);
+        if (!n) return oom(d);
+        n->name = nm->key;
+        n->type_name = tm->key;
+        ts->node = n;
+        /* the source's own keys: order, missing_bucket; the rest as the bucket type reads them */
+        const tv_json *sb = &tm->val;
+        tv_json_member *rest = tv_arena_calloc(d->arena, sb->len + 1, sizeof *rest);
+        if (!rest) return oom(d);
+        uint32_t nr = 0;
+        for (uint32_t k = 0; k < sb->len; k++) {
+            const tv_json_member *sm = &sb->v.members[k];
+            if (key_is(sm, "order")) {
+                if (sm->val.type != TV_JSON_STRING || (!tv_streq(sm->val.v.s, sm->val.len, "asc") && !tv_streq(sm->val.v.s, sm->val.len, "desc")))
+                    return tv_error_set(d->err, TROVE_EARG, "Unknown order [%s]", sm->val.type == TV_JSON_STRING ? sm->val.v.s : "");
+                ts->desc = tv_streq(sm->val.v.s, sm->val.len, "desc");
+            } else if (key_is(sm, "missing_bucket")) {
+                tv_status st = bool_val(d, tm->key, sm, &ts->missing_bucket);
+                if (st) return st;
+            } else if (key_is(sm, "missing") || key_is(sm, "missing_order")) {
+                return tv_dsl_error(d, TROVE_EUNSUPPORTED, sm->key_off, "[%s] in a composite source is not supported by trove", sm->key);
+            } else rest[nr++] = *sm;
+        }
+        tv_json sub = *sb;
+        sub.v.members = rest;
+        sub.len = nr;
+        tv_status st;
+        if (!strcmp(tm->key, "terms")) {
+            n->kind = TV_AGG_TERMS;
+            for (uint32_t k = 0; k < nr; k++) {
+                bool done;
+                if ((st = source_key(d, "terms", &rest[k], &n->src, &done))) return st;
+                if (!done) return unknown_field(d, "terms", &rest[k]);
+            }
+            if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        } else if (!strcmp(tm->key, "histogram") || !strcmp(tm->key, "date_histogram")) {
+            bool date = tm->key[0] == 'd';
+            n->kind = date ? TV_AGG_DATE_HISTOGRAM : TV_AGG_HISTOGRAM;
+            if ((st = parse_histogram(d, n, &sub, date))) return st;
+            if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        } else if (!strcmp(tm->key, "geotile_grid")) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, tm->key_off, "the [geotile_grid] composite source is not supported by trove");
+        } else {
+            return tv_dsl_error(d, TROVE_EPARSE, tm->key_off, "Invalid source type: %s", tm->key);
+        }
+    }
+    if (a->after && a->after->len != a->ntsrc)
+        return tv_error_set(d->err, TROVE_EARG, "[after] has %u value(s) but [sources] has %u", a->after->len, a->ntsrc);
+    return TROVE_OK;
+}
+
+/* multi_terms: {"terms": [{"field", "missing"}...], size, order, ...}
+ * (MultiTermsAggregationBuilder); the rest reads as terms reads it. */
+static tv_status parse_multi_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    tv_json_member *rest = tv_arena_calloc(d->arena, body->len + 1, sizeof *rest);
+    if (!rest) return oom(d);
+    uint32_t nr = 0;
+    const tv_json *terms = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        if (key_is(m, "terms")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, "multi_terms", m);
+            terms = &m->val;
+        } else if (key_is(m, "field") || key_is(m, "missing") || key_is(m, "script") || key_is(m, "include") ||
+                   key_is(m, "exclude") || key_is(m, "value_type")) {
+            return unknown_field(d, "multi_terms", m);
+        } else rest[nr++] = *m;
+    }
+    tv_json sub = *body;
+    sub.v.members = rest;
+    sub.len = nr;
+    tv_status st = parse_terms(d, a, &sub);
+    if (st) return st;
+    if (!terms || terms->len < 2)
+        return tv_error_set(d->err, TROVE_EARG, "The [terms] parameter in the aggregation [%s] must be present and have at least 2 fields.", a->name);
+    a->tsrc = tv_arena_calloc(d->arena, terms->len, sizeof *a->tsrc);
+    if (!a->tsrc) return oom(d);
+    for (uint32_t i = 0; i < terms->len; i++) {
+        const tv_json *e = &terms->v.items[i];
+        if (e->type != TV_JSON_OBJECT) return tv_dsl_error(d, TROVE_EPARSE, e->off, "[multi_terms] terms must be objects");
+        tv_agg *n = tv_arena_calloc(d->arena, 1, sizeof *n);
+        if (!n) return oom(d);
+        n->kind = TV_AGG_TERMS;
+        n->name = a->name;
+        n->type_name = "multi_terms";
+        for (uint32_t k = 0; k < e->len; k++) {
+            bool done;
+            if ((st = source_key(d, "terms", &e->v.members[k], &n->src, &done))) return st;
+            if (!done) return unknown_field(d, "terms", &e->v.members[k]);
+        }
+        if (!n->src.field) return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+        a->tsrc[a->ntsrc].node = n;
+        a->tsrc[a->ntsrc].name = n->src.field;
+        a->ntsrc++;
+    }
+    return TROVE_OK;
+}
+
+/* A list of strings (a string alone is a one-item list). */
+static tv_status str_list(tv_dsl *d, const char *type, const tv_json_member *m, const char ***out, uint32_t *n) {
+    const tv_json *v = &m->val;
+    uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
+    const char **l = tv_arena_calloc(d->arena, cnt + 1, sizeof *l);
+    if (!l) return oom(d);
+    for (uint32_t i = 0; i < cnt; i++) {
+        const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[i] : v;
+        if (e->type != TV_JSON_STRING) return bad_token(d, type, m);
+        l[i] = e->v.s;
+    }
+    *out = l;
+    *n = cnt;
+    return TROVE_OK;
+}
+
+/* top_hits (TopHitsAggregationBuilder): from, size, sort, _source,
+ * version, seq_no_primary_term, track_scores; the fetch options trove does
+ * not have answer 400 by name. */
+static tv_status parse_top_hits(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    a->th_size = 3;
+    a->th_source = true;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "from")) {
+            if (!(st = int_val(d, "top_hits", m, &a->th_from)) && a->th_from < 0)
+                return field_fail(d, "top_hits", m, "[from] must be greater than or equal to 0. Found [%lld] in [%s]", (long long)a->th_from, a->name);
+        } else if (key_is(m, "size")) {
+            if (!(st = int_val(d, "top_hits", m, &a->th_size)) && a->th_size < 0)
+                return field_fail(d, "top_hits", m, "[size] must be greater than or equal to 0. Found [%lld] in [%s]", (long long)a->th_size, a->name);
+        } else if (key_is(m, "version")) st = bool_val(d, "top_hits", m, &a->th_version);
+        else if (key_is(m, "seq_no_primary_term")) st = bool_val(d, "top_hits", m, &a->th_seq_no);
+        else if (key_is(m, "track_scores")) st = bool_val(d, "top_hits", m, &a->th_track_scores);
+        else if (key_is(m, "_source")) {
+            const tv_json *v = &m->val;
+            if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) a->th_source = v->type == TV_JSON_TRUE;
+            else if (v->type == TV_JSON_STRING || v->type == TV_JSON_ARRAY) st = str_list(d, "top_hits", m, &a->th_inc, &a->th_ninc);
+            else if (v->type == TV_JSON_OBJECT) {
+                for (uint32_t k = 0; k < v->len && !st; k++) {
+                    const tv_json_member *sm = &v->v.members[k];
+                    if (key_is(sm, "includes") || key_is(sm, "include")) st = str_list(d, "_source", sm, &a->th_inc, &a->th_ninc);
+                    else if (key_is(sm, "excludes") || key_is(sm, "exclude")) st = str_list(d, "_source", sm, &a->th_exc, &a->th_nexc);
+                    else return unknown_field(d, "_source", sm);
+                }
+            } else return bad_token(d, "top_hits", m);
+        } else if (key_is(m, "sort")) {
+            if ((st = tv_hit_sort_parse(d, &m->val, "top_hits", &a->th_sort))) return st;
+        } else if (key_is(m, "explain") || key_is(m, "highlight") || key_is(m, "script_fields") ||
+                   key_is(m, "docvalue_fields") || key_is(m, "stored_fields") || key_is(m, "fields")) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "[%s] in [top_hits] is not supported by trove", m->key);
+        } else return unknown_field(d, "top_hits", m);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    switch (a->kind) {
+    case TV_AGG_TOP_HITS: return parse_top_hits(d, a, body);
+    case TV_AGG_COMPOSITE: return parse_composite(d, a, body);
+    case TV_AGG_MULTI_TERMS: return parse_multi_terms(d, a, body);
+    case TV_AGG_TERMS: return parse_terms(d, a, body);
+    case TV_AGG_HISTOGRAM: return parse_histogram(d, a, body, false);
+    case TV_AGG_DATE_HISTOGRAM: return parse_histogram(d, a, body, true);
+    case TV_AGG_RANGE: return parse_range(d, a, body, false);
+    case TV_AGG_DATE_RANGE: return parse_range(d, a, body, true);
+    case TV_AGG_FILTER: a->filter = body; return TROVE_OK;
+    case TV_AGG_FILTERS: return parse_filters(d, a, body);
+    case TV_AGG_MISSING:
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            bool done;
+            tv_status st = source_key(d, "missing", m, &a->src, &done);
+            if (st) return st;
+            if (!done) return unknown_field(d, "missing", m);
+        }
+        return TROVE_OK;
+    case TV_AGG_GLOBAL:
+        if (body->len) return unknown_field(d, "global", &body->v.members[0]);
+        return TROVE_OK;
+    case TV_AGG_NESTED:
+    case TV_AGG_REVERSE_NESTED:
+        /* NestedAggregationBuilder.parse / ReverseNestedAggregationBuilder.parse */
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            if (m->val.type != TV_JSON_STRING)
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unexpected token %s in [%s].", tv_dsl_token_name(&m->val),
+                                    a->name);
+            if (!key_is(m, "path"))
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unknown key for a VALUE_STRING in [%s]: [%s].", a->name,
+                                    m->key);
+            if (!(a->nested_path = tv_arena_strndup(d->arena, m->val.v.s, m->val.len))) return oom(d);
+        }
+        if (a->kind == TV_AGG_NESTED && !a->nested_path)
+            return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing [path] field for nested aggregation [%s]", a->name);
+        return TROVE_OK;
+    case TV_AGG_SAMPLER:
+        a->shard_size = 100;
+        for (uint32_t i = 0; i < body->len; i++) {
+            const tv_json_member *m = &body->v.members[i];
+            if (!key_is(m, "shard_size")) return unknown_field(d, "sampler", m);
+            tv_status st = int_val(d, "sampler", m, &a->shard_size);
+            if (st) return st;
+        }
+        return TROVE_OK;
+    default:
+        if (tv_agg_is_pipeline(a->kind)) return parse_pipeline(d, a, body);
+        return parse_metric(d, a, body);
+    }
+}
+
+/* ------------------------------------------------------------- levels */
+
+static tv_status parse_level(tv_dsl *d, const tv_json *v, int depth, tv_aggs *out);
+
+static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_agg **out) {
+    const char *name = nm->key;
+    const tv_json *def = &nm->val;
+    for (const char *p = name; *p; p++)
+        if (*p == '[' || *p == ']' || *p == '>')
+            return tv_dsl_error(d, TROVE_EPARSE, nm->key_off,
+                                "Invalid aggregation name [%s]. Aggregation names can contain any character except '[', ']', and '>'",
+                                name);
+    if (def->type != TV_JSON_OBJECT)
+        return tv_dsl_error(d, TROVE_EPARSE, def->off, "Aggregation definition for [%s starts with a [%s], expected a [START_OBJECT].",
+                            name, tv_dsl_token_name(def));
+    tv_agg *a = tv_arena_calloc(d->arena, 1, sizeof *a);
+    if (!a) return oom(d);
+    a->name = name;
+    const tv_json *body = NULL, *subs = NULL;
+    for (uint32_t i = 0; i < def->len; i++) {
+        const tv_json_member *m = &def->v.members[i];
+        if (m->val.type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Expected [START_OBJECT] under [%s], but got a [%s] in [%s]",
+                                m->key, tv_dsl_token_name(&m->val), name);
+        if (key_is(m, "meta")) { a->meta = &m->val; continue; }
+        if (key_is(m, "aggs") || key_is(m, "aggregations")) {
+            if (subs) return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Found two sub aggregation definitions under [%s]", name);
+            subs = &m->val;
+            continue;
+        }
+        if (a->type_name)
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Found two aggregation type definitions in [%s]: [%s] and [%s]", name,
+                                a->type_name, m->key);
+        bool known = false;
+        for (size_t k = 0; k < TV_ARRAY_LEN(k_kinds); k++)
+            if (key_is(m, k_kinds[k].name)) { a->kind = k_kinds[k].kind; known = true; break; }
+        if (!known) {
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_unsupported); k++)
+                if (key_is(m, k_unsupported[k]))
+                    return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "the [%s] aggregation is not supported by trove", m->key);
+            /* AggregatorFactories: the NamedObjectNotFoundException as the
+             * cause, a suggestion among the registered names */
+            const char *names[TV_ARRAY_LEN(k_kinds) + TV_ARRAY_LEN(k_unsupported)];
+            size_t nn = 0;
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_kinds); k++) names[nn++] = k_kinds[k].name;
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_unsupported); k++) names[nn++] = k_unsupported[k];
+            char sug[512];
+            tv_dsl_did_you_mean(m->key, m->key_len, names, nn, sug, sizeof sug);
+            uint32_t l = 0, c = 0;
+            if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+            tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown aggregation type [%s]%s", m->key, sug);
+            tv_error_cause(d->err, TROVE_EPARSE, "[%u:%u] unknown field [%s]", l, c, m->key);
+            snprintf(d->err->cause_type, sizeof d->err->cause_type, "named_object_not_found_exception");
+            return TROVE_EPARSE;
+        }
+        a->type_name = m->key;
+        a->off = m->val.off;
+        body = &m->val;
+        tv_status st = parse_body(d, a, body);
+        if (st) return st;
+    }
+    if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
+    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS && a->kind != TV_AGG_TOP_HITS &&
+                   a->kind != TV_AGG_SAMPLER && a->kind != TV_AGG_NESTED && a->kind != TV_AGG_REVERSE_NESTED &&
+                   a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
+                   a->kind != TV_AGG_MULTI_TERMS;
+    if (sourced && !a->src.field)
+        return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
+    if (subs) {
+        if (!tv_agg_is_bucket(a->kind)) {
+            tv_error_set(d->err, TROVE_EARG, "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
+            snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+            return TROVE_EARG;
+        }
+        tv_aggs sub = {0};
+        tv_status st = parse_level(d, subs, depth + 1, &sub);
+        if (st) return st;
+        a->subs = sub.items;
+        a->nsubs = sub.n;
+    }
+    if (a->kind == TV_AGG_GLOBAL && depth > 0)
+        return tv_error_set(d->err, TROVE_EARG, "Aggregation [%s] must be a top level aggregation", name);
+    if (subs)
+        for (uint32_t i = 0; i < a->nsubs; i++)
+            if (a->subs[i]->kind == TV_AGG_COMPOSITE) {
+                tv_error_set(d->err, TROVE_EARG, "[composite] aggregation cannot be used with a parent aggregation of type: [%s]",
+                             a->type_name);
+                snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+                return TROVE_EARG;
+            }
+    *out = a;
+    return TROVE_OK;
+}
+
+static tv_status parse_level(tv_dsl *d, const tv_json *v, int depth, tv_aggs *out) {
+    if (depth > 64) return tv_dsl_error(d, TROVE_EPARSE, v->off, "aggregations nested too deeply");
+    out->items = tv_arena_calloc(d->arena, v->len + 1, sizeof *out->items);
+    if (!out->items) return oom(d);
+    out->n = 0;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        for (uint32_t j = 0; j < out->n; j++)
+            if (!strcmp(out->items[j]->name, m->key))
+                return tv_error_set(d->err, TROVE_EARG, "Two sibling aggregations cannot have the same name: [%s]", m->key);
+        tv_agg *a = NULL;
+        tv_status st = parse_one(d, m, depth, &a);
+        if (st) return st;
+        a->index = out->n;
+        out->items[out->n++] = a;
+    }
+    return TROVE_OK;
+}
+
+tv_status tv_aggs_parse(tv_dsl *d, const tv_json *v, tv_aggs *out) {
+    memset(out, 0, sizeof *out);
+    if (v->type != TV_JSON_OBJECT)
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unexpected token %s in [aggs]: aggregations definitions must start with the name of the aggregation.",
+                            tv_dsl_token_name(v));
+    return parse_level(d, v, 0, out);
+}
+
+bool tv_aggs_need_scores(const tv_aggs *aggs) {
+    for (uint32_t i = 0; i < aggs->n; i++) {
+        const tv_agg *a = aggs->items[i];
+        if (a->kind == TV_AGG_SAMPLER) return true;
+        if (a->kind == TV_AGG_TOP_HITS) {
+            if (!a->th_sort.n || a->th_track_scores) return true;
+            for (uint32_t k = 0; k < a->th_sort.n; k++)
+                if (!a->th_sort.keys[k].field) return true;
+        }
+        tv_aggs sub = {a->subs, a->nsubs};
+        if (tv_aggs_need_scores(&sub)) return true;
+    }
+    return false;
+}

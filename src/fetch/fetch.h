@@ -1,0 +1,158 @@
+/*
+ * fetch.h — the fetch layer: everything that turns a hit into JSON.
+ *
+ * A search (src/search) collects hits as (target, segment, doc); the fetch
+ * layer writes what OpenSearch's FetchPhase and its sub-phases write for
+ * each: the "_source" with includes/excludes (source.c), the version
+ * members, docvalue_fields (docvalue.c) and "fields" (fields.c),
+ * highlighting (highlight.c, highlight.h), the inner hits of nested
+ * queries and the nested identity of a nested hit (inner_hits.c), and the
+ * sort that top_hits and inner_hits share (hit_sort.c).
+ *
+ * Reads indices through index.h snapshots and queries through
+ * query/query.h (inner hits and highlighting run the query again); knows
+ * nothing of aggregations or of the search's collectors.
+ *
+ * Ownership: everything a function returns lives in the request arena it
+ * is given; nothing here needs freeing.
+ */
+#ifndef TROVE_FETCH_H
+#define TROVE_FETCH_H
+
+#include "index/index.h"
+#include "json/json.h"
+#include "query/query.h"
+#include "util/util.h"
+
+/* =========================================================== hit sort */
+
+/* A sort of top_hits or inner_hits (hit_sort.c): keys are _score (field
+ * NULL) or a field's doc value. */
+#define TV_HIT_SORT_MAX 4
+typedef struct tv_hit_sort_key {
+    const char *field; /* NULL: _score */
+    bool desc;
+} tv_hit_sort_key;
+typedef struct tv_hit_sort {
+    tv_hit_sort_key *keys; /* none: _score descending */
+    uint32_t n;
+} tv_hit_sort;
+
+/* A hit of top_hits or inner_hits: where its doc is, its score, and its
+ * sort keys' values. */
+typedef struct tv_hit {
+    float score;
+    const struct tv_search_target *t;
+    uint32_t seg, doc;
+    int64_t sv[TV_HIT_SORT_MAX];
+    const char *ss[TV_HIT_SORT_MAX];
+    uint32_t sl[TV_HIT_SORT_MAX];
+    uint8_t sk[TV_HIT_SORT_MAX]; /* 0 missing, 1 number, 2 bytes */
+} tv_hit;
+
+/* The "sort" value of top_hits or inner_hits (what names the option in
+ * errors) into *out (arena). */
+tv_status tv_hit_sort_parse(tv_dsl *d, const tv_json *sort, const char *what, tv_hit_sort *out);
+/* <0 when x ranks before y: the keys (missing values last), then
+ * target, segment and doc. */
+int tv_hit_cmp(const tv_hit_sort *s, const tv_hit *x, const tv_hit *y);
+/* Each key's value of segment seg's doc into h (f: the keys' fields, NULL
+ * for _score or unmapped): the smallest value ascending, the largest
+ * descending. TROVE_ENOMEM only. */
+tv_status tv_hit_sort_keys(const tv_hit_sort *s, const tv_field *const *f, const tv_segment *seg, uint32_t doc,
+                           tv_arena *arena, tv_hit *h);
+/* The hit's "sort" key and array as SearchHit prints it. */
+void tv_hit_write_sort(tv_jw *w, const tv_hit_sort *s, const tv_field *const *fields, const tv_hit *h);
+
+/* ===================================================== source, versions */
+
+/* Writes a stored _source (the value, not the key) with includes and
+ * excludes applied (source.c); unfiltered when both are empty or the
+ * source does not parse. */
+void tv_fetch_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, const char **inc, size_t ninc,
+                           const char **exc, size_t nexc);
+/* A hit's "_version" and "_seq_no"/"_primary_term" members, as asked. */
+void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no);
+
+/* ============================================================= fields */
+
+/* One entry of the body's "fields" (fields.c). */
+typedef struct tv_fetch_spec {
+    const char *pattern;   /* a field name or a wildcard pattern */
+    const char *format;    /* dates: the format to print with (NULL: the field's) */
+    bool include_unmapped;
+} tv_fetch_spec;
+
+/* One field of a hit: its name and its values as a rendered JSON array. */
+typedef struct tv_fetched {
+    const char *name;
+    const char *json;
+    size_t len;
+} tv_fetched;
+
+tv_status tv_fetch_fields_parse(tv_dsl *d, const tv_json *v, tv_fetch_spec **out, size_t *n);
+/* The requested fields of one hit from its _source, in request order
+ * (each field once); everything in arena. TROVE_EUNSUPPORTED (err set) for
+ * a field type whose values trove cannot fetch. */
+tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec *specs, size_t nspecs, const char *id,
+                          size_t id_len, const char *src, size_t src_len, tv_fetched **out, size_t *nout,
+                          tv_error *err);
+
+/* One hit's docvalue_fields (docvalue.c): each of names[0..nnames) that
+ * the mapping maps and the doc has values of, printed with formats[k]
+ * (NULL, or formats NULL: the field's own), appended to df at *ndf unless
+ * df already holds the name. fb is the caller's scratch buffer; a rendered
+ * value lives in arena. */
+void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *seg, uint32_t doc, const char *const *names,
+                        const char *const *formats, size_t nnames, tv_fetched *df, size_t *ndf, tv_buf *fb);
+/* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###"):
+ * see docvalue.c. out: NUL-terminated, cap >= 400. */
+void tv_decimal_format(double x, const char *pat, char *out, size_t cap);
+
+/* ========================================================== inner hits */
+
+/* What the nested query's parser calls for its "inner_hits"
+ * (tv_dsl.inner_hits): the searches that fetch hits set it. */
+extern const tv_inner_hits_ops tv_fetch_inner_hits;
+
+/* The nested identity of a nested doc (FetchPhase's NestedIdentity): the
+ * root doc of its block and, from the outermost nested object in, each
+ * level's path (rel: below the level above, the whole path for the
+ * outermost) and offset among that parent's objects of the path.
+ * TROVE_EINTERNAL for a root doc or a block the mapping does not explain.
+ * _write writes "_nested": {...} (each level's inside the one above);
+ * _source is the doc's object within the root's parsed source (NULL when
+ * absent). */
+#define TV_NESTED_MAX_LEVELS 24
+typedef struct tv_nested_ident {
+    uint32_t root;
+    uint32_t n;
+    struct {
+        const char *rel;
+        uint32_t offset;
+    } level[TV_NESTED_MAX_LEVELS];
+} tv_nested_ident;
+tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_t doc, tv_nested_ident *out);
+void tv_nested_ident_write(tv_jw *w, const tv_nested_ident *id);
+const tv_json *tv_nested_ident_source(const tv_nested_ident *id, const tv_json *root_src);
+/* Writes a nested hit's "_source": obj, or (with includes / excludes)
+ * obj filtered as FetchSourcePhase filters a nested hit (the patterns
+ * apply to obj wrapped in its paths, full paths from the root); {} when
+ * the filter leaves no object. */
+tv_status tv_nested_write_source(tv_jw *w, tv_arena *a, const tv_nested_ident *id, const tv_json *obj, const char **inc,
+                                 size_t ninc, const char **exc, size_t nexc);
+
+/* The inner hits of the nested queries of one target's query (defs: the
+ * target parse's tv_dsl.nested_ih). _bind binds their highlight to target
+ * t (d->mapping is t's), as tv_hl_bind binds the search's. _collect runs
+ * them over the page's hits of the target at once (m hits: page index,
+ * segment and root doc of each; npage the page's size); _write then
+ * writes the members of page hit `page`'s "inner_hits" object. */
+tv_status tv_inner_hits_bind(tv_dsl *d, const struct tv_search_target *t, tv_nested_q *const *defs, uint32_t n);
+tv_status tv_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t npage,
+                                const uint32_t *page, const uint32_t *segs, const uint32_t *docs, uint32_t m, tv_arena *a,
+                                tv_error *err);
+tv_status tv_inner_hits_write(tv_nested_q *const *defs, uint32_t n, const tv_snapshot *snap, uint32_t seg, uint32_t doc,
+                              uint32_t page, const char *index, tv_arena *a, tv_jw *out, tv_error *err);
+
+#endif /* TROVE_FETCH_H */

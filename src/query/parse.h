@@ -1,0 +1,53 @@
+/*
+ * parse.h — helpers for every parser of a search body's JSON: the query
+ * DSL's files (dsl.c: dispatcher, bool, errors; dsl_leaf.c: leaf and
+ * compound queries; ...) and, above, the parsers of the other body
+ * sections (fetch: highlight, inner_hits, fields; aggs; search: the body,
+ * suggest). Jackson's token names, Java's number parsing, OpenSearch's
+ * type errors.
+ */
+#ifndef TROVE_QUERY_PARSE_H
+#define TROVE_QUERY_PARSE_H
+
+#include "query/query.h"
+
+/* Jackson token name of a value's first token ("START_OBJECT", ...). */
+const char *tv_dsl_token_name(const tv_json *v);
+/* Text of a scalar (string, number as written, true/false). */
+bool tv_dsl_scalar_text(const tv_json *v, const char **s, size_t *len);
+tv_status tv_dsl_float(tv_dsl *d, const char *qname, const char *key, const tv_json *v, float *out);
+tv_status tv_dsl_int(tv_dsl *d, const char *qname, const char *key, const tv_json *v, int64_t *out);
+tv_status tv_dsl_bool(tv_dsl *d, const char *qname, const char *key, const tv_json *v, bool *out);
+/* XContentParser.intValue() / floatValue() as OpenSearch's hand-written
+ * builders call them (Jackson conversions, Java string parsing, Jackson's
+ * and Java's exceptions). */
+tv_status tv_dsl_java_int(tv_dsl *d, const tv_json *v, int32_t *out);
+tv_status tv_dsl_java_float(tv_dsl *d, const tv_json *v, float *out);
+/* Java's Double.parseDouble (after String.trim); false: NumberFormatException. */
+bool tv_java_parse_double(const char *s, size_t n, double *out);
+/* number_format_exception as Double.parseDouble words it for s. */
+tv_status tv_dsl_nfe(tv_dsl *d, const char *s, size_t n);
+/* " did you mean [x]?" for an unknown name among candidates (dsl.c). */
+void tv_dsl_did_you_mean(const char *name, size_t len, const char *const *cands, size_t ncands, char *out, size_t cap);
+tv_status tv_dsl_msm(tv_dsl *d, const tv_json *v, int32_t n, int32_t *out);
+tv_status tv_dsl_parse_filter(tv_dsl *d, const tv_json *q, tv_query **out);
+tv_query *tv_q_bool(tv_dsl *d, tv_query **must, uint32_t nmust, tv_query **should,
+                    uint32_t nshould, int32_t msm);
+
+tv_status tv_dsl_parse_match_all(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_none(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_phrase(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_phrase_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_exists(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_ids(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_constant_score(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_dis_max(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_boosting(tv_dsl *d, const tv_json *body, tv_query **out);
+
+#endif /* TROVE_QUERY_PARSE_H */

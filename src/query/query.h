@@ -1,0 +1,490 @@
+/*
+ * query.h — the query layer: the query DSL parsed into an AST, planned per
+ * segment into scoring iterators, explained and printed as Lucene does.
+ * The layers above (fetch, aggs, search) include it; the api reaches it
+ * only through search.h.
+ *
+ * Three pieces:
+ *
+ *   1. The query AST (tv_query): what the DSL parser (dsl.c) and the
+ *      query_string / simple_query_string / automaton parsers produce. It is
+ *      allocated in the request arena, built against ONE target's mapping
+ *      (field lookups and text analysis happen while parsing, once), and is
+ *      read-only during execution except for the per-target statistics that
+ *      tv_query_prepare() stores in leaves (BM25 weights).
+ *
+ *   2. The iterator interface (tv_iter): the AST is planned per segment
+ *      (exec.c, tv_plan) into a tree of doc iterators with a small vtable:
+ *      next / advance / score / shallow_advance + max_score (block-max),
+ *      cost. Iterators live in the request arena; nothing is malloc'ed per
+ *      document.
+ *
+ *   3. BM25 (bm25.c): Lucene 10's BM25Similarity in its exact float order.
+ *
+ * ------------------------------------------------------------------------
+ * HOW TO ADD A QUERY KIND (for query_string.c, automaton.c, ...)
+ *
+ *   a) Parser: write `tv_status tv_dsl_parse_<name>(tv_dsl *d, const tv_json
+ *      *body, tv_query **out)` in your own file, declare it below in the
+ *      "extension parsers" block, and add one line to the table
+ *      `k_query_parsers` in dsl.c ({"<name>", tv_dsl_parse_<name>}). Use the
+ *      helpers declared here: tv_dsl_error() for OpenSearch's
+ *      parsing_exception with [line:col], tv_dsl_field() to resolve a field,
+ *      tv_dsl_analyze() to analyze query text, the tv_q_* constructors to
+ *      build nodes. Your parser may return any existing node kind (a
+ *      query_string usually becomes TV_Q_BOOL / TV_Q_TERM / TV_Q_PHRASE /
+ *      TV_Q_MULTI_TERM trees).
+ *
+ *   b) Term-enumerating queries (wildcard, regexp, prefix, fuzzy): build a
+ *      TV_Q_MULTI_TERM node with a tv_term_matcher (an accept callback over
+ *      term bytes, plus an optional literal prefix used to seek the term
+ *      dictionary). The planner enumerates each segment's terms, keeps the
+ *      accepted ones, and runs them as a constant-score union (Lucene's
+ *      CONSTANT_SCORE_BLENDED_REWRITE, OpenSearch's default). No edit of
+ *      exec.c is needed.
+ *
+ *   c) Anything else (a scored fuzzy rewrite, span queries, ...): a
+ *      TV_Q_EXT node carries a tv_query_ext vtable: prepare (collect
+ *      statistics over the snapshot) and plan (build a tv_iter for a
+ *      segment). Implement tv_iter_vt for your iterator; exec.c calls the
+ *      hooks and never needs to know the kind.
+ * ------------------------------------------------------------------------
+ */
+#ifndef TROVE_QUERY_QUERY_H
+#define TROVE_QUERY_QUERY_H
+
+#include "index/index.h"
+#include "json/json.h"
+#include "query/request.h"
+#include "util/util.h"
+
+/* ================================================================= BM25 */
+
+#define TV_BM25_K1 1.2f
+#define TV_BM25_B 0.75f
+
+/*
+ * A BM25 scorer for one term (or one phrase) in one target: Lucene's
+ * BM25Similarity.BM25Scorer. weight = boost * idf (float); cache[n] =
+ * 1 / (k1 * ((1 - b) + b * LENGTH_TABLE[n] / avgdl)) for each norm byte n.
+ * score(freq, norm) = weight - weight / (1 + freq * cache[norm]).
+ */
+typedef struct tv_bm25 {
+    float weight;
+    float idf;
+    float avgdl;
+    float cache[256];
+} tv_bm25;
+
+/* Lucene's idf: (float) log(1 + (docCount - docFreq + 0.5) / (docFreq + 0.5)). */
+float tv_bm25_idf(uint64_t doc_freq, uint64_t doc_count);
+/* avgdl = (float) (sumTotalTermFreq / (double) docCount). */
+float tv_bm25_avgdl(uint64_t sum_total_term_freq, uint64_t doc_count);
+/* Fills a scorer from a boost, an idf (already summed for phrases) and the
+ * field's statistics. */
+void tv_bm25_init(tv_bm25 *s, float boost, float idf, uint64_t sum_total_term_freq,
+                  uint64_t doc_count);
+static inline float tv_bm25_score(const tv_bm25 *s, float freq, uint8_t norm) {
+    float ni = s->cache[norm];
+    return s->weight - s->weight / (1.0f + freq * ni);
+}
+
+/* ================================================================== AST */
+
+typedef enum tv_qkind {
+    TV_Q_MATCH_ALL = 0, /* score = boost */
+    TV_Q_MATCH_NONE,
+    TV_Q_TERM,       /* one term of one field: BM25 (or constant when .constant) */
+    TV_Q_PHRASE,     /* terms at relative positions, slop; BM25 on the phrase freq */
+    TV_Q_BOOL,       /* must / should / must_not / filter, minimum_should_match */
+    TV_Q_DISMAX,     /* max + tie_breaker * others */
+    TV_Q_CONST,      /* constant_score(filter): score = boost */
+    TV_Q_BOOSTING,   /* positive, scaled by negative_boost where negative matches */
+    TV_Q_TERM_SET,   /* terms / ids / keyword term lists: constant-score union */
+    TV_Q_MULTI_TERM, /* prefix, wildcard, regexp ...: terms accepted by a matcher */
+    TV_Q_RANGE_NUM,  /* points range over sortable int64 [lo, hi] */
+    TV_Q_RANGE_TERM, /* keyword range over term bytes */
+    TV_Q_EXISTS,     /* docs with any value in field */
+    TV_Q_PHRASE_PREFIX, /* phrase whose last term is a prefix (max_expansions) */
+    TV_Q_EXT,        /* an extension: see tv_query_ext */
+} tv_qkind;
+
+typedef struct tv_query tv_query;
+typedef struct tv_iter tv_iter;
+struct tv_plan_ctx;
+
+/* A term of a phrase: bytes and its position offset in the phrase. */
+typedef struct tv_qterm {
+    const char *term;
+    uint32_t len;
+    uint32_t pos;
+} tv_qterm;
+
+/* Accepts or rejects a term (automaton queries). `prefix` (may be NULL) is
+ * a literal every accepted term starts with: the planner seeks there and
+ * stops enumerating past it. */
+typedef struct tv_term_matcher {
+    bool (*accept)(const void *state, const char *term, size_t len);
+    const void *state;
+    const char *prefix;
+    uint32_t prefix_len;
+    uint32_t max_terms; /* 0: unlimited (else stop after, e.g. max_expansions) */
+    bool exact;         /* the term must equal prefix (not just start with it) */
+    bool case_insensitive; /* compare with prefix ASCII-case-insensitively;
+                              prefix is then lower-case and no seek is done */
+    /* The automaton behind accept, when there is one: the planner then runs
+     * it itself and, when a term dies at some prefix, seeks past every term
+     * with that prefix (Lucene's AutomatonTermsEnum does the same). */
+    const struct tv_automaton *automaton;
+} tv_term_matcher;
+
+/* Extension hooks (TV_Q_EXT). */
+typedef struct tv_query_ext {
+    /* Gathers statistics over the snapshot (may be NULL). Called once per
+     * target before planning, with the accumulated boost. */
+    tv_status (*prepare)(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena);
+    /* Builds the iterator for one segment; *out NULL means no match. */
+    tv_status (*plan)(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out);
+    void *state;
+} tv_query_ext;
+
+/* tv_query.flags: what the OpenSearch builder that produced a node was, for
+ * BoolQueryBuilder's rewrites (dsl.c). */
+#define TV_QF_SCORE_IRRELEVANT 1u /* range, or term/terms/match on a numeric
+                                     field: a MUST clause moves to FILTER */
+#define TV_QF_RANGE 2u            /* produced by the range query */
+
+struct tv_query {
+    uint8_t kind;      /* tv_qkind */
+    uint8_t flags;     /* TV_QF_* */
+    uint8_t ncomplement; /* range on a points field: number of complement */
+    struct tv_query *complement[2]; /* ranges (below, above) for
+                                       rewriteMustNotRangeClausesToShould */
+    float boost;       /* this node's boost (1.0 = none) */
+    const tv_field *field; /* leaf kinds: the field (never NULL for leaves
+                              that match anything; unmapped fields parse to
+                              TV_Q_MATCH_NONE) */
+    uint32_t field_id; /* field->id, or TV_FIELD_ID for _id */
+    /* The DSL query whose parser returned this node (tv_dsl_parse_query
+     * sets it: "match", "term", ...) and that query's JSON body; NULL for
+     * nodes a parser built inside its own result. Read by to_string.c to
+     * print the node as OpenSearch's Lucene query prints. */
+    const char *origin;
+    const tv_json *origin_src;
+    float score_boost; /* set by tv_query_prepare: the product of the boosts
+                          from the root down to this node (Lucene's boost
+                          argument of createWeight); constant scores use it */
+    union {
+        struct {           /* TV_Q_TERM */
+            const char *term;
+            uint32_t len;
+            bool constant;    /* constant score (points, case_insensitive ...) */
+            tv_bm25 *sim;     /* set by prepare (NULL: term absent everywhere) */
+            /* set by prepare, which looks the term up in every segment of
+             * snap for its statistics: the states found (found[i] says
+             * whether segment i has the term), so the plan and the total
+             * count need no second lookup */
+            const tv_snapshot *snap;
+            tv_term_state *states;
+            uint8_t *found;
+        } term;
+        struct {           /* TV_Q_PHRASE, TV_Q_PHRASE_PREFIX */
+            tv_qterm *terms;
+            uint32_t nterms;
+            uint32_t slop;
+            uint32_t max_expansions; /* phrase_prefix */
+            tv_bm25 *sim;
+        } phrase;
+        struct {           /* TV_Q_BOOL */
+            tv_query **must, **should, **must_not, **filter;
+            uint32_t nmust, nshould, nmust_not, nfilter;
+            int32_t msm;        /* resolved minimum_should_match (0 = none) */
+        } boolq;
+        struct {           /* TV_Q_DISMAX */
+            tv_query **subs;
+            uint32_t nsubs;
+            float tie_breaker;
+        } dismax;
+        struct {           /* TV_Q_CONST */
+            tv_query *inner;
+        } cnst;
+        struct {           /* TV_Q_BOOSTING */
+            tv_query *positive, *negative;
+            float negative_boost;
+        } boosting;
+        struct {           /* TV_Q_TERM_SET */
+            tv_qterm *terms; /* sorted, deduplicated (pos unused) */
+            uint32_t nterms;
+        } set;
+        struct {           /* TV_Q_MULTI_TERM */
+            tv_term_matcher m;
+        } multi;
+        struct {           /* TV_Q_RANGE_NUM (inclusive bounds, sortable) */
+            int64_t lo, hi;
+        } nrange;
+        struct {           /* TV_Q_RANGE_TERM (NULL bound = open) */
+            const char *lo, *hi;
+            uint32_t lo_len, hi_len;
+            bool lo_incl, hi_incl;
+        } trange;
+        tv_query_ext ext;  /* TV_Q_EXT */
+    } u;
+};
+
+/* ------------------------------------------------------------- the parser */
+
+/* Parser state for one target: mapping, arena, the body's source text (for
+ * [line:col] in errors), and the error being filled. */
+typedef struct tv_dsl {
+    const tv_mapping *mapping;
+    tv_arena *arena;
+    const char *src; /* body text (may be NULL: line/col then stay 0) */
+    size_t src_len;
+    tv_error *err;
+    int depth;       /* nesting guard */
+    bool filter_ctx; /* inside a filter clause (informational: OpenSearch 3
+                        gives filter-context bools no special msm) */
+    /* The target's snapshot (may be NULL): BoolQueryBuilder's
+     * rewriteMustNotRangeClausesToShould looks at every segment's values. */
+    const tv_snapshot *snap;
+    const char *index; /* the target index's name (may be NULL): shard failures name it */
+    /* nested queries (dsl_nested.c): the enclosing nested query's path
+     * while its inner query parses (NULL: the root), and the nested
+     * queries with inner_hits seen so far, in parse order */
+    const tv_field *nested_scope;
+    struct tv_nested_q *nested_q; /* the enclosing nested query (NULL: none) */
+    const struct tv_inner_hits_ops *inner_hits; /* NULL: inner_hits refused */
+    struct tv_nested_q **nested_ih;
+    uint32_t nnested_ih;
+    int nested_aggs; /* nested aggregations enclosing the one being bound (collect.c) */
+    /* The first boost Lucene's BoostQuery would refuse (negative, -0.0,
+     * NaN, infinite) seen while the current top-level query parses: the
+     * shard failure is raised once the whole query parsed, as toQuery
+     * runs after parsing in OpenSearch. */
+    bool bad_boost_seen;
+    float bad_boost;
+    int64_t max_inner_window; /* the target's index.max_inner_result_window (0: 100) */
+    int64_t max_clauses;      /* indices.query.bool.max_clause_count (0: 1024) */
+    int64_t max_terms;        /* the target's index.max_terms_count (0: 65536) */
+} tv_dsl;
+
+/* A parser state over arena and err, with the body's text from params
+ * (may be NULL) for [line:col] in errors; no mapping yet. */
+void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_params *params);
+/* Parses a query object ({"match":{...}}) into *out. */
+tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out);
+
+/* parsing_exception (or other code) at a JSON value's position. */
+tv_status tv_dsl_error(tv_dsl *d, tv_status code, uint32_t off, const char *fmt, ...)
+    TV_PRINTF(4, 5);
+/* Field lookup (NULL when unmapped). */
+const tv_field *tv_dsl_field(tv_dsl *d, const char *name, size_t len);
+/* Analyzes query text with an analyzer (NULL: the field's search analyzer,
+ * or the keyword normalizer for keyword fields). */
+tv_status tv_dsl_analyze(tv_dsl *d, const tv_field *f, const tv_analyzer *an, const char *text,
+                         size_t len, tv_tokens *out);
+
+/* Node constructors (arena; NULL on OOM). */
+tv_query *tv_q_new(tv_dsl *d, tv_qkind kind);
+tv_query *tv_q_term(tv_dsl *d, const tv_field *f, const char *term, size_t len);
+
+/* OpenSearch's Queries.calculateMinShouldMatch: resolves a spec ("2",
+ * "-1", "75%", "3<90%", "2<-25% 9<-3") for n optional clauses. Returns
+ * false on a malformed spec. */
+bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
+
+/* ---- extension parsers (defined in their own files; see the table in
+ * dsl.c). Declare new ones here. */
+/* regexp.c: term-pattern queries */
+tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
+/* query_string.c, simple_query_string.c: Lucene query syntaxes; URI
+ * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
+tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_simple_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
+/* dsl_nested.c: the nested query. Its inner_hits are the fetch layer's
+ * (fetch/inner_hits.c): the parser reaches them through d->inner_hits,
+ * keeps each nested query with inner_hits in d->nested_ih (or, inside
+ * another one that has inner_hits, in that one's kids), and the fetch
+ * phase collects and writes them from there. */
+typedef struct tv_inner_hits tv_inner_hits; /* the options: fetch/inner_hits.c */
+typedef struct tv_nested_q {
+    tv_query *inner;
+    float inner_boost0;    /* the inner query's own boost */
+    const tv_field *path;  /* the nested object */
+    const tv_field *scope; /* the enclosing nested query's path (NULL: root) */
+    int mode;              /* score_mode (dsl_nested.c) */
+    tv_inner_hits *ih;     /* NULL: no inner_hits */
+    const char *ih_key;    /* the inner_hits' name, else the path */
+    bool ih_prepared;      /* the inner query's weights are the inner hits'
+                              (boost 1); a prepare of the query clears it */
+    /* nested queries with inner_hits inside this one's inner query (when
+     * this one has inner_hits: they nest inside each of its hits) */
+    struct tv_nested_q **kids;
+    uint32_t nkids;
+} tv_nested_q;
+/* How the parser reaches the fetch layer's inner_hits (tv_dsl.inner_hits;
+ * NULL: inner_hits answer unsupported_operation_exception). */
+typedef struct tv_inner_hits_ops {
+    /* InnerHitBuilder: the "inner_hits" object into *out (arena), and its
+     * "name" (NULL: none given). */
+    tv_status (*parse)(tv_dsl *d, const tv_json *v, tv_inner_hits **out, const char **name);
+    /* After the inner query parsed against the target: the shard-side
+     * checks (index.max_inner_result_window, the sort's fields). */
+    tv_status (*check)(tv_dsl *d, tv_nested_q *nq);
+} tv_inner_hits_ops;
+tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out);
+/* The docs of nested object `path` in a segment, and a nested scope's
+ * parent docs (scope NULL: the roots); bitsets the segment keeps
+ * (borrowed, read-only), NULL when it has none (*oom set when out of
+ * memory). */
+const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path, bool *oom);
+const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
+/* dsl_function_score.c: function_score */
+tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,
+                                      const tv_json **out);
+
+/* =============================================================== iterators */
+
+/* What tv_iter_count may use: scratch memory for bitsets, and the
+ * segment's max_doc. */
+typedef struct tv_count_ctx {
+    tv_arena *arena;
+    uint32_t max_doc;
+} tv_count_ctx;
+
+typedef struct tv_iter_vt {
+    /* Next matching doc (TV_NO_MORE_DOCS at the end). */
+    uint32_t (*next)(tv_iter *it);
+    /* First matching doc >= target (target > current doc). */
+    uint32_t (*advance)(tv_iter *it, uint32_t target);
+    /* Score of the current doc. */
+    float (*score)(tv_iter *it);
+    /* Block-max (may be NULL: then max_score is it->max_score everywhere):
+     * moves block metadata to target's block and returns the last doc of
+     * the window it describes; */
+    uint32_t (*shallow)(tv_iter *it, uint32_t target);
+    /* an upper bound of scores for docs in [current window .. upto]. */
+    float (*block_max)(tv_iter *it, uint32_t upto);
+    /* Top-k pruning (may be NULL: no pruning). From now on next() may skip
+     * any doc whose score is <= min (such a doc cannot enter the top hits:
+     * the collector's worst hit has that score and an earlier doc); every
+     * doc it returns is positioned exactly as without pruning, so score()
+     * is unchanged. Only the root iterator is told; min only grows. */
+    void (*set_min_score)(tv_iter *it, float min);
+    /* Exact number of matching docs of an iterator not started yet, when
+     * it can be had without iterating doc by doc (a bitset's popcount;
+     * conjunctions and disjunctions of postings by bitset words); false
+     * and nothing moved when not (may be NULL). The caller does not
+     * iterate it afterwards. */
+    bool (*count)(tv_iter *it, const tv_count_ctx *cx, uint64_t *out);
+    /* ORs every doc of an iterator not started yet into words (nbits
+     * bits), straight from its postings blocks (may be NULL). The
+     * iterator is used up. */
+    void (*or_bits)(tv_iter *it, uint64_t *words, uint32_t nbits);
+} tv_iter_vt;
+
+
+
+struct tv_iter {
+    const tv_iter_vt *vt;
+    uint32_t doc;     /* current doc; UINT32_MAX-1 (TV_ITER_UNSET) before the first */
+    uint64_t cost;    /* estimated number of matches */
+    float max_score;  /* upper bound over the whole segment */
+};
+
+#define TV_ITER_UNSET (UINT32_MAX - 1)
+
+static inline uint32_t tv_iter_next(tv_iter *it) { return it->vt->next(it); }
+static inline uint32_t tv_iter_advance(tv_iter *it, uint32_t t) { return it->vt->advance(it, t); }
+static inline float tv_iter_score(tv_iter *it) { return it->vt->score(it); }
+/* False when the iterator cannot prune (then nothing changes). */
+static inline bool tv_iter_set_min_score(tv_iter *it, float min) {
+    if (!it->vt->set_min_score) return false;
+    it->vt->set_min_score(it, min);
+    return true;
+}
+
+/* The exact match count of an iterator not started, when it is known
+ * without iterating; false otherwise. */
+static inline bool tv_iter_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
+    if (!it->vt->count || it->doc != TV_ITER_UNSET) return false;
+    return it->vt->count(it, cx, out);
+}
+
+/* A TV_Q_TERM's state in segment sv of snap (the lookup prepare did, when
+ * it did one on this snapshot; else a lookup). False: absent. */
+bool tv_query_term_state(const tv_query *q, const tv_snapshot *snap, const tv_segview *sv, tv_term_state *out);
+
+/* What the plan must be able to do. */
+typedef struct tv_plan_ctx {
+    tv_arena *arena;
+    const tv_snapshot *snap;
+    bool scores;      /* scores are needed */
+    bool impacts;     /* block-max pruning may be used */
+} tv_plan_ctx;
+
+/* Lucene's Query.rewrite loop (IndexSearcher.rewrite) over the AST:
+ * BooleanQuery.rewrite's rules that change matching structure or score
+ * arithmetic (one-clause bools, match-none clauses, flattening of nested
+ * disjunctions, inlining of required bools, SHOULD count versus msm, ...),
+ * DisjunctionMaxQuery and ConstantScoreQuery simplifications. Run once per
+ * target after parsing, before tv_query_prepare. New nodes are allocated in
+ * arena; *q is replaced. (rewrite.c) */
+tv_status tv_query_rewrite(tv_query **q, tv_arena *arena);
+/* indices.query.bool.max_clause_count (rewrite.c; max <= 0: the default).
+ * _bool_: a bool wider than max, as BooleanQuery.Builder refuses it while
+ * toQuery runs (query_shard_exception caused by too_many_clauses).
+ * _nested_: more than max + 1 leaves in the rewritten tree, as
+ * IndexSearcher.rewrite refuses it (too_many_nested_clauses, 500). */
+#define TV_MAX_CLAUSE_COUNT 1024
+tv_status tv_query_check_bool_clauses(const tv_query *q, int64_t max, tv_error *err);
+tv_status tv_query_check_nested_clauses(const tv_query *q, int64_t max, tv_error *err);
+
+/* Gathers statistics (BM25 weights) for a target's snapshot. */
+tv_status tv_query_prepare(tv_query *q, const tv_snapshot *snap, tv_arena *arena);
+/* Builds a segment's iterator; *out NULL when nothing can match. */
+tv_status tv_plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, tv_iter **out);
+
+/* Iterator building blocks other files may reuse. */
+tv_iter *tv_iter_bitset(tv_arena *a, const tv_bitset *bits, uint32_t max_doc, float score);
+tv_iter *tv_iter_all(tv_arena *a, uint32_t max_doc, float score);
+
+/* ============================================================ explanations */
+
+/* Lucene's Query.toString() of q, as _validate/query's explanation prints
+ * it (to_string.c): *out in arena; TROVE_EUNSUPPORTED (err names the query
+ * kind) when trove cannot print it exactly, TROVE_ENOMEM. rewritten: q is
+ * tv_query_rewrite's result. */
+tv_status tv_query_to_string(const tv_query *q, const tv_mapping *mapping, bool rewritten, tv_arena *arena,
+                             const char **out, tv_error *err);
+
+/* Lucene's score explanation of one doc (explain.c). Arena-allocated,
+ * read-only. */
+typedef struct tv_expl tv_expl;
+/* TROVE_EUNSUPPORTED (unsupported_operation_exception "[explain] of a
+ * [<kind>] query is not supported by trove") when the rewritten query has
+ * a node whose Lucene explanation trove does not reproduce exactly. */
+tv_status tv_explain_check(const tv_query *q, tv_error *err);
+/* Explains segment seg's doc (segment-local) for a query rewritten and
+ * prepared on snap (tv_explain_check passed). *out lives in arena. */
+tv_status tv_explain(tv_query *q, const tv_snapshot *snap, uint32_t seg, uint32_t doc, tv_arena *arena,
+                     const tv_expl **out);
+bool tv_expl_match(const tv_expl *e);
+float tv_expl_value(const tv_expl *e);
+/* Writes {"value":..,"description":..,"details":[..]} (tv_expl_write) or
+ * only its members into an object the caller opened. */
+void tv_expl_write(tv_jw *w, const tv_expl *e);
+void tv_expl_write_members(tv_jw *w, const tv_expl *e);
+/* The hit writer's parts (search.c calls them): "_shard" and "_node" before "_index";
+ * "_explanation" of segment seg's doc. */
+void tv_explain_hit_head(tv_jw *w, const tv_search_params *p, size_t target, const char *index,
+                         const tv_doc_meta *meta);
+tv_status tv_explain_hit(tv_jw *w, tv_query *q, const tv_snapshot *snap, uint32_t seg, uint32_t doc,
+                         tv_arena *arena);
+/* The phrase frequency of a phrase iterator's current doc (exec.c). */
+float tv_iter_phrase_freq(const tv_iter *it);
+
+#endif /* TROVE_QUERY_QUERY_H */
