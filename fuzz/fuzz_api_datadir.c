@@ -33,7 +33,7 @@ static void req(trove_node *n, const char *m, const char *p, const char *body) {
 }
 
 static void cleanup(void) {
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     (void)tv_store_remove_tree(root, &e);
 }
 
@@ -87,8 +87,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     put_file("translog-2.tlog", p + n0 + n1, left - n0 - n1);
     tv_buf report;
     tv_buf_init(&report);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     bool clean;
+    tv_error_clear(&err);
     (void)tv_durable_check(root, &report, &clean, &err);
     tv_buf_fini(&report);
     trove_options o = {.data_dir = root};

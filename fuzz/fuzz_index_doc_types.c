@@ -41,22 +41,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tv_arena_init(&a);
     tv_json *mj = NULL;
     tv_json_error je;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_json_parse(&a, mapping_json, sizeof mapping_json - 1, &mj, &je) != TROVE_OK) {
         tv_arena_fini(&a);
         return 0;
     }
+    tv_error_clear(&err);
     tv_mapping *m = tv_mapping_parse(mj, NULL, &err);
     tv_doc_opts opts = {.total_fields_limit = 30, .unmap_fields_beyond_limit = size % 2 == 0};
     for (int round = 0; m && round < 3; round++) {
         tv_parsed_doc d;
         tv_json *upd = NULL;
+        tv_error_clear(&err);
         tv_status st = tv_doc_parse_ex(m, &opts, "id", 2, p, size, &a, &d, &upd, &err);
         if (st != TROVE_OK || !upd) break;
+        tv_error_clear(&err);
         tv_mapping *m2 = tv_mapping_merge(m, upd, NULL, &err);
         if (!m2) break;
         tv_mapping_release(m);
         m = m2;
+        tv_error_clear(&err);
         tv_mapping_check_limits(m, NULL, &err);
     }
     tv_mapping_release(m);
@@ -69,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     tv_ip_parse_cidr(p, size, lo, hi);
     int64_t ns;
+    tv_error_clear(&err);
     if (tv_date_parse_nanos(NULL, p, size, &ns, &err) == TROVE_OK) {
         char out[96];
         tv_date_format_nanos(ns, NULL, out, sizeof out);

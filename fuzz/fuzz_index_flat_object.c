@@ -32,15 +32,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tv_arena_init(&a);
     tv_json *mj = NULL;
     tv_json_error je;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_json_parse(&a, mapping_json, sizeof mapping_json - 1, &mj, &je) != TROVE_OK) {
         tv_arena_fini(&a);
         return 0;
     }
+    tv_error_clear(&err);
     tv_mapping *m = tv_mapping_parse(mj, NULL, &err);
     for (int round = 0; m && round < 3; round++) {
         tv_parsed_doc d;
         tv_json *upd = NULL;
+        tv_error_clear(&err);
         tv_status st = tv_doc_parse(m, "id", 2, p, size, &a, &d, &upd, &err);
         if (st != TROVE_OK) break;
         if (!upd) {
@@ -54,6 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             }
             break;
         }
+        tv_error_clear(&err);
         tv_mapping *m2 = tv_mapping_merge(m, upd, NULL, &err);
         if (!m2) break;
         tv_mapping_release(m);

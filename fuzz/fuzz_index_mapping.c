@@ -26,23 +26,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tv_arena_init(&a);
     tv_json *mj = NULL;
     tv_json_error je;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_json_parse(&a, p, mlen, &mj, &je) == TROVE_OK) {
+        tv_error_clear(&err);
         tv_mapping *m = tv_mapping_parse(mj, NULL, &err);
+        tv_error_clear(&err);
         if (!m) m = tv_mapping_parse(NULL, NULL, &err);
         if (m) {
             tv_parsed_doc d;
             tv_json *upd = NULL;
+            tv_error_clear(&err);
             tv_status st = tv_doc_parse(m, "id", 2, doc, dlen, &a, &d, &upd, &err);
             if (st == TROVE_OK && upd) {
+                tv_error_clear(&err);
                 tv_mapping *m2 = tv_mapping_merge(m, upd, NULL, &err);
                 if (m2) {
+                    tv_error_clear(&err);
                     tv_doc_parse(m2, "id", 2, doc, dlen, &a, &d, &upd, &err);
                     tv_mapping_release(m);
                     m = m2;
                 }
             }
             /* merging the mapping with itself must succeed or fail cleanly */
+            tv_error_clear(&err);
             tv_mapping *m3 = tv_mapping_merge(m, mj, NULL, &err);
             tv_mapping_release(m3);
             tv_buf b;
@@ -62,13 +68,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     memcpy(fmt, p, fl);
     fmt[fl] = '\0';
     if (fl && !memchr(fmt, 0, fl)) {
+        tv_error_clear(&err);
         if (tv_date_format_check(fmt, &err) == TROVE_OK) {
+            tv_error_clear(&err);
             tv_date_parse(fmt, doc, dlen, &ms, &err);
             char out[128];
             tv_date_format(123456789, fmt, out, sizeof out);
         }
     }
+    tv_error_clear(&err);
     tv_date_parse(NULL, doc, dlen, &ms, &err);
+    tv_error_clear(&err);
     tv_date_math(NULL, doc, dlen, 1600000000000LL, true, &ms, &err);
     tv_arena_fini(&a);
     return 0;

@@ -14,8 +14,9 @@
 #include "index/segment_int.h"
 
 static void walk(const tv_segment *s) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     /* a small file can claim many docs of nothing: keep each input cheap */
+    tv_error_clear(&err);
     if (tv_segment_max_doc(s) <= 4096) (void)tv_segment_check(s, &err);
     tv_arena a;
     tv_arena_init(&a);

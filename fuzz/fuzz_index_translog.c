@@ -17,7 +17,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static tv_status replay(void *ctx, const uint8_t *rec, size_t len) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     (void)tv_index_replay(ctx, rec, len, &err);
     return TROVE_OK; /* keep going: later records exercise more */
 }
@@ -47,10 +47,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!b) return 0;
     if (size) memcpy(b, data, size);
     if (size && (data[0] & 1)) fix(b, size);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_index *idx = tv_index_new("fuzz", NULL, NULL, &err);
     if (idx) {
         size_t valid;
+        tv_error_clear(&err);
         (void)tv_translog_scan("fuzz", b, size, replay, idx, &valid, &err);
         (void)tv_index_refresh(idx);
         tv_index_release(idx);

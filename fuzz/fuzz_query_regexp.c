@@ -33,20 +33,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     tv_arena arena;
     tv_arena_init(&arena);
     tv_automaton *a = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st;
     switch (mode % 4) {
     case 0:
     case 1: {
         int flags = (mode & 0x80) ? TV_RE_ALL : (mode >> 2) & 0x3f;
         if (mode & 0x40) flags |= TV_RE_CASE_INSENSITIVE;
+        tv_error_clear(&err);
         st = tv_regexp_compile(pat, n, flags, 1000, &arena, &a, &err);
         break;
     }
     case 2:
+        tv_error_clear(&err);
         st = tv_wildcard_compile(pat, n, (mode >> 2) & 1, 1000, &arena, &a, &err);
         break;
     default:
+        tv_error_clear(&err);
         st = tv_levenshtein_compile(pat, n > 64 ? 64 : n, (mode >> 2) % 3, (mode >> 4) % 3,
                                     (mode >> 6) & 1, &arena, &a, &err);
         break;

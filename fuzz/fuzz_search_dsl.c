@@ -26,7 +26,7 @@ static void setup(void) {
     tv_arena a;
     tv_arena_init(&a);
     tv_json *m = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_json_parse(&a, mapping, sizeof mapping - 1, &m, NULL) == TROVE_OK)
         g_idx = tv_index_new("fuzz", NULL, m, &err);
     tv_arena_fini(&a);
@@ -43,6 +43,7 @@ static void setup(void) {
         tv_write_opts o;
         tv_write_opts_init(&o);
         tv_write_result res;
+        tv_error_clear(&err);
         tv_index_put(g_idx, id, 1, docs[i], strlen(docs[i]), &o, &res, &err);
         if (i == 1) tv_index_refresh(g_idx);
     }
@@ -67,9 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             tv_buf_init(&out);
             tv_jw w;
             tv_jw_init(&w, &out, false);
-            tv_error err;
+            tv_error err = TV_ERROR_INIT;
             tv_search_run(&t, 1, body, &p, &a, &w, &err);
             tv_buf_clear(&out);
+            tv_error_clear(&err);
             tv_search_count(&t, 1, body, &p, &a, &w, &err);
             tv_buf_fini(&out);
             tv_snapshot_release(snap);

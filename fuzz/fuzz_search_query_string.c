@@ -27,7 +27,7 @@ static void setup(void) {
     tv_arena a;
     tv_arena_init(&a);
     tv_json *m = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_json_parse(&a, mapping, sizeof mapping - 1, &m, NULL) == TROVE_OK)
         g_idx = tv_index_new("fuzz", NULL, m, &err);
     tv_arena_fini(&a);
@@ -42,6 +42,7 @@ static void setup(void) {
         tv_write_opts o;
         tv_write_opts_init(&o);
         tv_write_result res;
+        tv_error_clear(&err);
         tv_index_put(g_idx, id, 1, docs[i], strlen(docs[i]), &o, &res, &err);
     }
     tv_index_refresh(g_idx);
@@ -108,7 +109,7 @@ static void run_one(const tv_snapshot *snap, const char *qname, uint8_t opt, con
             tv_buf_init(&out);
             tv_jw ow;
             tv_jw_init(&ow, &out, false);
-            tv_error err;
+            tv_error err = TV_ERROR_INIT;
             tv_search_run(&t, 1, body, &p, &a, &ow, &err);
             tv_buf_fini(&out);
         }

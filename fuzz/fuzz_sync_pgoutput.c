@@ -261,7 +261,7 @@ static void check_pgoutput(const uint8_t *buf, size_t len, int proto, bool in_st
     tv_arena a;
     tv_arena_init(&a);
     tv_pgo_msg m;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_pgo_decode(buf, len, proto, in_stream, &a, &m, &err);
     if (st != TROVE_OK) {
         check(st == TROVE_EPARSE, "unexpected status");
@@ -320,6 +320,7 @@ static void check_pgoutput(const uint8_t *buf, size_t len, int proto, bool in_st
     check(copy != NULL, "oom");
     memcpy(copy, E.b, len);
     tv_pgo_msg m2;
+    tv_error_clear(&err);
     check(tv_pgo_decode(copy, len, proto, in_stream, &a, &m2, &err) == TROVE_OK, "re-encoding does not decode");
     check(msg_eq(&m, &m2), "re-decoding differs");
     free(copy);
@@ -334,7 +335,7 @@ static uint64_t be64(const uint8_t *p) {
 
 static void check_frame(const uint8_t *buf, size_t len, int proto, bool in_stream) {
     tv_pg_frame f;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_pg_frame_decode(buf, len, &f, &err);
     if (st != TROVE_OK) {
         check(st == TROVE_EPARSE, "unexpected frame status");

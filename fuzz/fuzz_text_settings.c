@@ -8,7 +8,7 @@
 #include "text/text.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_analysis *r = tv_analysis_new((const char *)data, size, &err);
     if (!r) {
         if (err.code == TROVE_OK || !err.reason[0]) abort();

@@ -33,58 +33,106 @@ extern "C" {
 
 /*
  * Status codes: one list, from which the enum, the messages, the OpenSearch
- * error types and the HTTP statuses are generated (see trove_status_*()).
+ * error types, the HTTP statuses and the Java classes are generated (see
+ * trove_status_*()). It is the only place an OpenSearch error type is
+ * spelled: an error that OpenSearch reports with a type of its own has a
+ * code here.
  *
- *   X(NAME, http_status, "opensearch_error_type", "default message")
+ *   X(NAME, http_status, "opensearch_error_type", os, "java.Class", "default message")
  *
- * Add new codes at the end of the list only when no existing code carries the
- * same OpenSearch type and HTTP status.
+ * os is 1 for OpenSearchException subclasses (their toString and root
+ * cause follow OpenSearch's rules), java the class a non-OpenSearch
+ * exception prints as (NULL: derived from the type). Several codes may
+ * carry one type with different HTTP statuses or meanings (illegal_state_
+ * exception is a 500 when trove fails, a 400 as a cause). Add new codes at
+ * the end of the list only when no existing code carries the same type
+ * and HTTP status.
  */
-#define TROVE_STATUS_LIST(X)                                                                 \
-    X(OK, 200, "", "ok")                                                                     \
-    X(ENOMEM, 500, "out_of_memory_error", "out of memory")                                   \
-    X(EINTERNAL, 500, "illegal_state_exception", "internal error")                           \
-    X(ECORRUPT, 500, "corrupt_index_exception", "corrupt data")                              \
-    X(EIO, 500, "io_exception", "input/output error")                                        \
-    X(EARG, 400, "illegal_argument_exception", "illegal argument")                           \
-    X(EPARSE, 400, "parsing_exception", "parse error")                                       \
-    X(EXCONTENT, 400, "x_content_parse_exception", "failed to parse content")                \
-    X(EJSON, 400, "json_parse_exception", "malformed JSON")                                  \
-    X(ENOTXCONTENT, 400, "not_x_content_exception",                                          \
-      "Compressor detection can only be called on some xcontent bytes or compressed "       \
-      "xcontent bytes")                                                                      \
-    X(EMAPPER, 400, "mapper_parsing_exception", "failed to parse mapping")                   \
-    X(ESTRICT, 400, "strict_dynamic_mapping_exception", "mapping set to strict")             \
-    X(EVALIDATION, 400, "action_request_validation_exception", "Validation Failed")          \
-    X(EUNSUPPORTED, 400, "unsupported_operation_exception", "unsupported")                   \
-    X(EINDEXNAME, 400, "invalid_index_name_exception", "invalid index name")                 \
-    X(EEXISTS, 400, "resource_already_exists_exception", "already exists")                   \
-    X(ENOINDEX, 404, "index_not_found_exception", "no such index")                           \
-    X(ENODOC, 404, "document_missing_exception", "document missing")                         \
-    X(ENOTFOUND, 404, "resource_not_found_exception", "not found")                           \
-    X(ECONFLICT, 409, "version_conflict_engine_exception", "version conflict")               \
-    X(EQUERYSHARD, 400, "query_shard_exception", "failed to create query")                   \
-    X(ESEARCHPHASE, 400, "search_phase_execution_exception", "all shards failed")            \
-    X(ECLOSED, 400, "index_closed_exception", "closed")                                      \
-    X(ENUMBERFORMAT, 400, "number_format_exception", "not a number")                         \
-    X(EILLEGALSTATE, 400, "illegal_state_exception", "illegal state")                        \
-    X(ETOOLARGE, 413, "content_too_long_exception", "request entity too large")              \
-    X(ETIMEOUT, 408, "timeout_exception", "timed out")                                       \
-    X(ENOHANDLER, 400, "", "no handler found")                                               \
-    X(EMETHOD, 405, "", "method not allowed")                                                \
-    X(EDATEPARSE, 400, "date_time_parse_exception", "failed to parse date")                  \
-    X(EARITHMETIC, 400, "arithmetic_exception", "arithmetic error")                          \
-    X(ETOOCOMPLEX, 400, "too_complex_to_determinize_exception", "too complex")               \
-    X(ELIMIT, 400, "illegal_argument_exception", "limit exceeded")                           \
-    X(EPARSEEXC, 400, "parse_exception", "failed to parse")                                  \
-    X(EMAPPEREXC, 400, "mapper_exception", "mapper error")                                  \
-    X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", "too many buckets")                \
-    X(ETOOMANYCLAUSES, 400, "too_many_clauses", "too many clauses")                          \
-    X(ETOOMANYNESTED, 500, "too_many_nested_clauses", "too many nested clauses")          \
-    X(EWAIT, 500, "illegal_state_exception", "the request waits: ask again")
+#define TROVE_STATUS_LIST(X)                                                                               \
+    X(OK, 200, "", 0, NULL, "ok")                                                                          \
+    X(ENOMEM, 500, "out_of_memory_error", 0, NULL, "out of memory")                                        \
+    X(EINTERNAL, 500, "illegal_state_exception", 0, "java.lang.IllegalStateException", "internal error")    \
+    X(ECORRUPT, 500, "corrupt_index_exception", 1, NULL, "corrupt data")                                   \
+    X(EIO, 500, "io_exception", 0, NULL, "input/output error")                                             \
+    X(EARG, 400, "illegal_argument_exception", 0, "java.lang.IllegalArgumentException", "illegal argument") \
+    X(EPARSE, 400, "parsing_exception", 1, NULL, "parse error")                                            \
+    X(EXCONTENT, 400, "x_content_parse_exception", 0, "org.opensearch.core.xcontent.XContentParseException", \
+      "failed to parse content")                                                                           \
+    X(EJSON, 400, "json_parse_exception", 0, "com.fasterxml.jackson.core.JsonParseException", "malformed JSON") \
+    X(ENOTXCONTENT, 400, "not_x_content_exception", 0, NULL,                                               \
+      "Compressor detection can only be called on some xcontent bytes or compressed "                     \
+      "xcontent bytes")                                                                                    \
+    X(EMAPPER, 400, "mapper_parsing_exception", 1, NULL, "failed to parse mapping")                        \
+    X(ESTRICT, 400, "strict_dynamic_mapping_exception", 1, NULL, "mapping set to strict")                  \
+    X(EVALIDATION, 400, "action_request_validation_exception", 0, NULL, "Validation Failed")               \
+    X(EUNSUPPORTED, 400, "unsupported_operation_exception", 0, "java.lang.UnsupportedOperationException",  \
+      "unsupported")                                                                                       \
+    X(EINDEXNAME, 400, "invalid_index_name_exception", 1, NULL, "invalid index name")                      \
+    X(EEXISTS, 400, "resource_already_exists_exception", 1, NULL, "already exists")                        \
+    X(ENOINDEX, 404, "index_not_found_exception", 1, NULL, "no such index")                                \
+    X(ENODOC, 404, "document_missing_exception", 1, NULL, "document missing")                              \
+    X(ENOTFOUND, 404, "resource_not_found_exception", 1, NULL, "not found")                                \
+    X(ECONFLICT, 409, "version_conflict_engine_exception", 1, NULL, "version conflict")                    \
+    X(EQUERYSHARD, 400, "query_shard_exception", 1, NULL, "failed to create query")                        \
+    X(ESEARCHPHASE, 400, "search_phase_execution_exception", 1, NULL, "all shards failed")                 \
+    X(ECLOSED, 400, "index_closed_exception", 1, NULL, "closed")                                           \
+    X(ENUMBERFORMAT, 400, "number_format_exception", 0, "java.lang.NumberFormatException", "not a number") \
+    X(EILLEGALSTATE, 400, "illegal_state_exception", 0, "java.lang.IllegalStateException", "illegal state") \
+    X(ETOOLARGE, 413, "content_too_long_exception", 1, NULL, "request entity too large")                   \
+    X(ETIMEOUT, 408, "timeout_exception", 1, NULL, "timed out")                                            \
+    X(ENOHANDLER, 400, "", 0, NULL, "no handler found")                                                    \
+    X(EMETHOD, 405, "", 0, NULL, "method not allowed")                                                     \
+    X(EDATEPARSE, 400, "date_time_parse_exception", 0, "java.time.format.DateTimeParseException",          \
+      "failed to parse date")                                                                              \
+    X(EARITHMETIC, 400, "arithmetic_exception", 0, "java.lang.ArithmeticException", "arithmetic error")    \
+    X(ETOOCOMPLEX, 400, "too_complex_to_determinize_exception", 0,                                         \
+      "org.apache.lucene.util.automaton.TooComplexToDeterminizeException", "too complex")                 \
+    X(ELIMIT, 400, "illegal_argument_exception", 0, "java.lang.IllegalArgumentException", "limit exceeded") \
+    X(EPARSEEXC, 400, "parse_exception", 1, NULL, "failed to parse")                                       \
+    X(EMAPPEREXC, 400, "mapper_exception", 1, NULL, "mapper error")                                        \
+    X(ETOOMANYBUCKETS, 503, "too_many_buckets_exception", 0, NULL, "too many buckets")                     \
+    X(ETOOMANYCLAUSES, 400, "too_many_clauses", 0, NULL, "too many clauses")                               \
+    X(ETOOMANYNESTED, 500, "too_many_nested_clauses", 0, NULL, "too many nested clauses")                  \
+    X(EWAIT, 500, "illegal_state_exception", 0, "java.lang.IllegalStateException",                         \
+      "the request waits: ask again")                                                                      \
+    X(ENAMEDOBJECT, 400, "named_object_not_found_exception", 0,                                            \
+      "org.opensearch.core.xcontent.NamedObjectNotFoundException", "unknown named object")                 \
+    X(ENULLPOINTER, 500, "null_pointer_exception", 0, "java.lang.NullPointerException", "null pointer")    \
+    X(ESEARCH, 500, "search_exception", 1, NULL, "search failed")                                          \
+    X(EFETCHPHASE, 500, "fetch_phase_execution_exception", 1, NULL, "fetch phase failed")                  \
+    X(EINPUTCOERCION, 400, "input_coercion_exception", 0, NULL, "number out of range")                     \
+    X(EAGGEXEC, 500, "aggregation_execution_exception", 0, NULL, "aggregation failed")                     \
+    X(EAGGINIT, 500, "aggregation_initialization_exception", 0, NULL, "aggregation refused")               \
+    X(EZONERULES, 400, "zone_rules_exception", 0, NULL, "unknown time zone")                               \
+    X(EDATETIME, 400, "date_time_exception", 0, NULL, "invalid time zone")                                 \
+    X(ELONGLINE, 400, "too_long_http_line_exception", 0, NULL, "HTTP line too long")                       \
+    X(ELONGHEADER, 400, "too_long_http_header_exception", 0, NULL, "HTTP header too long")                 \
+    X(EDECOMPRESS, 400, "decompression_exception", 0, NULL, "failed to decompress")                        \
+    X(ECONTENTTYPE, 400, "content_type_header_exception", 0, NULL, "bad Content-Type")                     \
+    X(ENOSOURCE, 400, "document_source_missing_exception", 1, NULL, "source missing")                      \
+    X(ETEMPLATE, 400, "invalid_index_template_exception", 1, NULL, "invalid index template")               \
+    X(ENOTEMPLATE, 404, "index_template_missing_exception", 1, NULL, "no such index template")             \
+    X(EALIASNAME, 400, "invalid_alias_name_exception", 1, NULL, "invalid alias name")                      \
+    X(ENOALIAS, 404, "aliases_not_found_exception", 1, NULL, "no such alias")                              \
+    X(ESTREAMLIMIT, 400, "stream_constraints_exception", 0, NULL, "JSON nesting too deep")                 \
+    X(ENOCONTEXT, 404, "search_context_missing_exception", 1, NULL, "no such search context")              \
+    X(ENOROUTING, 400, "routing_missing_exception", 1, NULL, "routing missing")                            \
+    X(EEOF, 500, "e_o_f_exception", 0, NULL, "end of input")                                               \
+    X(EJSONEOF, 400, "json_e_o_f_exception", 0, "com.fasterxml.jackson.core.io.JsonEOFException",          \
+      "unexpected end of JSON")                                                                            \
+    X(EBREAKER, 429, "circuit_breaking_exception", 1, NULL, "circuit breaker tripped")                     \
+    X(ESHARDSTATE, 400, "illegal_index_shard_state_exception", 1, NULL, "illegal shard state")             \
+    X(ESEARCHPARSE, 400, "search_parse_exception", 1, NULL, "failed to parse search")                      \
+    X(EARRAYINDEX, 500, "array_index_out_of_bounds_exception", 0, "java.lang.ArrayIndexOutOfBoundsException", \
+      "index out of bounds")                                                                               \
+    X(EEXCEPTION, 500, "exception", 1, NULL, "failed")                                                     \
+    X(EFROZEN, 403, "trove_base_frozen", 0, NULL, "the base is frozen")                                    \
+    X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
+    X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \
+    X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")
 
 typedef enum trove_status {
-#define TROVE_STATUS_ENUM_(name, http, type, msg) TROVE_##name,
+#define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,
     TROVE_STATUS_LIST(TROVE_STATUS_ENUM_)
 #undef TROVE_STATUS_ENUM_
     TROVE_STATUS_COUNT_

@@ -213,7 +213,7 @@ struct tv_agg_shard {
     const tv_segview *sv;
 };
 
-static tv_status c_oom(col *g) { return tv_error_set(g->ctx->err, TROVE_ENOMEM, "out of memory"); }
+static tv_status c_oom(col *g) { return tv_error_oom(g->ctx->err); }
 
 static tv_status shard_err(col *g) {
     tv_error *e = g->ctx->err;
@@ -411,7 +411,7 @@ static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
             if (wn > 1) {
                 tv_error_set(g->ctx->err, TROVE_EARG,
                              "Encountered more than one weight for a single document. Use a script to combine multiple weights-per-doc into a single value.");
-                snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+                tv_error_as(g->ctx->err, TROVE_EAGGEXEC);
                 return shard_err(g);
             }
             if (wn == 1) w = tv_agg_value_double(g->wf, wv[0]);
@@ -1046,7 +1046,7 @@ static tv_status bind_nested(col *g, tv_dsl *d) {
     if (p && (p->type != TV_FT_OBJECT || !p->nested)) {
         tv_error_set(g->ctx->err, TROVE_EINTERNAL, "[%s] nested path [%s] is not nested", rev ? "reverse_nested" : "nested",
                      a->nested_path);
-        snprintf(g->ctx->err->type, sizeof g->ctx->err->type, "aggregation_execution_exception");
+        tv_error_as(g->ctx->err, TROVE_EAGGEXEC);
         return shard_err(g);
     }
     g->npath = p;
@@ -1089,7 +1089,7 @@ static tv_status bind_subs(col *g) {
 
 static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
     col *g = tv_arena_calloc(c->arena, 1, sizeof *g);
-    if (!g) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    if (!g) return tv_error_oom(c->err);
     g->a = a;
     g->ctx = c;
     g->d = d;
@@ -1621,12 +1621,12 @@ tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const 
         any |= !tv_agg_is_pipeline(aggs->items[i]->kind) && (aggs->items[i]->kind == TV_AGG_GLOBAL) == global;
     if (!any) return TROVE_OK;
     tv_agg_shard *s = tv_arena_calloc(c->arena, 1, sizeof *s);
-    if (!s) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    if (!s) return tv_error_oom(c->err);
     s->ctx = c;
     s->aggs_copy = *aggs;
     s->aggs = &s->aggs_copy;
     s->cols = tv_arena_calloc(c->arena, aggs->n + 1, sizeof *s->cols);
-    if (!s->cols || tv_vec_push(&c->shards, s)) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    if (!s->cols || tv_vec_push(&c->shards, s)) return tv_error_oom(c->err);
     *out = s;
     for (uint32_t i = 0; i < aggs->n; i++) {
         const tv_agg *a = aggs->items[i];

@@ -83,7 +83,7 @@ bool tv_agg_is_single_bucket(tv_agg_kind k) {
            k == TV_AGG_REVERSE_NESTED;
 }
 
-static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
+static tv_status oom(tv_dsl *d) { return tv_error_oom(d->err); }
 
 /* TimeValue.parseTimeValue for intervals and offsets: a whole number and
  * a unit (nanos, micros, ms, s, m, h, d). */
@@ -153,7 +153,7 @@ static tv_status zone_val(tv_dsl *d, const char *type, const tv_json_member *m, 
     tv_error_clear(&e);
     if (tv_tz_get(m->val.v.s, m->val.len, &z, &e)) {
         field_fail(d, type, m, "%s", e.reason);
-        if (e.type[0]) snprintf(d->err->cause_type, sizeof d->err->cause_type, "%s", e.type);
+        if (e.type != TROVE_OK && d->err) d->err->cause_type = e.type;
         return d->err ? d->err->code : TROVE_EXCONTENT;
     }
     return TROVE_OK;
@@ -913,7 +913,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
             if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
             tv_dsl_error(d, TROVE_EPARSE, m->key_off, "Unknown aggregation type [%s]%s", m->key, sug);
             tv_error_cause(d->err, TROVE_EPARSE, "[%u:%u] unknown field [%s]", l, c, m->key);
-            snprintf(d->err->cause_type, sizeof d->err->cause_type, "named_object_not_found_exception");
+            if (d->err) d->err->cause_type = TROVE_ENAMEDOBJECT;
             return TROVE_EPARSE;
         }
         a->type_name = m->key;
@@ -932,7 +932,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
     if (subs) {
         if (!tv_agg_is_bucket(a->kind)) {
             tv_error_set(d->err, TROVE_EARG, "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
-            snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+            tv_error_as(d->err, TROVE_EAGGINIT);
             return TROVE_EARG;
         }
         tv_aggs sub = {0};
@@ -948,7 +948,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
             if (a->subs[i]->kind == TV_AGG_COMPOSITE) {
                 tv_error_set(d->err, TROVE_EARG, "[composite] aggregation cannot be used with a parent aggregation of type: [%s]",
                              a->type_name);
-                snprintf(d->err->type, sizeof d->err->type, "aggregation_initialization_exception");
+                tv_error_as(d->err, TROVE_EAGGINIT);
                 return TROVE_EARG;
             }
     *out = a;

@@ -43,7 +43,7 @@ typedef struct red {
     int64_t buckets;  /* consumed (MultiBucketConsumer) */
 } red;
 
-static tv_status r_oom(red *r) { return tv_error_set(r->c->err, TROVE_ENOMEM, "out of memory"); }
+static tv_status r_oom(red *r) { return tv_error_oom(r->c->err); }
 
 static tv_status consume(red *r, int64_t n) {
     r->buckets += n;
@@ -258,7 +258,7 @@ static tv_status path_error(red *rd, path_status ps, const agg_res *last, const 
                      last ? last->a->type_name : "key", agg);
     else
         tv_error_set(e, TROVE_EARG, "No aggregation found for path [%s]", path);
-    snprintf(e->type, sizeof e->type, "aggregation_execution_exception");
+    tv_error_as(e, TROVE_EAGGEXEC);
     return TROVE_EARG;
 }
 
@@ -338,7 +338,7 @@ static tv_status check_order(red *rd, const tv_agg *a) {
             tv_error_set(rd->c->err, TROVE_EARG,
                          "Invalid aggregator order path [%s]. The provided aggregation [%.*s] either does not exist, or is a pipeline aggregation and cannot be used to sort the buckets.",
                          p, (int)n, p);
-            snprintf(rd->c->err->type, sizeof rd->c->err->type, "aggregation_execution_exception");
+            tv_error_as(rd->c->err, TROVE_EAGGEXEC);
             return TROVE_EARG;
         }
     }
@@ -407,7 +407,7 @@ static tv_status reduce_keyed(red *rd, const tv_agg *a, agg_res **list, size_t n
                 tv_error_set(rd->c->err, TROVE_EARG,
                              "Merging/Reducing the aggregations failed when computing the aggregation [%s] because the field you gave in the aggregation query existed as two different types in two different indices",
                              a->name);
-                snprintf(rd->c->err->type, sizeof rd->c->err->type, "aggregation_execution_exception");
+                tv_error_as(rd->c->err, TROVE_EAGGEXEC);
                 return TROVE_EARG;
             }
             kk = TV_KEY_DOUBLE; /* long and double terms reduce as doubles */

@@ -160,20 +160,22 @@ typedef struct tv_param {
  * An error as OpenSearch prints it. Metadata keys are printed in the order
  * OpenSearch's exception metadata map iterates them (a Java HashMap of
  * "opensearch.<key>"), so callers add them in OpenSearch's insertion order
- * and the writer reorders. `os` marks OpenSearchException subclasses: the
- * root cause search descends only through those.
+ * and the writer reorders. The type is a code of the status table (its
+ * type string, whether it is an OpenSearchException, its Java class);
+ * status is the HTTP status, the type's own unless set otherwise.
  */
 #define TV_API_ERR_MAX_META 6
 typedef struct tv_api_err tv_api_err;
 struct tv_api_err {
-    const char *type;
+    tv_status type;
     const char *reason;
     const char *meta_key[TV_API_ERR_MAX_META];
     const char *meta_val[TV_API_ERR_MAX_META];
     int nmeta;
     int64_t line, col; /* printed when line > 0 (parsing_exception) */
-    bool os;
     int status;
+    bool wrapper; /* an OpenSearchException that carries a non-OpenSearch
+                     cause's type and reason (a search shard failure's) */
     tv_api_err *cause;
     /* extra fields written after metadata (search_phase_execution_exception) */
     void (*extra)(tv_jw *w, const tv_api_err *e);
@@ -255,10 +257,10 @@ void tv_req_empty(tv_req *r, int status);
 
 /* Writes an error envelope {"error":{...},"status":N} as the response. */
 void tv_req_error(tv_req *r, const tv_api_err *e);
-/* Sets a simple error from a type and reason (printf); returns false so
- * handlers can `return tv_req_fail(...)`. */
-bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *fmt, ...)
-    TV_PRINTF(5, 6);
+/* Answers the error `code` (its type and HTTP status from the status
+ * table) with a reason (printf); returns false so handlers can `return
+ * tv_req_fail(...)`. */
+bool tv_req_fail(tv_req *r, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
 /* Answers a tv_error from a lower layer (metadata from err->index etc.). */
 void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx);
 
@@ -305,8 +307,11 @@ bool tv_api_error_trace_set(bool on);
 void tv_api_err_write_failure(tv_jw *w, const tv_api_err *e);
 /* Adds a metadata pair (key without the "opensearch." prefix). */
 void tv_api_err_meta(tv_api_err *e, const char *key, const char *val);
-/* True for types that are OpenSearchException subclasses. */
-bool tv_api_type_is_os(const char *type);
+/* Is e an OpenSearchException (its type's, or a wrapper)? */
+bool tv_api_err_os(const tv_api_err *e);
+/* A new error of type `code` with its HTTP status and a reason (printf),
+ * in the request arena; NULL (r->oom set) out of memory. */
+tv_api_err *tv_api_err_new(tv_req *r, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
 /* The OpenSearch exception for an index that is missing. */
 tv_api_err *tv_api_err_no_index(tv_req *r, const char *name);
 

@@ -162,7 +162,7 @@ static bool list_indices(trove_node *n, tv_index_list *l) {
 
 static tv_status sync_indices(trove_node *n, tv_sync_mode mode, tv_error *err) {
     tv_index_list l;
-    if (!list_indices(n, &l)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!list_indices(n, &l)) return tv_error_oom(err);
     tv_status st = TROVE_OK;
     for (size_t i = 0; i < l.len; i++) {
         tv_status s = tv_index_sync(l.items[i], mode, st ? NULL : err);
@@ -188,7 +188,7 @@ static void *syncer_main(void *arg) {
         pthread_cond_timedwait(&d->stop_cv, &d->stop_mu, &ts);
         if (d->stop) break;
         pthread_mutex_unlock(&d->stop_mu);
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         (void)sync_indices(d->node, TV_SYNC_TIMER, &err); /* a failure shows in the next write's answer */
         commit_full(d->node);
         pthread_mutex_lock(&d->stop_mu);
@@ -213,7 +213,7 @@ static char *index_dir(const tv_durable *d, const char *uuid, const char *suffix
 }
 
 static tv_status replay_cb(void *ctx, const uint8_t *rec, size_t len) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_replay(ctx, rec, len, &err);
     if (st) fprintf(stderr, "trove: translog replay: %s\n", err.reason);
     return st;
@@ -241,7 +241,7 @@ static tv_index *index_from_meta(const char *dir, tv_error *err) {
     tv_arena a;
     tv_arena_init(&a);
     tv_status st = meta_path ? tv_store_read_file(meta_path, &bytes, &n, err)
-                             : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                             : tv_error_oom(err);
     if (st == TROVE_ENOTFOUND) tv_error_set(err, TROVE_ECORRUPT, "[%s] is missing", meta_path);
     if (st) goto out;
     tv_json *meta = NULL;
@@ -291,7 +291,7 @@ static int cmp_u64(const void *a, const void *b) {
 static tv_status translog_gens(const char *dir, gens *g, tv_error *err) {
     memset(g, 0, sizeof *g);
     tv_status st = tv_store_list(dir, collect_gen, g, err);
-    if (!st && g->oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!st && g->oom) st = tv_error_oom(err);
     if (!st && g->v.len) qsort(g->v.items, g->v.len, sizeof *g->v.items, cmp_u64);
     return st;
 }
@@ -302,7 +302,7 @@ static tv_status translog_gens(const char *dir, gens *g, tv_error *err) {
 static tv_status read_manifest(const char *dir, tv_arena *a, char **bytes, tv_json **out, tv_error *err) {
     char *path = path_join(dir, "commit.json", NULL);
     size_t n = 0;
-    if (!path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!path) return tv_error_oom(err);
     tv_status st = tv_store_read_file(path, bytes, &n, err);
     if (!st) {
         char *nl = n >= 9 ? *bytes + n - 9 : NULL;
@@ -362,7 +362,7 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
     uint32_t ns = st ? 0 : segs->len;
     tv_segment **sv = ns ? tv_calloc(ns, sizeof *sv) : NULL;
     uint64_t **lv = ns ? tv_calloc(ns, sizeof *lv) : NULL;
-    if (ns && (!sv || !lv)) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (ns && (!sv || !lv)) st = tv_error_oom(err);
     for (uint32_t i = 0; !st && i < ns; i++) {
         const tv_json *e = &segs->v.items[i], *f = tv_json_get(e, "file"), *l = tv_json_get(e, "live");
         if (!f || f->type != TV_JSON_STRING || strchr(f->v.s, '/') ||
@@ -372,7 +372,7 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
         }
         char *fp = path_join(dir, f->v.s, NULL);
         if (!fp) {
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
         } else if (verify) { /* trove check: every byte read and checksummed */
             char *sb = NULL;
             size_t sl = 0;
@@ -394,7 +394,7 @@ static tv_index *load_base(const char *dir, dindex *x, bool verify, uint64_t *ge
             segfile sf = {tv_segment_id(sv[i]), tv_strndup(f->v.s, f->len)};
             if (!sf.file || tv_vec_push(&x->files, sf)) {
                 tv_free(sf.file);
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
             }
         }
         tv_free(fp);
@@ -436,26 +436,26 @@ static tv_index *restore_index(tv_durable *d, const char *dir, char **name, char
         char *p = translog_path(dir, g.v.items[i]);
         tv_translog_close(tl);
         tl = NULL;
-        tv_status st = p ? tv_translog_open(p, replay_cb, idx, &tl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_status st = p ? tv_translog_open(p, replay_cb, idx, &tl, err) : tv_error_oom(err);
         tv_free(p);
         if (st) goto fail;
         last = g.v.items[i];
     }
     if (!tl) { /* committed and nothing after: the generation's translog */
         char *p = translog_path(dir, gen);
-        tv_status st = p ? tv_translog_open(p, NULL, NULL, &tl, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_status st = p ? tv_translog_open(p, NULL, NULL, &tl, err) : tv_error_oom(err);
         tv_free(p);
         if (st) goto fail;
     }
     tv_index_attach_translog(idx, tl);
     tl = NULL;
     if (tv_index_refresh(idx) != TROVE_OK) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         goto fail;
     }
     dindex *x = d ? dindex_get(d, tv_index_uuid(idx)) : NULL;
     if (d && !x) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         goto fail;
     }
     if (x) {
@@ -591,7 +591,7 @@ static char *str_of(const tv_json *v, bool *ok) {
 static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
     char *path = path_join(d->dir, "node.json", NULL), *bytes = NULL;
     size_t n = 0;
-    if (!path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!path) return tv_error_oom(err);
     tv_status rs = tv_store_read_file(path, &bytes, &n, err);
     if (rs == TROVE_ENOTFOUND) {
         tv_free(path);
@@ -646,7 +646,7 @@ static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
         }
         st->cluster_persistent = compact(tv_json_get(j, "persistent"), &ok);
     }
-    if (!ok && !st2) st2 = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!ok && !st2) st2 = tv_error_oom(err);
     tv_arena_fini(&a);
     tv_free(bytes);
     tv_free(path);
@@ -665,10 +665,10 @@ static tv_status meta_sync(trove_node *n, tv_error *err) {
     tv_status st = TROVE_OK;
     pthread_mutex_lock(&d->meta_mu);
     if (b.oom) {
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
     } else if (b.len != d->meta.len || memcmp(b.data, d->meta.data, b.len)) {
         char *path = path_join(d->dir, "node.json", NULL);
-        st = path ? tv_store_write_atomic(path, b.data, b.len, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = path ? tv_store_write_atomic(path, b.data, b.len, err) : tv_error_oom(err);
         tv_free(path);
         if (!st) {
             tv_buf t = d->meta;
@@ -685,7 +685,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     tv_durable *d = tv_calloc(1, sizeof *d);
     if (!d || !(d->dir = tv_strndup(dir, strlen(dir)))) {
         tv_free(d);
-        return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return tv_error_oom(err);
     }
     pthread_mutex_init(&d->meta_mu, NULL);
     pthread_mutex_init(&d->stop_mu, NULL);
@@ -695,7 +695,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     tv_buf_init(&d->meta);
     tv_status st = tv_store_lock_dir(dir, &d->lock, err);
     char *indices = st ? NULL : path_join(dir, "indices", NULL);
-    if (!st && !indices) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!st && !indices) st = tv_error_oom(err);
     if (!st) st = tv_store_mkdir(indices, err);
     scan s = {.d = d, .st = n->st, .err = err};
     if (!st) st = tv_store_list(indices, collect, &s, err);
@@ -703,7 +703,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
     for (size_t i = 0; !st && i < s.names.len; i++) {
         char *sub = path_join(indices, s.names.items[i], NULL);
         if (!sub) {
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
             break;
         }
         if (ends_with(s.names.items[i], ".deleted") || ends_with(s.names.items[i], ".tmp")) {
@@ -714,7 +714,7 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
             char *name = NULL, *uuid = NULL;
             tv_index *idx = restore_index(d, sub, &name, &uuid, &ie);
             if (!idx && ie.code == TROVE_ENOMEM) {
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
             } else if (!idx) {
                 fprintf(stderr, "trove: index in [%s] is not served: %s\n", sub, ie.reason);
                 tv_failed_index f = {.name = name ? name : tv_strndup(s.names.items[i], strlen(s.names.items[i])),
@@ -724,11 +724,11 @@ tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err) {
                 name = uuid = NULL;
                 if (!f.name || !f.uuid || !f.dir || !f.reason || tv_vec_push(&d->failed, f)) {
                     failed_fini(&f);
-                    st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                    st = tv_error_oom(err);
                 }
             } else if (tv_map_put(&n->st->indices, tv_index_name(idx), strlen(tv_index_name(idx)), idx, NULL)) {
                 tv_index_release(idx);
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
             }
             tv_free(name);
             tv_free(uuid);
@@ -795,7 +795,7 @@ tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *m
     tv_status st = TROVE_OK;
     tv_translog *tl = NULL;
     if (!tmp || !final || !meta || !tl_tmp || !tl_path) {
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
         goto out;
     }
     tv_jw w;
@@ -812,7 +812,7 @@ tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *m
     else tv_jw_null(&w);
     tv_jw_obj_end(&w);
     if (b.oom) {
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
         goto out;
     }
     if ((st = tv_store_mkdir(tmp, err)) || (st = tv_store_write_atomic(meta, b.data, b.len, err)))
@@ -827,7 +827,7 @@ tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *m
     tv_index_attach_translog(idx, tl);
 out:
     if (st && tmp) {
-        tv_error ignored;
+        tv_error ignored = TV_ERROR_INIT;
         (void)tv_store_remove_tree(tmp, &ignored);
     }
     tv_buf_fini(&b);
@@ -843,9 +843,9 @@ tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err) {
     tv_durable *d = n->durable;
     if (!d || !tv_index_durable(idx)) return TROVE_OK;
     char *dir = index_dir(d, tv_index_uuid(idx), ""), *gone = index_dir(d, tv_index_uuid(idx), ".deleted");
-    tv_status st = dir && gone ? tv_store_rename(dir, gone, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    tv_status st = dir && gone ? tv_store_rename(dir, gone, err) : tv_error_oom(err);
     if (!st) {
-        tv_error ignored; /* the next open finishes a removal cut short */
+        tv_error ignored = TV_ERROR_INIT; /* the next open finishes a removal cut short */
         (void)tv_store_remove_tree(gone, &ignored);
     }
     tv_free(dir);
@@ -900,7 +900,7 @@ static tv_status write_live(const char *path, const uint64_t *words, uint32_t ma
     tv_buf_append(&b, &max_doc, 4);
     tv_buf_append(&b, &sum, 4);
     tv_buf_append(&b, words, nw * 8);
-    tv_status st = b.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_store_write_atomic(path, b.data, b.len, err);
+    tv_status st = b.oom ? tv_error_oom(err) : tv_store_write_atomic(path, b.data, b.len, err);
     tv_buf_fini(&b);
     return st;
 }
@@ -918,14 +918,14 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     segfiles files = {0};
     keep k = {0};
     if (!x || !dir) {
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
         goto out;
     }
     /* 1. the next translog generation, then the point, which swaps it in */
     uint64_t g = x->tl_gen + 1;
     char *tp = translog_path(dir, g);
     tv_translog *next = NULL;
-    st = tp ? tv_translog_open(tp, NULL, NULL, &next, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    st = tp ? tv_translog_open(tp, NULL, NULL, &next, err) : tv_error_oom(err);
     if (!st && (st = tv_index_commit_begin(idx, next, &cp, err)) != TROVE_OK) {
         tv_translog_close(next);
         unlink(tp);
@@ -958,14 +958,14 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
         segfile sf = {id, tv_strndup(name, strlen(name))};
         if (!sf.file || tv_vec_push(&files, sf)) {
             tv_free(sf.file);
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
             break;
         }
         if (!have) {
             size_t len;
             const void *bytes = tv_segment_bytes_ptr(cp.segs[i].seg, &len);
             char *fp = path_join(dir, name, NULL);
-            st = fp ? tv_store_write_atomic(fp, bytes, len, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = fp ? tv_store_write_atomic(fp, bytes, len, err) : tv_error_oom(err);
             tv_free(fp);
         }
         tv_jw_obj_begin(&w);
@@ -975,7 +975,7 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
         if (!st && cp.segs[i].live) {
             snprintf(live, sizeof live, "%.*s-%llu.liv", (int)(strlen(name) - 4), name, (unsigned long long)g);
             char *lp = path_join(dir, live, NULL);
-            st = lp ? write_live(lp, cp.segs[i].live, cp.segs[i].max_doc, err) : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = lp ? write_live(lp, cp.segs[i].live, cp.segs[i].max_doc, err) : tv_error_oom(err);
             tv_free(lp);
             tv_jw_strz(&w, live);
         } else {
@@ -990,7 +990,7 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     uint32_t sum = tv_checksum32(man.data, man.len);
     tv_buf_printf(&man, "\n%08x", sum);
     char *mp = path_join(dir, "commit.json", NULL);
-    st = man.oom || !mp ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_store_write_atomic(mp, man.data, man.len, err);
+    st = man.oom || !mp ? tv_error_oom(err) : tv_store_write_atomic(mp, man.data, man.len, err);
     tv_free(mp);
     if (st) goto out;
     segfiles_fini(&x->files);
@@ -1008,7 +1008,7 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
         names[nn++] = lives[i];
     }
     k = (keep){.names = names, .n = nn, .gen = g, .dir = dir};
-    tv_error ignored;
+    tv_error ignored = TV_ERROR_INIT;
     if (names && lives) (void)tv_store_list(dir, collect_stale, &k, &ignored);
     for (size_t i = 0; i < k.gone.len; i++) {
         unlink(k.gone.items[i]);
@@ -1034,7 +1034,7 @@ static void commit_full(trove_node *n) {
     tv_index_list l;
     if (!list_indices(n, &l)) return;
     for (size_t i = 0; i < l.len; i++) {
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         if (tv_index_translog_full(l.items[i]) && tv_durable_commit(n, l.items[i], &err) != TROVE_OK)
             fprintf(stderr, "trove: commit of [%s] by translog size: %s\n", tv_index_name(l.items[i]), err.reason);
     }
@@ -1087,13 +1087,13 @@ tv_status tv_durable_drop_failed(trove_node *n, const char *name, tv_error *err)
         size_t n1 = strlen(f->dir) + 16;
         char *gone = tv_malloc(n1);
         if (!gone) {
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
             break;
         }
         snprintf(gone, n1, "%s.deleted", f->dir);
         st = tv_store_rename(f->dir, gone, err);
         if (!st) {
-            tv_error ignored;
+            tv_error ignored = TV_ERROR_INIT;
             (void)tv_store_remove_tree(gone, &ignored);
             failed_fini(f);
             d->failed.items[i] = d->failed.items[--d->failed.len];
@@ -1130,7 +1130,7 @@ static tv_status check_cb(void *ctx, const uint8_t *rec, size_t len) {
     } else {
         c->updates++;
     }
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_replay(c->idx, rec, len, &err);
     if (st) {
         snprintf(c->why, sizeof c->why, "record %llu: %s", (unsigned long long)c->records, err.reason);
@@ -1207,7 +1207,7 @@ tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_erro
     if (st) return st;
     char *indices = path_join(dir, "indices", NULL);
     scan s = {0};
-    if (!indices) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!indices) st = tv_error_oom(err);
     else st = tv_store_list(indices, collect, &s, err);
     if (!st && s.status) st = tv_error_set(err, s.status, "out of memory");
     bool all = true;
@@ -1215,7 +1215,7 @@ tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_erro
         const char *nm = s.names.items[i];
         char *sub = path_join(indices, nm, NULL);
         if (!sub) {
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
             break;
         }
         if (ends_with(nm, ".deleted") || ends_with(nm, ".tmp"))
@@ -1229,7 +1229,7 @@ tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_erro
     tv_vec_fini(&s.names);
     tv_free(indices);
     tv_store_unlock(lock);
-    if (!st && report->oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!st && report->oom) st = tv_error_oom(err);
     *clean = !st && all;
     return st;
 }

@@ -20,45 +20,15 @@
  *
  * tv_error (from lower layers) carries a status code whose OpenSearch type
  * comes from trove.h's table; tv_api_err_from() maps it, adding the
- * metadata OpenSearch attaches to that exception type.
+ * metadata OpenSearch attaches to that exception type. Every type here is
+ * a code of that table: its string, whether it is an OpenSearchException
+ * and its Java class come from there.
  */
 #include <stdio.h>
 
 #include "api.h"
 
-static const char *const os_types[] = {
-    "parsing_exception",
-    "mapper_parsing_exception",
-    "strict_dynamic_mapping_exception",
-    "invalid_index_name_exception",
-    "resource_already_exists_exception",
-    "index_not_found_exception",
-    "document_missing_exception",
-    "document_source_missing_exception",
-    "resource_not_found_exception",
-    "version_conflict_engine_exception",
-    "query_shard_exception",
-    "search_phase_execution_exception",
-    "index_closed_exception",
-    "parse_exception",
-    "mapper_exception",
-    "illegal_index_shard_state_exception",
-    "circuit_breaking_exception",
-    "search_parse_exception",
-    "timeout_exception",
-    "content_too_long_exception",
-    "corrupt_index_exception",
-    "fetch_phase_execution_exception",
-    "search_exception",
-    "routing_missing_exception",
-    "exception",
-};
-
-bool tv_api_type_is_os(const char *type) {
-    for (size_t i = 0; i < TV_ARRAY_LEN(os_types); i++)
-        if (strcmp(os_types[i], type) == 0) return true;
-    return false;
-}
+bool tv_api_err_os(const tv_api_err *e) { return e->wrapper || tv_status_os(e->type); }
 
 void tv_api_err_meta(tv_api_err *e, const char *key, const char *val) {
     if (e->nmeta >= TV_API_ERR_MAX_META) return;
@@ -97,10 +67,9 @@ static void write_meta(tv_jw *w, const tv_api_err *e) {
  * json_e_o_f_exception by OpenSearch) for every "Unexpected end-of-input"
  * failure; the JSON reader reports them all as one status, so the name is
  * chosen here, where every path that prints a JSON error meets. */
-static const char *print_type(const tv_api_err *e) {
-    if (e->reason && strcmp(e->type, "json_parse_exception") == 0 &&
-        strncmp(e->reason, "Unexpected end-of-input", 23) == 0)
-        return "json_e_o_f_exception";
+static tv_status print_type(const tv_api_err *e) {
+    if (e->reason && e->type == TROVE_EJSON && strncmp(e->reason, "Unexpected end-of-input", 23) == 0)
+        return TROVE_EJSONEOF;
     return e->type;
 }
 
@@ -128,53 +97,6 @@ bool tv_api_error_trace_set(bool on) {
     return prev;
 }
 
-static void simple_name(tv_buf *b, const char *type) {
-    static const struct {
-        const char *type, *name;
-    } special[] = {
-        {"json_e_o_f_exception", "JsonEOFException"},
-        {"x_content_parse_exception", "XContentParseException"},
-    };
-    for (size_t i = 0; i < TV_ARRAY_LEN(special); i++)
-        if (strcmp(type, special[i].type) == 0) {
-            tv_buf_append(b, special[i].name, strlen(special[i].name));
-            return;
-        }
-    bool up = true;
-    for (const char *p = type; *p; p++) {
-        if (*p == '_') {
-            up = true;
-            continue;
-        }
-        char c = *p;
-        if (up && c >= 'a' && c <= 'z') c = (char)(c - 'a' + 'A');
-        up = false;
-        tv_buf_append(b, &c, 1);
-    }
-}
-
-static const char *java_package(const char *type) {
-    static const struct {
-        const char *type, *pkg;
-    } pk[] = {
-        {"illegal_argument_exception", "java.lang."},
-        {"illegal_state_exception", "java.lang."},
-        {"unsupported_operation_exception", "java.lang."},
-        {"number_format_exception", "java.lang."},
-        {"arithmetic_exception", "java.lang."},
-        {"null_pointer_exception", "java.lang."},
-        {"array_index_out_of_bounds_exception", "java.lang."},
-        {"date_time_parse_exception", "java.time.format."},
-        {"json_parse_exception", "com.fasterxml.jackson.core."},
-        {"json_e_o_f_exception", "com.fasterxml.jackson.core.io."},
-        {"x_content_parse_exception", "org.opensearch.core.xcontent."},
-        {"too_complex_to_determinize_exception", "org.apache.lucene.util.automaton."},
-    };
-    for (size_t i = 0; i < TV_ARRAY_LEN(pk); i++)
-        if (strcmp(type, pk[i].type) == 0) return pk[i].pkg;
-    return "";
-}
-
 static const char *meta_get(const tv_api_err *e, const char *key) {
     for (int i = 0; i < e->nmeta; i++)
         if (strcmp(e->meta_key[i], key) == 0) return e->meta_val[i];
@@ -183,8 +105,8 @@ static const char *meta_get(const tv_api_err *e, const char *key) {
 
 /* Java's toString of one exception of the chain starting at e. */
 static void java_to_string(tv_buf *b, const tv_api_err *e) {
-    const char *type = print_type(e);
-    if (e->os) {
+    tv_status type = print_type(e);
+    if (tv_api_err_os(e)) {
         const char *index = meta_get(e, "index"), *uuid = meta_get(e, "index_uuid"),
                    *shard = meta_get(e, "shard");
         if (index) {
@@ -196,19 +118,18 @@ static void java_to_string(tv_buf *b, const tv_api_err *e) {
             tv_buf_append(b, " ", 1);
         }
         if (!e->cause) {
-            simple_name(b, type);
+            tv_status_simple_name(b, type);
             tv_buf_printf(b, "[%s]", e->reason ? e->reason : "null");
             return;
         }
         for (const tv_api_err *x = e; x; x = x->cause) {
-            simple_name(b, print_type(x));
+            tv_status_simple_name(b, print_type(x));
             if (x->reason) tv_buf_printf(b, "[%s]", x->reason);
             tv_buf_append(b, x->cause ? "; nested: " : ";", x->cause ? 10 : 1);
         }
         return;
     }
-    tv_buf_append(b, java_package(type), strlen(java_package(type)));
-    simple_name(b, type);
+    tv_status_java_name(b, type);
     if (e->reason) tv_buf_printf(b, ": %s", e->reason);
 }
 
@@ -230,7 +151,8 @@ static void write_stack_trace(tv_jw *w, const tv_api_err *e) {
 
 void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
     tv_jw_keyz(w, "type");
-    tv_jw_strz(w, print_type(e));
+    const char *type = trove_status_type(print_type(e));
+    tv_jw_strz(w, type[0] ? type : trove_status_type(TROVE_EEXCEPTION));
     tv_jw_keyz(w, "reason");
     if (e->reason)
         tv_jw_strz(w, e->reason);
@@ -254,7 +176,7 @@ void tv_api_err_write_inner(tv_jw *w, const tv_api_err *e, bool skip_cause) {
 }
 
 static const tv_api_err *root_cause(const tv_api_err *e) {
-    while (e->os && e->cause && e->cause->os) e = e->cause;
+    while (tv_api_err_os(e) && e->cause && tv_api_err_os(e->cause)) e = e->cause;
     return e;
 }
 
@@ -294,23 +216,35 @@ static tv_api_err *err_new(tv_req *r) {
     return e;
 }
 
-bool tv_req_fail(tv_req *r, int status, const char *type, bool os, const char *fmt, ...) {
+static tv_api_err *err_vnew(tv_req *r, tv_status code, const char *fmt, va_list ap) {
     tv_api_err *e = err_new(r);
-    if (!e) return false;
-    va_list ap;
-    va_start(ap, fmt);
+    if (!e) return NULL;
     char tmp[2048];
     vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    e->type = type;
+    e->type = code;
+    e->status = trove_status_http(code);
     e->reason = tv_arena_strndup(&r->arena, tmp, strlen(tmp));
     if (!e->reason) {
         r->oom = true;
-        return false;
+        return NULL;
     }
-    e->os = os;
-    e->status = status;
-    tv_req_error(r, e);
+    return e;
+}
+
+tv_api_err *tv_api_err_new(tv_req *r, tv_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tv_api_err *e = err_vnew(r, code, fmt, ap);
+    va_end(ap);
+    return e;
+}
+
+bool tv_req_fail(tv_req *r, tv_status code, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    tv_api_err *e = err_vnew(r, code, fmt, ap);
+    va_end(ap);
+    if (e) tv_req_error(r, e);
     return false;
 }
 
@@ -319,21 +253,19 @@ tv_api_err *tv_api_err_no_index(tv_req *r, const char *name) {
     if (!e) return NULL;
     tv_failed_index f;
     if (tv_durable_failed(r->node, name, &f)) { /* on disk, but not read back at open */
-        e->type = "corrupt_index_exception";
+        e->type = TROVE_ECORRUPT;
         e->reason = tv_arena_sprintf(&r->arena, "index [%s] was not recovered from its data directory: %s",
                                      name, f.reason);
-        e->os = true;
-        e->status = 500;
+        e->status = trove_status_http(TROVE_ECORRUPT);
         tv_api_err_meta(e, "index", name);
         char *u = tv_arena_strndup(&r->arena, f.uuid, strlen(f.uuid));
         tv_api_err_meta(e, "index_uuid", u ? u : "_na_");
         if (!e->reason || !u) r->oom = true;
         return e;
     }
-    e->type = "index_not_found_exception";
+    e->type = TROVE_ENOINDEX;
     e->reason = tv_arena_sprintf(&r->arena, "no such index [%s]", name);
-    e->os = true;
-    e->status = 404;
+    e->status = trove_status_http(TROVE_ENOINDEX);
     tv_api_err_meta(e, "index", name);
     tv_api_err_meta(e, "index_uuid", "_na_");
     tv_api_err_meta(e, "resource.type", "index_or_alias");
@@ -346,10 +278,9 @@ tv_api_err *tv_api_err_no_index(tv_req *r, const char *name) {
  * err->cause_type, err->more[]): exceptions without a status of their own
  * (input_coercion_exception, date_time_parse_exception as a third cause,
  * ...) keep OpenSearch's names and nesting. */
-static const char *err_type_override(tv_req *r, const char *type) {
-    const char *t = tv_arena_strndup(&r->arena, type, strlen(type));
-    if (!t) r->oom = true;
-    return t ? t : "exception";
+static tv_status level_type(tv_status code, tv_status type) {
+    tv_status t = type != TROVE_OK ? type : code;
+    return trove_status_type(t)[0] ? t : TROVE_EEXCEPTION;
 }
 
 static void err_more_causes(tv_req *r, const tv_error *err, tv_api_err *parent) {
@@ -357,11 +288,9 @@ static void err_more_causes(tv_req *r, const tv_error *err, tv_api_err *parent) 
         tv_api_err *c = err_new(r);
         if (!c) return;
         const tv_error_level *m = &err->more[i];
-        c->type = m->type[0] ? err_type_override(r, m->type) : trove_status_type(m->code);
-        if (!c->type[0]) c->type = "exception";
+        c->type = level_type(m->code, m->type);
         c->reason = tv_arena_strndup(&r->arena, m->reason, strlen(m->reason));
         if (!c->reason) r->oom = true;
-        c->os = tv_api_type_is_os(c->type);
         c->status = trove_status_http(m->code);
         parent->cause = c;
         parent = c;
@@ -373,22 +302,18 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
     if (!e) return NULL;
     tv_status code = err->code;
     if (code == TROVE_OK) code = TROVE_EINTERNAL;
-    e->type = trove_status_type(code);
-    if (!e->type[0]) e->type = "exception";
-    if (err->type[0]) e->type = err_type_override(r, err->type);
+    e->type = level_type(code, err->type);
     e->reason = tv_arena_strndup(&r->arena, err->reason, strlen(err->reason));
     if (!e->reason) r->oom = true;
     e->status = trove_status_http(code);
-    e->os = tv_api_type_is_os(e->type);
     if (code == TROVE_EPARSE && err->line > 0) {
         e->line = err->line;
         e->col = err->col;
     }
     const char *iname = err->index;
     /* SearchException and its subclasses keep their shard target but print no metadata */
-    bool no_meta = err->type[0] && (strcmp(err->type, "search_exception") == 0 ||
-                                     strcmp(err->type, "fetch_phase_execution_exception") == 0);
-    if (e->os && iname[0] && !no_meta) {
+    bool no_meta = err->type == TROVE_ESEARCH || err->type == TROVE_EFETCHPHASE;
+    if (tv_status_os(e->type) && iname[0] && !no_meta) {
         const char *uuid = "_na_";
         if (idx && strcmp(tv_index_name(idx), iname) == 0) uuid = tv_index_uuid(idx);
         char *iname_c = tv_arena_strndup(&r->arena, iname, strlen(iname));
@@ -410,7 +335,7 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
             tv_api_err_meta(e, "index", iname_c);
             tv_api_err_meta(e, "index_uuid", uuid);
         }
-    } else if (e->os && idx && (code == TROVE_ECONFLICT || code == TROVE_ENODOC)) {
+    } else if (tv_status_os(e->type) && idx && (code == TROVE_ECONFLICT || code == TROVE_ENODOC)) {
         tv_api_err_meta(e, "index", tv_index_name(idx));
         tv_api_err_meta(e, "index_uuid", tv_index_uuid(idx));
         tv_api_err_meta(e, "shard", "0");
@@ -418,12 +343,9 @@ tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx) {
     if (err->cause_code != TROVE_OK) {
         tv_api_err *c = err_new(r);
         if (!c) return e;
-        c->type = trove_status_type(err->cause_code);
-        if (!c->type[0]) c->type = "exception";
+        c->type = level_type(err->cause_code, err->cause_type);
         c->reason = tv_arena_strndup(&r->arena, err->cause_reason, strlen(err->cause_reason));
         if (!c->reason) r->oom = true;
-        if (err->cause_type[0]) c->type = err_type_override(r, err->cause_type);
-        c->os = tv_api_type_is_os(c->type);
         c->status = trove_status_http(err->cause_code);
         e->cause = c;
         err_more_causes(r, err, c);
@@ -470,10 +392,9 @@ void tv_req_breaker_error(tv_req *r, const tv_breaker_trip *t) {
         permanent = t->usages[TV_BREAKER_REQUEST] + t->usages[TV_BREAKER_IN_FLIGHT] <
                     t->usages[TV_BREAKER_FIELDDATA] + t->usages[TV_BREAKER_ACCOUNTING];
     x->durability = permanent ? "PERMANENT" : "TRANSIENT";
-    e->type = "circuit_breaking_exception";
+    e->type = TROVE_EBREAKER;
     e->reason = msg;
-    e->status = 429;
-    e->os = true;
+    e->status = trove_status_http(TROVE_EBREAKER);
     e->extra = write_breaker_extra;
     e->extra_ctx = x;
     tv_req_error(r, e);

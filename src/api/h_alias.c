@@ -69,9 +69,8 @@ static bool fail_invalid_alias(tv_req *r, const char *name, const char *why) {
         r->oom = true;
         return false;
     }
-    e->type = "invalid_alias_name_exception";
+    e->type = TROVE_EALIASNAME;
     e->reason = tv_arena_sprintf(&r->arena, "Invalid alias name [%s]%s%s", name, why[0] == ':' ? "" : ", ", why);
-    e->os = true;
     e->status = 400;
     tv_api_err_meta(e, "index", name);
     tv_api_err_meta(e, "index_uuid", "_na_");
@@ -164,7 +163,7 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
     e->is_hidden = -1;
     if (!spec || spec->type == TV_JSON_NULL) return true;
     if (spec->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
     for (uint32_t i = 0; i < spec->len; i++) {
         const tv_json_member *m = &spec->v.members[i];
         const tv_json *v = &m->val;
@@ -172,7 +171,7 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
         if (strcmp(k, "filter") == 0) {
             if (v->type == TV_JSON_NULL) continue;
             if (v->type != TV_JSON_OBJECT)
-                return tv_req_fail(r, 400, "illegal_argument_exception", false, "[%s] filter must be an object", ctx);
+                return tv_req_fail(r, TROVE_EARG, "[%s] filter must be an object", ctx);
             if (v->len == 0) continue;
             tv_free(e->filter);
             e->filter = json_compact(r, v);
@@ -182,7 +181,7 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
             const char *s = scalar_text(r, v);
             if (!s) {
                 if (v->type == TV_JSON_NULL) continue;
-                return tv_req_fail(r, 400, "illegal_argument_exception", false, "[%s] %s must be a string", ctx, k);
+                return tv_req_fail(r, TROVE_EARG, "[%s] %s must be a string", ctx, k);
             }
             bool idx = strcmp(k, "search_routing") != 0, srch = strcmp(k, "index_routing") != 0;
             if (idx) {
@@ -204,7 +203,7 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
             else if (v->type == TV_JSON_NULL)
                 b = -1;
             else
-                return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                return tv_req_fail(r, TROVE_EARG,
                                    "Failed to parse value [%s] as only [true] or [false] are allowed.",
                                    v->type == TV_JSON_STRING ? v->v.s : "?");
             if (k[3] == 'w')
@@ -212,10 +211,10 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
             else
                 e->is_hidden = b;
         } else if (strcmp(ctx, "alias") == 0) {
-            return tv_req_fail(r, 400, "illegal_argument_exception", false, "Unknown field [%s]", k);
+            return tv_req_fail(r, TROVE_EARG, "Unknown field [%s]", k);
         } else if (strcmp(k, "index") && strcmp(k, "indices") && strcmp(k, "alias") && strcmp(k, "aliases") &&
                    strcmp(k, "must_exist")) {
-            return tv_req_fail(r, 400, "x_content_parse_exception", true, "[1:2] [%s] unknown field [%s]", ctx, k);
+            return tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [%s] unknown field [%s]", ctx, k);
         }
     }
     return true;
@@ -227,7 +226,7 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
 static bool atable_validate(tv_req *r, const atable *t) {
     for (size_t i = 0; i < t->n; i++) /* AliasValidator.validateAliasStandalone */
         if (t->a[i].index_routing && strchr(t->a[i].index_routing, ','))
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "alias [%s] has several index routing values associated with it", t->a[i].alias);
     for (size_t i = 0; i < t->n; i++) {
         const tv_alias *a = &t->a[i];
@@ -245,14 +244,14 @@ static bool atable_validate(tv_req *r, const atable *t) {
             if ((a->is_hidden == 1) != (b->is_hidden == 1)) hidden_mismatch = true;
         }
         if (writes > 1) {
-            tv_req_fail(r, 400, "illegal_state_exception", false, "alias [%s] has more than one write index [%s]",
+            tv_req_fail(r, TROVE_EILLEGALSTATE, "alias [%s] has more than one write index [%s]",
                         a->alias, names.data ? names.data : "");
             tv_buf_fini(&names);
             return false;
         }
         tv_buf_fini(&names);
         if (hidden_mismatch)
-            return tv_req_fail(r, 400, "illegal_state_exception", false,
+            return tv_req_fail(r, TROVE_EILLEGALSTATE,
                                "alias [%s] has is_hidden set to true on indices [%s] but does not have is_hidden "
                                "set to true on indices []; alias must have the same is_hidden setting on all "
                                "indices",
@@ -265,7 +264,7 @@ static bool atable_validate(tv_req *r, const atable *t) {
 static bool add_alias(tv_req *r, atable *t, const char *index, const char *alias, const tv_json *spec,
                       const char *ctx) {
     const char *bad = alias_name_invalid(alias);
-    if (!alias[0]) return tv_req_fail(r, 400, "illegal_argument_exception", false, "alias name is required");
+    if (!alias[0]) return tv_req_fail(r, TROVE_EARG, "alias name is required");
     if (bad) return fail_invalid_alias(r, alias, bad);
     if (tv_map_has(&r->node->st->indices, alias, strlen(alias)))
         return fail_invalid_alias(r, alias, ": an index or data stream exists with the same name as the alias");
@@ -292,7 +291,7 @@ static bool add_alias(tv_req *r, atable *t, const char *index, const char *alias
 bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *aliases) {
     if (!aliases || aliases->type == TV_JSON_NULL) return true;
     if (aliases->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
     atable t;
     if (!atable_copy(&t, r->node->st->aliases, r->node->st->naliases)) {
         atable_free(&t);
@@ -370,12 +369,12 @@ static bool str_list(tv_req *r, const tv_json *v, const char ***out, size_t *n, 
         return true;
     }
     if (v->type != TV_JSON_ARRAY)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "[%s] must be a string or an array", what);
+        return tv_req_fail(r, TROVE_EARG, "[%s] must be a string or an array", what);
     const char **l = tv_arena_calloc(&r->arena, v->len + 1, sizeof *l);
     if (!l) return !(r->oom = true);
     for (uint32_t i = 0; i < v->len; i++) {
         if (v->v.items[i].type != TV_JSON_STRING)
-            return tv_req_fail(r, 400, "illegal_argument_exception", false, "[%s] must contain strings", what);
+            return tv_req_fail(r, TROVE_EARG, "[%s] must contain strings", what);
         l[(*n)++] = v->v.items[i].v.s;
     }
     *out = l;
@@ -403,9 +402,8 @@ static bool fail_aliases_missing(tv_req *r, const char *const *names, size_t n) 
     char *list = b.oom ? NULL : tv_arena_strndup(&r->arena, b.data ? b.data : "", b.len);
     tv_buf_fini(&b);
     if (!e || !list) return !(r->oom = true);
-    e->type = "aliases_not_found_exception";
+    e->type = TROVE_ENOALIAS;
     e->reason = tv_arena_sprintf(&r->arena, "aliases [%s] missing", list);
-    e->os = true;
     e->status = 404;
     tv_api_err_meta(e, "resource.type", "aliases");
     tv_api_err_meta(e, "resource.id", list);
@@ -448,7 +446,7 @@ static bool prepare_action(tv_req *r, const char *kind, const tv_json *a, action
     out->kind = kind;
     out->spec = a;
     if (a->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "parsing_exception", true, "[%s] failed to parse field [%s]", "alias_action",
+        return tv_req_fail(r, TROVE_EPARSE, "[%s] failed to parse field [%s]", "alias_action",
                            kind);
     const char **idx = NULL, **al = NULL;
     size_t nidx = 0, nal = 0, n1 = 0, n2 = 0;
@@ -487,7 +485,7 @@ static bool prepare_action(tv_req *r, const char *kind, const tv_json *a, action
         tv_buf_printf(&v, "%s%d: [aliases] is unsupported for [REMOVE_INDEX];", pre, ++nerr);
     }
     if (nerr) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true, "%s", v.data ? v.data : "");
+        tv_req_fail(r, TROVE_EVALIDATION, "%s", v.data ? v.data : "");
         tv_buf_fini(&v);
         return false;
     }
@@ -518,18 +516,18 @@ static bool apply_action(tv_req *r, atable *t, action *ac, tv_buf *deleted) {
 
 void tv_h_aliases_post(tv_req *r) {
     if (!r->body_len) {
-        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
         return;
     }
     const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
     if (!body) return;
     const tv_json *actions = tv_json_get(body, "actions");
     if (body->type != TV_JSON_OBJECT || (actions && actions->type != TV_JSON_ARRAY)) {
-        tv_req_fail(r, 400, "parsing_exception", true, "[aliases] failed to parse field [actions]");
+        tv_req_fail(r, TROVE_EPARSE, "[aliases] failed to parse field [actions]");
         return;
     }
     if (!actions || actions->len == 0) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true,
+        tv_req_fail(r, TROVE_EVALIDATION,
                     "Validation Failed: 1: Must specify at least one alias action;");
         return;
     }
@@ -543,13 +541,13 @@ void tv_h_aliases_post(tv_req *r) {
     for (uint32_t i = 0; ok && i < actions->len; i++) {
         const tv_json *act = &actions->v.items[i];
         if (act->type != TV_JSON_OBJECT || act->len != 1) {
-            ok = tv_req_fail(r, 400, "illegal_argument_exception", false, "Expected field name but got %s",
+            ok = tv_req_fail(r, TROVE_EARG, "Expected field name but got %s",
                              act->type == TV_JSON_OBJECT ? "END_OBJECT" : "VALUE");
             break;
         }
         const char *kind = act->v.members[0].key;
         if (strcmp(kind, "add") != 0 && strcmp(kind, "remove") != 0 && strcmp(kind, "remove_index") != 0) {
-            ok = tv_req_fail(r, 400, "parsing_exception", true, "Unknown field [%s]", kind);
+            ok = tv_req_fail(r, TROVE_EPARSE, "Unknown field [%s]", kind);
             break;
         }
         ok = prepare_action(r, kind, &act->v.members[0].val, &acts[nacts]);
@@ -573,7 +571,7 @@ void tv_h_aliases_post(tv_req *r) {
                 size_t nn = dl ? tv_split_commas(&r->arena, dl, &names) : 0;
                 for (size_t i = 0; i < nn; i++) {
                     tv_index *cur = tv_map_get(&r->node->st->indices, names[i], strlen(names[i]));
-                    tv_error derr;
+                    tv_error derr = TV_ERROR_INIT;
                     if (!cur) continue;
                     if (tv_durable_drop_index(r->node, cur, &derr) != TROVE_OK) {
                         /* stays served: the request has already succeeded */
@@ -612,7 +610,7 @@ void tv_h_alias_put(tv_req *r) {
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
     if (!name) {
         tv_index_list_release(&l);
-        tv_req_fail(r, 400, "action_request_validation_exception", true,
+        tv_req_fail(r, TROVE_EVALIDATION,
                     "Validation Failed: 1: [alias] is required;");
         return;
     }
@@ -800,7 +798,7 @@ static void search_through_aliases(tv_req *r, bool count) {
         }
         tv_index_list_release(&l);
         if (!same) {
-            tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            tv_req_fail(r, TROVE_EUNSUPPORTED,
                         "trove cannot search indices with different alias filters in one request");
             return;
         }

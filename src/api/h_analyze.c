@@ -38,7 +38,7 @@ void tv_h_analyze(tv_req *r) {
         body = tv_req_parse_body(r, TV_BODY_PARSER);
         if (!body) return;
         if (body->type != TV_JSON_OBJECT) {
-            tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+            tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
             return;
         }
     }
@@ -51,7 +51,7 @@ void tv_h_analyze(tv_req *r) {
         if (strcmp(k, "text") && strcmp(k, "analyzer") && strcmp(k, "tokenizer") && strcmp(k, "filter") &&
             strcmp(k, "char_filter") && strcmp(k, "field") && strcmp(k, "normalizer") && strcmp(k, "explain") &&
             strcmp(k, "attributes") && strcmp(k, "token_filter")) {
-            tv_req_fail(r, 400, "x_content_parse_exception", true, "[1:2] [analyze_request] unknown field [%s]", k);
+            tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] unknown field [%s]", k);
             return;
         }
     }
@@ -67,17 +67,17 @@ void tv_h_analyze(tv_req *r) {
     if (an && (tok || (filt && filt->type == TV_JSON_ARRAY && filt->len) || (cf && cf->type == TV_JSON_ARRAY && cf->len)))
         tv_buf_printf(&v, "%d: custom tokenizer or filters cannot be specified when a named analyzer is used;", ++nv);
     if (nv) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true, "Validation Failed: %s", v.data);
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s", v.data);
         tv_buf_fini(&v);
         return;
     }
     tv_buf_fini(&v);
     if (explain && explain->type == TV_JSON_TRUE) {
-        tv_req_fail(r, 400, "unsupported_operation_exception", false, "trove does not support _analyze explain");
+        tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze explain");
         return;
     }
     if ((cf && !(cf->type == TV_JSON_ARRAY && cf->len == 0)) || (tok && tok->type != TV_JSON_STRING) || norm) {
-        tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        tv_req_fail(r, TROVE_EUNSUPPORTED,
                     "trove supports _analyze with named analyzers, tokenizers and filters only");
         return;
     }
@@ -85,7 +85,7 @@ void tv_h_analyze(tv_req *r) {
     size_t nf = 0;
     if (filt) {
         if (filt->type != TV_JSON_ARRAY) {
-            tv_req_fail(r, 400, "x_content_parse_exception", true, "[1:2] [analyze_request] failed to parse field [filter]");
+            tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] failed to parse field [filter]");
             return;
         }
         fnames = tv_arena_calloc(&r->arena, filt->len + 1, sizeof *fnames);
@@ -95,7 +95,7 @@ void tv_h_analyze(tv_req *r) {
         }
         for (uint32_t i = 0; i < filt->len; i++) {
             if (filt->v.items[i].type != TV_JSON_STRING) {
-                tv_req_fail(r, 400, "unsupported_operation_exception", false,
+                tv_req_fail(r, TROVE_EUNSUPPORTED,
                             "trove does not support inline filter definitions in _analyze");
                 return;
             }
@@ -131,7 +131,7 @@ void tv_h_analyze(tv_req *r) {
         const char *name = an->type == TV_JSON_STRING ? an->v.s : "";
         a = idx ? tv_analysis_get(reg, name, strlen(name)) : tv_analyzer_builtin(name, strlen(name));
         if (!a) {
-            tv_req_fail(r, 400, "illegal_argument_exception", false, idx ? "failed to find analyzer [%s]"
+            tv_req_fail(r, TROVE_EARG, idx ? "failed to find analyzer [%s]"
                                                                            : "failed to find global analyzer [%s]",
                         name);
             goto done;

@@ -67,7 +67,7 @@ static bool fail_iae(tv_req *r, const char *fmt, ...) {
     va_start(ap, fmt);
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    return tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", tmp);
+    return tv_req_fail(r, TROVE_EARG, "%s", tmp);
 }
 
 static const char *value_text(tv_req *r, const tv_json *v) {
@@ -128,7 +128,7 @@ static bool parse_meta(tv_req *r, int line, const tv_json *meta, bulk_op *op, co
             if (!value_long(v, &op->upd.retry_on_conflict))
                 return fail_iae(r, "Malformed action/metadata line [%d], [retry_on_conflict] must be a number", line);
         } else if (strcmp(k, "pipeline") == 0) {
-            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            return tv_req_fail(r, TROVE_EUNSUPPORTED,
                                "trove does not support ingest pipelines");
         } else if (strcmp(k, "require_alias") == 0) {
             /* parser.booleanValue(): true/false, or their strings */
@@ -168,13 +168,13 @@ void tv_h_bulk(tv_req *r) {
     uint64_t t0 = tv_mono_ns();
     tv_refresh refresh;
     if (!tv_api_parse_refresh(tv_req_param(r, "refresh"), &refresh))
-        return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "Unknown value for refresh: [%s].",
+        return (void)tv_req_fail(r, TROVE_EARG, "Unknown value for refresh: [%s].",
                                  tv_req_param(r, "refresh"));
     if (tv_req_param(r, "pipeline"))
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support ingest pipelines");
     if (tv_req_param(r, "type"))
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support mapping types ([type] in bulk)");
     bool req_alias;
     if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return;
@@ -226,7 +226,7 @@ void tv_h_bulk(tv_req *r) {
                 r->oom = true;
                 return;
             }
-            e->type = "json_parse_exception";
+            e->type = TROVE_EJSON;
             e->reason = tv_arena_sprintf(&r->arena,
                                          "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
                                          "disabled); line: %u, column: %u]",
@@ -313,7 +313,7 @@ void tv_h_bulk(tv_req *r) {
                         r->oom = true;
                         return;
                     }
-                    e->type = "json_parse_exception";
+                    e->type = TROVE_EJSON;
                     e->reason = tv_arena_sprintf(
                         &r->arena,
                         "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); "
@@ -334,7 +334,7 @@ void tv_h_bulk(tv_req *r) {
                 if (!tv_api_parse_update(r, ub, sp, sl, &u, &e)) {
                     /* a missing doc is a validation error of the item,
                      * reported with the whole request below */
-                    if (e && strcmp(e->type, "action_request_validation_exception") == 0) {
+                    if (e && e->type == TROVE_EVALIDATION) {
                         op->upd = saved;
                         op->upd.doc = NULL;
                     } else {
@@ -387,7 +387,7 @@ void tv_h_bulk(tv_req *r) {
         return;
     }
     if (nv) {
-        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s", vb.data);
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s", vb.data);
         tv_buf_fini(&vb);
         return;
     }
@@ -430,9 +430,8 @@ void tv_h_bulk(tv_req *r) {
                 if (!e) {
                     r->oom = true;
                 } else {
-                    e->type = "invalid_index_name_exception";
+                    e->type = TROVE_EINDEXNAME;
                     e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], %s", op->index, bad);
-                    e->os = true;
                     e->status = 400;
                     tv_api_err_meta(e, "index", op->index);
                     tv_api_err_meta(e, "index_uuid", "_na_");
@@ -475,7 +474,7 @@ void tv_h_bulk(tv_req *r) {
                 if (!x) {
                     r->oom = true;
                 } else {
-                    x->type = "illegal_argument_exception";
+                    x->type = TROVE_EARG;
                     x->reason = "if _id is specified it must not be empty";
                     x->status = 400;
                     err = x;

@@ -68,14 +68,14 @@ typedef struct byq_opts {
 /* setMaxDocsValidateIdentical, then setMaxDocs. */
 static bool set_max_docs(tv_req *r, byq_opts *o, int64_t n) {
     if (o->max_docs != -1 && o->max_docs != n)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return tv_req_fail(r, TROVE_EARG,
                            "[max_docs] set to two different values [%lld] and [%lld]", (long long)o->max_docs,
                            (long long)n);
     if (n < 0)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return tv_req_fail(r, TROVE_EARG,
                            "[max_docs] parameter cannot be negative, found [%lld]", (long long)n);
     if (n < o->slices)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "[max_docs] should be >= [slices]");
+        return tv_req_fail(r, TROVE_EARG, "[max_docs] should be >= [slices]");
     o->max_docs = n;
     return true;
 }
@@ -94,7 +94,7 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
     if (!body && r->body_len) return false;
     if (!body) return true;
     if (body->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
     tv_json *sbody = tv_arena_alloc(&r->arena, sizeof *sbody);
     tv_json_member *ms = tv_arena_calloc(&r->arena, body->len + 1, sizeof *ms);
     if (!sbody || !ms) return (r->oom = true), false;
@@ -105,19 +105,19 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
         const tv_json *v = &m->val;
         if (tv_streq(m->key, m->key_len, "conflicts")) {
             if (v->type != TV_JSON_STRING)
-                return tv_req_fail(r, 400, "x_content_parse_exception", false,
+                return tv_req_fail(r, TROVE_EXCONTENT,
                                    "[%s] conflicts doesn't support values of type: %s", api + 1, kind_name(v));
             *conflicts = v->v.s;
         } else if (tv_streq(m->key, m->key_len, "max_docs") || tv_streq(m->key, m->key_len, "size")) {
             if (v->type != TV_JSON_INT)
-                return tv_req_fail(r, 400, "x_content_parse_exception", false, "[%s] failed to parse field [%s]",
+                return tv_req_fail(r, TROVE_EXCONTENT, "[%s] failed to parse field [%s]",
                                    api + 1, m->key);
             if (!set_max_docs(r, o, v->v.i)) return false;
         } else if (tv_streq(m->key, m->key_len, "script")) {
-            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            return tv_req_fail(r, TROVE_EUNSUPPORTED,
                                "trove does not support scripts ([script] of %s)", api);
         } else if (tv_streq(m->key, m->key_len, "slice")) {
-            return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            return tv_req_fail(r, TROVE_EUNSUPPORTED,
                                "trove does not support manual slicing ([slice] of %s)", api);
         } else {
             *from |= tv_streq(m->key, m->key_len, "from");
@@ -139,7 +139,7 @@ static bool requests_per_second(tv_req *r) {
     bool num = tv_java_double_syntax(v, strlen(v));
     double d = num ? strtod(v, NULL) : 0;
     if (!num || (d != -1 && !(d > 0)))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return tv_req_fail(r, TROVE_EARG,
                            "[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
     return true;
 }
@@ -157,26 +157,26 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
     int64_t from = -1, size, ta;
     if (!int_param(r, "from", &from, &given)) return false;
     if (given && from < 0)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return tv_req_fail(r, TROVE_EARG,
                            "[from] parameter cannot be negative, found [%lld]", (long long)from);
     if (!int_param(r, "size", &size, &given)) return false;
     if (given && size != -1 && !set_max_docs(r, o, size)) return false;
     if (!int_param(r, "terminate_after", &ta, &given)) return false;
-    if (given && ta < 0) return tv_req_fail(r, 400, "illegal_argument_exception", false, "terminateAfter must be > 0");
+    if (given && ta < 0) return tv_req_fail(r, TROVE_EARG, "terminateAfter must be > 0");
     int64_t ms;
     const char *sc = tv_req_param(r, "scroll");
     if (sc && !tv_api_parse_time_ms(r, "scroll", sc, &ms)) return false;
     /* scroll_size is the search's size */
     if (!int_param(r, "scroll_size", &o->scroll_size, &given)) return false;
     if (given && o->scroll_size < 0)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return tv_req_fail(r, TROVE_EARG,
                            "[size] parameter cannot be negative, found [%lld]", (long long)o->scroll_size);
     if (tv_req_param(r, "conflicts")) conflicts = tv_req_param(r, "conflicts");
     if (conflicts) {
         if (strcmp(conflicts, "proceed") == 0)
             o->proceed = true;
         else if (strcmp(conflicts, "abort") != 0)
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "conflicts may only be \"proceed\" or \"abort\" but was [%s]", conflicts);
     }
     const char *st = tv_req_param(r, "search_timeout");
@@ -189,7 +189,7 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
     } else if (sl) {
         int64_t v;
         if (!tv_parse_i64(sl, strlen(sl), &v) || v < INT32_MIN || v > INT32_MAX || v < 1)
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "[slices] must be a positive integer or the string \"auto\", but was [%s]", sl);
         o->slices = v;
     }
@@ -208,7 +208,7 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
         tv_buf_printf(&m, "%d: maxDocs should be greater than 0 if the request is limited to some number of "
                           "documents or -1 if it isn't but it was [0];", ++nerr);
     bool ok = nerr == 0;
-    if (!ok) tv_req_fail(r, 400, "action_request_validation_exception", true, "Validation Failed: %s", m.data);
+    if (!ok) tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s", m.data);
     if (m.oom) r->oom = true;
     tv_buf_fini(&m);
     return ok;
@@ -224,12 +224,12 @@ static void by_query(tv_req *r, bool update) {
     if (!parse_options(r, api, &bo)) return;
     if (!tv_req_param_bool(r, "wait_for_completion", true, &wfc)) return;
     if (!wfc)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support [wait_for_completion=false] of %s (no tasks API)", api);
     if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
     if (tv_req_param(r, "pipeline"))
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support ingest pipelines");
     tv_json *sbody = bo.sbody;
     bool proceed = bo.proceed;
@@ -244,7 +244,7 @@ static void by_query(tv_req *r, bool update) {
     p.default_operator = tv_req_param(r, "default_operator");
     p.analyzer = tv_req_param(r, "analyzer");
     if (tv_req_param(r, "lenient") || tv_req_param(r, "analyze_wildcard"))
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support the [%s] parameter of %s",
                                  tv_req_param(r, "lenient") ? "lenient" : "analyze_wildcard", api);
     p.sort = "_doc";

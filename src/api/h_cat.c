@@ -259,7 +259,7 @@ static void respond(tv_req *r, table *t) {
                     found = true;
                 }
             if (!found) {
-                tv_req_fail(r, 400, "unsupported_operation_exception", false, "Unable to sort by unknown sort key `%s`",
+                tv_req_fail(r, TROVE_EUNSUPPORTED, "Unable to sort by unknown sort key `%s`",
                             c);
                 return;
             }
@@ -349,7 +349,7 @@ static void set_timestamp(tv_req *r, table *t) {
 static bool check_format(tv_req *r) {
     const char *fmt = tv_req_param(r, "format");
     if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0 && strcmp(fmt, "txt") != 0)
-        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return tv_req_fail(r, TROVE_EUNSUPPORTED,
                            "trove answers _cat only as text or JSON: unsupported format [%s]", fmt);
     return true;
 }
@@ -441,7 +441,7 @@ void tv_h_cat_indices(tv_req *r) {
     if (!check_format(r)) return;
     const char *hf = tv_req_param(r, "health");
     if (hf && strcmp(hf, "green") != 0 && strcmp(hf, "yellow") != 0 && strcmp(hf, "red") != 0) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false, "unknown cluster health status [%s]", hf);
+        tv_req_fail(r, TROVE_EARG, "unknown cluster health status [%s]", hf);
         return;
     }
     bool pri_flag;

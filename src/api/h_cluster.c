@@ -158,7 +158,7 @@ static bool parse_status(tv_req *r, const char *v, int *out) {
             *out = i;
             return true;
         }
-    return tv_req_fail(r, 400, "illegal_argument_exception", false, "unknown cluster health status [%s]", v);
+    return tv_req_fail(r, TROVE_EARG, "unknown cluster health status [%s]", v);
 }
 
 void tv_h_cluster_health(tv_req *r) {
@@ -175,7 +175,7 @@ void tv_h_cluster_health(tv_req *r) {
     if (!level) level = "cluster";
     if (strcmp(level, "cluster") && strcmp(level, "indices") && strcmp(level, "shards") &&
         strcmp(level, "awareness_attributes")) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false,
+        tv_req_fail(r, TROVE_EARG,
                     "No enum constant org.opensearch.action.admin.cluster.health.ClusterHealthRequest.Level.%s",
                     level);
         return;
@@ -382,13 +382,13 @@ void tv_h_cluster_settings_put(tv_req *r) {
     bool flat;
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
     if (!r->body_len) {
-        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
         return;
     }
     const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
     if (!body) return;
     if (body->type != TV_JSON_OBJECT) {
-        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
         return;
     }
     const tv_json *pj = NULL, *tj = NULL;
@@ -399,7 +399,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
         else if (strcmp(m->key, "transient") == 0)
             tj = &m->val;
         else {
-            tv_req_fail(r, 400, "illegal_argument_exception", false,
+            tv_req_fail(r, TROVE_EARG,
                         "[cluster_update_settings_request] unknown field [%s]", m->key);
             return;
         }
@@ -412,7 +412,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
         return;
     }
     if (npu + ntu == 0) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true,
+        tv_req_fail(r, TROVE_EVALIDATION,
                     "Validation Failed: 1: no settings to update;");
         return;
     }
@@ -421,7 +421,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
         size_t n = kind ? ntu : npu;
         for (size_t i = 0; i < n; i++)
             if (!setting_known(u[i].key) && !(u[i].val == NULL && strchr(u[i].key, '*'))) {
-                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s setting [%s], not recognized",
+                tv_req_fail(r, TROVE_EARG, "%s setting [%s], not recognized",
                             kind ? "transient" : "persistent", u[i].key);
                 return;
             } else if (!tv_api_breaker_setting_check(r, u[i].key, u[i].val)) {

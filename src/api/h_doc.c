@@ -88,14 +88,14 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version, 
     tv_write_opts_init(o);
     const char *v;
     if (!tv_api_parse_refresh(tv_req_param(r, "refresh"), &o->refresh))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "Unknown value for refresh: [%s].",
+        return tv_req_fail(r, TROVE_EARG, "Unknown value for refresh: [%s].",
                            tv_req_param(r, "refresh"));
     if ((v = tv_req_param(r, "routing")) && *v) {
         o->routing = v;
         o->routing_len = strlen(v);
     }
     if (tv_req_param(r, "pipeline"))
-        return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return tv_req_fail(r, TROVE_EUNSUPPORTED,
                            "trove does not support ingest pipelines");
     bool req_alias;
     if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return false;
@@ -106,7 +106,7 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version, 
                 return tv_req_fail_number(r, "long", "version", v);
         }
         if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &o->version_type))
-            return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
+            return tv_req_fail(r, TROVE_EARG, "No version type match [%s]",
                                tv_req_param(r, "version_type"));
     }
     if ((v = tv_req_param(r, "if_seq_no"))) {
@@ -131,7 +131,7 @@ static bool answer_validation(tv_req *r, const char *id, const tv_write_opts *o,
         return false;
     }
     if (n) {
-        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s", v.data);
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s", v.data);
         tv_buf_fini(&v);
         return false;
     }
@@ -184,11 +184,10 @@ tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx) {
             r->oom = true;
             return NULL;
         }
-        e->type = "mapper_parsing_exception";
+        e->type = TROVE_EMAPPER;
         e->reason = "failed to parse";
-        e->os = true;
         e->status = 400;
-        c->type = "json_parse_exception";
+        c->type = TROVE_EJSON;
         if (err->line > 0)
             c->reason = tv_arena_sprintf(&r->arena,
                                          "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
@@ -228,7 +227,7 @@ static void do_index(tv_req *r, tv_op_type op) {
         else if (strcmp(ot, "index") == 0)
             o.op_type = TV_OP_INDEX;
         else
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return (void)tv_req_fail(r, TROVE_EARG,
                                      "opType must be 'create' or 'index', found: [%s]", ot);
     }
     if (op == TV_OP_CREATE) o.op_type = TV_OP_CREATE;
@@ -240,7 +239,7 @@ static void do_index(tv_req *r, tv_op_type op) {
         if (!ot) o.op_type = TV_OP_CREATE;
     }
     if (!r->body_len) {
-        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
         return;
     }
     if (!answer_validation(r, r->p_id, &o, false)) return;
@@ -529,7 +528,7 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
         return tv_req_fail_number(r, "long", "version", v);
     tv_version_type vt;
     if (!tv_api_parse_version_type(tv_req_param(r, "version_type"), &vt))
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "No version type match [%s]",
+        return tv_req_fail(r, TROVE_EARG, "No version type match [%s]",
                            tv_req_param(r, "version_type"));
     tv_index *idx = tv_node_get_index(r->node, r->p_index);
     if (!idx) {
@@ -566,7 +565,7 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
     if (*found && version != TV_VERSION_UNSET) {
         bool conflict = meta->version != version;
         if (conflict) {
-            tv_error err;
+            tv_error err = TV_ERROR_INIT;
             tv_error_set(&err, TROVE_ECONFLICT,
                          "[%s]: version conflict, current version [%lld] is different than the one provided [%lld]",
                          r->p_id, (long long)meta->version, (long long)version);
@@ -645,7 +644,7 @@ void tv_h_source_get(tv_req *r) {
         if (r->method == TV_HEAD)
             tv_req_empty(r, 404);
         else
-            tv_req_fail(r, 404, "resource_not_found_exception", true, "%s not found [%s]/[%s]",
+            tv_req_fail(r, TROVE_ENOTFOUND, "%s not found [%s]/[%s]",
                         found ? "Source" : "Document", tv_index_name(idx), r->p_id);
         tv_index_release(idx);
         return;
@@ -669,7 +668,7 @@ void tv_h_source_get(tv_req *r) {
  */
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e) {
     *e = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (!u->opts.routing && tv_api_routing_required(idx)) {
         *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
         return 0;
@@ -695,7 +694,7 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
                     r->oom = true;
                     return 0;
                 }
-                x->type = "unsupported_operation_exception";
+                x->type = TROVE_EUNSUPPORTED;
                 x->reason = tv_arena_sprintf(&r->arena,
                                              "trove keeps one document per _id: [%s] exists on another shard than "
                                              "this routing reaches, an upsert would duplicate it",
@@ -755,9 +754,8 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
                     r->oom = true;
                     return 0;
                 }
-                x->type = "document_source_missing_exception";
+                x->type = TROVE_ENOSOURCE;
                 x->reason = tv_arena_sprintf(&r->arena, "[%s]: document source missing", id);
-                x->os = true;
                 x->status = 400;
                 tv_api_err_meta(x, "index", tv_index_name(idx));
                 tv_api_err_meta(x, "index_uuid", tv_index_uuid(idx));
@@ -864,7 +862,7 @@ static bool update_bool(tv_req *r, const char *text, size_t text_len, const tv_j
         r->oom = true;
         return false;
     }
-    x->type = "x_content_parse_exception";
+    x->type = TROVE_EXCONTENT;
     x->status = 400;
     if (v->type == TV_JSON_STRING) {
         tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
@@ -874,7 +872,7 @@ static bool update_bool(tv_req *r, const char *text, size_t text_len, const tv_j
         }
         x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] failed to parse field [%s]", line, col,
                                      m->key);
-        c->type = "illegal_argument_exception";
+        c->type = TROVE_EARG;
         c->status = 400;
         c->reason = tv_arena_sprintf(&r->arena, "Failed to parse value [%s] as only [true] or [false] are allowed.",
                                      v->v.s);
@@ -904,7 +902,7 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
                 r->oom = true;
                 return false;
             }
-            x->type = "action_request_validation_exception";
+            x->type = TROVE_EVALIDATION;
             x->reason = "Validation Failed: 1: script or doc is missing;";
             x->status = 400;
             *e = x;
@@ -942,7 +940,7 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
                 r->oom = true;
                 return false;
             }
-            x->type = "x_content_parse_exception";
+            x->type = TROVE_EXCONTENT;
             x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] unknown field [%s]", line, col, m->key);
             x->status = 400;
             if (!x->reason) r->oom = true;
@@ -956,7 +954,7 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
             r->oom = true;
             return false;
         }
-        x->type = "unsupported_operation_exception";
+        x->type = TROVE_EUNSUPPORTED;
         x->reason = "trove does not support scripts (update [script], [scripted_upsert])";
         x->status = 400;
         *e = x;
@@ -968,7 +966,7 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
             r->oom = true;
             return false;
         }
-        x->type = "action_request_validation_exception";
+        x->type = TROVE_EVALIDATION;
         x->reason = "Validation Failed: 1: script or doc is missing;";
         x->status = 400;
         *e = x;
@@ -980,7 +978,7 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
             r->oom = true;
             return false;
         }
-        x->type = "x_content_parse_exception";
+        x->type = TROVE_EXCONTENT;
         x->reason = tv_arena_sprintf(&r->arena, "[1:%u] [UpdateRequest] failed to parse field [%s]",
                                      (u->doc->type != TV_JSON_OBJECT ? u->doc->off : u->upsert->off) + 1,
                                      u->doc->type != TV_JSON_OBJECT ? "doc" : "upsert");
@@ -1047,7 +1045,7 @@ void tv_h_doc_update(tv_req *r) {
     if (u.retry_on_conflict > 0 && u.opts.if_seq_no != TV_SEQ_NO_UNSET)
         tv_buf_printf(&v, "%d: compare and write operations can not be retried;", ++n);
     if (n) {
-        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s",
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s",
                     v.data ? v.data : "");
         tv_buf_fini(&v);
         return;
@@ -1085,9 +1083,8 @@ static bool mget_fail_parse(tv_req *r, const tv_json *at, const char *fmt, const
         r->oom = true;
         return false;
     }
-    x->type = "parsing_exception";
+    x->type = TROVE_EPARSE;
     x->reason = tv_arena_sprintf(&r->arena, fmt, key, tok);
-    x->os = true;
     x->status = 400;
     x->line = line;
     x->col = col;
@@ -1139,7 +1136,7 @@ void tv_h_mget(tv_req *r) {
     size_t nitems = 0;
     if (body) {
         if (body->type != TV_JSON_OBJECT)
-            return (void)tv_req_fail(r, 400, "parsing_exception", true, "Failed to derive xcontent");
+            return (void)tv_req_fail(r, TROVE_EPARSE, "Failed to derive xcontent");
         size_t cap = 0;
         for (uint32_t i = 0; i < body->len; i++) cap += body->v.members[i].val.len + 1;
         items = tv_arena_calloc(&r->arena, cap + 1, sizeof *items);
@@ -1229,7 +1226,7 @@ void tv_h_mget(tv_req *r) {
                 for (uint32_t k = 0; k < v->len; k++) {
                     const tv_json *d = &v->v.items[k];
                     if (d->type != TV_JSON_STRING && !tv_json_is_number(d))
-                        return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                        return (void)tv_req_fail(r, TROVE_EARG,
                                                  "ids array element should only contain ids");
                     mget_item *it = &items[nitems++];
                     it->index = r->p_index;
@@ -1255,7 +1252,7 @@ void tv_h_mget(tv_req *r) {
         if (!items[i].id) tv_buf_printf(&vb, "%d: id is missing for doc %zu;", ++nv, i);
     }
     if (nv) {
-        tv_req_fail(r, 400, "action_request_validation_exception", false, "Validation Failed: %s",
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s",
                     vb.data ? vb.data : "");
         tv_buf_fini(&vb);
         return;

@@ -41,14 +41,14 @@ void tv_h_explain(tv_req *r) {
     static const char *const refused[] = {"lenient", "analyze_wildcard"};
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
         if (tv_req_param(r, refused[i])) {
-            tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            tv_req_fail(r, TROVE_EUNSUPPORTED,
                         "trove does not support the [%s] parameter of _explain", refused[i]);
             return;
         }
     const char *dop = tv_req_param(r, "default_operator");
     if (dop && strcmp(dop, "AND") != 0 && strcmp(dop, "OR") != 0 && strcmp(dop, "and") != 0 &&
         strcmp(dop, "or") != 0) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false,
+        tv_req_fail(r, TROVE_EARG,
                     "No enum constant org.opensearch.index.query.Operator.%s", dop);
         return;
     }
@@ -89,7 +89,7 @@ void tv_h_explain(tv_req *r) {
     p.body_text = r->body;
     p.body_text_len = r->body_len;
 
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_explain_result res;
     /* steps 1 and 2: the request alone */
     tv_status st = tv_search_explain(NULL, body, &p, r->p_id, strlen(r->p_id), &r->arena, &res, &err);

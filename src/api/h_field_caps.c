@@ -429,11 +429,10 @@ static bool parsing_error(tv_req *r, uint32_t line, uint32_t col, const char *re
         r->oom = true;
         return false;
     }
-    e->type = "parsing_exception";
+    e->type = TROVE_EPARSE;
     e->reason = reason;
     e->line = line;
     e->col = col;
-    e->os = true;
     e->status = 400;
     e->cause = cause;
     tv_req_error(r, e);
@@ -466,7 +465,7 @@ static bool parse_body(tv_req *r, bool *all) {
             r->oom = true;
             return false;
         }
-        c->type = st == TROVE_ELIMIT ? "stream_constraints_exception" : "json_parse_exception";
+        c->type = st == TROVE_ELIMIT ? TROVE_ESTREAMLIMIT : TROVE_EJSON;
         c->reason = tv_arena_sprintf(&r->arena,
                                      "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
                                      "disabled); line: %u, column: %u]",
@@ -506,7 +505,7 @@ static bool parse_body(tv_req *r, bool *all) {
             return true;
         }
     }
-    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    return tv_req_fail(r, TROVE_EUNSUPPORTED,
                        "trove supports [index_filter] of _field_caps only as match_all or match_none (OpenSearch "
                        "keeps an index when the filter cannot rewrite to match_none on it)");
 }
@@ -522,7 +521,7 @@ void tv_h_field_caps(tv_req *r) {
         return;
     }
     if (npats == 0) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false, "specified fields can't be null or empty");
+        tv_req_fail(r, TROVE_EARG, "specified fields can't be null or empty");
         return;
     }
     tv_resolve_opts o = {.ignore_unavailable = false, .allow_no_indices = true, .expand = TV_EXPAND_OPEN};

@@ -81,9 +81,8 @@ static bool fail_invalid_name(tv_req *r, const char *name, const char *why) {
         r->oom = true;
         return false;
     }
-    e->type = "invalid_index_name_exception";
+    e->type = TROVE_EINDEXNAME;
     e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], %s", name, why);
-    e->os = true;
     e->status = 400;
     tv_api_err_meta(e, "index", name);
     tv_api_err_meta(e, "index_uuid", "_na_");
@@ -116,7 +115,7 @@ void tv_h_index_create(tv_req *r) {
     const tv_json *settings = NULL, *mappings = NULL, *aliases = NULL;
     if (body) {
         if (body->type != TV_JSON_OBJECT) {
-            tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+            tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
             return;
         }
         for (uint32_t i = 0; i < body->len; i++) {
@@ -128,13 +127,13 @@ void tv_h_index_create(tv_req *r) {
             } else if (tv_streq(m->key, m->key_len, "aliases")) {
                 aliases = &m->val;
             } else {
-                tv_req_fail(r, 400, "parse_exception", true, "unknown key [%s] for create index", m->key);
+                tv_req_fail(r, TROVE_EPARSEEXC, "unknown key [%s] for create index", m->key);
                 return;
             }
         }
         if (mappings && mappings->type == TV_JSON_OBJECT && mappings->len == 1 &&
             tv_streq(mappings->v.members[0].key, mappings->v.members[0].key_len, "_doc")) {
-            tv_req_fail(r, 400, "illegal_argument_exception", false,
+            tv_req_fail(r, TROVE_EARG,
                         "The mapping definition cannot be nested under a type [_doc] unless "
                         "include_type_name is set to true.");
             return;
@@ -150,7 +149,7 @@ void tv_h_index_create(tv_req *r) {
     tv_failed_index failed;
     if (!old && tv_durable_failed(r->node, name, &failed)) { /* exists on disk, red */
         pthread_rwlock_unlock(&r->node->lock);
-        tv_req_fail(r, 400, "resource_already_exists_exception", true,
+        tv_req_fail(r, TROVE_EEXISTS,
                     "index [%s/%s] already exists (not recovered: DELETE it to start over)", name, failed.uuid);
         return;
     }
@@ -164,9 +163,8 @@ void tv_h_index_create(tv_req *r) {
             r->oom = true;
             return;
         }
-        e->type = "invalid_index_name_exception";
+        e->type = TROVE_EINDEXNAME;
         e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], already exists as alias", name);
-        e->os = true;
         e->status = 400;
         tv_api_err_meta(e, "index", name);
         tv_api_err_meta(e, "index_uuid", "_na_");
@@ -180,9 +178,8 @@ void tv_h_index_create(tv_req *r) {
     if (old) {
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
         if (e) {
-            e->type = "resource_already_exists_exception";
+            e->type = TROVE_EEXISTS;
             e->reason = tv_arena_sprintf(&r->arena, "index [%s/%s] already exists", name, tv_index_uuid(old));
-            e->os = true;
             e->status = 400;
             tv_api_err_meta(e, "index", name);
             char *u = tv_arena_strndup(&r->arena, tv_index_uuid(old), strlen(tv_index_uuid(old)));
@@ -236,7 +233,7 @@ void tv_h_index_get(tv_req *r) {
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
     if (!tv_req_param_bool(r, "include_defaults", false, &defaults)) return;
     if (defaults)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support include_defaults");
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
@@ -330,13 +327,13 @@ void tv_h_mapping_put(tv_req *r) {
     tv_resolve_opts o;
     if (!opts_for(r, &o, false, false, TV_EXPAND_OPEN, true)) return;
     if (!r->body_len) {
-        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
         return;
     }
     const tv_json *body = tv_req_parse_body(r, TV_BODY_MAP);
     if (!body) return;
     if (body->type != TV_JSON_OBJECT) {
-        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
         return;
     }
     tv_index_list l;
@@ -401,7 +398,7 @@ void tv_h_settings_get(tv_req *r) {
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
     if (!tv_req_param_bool(r, "include_defaults", false, &defaults)) return;
     if (defaults)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support include_defaults");
     const char **names = NULL;
     size_t nn = r->p_name ? tv_split_commas(&r->arena, r->p_name, &names) : 0;
@@ -431,20 +428,20 @@ void tv_h_settings_put(tv_req *r) {
     bool preserve;
     if (!tv_req_param_bool(r, "preserve_existing", false, &preserve)) return;
     if (!r->body_len) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true,
+        tv_req_fail(r, TROVE_EVALIDATION,
                     "Validation Failed: 1: no settings to update;");
         return;
     }
     const tv_json *body = tv_req_parse_body(r, TV_BODY_MAP);
     if (!body) return;
     if (body->type != TV_JSON_OBJECT) {
-        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
         return;
     }
     const tv_json *upd = tv_json_get(body, "settings");
     if (!upd || upd->type != TV_JSON_OBJECT) upd = body;
     if (upd->len == 0) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true,
+        tv_req_fail(r, TROVE_EVALIDATION,
                     "Validation Failed: 1: no settings to update;");
         return;
     }
@@ -477,7 +474,7 @@ void tv_h_settings_put(tv_req *r) {
         tv_status st = TROVE_OK;
         if (tv_index_durable(l.items[i])) { /* logged first: a failed update fails again in replay */
             char *ub = tv_json_compact(u);
-            st = !ub ? tv_error_set(&err, TROVE_ENOMEM, "out of memory")
+            st = !ub ? tv_error_oom(&err)
                      : tv_index_log_settings(l.items[i], ub, strlen(ub), &err);
             tv_free(ub);
         }

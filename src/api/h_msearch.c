@@ -95,7 +95,7 @@ static bool parse_header(tv_req *r, const char *p, size_t n, item *it) {
     r->body_len = saved_len;
     if (!h) return false;
     if (h->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        return tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
     it->params = tv_arena_calloc(&r->arena, h->len + 2, sizeof *it->params);
     if (!it->params) return r->oom = true, false;
     for (uint32_t i = 0; i < h->len; i++) {
@@ -112,7 +112,7 @@ static bool parse_header(tv_req *r, const char *p, size_t n, item *it) {
         size_t k = 0;
         while (k < TV_ARRAY_LEN(hkeys) && !tv_streq(m->key, m->key_len, hkeys[k][0])) k++;
         if (k == TV_ARRAY_LEN(hkeys))
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "key [%s] is not supported in the metadata section", m->key);
         if (!hkeys[k][1]) continue;
         if (!header_value(r, &m->val, &val)) {
@@ -128,8 +128,7 @@ static bool parse_header(tv_req *r, const char *p, size_t n, item *it) {
 
 /* Errors that OpenSearch reports per item (raised while executing). */
 static bool per_item_error(const char *body, size_t len) {
-    static const char *const types[] = {"search_phase_execution_exception", "index_not_found_exception",
-                                        "action_request_validation_exception", "index_closed_exception"};
+    static const tv_status codes[] = {TROVE_ESEARCHPHASE, TROVE_ENOINDEX, TROVE_EVALIDATION, TROVE_ECLOSED};
     const char *k = "\"type\":\"";
     /* the envelope's own type follows its root_cause list */
     const char *p = NULL;
@@ -139,10 +138,11 @@ static bool per_item_error(const char *body, size_t len) {
     }
     if (!p) return false;
     p += strlen(k);
-    for (size_t i = 0; i < TV_ARRAY_LEN(types); i++)
-        if ((size_t)(body + len - p) > strlen(types[i]) && strncmp(p, types[i], strlen(types[i])) == 0 &&
-            p[strlen(types[i])] == '"')
-            return true;
+    for (size_t i = 0; i < TV_ARRAY_LEN(codes); i++) {
+        const char *type = trove_status_type(codes[i]);
+        size_t tl = strlen(type);
+        if ((size_t)(body + len - p) > tl && strncmp(p, type, tl) == 0 && p[tl] == '"') return true;
+    }
     return false;
 }
 
@@ -153,7 +153,7 @@ void tv_h_msearch(tv_req *r) {
         int64_t v;
         if (!tv_req_param_i64(r, "max_concurrent_searches", 0, &v)) return;
         if (v < 1)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return (void)tv_req_fail(r, TROVE_EARG,
                                      "maxConcurrentSearchRequests must be positive");
     }
     if (!tv_api_search_request_params(r, false)) return;
@@ -162,7 +162,7 @@ void tv_h_msearch(tv_req *r) {
     if (!tv_req_param_bool(r, "typed_keys", false, &b)) return;
     const char *typed = b ? "true" : NULL; /* passed to each search */
     if (!r->body_len)
-        return (void)tv_req_fail(r, 400, "parse_exception", true, "request body or source parameter is required");
+        return (void)tv_req_fail(r, TROVE_EPARSEEXC, "request body or source parameter is required");
 
     /* cut the lines (readMultiLineFormat) */
     const char *d = r->body;
@@ -176,7 +176,7 @@ void tv_h_msearch(tv_req *r) {
         const char *nl = from < len ? memchr(d + from, '\n', len - from) : NULL;
         if (!nl) {
             if (from != len)
-                return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                return (void)tv_req_fail(r, TROVE_EARG,
                                          "The msearch request must be terminated by a newline [\n]");
             break;
         }
@@ -192,7 +192,7 @@ void tv_h_msearch(tv_req *r) {
         nl = from < len ? memchr(d + from, '\n', len - from) : NULL;
         if (!nl) {
             if (from != len)
-                return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+                return (void)tv_req_fail(r, TROVE_EARG,
                                          "The msearch request must be terminated by a newline [\n]");
             break;
         }
@@ -246,7 +246,7 @@ void tv_h_msearch(tv_req *r) {
         s.nparams = np;
         if (s.body_len == 0) {
             /* SearchSourceBuilder.fromXContent on an empty line */
-            tv_req_fail(&s, 400, "parsing_exception", true, "Expected [START_OBJECT] but found [null]");
+            tv_req_fail(&s, TROVE_EPARSE, "Expected [START_OBJECT] but found [null]");
         } else {
             tv_h_search_aliased(&s);
         }

@@ -92,11 +92,10 @@ bool tv_api_breaker_setting_check(tv_req *r, const char *key, const tv_json *jv)
         }
         tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e), *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
         if (!e || !c) return !(r->oom = true);
-        e->type = "illegal_argument_exception";
+        e->type = TROVE_EARG;
         e->status = 400;
         e->reason = tv_arena_sprintf(&r->arena, "illegal value can't update [%s] from [%s] to [%s]", key, old, val);
-        c->type = is_limit ? "parse_exception" : "illegal_argument_exception";
-        c->os = is_limit;
+        c->type = is_limit ? TROVE_EPARSEEXC : TROVE_EARG;
         c->status = 400;
         c->reason = is_limit ? tv_arena_sprintf(&r->arena,
                                                 "failed to parse setting [%s] with value [%s] as a size in bytes: unit "
@@ -182,14 +181,14 @@ static void write_breaker(tv_jw *w, tv_breakers *b, tv_breaker_kind k) {
 static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
     /* the metrics asked for: only breaker is produced */
     if (!metrics || !*metrics || strcmp(metrics, "_all") == 0)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove reports only the [breaker] metric of _nodes/stats (ask for "
                                  "/_nodes/stats/breaker)");
     for (const char *p = metrics; *p;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
         if (!tv_streq(p, l, "breaker"))
-            return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                      "trove does not report the [%.*s] metric of _nodes/stats (only [breaker])", (int)l,
                                      p);
         p = e ? e + 1 : p + l;

@@ -297,14 +297,14 @@ typedef struct ctx_ref {
     const char *index; /* first index (PIT) or NULL */
 } ctx_ref;
 
-static bool id_fail(tv_req *r, bool scroll, const char *type, const char *why) {
+static bool id_fail(tv_req *r, bool scroll, tv_status type, const char *why) {
     tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
     tv_api_err *c = tv_arena_calloc(&r->arena, 1, sizeof *c);
     if (!e || !c) {
         r->oom = true;
         return false;
     }
-    e->type = "illegal_argument_exception";
+    e->type = TROVE_EARG;
     e->reason = scroll ? "Cannot parse scroll id" : "invalid id";
     e->status = 400;
     c->type = type;
@@ -321,7 +321,7 @@ static bool decode_id(tv_req *r, const char *id, bool scroll, ctx_ref *out) {
     uint8_t *b = b64_decode(&r->arena, id, &n, &why);
     if (!b) {
         if (!why) return r->oom = true, false;
-        return id_fail(r, scroll, "illegal_argument_exception", why);
+        return id_fail(r, scroll, TROVE_EARG, why);
     }
     rd d = {b, n, 0, false};
     memset(out, 0, sizeof *out);
@@ -329,7 +329,7 @@ static bool decode_id(tv_req *r, const char *id, bool scroll, ctx_ref *out) {
         const char *first = get_str(&d, &r->arena);
         if (strcmp(first, "include_context_uuid") == 0) (void)get_str(&d, &r->arena);
         uint32_t cnt = get_vint(&d);
-        if (!d.bad && cnt > n) return id_fail(r, scroll, "illegal_argument_exception", "Invalid scroll id");
+        if (!d.bad && cnt > n) return id_fail(r, scroll, TROVE_EARG, "Invalid scroll id");
         for (uint32_t i = 0; i < cnt && !d.bad; i++) {
             const char *sess = get_str(&d, &r->arena);
             int64_t num = get_long(&d);
@@ -357,8 +357,8 @@ static bool decode_id(tv_req *r, const char *id, bool scroll, ctx_ref *out) {
         }
         (void)get_vint(&d);
     }
-    if (d.bad) return id_fail(r, scroll, "e_o_f_exception", NULL);
-    if (d.i != n) return id_fail(r, scroll, "illegal_argument_exception", "Not all bytes were read");
+    if (d.bad) return id_fail(r, scroll, TROVE_EEOF, NULL);
+    if (d.i != n) return id_fail(r, scroll, TROVE_EARG, "Not all bytes were read");
     if (!out->session) out->session = "";
     return true;
 }
@@ -465,9 +465,8 @@ static void answer_missing(tv_req *r, int64_t num, const char *index) {
         r->oom = true;
         return;
     }
-    se->type = "search_context_missing_exception";
+    se->type = TROVE_ENOCONTEXT;
     se->reason = tv_arena_sprintf(&r->arena, "No search context found for id [%lld]", (long long)num);
-    se->os = true;
     se->status = 404;
     if (!se->reason) {
         r->oom = true;
@@ -476,7 +475,7 @@ static void answer_missing(tv_req *r, int64_t num, const char *index) {
     tv_api_search_shard_failure(r, se, index, index ? 0 : -1);
 }
 
-static bool shard_fail(tv_req *r, const char *index, const char *type, int status, const char *reason) {
+static bool shard_fail(tv_req *r, const char *index, tv_status type, int status, const char *reason) {
     tv_api_err *se = tv_arena_calloc(&r->arena, 1, sizeof *se);
     if (!se || !reason) {
         r->oom = true;
@@ -485,7 +484,6 @@ static bool shard_fail(tv_req *r, const char *index, const char *type, int statu
     se->type = type;
     se->reason = reason;
     se->status = status;
-    se->os = tv_api_type_is_os(type);
     if (index) tv_api_search_shard_failure(r, se, index, 0);
     else tv_req_error(r, se);
     return false;
@@ -496,7 +494,7 @@ static bool check_keep_alive(tv_req *r, int64_t ms, const char *index) {
     char a[32], b[32];
     time_str(ms, a, sizeof a);
     time_str(MAX_KEEP_ALIVE_MS, b, sizeof b);
-    return shard_fail(r, index, "illegal_argument_exception", 400,
+    return shard_fail(r, index, TROVE_EARG, 400,
                       tv_arena_sprintf(&r->arena,
                                        "Keep alive for request (%s) is too large. It must be less than (%s). This "
                                        "limit can be set by changing the [search.max_keep_alive] cluster level "
@@ -599,7 +597,7 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
         return;
     }
     if (nv) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true, "Validation Failed: %.*s", (int)v.len,
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %.*s", (int)v.len,
                     v.data);
         tv_buf_fini(&v);
         return;
@@ -609,7 +607,7 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
     for (size_t i = 0; i < n; i++) {
         int64_t mrw = targets[i].max_result_window > 0 ? targets[i].max_result_window : 10000;
         if (size > mrw) {
-            shard_fail(r, targets[i].index, "illegal_argument_exception", 400,
+            shard_fail(r, targets[i].index, TROVE_EARG, 400,
                        tv_arena_sprintf(&r->arena,
                                         "Batch size is too large, size must be less than or equal to: [%lld] but "
                                         "was [%lld]. Scroll batch sizes cost as much memory as result windows so "
@@ -690,7 +688,7 @@ static bool scroll_body_ids(tv_req *r, const tv_json *b, const char *what, const
                             const char **scroll) {
     (void)what;
     if (b->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "Malformed content, must start with an object");
+        return tv_req_fail(r, TROVE_EARG, "Malformed content, must start with an object");
     for (uint32_t i = 0; i < b->len; i++) {
         const tv_json_member *m = &b->v.members[i];
         if (tv_streq(m->key, m->key_len, "scroll_id") && m->val.type == TV_JSON_STRING) {
@@ -698,7 +696,7 @@ static bool scroll_body_ids(tv_req *r, const tv_json *b, const char *what, const
         } else if (tv_streq(m->key, m->key_len, "scroll") && m->val.type == TV_JSON_STRING) {
             *scroll = m->val.v.s;
         } else {
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", m->key,
                                m->val.type == TV_JSON_OBJECT  ? "START_OBJECT"
                                : m->val.type == TV_JSON_ARRAY ? "START_ARRAY"
@@ -726,7 +724,7 @@ void tv_h_scroll(tv_req *r) {
         if (bscroll && !tv_api_parse_time_ms(r, "scroll", bscroll, &keep_alive)) return;
     }
     if (!scroll_id || !*scroll_id)
-        return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+        return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                  "Validation Failed: 1: scrollId is missing;");
     held h;
     if (!lookup(r, scroll_id, false, keep_alive, &h)) return;
@@ -804,7 +802,7 @@ static int64_t clear_ids(tv_req *r, const char **ids, size_t n, bool pit, bool *
 /* Collects "key": string or [strings] from a body object into ids. */
 static bool body_id_list(tv_req *r, const tv_json *b, const char *key, const char ***ids, size_t *n) {
     if (b->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "Malformed content, must start with an object");
+        return tv_req_fail(r, TROVE_EARG, "Malformed content, must start with an object");
     size_t cap = 0;
     for (uint32_t i = 0; i < b->len; i++) cap += b->v.members[i].val.type == TV_JSON_ARRAY ? b->v.members[i].val.len : 1;
     *ids = tv_arena_calloc(&r->arena, cap + 1, sizeof **ids);
@@ -819,13 +817,13 @@ static bool body_id_list(tv_req *r, const tv_json *b, const char *key, const cha
         } else if (ok && v->type == TV_JSON_ARRAY) {
             for (uint32_t j = 0; j < v->len; j++) {
                 if (v->v.items[j].type != TV_JSON_STRING)
-                    return tv_req_fail(r, 400, "illegal_argument_exception", false,
+                    return tv_req_fail(r, TROVE_EARG,
                                        "%s array element should only contain %s", key,
                                        strcmp(key, "pit_id") == 0 ? "pit_id" : "scroll_id");
                 (*ids)[(*n)++] = v->v.items[j].v.s;
             }
         } else {
-            return tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return tv_req_fail(r, TROVE_EARG,
                                "Unknown parameter [%s] in request body or parameter is of the wrong type[%s] ", m->key,
                                v->type == TV_JSON_OBJECT ? "START_OBJECT" : v->type == TV_JSON_NULL ? "VALUE_NULL"
                                : tv_json_is_bool(v)      ? "VALUE_BOOLEAN"
@@ -846,7 +844,7 @@ void tv_h_clear_scroll(tv_req *r) {
         if (!body_id_list(r, b, "scroll_id", &ids, &n)) return;
     }
     if (n == 0)
-        return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+        return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                  "Validation Failed: 1: no scroll ids specified;");
     int64_t freed = clear_ids(r, ids, n, false, NULL);
     if (freed < 0) return;
@@ -868,7 +866,7 @@ void tv_h_pit_create(tv_req *r) {
     int64_t keep_alive = -1;
     if (ka && !tv_api_parse_time_ms(r, "keep_alive", ka, &keep_alive)) return;
     if (!ka)
-        return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+        return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                  "Validation Failed: 1: keep alive not specified;");
     bool iu, ani;
     if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
@@ -930,7 +928,7 @@ void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p) {
         return;
     }
     if (nv) {
-        tv_req_fail(r, 400, "action_request_validation_exception", true, "Validation Failed: %.*s", (int)v.len,
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %.*s", (int)v.len,
                     v.data);
         tv_buf_fini(&v);
         return;
@@ -938,7 +936,7 @@ void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p) {
     tv_buf_fini(&v);
     const tv_json *pit = tv_json_get(body, "pit");
     if (pit->type != TV_JSON_OBJECT)
-        return (void)tv_req_fail(r, 400, "parsing_exception", true, "[pit] failed to parse object");
+        return (void)tv_req_fail(r, TROVE_EPARSE, "[pit] failed to parse object");
     const char *id = NULL, *ka = NULL;
     for (uint32_t i = 0; i < pit->len; i++) {
         const tv_json_member *m = &pit->v.members[i];
@@ -947,10 +945,10 @@ void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p) {
         else if (tv_streq(m->key, m->key_len, "keep_alive") && m->val.type == TV_JSON_STRING)
             ka = m->val.v.s;
         else
-            return (void)tv_req_fail(r, 400, "x_content_parse_exception", false, "[pit] unknown field [%s]", m->key);
+            return (void)tv_req_fail(r, TROVE_EXCONTENT, "[pit] unknown field [%s]", m->key);
     }
     if (!id)
-        return (void)tv_req_fail(r, 400, "x_content_parse_exception", false,
+        return (void)tv_req_fail(r, TROVE_EXCONTENT,
                                  "Required [id]");
     int64_t keep_alive = -1;
     if (ka && !tv_api_parse_time_ms(r, "keep_alive", ka, &keep_alive)) return;
@@ -999,7 +997,7 @@ void tv_h_pit_delete(tv_req *r) {
         if (!body_id_list(r, b, "pit_id", &ids, &n)) return;
     }
     if (n == 0)
-        return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+        return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                  "Validation Failed: 1: No pit ids specified;");
     for (size_t i = 0; i < n; i++)
         if (strcmp(ids[i], "_all") == 0) return tv_h_pit_delete_all(r);

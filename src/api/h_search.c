@@ -78,9 +78,8 @@ void tv_api_search_shard_failure(tv_req *r, tv_api_err *se, const char *index, i
     c->shard = shard;
     c->shard_err = se;
     roots[0] = se;
-    e->type = "search_phase_execution_exception";
+    e->type = TROVE_ESEARCHPHASE;
     e->reason = "all shards failed";
-    e->os = true;
     e->status = se->status;
     e->extra = spe_extra;
     e->extra_ctx = c;
@@ -88,8 +87,8 @@ void tv_api_search_shard_failure(tv_req *r, tv_api_err *se, const char *index, i
     e->nroot_causes = 1;
     /* caused_by: the root cause of the shard failure */
     const tv_api_err *rc = se;
-    while (rc->os && rc->cause && rc->cause->os) rc = rc->cause;
-    if (rc->os) {
+    while (tv_api_err_os(rc) && rc->cause && tv_api_err_os(rc->cause)) rc = rc->cause;
+    if (tv_api_err_os(rc)) {
         e->cause = (tv_api_err *)rc;
     } else {
         tv_api_err *wrap = tv_arena_calloc(&r->arena, 1, sizeof *wrap);
@@ -100,7 +99,7 @@ void tv_api_search_shard_failure(tv_req *r, tv_api_err *se, const char *index, i
         wrap->type = rc->type;
         wrap->reason = rc->reason;
         wrap->status = rc->status;
-        wrap->os = true;
+        wrap->wrapper = true;
         wrap->cause = (tv_api_err *)rc;
         e->cause = wrap;
     }
@@ -203,7 +202,7 @@ static bool param_at_least(tv_req *r, const char *key, int64_t min, const char *
     int64_t v;
     if (!param_int(r, key, &v)) return false;
     if (!tv_req_param(r, key) || v >= min) return true;
-    return tv_req_fail(r, 400, "illegal_argument_exception", false, "%s must be >= %lld", name, (long long)min);
+    return tv_req_fail(r, TROVE_EARG, "%s must be >= %lld", name, (long long)min);
 }
 
 bool tv_api_search_request_params(tv_req *r, bool batched) {
@@ -219,14 +218,14 @@ bool tv_api_search_request_params(tv_req *r, bool batched) {
 static bool param_terminate_after(tv_req *r, int64_t *out) {
     if (!param_int(r, "terminate_after", out)) return false;
     if (tv_req_param(r, "terminate_after") && *out < 0)
-        return tv_req_fail(r, 400, "illegal_argument_exception", false, "terminateAfter must be > 0");
+        return tv_req_fail(r, TROVE_EARG, "terminateAfter must be > 0");
     if (*out == 0) *out = -1;
     return true;
 }
 
 static bool reject_if(tv_req *r, const char *key) {
     if (!tv_req_param(r, key)) return true;
-    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    return tv_req_fail(r, TROVE_EUNSUPPORTED,
                        "trove does not support the [%s] parameter of _search", key);
 }
 
@@ -234,7 +233,7 @@ static bool reject_if_true(tv_req *r, const char *key) {
     bool v;
     if (!tv_req_param_bool(r, key, false, &v)) return false;
     if (!v) return true;
-    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    return tv_req_fail(r, TROVE_EUNSUPPORTED,
                        "trove does not support the [%s] parameter of _search", key);
 }
 
@@ -267,7 +266,7 @@ static void run(tv_req *r, bool count) {
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
     const char *ew = tv_req_param(r, "expand_wildcards");
     if (ew && strcmp(ew, "open") != 0 && strcmp(ew, "all") != 0 && strcmp(ew, "open,closed") != 0)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support expand_wildcards [%s]", ew);
     if (!count && !tv_api_search_request_params(r, true)) return;
     tv_api_search_limits(r, &p);
@@ -278,7 +277,7 @@ static void run(tv_req *r, bool count) {
     p.analyzer = tv_req_param(r, "analyzer");
     if (p.default_operator && strcmp(p.default_operator, "AND") != 0 && strcmp(p.default_operator, "OR") != 0 &&
         strcmp(p.default_operator, "and") != 0 && strcmp(p.default_operator, "or") != 0)
-        return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+        return (void)tv_req_fail(r, TROVE_EARG,
                                  "No enum constant org.opensearch.index.query.Operator.%s", p.default_operator);
     if (!reject_if(r, "lenient") || !reject_if(r, "analyze_wildcard")) return;
     if (count) {
@@ -286,10 +285,10 @@ static void run(tv_req *r, bool count) {
     } else {
         if (!param_int(r, "from", &p.from) || !param_int(r, "size", &p.size)) return;
         if (tv_req_param(r, "size") && p.size < 0)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return (void)tv_req_fail(r, TROVE_EARG,
                                      "[size] parameter cannot be negative, found [%lld]", (long long)p.size);
         if (tv_req_param(r, "from") && p.from < 0)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false,
+            return (void)tv_req_fail(r, TROVE_EARG,
                                      "[from] parameter cannot be negative, found [%lld]", (long long)p.from);
         p.track_total_hits = tv_req_param(r, "track_total_hits");
         p.timeout = tv_req_param(r, "timeout");
@@ -303,7 +302,7 @@ static void run(tv_req *r, bool count) {
         if (!tv_req_param_bool(r, "explain", false, &p.explain)) return;
         const char *st = tv_req_param(r, "search_type");
         if (st && strcmp(st, "query_then_fetch") != 0 && strcmp(st, "dfs_query_then_fetch") != 0)
-            return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "No search type for [%s]", st);
+            return (void)tv_req_fail(r, TROVE_EARG, "No search type for [%s]", st);
         p.docvalue_fields = tv_req_param(r, "docvalue_fields");
         if (!tv_req_param_bool(r, "typed_keys", false, &p.typed_keys)) return;
         p.suggest_field = tv_req_param(r, "suggest_field");
@@ -315,7 +314,7 @@ static void run(tv_req *r, bool count) {
             if (!param_int(r, "suggest_size", &p.suggest_size)) return;
             /* SuggestionBuilder.size */
             if (tv_req_param(r, "suggest_size") && p.suggest_size <= 0)
-                return (void)tv_req_fail(r, 400, "illegal_argument_exception", false, "size must be positive");
+                return (void)tv_req_fail(r, TROVE_EARG, "size must be positive");
         }
         if (!reject_if(r, "stored_fields") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "track_scores") ||
@@ -331,7 +330,7 @@ static void run(tv_req *r, bool count) {
         const tv_json *pit = body && body->type == TV_JSON_OBJECT ? tv_json_get(body, "pit") : NULL;
         if (pit) {
             if (tv_req_param(r, "scroll"))
-                return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+                return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                          "Validation Failed: 1: using [point in time] is not allowed in a "
                                          "scroll context;");
             return tv_api_pit_search(r, body, &p);

@@ -73,7 +73,7 @@ void tv_h_stats(tv_req *r) {
             for (size_t k = 0; metrics[k]; k++)
                 if (strcmp(metrics[k], m[i]) == 0) known = true;
             if (!known) {
-                tv_req_fail(r, 400, "illegal_argument_exception", false,
+                tv_req_fail(r, TROVE_EARG,
                             "request [%s] contains unrecognized metric: [%s]", r->path, m[i]);
                 return;
             }
@@ -85,7 +85,7 @@ void tv_h_stats(tv_req *r) {
     }
     const char *level = tv_req_param(r, "level");
     if (level && strcmp(level, "cluster") && strcmp(level, "indices") && strcmp(level, "shards")) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false,
+        tv_req_fail(r, TROVE_EARG,
                     "level parameter must be one of [cluster] or [indices] or [shards] but was [%s]", level);
         return;
     }

@@ -46,12 +46,12 @@ static bool write_norm_settings(tv_req *r, tv_jw *w, const tv_json *settings) {
 static bool patterns_ok(tv_req *r, const tv_json *p, const char *name) {
     (void)name;
     if (!p || (p->type != TV_JSON_ARRAY && p->type != TV_JSON_STRING) || (p->type == TV_JSON_ARRAY && p->len == 0))
-        return tv_req_fail(r, 400, "action_request_validation_exception", true,
+        return tv_req_fail(r, TROVE_EVALIDATION,
                            "Validation Failed: 1: index patterns are missing;");
     if (p->type == TV_JSON_ARRAY)
         for (uint32_t i = 0; i < p->len; i++)
             if (p->v.items[i].type != TV_JSON_STRING)
-                return tv_req_fail(r, 400, "parsing_exception", true, "[index_patterns] must be strings");
+                return tv_req_fail(r, TROVE_EPARSE, "[index_patterns] must be strings");
     return true;
 }
 
@@ -69,7 +69,7 @@ static bool check_template_section(tv_req *r, const tv_json *t) {
     for (uint32_t i = 0; t && i < t->len; i++) {
         const char *k = t->v.members[i].key;
         if (strcmp(k, "settings") && strcmp(k, "mappings") && strcmp(k, "aliases"))
-            return tv_req_fail(r, 400, "x_content_parse_exception", true, "[1:2] [template] unknown field [%s]", k);
+            return tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [template] unknown field [%s]", k);
     }
     return true;
 }
@@ -77,7 +77,7 @@ static bool check_template_section(tv_req *r, const tv_json *t) {
 void tv_h_template_put(tv_req *r) {
     bool legacy = is_legacy(r);
     if (!r->body_len) {
-        tv_req_fail(r, 400, "parse_exception", true, "request body is required");
+        tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
         return;
     }
     /* RestPutIndexTemplateAction reads ?order (an int) before the body,
@@ -87,7 +87,7 @@ void tv_h_template_put(tv_req *r) {
     const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
     if (!body) return;
     if (body->type != TV_JSON_OBJECT) {
-        tv_req_fail(r, 400, "parse_exception", true, "Failed to parse content to map");
+        tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
         return;
     }
     bool create;
@@ -106,7 +106,7 @@ void tv_h_template_put(tv_req *r) {
             if (strcmp(k, "order") && strcmp(k, "version") && strcmp(k, "index_patterns") && strcmp(k, "template") &&
                 strcmp(k, "settings") && strcmp(k, "mappings") && strcmp(k, "aliases")) {
                 tv_buf_fini(&b);
-                tv_req_fail(r, 400, "illegal_argument_exception", false, "unknown key [%s] in the template ", k);
+                tv_req_fail(r, TROVE_EARG, "unknown key [%s] in the template ", k);
                 return;
             }
         }
@@ -147,7 +147,7 @@ void tv_h_template_put(tv_req *r) {
             if (strcmp(k, "index_patterns") && strcmp(k, "template") && strcmp(k, "composed_of") &&
                 strcmp(k, "priority") && strcmp(k, "version") && strcmp(k, "_meta") && strcmp(k, "data_stream")) {
                 tv_buf_fini(&b);
-                tv_req_fail(r, 400, "x_content_parse_exception", true, "[1:2] [index_template] unknown field [%s]",
+                tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [index_template] unknown field [%s]",
                             k);
                 return;
             }
@@ -159,7 +159,7 @@ void tv_h_template_put(tv_req *r) {
         }
         if (co && co->type == TV_JSON_ARRAY && co->len) {
             tv_buf_fini(&b);
-            tv_req_fail(r, 400, "invalid_index_template_exception", true,
+            tv_req_fail(r, TROVE_ETEMPLATE,
                         "index_template [%s] invalid, cause [index template [%s] specifies component templates %s "
                         "that do not exist]",
                         r->p_name, r->p_name, "[...]");
@@ -220,7 +220,7 @@ void tv_h_template_put(tv_req *r) {
     bool ok = true;
     if (at >= 0 && create) {
         ok = false;
-        tv_req_fail(r, 400, "illegal_argument_exception", false, "%s [%s] already exists",
+        tv_req_fail(r, TROVE_EARG, "%s [%s] already exists",
                     legacy ? "index_template" : "index template", name);
     } else if (at >= 0) {
         tv_free(r->node->st->templates[at].body);
@@ -325,9 +325,8 @@ void tv_h_template_get(tv_req *r) {
                 r->oom = true;
                 return;
             }
-            e->type = "resource_not_found_exception";
+            e->type = TROVE_ENOTFOUND;
             e->reason = tv_arena_sprintf(&r->arena, "index template matching [%s] not found", r->p_name);
-            e->os = true;
             e->status = 404;
             if (!e->reason) {
                 r->oom = true;
@@ -364,9 +363,8 @@ void tv_h_template_delete(tv_req *r) {
             r->oom = true;
             return;
         }
-        e->type = legacy ? "index_template_missing_exception" : "index_template_missing_exception";
+        e->type = TROVE_ENOTEMPLATE;
         e->reason = tv_arena_sprintf(&r->arena, "index_template [%s] missing", r->p_name ? r->p_name : "");
-        e->os = true;
         e->status = 404;
         if (!e->reason) {
             r->oom = true;

@@ -155,10 +155,10 @@ bool tv_trove_refuse_frozen(tv_req *r, tv_handler h) {
     if (!trove_node_is_frozen(r->node)) return false;
     if (!refused_when_frozen(r, h)) return false;
     if (atomic_load(&r->node->osmem))
-        tv_req_fail(r, 403, "osmem_base_frozen", false,
+        tv_req_fail(r, TROVE_EOSMEMFROZEN,
                     "the base cluster is frozen; write to a clone created with POST /_osmem/clones");
     else
-        tv_req_fail(r, 403, "trove_base_frozen", false,
+        tv_req_fail(r, TROVE_EFROZEN,
                     "the base is frozen: writes are refused (POST /_trove/clones for a writable clone, or POST "
                     "/_trove/base/unfreeze)");
     return true;
@@ -296,7 +296,7 @@ void tv_h_trove_unfreeze(tv_req *r) {
 void tv_h_trove_clone_create(tv_req *r) {
     struct tv_mgmt *m = r->node->mgmt;
     if (!m || !m->open) {
-        tv_req_fail(r, 400, "illegal_argument_exception", false,
+        tv_req_fail(r, TROVE_EARG,
                     "clones need a transport: this node is not served over HTTP (use trove_node_clone() in "
                     "process)");
         return;
@@ -329,7 +329,7 @@ void tv_h_trove_clone_create(tv_req *r) {
     if (e.port <= 0) {
         pthread_mutex_unlock(&m->mu);
         trove_node_free(c);
-        tv_req_fail(r, 500, "exception", false, "cannot open a listener for the clone");
+        tv_req_fail(r, TROVE_EEXCEPTION, "cannot open a listener for the clone");
         return;
     }
     m->v[m->n++] = e;
@@ -354,8 +354,8 @@ void tv_h_trove_clone_list(tv_req *r) {
 }
 
 static void not_found(tv_req *r) {
-    if (osmem_path(r)) tv_req_fail(r, 404, "osmem_clone_not_found", false, "no clone [%s]", r->p_id);
-    else tv_req_fail(r, 404, "resource_not_found_exception", false, "clone [%s] not found", r->p_id);
+    if (osmem_path(r)) tv_req_fail(r, TROVE_EOSMEMNOCLONE, "no clone [%s]", r->p_id);
+    else tv_req_fail(r, TROVE_ENOTFOUND, "clone [%s] not found", r->p_id);
 }
 
 void tv_h_trove_clone_get(tv_req *r) {

@@ -41,51 +41,23 @@
 /* ------------------------------------------------- Java exception text */
 
 typedef struct jlevel {
-    const char *type; /* OpenSearch's snake_case type */
+    tv_status type; /* its OpenSearch type (a code of the status table) */
     const char *msg;
     const char *index; /* "[name/uuid]" metadata prefix, or NULL */
 } jlevel;
 
-/* The Java class behind an error type that is not an OpenSearchException. */
-static const char *java_fqn(const char *type) {
-    static const char *const t[][2] = {
-        {"number_format_exception", "java.lang.NumberFormatException"},
-        {"illegal_argument_exception", "java.lang.IllegalArgumentException"},
-        {"illegal_state_exception", "java.lang.IllegalStateException"},
-        {"arithmetic_exception", "java.lang.ArithmeticException"},
-        {"x_content_parse_exception", "org.opensearch.core.xcontent.XContentParseException"},
-        {"named_object_not_found_exception", "org.opensearch.core.xcontent.NamedObjectNotFoundException"},
-    };
-    for (size_t i = 0; i < TV_ARRAY_LEN(t); i++)
-        if (strcmp(t[i][0], type) == 0) return t[i][1];
-    return NULL;
-}
-
-static bool is_os(const char *type) { return tv_api_type_is_os(type) && strcmp(type, "exception") != 0; }
-
-/* Class.getSimpleName from the snake_case type. */
-static void simple_name(tv_buf *b, const char *type) {
-    bool up = true;
-    for (const char *p = type; *p; p++) {
-        if (*p == '_') {
-            up = true;
-            continue;
-        }
-        tv_buf_putc(b, up && *p >= 'a' && *p <= 'z' ? (char)(*p - 32) : *p);
-        up = false;
-    }
-}
+static bool is_os(tv_status type) { return tv_status_os(type) && type != TROVE_EEXCEPTION; }
 
 /* ExceptionsHelper.detailedMessage(levels[k]), trimmed. */
 static void detailed(tv_buf *b, const jlevel *lv, size_t n, size_t k) {
     if (k + 1 >= n) {
-        simple_name(b, lv[k].type);
+        tv_status_simple_name(b, lv[k].type);
         tv_buf_printf(b, "[%s]", lv[k].msg);
         return;
     }
     for (size_t j = k; j < n; j++) {
         if (j > k) tv_buf_puts(b, " nested: ");
-        simple_name(b, lv[j].type);
+        tv_status_simple_name(b, lv[j].type);
         tv_buf_printf(b, "[%s];", lv[j].msg);
     }
 }
@@ -94,13 +66,13 @@ static void detailed(tv_buf *b, const jlevel *lv, size_t n, size_t k) {
  * class cannot be named. */
 static bool detailed_message(tv_buf *b, const jlevel *lv, size_t n, size_t k) {
     for (size_t j = k; j < n; j++)
-        if (!is_os(lv[j].type) && !java_fqn(lv[j].type)) return false;
+        if (!is_os(lv[j].type) && !tv_status_java(lv[j].type)) return false;
     if (lv[k].index) tv_buf_printf(b, "%s ", lv[k].index);
     detailed(b, lv, n, k);
     if (k + 1 < n) {
         tv_buf_puts(b, "; ");
         if (is_os(lv[k + 1].type)) return detailed_message(b, lv, n, k + 1);
-        tv_buf_printf(b, "%s: %s", java_fqn(lv[k + 1].type), lv[k + 1].msg);
+        tv_buf_printf(b, "%s: %s", tv_status_java(lv[k + 1].type), lv[k + 1].msg);
     }
     return true;
 }
@@ -108,18 +80,18 @@ static bool detailed_message(tv_buf *b, const jlevel *lv, size_t n, size_t k) {
 /* The levels of a tv_error: itself, its cause, the causes below. */
 static size_t err_levels(const tv_error *e, jlevel *lv, size_t at) {
     size_t n = at;
-    lv[n].type = e->type[0] ? e->type : trove_status_type(e->code);
+    lv[n].type = tv_error_type(e);
     lv[n].msg = e->reason;
     lv[n].index = NULL;
     n++;
-    if (e->cause_code != TROVE_OK || e->cause_type[0]) {
-        lv[n].type = e->cause_type[0] ? e->cause_type : trove_status_type(e->cause_code);
+    if (e->cause_code != TROVE_OK || e->cause_type != TROVE_OK) {
+        lv[n].type = e->cause_type != TROVE_OK ? e->cause_type : e->cause_code;
         lv[n].msg = e->cause_reason;
         lv[n].index = NULL;
         n++;
         for (size_t i = 0; i < TV_ERROR_MORE_CAUSES; i++) {
-            if (e->more[i].code == TROVE_OK && !e->more[i].type[0]) break;
-            lv[n].type = e->more[i].type[0] ? e->more[i].type : trove_status_type(e->more[i].code);
+            if (e->more[i].code == TROVE_OK && e->more[i].type == TROVE_OK) break;
+            lv[n].type = e->more[i].type != TROVE_OK ? e->more[i].type : e->more[i].code;
             lv[n].msg = e->more[i].reason;
             lv[n].index = NULL;
             n++;
@@ -145,8 +117,8 @@ static char *request_error(tv_req *r, const tv_error *e) {
     jlevel lv[8];
     size_t n = 0;
     char loc[300];
-    const char *type = e->type[0] ? e->type : trove_status_type(e->code);
-    if (strcmp(type, "parsing_exception") == 0) {
+    tv_status type = tv_error_type(e);
+    if (type == TROVE_EPARSE) {
         n = err_levels(e, lv, 0);
         const char *uq = "unknown query [";
         if (n == 1 && strncmp(e->reason, uq, strlen(uq)) == 0) {
@@ -155,14 +127,14 @@ static char *request_error(tv_req *r, const tv_error *e) {
             const char *s = e->reason + strlen(uq);
             size_t l = strcspn(s, "]");
             snprintf(loc, sizeof loc, "[%u:%u] unknown field [%.*s]", e->line, e->col, (int)TV_MIN(l, 200), s);
-            lv[1].type = "named_object_not_found_exception";
+            lv[1].type = TROVE_ENAMEDOBJECT;
             lv[1].msg = loc;
             lv[1].index = NULL;
             n = 2;
         }
     } else {
         /* RestActions.parseTopLevelQueryBuilder wraps the rest */
-        lv[0].type = "parsing_exception";
+        lv[0].type = TROVE_EPARSE;
         lv[0].msg = "Failed to parse";
         lv[0].index = NULL;
         n = err_levels(e, lv, 1);
@@ -176,17 +148,17 @@ static char *shard_error(tv_req *r, const tv_error *e, tv_index *idx) {
     size_t n;
     char prefix[600];
     snprintf(prefix, sizeof prefix, "[%s/%s]", tv_index_name(idx), tv_index_uuid(idx));
-    const char *type = e->type[0] ? e->type : trove_status_type(e->code);
+    tv_status type = tv_error_type(e);
     char wrapped[1200];
-    if (strcmp(type, "query_shard_exception") == 0) {
+    if (type == TROVE_EQUERYSHARD) {
         n = err_levels(e, lv, 0);
         lv[0].index = prefix;
-    } else if (strcmp(type, "parsing_exception") == 0) {
+    } else if (type == TROVE_EPARSE) {
         n = err_levels(e, lv, 0);
     } else {
         /* QueryShardContext.toQuery: "failed to create query: {}" */
         snprintf(wrapped, sizeof wrapped, "failed to create query: %s", e->reason);
-        lv[0].type = "query_shard_exception";
+        lv[0].type = TROVE_EQUERYSHARD;
         lv[0].msg = wrapped;
         lv[0].index = prefix;
         n = err_levels(e, lv, 1);
@@ -209,7 +181,7 @@ static void answer_invalid(tv_req *r, bool explain, const char *error) {
 }
 
 static bool cannot_name(tv_req *r) {
-    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    return tv_req_fail(r, TROVE_EUNSUPPORTED,
                        "trove cannot print this error as OpenSearch's _validate/query does");
 }
 
@@ -226,7 +198,7 @@ static const char *token_name(const tv_json *v) {
 
 static bool reject_param(tv_req *r, const char *key) {
     if (!tv_req_param(r, key)) return true;
-    return tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    return tv_req_fail(r, TROVE_EUNSUPPORTED,
                        "trove does not support the [%s] parameter of _validate/query", key);
 }
 
@@ -239,7 +211,7 @@ void tv_h_validate_query(tv_req *r) {
         return;
     const char *ew = tv_req_param(r, "expand_wildcards");
     if (ew && strcmp(ew, "open") != 0 && strcmp(ew, "all") != 0 && strcmp(ew, "open,closed") != 0)
-        return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support expand_wildcards [%s]", ew);
 
     /* the body, as RestValidateQueryAction reads it */
@@ -251,7 +223,7 @@ void tv_h_validate_query(tv_req *r) {
         tv_json *body = NULL;
         if (tv_json_parse(&r->arena, r->body, r->body_len, &body, NULL) != TROVE_OK || !body) {
             if (!explain) return answer_invalid(r, false, NULL);
-            return (void)tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                      "trove cannot print Jackson's error for a malformed body in _validate/query");
         }
         if (body->type != TV_JSON_OBJECT) {
@@ -274,7 +246,7 @@ void tv_h_validate_query(tv_req *r) {
                 return answer_invalid(r, explain, e);
             }
             /* the query before it is parsed first: its error wins */
-            tv_error err;
+            tv_error err = TV_ERROR_INIT;
             p.body_text = r->body;
             p.body_text_len = r->body_len;
             tv_status st = tv_search_validate(NULL, 0, query, &p, false, false, &r->arena, NULL, &err);
@@ -296,7 +268,7 @@ void tv_h_validate_query(tv_req *r) {
             return answer_invalid(r, explain, e);
         }
         if (!has_query)
-            return (void)tv_req_fail(r, 400, "action_request_validation_exception", true,
+            return (void)tv_req_fail(r, TROVE_EVALIDATION,
                                      "Validation Failed: 1: query cannot be null;");
         p.body_text = r->body;
         p.body_text_len = r->body_len;
@@ -332,7 +304,7 @@ void tv_h_validate_query(tv_req *r) {
     tv_status st = TROVE_OK;
     if (!r->oom) {
         if (want && filtered)
-            tv_req_fail(r, 400, "unsupported_operation_exception", false,
+            tv_req_fail(r, TROVE_EUNSUPPORTED,
                         "trove cannot print the [explain] of a filtered alias in _validate/query");
         else
             st = tv_search_validate(targets, nt, query, &p, want, rewrite, &r->arena, res, &err);

@@ -446,13 +446,12 @@ const tv_json *tv_req_parse_body(tv_req *r, tv_body_ctx ctx) {
         r->oom = true;
         return NULL;
     }
-    c->type = st == TROVE_ELIMIT ? "stream_constraints_exception" : "json_parse_exception";
+    c->type = st == TROVE_ELIMIT ? TROVE_ESTREAMLIMIT : TROVE_EJSON;
     c->reason = jmsg;
     c->status = 400;
     if (ctx == TV_BODY_MAP) {
-        e->type = "parse_exception";
+        e->type = TROVE_EPARSEEXC;
         e->reason = "Failed to parse content to map";
-        e->os = true;
         e->status = 400;
         e->cause = c;
         tv_req_error(r, e);

@@ -324,7 +324,7 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
 static tv_node_state *state_copy(const tv_node_state *src, tv_error *err) {
     tv_node_state *n = state_new();
     if (!n) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     size_t it = 0;
@@ -345,7 +345,7 @@ static tv_node_state *state_copy(const tv_node_state *src, tv_error *err) {
     }
     if (ok) ok = copy_meta(n, src);
     if (!ok) {
-        if (err->code == TROVE_OK) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (err->code == TROVE_OK) tv_error_oom(err);
         state_release(n);
         return NULL;
     }
@@ -372,7 +372,7 @@ trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *er
     trove_node *n = st ? node_new(st, src->node_id, src->brk, 0) : NULL;
     if (!n) {
         if (st) state_release(st);
-        if (e.code == TROVE_OK) tv_error_set(&e, TROVE_ENOMEM, "out of memory");
+        if (e.code == TROVE_OK) tv_error_oom(&e);
         tv_error_to_public(&e, err);
         return NULL;
     }
@@ -480,9 +480,8 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
             r->oom = true;
             return NULL;
         }
-        e->type = "invalid_index_name_exception";
+        e->type = TROVE_EINDEXNAME;
         e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], %s", name, bad);
-        e->os = true;
         e->status = 400;
         tv_api_err_meta(e, "index", name);
         tv_api_err_meta(e, "index_uuid", "_na_");
@@ -559,9 +558,8 @@ void tv_req_fail_closed(tv_req *r, tv_index *idx) {
         r->oom = true;
         return;
     }
-    e->type = "index_closed_exception";
+    e->type = TROVE_ECLOSED;
     e->reason = "closed";
-    e->os = true;
     e->status = 400;
     const char *name = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
     const char *uuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
@@ -681,7 +679,7 @@ bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o) {
         else if (strcmp(p, "none") == 0)
             e = 0;
         else
-            return tv_req_fail(r, 400, "illegal_argument_exception", false, "No valid expand wildcard value [%s]",
+            return tv_req_fail(r, TROVE_EARG, "No valid expand wildcard value [%s]",
                                p);
     }
     o->expand = e;
@@ -689,7 +687,7 @@ bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o) {
 }
 
 static void fail_alias_expr(tv_req *r, const char *name) {
-    tv_req_fail(r, 400, "illegal_argument_exception", false,
+    tv_req_fail(r, TROVE_EARG,
                 "The provided expression [%s] matches an alias, specify the corresponding concrete indices instead.",
                 name);
 }
@@ -946,7 +944,7 @@ static const char *single_target_err(tv_req *r, const char *name, bool write, tv
         e->status = 400;
     }
     if (why) {
-        e->type = "illegal_argument_exception";
+        e->type = TROVE_EARG;
         if (strcmp(why, "write") == 0)
             e->reason = tv_arena_sprintf(&r->arena,
                                          "no write index is defined for alias [%s]. The write index may be explicitly "
@@ -969,9 +967,8 @@ static const char *single_target_err(tv_req *r, const char *name, bool write, tv
             r->oom = true;
             return NULL;
         }
-        e->type = "index_closed_exception";
+        e->type = TROVE_ECLOSED;
         e->reason = "closed";
-        e->os = true;
         tv_api_err_meta(e, "index", cname);
         tv_api_err_meta(e, "index_uuid", cuuid);
         *err = e;
@@ -1202,7 +1199,7 @@ bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, cons
         r->oom = true;
         return false;
     }
-    e->type = "illegal_argument_exception";
+    e->type = TROVE_EARG;
     e->reason = why;
     e->status = 400;
     *err = e;

@@ -135,7 +135,7 @@ bool tv_req_param_bool(tv_req *r, const char *key, bool def, bool *out) {
         *out = false;
         return true;
     }
-    return tv_req_fail(r, 400, "illegal_argument_exception", false,
+    return tv_req_fail(r, TROVE_EARG,
                        "Failed to parse value [%s] as only [true] or [false] are allowed.", v);
 }
 
@@ -157,10 +157,10 @@ bool tv_req_fail_number(tv_req *r, const char *kind, const char *key, const char
         r->oom = true;
         return false;
     }
-    e->type = "illegal_argument_exception";
+    e->type = TROVE_EARG;
     e->status = 400;
     e->reason = tv_arena_sprintf(&r->arena, "Failed to parse %s parameter [%s] with value [%s]", kind, key, val);
-    c->type = "number_format_exception";
+    c->type = TROVE_ENUMBERFORMAT;
     c->status = 400;
     c->reason = tv_arena_sprintf(&r->arena, "For input string: \"%s\"", val);
     if (!e->reason || !c->reason) {
@@ -613,7 +613,7 @@ static bool parse_query(tv_req *r, const char *q) {
         }
         if (!k || !v) {
             if (bad)
-                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+                tv_req_fail(r, TROVE_EARG, "%s", bad);
             else
                 r->oom = true;
             return false;
@@ -723,7 +723,7 @@ static bool validate_params(tv_req *r, const char *const *route_params, const ch
         r->oom = true;
         return false;
     }
-    e->type = "illegal_argument_exception";
+    e->type = TROVE_EARG;
     e->reason = reason;
     e->status = 400;
     tv_req_error(r, e);
@@ -933,7 +933,7 @@ static void dispatch(tv_req *r) {
     if (uri[plen] == '?' && !parse_query(r, uri + plen + 1)) return;
     if (!dec) { /* a malformed escape in the path */
         if (bad)
-            tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+            tv_req_fail(r, TROVE_EARG, "%s", bad);
         else
             r->oom = true;
         return;
@@ -949,7 +949,7 @@ static void dispatch(tv_req *r) {
         char *v = decode_component(&r->arena, segs[i].p, segs[i].n, &bad);
         if (!v) {
             if (bad)
-                tv_req_fail(r, 400, "illegal_argument_exception", false, "%s", bad);
+                tv_req_fail(r, TROVE_EARG, "%s", bad);
             else
                 r->oom = true;
             return;
@@ -987,7 +987,7 @@ static void dispatch(tv_req *r) {
         return;
     const char *fmt = tv_req_param(r, "format");
     if (fmt && strcmp(fmt, "json") != 0 && strncmp(r->path, "/_cat/", 6) != 0) {
-        tv_req_fail(r, 400, "unsupported_operation_exception", false,
+        tv_req_fail(r, TROVE_EUNSUPPORTED,
                     "trove answers only in JSON: unsupported format [%s]", fmt);
         return;
     }
@@ -1014,7 +1014,7 @@ static void dispatch(tv_req *r) {
 }
 
 void tv_h_unsupported(tv_req *r) {
-    tv_req_fail(r, 400, "unsupported_operation_exception", false,
+    tv_req_fail(r, TROVE_EUNSUPPORTED,
                 "trove does not support the API [%s %s]", tv_method_name(r->method), r->path);
 }
 

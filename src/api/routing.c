@@ -264,9 +264,8 @@ tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char 
         r->oom = true;
         return NULL;
     }
-    e->type = "routing_missing_exception";
+    e->type = TROVE_ENOROUTING;
     e->reason = tv_arena_sprintf(&r->arena, "routing is required for [%s]/[%s]", index, id ? id : "");
-    e->os = true;
     e->status = 400;
     tv_api_err_meta(e, "index", index);
     tv_api_err_meta(e, "index_uuid", "_na_");
@@ -280,11 +279,10 @@ tv_api_err *tv_api_err_require_alias(tv_req *r, const char *name) {
         r->oom = true;
         return NULL;
     }
-    e->type = "index_not_found_exception";
+    e->type = TROVE_ENOINDEX;
     e->reason = tv_arena_sprintf(&r->arena,
                                  "no such index [%s] and [require_alias] request flag is [true] and [%s] is not an alias",
                                  name, name);
-    e->os = true;
     e->status = 404;
     tv_api_err_meta(e, "index", name);
     tv_api_err_meta(e, "index_uuid", "_na_");

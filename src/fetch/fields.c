@@ -31,7 +31,7 @@ tv_status tv_fetch_fields_parse(tv_dsl *d, const tv_json *v, tv_fetch_spec **out
     if (v->type != TV_JSON_ARRAY)
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unknown key for a %s in [fields].", tv_dsl_token_name(v));
     tv_fetch_spec *sp = tv_arena_calloc(d->arena, v->len + 1, sizeof *sp);
-    if (!sp) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!sp) return tv_error_oom(d->err);
     for (uint32_t i = 0; i < v->len; i++) {
         const tv_json *e = &v->v.items[i];
         if (e->type == TV_JSON_STRING) {
@@ -239,7 +239,7 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
         if (memchr(pat, '*', pl)) {
             nf = tv_mapping_match_fields(m, pat, pl, NULL, 0);
             fs = tv_arena_calloc(a, nf + 1, sizeof *fs);
-            if (!fs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!fs) return tv_error_oom(err);
             nf = tv_mapping_match_fields(m, pat, pl, fs, nf);
         } else if ((one = tv_mapping_field(m, pat, pl))) {
             fs = &one;
@@ -256,8 +256,8 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
             size_t cnt = 0;
             tv_status st = field_values(f, specs[s].format, &pd, doc, &w, &cnt, err);
             tv_jw_arr_end(&w);
-            if (!st && b.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
-            if (!st && cnt && push(a, out, nout, &cap, f->path, &b)) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!st && b.oom) st = tv_error_oom(err);
+            if (!st && cnt && push(a, out, nout, &cap, f->path, &b)) st = tv_error_oom(err);
             tv_buf_fini(&b);
             if (st) return st;
         }
@@ -266,7 +266,7 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
             tv_buf_init(&path);
             tv_status st = unmapped_leaves(a, m, doc, &path, pat, out, nout, &cap);
             tv_buf_fini(&path);
-            if (st) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (st) return tv_error_oom(err);
         }
     }
     return TROVE_OK;

@@ -225,7 +225,7 @@ static tv_status get_tags(tv_dsl *d, const char *parser, const tv_json_member *m
         size_t n;
         if (!is_scalar(e) || e->type == TV_JSON_NULL || !tv_dsl_scalar_text(e, &s, &n))
             return failed_field(d, parser, m, TROVE_EXCONTENT, "[%s] failed to parse", m->key);
-        if (i == 0 && !(*out = tv_arena_strndup(d->arena, s, n))) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+        if (i == 0 && !(*out = tv_arena_strndup(d->arena, s, n))) return tv_error_oom(d->err);
     }
     /* an empty list: OpenSearch then fails at preTags()[0] in the fetch
      * phase; "" keeps the response defined */
@@ -352,7 +352,7 @@ static tv_status parse_fields(tv_dsl *d, const tv_json_member *fm, tv_hl *hl) {
     uint32_t n = v->len;
     if (v->type != TV_JSON_OBJECT && v->type != TV_JSON_ARRAY) return bad_type(d, "highlight", fm, v);
     hl->fields = tv_arena_calloc(d->arena, n ? n : 1, sizeof *hl->fields);
-    if (!hl->fields) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!hl->fields) return tv_error_oom(d->err);
     for (uint32_t i = 0; i < n; i++) {
         tv_status st;
         if (v->type == TV_JSON_OBJECT) {
@@ -380,7 +380,7 @@ tv_status tv_hl_parse(tv_dsl *d, const tv_json *v, tv_hl **out) {
     if (v->type != TV_JSON_OBJECT)
         return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unknown key for a %s in [highlight].", tv_dsl_token_name(v));
     tv_hl *hl = tv_arena_calloc(d->arena, 1, sizeof *hl);
-    if (!hl) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!hl) return tv_error_oom(d->err);
     for (uint32_t i = 0; i < v->len; i++) {
         const tv_json_member *m = &v->v.members[i];
         tv_status st;
@@ -531,7 +531,7 @@ static bool is_wild(const char *s) { return strchr(s, '*') != NULL; }
 tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, const tv_query *q,
                      tv_hl_target **out) {
     tv_hl_target *ht = tv_arena_calloc(d->arena, 1, sizeof *ht);
-    if (!ht) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!ht) return tv_error_oom(d->err);
     ht->hl = hl;
     ht->index = t->index ? t->index : "";
     ht->max_offset = t->max_analyzed_offset > 0 ? t->max_analyzed_offset : 1000000;
@@ -550,7 +550,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
     tv_status st;
     if (global.query) {
         if ((st = tv_dsl_parse_query(d, global.query, &gq)) || (st = tv_query_rewrite(&gq, d->arena)))
-            return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+            return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
     }
     const tv_mapping *mp = d->mapping;
     size_t cap = 0;
@@ -560,7 +560,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
         cap += n;
     }
     ht->fields = tv_arena_calloc(d->arena, cap ? cap : 1, sizeof *ht->fields);
-    if (!ht->fields) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!ht->fields) return tv_error_oom(d->err);
     for (uint32_t i = 0; i < hl->nfields; i++) {
         const hl_spec *sp = &hl->fields[i];
         hl_opts o = sp->o;
@@ -568,7 +568,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
         tv_query *fq = gq;
         if ((sp->o.set & O_QUERY) && sp->o.query) {
             if ((st = tv_dsl_parse_query(d, sp->o.query, &fq)) || (st = tv_query_rewrite(&fq, d->arena)))
-                return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+                return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
         }
         const tv_query *hq = fq ? fq : q;
         const tv_field **cands = NULL;
@@ -578,13 +578,13 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
         if (wild) {
             size_t total = tv_mapping_match_fields(mp, sp->name, strlen(sp->name), NULL, 0);
             cands = tv_arena_calloc(d->arena, total ? total : 1, sizeof *cands);
-            if (!cands) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+            if (!cands) return tv_error_oom(d->err);
             nc = tv_mapping_match_fields(mp, sp->name, strlen(sp->name), cands, total);
             if (nc > total) nc = total;
         } else {
             const tv_field *f = tv_mapping_field(mp, sp->name, strlen(sp->name));
             cands = tv_arena_alloc(d->arena, sizeof *cands);
-            if (!cands) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+            if (!cands) return tv_error_oom(d->err);
             if (f) cands[nc++] = f;
         }
         for (size_t k = 0; k < nc; k++) {
@@ -600,7 +600,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
                 tv_vec_fini(&lv);
                 if (st == TROVE_EUNSUPPORTED)
                     return tv_error_set(d->err, st, "highlighting a phrase with [slop] greater than 0 is not supported by trove");
-                return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+                return tv_error_oom(d->err);
             }
             hl_field hf;
             memset(&hf, 0, sizeof hf);
@@ -609,7 +609,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
             hf.o = o;
             if (lv.len) {
                 hf.leaves = tv_arena_alloc(d->arena, lv.len * sizeof *hf.leaves);
-                if (!hf.leaves) { tv_vec_fini(&lv); return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
+                if (!hf.leaves) { tv_vec_fini(&lv); return tv_error_oom(d->err); }
                 memcpy(hf.leaves, lv.items, lv.len * sizeof *hf.leaves);
                 hf.nleaves = (uint32_t)lv.len;
                 for (size_t j = 0; j < lv.len; j++) hf.has_phrase |= lv.items[j].kind == LK_PHRASE;
@@ -623,7 +623,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
     }
     ht->order = tv_arena_alloc(d->arena, (ht->nfields + 1) * sizeof *ht->order);
     const char **names = tv_arena_alloc(d->arena, (ht->nfields + 1) * sizeof *names);
-    if (!ht->order || !names) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!ht->order || !names) return tv_error_oom(d->err);
     for (uint32_t i = 0; i < ht->nfields; i++) names[i] = ht->fields[i].name;
     tv_java_hashmap_order(names, ht->nfields, ht->order);
     *out = ht;
@@ -1619,7 +1619,7 @@ tv_status tv_hl_write(tv_hl_target *ht, tv_arena *arena, const char *src, size_t
     tv_json *doc = NULL;
     if (src && tv_json_parse(arena, src, src_len, &doc, NULL) != TROVE_OK) doc = NULL;
     frag_vec *res = tv_arena_calloc(arena, ht->nfields, sizeof *res);
-    if (!res) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!res) return tv_error_oom(err);
     tv_status st = TROVE_OK;
     for (uint32_t i = 0; i < ht->nfields && !st; i++) {
         const hl_field *hf = &ht->fields[i];
@@ -1651,7 +1651,7 @@ tv_status tv_hl_write(tv_hl_target *ht, tv_arena *arena, const char *src, size_t
     }
     if (st) {
         for (uint32_t i = 0; i < ht->nfields; i++) tv_vec_fini(&res[i]);
-        return st == TROVE_ENOMEM ? tv_error_set(err, st, "out of memory") : st;
+        return st == TROVE_ENOMEM ? tv_error_oom(err) : st;
     }
     bool opened = false;
     for (uint32_t k = 0; k < ht->nfields; k++) {

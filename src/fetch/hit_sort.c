@@ -22,7 +22,7 @@ tv_status tv_hit_sort_parse(tv_dsl *d, const tv_json *sort, const char *what, tv
     const tv_json *v = sort;
     uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
     a->keys = tv_arena_calloc(d->arena, cnt + 1, sizeof *a->keys);
-    if (!a->keys) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!a->keys) return tv_error_oom(d->err);
     for (uint32_t k = 0; k < cnt; k++) {
         const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[k] : v;
         tv_hit_sort_key *o = &a->keys[a->n];

@@ -389,7 +389,7 @@ tv_status tv_inner_hits_collect(tv_nested_q *const *defs, uint32_t n, const tv_s
                                        tv_arena *a, tv_error *err) {
     for (uint32_t i = 0; i < n; i++) {
         ih_at *at = tv_arena_alloc(a, (m + 1) * sizeof *at);
-        if (!at) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!at) return tv_error_oom(err);
         for (uint32_t k = 0; k < m; k++) at[k] = (ih_at){segs[k], docs[k], page[k]};
         tv_status st = collect_tree(defs[i], snap, at, m, npage, a);
         if (st) return tv_error_set(err, st, "out of memory");
@@ -613,7 +613,7 @@ static tv_status write_group(tv_nested_q *const *defs, uint32_t n, const tv_snap
                              tv_error *err) {
     const char **names = tv_arena_alloc(a, (n + 1) * sizeof *names);
     uint32_t *ord = tv_arena_alloc(a, (n + 1) * sizeof *ord);
-    if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!names || !ord) return tv_error_oom(err);
     for (uint32_t i = 0; i < n; i++) names[i] = defs[i]->ih_key;
     tv_java_hashmap_order(names, n, ord);
     for (uint32_t i = 0; i < n; i++) {

@@ -95,7 +95,7 @@ typedef struct dctx {
 } dctx;
 
 static tv_status oom(dctx *c) {
-    c->st = tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    c->st = tv_error_oom(c->err);
     return c->st;
 }
 
@@ -1926,7 +1926,7 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     uint32_t nf = tv_mapping_field_count(m);
     c.nf = nf;
     c.accs = tv_arena_calloc(arena, nf ? nf : 1, sizeof(acc *));
-    if (!c.accs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!c.accs) return tv_error_oom(err);
     c.root_accs = c.accs;
     st = walk_object(&c, doc, tv_mapping_root(m), NULL, "", 0, m->dynamic);
     if (st) goto done;

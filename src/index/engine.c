@@ -584,7 +584,7 @@ static tv_index *index_new(const char *name, const tv_json *settings, const tv_j
                            bool restoring, tv_error *err) {
     tv_index *idx = index_alloc(name, strlen(name));
     if (!idx) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     if ((restoring ? tv_settings_restore : tv_settings_parse)(settings, name, &idx->settings, err) != TROVE_OK) {
@@ -598,7 +598,7 @@ static tv_index *index_new(const char *name, const tv_json *settings, const tv_j
         idx->settings_ok = false;
         tv_settings_fini(&idx->settings);
         index_destroy(idx);
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     atomic_init(&idx->an->rc, 1);
@@ -611,7 +611,7 @@ static tv_index *index_new(const char *name, const tv_json *settings, const tv_j
     snap_impl *s = snap_from_working(idx, idx->mapping);
     if (!s) {
         index_destroy(idx);
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     idx->snap = &s->pub;
@@ -654,7 +654,7 @@ void tv_index_unlock(tv_index *idx) { unlock(idx); }
 /* Appends the record built in b to the translog and releases b (caller
  * holds the lock). */
 static tv_status append_record(tv_index *idx, tv_buf *b, tv_error *err) {
-    tv_status st = b->oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory")
+    tv_status st = b->oom ? tv_error_oom(err)
                           : tv_translog_append(idx->tl, b->data, b->len, err);
     tv_buf_fini(b);
     return st;
@@ -842,7 +842,7 @@ static tv_status validate_write(const char *id, size_t id_len, const tv_write_op
     }
     if (b.oom) {
         tv_buf_fini(&b);
-        return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return tv_error_oom(err);
     }
     tv_error_set(err, TROVE_EVALIDATION, "%s", b.data);
     tv_buf_fini(&b);
@@ -1736,7 +1736,7 @@ tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char 
     if (!bd || (w && !nl) || tv_vec_reserve(&idx->buf, idx->buf.len + 1) ||
         tv_map_put(&idx->bufmap, bd->meta.id, id_len, bd, NULL)) {
         if (w && nl && nl != w->live) live_release(nl);
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
         goto out;
     }
     /* the record goes to the translog last: if it cannot, undo the map */
@@ -1822,7 +1822,7 @@ tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv
     if (!tb || (w && !nl) || (new_tomb && tv_map_put(&idx->tombs, id, id_len, tb, NULL))) {
         if (w && nl && nl != w->live) live_release(nl);
         if (new_tomb) tv_free(tb);
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
         goto out;
     }
     tv_doc_meta meta = {id, (uint32_t)id_len, opts->routing, (uint32_t)opts->routing_len,
@@ -1969,7 +1969,7 @@ void tv_index_get_stats(tv_index *idx, tv_index_stats *out) {
 tv_index *tv_index_clone(tv_index *src, tv_error *err) {
     tv_index *c = index_alloc(src->name, strlen(src->name));
     if (!c) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     lock(src);

@@ -476,7 +476,7 @@ typedef struct pctx {
 } pctx;
 
 static tv_status oom(pctx *c) {
-    c->st = tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+    c->st = tv_error_oom(c->err);
     return c->st;
 }
 
@@ -1409,7 +1409,7 @@ static tv_status parse_root(pctx *c, const tv_json *body) {
                     oom(c);
                     goto fail;
                 }
-                tv_error inner;
+                tv_error inner = TV_ERROR_INIT;
                 if (tv_date_format_check(fmt, &inner)) {
                     c->st = tv_error_set(c->err, TROVE_EMAPPER, "%s", inner.reason);
                     goto fail;
@@ -1677,7 +1677,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
                                              (c->m->nowned + 1) * sizeof(tv_analyzer *));
             if (!grown) {
                 tv_analyzer_free(an);
-                return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+                return tv_error_oom(c->err);
             }
             c->m->owned_analyzers = grown;
             c->m->owned_analyzers[c->m->nowned++] = an;
@@ -1690,7 +1690,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         f->format = fmt                    ? tv_arena_strndup(&c->m->arena, fmt->v.s, fmt->len)
                     : t == TV_FT_DATE_NANOS ? TV_DATE_NANOS_DEFAULT_FORMAT
                                             : TV_DATE_DEFAULT_FORMAT;
-        if (!f->format) return tv_error_set(c->err, TROVE_ENOMEM, "out of memory");
+        if (!f->format) return tv_error_oom(c->err);
     }
     return TROVE_OK;
 }
@@ -1727,13 +1727,13 @@ static void collect(tv_mapping *m, mnode *n, uint32_t *np, const tv_field *scope
 static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *analysis,
                           tv_error *err) {
     uint32_t count = 0;
-    if (sort_tree(m, m->root, &count)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (sort_tree(m, m->root, &count)) return tv_error_oom(err);
     uint32_t next = base_next, max_id = base_next;
     assign_ids(m->root, &next, &max_id);
     m->nfields = max_id;
     m->by_id = tv_calloc(max_id ? max_id : 1, sizeof(tv_field *));
     m->by_path = tv_calloc(count ? count : 1, sizeof(tv_field *));
-    if (!m->by_id || !m->by_path) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!m->by_id || !m->by_path) return tv_error_oom(err);
     fctx fc = {m, analysis, err};
     tv_status st = finish_tree(&fc, m->root);
     if (st) return st;
@@ -1750,7 +1750,7 @@ static void wrap_parse_error(tv_error *err) {
     tv_status inner = err->code;
     char reason[sizeof err->reason];
     memcpy(reason, err->reason, sizeof reason);
-    tv_error_set(err, TROVE_EMAPPER, "Failed to parse mapping [_doc]: %s", reason);
+    tv_error_wrap(err, TROVE_EMAPPER, "Failed to parse mapping [_doc]: %s", reason);
     tv_error_cause(err, inner, "%s", reason);
 }
 
@@ -1758,7 +1758,7 @@ tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysi
     tv_error_clear(err);
     tv_mapping *m = mapping_alloc();
     if (!m) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     pctx c = {m, &m->arena, err, TROVE_OK};
@@ -1968,7 +1968,7 @@ tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
     if (!base) return tv_mapping_parse(update, analysis, err);
     tv_mapping *m = mapping_alloc();
     if (!m) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     pctx c = {m, &m->arena, err, TROVE_OK};

@@ -1239,7 +1239,7 @@ static tv_status serialise(tv_segment_builder *b, tv_segment **out) {
     size_t len;
     char *bytes = tv_buf_detach(&o, &len);
     if (!bytes) return TROVE_ENOMEM;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_segment_open_owned((uint8_t *)bytes, len, false, out, &err);
     return st == TROVE_ECORRUPT ? TROVE_EINTERNAL : st;
 oom:

@@ -169,7 +169,7 @@ static tv_status flatten(tv_arena *a, const tv_json *v, const char *prefix, size
             const tv_json_member *m = &v->v.members[i];
             size_t kl = plen + (plen ? 1 : 0) + m->key_len;
             char *k = tv_arena_alloc(a, kl + 1);
-            if (!k) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!k) return tv_error_oom(err);
             if (plen) {
                 memcpy(k, prefix, plen);
                 k[plen] = '.';
@@ -184,11 +184,11 @@ static tv_status flatten(tv_arena *a, const tv_json *v, const char *prefix, size
     kv e = {.key = (char *)prefix, .key_len = plen, .val = NULL};
     if (v->type == TV_JSON_ARRAY) {
         tv_json *arr = tv_arena_calloc(a, 1, sizeof *arr);
-        if (!arr) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!arr) return tv_error_oom(err);
         arr->type = TV_JSON_ARRAY;
         arr->len = v->len;
         arr->v.items = v->len ? tv_arena_calloc(a, v->len, sizeof(tv_json)) : NULL;
-        if (v->len && !arr->v.items) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (v->len && !arr->v.items) return tv_error_oom(err);
         for (uint32_t i = 0; i < v->len; i++) {
             tv_json *s = scalar_str(a, &v->v.items[i]);
             if (!s)
@@ -201,9 +201,9 @@ static tv_status flatten(tv_arena *a, const tv_json *v, const char *prefix, size
         e.val = arr;
     } else if (v->type != TV_JSON_NULL) {
         e.val = scalar_str(a, v);
-        if (!e.val) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!e.val) return tv_error_oom(err);
     }
-    if (tv_vec_push(out, e)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (tv_vec_push(out, e)) return tv_error_oom(err);
     return TROVE_OK;
 }
 
@@ -213,7 +213,7 @@ static tv_status normalize_keys(tv_arena *a, kvvec *v, tv_error *err) {
         kv *e = &v->items[i];
         if (e->key_len >= 6 && memcmp(e->key, "index.", 6) == 0) continue;
         char *k = tv_arena_alloc(a, e->key_len + 7);
-        if (!k) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!k) return tv_error_oom(err);
         memcpy(k, "index.", 6);
         memcpy(k + 6, e->key, e->key_len);
         k[e->key_len + 6] = '\0';
@@ -397,7 +397,7 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
         write_nested_sorted(&w, s->flat, lo, hi, 15);
         if (b.oom) {
             tv_buf_fini(&b);
-            return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            return tv_error_oom(err);
         }
         an = tv_analysis_new(b.data, b.len, err);
         tv_buf_fini(&b);
@@ -420,7 +420,7 @@ static tv_status store_flat(tv_settings *s, kvvec *v, tv_error *err) {
     }
     tv_json *flat = tv_arena_calloc(&s->flat_arena, 1, sizeof *flat);
     tv_json_member *mem = n ? tv_arena_calloc(&s->flat_arena, n, sizeof *mem) : NULL;
-    if (!flat || (n && !mem)) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!flat || (n && !mem)) return tv_error_oom(err);
     for (size_t i = 0; i < n; i++) {
         mem[i].key = v->items[i].key;
         mem[i].key_len = (uint32_t)v->items[i].key_len;
@@ -513,7 +513,7 @@ static tv_status settings_parse(const tv_json *settings, const char *index_name,
         kv e = {.key = tv_arena_strndup(a, gen[g].k, strlen(gen[g].k)), .key_len = strlen(gen[g].k),
                 .val = jstr(a, gen[g].v, strlen(gen[g].v))};
         if (!e.key || !e.val || tv_vec_push(&v, e)) {
-            st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            st = tv_error_oom(err);
             goto fail;
         }
     }
@@ -588,7 +588,7 @@ tv_status tv_settings_update(tv_settings *s, const tv_json *update, tv_error *er
             kv e = {.key = tv_arena_strndup(&ns.flat_arena, m->key, m->key_len), .key_len = m->key_len,
                     .val = tv_json_copy(&ns.flat_arena, &m->val)};
             if (!e.key || !e.val || tv_vec_push(&all, e)) {
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
                 break;
             }
         }
@@ -597,7 +597,7 @@ tv_status tv_settings_update(tv_settings *s, const tv_json *update, tv_error *er
                     .key_len = v.items[i].key_len,
                     .val = v.items[i].val ? tv_json_copy(&ns.flat_arena, v.items[i].val) : NULL};
             if (!e.key || (v.items[i].val && !e.val) || tv_vec_push(&all, e))
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
         }
         /* stable: a stable sort keeps updates after the old values */
         for (size_t i = 1; !st && i < all.len; i++) { /* insertion sort (small lists) */
@@ -620,7 +620,7 @@ tv_status tv_settings_update(tv_settings *s, const tv_json *update, tv_error *er
             tv_json *flat = tv_arena_calloc(&ns.flat_arena, 1, sizeof *flat);
             tv_json_member *mem = n ? tv_arena_calloc(&ns.flat_arena, n, sizeof *mem) : NULL;
             if (!flat || (n && !mem)) {
-                st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+                st = tv_error_oom(err);
             } else {
                 for (size_t i = 0; i < n; i++) {
                     mem[i].key = all.items[i].key;

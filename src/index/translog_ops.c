@@ -60,7 +60,7 @@ static tv_status replay_json(tv_index *idx, uint8_t type, const uint8_t *q, cons
     if (st == TROVE_OK) {
         /* an update that failed when it was made fails again the same way
          * (validation is deterministic): nothing to apply */
-        tv_error ignored;
+        tv_error ignored = TV_ERROR_INIT;
         if (type == TV_TLOG_MAPPING) {
             (void)tv_index_put_mapping(idx, body, &ignored);
         } else {

@@ -533,7 +533,7 @@ tv_status tv_tz_from_tzif(const uint8_t *data, size_t len, const char *id, tv_tz
 
 static tv_status zone_err(tv_error *err, bool rules, const char *fmt, const char *id, size_t len) {
     tv_status st = tv_error_set(err, TROVE_EARG, "%s%.*s", fmt, (int)TV_MIN(len, 512), id);
-    if (err) snprintf(err->type, sizeof err->type, "%s", rules ? "zone_rules_exception" : "date_time_exception");
+    tv_error_as(err, rules ? TROVE_EZONERULES : TROVE_EDATETIME);
     return st;
 }
 
@@ -716,7 +716,7 @@ static tv_status make_zone(const char *id, size_t len, tv_tz **out, tv_error *er
         goto region;
     }
     *out = fixed_zone(nid, secs);
-    return *out ? TROVE_OK : tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    return *out ? TROVE_OK : tv_error_oom(err);
 region:
     if (!region_syntax(id, len))
         return zone_err(err, false, "Invalid ID for region-based ZoneId, invalid format: ", id, len);
@@ -745,7 +745,7 @@ tv_status tv_tz_get(const char *id, size_t len, const tv_tz **out, tv_error *err
             z->owned = true;
             tv_tz_free(z);
             pthread_mutex_unlock(&cache_mu);
-            return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            return tv_error_oom(err);
         }
         e->z = z;
         e->len = len;

@@ -131,7 +131,7 @@ static void nfa_fini(nfa *a) {
 }
 
 static void nfa_oom(nfa *a) {
-    if (a->st == TROVE_OK) a->st = tv_error_set(a->err, TROVE_ENOMEM, "out of memory");
+    if (a->st == TROVE_OK) a->st = tv_error_oom(a->err);
 }
 
 static void too_complex(nfa *a, uint32_t states, size_t transitions, long limit) {
@@ -1173,14 +1173,14 @@ static re_node *re_fail(re_parser *p, const char *fmt, size_t pos) {
 }
 
 static re_node *re_oom(re_parser *p) {
-    if (p->st == TROVE_OK) p->st = tv_error_set(p->err, TROVE_ENOMEM, "out of memory");
+    if (p->st == TROVE_OK) p->st = tv_error_oom(p->err);
     return NULL;
 }
 
 static re_node *re_new(re_parser *p, uint8_t kind) {
     re_node *n = tv_arena_calloc(p->tmp, 1, sizeof(re_node));
     if (!n) {
-        if (p->st == TROVE_OK) p->st = tv_error_set(p->err, TROVE_ENOMEM, "out of memory");
+        if (p->st == TROVE_OK) p->st = tv_error_oom(p->err);
         return NULL;
     }
     n->kind = kind;
@@ -1305,7 +1305,7 @@ static re_node *set_node(re_parser *p, rvec *v) {
     n->r = (uint32_t *)tv_arena_memdup(p->tmp, v->items ? (const char *)v->items : "",
                            v->len * sizeof(uint32_t));
     if (!n->r) {
-        if (p->st == TROVE_OK) p->st = tv_error_set(p->err, TROVE_ENOMEM, "out of memory");
+        if (p->st == TROVE_OK) p->st = tv_error_oom(p->err);
         return NULL;
     }
     n->nr = (uint32_t)(v->len / 2);
@@ -1388,7 +1388,7 @@ static re_node *parse_char_class_exp(re_parser *p) {
     res = set_node(p, &v);
     goto out;
 oom:
-    if (p->st == TROVE_OK) p->st = tv_error_set(p->err, TROVE_ENOMEM, "out of memory");
+    if (p->st == TROVE_OK) p->st = tv_error_oom(p->err);
 out:
     tv_vec_fini(&v);
     return res;
@@ -1832,7 +1832,7 @@ tv_status tv_regexp_compile(const char *re, size_t len, int flags, int work_limi
         return tv_error_set(err, TROVE_EARG, "Illegal syntax flag");
     size_t n = 0;
     uint32_t *cps = decode_all(re, len, &n);
-    if (!cps) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!cps) return tv_error_oom(err);
     tv_arena tmp;
     tv_arena_init(&tmp);
     re_parser p = {cps, n, 0, flags, 0, &tmp, TROVE_OK, err};
@@ -1843,7 +1843,7 @@ tv_status tv_regexp_compile(const char *re, size_t len, int flags, int work_limi
         if (e && p.pos < p.n) e = re_fail(&p, "end-of-string expected at position %zu", p.pos);
     }
     tv_status st = p.st;
-    if (st == TROVE_OK && !e) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (st == TROVE_OK && !e) st = tv_error_oom(err);
     if (st == TROVE_OK && re_depth(e) > 2 * RE_MAX_DEPTH)
         st = tv_error_set(err, TROVE_EARG, "regular expression is nested too deeply");
     if (st == TROVE_OK) {
@@ -1916,7 +1916,7 @@ tv_status tv_wildcard_compile(const char *pat, size_t len, bool case_insensitive
     *out = NULL;
     size_t n = 0;
     uint32_t *cps = decode_all(pat, len, &n);
-    if (!cps) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!cps) return tv_error_oom(err);
     nfa a;
     nfa_init(&a, work_limit, err);
     frag f = f_epsilon(&a);
@@ -1942,7 +1942,7 @@ tv_status tv_prefix_compile(const char *prefix, size_t len, bool case_insensitiv
     *out = NULL;
     size_t n = 0;
     uint32_t *cps = decode_all(prefix, len, &n);
-    if (!cps) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!cps) return tv_error_oom(err);
     nfa a;
     nfa_init(&a, INT32_MAX / 16, err);
     frag f = f_epsilon(&a);
@@ -1967,7 +1967,7 @@ tv_status tv_levenshtein_compile(const char *term, size_t len, int max_edits, in
     if (prefix_len < 0) return tv_error_set(err, TROVE_EARG, "prefixLength cannot be negative.");
     size_t n = 0;
     uint32_t *cps = decode_all(term, len, &n);
-    if (!cps) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!cps) return tv_error_oom(err);
     nfa a;
     nfa_init(&a, INT32_MAX / 16, err);
     size_t pl = TV_MIN((size_t)prefix_len, n);

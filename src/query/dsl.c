@@ -47,7 +47,7 @@ tv_status tv_dsl_error(tv_dsl *d, tv_status code, uint32_t off, const char *fmt,
 }
 
 static tv_status oom(tv_dsl *d) {
-    if (d->err) tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (d->err) tv_error_oom(d->err);
     return TROVE_ENOMEM;
 }
 
@@ -178,7 +178,7 @@ static tv_status int_overflow(tv_dsl *d, const tv_json *v) {
     after_token(d, v->off, token_len(v), &line, &col);
     tv_error_set(d->err, TROVE_EARG, "Numeric value (%.*s) out of range of int (-2147483648 - 2147483647)" JACKSON_AT,
                  (int)TV_MIN(n, 200), s, line, col);
-    if (d->err) snprintf(d->err->type, sizeof d->err->type, "input_coercion_exception");
+    tv_error_as(d->err, TROVE_EINPUTCOERCION);
     return TROVE_EARG;
 }
 

@@ -123,7 +123,7 @@ typedef struct fs_state {
     const char *index;
 } fs_state;
 
-static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
+static tv_status oom(tv_dsl *d) { return tv_error_oom(d->err); }
 
 /* ------------------------------------------------------------- Java bits */
 
@@ -188,9 +188,9 @@ static tv_status fresh_parser(tv_dsl *d) {
 /* QueryShardContext.toQuery: a failure that is neither a ParsingException
  * nor a QueryShardException becomes query_shard_exception "failed to
  * create query: <message>" caused by it. type: the cause's type when the
- * status's is not it (NULL: the status's). */
-static tv_status shard_wrap(tv_dsl *d, tv_status code, const char *type, const char *fmt, ...) TV_PRINTF(4, 5);
-static tv_status shard_wrap(tv_dsl *d, tv_status code, const char *type, const char *fmt, ...) {
+ * status's is not it (TROVE_OK: the status's). */
+static tv_status shard_wrap(tv_dsl *d, tv_status code, tv_status type, const char *fmt, ...) TV_PRINTF(4, 5);
+static tv_status shard_wrap(tv_dsl *d, tv_status code, tv_status type, const char *fmt, ...) {
     char msg[900];
     va_list ap;
     va_start(ap, fmt);
@@ -198,7 +198,7 @@ static tv_status shard_wrap(tv_dsl *d, tv_status code, const char *type, const c
     va_end(ap);
     tv_error_set(d->err, TROVE_EQUERYSHARD, "failed to create query: %s", msg);
     tv_error_cause(d->err, code, "%s", msg);
-    if (d->err && type) snprintf(d->err->cause_type, sizeof d->err->cause_type, "%s", type);
+    if (d->err) d->err->cause_type = type;
     return on_shard(d, TROVE_EQUERYSHARD);
 }
 
@@ -379,7 +379,7 @@ static tv_status parse_function(tv_dsl *d, const tv_json_member *m, fs_fn *f) {
     uint32_t line = 0, col = 0;
     if (d->src) tv_json_linecol(d->src, d->src_len, body->off, &line, &col);
     tv_error_set(d->err, TROVE_EXCONTENT, "[%u:%u] unknown field [%s]", line, col, m->key);
-    if (d->err) snprintf(d->err->type, sizeof d->err->type, "named_object_not_found_exception");
+    tv_error_as(d->err, TROVE_ENAMEDOBJECT);
     return TROVE_EXCONTENT;
 }
 
@@ -487,7 +487,7 @@ static tv_status time_value_ms(tv_dsl *d, const tv_json *v, const char *what, do
         int64_t x;
         if (nl > st0 && tv_parse_i64(low + st0, nl - st0, &x)) {
             if (x < -1)
-                return shard_wrap(d, TROVE_EARG, NULL,
+                return shard_wrap(d, TROVE_EARG, TROVE_OK,
                                   "failed to parse setting [DecayFunctionParser.%s] with value [%.*s] as a time value: negative durations are not supported",
                                   what, (int)TV_MIN(n, 200), s);
             /* TimeUnit.toMillis truncates */
@@ -498,11 +498,11 @@ static tv_status time_value_ms(tv_dsl *d, const tv_json *v, const char *what, do
         }
         double dd;
         if (nl > st0 && tv_java_parse_double(low + st0, nl - st0, &dd))
-            return shard_wrap(d, TROVE_EPARSEEXC, NULL, "failed to parse [%.*s], fractional time values are not supported",
+            return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "failed to parse [%.*s], fractional time values are not supported",
                               (int)TV_MIN(n, 200), s);
-        return shard_wrap(d, TROVE_EPARSEEXC, NULL, "failed to parse [%.*s]", (int)TV_MIN(n, 200), s);
+        return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "failed to parse [%.*s]", (int)TV_MIN(n, 200), s);
     }
-    return shard_wrap(d, TROVE_EPARSEEXC, NULL,
+    return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK,
                       "failed to parse setting [DecayFunctionParser.%s] with value [%.*s] as a time value: unit is missing or unrecognized",
                       what, (int)TV_MIN(n, 200), s);
 }
@@ -542,16 +542,14 @@ static tv_status build_decay(tv_dsl *d, fs_fn *f) {
             offset_v = v;
             if (!date) st = dbl_value(d, v, &offset);
         } else {
-            return shard_wrap(d, TROVE_EPARSEEXC, NULL, "parameter [%s] not supported!", m->key);
+            return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "parameter [%s] not supported!", m->key);
         }
         if (st) {
             if (st == TROVE_ENOMEM || !d->err) return st;
             char msg[1024];
             snprintf(msg, sizeof msg, "%s", d->err->reason);
             tv_status code = d->err->code;
-            char type[64];
-            snprintf(type, sizeof type, "%s", d->err->type);
-            return shard_wrap(d, code, type[0] ? type : NULL, "%s", msg);
+            return shard_wrap(d, code, d->err->type, "%s", msg);
         }
     }
     if (date) {
@@ -582,21 +580,21 @@ static tv_status build_decay(tv_dsl *d, fs_fn *f) {
                 if (st == TROVE_ENOMEM || !d->err) return st;
                 char msg[1024];
                 snprintf(msg, sizeof msg, "%s", d->err->reason);
-                return shard_wrap(d, TROVE_EPARSEEXC, NULL, "%s", msg);
+                return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "%s", msg);
             }
         }
         origin = (double)o;
-        if (!scale_v) return shard_wrap(d, TROVE_EPARSEEXC, NULL, "[scale] must be set for date fields.");
+        if (!scale_v) return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "[scale] must be set for date fields.");
         tv_status st = time_value_ms(d, scale_v, "scale", &scale);
         if (!st && offset_v) st = time_value_ms(d, offset_v, "offset", &offset);
         if (st) return st;
     } else if (!scale_v || !origin_v) {
-        return shard_wrap(d, TROVE_EPARSEEXC, NULL, "both [scale] and [origin] must be set for numeric fields.");
+        return shard_wrap(d, TROVE_EPARSEEXC, TROVE_OK, "both [scale] and [origin] must be set for numeric fields.");
     }
     /* AbstractDistanceScoreFunction's checks, then processScale */
-    if (scale <= 0.0) return shard_wrap(d, TROVE_EARG, NULL, "function_score : scale must be > 0.0.");
-    if (decay <= 0.0 || decay >= 1.0) return shard_wrap(d, TROVE_EARG, NULL, "function_score : decay must be in the range [0..1].");
-    if (offset < 0.0) return shard_wrap(d, TROVE_EARG, NULL, "function_score : offset must be > 0.0");
+    if (scale <= 0.0) return shard_wrap(d, TROVE_EARG, TROVE_OK, "function_score : scale must be > 0.0.");
+    if (decay <= 0.0 || decay >= 1.0) return shard_wrap(d, TROVE_EARG, TROVE_OK, "function_score : decay must be in the range [0..1].");
+    if (offset < 0.0) return shard_wrap(d, TROVE_EARG, TROVE_OK, "function_score : offset must be > 0.0");
     switch (f->decay) {
     case DK_GAUSS: f->scale = 0.5 * pow(scale, 2.0) / log(decay); break;
     case DK_EXP: f->scale = log(decay) / scale; break;
@@ -612,7 +610,7 @@ static tv_status build_fvf(tv_dsl *d, fs_fn *f) {
     const tv_field *fld = tv_dsl_field(d, f->fname, strlen(f->fname));
     if (!fld) {
         if (!f->has_missing)
-            return shard_wrap(d, TROVE_EINTERNAL, "exception", "Unable to find a field mapper for field [%s]. No 'missing' value defined.",
+            return shard_wrap(d, TROVE_EINTERNAL, TROVE_EEXCEPTION, "Unable to find a field mapper for field [%s]. No 'missing' value defined.",
                               f->fname);
         return TROVE_OK;
     }
@@ -621,7 +619,7 @@ static tv_status build_fvf(tv_dsl *d, fs_fn *f) {
         return tv_dsl_error(d, TROVE_EUNSUPPORTED, f->body->off,
                             "[field_value_factor] on a field of type [%s] is not supported by trove", tv_field_type_name(fld->type));
     if (!fld->doc_values || fld->dv_kind != TV_DV_NUMERIC)
-        return shard_wrap(d, TROVE_EARG, NULL, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
+        return shard_wrap(d, TROVE_EARG, TROVE_OK, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
                           f->fname, tv_field_type_name(fld->type));
     f->field = fld;
     return TROVE_OK;
@@ -649,7 +647,7 @@ static tv_status build_random(tv_dsl *d, fs_fn *f) {
             f->salted = bitmix(now_seed, salt);
             return TROVE_OK;
         }
-        return shard_wrap(d, TROVE_EARG, NULL,
+        return shard_wrap(d, TROVE_EARG, TROVE_OK,
                           "Field [%s] is not mapped on [%s] and cannot be used as a source of random numbers.", name, iname);
     }
     f->field = fld;
@@ -676,8 +674,8 @@ typedef struct fs_scratch {
     bool *has_filter;
 } fs_scratch;
 
-static tv_status fail_doc(fs_state *s, tv_status code, const char *type, const char *fmt, ...) TV_PRINTF(4, 5);
-static tv_status fail_doc(fs_state *s, tv_status code, const char *type, const char *fmt, ...) {
+static tv_status fail_doc(fs_state *s, tv_status code, tv_status type, const char *fmt, ...) TV_PRINTF(4, 5);
+static tv_status fail_doc(fs_state *s, tv_status code, tv_status type, const char *fmt, ...) {
     if (!s->err) return code;
     tv_error_clear(s->err);
     s->err->code = code;
@@ -685,7 +683,7 @@ static tv_status fail_doc(fs_state *s, tv_status code, const char *type, const c
     va_start(ap, fmt);
     vsnprintf(s->err->reason, sizeof s->err->reason, fmt, ap);
     va_end(ap);
-    if (type) snprintf(s->err->type, sizeof s->err->type, "%s", type);
+    s->err->type = type;
     snprintf(s->err->index, sizeof s->err->index, "%s", s->index ? s->index : "");
     return code;
 }
@@ -746,7 +744,7 @@ static tv_status fn_score(fs_state *s, fs_fn *f, fs_scratch *x, const tv_segview
         } else if (f->has_missing) {
             value = f->missing;
         } else {
-            return fail_doc(s, TROVE_EINTERNAL, "exception", "Missing value for field [%s]", f->fname);
+            return fail_doc(s, TROVE_EINTERNAL, TROVE_EEXCEPTION, "Missing value for field [%s]", f->fname);
         }
         double val = value * (double)f->factor;
         r = modify(f->modifier, val);
@@ -757,7 +755,7 @@ static tv_status fn_score(fs_state *s, fs_fn *f, fs_scratch *x, const tv_segview
             const char *hint = f->modifier == MOD_LN ? "; consider using ln1p or ln2p instead of ln to avoid negative scores"
                                : f->modifier == MOD_LOG ? "; consider using log1p or log2p instead of log to avoid negative scores"
                                                         : "";
-            return fail_doc(s, TROVE_EARG, NULL,
+            return fail_doc(s, TROVE_EARG, TROVE_OK,
                             "field value function must not produce negative scores, but got: [%s] for field value: [%s]%s", rb, vb, hint);
         }
         break;
@@ -931,7 +929,7 @@ static tv_status doc_score(fs_state *s, fs_scratch *x, const tv_segview *sv, uin
     if (fin < 0.0f || fin != fin) {
         char fb[40];
         tv_fmt_float(fin, fb);
-        return fail_doc(s, TROVE_EINTERNAL, "exception", "function score query returned an invalid score: %s for doc: %u", fb, doc);
+        return fail_doc(s, TROVE_EINTERNAL, TROVE_EEXCEPTION, "function score query returned an invalid score: %s for doc: %u", fb, doc);
     }
     *out = fin;
     return TROVE_OK;

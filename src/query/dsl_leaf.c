@@ -40,7 +40,7 @@
 #include "index/date.h"
 #include "query/parse.h"
 
-static tv_status oom(tv_dsl *d) { return tv_error_set(d->err, TROVE_ENOMEM, "out of memory"); }
+static tv_status oom(tv_dsl *d) { return tv_error_oom(d->err); }
 
 static tv_status unknown_field_op(tv_dsl *d, const char *qname, const tv_json_member *m) {
     uint32_t l = 0, c = 0;
@@ -161,11 +161,11 @@ static tv_status date_of(tv_dsl *d, const tv_field *f, const tv_json *v, const c
             char pe[1100];
             snprintf(pe, sizeof pe, "failed to parse date field [%.*s] with format [%.*s]: [%s]", (int)vl, inner + 28,
                      (int)fl, fmt_s, inner);
-            tv_error_set(e, TROVE_EQUERYSHARD, "failed to create query: %s", pe);
+            tv_error_wrap(e, TROVE_EQUERYSHARD, "failed to create query: %s", pe);
             tv_error_cause(e, TROVE_EPARSEEXC, "%s", pe);
-            tv_error_cause_add(e, TROVE_EARG, NULL, "%s", inner);
+            tv_error_cause_add(e, TROVE_EARG, TROVE_OK, "%s", inner);
             if (in.cause_code != TROVE_OK)
-                tv_error_cause_add(e, in.cause_code, in.cause_type[0] ? in.cause_type : NULL, "%s", in.cause_reason);
+                tv_error_cause_add(e, in.cause_code, in.cause_type, "%s", in.cause_reason);
             e->pos = v->off;
             st = TROVE_EQUERYSHARD;
         }

@@ -72,7 +72,7 @@
 #include "text/text.h"
 
 static tv_status oom(tv_dsl *d) {
-    if (d->err) tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (d->err) tv_error_oom(d->err);
     return TROVE_ENOMEM;
 }
 
@@ -2067,7 +2067,7 @@ tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **o
             lenient_set = true;
         } else if (tv_streq(k, kl, "time_zone")) {
             int32_t tz;
-            tv_error e;
+            tv_error e = TV_ERROR_INIT;
             if (!txt || tv_date_parse_tz(s, n, &tz, &e))
                 st = tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] time_zone [%.*s] is unknown", QN, (int)n, s ? s : "");
             c.time_zone = s;

@@ -47,7 +47,7 @@
 #define MAX_REGEX_LENGTH 1000 /* index.max_regex_length */
 
 static tv_status oom(tv_dsl *d) {
-    if (d->err) tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (d->err) tv_error_oom(d->err);
     return TROVE_ENOMEM;
 }
 
@@ -117,7 +117,7 @@ static tv_status parse_opts(tv_dsl *d, const char *qname, int kind, const tv_jso
                 size_t n;
                 if (!tv_dsl_scalar_text(v, &s, &n))
                     return tv_dsl_error(d, TROVE_EPARSE, v->off, "[regexp] failed to parse field [flags]");
-                tv_error e;
+                tv_error e = TV_ERROR_INIT;
                 if (!tv_regexp_parse_flags(s, n, &o->flags, &e))
                     return tv_dsl_error(d, TROVE_EARG, v->off, "%s", e.reason);
             } else if (kind == K_REGEXP && tv_streq(k, kl, "flags_value")) {

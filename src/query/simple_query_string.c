@@ -49,7 +49,7 @@
 enum { OCC_NONE = -1, OCC_MUST = 0, OCC_SHOULD = 1 };
 
 static tv_status oom(tv_dsl *d) {
-    if (d->err) tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (d->err) tv_error_oom(d->err);
     return TROVE_ENOMEM;
 }
 

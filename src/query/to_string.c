@@ -331,14 +331,14 @@ tv_status tv_query_to_string(const tv_query *q, const tv_mapping *mapping, bool 
     bool ok = pr(&c, q, 0, true, false);
     tv_status st = TROVE_OK;
     if (b.oom) {
-        st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        st = tv_error_oom(err);
     } else if (!ok) {
         st = tv_error_set(err, TROVE_EUNSUPPORTED,
                           "trove cannot print the [explain] of [%s] in _validate/query as Lucene does",
                           c.bad ? c.bad : "query");
     } else {
         *out = tv_arena_strndup(arena, b.data ? b.data : "", b.len);
-        if (!*out) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!*out) st = tv_error_oom(err);
     }
     tv_buf_fini(&b);
     return st;

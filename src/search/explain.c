@@ -48,7 +48,7 @@ tv_status tv_search_explain(const tv_search_target *t, const tv_json *body, cons
         else return tv_dsl_error(&d, TROVE_EPARSE, m->key_off, "request does not support [%s]", m->key);
     }
     if (params && params->q && tv_query_string_from_params(arena, params, &qj))
-        return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return tv_error_oom(err);
     if (!qj) return tv_error_set(err, TROVE_EVALIDATION, "Validation Failed: 1: query is missing;");
     if (!t) return TROVE_OK; /* the request's own checks only */
     uint32_t seg = 0, doc = 0;
@@ -61,7 +61,7 @@ tv_status tv_search_explain(const tv_search_target *t, const tv_json *body, cons
     tv_query *q = NULL;
     tv_status st = tv_dsl_parse_query(&d, qj, &q);
     if (!st) st = tv_query_rewrite(&q, arena);
-    if (st) return st == TROVE_ENOMEM ? tv_error_set(err, st, "out of memory") : st;
+    if (st) return st == TROVE_ENOMEM ? tv_error_oom(err) : st;
     if ((st = tv_explain_check(q, err))) return st;
     if ((st = tv_query_prepare(q, t->snap, arena))) return tv_error_set(err, st, "out of memory");
     const tv_expl *e = NULL;

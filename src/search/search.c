@@ -245,7 +245,7 @@ static tv_status parse_sort_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
     } else if (opts) {
         return perr(d, opts->off, "[sort] unexpected token [%s]", tv_dsl_token_name(opts));
     }
-    if (tv_vec_push(out, s)) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (tv_vec_push(out, s)) return tv_error_oom(d->err);
     return TROVE_OK;
 }
 
@@ -268,7 +268,7 @@ static tv_status parse_sort(tv_dsl *d, const tv_json *v, req *r) {
     }
     if (!st && specs.len) {
         r->sorts = tv_arena_alloc(d->arena, specs.len * sizeof *r->sorts);
-        if (!r->sorts) st = tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+        if (!r->sorts) st = tv_error_oom(d->err);
         else {
             memcpy(r->sorts, specs.items, specs.len * sizeof *r->sorts);
             r->nsorts = specs.len;
@@ -364,7 +364,7 @@ static tv_status parse_stored(tv_dsl *d, const tv_json *v, req *r) {
     const tv_json *items = v->type == TV_JSON_ARRAY ? v->v.items : v;
     uint32_t n = v->type == TV_JSON_ARRAY ? v->len : 1;
     r->stored = tv_arena_alloc(d->arena, (n + 1) * sizeof *r->stored);
-    if (!r->stored) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!r->stored) return tv_error_oom(d->err);
     r->nstored = 0;
     for (uint32_t i = 0; i < n; i++) {
         const tv_json *e = &items[i];
@@ -612,7 +612,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
         for (const char *q = p->docvalue_fields; *q; q++) extra += *q == ',';
         const char **nf = tv_arena_alloc(d->arena, (r->ndv + extra + 1) * sizeof *nf);
         const char **nfmt = tv_arena_calloc(d->arena, r->ndv + extra + 1, sizeof *nfmt);
-        if (!nf || !nfmt) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+        if (!nf || !nfmt) return tv_error_oom(d->err);
         if (r->ndv) {
             memcpy(nf, r->dv_fields, r->ndv * sizeof *nf);
             if (r->dv_formats) memcpy(nfmt, r->dv_formats, r->ndv * sizeof *nfmt);
@@ -623,7 +623,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
             size_t l = e ? (size_t)(e - q) : strlen(q);
             if (l) {
                 nf[r->ndv] = dupz(d->arena, q, l);
-                if (!nf[r->ndv]) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+                if (!nf[r->ndv]) return tv_error_oom(d->err);
                 r->ndv++;
             }
             q += l + (e ? 1 : 0);
@@ -631,7 +631,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
         r->dv_fields = nf;
         r->dv_formats = nfmt;
     }
-    if (p->q && tv_query_string_from_params(d->arena, p, &r->query)) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (p->q && tv_query_string_from_params(d->arena, p, &r->query)) return tv_error_oom(d->err);
     if (p->track_total_hits) {
         const char *t = p->track_total_hits;
         int64_t n;
@@ -1269,12 +1269,12 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         st = tc->q ? TROVE_OK : TROVE_ENOMEM;
     }
     if (!st) st = tv_query_rewrite(&tc->q, d->arena);
-    if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+    if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
     if (tv_query_check_nested_clauses(tc->q, d->max_clauses, d->err)) return shard_failure(d->err, t);
     if (r->post_filter) {
         st = tv_dsl_parse_filter(d, r->post_filter, &tc->post);
         if (!st) st = tv_query_rewrite(&tc->post, d->arena);
-        if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+        if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
         if (tv_query_check_nested_clauses(tc->post, d->max_clauses, d->err)) return shard_failure(d->err, t);
     }
     tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
@@ -1315,7 +1315,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
                 d->nested_scope = NULL;
                 if (!st) st = tv_query_rewrite(&tc->tf[i].nfilter, d->arena);
                 if (!st) st = tv_query_prepare(tc->tf[i].nfilter, t->snap, d->arena);
-                if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+                if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
             }
         } else if (f && f->nested_scope && !f->nested_scope->include_in_root) {
             /* FieldSortBuilder.validateMissingNestedPath */
@@ -1338,7 +1338,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
             if (!st) st = tv_query_rewrite(&tc->rq[i], d->arena);
             if (!st && tv_query_check_nested_clauses(tc->rq[i], d->max_clauses, d->err)) return shard_failure(d->err, t);
             if (!st) st = tv_query_prepare(tc->rq[i], t->snap, d->arena);
-            if (st) return st == TROVE_ENOMEM ? tv_error_set(d->err, st, "out of memory") : st;
+            if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
         }
     }
     if (r->collapse) {
@@ -1717,7 +1717,7 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
     else if (r->collapse && r->nrescores) cx = "cannot use `collapse` in conjunction with `rescore`";
     if (cx) {
         tv_error_set(err, TROVE_EINTERNAL, "%s", cx);
-        snprintf(err->type, sizeof err->type, "search_exception");
+        tv_error_as(err, TROVE_ESEARCH);
         return shard_failure(err, t);
     }
     if (r->ndv) {
@@ -1880,7 +1880,7 @@ static tv_status fetch_checks(const req *r, const coll *c, size_t from, const tv
             const tv_field *f = tv_mapping_field(t->snap->mapping, r->dv_fields[k], strlen(r->dv_fields[k]));
             if (!f || f->type != TV_FT_TEXT) continue;
             tv_error_set(err, TROVE_EARG, "Error building fetch sub-phases");
-            snprintf(err->type, sizeof err->type, "fetch_phase_execution_exception");
+            tv_error_as(err, TROVE_EFETCHPHASE);
             tv_error_cause(err, TROVE_EARG,
                            "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
                            r->dv_fields[k]);
@@ -1954,7 +1954,7 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
         tv_json *body = NULL;
         tv_status st = b.oom ? TROVE_ENOMEM : tv_json_parse(arena, b.data, b.len, &body, NULL);
         tv_buf_fini(&b);
-        if (st) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (st) return tv_error_oom(err);
         tv_search_params p;
         tv_search_params_init(&p);
         tv_agg_ctx ictx;
@@ -1966,7 +1966,7 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
         st = run(targets, ntargets, body, &p, arena, &rw, err, false, &ictx);
         tv_agg_ctx_fini(&ictx);
         tv_json *res = NULL;
-        if (!st) st = rb.oom ? tv_error_set(err, TROVE_ENOMEM, "out of memory") : tv_json_parse(arena, rb.data, rb.len, &res, NULL);
+        if (!st) st = rb.oom ? tv_error_oom(err) : tv_json_parse(arena, rb.data, rb.len, &res, NULL);
         if (st) { tv_buf_fini(&rb); return st; }
         if (nm && nm->type == TV_JSON_STRING) tv_jw_key(out, nm->v.s, nm->len);
         else tv_jw_keyz(out, r->collapse);
@@ -2008,7 +2008,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (params && params->terminate_after > 0) r.terminate_after = params->terminate_after;
         /* _count?q= replaces the body's query, as on _search */
         if (params && params->q && tv_query_string_from_params(arena, params, &r.query))
-            return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            return tv_error_oom(err);
     } else {
         if ((st = parse_body(&d, body, &r))) return st;
         if ((st = apply_params(&d, params, &r))) return st;
@@ -2024,7 +2024,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (params && params->rest_total_hits_as_int && !r.track_false) r.track_limit = INT64_MAX;
     }
     target_ctx *tcs = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *tcs);
-    if (!tcs) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!tcs) return tv_error_oom(err);
     for (size_t i = 0; i < ntargets; i++) {
         /* in SearchService.parseSource's order: query, post_filter, sort,
          * docvalue_fields, search_after; then the result window */
@@ -2062,11 +2062,11 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     if (c.cap) {
         c.heap = tv_arena_alloc(arena, c.cap * sizeof *c.heap);
         c.store = tv_arena_calloc(arena, c.cap * (r.nsorts + 1), sizeof *c.store);
-        if (!c.heap || !c.store) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!c.heap || !c.store) return tv_error_oom(err);
     }
     c.scratch = tv_arena_calloc(arena, r.nsorts + 1, sizeof *c.scratch);
-    if (r.nsorts && !(c.rd = tv_arena_calloc(arena, r.nsorts, sizeof *c.rd))) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
-    if (!c.scratch) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (r.nsorts && !(c.rd = tv_arena_calloc(arena, r.nsorts, sizeof *c.rd))) return tv_error_oom(err);
+    if (!c.scratch) return tv_error_oom(err);
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
     size_t window = 0;
     for (size_t k = 0; k < r.nrescores; k++) window = TV_MAX(window, (size_t)r.rescores[k].window);
@@ -2102,7 +2102,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
         if (r.aggs.n) {
             tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
-            if (!tcs[i].agg_results) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!tcs[i].agg_results) st = tv_error_oom(err);
             if (!st) st = run_global(&targets[i], tcs[i].global_aggs);
             if (!st && tcs[i].aggs) st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results);
             if (!st && tcs[i].global_aggs) st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results);
@@ -2168,12 +2168,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     /* per target and segment, the highest doc of the page, so that one
      * decompression of a stored chunk serves every hit in it */
     uint32_t **upto = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *upto);
-    if (!upto) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!upto) return tv_error_oom(err);
     for (size_t i = (size_t)from; i < c.n; i++) {
         const hit *h = &c.heap[i];
         if (!upto[h->target]) {
             upto[h->target] = tv_arena_calloc(arena, targets[h->target].snap->nsegs, sizeof **upto);
-            if (!upto[h->target]) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!upto[h->target]) return tv_error_oom(err);
         }
         if (h->doc > upto[h->target][h->seg]) upto[h->target][h->seg] = h->doc;
     }
@@ -2182,7 +2182,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (!tcs[ti].nnih) continue;
         uint32_t npage = (uint32_t)(c.n - (size_t)from), m = 0;
         uint32_t *pg = tv_arena_alloc(arena, 3 * (size_t)npage * sizeof *pg);
-        if (!pg) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!pg) return tv_error_oom(err);
         for (size_t i = (size_t)from; i < c.n; i++) {
             if (c.heap[i].target != ti) continue;
             pg[m] = (uint32_t)(i - (size_t)from);
@@ -2247,7 +2247,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         tv_fetched *df = NULL;
         size_t ndf = 0, cdf = r.ndv + 2;
         df = tv_arena_alloc(arena, cdf * sizeof *df);
-        if (!df) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!df) return tv_error_oom(err);
         tv_buf fb;
         tv_buf_init(&fb);
         tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r.dv_fields, r.dv_formats, r.ndv, df, &ndf, &fb);
@@ -2261,7 +2261,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (st) { tv_buf_fini(&fb); return shard_failure(err, t); }
             if (nff) {
                 tv_fetched *all = tv_arena_alloc(arena, (ndf + nff + 2) * sizeof *all);
-                if (!all) { tv_buf_fini(&fb); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+                if (!all) { tv_buf_fini(&fb); return tv_error_oom(err); }
                 memcpy(all, df, ndf * sizeof *df);
                 for (size_t q = 0; q < nff; q++) {
                     bool dup = false;
@@ -2296,12 +2296,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                 }
             }
         }
-        if (fb.oom) { tv_buf_fini(&fb); return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+        if (fb.oom) { tv_buf_fini(&fb); return tv_error_oom(err); }
         tv_buf_fini(&fb);
         if (ndf) {
             const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
             uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
-            if (!names || !ord) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            if (!names || !ord) return tv_error_oom(err);
             for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
             tv_java_hashmap_order(names, (uint32_t)ndf, ord);
             tv_jw_keyz(out, "fields");
@@ -2348,7 +2348,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_obj_end(out);
     if (r.aggs.n) {
         agg_res ***res = tv_arena_alloc(arena, (ntargets + 1) * sizeof *res);
-        if (!res) return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (!res) return tv_error_oom(err);
         for (size_t i = 0; i < ntargets; i++) res[i] = tcs[i].agg_results;
         if ((st = tv_aggs_reduce_write(actx, &r.aggs, res, ntargets, params && params->typed_keys, out))) return st;
     }
@@ -2373,7 +2373,7 @@ tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const 
     tv_status st = run(targets, ntargets, body, params, arena, &w, err, false, &actx);
     tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
-        if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (buf.oom) st = tv_error_oom(err);
         else tv_jw_raw(out, buf.data, buf.len);
     }
     tv_buf_fini(&buf);
@@ -2392,7 +2392,7 @@ tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, cons
     tv_status st = run(targets, ntargets, body, params, arena, &w, err, true, &actx);
     tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
-        if (buf.oom) st = tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (buf.oom) st = tv_error_oom(err);
         else tv_jw_raw(out, buf.data, buf.len);
     }
     tv_buf_fini(&buf);

@@ -100,7 +100,7 @@ struct tv_suggest {
 
 /* ---------------------------------------------------------------- parse */
 
-static tv_status oom(tv_error *err) { return tv_error_set(err, TROVE_ENOMEM, "out of memory"); }
+static tv_status oom(tv_error *err) { return tv_error_oom(err); }
 
 static void term_defaults(term_sugg *t) {
     memset(t, 0, sizeof *t);
@@ -278,7 +278,7 @@ static tv_status unknown_suggester(tv_dsl *d, const tv_json *v, const char *name
     uint32_t l = 0, c = 0;
     if (d->src) tv_json_linecol(d->src, d->src_len, v->off, &l, &c);
     tv_status st = tv_dsl_error(d, TROVE_EXCONTENT, v->off, "[%u:%u] unknown field [%s]", l, c, name);
-    if (d->err) snprintf(d->err->type, sizeof d->err->type, "%s", "named_object_not_found_exception");
+    tv_error_as(d->err, TROVE_ENAMEDOBJECT);
     return st;
 }
 
@@ -384,7 +384,7 @@ tv_status tv_suggest_from_params(tv_dsl *d, const tv_search_params *p, tv_sugges
     if (!p->suggest_mode) {
         /* SuggestMode.resolve(null): Objects.requireNonNull */
         tv_error_set(d->err, TROVE_EINTERNAL, "Input string is null");
-        snprintf(d->err->type, sizeof d->err->type, "%s", "null_pointer_exception");
+        tv_error_as(d->err, TROVE_ENULLPOINTER);
         return TROVE_EINTERNAL;
     }
     char up[64];
@@ -682,7 +682,7 @@ static tv_status pass(const spell *sp, int32_t num_sug, int64_t docfreq, int ed_
                 tv_vec_fini(&cands);
                 tv_error_set(sp->err, TROVE_EINTERNAL,
                              "Cannot read field \"boost\" because the return value of \"java.util.PriorityQueue.peek()\" is null");
-                snprintf(sp->err->type, sizeof sp->err->type, "%s", "null_pointer_exception");
+                tv_error_as(sp->err, TROVE_ENULLPOINTER);
                 return TROVE_EINTERNAL;
             }
             if (score <= q[queue_head(q, qn)].boost) continue;

@@ -28,7 +28,7 @@
 static tv_status parse(tv_dsl *d, const tv_json *query, tv_query **out) {
     if (query) return tv_dsl_parse_query(d, query, out);
     *out = tv_q_new(d, TV_Q_MATCH_ALL);
-    if (!*out) return tv_error_set(d->err, TROVE_ENOMEM, "out of memory");
+    if (!*out) return tv_error_oom(d->err);
     (*out)->origin = "match_all"; /* ValidateQueryRequest's default query */
     return TROVE_OK;
 }
@@ -44,7 +44,7 @@ tv_status tv_search_validate(const tv_search_target *targets, size_t ntargets, c
     tv_error_clear(err);
     if (params && params->q && !query) {
         if (tv_query_string_from_params(arena, params, &query) != TROVE_OK)
-            return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+            return tv_error_oom(err);
     }
     tv_dsl d;
     tv_search_dsl_init(&d, arena, err, params);

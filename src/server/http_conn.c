@@ -398,8 +398,10 @@ static void respond(tv_http_ctx *x, tv_http_conn *c, const char *req, int status
 static const char json_ct[] = "application/json; charset=UTF-8";
 
 /* OpenSearch's error envelope for an exception without a cause. */
-static void respond_exception(tv_http_ctx *x, tv_http_conn *c, const char *req, int status, const char *type,
-                              const char *reason, const char *cause_type, const char *cause_reason, bool close) {
+static void respond_exception(tv_http_ctx *x, tv_http_conn *c, const char *req, tv_status code, const char *reason,
+                              tv_status cause, const char *cause_reason, bool close) {
+    int status = trove_status_http(code);
+    const char *type = trove_status_type(code);
     tv_buf b;
     tv_buf_init(&b);
     tv_buf_puts(&b, "{\"error\":{\"root_cause\":[{\"type\":");
@@ -410,9 +412,9 @@ static void respond_exception(tv_http_ctx *x, tv_http_conn *c, const char *req, 
     json_str(&b, type);
     tv_buf_puts(&b, ",\"reason\":");
     json_str(&b, reason);
-    if (cause_type) {
+    if (cause != TROVE_OK) {
         tv_buf_puts(&b, ",\"caused_by\":{\"type\":");
-        json_str(&b, cause_type);
+        json_str(&b, trove_status_type(cause));
         tv_buf_puts(&b, ",\"reason\":");
         json_str(&b, cause_reason);
         tv_buf_putc(&b, '}');
@@ -500,8 +502,8 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
             return;
         }
         if (rc < 0) {
-            respond_exception(x, c, req, rc == -3 ? 500 : 400, rc == -3 ? "out_of_memory_error" : "decompression_exception",
-                              rc == -3 ? "out of memory" : "failed to decompress the request body", NULL, NULL, true);
+            respond_exception(x, c, req, rc == -3 ? TROVE_ENOMEM : TROVE_EDECOMPRESS,
+                              rc == -3 ? "out of memory" : "failed to decompress the request body", TROVE_OK, NULL, true);
             return;
         }
         body = x->zin.data;
@@ -519,8 +521,7 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
             c->dead = true;
             return;
         }
-        respond_exception(x, c, req, 400, "content_type_header_exception", full, "illegal_argument_exception", why,
-                          false);
+        respond_exception(x, c, req, TROVE_ECONTENTTYPE, full, TROVE_EARG, why, false);
         return;
     }
     if (blen && mt != TV_MEDIA_JSON && route_exists(x, method, target)) {
@@ -546,7 +547,7 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
                                                  "supported",
                                                  (int)h->content_type.len, ct);
                 if (!r) c->dead = true;
-                else respond_exception(x, c, req, 400, "illegal_argument_exception", r, NULL, NULL, false);
+                else respond_exception(x, c, req, TROVE_EARG, r, TROVE_OK, NULL, false);
                 return;
             }
         }
@@ -577,8 +578,7 @@ static void run_request(tv_http_ctx *x, tv_http_conn *c, const char *req, const 
         return;
     }
     if (rc != 0) {
-        respond_exception(x, c, req, trove_status_http(rc), trove_status_type(rc), trove_status_message(rc), NULL, NULL,
-                          false);
+        respond_exception(x, c, req, (tv_status)rc, trove_status_message(rc), TROVE_OK, NULL, false);
         return;
     }
     respond(x, c, req, r.status, r.allow, r.content_type ? r.content_type : json_ct, r.body ? r.body : "", r.body_len,
@@ -617,7 +617,7 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
             int rc = tv_http_parse_head(r, avail, &c->head, &err);
             if (rc == 0) break;
             if (rc < 0) {
-                respond_exception(x, c, NULL, err.status, err.type, err.reason, NULL, NULL, true);
+                respond_exception(x, c, NULL, err.code, err.reason, TROVE_OK, NULL, true);
                 request_done(x, c);
                 break;
             }
@@ -672,7 +672,7 @@ static size_t process(tv_http_ctx *x, tv_http_conn *c, const char *d, size_t n) 
             }
             if (rc < 0) {
                 if (rc == -2) respond_bare(x, c, 413);
-                else if (rc == -1) respond_exception(x, c, r, err.status, err.type, err.reason, NULL, NULL, true);
+                else if (rc == -1) respond_exception(x, c, r, err.code, err.reason, TROVE_OK, NULL, true);
                 else c->dead = true;
                 request_done(x, c);
                 break;

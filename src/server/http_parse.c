@@ -55,20 +55,19 @@ static void trim(const char **p, size_t *n) {
     while (*n && is_ows((*p)[*n - 1])) (*n)--;
 }
 
-static int fail(tv_http_error *e, int status, const char *type, const char *reason) {
-    e->status = status;
-    e->type = type;
+static int fail(tv_http_error *e, tv_status code, const char *reason) {
+    e->code = code;
     e->reason = reason;
     return -1;
 }
 
-static int fail_fmt(tv_http_error *e, int status, const char *type, const char *fmt, const char *arg, size_t n) {
+static int fail_fmt(tv_http_error *e, tv_status code, const char *fmt, const char *arg, size_t n) {
     if (n > 64) n = 64;
     snprintf(e->buf, sizeof e->buf, fmt, (int)n, arg);
     /* keep the reason printable JSON-wise: control bytes become '?' */
     for (char *q = e->buf; *q; q++)
         if ((unsigned char)*q < 0x20 || *q == 0x7f) *q = '?';
-    return fail(e, status, type, e->buf);
+    return fail(e, code, e->buf);
 }
 
 static const char line_too_long[] = "An HTTP line is larger than 4096 bytes.";
@@ -92,20 +91,20 @@ enum { CONN_CLOSE = 1, CONN_KEEP = 2 };
 
 static int parse_header(const char *base, const char *line, size_t len, tv_http_head *h, tv_http_error *e,
                         int *flags) {
-    if (is_ows(line[0])) return fail(e, 400, "illegal_argument_exception", "obsolete header line folding is not supported");
+    if (is_ows(line[0])) return fail(e, TROVE_EARG, "obsolete header line folding is not supported");
     const char *colon = memchr(line, ':', len);
-    if (!colon || colon == line) return fail_fmt(e, 400, "illegal_argument_exception", "invalid header line [%.*s]", line, len);
+    if (!colon || colon == line) return fail_fmt(e, TROVE_EARG, "invalid header line [%.*s]", line, len);
     size_t nlen = (size_t)(colon - line);
     for (size_t i = 0; i < nlen; i++)
         if (!is_tchar((unsigned char)line[i]))
-            return fail_fmt(e, 400, "illegal_argument_exception", "invalid header name [%.*s]", line, nlen);
+            return fail_fmt(e, TROVE_EARG, "invalid header name [%.*s]", line, nlen);
     const char *v = colon + 1;
     size_t vn = len - nlen - 1;
     trim(&v, &vn);
     for (size_t i = 0; i < vn; i++) {
         unsigned char c = (unsigned char)v[i];
         if ((c < 0x20 && c != '\t') || c == 0x7f)
-            return fail_fmt(e, 400, "illegal_argument_exception", "invalid value for header [%.*s]", line, nlen);
+            return fail_fmt(e, TROVE_EARG, "invalid value for header [%.*s]", line, nlen);
     }
     tv_http_span span = {(uint32_t)(v - base), (uint32_t)vn};
     switch (lower((unsigned char)line[0])) {
@@ -122,7 +121,7 @@ static int parse_header(const char *base, const char *line, size_t len, tv_http_
                 x = x * 10 + (uint64_t)(v[i] - '0');
             }
             if (h->has_length && h->content_length != x)
-                return fail(e, 400, "illegal_argument_exception", "Multiple Content-Length values found");
+                return fail(e, TROVE_EARG, "Multiple Content-Length values found");
             h->has_length = true;
             h->content_length = x;
         } else if (ieq(line, nlen, "content-type")) {
@@ -154,7 +153,7 @@ static int parse_header(const char *base, const char *line, size_t len, tv_http_
             while (next_item(&v, &vn, &it, &il)) last = it, lastn = il;
             h->chunked = last && ieq(last, lastn, "chunked");
             if (!h->chunked)
-                return fail(e, 400, "illegal_argument_exception", "unsupported Transfer-Encoding: the final coding must be chunked");
+                return fail(e, TROVE_EARG, "unsupported Transfer-Encoding: the final coding must be chunked");
         }
         break;
     case 'x':
@@ -165,29 +164,29 @@ static int parse_header(const char *base, const char *line, size_t len, tv_http_
     }
     return 0;
 bad_length:
-    return fail_fmt(e, 400, "illegal_argument_exception", "Content-Length value is not a number: %.*s", v, vn);
+    return fail_fmt(e, TROVE_EARG, "Content-Length value is not a number: %.*s", v, vn);
 }
 
 int tv_http_parse_head(const char *p, size_t n, tv_http_head *h, tv_http_error *e) {
     size_t i = 0;
     while (i < n && (p[i] == '\r' || p[i] == '\n')) i++;
-    if (i > TV_HTTP_MAX_HEAD) return fail(e, 400, "too_long_http_line_exception", line_too_long);
+    if (i > TV_HTTP_MAX_HEAD) return fail(e, TROVE_ELONGLINE, line_too_long);
     /* the request line */
     const char *nl = memchr(p + i, '\n', n - i);
     if (!nl) {
-        if (n - i > TV_HTTP_MAX_LINE + 1) return fail(e, 400, "too_long_http_line_exception", line_too_long);
+        if (n - i > TV_HTTP_MAX_LINE + 1) return fail(e, TROVE_ELONGLINE, line_too_long);
         return 0;
     }
     size_t line_len = (size_t)(nl - (p + i));
     if (line_len && p[i + line_len - 1] == '\r') line_len--;
-    if (line_len > TV_HTTP_MAX_LINE) return fail(e, 400, "too_long_http_line_exception", line_too_long);
+    if (line_len > TV_HTTP_MAX_LINE) return fail(e, TROVE_ELONGLINE, line_too_long);
     /* the headers, up to the blank line */
     size_t pos = (size_t)(nl - p) + 1, total = 0, end = 0;
     for (;;) {
         const char *q = memchr(p + pos, '\n', n - pos);
         if (!q) {
             if (total + (n - pos) > TV_HTTP_MAX_HEADERS + 1)
-                return fail(e, 400, "too_long_http_header_exception", header_too_long);
+                return fail(e, TROVE_ELONGHEADER, header_too_long);
             return 0;
         }
         size_t ln = (size_t)(q - (p + pos));
@@ -197,7 +196,7 @@ int tv_http_parse_head(const char *p, size_t n, tv_http_head *h, tv_http_error *
             break;
         }
         total += ln;
-        if (total > TV_HTTP_MAX_HEADERS) return fail(e, 400, "too_long_http_header_exception", header_too_long);
+        if (total > TV_HTTP_MAX_HEADERS) return fail(e, TROVE_ELONGHEADER, header_too_long);
         pos = (size_t)(q - p) + 1;
     }
 
@@ -207,20 +206,20 @@ int tv_http_parse_head(const char *p, size_t n, tv_http_head *h, tv_http_error *
     /* request line: METHOD SP target SP HTTP/1.x */
     const char *l = p + i, *le = l + line_len;
     const char *sp = memchr(l, ' ', line_len);
-    if (!sp || sp == l) return fail_fmt(e, 400, "illegal_argument_exception", "invalid HTTP request line [%.*s]", l, line_len);
+    if (!sp || sp == l) return fail_fmt(e, TROVE_EARG, "invalid HTTP request line [%.*s]", l, line_len);
     for (const char *c = l; c < sp; c++)
-        if (!is_tchar((unsigned char)*c)) return fail(e, 400, "illegal_argument_exception", "invalid character in name");
+        if (!is_tchar((unsigned char)*c)) return fail(e, TROVE_EARG, "invalid character in name");
     h->method = (tv_http_span){(uint32_t)i, (uint32_t)(sp - l)};
     const char *t = sp;
     while (t < le && *t == ' ') t++;
     const char *te = t;
     while (te < le && *te != ' ') te++;
     if (te == t || te == le)
-        return fail_fmt(e, 400, "illegal_argument_exception", "invalid HTTP request line [%.*s]", l, line_len);
+        return fail_fmt(e, TROVE_EARG, "invalid HTTP request line [%.*s]", l, line_len);
     for (const char *c = t; c < te; c++) {
         unsigned char ch = (unsigned char)*c;
         if (ch <= 0x20 || ch == 0x7f)
-            return fail_fmt(e, 400, "illegal_argument_exception", "invalid HTTP request line [%.*s]", l, line_len);
+            return fail_fmt(e, TROVE_EARG, "invalid HTTP request line [%.*s]", l, line_len);
     }
     h->target = (tv_http_span){(uint32_t)(t - p), (uint32_t)(te - t)};
     const char *v = te;
@@ -228,7 +227,7 @@ int tv_http_parse_head(const char *p, size_t n, tv_http_head *h, tv_http_error *
     size_t vn = (size_t)(le - v);
     if (vn == 8 && memcmp(v, "HTTP/1.1", 8) == 0) h->minor = 1;
     else if (vn == 8 && memcmp(v, "HTTP/1.0", 8) == 0) h->minor = 0;
-    else return fail_fmt(e, 400, "illegal_argument_exception", "invalid version format: %.*s", v, vn);
+    else return fail_fmt(e, TROVE_EARG, "invalid version format: %.*s", v, vn);
 
     /* headers */
     int flags = 0;
@@ -282,11 +281,11 @@ int tv_http_chunked_feed(tv_http_chunked *c, const char *in, size_t n, tv_buf *o
             } else if (ch == '\n') {
                 goto size_done;
             } else {
-                rc = fail(e, 400, "illegal_argument_exception", "invalid chunk size");
+                rc = fail(e, TROVE_EARG, "invalid chunk size");
                 goto out;
             }
             if (++c->line_len > TV_HTTP_MAX_LINE) {
-                rc = fail(e, 400, "too_long_http_line_exception", line_too_long);
+                rc = fail(e, TROVE_ELONGLINE, line_too_long);
                 goto out;
             }
             i++;
@@ -296,20 +295,20 @@ int tv_http_chunked_feed(tv_http_chunked *c, const char *in, size_t n, tv_buf *o
             if (ch == '\n') goto size_done;
             if (ch == '\r') c->state = CH_SIZE_LF;
             if (++c->line_len > TV_HTTP_MAX_LINE) {
-                rc = fail(e, 400, "too_long_http_line_exception", line_too_long);
+                rc = fail(e, TROVE_ELONGLINE, line_too_long);
                 goto out;
             }
             i++;
             break;
         case CH_SIZE_LF:
             if (ch != '\n') {
-                rc = fail(e, 400, "illegal_argument_exception", "invalid chunk size line");
+                rc = fail(e, TROVE_EARG, "invalid chunk size line");
                 goto out;
             }
         size_done:
             i++;
             if (!c->digits) {
-                rc = fail(e, 400, "illegal_argument_exception", "invalid chunk size");
+                rc = fail(e, TROVE_EARG, "invalid chunk size");
                 goto out;
             }
             c->line_len = 0;
@@ -351,7 +350,7 @@ int tv_http_chunked_feed(tv_http_chunked *c, const char *in, size_t n, tv_buf *o
             break;
         case CH_DATA_LF:
             if (ch != '\n') {
-                rc = fail(e, 400, "illegal_argument_exception", "missing CRLF after chunk data");
+                rc = fail(e, TROVE_EARG, "missing CRLF after chunk data");
                 goto out;
             }
             i++;
@@ -365,7 +364,7 @@ int tv_http_chunked_feed(tv_http_chunked *c, const char *in, size_t n, tv_buf *o
             break;
         case CH_TRAILER_LF:
             if (ch != '\n') {
-                rc = fail(e, 400, "illegal_argument_exception", "invalid chunked trailer");
+                rc = fail(e, TROVE_EARG, "invalid chunked trailer");
                 goto out;
             }
             i++;
@@ -375,7 +374,7 @@ int tv_http_chunked_feed(tv_http_chunked *c, const char *in, size_t n, tv_buf *o
             i++;
             if (ch == '\n') c->state = CH_TRAILER;
             else if (++c->line_len > TV_HTTP_MAX_HEADERS) {
-                rc = fail(e, 400, "too_long_http_header_exception", header_too_long);
+                rc = fail(e, TROVE_ELONGHEADER, header_too_long);
                 goto out;
             }
             break;

@@ -66,11 +66,10 @@ typedef struct tv_http_head {
     tv_http_span authorization; /* the first Authorization value (never echoed) */
 } tv_http_head;
 
-/* A parse failure: the HTTP status to answer and OpenSearch's error type and
- * reason (static or in `buf`). */
+/* A parse failure: the error to answer (its type and HTTP status from the
+ * status table) and its reason (static or in `buf`). */
 typedef struct tv_http_error {
-    int status;
-    const char *type;
+    tv_status code;
     const char *reason;
     char buf[160];
 } tv_http_error;

@@ -187,7 +187,7 @@ tv_status tv_store_lock_dir(const char *dir, tv_store_lock **out, tv_error *err)
     tv_store_lock *l = tv_malloc(sizeof *l);
     if (!l) {
         close(fd);
-        return tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return tv_error_oom(err);
     }
     l->fd = fd;
     *out = l;

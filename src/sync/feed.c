@@ -373,7 +373,7 @@ static bool ensure_index(feed *f, ftable *t) {
     }
     bool ok = !b.oom && sink_call(f, "PUT", path, b.data, b.len, 200, true) != NULL;
     if (!ok && f->sink->last.status == 400 && f->sink->last.body &&
-        strstr(f->sink->last.body, "resource_already_exists_exception"))
+        strstr(f->sink->last.body, trove_status_type(TROVE_EEXISTS)))
         ok = true;
     if (!ok) {
         f->fatal = f->sink->last.body && f->sink->last.status >= 400 && f->sink->last.status < 500;
@@ -749,7 +749,7 @@ static void dead_row(feed *f, const ftable *t, const char *id, size_t idlen, tv_
     if (!drain(f)) return; /* the sender counts dead letters too; and the feed restarts anyway */
     tv_buf b;
     tv_buf_init(&b);
-    dead_letter(f, &b, t, id, idlen, lsn, "trove_sync_exception", why, NULL, 0);
+    dead_letter(f, &b, t, id, idlen, lsn, trove_status_type(TROVE_ESYNC), why, NULL, 0);
     if (!b.oom) (void)sink_call(f, "POST", "/_bulk", b.data, b.len, 200, false);
     tv_buf_fini(&b);
 }

@@ -718,7 +718,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
         } else { /* char_filter */
             st = tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter [%s] is not supported", namez);
         }
-        if (st == TROVE_ENOMEM) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        if (st == TROVE_ENOMEM) tv_error_oom(err);
         if (st) return st;
     }
     return TROVE_OK;
@@ -728,7 +728,7 @@ tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_error_clear(err);
     tv_analysis *a = tv_calloc(1, sizeof *a);
     if (!a) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     if (!json || len == 0) return a;
@@ -736,7 +736,7 @@ tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_arena_init(&ar);
     tv_sjson_list l;
     tv_status st = tv_sjson_flatten(&ar, json, len, &l);
-    if (st == TROVE_ENOMEM) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (st == TROVE_ENOMEM) tv_error_oom(err);
     else if (st) tv_error_set(err, TROVE_EARG, "failed to parse analysis settings");
     if (!st) st = each_component(a, &l, "tokenizer", err);
     if (!st) st = each_component(a, &l, "filter", err);
@@ -770,7 +770,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
     }
     tv_filter_def *fl = tv_malloc((nfilters ? nfilters : 1) * sizeof *fl);
     if (!fl) {
-        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        tv_error_oom(err);
         return NULL;
     }
     for (size_t i = 0; i < nfilters; i++) {
@@ -789,6 +789,6 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
     }
     tv_analyzer *an = analyzer_new("_anonymous_", 11, tok, fl, nfilters);
     tv_free(fl);
-    if (!an) tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    if (!an) tv_error_oom(err);
     return an;
 }

@@ -55,16 +55,17 @@ typedef trove_status tv_status;
  * pos      byte offset in the input, SIZE_MAX if none
  * index    the index name for errors that carry "index" (may be empty)
  * cause_*  an optional "caused_by" (cause_code TROVE_OK means none)
- * type     when not empty, the OpenSearch type printed instead of the
- *          code's (exceptions that have no status of their own, e.g.
- *          input_coercion_exception); cause_type likewise for the cause
+ * type     when not TROVE_OK, the code whose OpenSearch type is printed
+ *          instead of code's (code keeps the HTTP status: an
+ *          aggregation_execution_exception answered as a 400);
+ *          cause_type likewise for the cause, more[].type for deeper ones
  * more[]   deeper caused_by levels: more[0] is the cause of cause_*,
  *          more[1] the cause of more[0] (code TROVE_OK ends the chain)
  */
 #define TV_ERROR_MORE_CAUSES 2
 typedef struct tv_error_level {
     tv_status code;
-    char type[64];
+    tv_status type;
     char reason[512];
 } tv_error_level;
 
@@ -76,23 +77,47 @@ typedef struct tv_error {
     char index[256];
     tv_status cause_code;
     char cause_reason[1024];
-    char type[64];
-    char cause_type[64];
+    tv_status type;
+    tv_status cause_type;
     tv_error_level more[TV_ERROR_MORE_CAUSES];
 } tv_error;
 
+/* A tv_error that holds no error, for declarations (TV_ERROR_INIT). */
+#define TV_ERROR_INIT {.code = TROVE_OK, .pos = SIZE_MAX}
 /* Resets e to "no error". e may be NULL. */
 void tv_error_clear(tv_error *e);
-/* Sets code and a printf-formatted reason; returns code. e may be NULL. */
+/*
+ * Sets code and a printf-formatted reason; returns code. e may be NULL.
+ *
+ * The first error wins: when e already holds an error, it is kept and its
+ * code returned, so the error a request reports is the first thing that
+ * went wrong, as OpenSearch reports the first exception it throws. A
+ * tv_error must therefore start cleared (TV_ERROR_INIT, tv_error_clear, or
+ * zeroed memory) and be cleared again before it is reused. A caller that
+ * describes a callee's error at its own level (OpenSearch wrapping an
+ * exception in another: "failed to create query: ...") says so with
+ * tv_error_wrap. Debug builds assert that code is an error of the table.
+ */
 tv_status tv_error_set(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
+/* Replaces whatever e holds with code and a reason (then add the wrapped
+ * error as a cause); returns code. e may be NULL. */
+tv_status tv_error_wrap(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
+/* Out of memory: TROVE_ENOMEM with the status table's message; returns
+ * TROVE_ENOMEM. e may be NULL. The one way an error says so. */
+tv_status tv_error_oom(tv_error *e);
 /* Sets the caused_by part; returns e->code (or code if e is NULL). */
 tv_status tv_error_cause(tv_error *e, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4);
 /* Appends one more caused_by level below the deepest one set (the cause
- * of the cause ...); type may be NULL (the code's type). Returns e->code.
+ * of the cause ...); type TROVE_OK: the code's own type. Returns e->code.
  * Without a first cause it sets cause_*; past the last level it is a
  * no-op. */
-tv_status tv_error_cause_add(tv_error *e, tv_status code, const char *type, const char *fmt, ...)
-    TV_PRINTF(4, 5);
+tv_status tv_error_cause_add(tv_error *e, tv_status code, tv_status type, const char *fmt, ...) TV_PRINTF(4, 5);
+/* Reports e as OpenSearch's exception `type` (a code of TROVE_STATUS_LIST)
+ * while keeping e->code, which decides the HTTP status; returns e->code.
+ * e may be NULL. */
+tv_status tv_error_as(tv_error *e, tv_status type);
+/* The type e prints: e->type when set, else e->code's. */
+tv_status tv_error_type(const tv_error *e);
 /* Copies code, pos and reason into a public trove_error (may be NULL). */
 void tv_error_to_public(const tv_error *e, trove_error *out);
 
@@ -196,6 +221,14 @@ static inline void tv_buf_putc(tv_buf *b, char c) {
     tv_buf_append(b, &c, 1);
 }
 void tv_buf_puts(tv_buf *b, const char *s);
+/* The status table's other columns (status.c): is the exception an
+ * OpenSearchException; its Java class for the others (NULL: unknown);
+ * Class.getSimpleName and, for non-OpenSearch exceptions, getName (the
+ * simple name when the class is unknown). */
+bool tv_status_os(tv_status code);
+const char *tv_status_java(tv_status code);
+void tv_status_simple_name(tv_buf *b, tv_status code);
+void tv_status_java_name(tv_buf *b, tv_status code);
 void tv_buf_printf(tv_buf *b, const char *fmt, ...) TV_PRINTF(2, 3);
 void tv_buf_vprintf(tv_buf *b, const char *fmt, va_list ap);
 /* Takes the bytes: returns owned (free with tv_free), leaves b empty.

@@ -41,7 +41,7 @@ static TV_TEST_UNUSED tv_json *J(const char *s) {
 }
 
 static TV_TEST_UNUSED tv_mapping *M(const char *s) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
     if (!m) fail_msg("mapping: %s", err.reason);
     return m;
@@ -63,7 +63,7 @@ static TV_TEST_UNUSED char *json_text(const tv_json *u) {
 static TV_TEST_UNUSED tv_parsed_doc parse(const tv_mapping *m, const char *src) {
     tv_parsed_doc d;
     tv_json *upd = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_doc_parse(m, "1", 1, src, strlen(src), &A, &d, &upd, &err);
     if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
     if (upd) fail_msg("unexpected dynamic update: %s", json_text(upd));
@@ -75,7 +75,7 @@ static TV_TEST_UNUSED void parse_fails(const tv_mapping *m, const char *src, tv_
                                        const char *reason, tv_status cause, const char *cause_reason) {
     tv_parsed_doc d;
     tv_json *upd = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_doc_parse(m, "x", 1, src, strlen(src), &A, &d, &upd, &err), code);
     assert_int_equal(err.code, code);
     assert_string_equal(err.reason, reason);

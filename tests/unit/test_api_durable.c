@@ -57,9 +57,10 @@ static int teardown_dir(void **s) {
     (void)s;
     trove_node_free(N);
     N = NULL;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     tv_store_fault_arm(TV_STORE_OP_WRITE, 0, 0, false);
     tv_store_fault_arm(TV_STORE_OP_SYNC, 0, 0, false);
+    tv_error_clear(&e);
     return tv_store_remove_tree(dir, &e) == TROVE_OK ? 0 : -1;
 }
 

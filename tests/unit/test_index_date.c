@@ -10,14 +10,14 @@
 
 static int64_t P(const char *fmt, const char *s) {
     int64_t ms = 0;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     if (tv_date_parse(fmt, s, strlen(s), &ms, &err)) fail_msg("parse %s: %s", s, err.reason);
     return ms;
 }
 
 static void bad(const char *fmt, const char *s) {
     int64_t ms;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_date_parse(fmt, s, strlen(s), &ms, &err), TROVE_EARG);
     char want[512];
     snprintf(want, sizeof want, "failed to parse date field [%s] with format [%s]", s,
@@ -34,8 +34,9 @@ static const char *F(int64_t ms, const char *fmt) {
 
 static int64_t MATH(const char *e, bool up) {
     int64_t ms = 0;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     /* now = 2020-09-13T12:26:40.123Z */
+    tv_error_clear(&err);
     if (tv_date_math(NULL, e, strlen(e), 1600000000123LL, up, &ms, &err)) fail_msg("%s: %s", e, err.reason);
     return ms;
 }
@@ -80,11 +81,14 @@ static void test_parse_patterns(void **state) {
     assert_true(P("yyyy-MM-dd", "2021-02-30") == 1614470400000LL);
     bad("yyyy-MM-dd", "2021-13-01");
     bad("yyyy-MM-dd", "2021-01-01x");
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_date_format_check("yyyy-tt", &err), TROVE_EARG);
     assert_string_equal(err.reason, "Invalid format: [yyyy-tt]: Unknown pattern letter: t");
+    tv_error_clear(&err);
     assert_int_equal(tv_date_format_check("yyyy-ww", &err), TROVE_EUNSUPPORTED);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_format_check("strict_date_optional_time||epoch_millis", &err), TROVE_OK);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_format_check("yyyy-MM-dd'T'HH:mm:ss.SSSZ", &err), TROVE_OK);
 }
 
@@ -122,24 +126,33 @@ static void test_math(void **state) {
     assert_string_equal(F(MATH("2020-01-02", true), NULL), "2020-01-02T23:59:59.999Z");
     assert_string_equal(F(MATH("2020-01-02", false), NULL), "2020-01-02T00:00:00.000Z");
     int64_t ms;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_date_math(NULL, "now+1x", 6, 0, false, &ms, &err), TROVE_EARG);
     assert_string_equal(err.reason, "unit [x] not supported for date math [now+1x]");
+    tv_error_clear(&err);
     assert_int_equal(tv_date_math(NULL, "now*1d", 6, 0, false, &ms, &err), TROVE_EARG);
     assert_string_equal(err.reason, "operator not supported for date math [now*1d]");
+    tv_error_clear(&err);
     assert_int_equal(tv_date_math(NULL, "now-", 4, 0, false, &ms, &err), TROVE_EARG);
     assert_string_equal(err.reason, "truncated date math [now-]");
+    tv_error_clear(&err);
     assert_int_equal(tv_date_math(NULL, "now/2d", 6, 0, false, &ms, &err), TROVE_EARG);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_math(NULL, "nope||+1d", 9, 0, false, &ms, &err), TROVE_EARG);
     /* time zones */
     int32_t off;
+    tv_error_clear(&err);
     assert_int_equal(tv_date_parse_tz("+01:00", 6, &off, &err), TROVE_OK);
     assert_int_equal(off, 3600);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_parse_tz("-0530", 5, &off, &err), TROVE_OK);
     assert_int_equal(off, -19800);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_parse_tz("UTC", 3, &off, &err), TROVE_OK);
     assert_int_equal(off, 0);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_parse_tz("Europe/Paris", 12, &off, &err), TROVE_EUNSUPPORTED);
+    tv_error_clear(&err);
     assert_int_equal(tv_date_math_ex(NULL, "2020-01-02||/d", 14, 0, false, 3600, &ms, &err), TROVE_OK);
     assert_string_equal(F(ms, NULL), "2020-01-01T23:00:00.000Z");
 }

@@ -178,10 +178,11 @@ static void test_dynamic(void **state) {
     tv_mapping *m = M("{\"properties\":{\"u\":{\"properties\":{\"n\":{\"type\":\"keyword\"}}}}}");
     tv_parsed_doc d;
     tv_json *upd = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     const char *src = "{\"s\":\"hi\",\"i\":1,\"f\":1.5,\"b\":true,\"z\":null,\"e\":[],\"d\":\"2020-01-02\","
                       "\"d2\":\"2020/01/02 10:00:00\",\"arr\":[null,7],\"o\":{\"x\":{\"y\":\"q\"}},"
                       "\"u\":{\"age\":3},\"p.q\":1,\"nums\":\"12\"}";
+    tv_error_clear(&err);
     assert_int_equal(tv_doc_parse(m, "1", 1, src, strlen(src), &A, &d, &upd, &err), TROVE_OK);
     assert_non_null(upd);
     assert_string_equal(
@@ -195,6 +196,7 @@ static void test_dynamic(void **state) {
         "\"properties\":{\"q\":{\"type\":\"long\"}}},\"nums\":{\"type\":\"text\",\"fields\":{\"keyword\":"
         "{\"type\":\"keyword\",\"ignore_above\":256}}}}}");
     /* merge and parse again: now everything is mapped */
+    tv_error_clear(&err);
     tv_mapping *m2 = tv_mapping_merge(m, upd, NULL, &err);
     assert_non_null(m2);
     d = parse(m2, src);
@@ -231,6 +233,7 @@ static void test_dynamic(void **state) {
                 NULL);
     upd = NULL;
     const char *src2 = "{\"free\":{\"x\":true}}";
+    tv_error_clear(&err);
     assert_int_equal(tv_doc_parse(m, "1", 1, src2, strlen(src2), &A, &d, &upd, &err), TROVE_OK);
     assert_string_equal(json_text(upd),
                         "{\"properties\":{\"free\":{\"properties\":{\"x\":{\"type\":\"boolean\"}}}}}");
@@ -253,10 +256,12 @@ static void test_dynamic(void **state) {
                 TROVE_OK, NULL);
     upd = NULL;
     const char *src4 = "{\"str1\":\"x\",\"obj1\":{\"b1\":\"y\"},\"t\":\"a\"}";
+    tv_error_clear(&err);
     assert_int_equal(tv_doc_parse(m, "1", 1, src4, strlen(src4), &A, &d, &upd, &err), TROVE_OK);
     assert_string_equal(json_text(upd),
                         "{\"properties\":{\"str1\":{\"type\":\"keyword\"},\"obj1\":{\"type\":"
                         "\"object\",\"properties\":{\"b1\":{\"type\":\"keyword\"}}}}}");
+    tv_error_clear(&err);
     m2 = tv_mapping_merge(m, upd, NULL, &err);
     assert_non_null(m2);
     d = parse(m2, src4);
@@ -265,7 +270,7 @@ static void test_dynamic(void **state) {
     tv_mapping_release(m2);
     tv_mapping_release(m);
     /* false_allow_templates (3.3) is refused as OpenSearch 3.1 does */
-    tv_error perr;
+    tv_error perr = TV_ERROR_INIT;
     assert_null(tv_mapping_parse(J("{\"dynamic\":\"false_allow_templates\"}"), NULL, &perr));
     assert_int_equal(perr.code, TROVE_EMAPPER);
     /* a new object inherits strict_allow_templates */
@@ -289,6 +294,7 @@ static void test_dynamic(void **state) {
     m = M("{\"numeric_detection\":true,\"date_detection\":false}");
     upd = NULL;
     const char *src3 = "{\"a\":\"12\",\"b\":\"1.5\",\"c\":\"2020-01-01\"}";
+    tv_error_clear(&err);
     assert_int_equal(tv_doc_parse(m, "1", 1, src3, strlen(src3), &A, &d, &upd, &err), TROVE_OK);
     assert_string_equal(json_text(upd),
                         "{\"properties\":{\"a\":{\"type\":\"long\"},\"b\":{\"type\":\"float\"},\"c\":{"
@@ -346,8 +352,9 @@ static void test_flat_object(void **state) {
     assert_non_null(field(m, &d, "f.a.b"));
     tv_parsed_doc d2;
     tv_json *upd = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     const char *deep = "{\"f\":{\"a\":{\"b\":{\"c\":1}}}}";
+    tv_error_clear(&err);
     assert_int_equal(tv_doc_parse(m, "1", 1, deep, strlen(deep), &A, &d2, &upd, &err), TROVE_EMAPPER);
     tv_mapping_release(m);
 }

@@ -15,7 +15,7 @@
 static char *update_of(const tv_mapping *m, const tv_doc_opts *o, const char *src) {
     tv_parsed_doc d;
     tv_json *upd = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_doc_parse_ex(m, o, "1", 1, src, strlen(src), &A, &d, &upd, &err);
     if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
     return upd ? json_text(upd) : NULL;
@@ -27,10 +27,11 @@ static tv_parsed_doc parse_dyn(tv_mapping **mp, const tv_doc_opts *o, const char
     for (int round = 0; round < 4; round++) {
         tv_parsed_doc d;
         tv_json *upd = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_status st = tv_doc_parse_ex(*mp, o, "1", 1, src, strlen(src), &A, &d, &upd, &err);
         if (st) fail_msg("doc: %s / %s", err.reason, err.cause_reason);
         if (!upd) return d;
+        tv_error_clear(&err);
         tv_mapping *m2 = tv_mapping_merge(*mp, upd, NULL, &err);
         if (!m2) fail_msg("merge: %s", err.reason);
         tv_mapping_release(*mp);
@@ -274,7 +275,7 @@ static void test_dynamic_templates(void **state) {
 static void test_unmap_beyond_limit(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(J("{\"index.mapping.total_fields.limit\":3,"
                                          "\"index.mapping.total_fields.unmap_fields_beyond_limit\":"
                                          "true}"),

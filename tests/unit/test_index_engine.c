@@ -27,8 +27,7 @@ static tv_json *json(tv_arena *a, const char *s) {
 static tv_index *mk(const char *settings, const char *mappings) {
     tv_arena a;
     tv_arena_init(&a);
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_index *idx = tv_index_new("test", json(&a, settings), json(&a, mappings), &err);
     if (!idx) fail_msg("tv_index_new: %s", err.reason);
     tv_arena_fini(&a);
@@ -40,8 +39,7 @@ static tv_index *mk_manual(void) { return mk("{\"index\":{\"refresh_interval\":\
 
 static tv_write_result put_opts(tv_index *idx, const char *id, const char *src, const tv_write_opts *o) {
     tv_write_result r;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_put(idx, id, strlen(id), src, strlen(src), o, &r, &err);
     if (st) fail_msg("put %s: %s %s", id, trove_status_name(st), err.reason);
     return r;
@@ -53,7 +51,7 @@ static tv_write_result put(tv_index *idx, const char *id, const char *src) {
 
 static tv_write_result del(tv_index *idx, const char *id) {
     tv_write_result r;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_delete(idx, id, strlen(id), NULL, &r, &err);
     if (st) fail_msg("delete %s: %s %s", id, trove_status_name(st), err.reason);
     return r;
@@ -107,8 +105,7 @@ static uint64_t searchable(tv_index *idx) {
 static void expect_put_error(tv_index *idx, const char *id, const char *src, const tv_write_opts *o,
                              tv_status code, const char *reason) {
     tv_write_result r;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_put(idx, id, strlen(id), src, strlen(src), o, &r, &err);
     assert_string_equal(trove_status_name(st), trove_status_name(code));
     assert_int_equal(err.code, code);
@@ -118,8 +115,7 @@ static void expect_put_error(tv_index *idx, const char *id, const char *src, con
 static void expect_del_error(tv_index *idx, const char *id, const tv_write_opts *o, tv_status code,
                              const char *reason) {
     tv_write_result r;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_delete(idx, id, strlen(id), o, &r, &err);
     assert_string_equal(trove_status_name(st), trove_status_name(code));
     assert_string_equal(err.reason, reason);
@@ -196,7 +192,7 @@ static void test_gc_deletes(void **state) {
     /* index.gc_deletes is honoured (when the settings layer accepts it) */
     tv_arena a;
     tv_arena_init(&a);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     idx = tv_index_new("test", json(&a, "{\"index\":{\"refresh_interval\":\"-1\",\"gc_deletes\":\"1s\"}}"),
                        NULL, &err);
     tv_arena_fini(&a);
@@ -225,7 +221,7 @@ static void test_create_and_conflicts(void **state) {
                      "[1]: version conflict, document already exists (current version [1])");
     {
         tv_write_result r;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_index_put(idx, "1", 1, "{}", 2, &o, &r, &err);
         assert_string_equal(err.index, "test");
         assert_string_equal(trove_status_type(err.code), "version_conflict_engine_exception");
@@ -264,7 +260,7 @@ static void test_create_and_conflicts(void **state) {
     expect_result(put_opts(idx, "1", "{\"b\":1}", &c), TV_RESULT_UPDATED, 5, 4);
     c.if_seq_no = 4;
     tv_write_result r;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_index_delete(idx, "1", 1, &c, &r, &err), TROVE_OK);
     expect_result(r, TV_RESULT_DELETED, 6, 5);
     /* a deleted doc is "no document" for if_seq_no */
@@ -349,7 +345,7 @@ static void test_external_versions(void **state) {
                      "provided [11]");
     o.version = 20;
     tv_write_result r;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_index_delete(idx, "1", 1, &o, &r, &err), TROVE_OK);
     expect_result(r, TV_RESULT_DELETED, 20, 4);
     /* the tombstone keeps the external version */
@@ -395,9 +391,9 @@ static void test_dynamic_mapping(void **state) {
 
     /* a value the mapping rejects: error, no seq_no consumed */
     tv_write_result r;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     const char *bad = "{\"n\":\"not a number\"}";
+    tv_error_clear(&err);
     assert_int_not_equal(tv_index_put(idx, "2", 1, bad, strlen(bad), NULL, &r, &err), TROVE_OK);
     assert_int_not_equal(err.code, TROVE_OK);
     expect_result(put(idx, "3", "{\"n\":2}"), TV_RESULT_CREATED, 1, 1);
@@ -405,8 +401,10 @@ static void test_dynamic_mapping(void **state) {
     /* put mapping */
     tv_arena a;
     tv_arena_init(&a);
+    tv_error_clear(&err);
     assert_int_equal(tv_index_put_mapping(idx, json(&a, "{\"properties\":{\"k\":{\"type\":\"keyword\"}}}"), &err),
                      TROVE_OK);
+    tv_error_clear(&err);
     assert_int_not_equal(tv_index_put_mapping(idx, json(&a, "{\"properties\":{\"k\":{\"type\":\"long\"}}}"), &err),
                          TROVE_OK);
     tv_arena_fini(&a);
@@ -418,6 +416,7 @@ static void test_dynamic_mapping(void **state) {
     /* strict mapping */
     idx = mk("{\"index\":{\"refresh_interval\":\"-1\"}}", "{\"dynamic\":\"strict\",\"properties\":{\"a\":{\"type\":\"keyword\"}}}");
     put(idx, "1", "{\"a\":\"x\"}");
+    tv_error_clear(&err);
     tv_error_clear(&err);
     assert_int_equal(tv_index_put(idx, "2", 1, "{\"b\":1}", 7, NULL, &r, &err), TROVE_ESTRICT);
     tv_index_release(idx);
@@ -441,7 +440,7 @@ static void test_refresh_param(void **state) {
     assert_false(r.forced_refresh);
     assert_int_equal(searchable(idx), 2);
     o.refresh = TV_REFRESH_TRUE;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_index_delete(idx, "1", 1, &o, &r, &err), TROVE_OK);
     assert_true(r.forced_refresh);
     assert_int_equal(searchable(idx), 2);
@@ -744,7 +743,7 @@ static void test_clone_isolation(void **state) {
     put(src, "c", "{\"v\":\"c\"}"); /* unrefreshed */
     del(src, "b");                   /* unrefreshed delete of a segment doc */
 
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_index *cl = tv_index_clone(src, &err);
     assert_non_null(cl);
     assert_string_equal(tv_index_name(cl), "test");
@@ -794,6 +793,7 @@ static void test_clone_isolation(void **state) {
     assert_string_equal(buf, "{\"v\":\"clone\"}");
 
     /* a clone of a clone; the source may go away first */
+    tv_error_clear(&err);
     tv_index *cl2 = tv_index_clone(cl, &err);
     assert_non_null(cl2);
     tv_index_release(src);
@@ -835,7 +835,7 @@ static int oom_workload(tv_index **pidx) {
     int fails = 0;
     tv_status st;
     tv_write_result r;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
 #define STEP(call)                                                              \
     do {                                                                        \
         st = (call);                                                            \
@@ -861,16 +861,22 @@ static int oom_workload(tv_index **pidx) {
         }
     }
     tv_index *idx = *pidx;
+    tv_error_clear(&err);
     STEP(tv_index_put(idx, "1", 1, "{\"t\":\"a b\",\"n\":1}", 17, NULL, &r, &err));
+    tv_error_clear(&err);
     STEP(tv_index_put(idx, "2", 1, "{\"t\":\"c\",\"k\":true}", 18, NULL, &r, &err));
     STEP(tv_index_refresh(idx));
+    tv_error_clear(&err);
     STEP(tv_index_put(idx, "1", 1, "{\"t\":\"d\"}", 9, NULL, &r, &err));
+    tv_error_clear(&err);
     STEP(tv_index_delete(idx, "2", 1, NULL, &r, &err));
+    tv_error_clear(&err);
     tv_index *cl = tv_index_clone(idx, &err);
     if (!cl) {
         assert_int_equal(err.code, TROVE_ENOMEM);
         fails++;
     } else {
+        tv_error_clear(&err);
         STEP(tv_index_put(cl, "3", 1, "{\"x\":1}", 7, NULL, &r, &err));
         STEP(tv_index_refresh(cl));
         tv_index_release(cl);
@@ -880,6 +886,7 @@ static int oom_workload(tv_index **pidx) {
     for (int i = 0; i < TV_ENGINE_MERGE_FACTOR; i++) {
         char id[8];
         snprintf(id, sizeof id, "m%d", i);
+        tv_error_clear(&err);
         STEP(tv_index_put(idx, id, strlen(id), "{\"t\":\"m\"}", 9, NULL, &r, &err));
         STEP(tv_index_refresh(idx));
     }
@@ -910,7 +917,7 @@ static void test_oom(void **state) {
         if (!idx) continue;
         /* still usable and consistent */
         tv_write_result r;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         assert_int_equal(tv_index_put(idx, "after", 5, "{\"t\":\"z\"}", 9, NULL, &r, &err), TROVE_OK);
         assert_int_equal(tv_index_refresh(idx), TROVE_OK);
         assert_true(has(idx, "after", false));
@@ -947,14 +954,16 @@ static void *writer(void *p) {
         snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i);
         snprintf(src, sizeof src, "{\"w\":%d,\"i\":%llu}", c->who, (unsigned long long)i);
         tv_write_result r;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         if (tv_index_put(c->idx, id, strlen(id), src, strlen(src), NULL, &r, &err)) abort();
         c->ops++;
         if (i % 3 == 2) {
             snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i - 1);
+            tv_error_clear(&err);
             if (tv_index_put(c->idx, id, strlen(id), "{}", 2, NULL, &r, &err)) abort();
             if (r.version != 2 || r.result != TV_RESULT_UPDATED) abort();
             snprintf(id, sizeof id, "w%d-%llu", c->who, (unsigned long long)i - 2);
+            tv_error_clear(&err);
             if (tv_index_delete(c->idx, id, strlen(id), NULL, &r, &err)) abort();
             if (r.result != TV_RESULT_DELETED || r.version != 2) abort();
             c->ops += 2;

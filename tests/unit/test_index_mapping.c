@@ -30,7 +30,7 @@ static tv_json *J(const char *s) {
 }
 
 static tv_mapping *parse_ok(const char *s) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = tv_mapping_parse(s ? J(s) : NULL, NULL, &err);
     if (!m) fail_msg("parse failed: %s", err.reason);
     return m;
@@ -38,7 +38,7 @@ static tv_mapping *parse_ok(const char *s) {
 
 static void parse_fails(const char *s, tv_status code, const char *reason, tv_status cause,
                         const char *cause_reason) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
     assert_null(m);
     assert_int_equal(err.code, code);
@@ -294,7 +294,7 @@ static void test_parse_errors(void **state) {
                 "parameters:  [foo : true]",
                 TROVE_EMAPPER, NULL);
     /* features trove lacks fail loudly */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_null(tv_mapping_parse(
         J("{\"properties\":{\"k\":{\"type\":\"keyword\",\"normalizer\":\"mine\"}}}"), NULL, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
@@ -310,13 +310,14 @@ static tv_mapping *merge(const tv_mapping *base, const char *upd, tv_error *err)
 
 static void test_merge(void **state) {
     (void)state;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m1 = parse_ok("{\"properties\":{\"b\":{\"type\":\"long\"},\"t\":{\"type\":\"text\","
                               "\"analyzer\":\"english\"},\"k\":{\"type\":\"keyword\",\"ignore_above\":"
                               "10}}}");
     uint32_t idb = tv_mapping_field(m1, "b", 1)->id, idt = tv_mapping_field(m1, "t", 1)->id,
              idk = tv_mapping_field(m1, "k", 1)->id;
     /* adding fields keeps existing ids, new ones appended */
+    tv_error_clear(&err);
     tv_mapping *m2 = merge(m1, "{\"properties\":{\"a\":{\"type\":\"keyword\"},\"o\":{\"properties\":"
                                "{\"x\":{\"type\":\"float\"}}}}}",
                            &err);
@@ -335,26 +336,32 @@ static void test_merge(void **state) {
                         "\"k\":{\"type\":\"keyword\",\"ignore_above\":10},\"o\":{\"properties\":{\"x\":"
                         "{\"type\":\"float\"}}},\"t\":{\"type\":\"text\",\"analyzer\":\"english\"}}}");
     /* a put-mapping body wrapped in the type name is refused (typeless API) */
+    tv_error_clear(&err);
     assert_null(merge(m2, "{\"_doc\":{\"properties\":{\"z\":{\"type\":\"keyword\"}}}}", &err));
     assert_int_equal(err.code, TROVE_EARG);
     assert_string_equal(err.reason, "Types cannot be provided in put mapping requests");
     /* type change */
+    tv_error_clear(&err);
     assert_null(merge(m2, "{\"properties\":{\"b\":{\"type\":\"text\"}}}", &err));
     assert_int_equal(err.code, TROVE_EARG);
     assert_string_equal(err.reason, "mapper [b] cannot be changed from type [long] to [text]");
     /* non-updatable parameter */
+    tv_error_clear(&err);
     assert_null(merge(m2, "{\"properties\":{\"t\":{\"type\":\"text\",\"analyzer\":\"standard\"}}}", &err));
     assert_string_equal(err.reason, "Mapper for [t] conflicts with existing mapper:\n\tCannot update "
                                     "parameter [analyzer] from [english] to [standard]");
+    tv_error_clear(&err);
     assert_null(merge(m2, "{\"properties\":{\"t\":{\"type\":\"text\"}}}", &err));
     assert_string_equal(err.reason, "Mapper for [t] conflicts with existing mapper:\n\tCannot update "
                                     "parameter [analyzer] from [english] to [default]");
+    tv_error_clear(&err);
     assert_null(merge(m2, "{\"properties\":{\"b\":{\"type\":\"long\",\"index\":false,\"store\":true}}}",
                       &err));
     assert_string_equal(err.reason, "Mapper for [b] conflicts with existing mapper:\n\tCannot update "
                                     "parameter [index] from [true] to [false]\n\tCannot update "
                                     "parameter [store] from [false] to [true]");
     /* updatable parameter */
+    tv_error_clear(&err);
     tv_mapping *m3 = merge(m2, "{\"properties\":{\"k\":{\"type\":\"keyword\",\"ignore_above\":20,"
                                "\"fields\":{\"raw\":{\"type\":\"keyword\"}}}}}",
                            &err);
@@ -363,19 +370,24 @@ static void test_merge(void **state) {
     assert_non_null(tv_mapping_field(m3, "k.raw", 5));
     assert_int_equal(tv_mapping_field(m3, "k", 1)->id, idk);
     /* object vs leaf */
+    tv_error_clear(&err);
     assert_null(merge(m3, "{\"properties\":{\"o\":{\"type\":\"keyword\"}}}", &err));
     assert_string_equal(err.reason, "can't merge a non object mapping [o] with an object mapping");
+    tv_error_clear(&err);
     assert_null(merge(m3, "{\"properties\":{\"b\":{\"properties\":{\"c\":{\"type\":\"long\"}}}}}", &err));
     assert_string_equal(err.reason, "mapper [b] cannot be changed from type [long] to [ObjectMapper]");
     /* root options */
+    tv_error_clear(&err);
     tv_mapping *m4 = merge(m3, "{\"dynamic\":\"strict\",\"_meta\":{\"a\":1}}", &err);
     assert_non_null(m4);
     assert_string_equal(written(m4) + 0, written(m4));
     assert_non_null(strstr(written(m4), "\"dynamic\":\"strict\""));
+    tv_error_clear(&err);
     assert_null(merge(m4, "{\"_source\":{\"enabled\":false}}", &err));
     assert_string_equal(err.reason, "Mapper for [_source] conflicts with existing mapper:\n\tCannot "
                                     "update parameter [enabled] from [true] to [false]");
     /* an update's own parse errors are reported unwrapped */
+    tv_error_clear(&err);
     assert_null(merge(m4, "{\"properties\":{\"z\":{\"type\":\"foo\"}}}", &err));
     assert_string_equal(err.reason, "No handler for type [foo] declared on field [z]");
     tv_mapping_release(m1);
@@ -390,8 +402,9 @@ static void test_oom(void **state) {
                        "\"keyword\"}}},\"o\":{\"properties\":{\"x\":{\"type\":\"long\"}}}}}";
     tv_json *j = J(body);
     for (long n = 0; n < 200; n++) {
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_alloc_fail_after(n);
+        tv_error_clear(&err);
         tv_mapping *m = tv_mapping_parse(j, NULL, &err);
         tv_alloc_fail_after(-1);
         if (m) {

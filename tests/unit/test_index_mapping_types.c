@@ -32,7 +32,7 @@ static tv_json *J(const char *s) {
 }
 
 static tv_mapping *parse_ok(const char *s) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
     if (!m) fail_msg("parse failed: %s", err.reason);
     return m;
@@ -40,7 +40,7 @@ static tv_mapping *parse_ok(const char *s) {
 
 static void parse_fails(const char *s, tv_status code, const char *reason, tv_status cause,
                         const char *cause_reason) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = tv_mapping_parse(J(s), NULL, &err);
     assert_null(m);
     assert_int_equal(err.code, code);
@@ -170,11 +170,13 @@ static void test_new_types_errors(void **state) {
                 "[n]: field type [geo_shape] is not supported by trove",
                 TROVE_EMAPPER, NULL);
     /* merging an alias onto its base type is a type change */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = parse_ok("{\"properties\":{\"c\":{\"type\":\"constant_keyword\",\"value\":\"a\"}}}");
+    tv_error_clear(&err);
     assert_null(tv_mapping_merge(m, J("{\"properties\":{\"c\":{\"type\":\"keyword\"}}}"), NULL, &err));
     assert_string_equal(err.reason, "mapper [c] cannot be changed from type [constant_keyword] to "
                                     "[keyword]");
+    tv_error_clear(&err);
     assert_null(tv_mapping_merge(
         m, J("{\"properties\":{\"c\":{\"type\":\"constant_keyword\",\"value\":\"b\"}}}"), NULL, &err));
     assert_string_equal(err.reason, "Mapper for [c] conflicts with existing mapper:\n\tCannot "
@@ -201,8 +203,9 @@ static void test_copy_to_mapping(void **state) {
                 "copy_to in field [k] which is within a multi field.",
                 TROVE_EMAPPER, NULL);
     /* an update replaces copy_to */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = parse_ok("{\"properties\":{\"a\":{\"type\":\"keyword\",\"copy_to\":\"x\"}}}");
+    tv_error_clear(&err);
     tv_mapping *m2 = tv_mapping_merge(m, J("{\"properties\":{\"a\":{\"type\":\"keyword\",\"copy_to\":"
                                            "[\"y\"]}}}"),
                                       NULL, &err);
@@ -236,9 +239,10 @@ static void test_dynamic_templates_mapping(void **state) {
                 "objects is expected.",
                 TROVE_EMAPPER, NULL);
     /* merge: same name replaces in place, new names are appended */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_mapping *m = parse_ok("{\"dynamic_templates\":[{\"a\":{\"match\":\"a*\",\"mapping\":{\"type\":"
                              "\"keyword\"}}},{\"b\":{\"match\":\"b*\",\"mapping\":{\"type\":\"long\"}}}]}");
+    tv_error_clear(&err);
     tv_mapping *m2 = tv_mapping_merge(
         m, J("{\"dynamic_templates\":[{\"c\":{\"match\":\"c*\",\"mapping\":{\"type\":\"text\"}}},{\"a\":"
              "{\"match\":\"x*\",\"mapping\":{\"type\":\"text\"}}}]}"),
@@ -257,7 +261,7 @@ static void test_dynamic_templates_mapping(void **state) {
 static void test_limits(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(J("{\"index.mapping.total_fields.limit\":3,"
                                          "\"index.mapping.depth.limit\":2,"
                                          "\"index.mapping.field_name_length.limit\":5}"),
@@ -266,20 +270,25 @@ static void test_limits(void **state) {
     tv_mapping *m = parse_ok("{\"properties\":{\"a\":{\"type\":\"text\",\"fields\":{\"k\":{\"type\":"
                              "\"keyword\"}}},\"b\":{\"type\":\"long\"}}}");
     assert_int_equal(tv_mapping_total_fields(m), 3);
+    tv_error_clear(&err);
     assert_int_equal(tv_mapping_check_limits(m, &s, &err), TROVE_OK);
     tv_mapping_release(m);
     m = parse_ok("{\"properties\":{\"a\":{\"type\":\"text\"},\"b\":{\"type\":\"long\"},\"c\":{"
                  "\"type\":\"long\"},\"d\":{\"type\":\"long\"}}}");
+    tv_error_clear(&err);
     assert_int_equal(tv_mapping_check_limits(m, &s, &err), TROVE_EARG);
     assert_string_equal(err.reason, "Limit of total fields [3] has been exceeded");
+    tv_error_clear(&err);
     assert_int_equal(tv_mapping_check_limits(m, NULL, &err), TROVE_OK);
     tv_mapping_release(m);
     m = parse_ok("{\"properties\":{\"o\":{\"properties\":{\"p\":{\"properties\":{}}}}}}");
+    tv_error_clear(&err);
     assert_int_equal(tv_mapping_check_limits(m, &s, &err), TROVE_EARG);
     assert_string_equal(err.reason, "Limit of mapping depth [2] in index [idx] has been exceeded "
                                     "due to object field [o.p]");
     tv_mapping_release(m);
     m = parse_ok("{\"properties\":{\"abcdef\":{\"type\":\"long\"}}}");
+    tv_error_clear(&err);
     assert_int_equal(tv_mapping_check_limits(m, &s, &err), TROVE_EARG);
     assert_string_equal(err.reason, "Field name [abcdef] in index [idx] is too long. The limit is "
                                     "set to [5] characters but was [6] characters");

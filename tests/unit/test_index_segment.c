@@ -565,7 +565,7 @@ static void verify(const tv_segment *s, mdoc **docs, size_t n) {
     }
     assert_null(tv_postings_field_docs(s, 77, &a));
     assert_false(tv_segment_field_stats(s, 77, &(tv_field_stats){0}));
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_segment_check(s, &err), TROVE_OK);
     free(mdocs);
     free(mfreq);
@@ -601,7 +601,7 @@ static void test_build_and_read(void **state) {
         const void *bytes = tv_segment_bytes_ptr(s, &len);
         assert_int_equal(len, tv_segment_bytes(s));
         tv_segment *s2;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         assert_int_equal(tv_segment_open(bytes, len, &s2, &err), TROVE_OK);
         assert_true(tv_segment_id(s2) != tv_segment_id(s));
         verify(s2, p, n);
@@ -1012,7 +1012,7 @@ static void verify_blocks(const tv_segment *s, mdoc *d, const size_t *idx, size_
     assert_int_equal(ca, na);
     assert_int_equal(cb, nb);
     assert_int_equal(tv_segment_max_doc(s), doc);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_segment_check(s, &err), TROVE_OK);
     tv_arena_fini(&a);
 }
@@ -1029,7 +1029,7 @@ static void test_nested_blocks(void **state) {
     size_t len;
     const void *bytes = tv_segment_bytes_ptr(s, &len);
     tv_segment *s2;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_segment_open(bytes, len, &s2, &err), TROVE_OK);
     verify_blocks(s2, d, all, n);
     tv_segment_release(s2);
@@ -1075,7 +1075,7 @@ static void test_nested_blocks(void **state) {
 /* Reads every API over a segment that opened from damaged bytes: must not
  * crash (ASan/UBSan watch) whatever it returns. */
 static void walk(const tv_segment *s) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     (void)tv_segment_check(s, &err);
     tv_arena a;
     tv_arena_init(&a);
@@ -1149,7 +1149,7 @@ static void test_corruption(void **state) {
             if (mode >= 2) tv_segment_fix_checksums(buf, blen); /* reach the structural checks */
         }
         tv_segment *c = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_status st = tv_segment_open(buf, blen, &c, &err);
         if (st == TROVE_OK) {
             opened++;
@@ -1239,8 +1239,9 @@ static void test_oom(void **state) {
     const void *bytes = tv_segment_bytes_ptr(src, &len);
     for (long fail = 0; fail < 3; fail++) {
         tv_segment *o = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_alloc_fail_after(fail);
+        tv_error_clear(&err);
         tv_status st = tv_segment_open(bytes, len, &o, &err);
         tv_alloc_fail_after(-1);
         assert_true(st == TROVE_OK || st == TROVE_ENOMEM);

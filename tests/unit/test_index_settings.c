@@ -41,7 +41,7 @@ static char *out_text(const tv_settings *s, bool flat) {
 
 static void fails(const char *body, const char *reason) {
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(J(body), "x", &s, &err), TROVE_EARG);
     assert_string_equal(err.reason, reason);
 }
@@ -49,7 +49,7 @@ static void fails(const char *body, const char *reason) {
 static void test_defaults(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(NULL, "books", &s, &err), TROVE_OK);
     assert_int_equal(s.number_of_shards, 1);
     assert_int_equal(s.number_of_replicas, 1);
@@ -78,6 +78,7 @@ static void test_defaults(void **state) {
              (long long)s.creation_date_ms, s.uuid);
     assert_string_equal(out_text(&s, true), want);
     tv_settings t;
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_parse(NULL, "books", &t, &err), TROVE_OK);
     assert_string_not_equal(s.uuid, t.uuid);
     tv_settings_fini(&t);
@@ -94,7 +95,7 @@ static void test_spellings(void **state) {
     };
     for (size_t i = 0; i < TV_ARRAY_LEN(bodies); i++) {
         tv_settings s;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         assert_int_equal(tv_settings_parse(J(bodies[i]), "x", &s, &err), TROVE_OK);
         assert_int_equal(s.number_of_shards, 3);
         assert_int_equal(s.number_of_replicas, 0);
@@ -102,7 +103,7 @@ static void test_spellings(void **state) {
         tv_settings_fini(&s);
     }
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(J("{\"refresh_interval\":-1,\"max_result_window\":50}"), "x", &s,
                                        &err),
                      TROVE_OK);
@@ -142,7 +143,7 @@ static void test_errors(void **state) {
 static void test_analysis(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(
         tv_settings_parse(J("{\"analysis\":{\"analyzer\":{\"my\":{\"type\":\"custom\",\"tokenizer\":"
                             "\"whitespace\",\"filter\":[\"lowercase\"]}}}}"),
@@ -157,6 +158,7 @@ static void test_analysis(void **state) {
     assert_non_null(strstr(out_text(&s, true),
                            "\"index.analysis.analyzer.my.filter\":[\"lowercase\"]"));
     /* mapping resolves names through the registry */
+    tv_error_clear(&err);
     tv_mapping *m = tv_mapping_parse(J("{\"properties\":{\"t\":{\"type\":\"text\",\"analyzer\":\"my\"}}}"),
                                      s.analysis, &err);
     assert_non_null(m);
@@ -168,10 +170,11 @@ static void test_analysis(void **state) {
 static void test_update(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(NULL, "books", &s, &err), TROVE_OK);
     char uuid[32];
     strcpy(uuid, s.uuid);
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"index\":{\"number_of_replicas\":2,"
                                               "\"refresh_interval\":\"30s\"}}"),
                                         &err),
@@ -181,6 +184,7 @@ static void test_update(void **state) {
     assert_string_equal(s.uuid, uuid);
     assert_non_null(strstr(out_text(&s, true), "\"index.refresh_interval\":\"30s\""));
     /* null resets to the default */
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"refresh_interval\":null}"), &err), TROVE_OK);
     assert_int_equal(s.refresh_interval_ms, 1000);
     assert_null(strstr(out_text(&s, true), "refresh_interval"));
@@ -189,9 +193,12 @@ static void test_update(void **state) {
              "Can't update non dynamic settings [[index.number_of_shards]] for open indices "
              "[[books/%s]]",
              uuid);
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"number_of_shards\":2}"), &err), TROVE_EARG);
     assert_string_equal(err.reason, want);
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"number_of_replicas\":-3}"), &err), TROVE_EARG);
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"bogus\":1}"), &err), TROVE_EARG);
     assert_int_equal(s.number_of_replicas, 2);
     tv_settings_fini(&s);

@@ -43,7 +43,7 @@ static char *flat_text(const tv_settings *s) {
 
 static void fails(const char *body, tv_status code, const char *reason) {
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_settings_parse(J(body), "x", &s, &err), code);
     assert_string_equal(err.reason, reason);
 }
@@ -51,7 +51,7 @@ static void fails(const char *body, tv_status code, const char *reason) {
 static void test_template_settings_echoed(void **state) {
     (void)state;
     tv_settings s;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     const char *body =
         "{\"index\":{\"codec\":\"best_compression\",\"hidden\":true,\"soft_deletes\":{\"enabled\":"
         "false},\"mapping\":{\"nested_objects\":{\"limit\":2},\"total_fields\":{\"limit\":100,"
@@ -62,6 +62,7 @@ static void test_template_settings_echoed(void **state) {
         "\"search\":{\"idle\":{\"after\":\"30s\"}},\"translog\":{\"durability\":\"async\","
         "\"flush_threshold_size\":\"512mb\",\"sync_interval\":\"5s\"},\"merge\":{\"policy\":{"
         "\"max_merged_segment\":\"5gb\"}},\"search.slowlog.threshold.query.warn\":\"10s\"}}";
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_parse(J(body), "t", &s, &err), TROVE_OK);
     const char *flat = flat_text(&s);
     const char *want[] = {
@@ -86,9 +87,11 @@ static void test_template_settings_echoed(void **state) {
     assert_false(tv_settings_bool(&s, "index.soft_deletes.enabled", true));
     assert_true(tv_settings_bool(&s, "index.unset", true));
     /* dynamic ones update, static ones do not */
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"index.mapping.total_fields.limit\":200}"), &err),
                      TROVE_OK);
     assert_int_equal(tv_settings_int(&s, "index.mapping.total_fields.limit", 1000), 200);
+    tv_error_clear(&err);
     assert_int_equal(tv_settings_update(&s, J("{\"index.soft_deletes.enabled\":true}"), &err),
                      TROVE_EARG);
     assert_non_null(strstr(err.reason, "Can't update non dynamic settings [[index.soft_deletes.enabled]]"));

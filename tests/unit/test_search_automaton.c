@@ -20,8 +20,7 @@
 
 static tv_automaton *re_ok(tv_arena *a, const char *re, int flags) {
     tv_automaton *m = NULL;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_regexp_compile(re, strlen(re), flags, 0, a, &m, &err);
     if (st != TROVE_OK) fprintf(stderr, "regexp [%s]: %s\n", re, err.reason);
     assert_int_equal(st, TROVE_OK);
@@ -35,8 +34,7 @@ static void re_err(const char *re, int flags, tv_status code, const char *reason
     tv_arena a;
     tv_arena_init(&a);
     tv_automaton *m = NULL;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_regexp_compile(re, strlen(re), flags, 0, &a, &m, &err);
     if (st != code || strcmp(err.reason, reason) != 0)
         fprintf(stderr, "regexp [%s]: got %d [%s], want [%s]\n", re, st, err.reason, reason);
@@ -216,7 +214,7 @@ static tv_status random_regexp(tv_buf *re, tv_arena *a, tv_automaton **m, node *
     *tree = gen(1 + (int)rnd(4));
     tv_buf_clear(re);
     render(*tree, re);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_regexp_compile(re->data, re->len, TV_RE_ALL, 0, a, m, &err);
     if (st != TROVE_OK && st != TROVE_ETOOCOMPLEX) fprintf(stderr, "[%s] %s\n", re->data, err.reason);
     return st;
@@ -371,7 +369,7 @@ static void test_regexp_cursor_enumeration(void **state) {
             tv_buf_putc(&re, 0);
             re.len--;
             tv_buf_fini(&w);
-            tv_error err;
+            tv_error err = TV_ERROR_INIT;
             cst = tv_regexp_compile(re.data, re.len, TV_RE_ALL, 0, &a, &m, &err);
         }
         if (cst == TROVE_OK) {
@@ -431,7 +429,7 @@ static void expect_tail(const char *re, bool wildcard, const char *want) {
     tv_arena a;
     tv_arena_init(&a);
     tv_automaton *m = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = wildcard ? tv_wildcard_compile(re, strlen(re), false, 0, &a, &m, &err)
                             : tv_regexp_compile(re, strlen(re), TV_RE_ALL, 0, &a, &m, &err);
     assert_int_equal(st, TROVE_OK);
@@ -568,20 +566,23 @@ static void test_regexp_limit(void **state) {
     tv_arena a;
     tv_arena_init(&a);
     tv_automaton *m = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     const char *re = "(a|b)*a(a|b){20}";
+    tv_error_clear(&err);
     tv_status st = tv_regexp_compile(re, strlen(re), TV_RE_ALL, 10000, &a, &m, &err);
     assert_int_equal(st, TROVE_ETOOCOMPLEX);
     assert_non_null(strstr(err.reason, "would require more than 10000 effort."));
     assert_memory_equal(err.reason, "Determinizing automaton with ", 29);
     /* a larger limit lets a smaller instance through */
     re = "(a|b)*a(a|b){8}";
+    tv_error_clear(&err);
     st = tv_regexp_compile(re, strlen(re), TV_RE_ALL, 100000, &a, &m, &err);
     assert_int_equal(st, TROVE_OK);
     assert_true(run(m, "abbbbbbbb"));
     assert_false(run(m, "bbbbbbbbb"));
     /* huge repeats are refused before building */
     re = "a{100000}";
+    tv_error_clear(&err);
     st = tv_regexp_compile(re, strlen(re), TV_RE_ALL, 10000, &a, &m, &err);
     assert_int_equal(st, TROVE_ETOOCOMPLEX);
     assert_string_equal(err.reason, "Determinizing a{100000} would require more than 100000 effort.");
@@ -591,12 +592,14 @@ static void test_regexp_limit(void **state) {
     deep[1000] = 'a';
     memset(deep + 1001, ')', 1000);
     deep[2001] = 0;
+    tv_error_clear(&err);
     st = tv_regexp_compile(deep, strlen(deep), TV_RE_ALL, 0, &a, &m, &err);
     assert_int_equal(st, TROVE_EARG);
     /* a long flat regexp is fine */
     char flat[20001];
     memset(flat, 'a', 20000);
     flat[20000] = 0;
+    tv_error_clear(&err);
     st = tv_regexp_compile(flat, 20000, TV_RE_ALL, 0, &a, &m, &err);
     assert_int_equal(st, TROVE_OK);
     assert_true(tv_automaton_run(m, flat, 20000));
@@ -606,15 +609,19 @@ static void test_regexp_limit(void **state) {
 static void test_regexp_flags(void **state) {
     (void)state;
     int f;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_true(tv_regexp_parse_flags("", 0, &f, &err));
     assert_int_equal(f, TV_RE_ALL);
+    tv_error_clear(&err);
     assert_true(tv_regexp_parse_flags("INTERSECTION|complement", 23, &f, &err));
     assert_int_equal(f, TV_RE_INTERSECTION | TV_RE_COMPLEMENT);
+    tv_error_clear(&err);
     assert_true(tv_regexp_parse_flags("NONE", 4, &f, &err));
     assert_int_equal(f, 0);
+    tv_error_clear(&err);
     assert_true(tv_regexp_parse_flags("EMPTY|ALL", 9, &f, &err));
     assert_int_equal(f, TV_RE_ALL);
+    tv_error_clear(&err);
     assert_false(tv_regexp_parse_flags("EMPTY|BOGUS", 11, &f, &err));
     assert_string_equal(err.reason, "Unknown regexp flag [BOGUS]");
 }
@@ -649,7 +656,7 @@ static void test_wildcard_random(void **state) {
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         assert_int_equal(tv_wildcard_compile(pb.data, pb.len, false, 0, &a, &m, &err), TROVE_OK);
         for (int k = 0; k < 100; k++) {
             uint32_t s[8];
@@ -669,26 +676,31 @@ static void test_wildcard_prefix_ci(void **state) {
     tv_arena a;
     tv_arena_init(&a);
     tv_automaton *m = NULL;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_wildcard_compile("Qu?ck*", 6, true, 0, &a, &m, &err), TROVE_OK);
     assert_true(run(m, "quick"));
     assert_true(run(m, "QUACKERY"));
     assert_false(run(m, "quck"));
+    tv_error_clear(&err);
     assert_int_equal(tv_wildcard_compile("ÉT*", 4, true, 0, &a, &m, &err), TROVE_OK);
     assert_true(run(m, "étude")); /* non-ASCII letters fold too (Java case mapping) */
+    tv_error_clear(&err);
     assert_int_equal(tv_wildcard_compile("te\\*t", 5, false, 0, &a, &m, &err), TROVE_OK);
     assert_true(run(m, "te*t"));
     assert_false(run(m, "test"));
     size_t pl;
     tv_automaton_prefix(m, &pl);
     assert_int_equal(pl, 4);
+    tv_error_clear(&err);
     assert_int_equal(tv_wildcard_compile("*", 1, false, 0, &a, &m, &err), TROVE_OK);
     assert_true(tv_automaton_is_total(m));
 
+    tv_error_clear(&err);
     assert_int_equal(tv_prefix_compile("ki", 2, false, &a, &m, &err), TROVE_OK);
     assert_true(run(m, "ki"));
     assert_true(run(m, "kimchy"));
     assert_false(run(m, "Kimchy"));
+    tv_error_clear(&err);
     assert_int_equal(tv_prefix_compile("ki", 2, true, &a, &m, &err), TROVE_OK);
     assert_true(run(m, "KImchy"));
     tv_arena_fini(&a);
@@ -729,7 +741,7 @@ static void test_levenshtein_random(void **state) {
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         assert_int_equal(tv_levenshtein_compile(tb.data, tb.len, k, pl, tr, &a, &m, &err), TROVE_OK);
         for (int q = 0; q < 200; q++) {
             uint32_t s[9];
@@ -792,8 +804,9 @@ static void test_oom(void **state) {
         tv_arena a;
         tv_arena_init(&a);
         tv_automaton *m = NULL;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_alloc_fail_after(n);
+        tv_error_clear(&err);
         tv_status st = tv_regexp_compile("(ab|c[d-f])*~(x.*)&@", 20, TV_RE_ALL, 0, &a, &m, &err);
         tv_alloc_fail_after(-1);
         assert_true(st == TROVE_OK || st == TROVE_ENOMEM);
@@ -815,7 +828,7 @@ static tv_index *mkindex(void) {
     tv_arena_init(&a);
     tv_json *m = NULL;
     assert_int_equal(tv_json_parse(&a, mappings, strlen(mappings), &m, NULL), TROVE_OK);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_index *idx = tv_index_new("test", NULL, m, &err);
     if (!idx) fprintf(stderr, "tv_index_new: %s\n", err.reason);
     assert_non_null(idx);
@@ -831,6 +844,7 @@ static tv_index *mkindex(void) {
         tv_write_opts o;
         tv_write_opts_init(&o);
         tv_write_result res;
+        tv_error_clear(&err);
         tv_status st = tv_index_put(idx, id, strlen(id), docs[i], strlen(docs[i]), &o, &res, &err);
         if (st) fprintf(stderr, "put: %s\n", err.reason);
         assert_int_equal(st, TROVE_OK);
@@ -881,7 +895,7 @@ static void hit_ids(const char *r, char *out, size_t cap) {
 }
 
 static void expect_ids(tv_index *idx, const char *body, const char *ids) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(idx, body, &err);
     if (!r) fprintf(stderr, "%s: %s\n", body, err.reason);
     assert_non_null(r);
@@ -893,7 +907,7 @@ static void expect_ids(tv_index *idx, const char *body, const char *ids) {
 }
 
 static void expect_err(tv_index *idx, const char *body, tv_status code, const char *reason) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(idx, body, &err);
     if (r || err.code != code || !strstr(err.reason, reason))
         fprintf(stderr, "%s\n  want %s [%s] got %s [%s]\n", body, trove_status_name(code), reason,
@@ -945,7 +959,7 @@ static void test_dsl_fuzzy(void **state) {
     expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"fxo\"}}}}", "2,1"); /* transposition; shorter field first */
     expect_ids(idx, "{\"query\":{\"fuzzy\":{\"title\":{\"value\":\"fxo\",\"transpositions\":false}}}}", "");
     /* scores: BlendedTermQuery idf from the largest df, times the edit boost */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(idx, "{\"query\":{\"fuzzy\":{\"title\":\"quick\"}}}", &err);
     assert_non_null(r);
     tv_bm25 sim;

@@ -20,7 +20,7 @@ static tv_index *mkindex(const char *mappings) {
     tv_arena_init(&a);
     tv_json *m = NULL;
     if (mappings) assert_int_equal(tv_json_parse(&a, mappings, strlen(mappings), &m, NULL), TROVE_OK);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_index *idx = tv_index_new("test", NULL, m, &err);
     if (!idx) fprintf(stderr, "tv_index_new: %s\n", err.reason);
     assert_non_null(idx);
@@ -32,7 +32,7 @@ static void put(tv_index *idx, const char *id, const char *src) {
     tv_write_opts o;
     tv_write_opts_init(&o);
     tv_write_result res;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_index_put(idx, id, strlen(id), src, strlen(src), &o, &res, &err);
     if (st) fprintf(stderr, "put %s: %s\n", id, err.reason);
     assert_int_equal(st, TROVE_OK);
@@ -42,7 +42,7 @@ static void del(tv_index *idx, const char *id) {
     tv_write_opts o;
     tv_write_opts_init(&o);
     tv_write_result res;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_index_delete(idx, id, strlen(id), &o, &res, &err), TROVE_OK);
 }
 
@@ -78,8 +78,9 @@ static char *search_p(tv_index *idx, const char *body, bool count, const tv_sear
 }
 
 static char *search(tv_index *idx, const char *body) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st;
+    tv_error_clear(&err);
     char *r = search_p(idx, body, false, NULL, &err, &st);
     if (!r) fprintf(stderr, "search failed (%s): %s\n", trove_status_name(st), err.reason);
     assert_non_null(r);
@@ -231,12 +232,14 @@ static void test_pagination_sort_after(void **state) {
     del(idx, "0");
     del(idx, "24");
     assert_int_equal(tv_index_refresh(idx), TROVE_OK);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st;
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"range\":{\"n\":{\"gte\":0}}}}", true, NULL, &err, &st);
     assert_non_null(r);
     assert_string_equal(r, "{\"count\":23,\"_shards\":{\"total\":1,\"successful\":1,\"skipped\":0,\"failed\":0}}");
     tv_free(r);
+    tv_error_clear(&err);
     r = search_p(idx, NULL, true, NULL, &err, &st);
     expect(r, "{\"count\":23,");
     tv_free(r);
@@ -249,33 +252,43 @@ static void test_pagination_sort_after(void **state) {
 static void test_request_errors(void **state) {
     (void)state;
     tv_index *idx = fox_index();
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st;
+    tv_error_clear(&err);
     char *r = search_p(idx, "{\"query\":{\"foo\":{}}}", false, NULL, &err, &st);
     assert_null(r);
     assert_int_equal(st, TROVE_EPARSE);
     assert_string_equal(err.reason, "unknown query [foo]");
     assert_int_equal(err.line, 1);
     assert_int_equal(err.col, 17);
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"matc\":{}}}", false, NULL, &err, &st);
     assert_string_equal(err.reason, "unknown query [matc] did you mean [match]?");
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"match\":{\"title\":{\"query\":\"x\",\"bar\":1}}}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EPARSE);
     assert_string_equal(err.reason, "[match] query does not support [bar]");
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"term\":\"x\"}}", false, NULL, &err, &st);
     assert_string_equal(err.reason, "[term] query malformed, no start_object after query name");
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"match_all\":{}},\"foo\":1}", false, NULL, &err, &st);
     assert_string_equal(err.reason, "Unknown key for a VALUE_NUMBER in [foo].");
+    tv_error_clear(&err);
     r = search_p(idx, "{\"from\":10000,\"size\":1}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EARG);
     assert_non_null(strstr(err.reason, "Result window is too large, from + size must be less than or equal to: [10000] but was [10001]."));
+    tv_error_clear(&err);
     r = search_p(idx, "{\"slice\":{\"id\":0,\"max\":2}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EUNSUPPORTED);
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{\"term\":{\"n\":\"abc\"}}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EQUERYSHARD);
+    tv_error_clear(&err);
     r = search_p(idx, "{\"sort\":[\"nope\"]}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EQUERYSHARD);
     assert_string_equal(err.reason, "No mapping found for [nope] in order to sort on");
+    tv_error_clear(&err);
     r = search_p(idx, "{\"query\":{}}", false, NULL, &err, &st);
     assert_int_equal(st, TROVE_EARG);
     tv_index_release(idx);

@@ -29,7 +29,7 @@ static tv_index *mkindex(void) {
     tv_arena_init(&a);
     tv_json *m = NULL;
     assert_int_equal(tv_json_parse(&a, mappings, strlen(mappings), &m, NULL), TROVE_OK);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_index *idx = tv_index_new("test", NULL, m, &err);
     if (!idx) fprintf(stderr, "tv_index_new: %s\n", err.reason);
     assert_non_null(idx);
@@ -46,6 +46,7 @@ static tv_index *mkindex(void) {
         tv_write_opts o;
         tv_write_opts_init(&o);
         tv_write_result res;
+        tv_error_clear(&err);
         tv_status st = tv_index_put(idx, id, strlen(id), docs[i], strlen(docs[i]), &o, &res, &err);
         if (st) fprintf(stderr, "put: %s\n", err.reason);
         assert_int_equal(st, TROVE_OK);
@@ -109,7 +110,7 @@ static void expect_qs(const char *query, const char *params, const char *want) {
     tv_jw_strz(&w, query);
     snprintf(json, sizeof json, "{\"query_string\":{\"query\":%s%s%s}}", b.data, *params ? "," : "", params);
     tv_buf_fini(&b);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *got = parse(json, &err);
     if (!got) fprintf(stderr, "%s\n  error %s: %s\n", json, trove_status_name(err.code), err.reason);
     assert_non_null(got);
@@ -128,7 +129,7 @@ static void expect_qs_err(const char *query, const char *params, tv_status code,
     tv_jw_strz(&w, query);
     snprintf(json, sizeof json, "{\"query_string\":{\"query\":%s%s%s}}", b.data, *params ? "," : "", params);
     tv_buf_fini(&b);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *got = parse(json, &err);
     if (got || err.code != code || strcmp(err.reason, reason) != 0 ||
         (cause && strcmp(err.cause_reason, cause) != 0))
@@ -318,7 +319,7 @@ static void test_errors(void **state) {
     expect_qs_err("a", "\"default_operator\":\"xor\"", TROVE_EARG,
                   "operator needs to be either [AND, OR], but not [xor]", NULL);
     expect_qs_err("a", "\"analyzer\":\"nope\"", TROVE_EQUERYSHARD, "[query_string] analyzer [nope] not found", NULL);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_null(parse("{\"query_string\":{\"default_field\":\"title\"}}", &err));
     assert_int_equal(err.code, TROVE_EPARSE);
     assert_string_equal(err.reason, "[query_string] must be provided with a [query]");
@@ -396,7 +397,7 @@ static void expect_hits(const char *query, const char *params, const char *ids) 
     snprintf(body, sizeof body, "{\"query\":{\"query_string\":{\"query\":%s%s%s}}}", b.data, *params ? "," : "",
              params);
     tv_buf_fini(&b);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(body, NULL, &err);
     if (!r) fprintf(stderr, "%s: %s\n", body, err.reason);
     assert_non_null(r);
@@ -425,7 +426,7 @@ static void expect_set(const char *query, const char *params, const char *ids) {
     snprintf(body, sizeof body, "{\"query\":{\"query_string\":{\"query\":%s%s%s}}}", b.data, *params ? "," : "",
              params);
     tv_buf_fini(&b);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(body, NULL, &err);
     if (!r) fprintf(stderr, "%s: %s\n", body, err.reason);
     assert_non_null(r);
@@ -474,13 +475,14 @@ static void test_search_end_to_end(void **state) {
     expect_hits("quick", "\"fields\":[\"title^10\",\"body\"]", "1,2");
     expect_hits("fox^5 OR dog", "\"default_field\":\"body\"", "1");
     /* URI search: q, df, default_operator */
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *r = do_search(NULL, "title:fox AND title:lazy", &err);
     assert_non_null(r);
     char got[64];
     hit_ids(r, got, sizeof got);
     assert_string_equal(got, "2");
     free(r);
+    tv_error_clear(&err);
     r = do_search(NULL, "title:(", &err);
     assert_null(r);
     assert_int_equal(err.code, TROVE_EQUERYSHARD);
@@ -518,7 +520,7 @@ static void test_search_uri_params(void **state) {
     tv_buf out;
     tv_buf_init(&out);
     tv_jw_init(&w, &out, false);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_search_run(&t, 1, NULL, &p, &a, &w, &err), TROVE_OK);
     char got[64];
     hit_ids(out.data, got, sizeof got);
@@ -542,7 +544,7 @@ static void test_oom(void **state) {
         tv_dsl d = {0};
         d.mapping = snap->mapping;
         d.arena = &a;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         d.err = &err;
         tv_alloc_fail_after(n);
         tv_query *out = NULL;

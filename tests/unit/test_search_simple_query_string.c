@@ -28,7 +28,7 @@ static int setup(void **state) {
     tv_arena_init(&a);
     tv_json *m = NULL;
     assert_int_equal(tv_json_parse(&a, mappings, strlen(mappings), &m, NULL), TROVE_OK);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     g_idx = tv_index_new("test", NULL, m, &err);
     assert_non_null(g_idx);
     tv_arena_fini(&a);
@@ -43,6 +43,7 @@ static int setup(void **state) {
         tv_write_opts o;
         tv_write_opts_init(&o);
         tv_write_result res;
+        tv_error_clear(&err);
         assert_int_equal(tv_index_put(g_idx, id, strlen(id), docs[i], strlen(docs[i]), &o, &res, &err), TROVE_OK);
     }
     assert_int_equal(tv_index_refresh(g_idx), TROVE_OK);
@@ -91,7 +92,7 @@ static void build(char *json, size_t cap, const char *query, const char *params)
 static void expect_sq(const char *query, const char *params, const char *want) {
     char json[2048];
     build(json, sizeof json, query, params);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *got = parse(json, &err);
     if (!got) fprintf(stderr, "%s\n  error %s: %s\n", json, trove_status_name(err.code), err.reason);
     assert_non_null(got);
@@ -103,7 +104,7 @@ static void expect_sq(const char *query, const char *params, const char *want) {
 static void expect_sq_err(const char *query, const char *params, tv_status code, const char *reason) {
     char json[2048];
     build(json, sizeof json, query, params);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     char *got = parse(json, &err);
     if (got || err.code != code || strcmp(err.reason, reason) != 0)
         fprintf(stderr, "%s\n  want %s [%s]\n  got %s [%s]\n", json, trove_status_name(code), reason,
@@ -186,7 +187,7 @@ static void test_fields(void **state) {
     expect_sq("a", "\"fields\":[\"title\"],\"boost\":3", "(title:a)^3.0");
     expect_sq_err("a", "\"bogus\":1", TROVE_EPARSE, "[simple_query_string] unsupported field [bogus]");
     expect_sq_err("a", "\"analyzer\":\"nope\"", TROVE_EQUERYSHARD, "[simple_query_string] analyzer [nope] not found");
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_null(parse("{\"simple_query_string\":{\"fields\":[\"title\"]}}", &err));
     assert_string_equal(err.reason, "[simple_query_string] query text missing");
 }
@@ -227,7 +228,7 @@ static void expect_hits(const char *query, const char *params, const char *ids) 
     tv_buf_init(&out);
     tv_jw w;
     tv_jw_init(&w, &out, false);
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_search_run(&t, 1, b, &p, &a, &w, &err);
     if (st) fprintf(stderr, "%s: %s\n", body, err.reason);
     assert_int_equal(st, TROVE_OK);

@@ -33,7 +33,7 @@ static int setup(void **s) {
 static int teardown(void **s) {
     (void)s;
     for (int op = 0; op < TV_STORE_OP_COUNT_; op++) tv_store_fault_arm((tv_store_op)op, 0, 0, false);
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     return tv_store_remove_tree(dir, &e) == TROVE_OK ? 0 : -1;
 }
 
@@ -58,15 +58,18 @@ static tv_status open_seen(seen *s, tv_translog **t, tv_error *e) {
 
 static void write_records(int n) {
     tv_translog *t;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     seen s;
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     for (int i = 0; i < n; i++) {
         char r[32];
         int len = snprintf(r, sizeof r, "record %d", i);
+        tv_error_clear(&e);
         assert_int_equal(tv_translog_append(t, r, (size_t)len, &e), TROVE_OK);
     }
     assert_true(tv_translog_dirty(t));
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_sync(t, &e), TROVE_OK);
     assert_false(tv_translog_dirty(t));
     tv_translog_close(t);
@@ -83,13 +86,15 @@ static void test_records_come_back(void **st) {
     write_records(3);
     seen s;
     tv_translog *t;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     assert_int_equal(s.n, 3);
     assert_string_equal(s.recs[0], "record 0");
     assert_string_equal(s.recs[2], "record 2");
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, "more", 4, &e), TROVE_OK);
     tv_translog_close(t);
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     assert_int_equal(s.n, 4);
     assert_string_equal(s.recs[3], "more");
@@ -102,7 +107,7 @@ static void test_torn_tail_at_every_byte(void **st) {
     long full = file_size();
     char *orig;
     size_t olen;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(tv_store_read_file(path, &orig, &olen, &e), TROVE_OK);
     long last = full - (12 + 8); /* "record 3" is 8 bytes after a 12-byte frame */
     for (long cut = last; cut < full; cut++) {
@@ -111,11 +116,14 @@ static void test_torn_tail_at_every_byte(void **st) {
         fclose(f);
         seen s;
         tv_translog *t;
+        tv_error_clear(&e);
         assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
         assert_int_equal(s.n, 3);
         assert_int_equal(file_size(), last); /* the torn bytes are gone */
+        tv_error_clear(&e);
         assert_int_equal(tv_translog_append(t, "next", 4, &e), TROVE_OK);
         tv_translog_close(t);
+        tv_error_clear(&e);
         assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
         assert_int_equal(s.n, 4);
         assert_string_equal(s.recs[3], "next");
@@ -128,6 +136,7 @@ static void test_torn_tail_at_every_byte(void **st) {
     fclose(f);
     seen s;
     tv_translog *t;
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     assert_int_equal(s.n, 3);
     tv_translog_close(t);
@@ -135,6 +144,7 @@ static void test_torn_tail_at_every_byte(void **st) {
     f = fopen(path, "wb");
     fwrite(orig, 1, 5, f);
     fclose(f);
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     assert_int_equal(s.n, 0);
     tv_translog_close(t);
@@ -166,7 +176,7 @@ static void test_corruption_is_not_a_torn_tail(void **st) {
         flip(where[w], 2);
         seen s;
         tv_translog *t = NULL;
-        tv_error e;
+        tv_error e = TV_ERROR_INIT;
         assert_int_equal(open_seen(&s, &t, &e), TROVE_ECORRUPT);
         assert_null(t);
         assert_non_null(strstr(e.reason, "translog ["));
@@ -180,19 +190,23 @@ static void test_failed_write_leaves_nothing(void **st) {
     long before = file_size();
     seen s;
     tv_translog *t;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     /* the disk is full when the record is written (reserved) */
     char big[10000];
     memset(big, 'x', sizeof big);
     tv_store_fault_arm(TV_STORE_OP_WRITE, 1, ENOSPC, false);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, big, sizeof big, &e), TROVE_EIO);
     assert_non_null(strstr(e.reason, "No space left on device"));
     assert_int_equal(tv_translog_size(t), (uint64_t)before);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, "after", 5, &e), TROVE_OK);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_sync(t, &e), TROVE_OK);
     tv_translog_close(t);
     assert_int_equal(file_size(), before + 12 + 5); /* nothing of the refused record */
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
     assert_int_equal(s.n, 3);
     assert_string_equal(s.recs[2], "after");
@@ -203,17 +217,24 @@ static void test_failed_sync_is_final(void **st) {
     (void)st;
     seen s;
     tv_translog *t;
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, "a", 1, &e), TROVE_OK);
     tv_store_fault_arm(TV_STORE_OP_SYNC, 1, EIO, false);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_sync(t, &e), TROVE_EIO);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_sync(t, &e), TROVE_EIO);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, "b", 1, &e), TROVE_EIO);
     assert_non_null(strstr(e.reason, "restart to recover"));
     tv_translog_close(t);
+    tv_error_clear(&e);
     assert_int_equal(open_seen(&s, &t, &e), TROVE_OK); /* reopened, it works again */
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_append(t, "c", 1, &e), TROVE_OK);
+    tv_error_clear(&e);
     assert_int_equal(tv_translog_sync(t, &e), TROVE_OK);
     tv_translog_close(t);
 }
@@ -251,10 +272,11 @@ static void test_records_across_windows_survive_a_dying_process(void **st) {
     assert_true(pid >= 0);
     if (pid == 0) {
         tv_translog *t;
-        tv_error e;
+        tv_error e = TV_ERROR_INIT;
         if (tv_translog_open(path, NULL, NULL, &t, &e)) _exit(2);
         for (uint32_t i = 0; i < n; i++) {
             for (size_t k = 0; k < rec_len(i); k++) buf[k] = rec_byte(i, k);
+            tv_error_clear(&e);
             if (tv_translog_append(t, buf, rec_len(i), &e)) _exit(3);
         }
         _exit(0); /* no sync, no close */
@@ -265,7 +287,7 @@ static void test_records_across_windows_survive_a_dying_process(void **st) {
     for (int round = 0; round < 2; round++) {
         checked c = {0, false};
         tv_translog *t;
-        tv_error e;
+        tv_error e = TV_ERROR_INIT;
         assert_int_equal(tv_translog_open(path, check_rec, &c, &t, &e), TROVE_OK);
         assert_int_equal(c.n, n);
         assert_false(c.bad);
@@ -280,23 +302,29 @@ static void test_atomic_files_and_lock(void **st) {
     (void)st;
     char p[600];
     snprintf(p, sizeof p, "%s/meta.json", dir);
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(tv_store_write_atomic(p, "{\"v\":1}", 7, &e), TROVE_OK);
     tv_store_fault_arm(TV_STORE_OP_RENAME, 1, EIO, false);
+    tv_error_clear(&e);
     assert_int_equal(tv_store_write_atomic(p, "{\"v\":2}", 7, &e), TROVE_EIO);
     char *b;
     size_t n;
+    tv_error_clear(&e);
     assert_int_equal(tv_store_read_file(p, &b, &n, &e), TROVE_OK);
     assert_string_equal(b, "{\"v\":1}"); /* the old bytes, whole */
     free(b);
     char tmp[640];
     snprintf(tmp, sizeof tmp, "%s.tmp", p);
     assert_int_not_equal(access(tmp, F_OK), 0); /* no leftover */
+    tv_error_clear(&e);
     assert_int_equal(tv_store_read_file(tmp, &b, &n, &e), TROVE_ENOTFOUND);
     tv_store_lock *l1, *l2;
+    tv_error_clear(&e);
     assert_int_equal(tv_store_lock_dir(dir, &l1, &e), TROVE_OK);
+    tv_error_clear(&e);
     assert_int_equal(tv_store_lock_dir(dir, &l2, &e), TROVE_EILLEGALSTATE);
     tv_store_unlock(l1);
+    tv_error_clear(&e);
     assert_int_equal(tv_store_lock_dir(dir, &l2, &e), TROVE_OK);
     tv_store_unlock(l2);
     assert_true(tv_store_fault_arm_spec("write:3:ENOSPC:sticky"));

@@ -63,8 +63,7 @@ static bool in_buf(const msg *m, const void *p, size_t n) {
 }
 
 static void decode_ok(const msg *m, int proto, bool in_stream, tv_pgo_msg *out) {
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_pgo_decode(m->b, m->n, proto, in_stream, &A, out, &err);
     if (st != TROVE_OK) fprintf(stderr, "unexpected error: %s\n", err.reason);
     assert_int_equal(st, TROVE_OK);
@@ -77,8 +76,7 @@ static tv_status decode_copy(const uint8_t *b, size_t len, int proto, bool in_st
     assert_non_null(c);
     if (len) memcpy(c, b, len);
     tv_pgo_msg out;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_error err = TV_ERROR_INIT;
     tv_status st = tv_pgo_decode(c, len, proto, in_stream, &A, &out, &err);
     if (st != TROVE_OK) {
         assert_int_equal(err.code, st);
@@ -129,7 +127,7 @@ static void test_frame_xlogdata(void **state) {
     p64(&m, (uint64_t)-5);
     p8(&m, 'E');
     tv_pg_frame f;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_pg_frame_decode(m.b, m.n, &f, &err), TROVE_OK);
     assert_int_equal(f.kind, TV_PG_XLOGDATA);
     assert_true(f.wal_start == 0x0000000116B37480ull);
@@ -139,15 +137,18 @@ static void test_frame_xlogdata(void **state) {
     assert_ptr_equal(f.data, m.b + 25);
     assert_int_equal(f.len, 1);
     /* empty data is a frame; the pgoutput decoder refuses it */
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode(m.b, 25, &f, &err), TROVE_OK);
     assert_int_equal(f.len, 0);
     for (size_t k = 0; k < 25; k++) {
         uint8_t *c = malloc(k ? k : 1);
         memcpy(c, m.b, k);
+        tv_error_clear(&err);
         assert_int_equal(tv_pg_frame_decode(c, k, &f, &err), TROVE_EPARSE);
         assert_int_equal(err.code, TROVE_EPARSE);
         free(c);
     }
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode(m.b, 10, &f, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, "replication XLogData frame truncated at byte 9 reading the WAL end");
     assert_int_equal(err.pos, 9);
@@ -161,7 +162,7 @@ static void test_frame_keepalive(void **state) {
     p64(&m, 778899);
     p8(&m, 1);
     tv_pg_frame f;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_pg_frame_decode(m.b, m.n, &f, &err), TROVE_OK);
     assert_int_equal(f.kind, TV_PG_KEEPALIVE);
     assert_true(f.wal_end == 0xABCDEF0123456789ull);
@@ -171,15 +172,18 @@ static void test_frame_keepalive(void **state) {
     assert_null(f.data);
     assert_int_equal(f.len, 0);
     m.b[17] = 0;
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode(m.b, m.n, &f, &err), TROVE_OK);
     assert_false(f.reply_requested);
     for (size_t k = 0; k < m.n; k++) {
         uint8_t *c = malloc(k ? k : 1);
         memcpy(c, m.b, k);
+        tv_error_clear(&err);
         assert_int_equal(tv_pg_frame_decode(c, k, &f, &err), TROVE_EPARSE);
         free(c);
     }
     p8(&m, 0);
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode(m.b, m.n, &f, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, "replication keepalive frame has 1 trailing bytes at byte 18");
 }
@@ -187,12 +191,14 @@ static void test_frame_keepalive(void **state) {
 static void test_frame_errors(void **state) {
     (void)state;
     tv_pg_frame f;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_pg_frame_decode((const uint8_t *)"", 0, &f, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, "replication frame truncated at byte 0 reading the kind");
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode((const uint8_t *)"r", 1, &f, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, "replication frame of unknown kind 'r'");
     const uint8_t b[] = {0x01, 0, 0};
+    tv_error_clear(&err);
     assert_int_equal(tv_pg_frame_decode(b, sizeof b, &f, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, "replication frame of unknown kind 0x01");
     assert_int_equal(tv_pg_frame_decode(b, sizeof b, &f, NULL), TROVE_EPARSE); /* err may be NULL */
@@ -729,22 +735,27 @@ static void test_unknown_and_proto(void **state) {
     }
     decode_err(&(msg){.b = {0x80}, .n = 1}, 1, false, "pgoutput message of unknown kind 0x80");
     tv_pgo_msg o;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     const uint8_t e[] = {'E'};
+    tv_error_clear(&err);
     assert_int_equal(tv_pgo_decode(e, 1, 3, false, &A, &o, &err), TROVE_EARG);
+    tv_error_clear(&err);
     assert_int_equal(tv_pgo_decode(e, 1, 0, false, &A, &o, &err), TROVE_EARG);
     assert_int_equal(tv_pgo_decode(e, 1, 3, false, &A, &o, NULL), TROVE_EARG);
     assert_int_equal(tv_pgo_decode(e, 1, 2, false, &A, &o, NULL), TROVE_OK);
     /* the error position is the offending byte */
     msg m = relation_msg(false);
     m.n = 23; /* 2 bytes of columns: the count does not fit */
+    tv_error_clear(&err);
     assert_int_equal(tv_pgo_decode(m.b, m.n, 1, false, &A, &o, &err), TROVE_EPARSE);
     assert_int_equal(err.pos, 19);
     m.n = 51; /* inside the third column's type */
+    tv_error_clear(&err);
     assert_int_equal(tv_pgo_decode(m.b, m.n, 1, false, &A, &o, &err), TROVE_EPARSE);
     assert_int_equal(err.pos, 50);
     assert_string_equal(err.reason, "pgoutput Relation message truncated at byte 50 reading the column type");
     m.n = 55; /* inside its type modifier */
+    tv_error_clear(&err);
     assert_int_equal(tv_pgo_decode(m.b, m.n, 1, false, &A, &o, &err), TROVE_EPARSE);
     assert_int_equal(err.pos, 54);
 }
@@ -758,7 +769,7 @@ static void hostile(const msg *m, int proto, bool in_stream, const char *reason)
     assert_non_null(tv_arena_alloc(&a, 1));
     size_t before = a.total;
     tv_pgo_msg o;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     assert_int_equal(tv_pgo_decode(m->b, m->n, proto, in_stream, &a, &o, &err), TROVE_EPARSE);
     assert_string_equal(err.reason, reason);
     assert_int_equal(a.total, before);
@@ -850,8 +861,9 @@ static void test_oom(void **state) {
         tv_arena a;
         tv_arena_init(&a);
         tv_pgo_msg o;
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_alloc_fail_after(n);
+        tv_error_clear(&err);
         tv_status st = tv_pgo_decode(m.b, m.n, 1, false, &a, &o, &err);
         tv_alloc_fail_after(-1);
         if (st == TROVE_OK) {

@@ -226,45 +226,56 @@ static void test_positions_and_end(void **state) {
 
 static void test_compose_filters(void **state) {
     (void)state;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_analyzer *an = tv_analyzer_compose(NULL, "standard", (const char *[]){"asciifolding"}, 1, &err);
     assert_non_null(an);
     check(an, "açaí à la carte Ærøskøbing ﬁsh ①",
           (exp_tok[]){{"acai", A, 0, -1, -1}, {"a", A, 1, -1, -1}, {"la", A, 2, -1, -1},
                       {"carte", A, 3, -1, -1}, {"AEroskobing", A, 4, -1, -1}, {"fish", A, 5, -1, -1}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, "whitespace", (const char *[]){"uppercase", "porter_stem"}, 2, &err);
     assert_non_null(an);
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, "whitespace", (const char *[]){"lowercase", "porter_stem"}, 2, &err);
     check(an, "Running ponies caresses relational",
           (exp_tok[]){{"run", "word", 0, -1, -1}, {"poni", "word", 1, -1, -1}, {"caress", "word", 2, -1, -1},
                       {"relat", "word", 3, -1, -1}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, "keyword", (const char *[]){"trim", "lowercase"}, 2, &err);
     check(an, "  Fox \t", (exp_tok[]){{"fox", "word", 0, 0, 7}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, "letter", NULL, 0, &err);
     check(an, "Hello,World", (exp_tok[]){{"Hello", "word", 0, 0, 5}, {"World", "word", 1, 6, 11}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, "lowercase", NULL, 0, &err);
     check(an, "İSTANBUL ΣΑΣ", (exp_tok[]){{"istanbul", "word", 0, -1, -1}, {"σασ", "word", 1, -1, -1}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, NULL, (const char *[]){"snowball"}, 1, &err);
     assert_non_null(an);
     check(an, "generously running", (exp_tok[]){{"generous", A, 0, -1, -1}, {"run", A, 1, -1, -1}, END});
     tv_analyzer_free(an);
+    tv_error_clear(&err);
     an = tv_analyzer_compose(NULL, NULL, (const char *[]){"porter_stem"}, 1, &err);
     check(an, "generously", (exp_tok[]){{"gener", A, 0, -1, -1}, END});
     tv_analyzer_free(an);
     /* errors */
+    tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, "nope", NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EARG);
     assert_string_equal(err.reason, "failed to find global tokenizer under [nope]");
+    tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, NULL, (const char *[]){"nope"}, 1, &err));
     assert_string_equal(err.reason, "failed to find global filter under [nope]");
+    tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, "ngram", NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
+    tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, NULL, (const char *[]){"shingle"}, 1, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_analyzer_free(NULL);
@@ -277,7 +288,7 @@ static tv_analysis *reg(const char *json, tv_error *err) {
 
 static void test_registry(void **state) {
     (void)state;
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_analysis *r = reg("{\"analyzer\":{\"my\":{\"type\":\"custom\",\"tokenizer\":\"standard\","
                          "\"filter\":[\"lowercase\",\"my_stop\",\"fold\",\"len\"]},"
                          "\"std_stop\":{\"type\":\"standard\",\"stopwords\":\"_english_\"},"
@@ -301,19 +312,23 @@ static void test_registry(void **state) {
           (exp_tok[]){{"abc", "word", 0, 0, 3}, {"def", "word", 1, 3, 6}, {"gh", "word", 2, -1, -1}, END});
     assert_ptr_equal(tv_analysis_get(r, "standard", 8), B("standard"));
     assert_null(tv_analysis_get(r, "nope", 4));
+    tv_error_clear(&err);
     tv_analyzer *c = tv_analyzer_compose(r, "my_ws", (const char *[]){"my_stop"}, 1, &err);
     assert_non_null(c);
     check(c, "Foo ab", (exp_tok[]){{"ab", "word", 1, -1, -1}, END});
     tv_analyzer_free(c);
+    tv_error_clear(&err);
     assert_null(tv_analyzer_compose(r, "nope", NULL, 0, &err));
     assert_string_equal(err.reason, "failed to find tokenizer under [nope]");
     tv_analysis_free(r);
 
     /* flat, dotted keys mean the same */
+    tv_error_clear(&err);
     r = reg("{\"analyzer.x.tokenizer\":\"keyword\",\"analyzer.x.filter\":\"lowercase\"}", &err);
     assert_non_null(r);
     check(tv_analysis_get(r, "x", 1), "AB C", (exp_tok[]){{"ab c", "word", 0, -1, -1}, END});
     tv_analysis_free(r);
+    tv_error_clear(&err);
     r = tv_analysis_new(NULL, 0, &err);
     assert_non_null(r);
     tv_analysis_free(r);
@@ -321,7 +336,7 @@ static void test_registry(void **state) {
 }
 
 static void expect_error(const char *json, int code, const char *reason) {
-    tv_error err;
+    tv_error err = TV_ERROR_INIT;
     tv_analysis *r = reg(json, &err);
     if (r) fprintf(stderr, "accepted: %s\n", json);
     assert_null(r);
@@ -356,8 +371,9 @@ static void test_oom(void **state) {
                        "\"filter\":[\"lowercase\",\"s\"]}},\"filter\":{\"s\":{\"type\":\"stop\",\"stopwords\":[\"a\",\"b\"]}}}";
     bool ok = false;
     for (long n = 0; n < 200 && !ok; n++) {
-        tv_error err;
+        tv_error err = TV_ERROR_INIT;
         tv_alloc_fail_after(n);
+        tv_error_clear(&err);
         tv_analysis *r = tv_analysis_new(json, strlen(json), &err);
         tv_alloc_fail_after(-1);
         if (r) {

@@ -16,14 +16,40 @@ static void test_status_tables(void **state) {
     assert_string_equal(trove_status_name(TROVE_EARG), "EARG");
     assert_int_equal(trove_status_http(-1), 500);
     assert_int_equal(trove_status_http(TROVE_STATUS_COUNT_), 500);
-    tv_error e;
+    tv_error e = TV_ERROR_INIT;
     assert_int_equal(tv_error_set(&e, TROVE_EPARSE, "bad [%s]", "x"), TROVE_EPARSE);
     assert_string_equal(e.reason, "bad [x]");
     assert_int_equal(e.cause_code, TROVE_OK);
+    /* the first error wins; tv_error_wrap replaces it */
+    assert_int_equal(tv_error_set(&e, TROVE_EARG, "second"), TROVE_EPARSE);
+    assert_string_equal(e.reason, "bad [x]");
     trove_error pub;
     tv_error_to_public(&e, &pub);
     assert_int_equal(pub.code, TROVE_EPARSE);
     assert_string_equal(pub.message, "bad [x]");
+    assert_int_equal(tv_error_wrap(&e, TROVE_EQUERYSHARD, "outer"), TROVE_EQUERYSHARD);
+    assert_string_equal(e.reason, "outer");
+    tv_error_clear(&e);
+    assert_int_equal(tv_error_set(&e, TROVE_EARG, "again"), TROVE_EARG);
+    assert_int_equal(tv_error_as(&e, TROVE_EAGGEXEC), TROVE_EARG);
+    assert_int_equal(tv_error_type(&e), TROVE_EAGGEXEC);
+    /* the table's other columns */
+    assert_true(tv_status_os(TROVE_ENOINDEX));
+    assert_false(tv_status_os(TROVE_EARG));
+    assert_string_equal(tv_status_java(TROVE_EARG), "java.lang.IllegalArgumentException");
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_status_simple_name(&b, TROVE_ENOINDEX);
+    tv_buf_putc(&b, ' ');
+    tv_status_simple_name(&b, TROVE_EJSONEOF);
+    tv_buf_putc(&b, ' ');
+    tv_status_java_name(&b, TROVE_EXCONTENT);
+    tv_buf_putc(&b, 0);
+    assert_string_equal(b.data, "IndexNotFoundException JsonEOFException org.opensearch.core.xcontent.XContentParseException");
+    tv_buf_fini(&b);
+    /* every code but OK and the two without a body has a type */
+    for (int c = 1; c < TROVE_STATUS_COUNT_; c++)
+        if (c != TROVE_ENOHANDLER && c != TROVE_EMETHOD) assert_true(trove_status_type(c)[0] != 0);
 }
 
 static void test_arena(void **state) {
@@ -251,17 +277,17 @@ static void test_glob_match(void **state) {
  * lower case), -1 and 0 without a unit, Java's trim, Long.parseLong of the
  * number, and the three error texts. */
 static void expect_time(const char *v, int64_t want_ns) {
-    tv_error e;
-    tv_error_clear(&e);
+    tv_error e = TV_ERROR_INIT;
     int64_t ns = 12345;
+    tv_error_clear(&e);
     tv_status st = tv_parse_time_value(v, strlen(v), "t", &ns, &e);
     if (st != TROVE_OK || ns != want_ns) fail_msg("%s: status %d ns %lld (%s)", v, st, (long long)ns, e.reason);
 }
 
 static void expect_time_err(const char *v, const char *reason, bool caused) {
-    tv_error e;
-    tv_error_clear(&e);
+    tv_error e = TV_ERROR_INIT;
     int64_t ns;
+    tv_error_clear(&e);
     tv_status st = tv_parse_time_value(v, strlen(v), "t", &ns, &e);
     assert_int_equal(st, TROVE_EARG);
     assert_string_equal(e.reason, reason);
