@@ -82,7 +82,7 @@ static bool fmt_double(const agg_fmt *f, double v, char *buf, size_t cap) {
         tv_date_format_tz(tv_java_d2l(v), f->pattern, f->tz, buf, cap); /* DateTime.format((long) value) */
         return true;
     case TV_FMT_BOOL: snprintf(buf, cap, "%s", v != 0 ? "true" : "false"); return true;
-    case TV_FMT_DECIMAL: tv_decimal_format(v, f->pattern, buf, cap); return true;
+    case TV_FMT_DECIMAL: tv_java_decimal_format(v, f->pattern, buf, cap); return true;
     default: return false;
     }
 }
@@ -107,7 +107,7 @@ static void key_string(const agg_res *res, const agg_bucket *b, char *buf, size_
     default:
         if (f->kind == TV_FMT_DATE) tv_date_format_tz(b->ki, f->pattern, f->tz, buf, cap);
         else if (f->kind == TV_FMT_BOOL) snprintf(buf, cap, "%s", b->ki ? "true" : "false");
-        else if (f->kind == TV_FMT_DECIMAL) tv_decimal_format((double)b->ki, f->pattern, buf, cap);
+        else if (f->kind == TV_FMT_DECIMAL) tv_java_decimal_format((double)b->ki, f->pattern, buf, cap);
         else snprintf(buf, cap, "%lld", (long long)b->ki);
         return;
     }

@@ -641,10 +641,6 @@ tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl
 /* A copy whose objects are in Java HashMap iteration order (a value that
  * went through OpenSearch's unordered maps). NULL on OOM. */
 tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
-/* The bucket of key in a java.util.HashMap filled with n entries by put
- * (capacity 16, doubled past 0.75 load): iterating such a map visits
- * buckets in increasing order, and within a bucket in insertion order. */
-uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n);
 /* Splits a comma list into trimmed, non-empty arena strings. */
 size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
 /* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */

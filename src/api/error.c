@@ -43,9 +43,7 @@ static void write_meta(tv_jw *w, const tv_api_err *e) {
     char full[128];
     for (int i = 0; i < e->nmeta; i++) {
         snprintf(full, sizeof full, "opensearch.%s", e->meta_key[i]);
-        uint32_t h = (uint32_t)tv_java_string_hash(full, strlen(full));
-        h ^= h >> 16;
-        bucket[i] = h & 15;
+        bucket[i] = tv_java_hm_bucket(full, strlen(full), (size_t)e->nmeta);
         order[i] = i;
     }
     /* stable insertion sort by bucket */

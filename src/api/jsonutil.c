@@ -98,26 +98,9 @@ static int cmp_hm(const void *a, const void *b) {
     return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-static uint32_t hm_table_size(size_t n) {
-    uint32_t cap = 16;
-    while ((double)n > 0.75 * cap) cap *= 2;
-    return cap;
-}
-
-static uint32_t hm_bucket(const char *k, size_t kl, uint32_t cap) {
-    uint32_t h = (uint32_t)tv_java_string_hash(k, kl);
-    h ^= h >> 16;
-    return h & (cap - 1);
-}
-
-uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n) {
-    return hm_bucket(key, len, hm_table_size(n));
-}
-
 /* Sorts items (with seq = insertion order) into HashMap iteration order. */
 static void hm_sort(hm_item *it, size_t n) {
-    uint32_t cap = hm_table_size(n);
-    for (size_t i = 0; i < n; i++) it[i].bucket = hm_bucket(it[i].m->key, it[i].m->key_len, cap);
+    for (size_t i = 0; i < n; i++) it[i].bucket = tv_java_hm_bucket(it[i].m->key, it[i].m->key_len, n);
     qsort(it, n, sizeof *it, cmp_hm);
 }
 

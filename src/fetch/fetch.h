@@ -105,9 +105,6 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
  * value lives in arena. */
 void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *seg, uint32_t doc, const char *const *names,
                         const char *const *formats, size_t nnames, tv_fetched *df, size_t *ndf, tv_buf *fb);
-/* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###"):
- * see docvalue.c. out: NUL-terminated, cap >= 400. */
-void tv_decimal_format(double x, const char *pat, char *out, size_t cap);
 
 /* ========================================================== inner hits */
 

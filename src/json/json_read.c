@@ -153,36 +153,13 @@ static void *fail(jp *P, tv_status code, const uint8_t *at, const char *fmt, ...
 
 static void *oom(jp *P, const uint8_t *at) { return fail(P, TROVE_ENOMEM, at, "out of memory"); }
 
-static size_t put_utf8(char *o, uint32_t c) {
-    if (c < 0x80) {
-        o[0] = (char)c;
-        return 1;
-    }
-    if (c < 0x800) {
-        o[0] = (char)(0xC0 | (c >> 6));
-        o[1] = (char)(0x80 | (c & 0x3F));
-        return 2;
-    }
-    if (c < 0x10000) {
-        o[0] = (char)(0xE0 | (c >> 12));
-        o[1] = (char)(0x80 | ((c >> 6) & 0x3F));
-        o[2] = (char)(0x80 | (c & 0x3F));
-        return 3;
-    }
-    o[0] = (char)(0xF0 | (c >> 18));
-    o[1] = (char)(0x80 | ((c >> 12) & 0x3F));
-    o[2] = (char)(0x80 | ((c >> 6) & 0x3F));
-    o[3] = (char)(0x80 | (c & 0x3F));
-    return 4;
-}
-
 /* Jackson's _getCharDesc(): "'x' (code 120)", "(CTRL-CHAR, code 10)". */
 static const char *char_desc(char *buf, size_t cap, uint32_t c) {
     if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
         snprintf(buf, cap, "(CTRL-CHAR, code %u)", c);
     } else {
         char u[5];
-        u[put_utf8(u, c)] = 0;
+        u[tv_utf8_encode(c, (uint8_t *)u)] = 0;
         if (c > 255) snprintf(buf, cap, "'%s' (code %u / 0x%x)", u, c, c);
         else snprintf(buf, cap, "'%s' (code %u)", u, c);
     }
@@ -255,7 +232,7 @@ static void *invalid_token(jp *P, const uint8_t *start, const uint8_t *p) {
         p += n;
         if (!java_ident_part(c)) break;
         if (tl + 4 < 280) {
-            if (c >= 0x80 && n == 1) tl += put_utf8(tok + tl, c);
+            if (c >= 0x80 && n == 1) tl += tv_utf8_encode(c, (uint8_t *)tok + tl);
             else if (c >= 0x80) memcpy(tok + tl, p - n, n), tl += n;
             else tok[tl++] = (char)c;
         }
@@ -506,7 +483,7 @@ static const uint8_t *parse_string(jp *P, const uint8_t *q, const char **out, ui
             } else if (c >= 0xDC00 && c <= 0xDFFF) {
                 c = 0xFFFD;
             }
-            o += put_utf8(o, c);
+            o += tv_utf8_encode(c, (uint8_t *)o);
             break;
         }
         default: *o++ = (char)e; break; /* " \ / */

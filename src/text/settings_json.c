@@ -98,11 +98,7 @@ static char *str(rd *r, size_t *len) {
             }
             if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;
             uint8_t tmp[4];
-            size_t k;
-            if (cp < 0x80) { tmp[0] = (uint8_t)cp; k = 1; }
-            else if (cp < 0x800) { tmp[0] = (uint8_t)(0xC0 | (cp >> 6)); tmp[1] = (uint8_t)(0x80 | (cp & 63)); k = 2; }
-            else if (cp < 0x10000) { tmp[0] = (uint8_t)(0xE0 | (cp >> 12)); tmp[1] = (uint8_t)(0x80 | ((cp >> 6) & 63)); tmp[2] = (uint8_t)(0x80 | (cp & 63)); k = 3; }
-            else { tmp[0] = (uint8_t)(0xF0 | (cp >> 18)); tmp[1] = (uint8_t)(0x80 | ((cp >> 12) & 63)); tmp[2] = (uint8_t)(0x80 | ((cp >> 6) & 63)); tmp[3] = (uint8_t)(0x80 | (cp & 63)); k = 4; }
+            size_t k = tv_utf8_encode(cp, tmp);
             memcpy(o + n, tmp, k);
             n += k;
             break;

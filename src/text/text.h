@@ -25,15 +25,6 @@
 
 /* ------------------------------------------------------------------ UTF-8 */
 
-/* Decodes one code point from [p, end). Returns bytes consumed (1..4); an
- * invalid or truncated sequence decodes as U+FFFD consuming 1 byte. */
-size_t tv_utf8_decode(const uint8_t *p, const uint8_t *end, uint32_t *cp);
-/* Encodes cp (<= 0x10FFFF) into out (>= 4 bytes); returns bytes written. */
-size_t tv_utf8_encode(uint32_t cp, uint8_t *out);
-/* True when [p, p+n) is well-formed UTF-8. */
-bool tv_utf8_valid(const void *p, size_t n);
-/* Number of UTF-16 code units of [p, p+n) (Java String.length()). */
-size_t tv_utf16_len(const void *p, size_t n);
 /* Lower-cases as Java's Character.toLowerCase per code point (what Lucene's
  * LowerCaseFilter does), appending to out. */
 void tv_utf8_lower(const char *s, size_t n, tv_buf *out);

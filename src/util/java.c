@@ -1,7 +1,13 @@
 /*
- * java.c — Java's parsing rules that OpenSearch's answers depend on, in
- * one place: TimeValue.parseTimeValue (every time-valued URL parameter,
- * setting and body field) and the syntax Double.parseDouble accepts.
+ * java.c — the Java behaviour OpenSearch's answers depend on, in one
+ * place: TimeValue.parseTimeValue (every time-valued URL parameter,
+ * setting and body field), the syntax Double.parseDouble accepts, (long)
+ * of a double, ByteSizeValue's printing, String.hashCode and the order a
+ * HashMap iterates (maps OpenSearch prints unordered: sibling
+ * aggregations, a hit's fields, error metadata, a filtered _source), and
+ * java.text.DecimalFormat for the digit patterns formats use. Java's
+ * float and double printing (Float/Double.toString) is the JSON writer's
+ * (json_write.c), where every number is printed.
  *
  * TimeValue. The text is lower-cased and trimmed (Java's trim: every byte
  * <= ' '), then its unit is its suffix: nanos, micros, ms, s, m (matched
@@ -22,6 +28,7 @@
  * with different corner cases: minutes case-insensitive in one, "1.5s"
  * accepted by strtod in another).
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,4 +210,116 @@ bool tv_parse_memory_size(const char *s, size_t n, int64_t heap, int64_t *out) {
         return true;
     }
     return tv_parse_byte_size(s, n, out);
+}
+
+/* ------------------------------------------------ String and HashMap */
+
+/* java.lang.String.hashCode over the UTF-16 code units of UTF-8 s. */
+int32_t tv_java_string_hash(const char *s, size_t n) {
+    uint32_t h = 0;
+    const uint8_t *p = (const uint8_t *)s, *end = p + n;
+    while (p < end) {
+        uint32_t cp;
+        p += tv_utf8_decode(p, end, &cp);
+        if (cp >= 0x10000) {
+            cp -= 0x10000;
+            h = h * 31 + (0xd800 + (cp >> 10));
+            h = h * 31 + (0xdc00 + (cp & 0x3ff));
+        } else {
+            h = h * 31 + cp;
+        }
+    }
+    return (int32_t)h;
+}
+
+/* The order a java.util.HashMap<String,...> iterates names[0..n) inserted
+ * in that order: by bucket (spread hash & (capacity - 1)), then insertion. */
+uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n) {
+    uint32_t cap = 16; /* the table a HashMap reaches by inserting n keys */
+    while ((double)n > 0.75 * cap) cap *= 2;
+    uint32_t h = (uint32_t)tv_java_string_hash(key, len);
+    return (h ^ (h >> 16)) & (cap - 1);
+}
+
+void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order) {
+    uint32_t *slot = tv_malloc((n + 1) * sizeof *slot);
+    for (uint32_t i = 0; i < n; i++) {
+        if (slot) slot[i] = tv_java_hm_bucket(names[i], strlen(names[i]), n);
+        order[i] = i;
+    }
+    if (!slot) return;
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && slot[order[j - 1]] > slot[order[j]]; j--) {
+            uint32_t t = order[j];
+            order[j] = order[j - 1];
+            order[j - 1] = t;
+        }
+    tv_free(slot);
+}
+
+/* ---------------------------------------------------- DecimalFormat */
+
+/*
+ * java.text.DecimalFormat for the patterns docvalue_fields formats use:
+ * "#.0", "0.00", "#,##0.###", "#": the integer part's '0's are the minimum
+ * integer digits (none: "0.5" prints ".5", as Java does), its ',' sets the
+ * grouping size, the fraction's '0's the minimum and '0'+'#' the maximum
+ * fraction digits; HALF_EVEN rounding (printf rounds the exact binary value
+ * to nearest-even, as DecimalFormat does). Literal prefix/suffix text and
+ * exponent patterns are not interpreted (such patterns print the plain
+ * number). Writes a NUL-terminated string into out (cap >= 400).
+ */
+void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap) {
+    int min_int = 0, min_frac = 0, max_frac = 0, group = 0;
+    bool frac = false, valid = true;
+    int since_comma = -1;
+    for (const char *p = pat; *p && *p != ';'; p++) {
+        char ch = *p;
+        if (ch == '.') { if (frac) valid = false; frac = true; continue; }
+        if (ch == ',') { if (!frac) since_comma = 0; continue; }
+        if (ch == '0' || ch == '#') {
+            if (frac) { max_frac++; if (ch == '0') min_frac = max_frac; }
+            else { if (ch == '0') min_int++; if (since_comma >= 0) since_comma++; }
+            continue;
+        }
+        valid = false;
+    }
+    if (since_comma > 0) group = since_comma;
+    if (!valid || !isfinite(x)) {
+        if (isnan(x)) snprintf(out, cap, "NaN");
+        else if (isinf(x)) snprintf(out, cap, "%s\xe2\x88\x9e", x < 0 ? "-" : ""); /* U+221E */
+        else snprintf(out, cap, "%.17g", x);
+        return;
+    }
+    if (max_frac > 340) max_frac = 340;
+    char num[400];
+    snprintf(num, sizeof num, "%.*f", max_frac, fabs(x));
+    char *dot = strchr(num, '.');
+    size_t ilen = dot ? (size_t)(dot - num) : strlen(num);
+    const char *fr = dot ? dot + 1 : "";
+    size_t flen = strlen(fr);
+    while ((int)flen > min_frac && fr[flen - 1] == '0') flen--;
+    bool neg = signbit(x) != 0; /* as Java: -0.0 and negatives rounding to 0 keep the sign */
+    /* integer digits without leading zeros, then padded to min_int */
+    const char *ip = num;
+    while (ilen > 0 && *ip == '0') { ip++; ilen--; }
+    char digits[400];
+    size_t nd = 0;
+    for (int k = (int)ilen; k < min_int && nd < 340; k++) digits[nd++] = '0';
+    for (size_t k = 0; k < ilen && nd < 390; k++) digits[nd++] = ip[k];
+    size_t o = 0;
+    if (neg && o + 1 < cap) out[o++] = '-';
+    for (size_t k = 0; k < nd && o + 2 < cap; k++) {
+        if (group > 0 && k > 0 && (nd - k) % (size_t)group == 0) out[o++] = ',';
+        out[o++] = digits[k];
+    }
+    if (flen > 0 || (nd == 0 && min_frac == 0 && max_frac == 0)) {
+        if (flen > 0) {
+            if (o + 1 < cap) out[o++] = '.';
+            for (size_t k = 0; k < flen && o + 1 < cap; k++) out[o++] = fr[k];
+        } else if (o + 1 < cap) {
+            out[o++] = '0'; /* "#" of 0 prints "0" */
+        }
+    }
+    out[o < cap ? o : cap - 1] = 0;
 }

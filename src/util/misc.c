@@ -132,54 +132,6 @@ bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen) {
     return pi == plen;
 }
 
-/* java.lang.String.hashCode over the UTF-16 code units of UTF-8 s. */
-int32_t tv_java_string_hash(const char *s, size_t n) {
-    uint32_t h = 0;
-    const unsigned char *p = (const unsigned char *)s, *end = p + n;
-    while (p < end) {
-        uint32_t cp;
-        size_t k = 1;
-        size_t left = (size_t)(end - p);
-        if (*p < 0x80) cp = *p;
-        else if ((*p & 0xe0) == 0xc0 && left >= 2) { cp = ((uint32_t)(*p & 0x1f) << 6) | (p[1] & 0x3f); k = 2; }
-        else if ((*p & 0xf0) == 0xe0 && left >= 3) { cp = ((uint32_t)(*p & 0x0f) << 12) | ((uint32_t)(p[1] & 0x3f) << 6) | (p[2] & 0x3f); k = 3; }
-        else if ((*p & 0xf8) == 0xf0 && left >= 4) {
-            cp = ((uint32_t)(*p & 0x07) << 18) | ((uint32_t)(p[1] & 0x3f) << 12) | ((uint32_t)(p[2] & 0x3f) << 6) | (p[3] & 0x3f);
-            k = 4;
-        } else cp = 0xfffd;
-        if (cp >= 0x10000) {
-            cp -= 0x10000;
-            h = h * 31 + (0xd800 + (cp >> 10));
-            h = h * 31 + (0xdc00 + (cp & 0x3ff));
-        } else {
-            h = h * 31 + cp;
-        }
-        p += k;
-    }
-    return (int32_t)h;
-}
-
-/* The order a java.util.HashMap<String,...> iterates names[0..n) inserted
- * in that order: by bucket (spread hash & (capacity - 1)), then insertion. */
-void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order) {
-    uint32_t cap = 16;
-    while ((double)n > 0.75 * cap) cap *= 2;
-    uint32_t *slot = tv_malloc((n + 1) * sizeof *slot);
-    for (uint32_t i = 0; i < n; i++) {
-        uint32_t h = (uint32_t)tv_java_string_hash(names[i], strlen(names[i]));
-        if (slot) slot[i] = (h ^ (h >> 16)) & (cap - 1);
-        order[i] = i;
-    }
-    if (!slot) return;
-    for (uint32_t i = 1; i < n; i++)
-        for (uint32_t j = i; j > 0 && slot[order[j - 1]] > slot[order[j]]; j--) {
-            uint32_t t = order[j];
-            order[j] = order[j - 1];
-            order[j - 1] = t;
-        }
-    tv_free(slot);
-}
-
 uint32_t tv_murmur3_x86_32(const void *data, size_t len, uint32_t seed) {
     const uint32_t c1 = 0xcc9e2d51, c2 = 0x1b873593;
     uint32_t h = seed;

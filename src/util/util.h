@@ -347,6 +347,18 @@ static inline bool tv_streq(const char *a, size_t alen, const char *lit) {
 }
 int tv_memcmp2(const void *a, size_t alen, const void *b, size_t blen); /* lexicographic, unsigned */
 
+/* ---- utf8.c: the UTF-8 codec ---- */
+
+/* Decodes one code point from [p, end). Returns bytes consumed (1..4); an
+ * invalid or truncated sequence decodes as U+FFFD consuming 1 byte. */
+size_t tv_utf8_decode(const uint8_t *p, const uint8_t *end, uint32_t *cp);
+/* Encodes cp (<= 0x10FFFF) into out (>= 4 bytes); returns bytes written. */
+size_t tv_utf8_encode(uint32_t cp, uint8_t *out);
+/* True when [p, p+n) is well-formed UTF-8. */
+bool tv_utf8_valid(const void *p, size_t n);
+/* Number of UTF-16 code units of [p, p+n) (Java String.length()). */
+size_t tv_utf16_len(const void *p, size_t n);
+
 /* java.lang.String.hashCode of UTF-8 s[0..n) (over its UTF-16 code
  * units; an invalid byte counts as U+FFFD). */
 int32_t tv_java_string_hash(const char *s, size_t n);
@@ -355,6 +367,12 @@ int32_t tv_java_string_hash(const char *s, size_t n);
  * prints several maps (aggregations, document fields) that way. order
  * receives indices into names. */
 void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order);
+/* The bucket of key in a java.util.HashMap<String, ...> holding n keys
+ * (its iteration order is by bucket, then insertion). */
+uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n);
+/* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###"):
+ * see java.c. out: NUL-terminated, cap >= 400. */
+void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap);
 
 /* Simple wildcard match: '*' matches any run of bytes (including none),
  * every other byte matches itself (OpenSearch's Regex.simpleMatch). Linear
