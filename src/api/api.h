@@ -629,32 +629,10 @@ typedef enum tv_body_ctx {
 const tv_json *tv_req_parse_body(tv_req *r, tv_body_ctx ctx);
 /* A body that must be a JSON object (else the response is set). */
 
-/*
- * Source filtering (_source_includes/_source_excludes, "_source" arrays):
- * returns a copy of src (arena) keeping the paths that match any include
- * (none: all) and no exclude, with XContentMapValues.filter's rules; the
- * result's objects list members in the order OpenSearch prints a filtered
- * source (HashMap order). NULL on OOM.
- */
-tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl, size_t nincl,
-                        const char *const *excl, size_t nexcl);
-/* A copy whose objects are in Java HashMap iteration order (a value that
- * went through OpenSearch's unordered maps). NULL on OOM. */
-tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
 /* Splits a comma list into trimmed, non-empty arena strings. */
 size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
 /* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */
 char *tv_json_compact(const tv_json *v);
-
-/*
- * The partial-update merge (XContentHelper.update): base with changes
- * applied (objects merged key by key, everything else replaced; existing
- * keys keep their place, new keys are appended in the order OpenSearch's
- * unordered map of the partial doc yields). *changed: whether any value
- * differs (always true when detect_noop is false). NULL on OOM.
- */
-tv_json *tv_json_merge(tv_arena *a, const tv_json *base, const tv_json *changes, bool detect_noop,
-                       bool *changed);
 
 /* Simple '*' wildcard match (Regex.simpleMatch). */
 bool tv_simple_match(const char *pat, const char *s, size_t slen);

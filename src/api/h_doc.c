@@ -414,7 +414,7 @@ bool tv_api_write_source(tv_req *r, tv_jw *w, const char *src, size_t len, const
         tv_jw_raw(w, src, len);
         return true;
     }
-    tv_json *f = tv_json_filter(&r->arena, doc, sc->incl, sc->nincl, sc->excl, sc->nexcl);
+    tv_json *f = tv_json_filter(&r->arena, doc, sc->incl, sc->nincl, sc->excl, sc->nexcl, true);
     if (!f) {
         r->oom = true;
         return false;

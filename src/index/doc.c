@@ -1628,75 +1628,17 @@ static tv_json *update_json(dctx *c, const unode *u) {
 
 /* ------------------------------------------------------------- _source */
 
-static bool glob_match(const char *p, size_t pl, const char *s, size_t sl) {
-    return tv_glob_match(p, pl, s, sl);
-}
-
-static bool any_match(const tv_json *pats, const char *path, size_t plen) {
-    for (uint32_t i = 0; pats && i < pats->len; i++)
-        if (glob_match(pats->v.items[i].v.s, pats->v.items[i].len, path, plen)) return true;
-    return false;
-}
-
-/* Could a pattern match something below path ("a" for pattern "a.b*")? */
-static bool any_prefix(const tv_json *pats, const char *path, size_t plen) {
-    for (uint32_t i = 0; pats && i < pats->len; i++) {
-        const char *p = pats->v.items[i].v.s;
-        size_t pl = pats->v.items[i].len;
-        for (size_t k = 0; k < pl; k++) {
-            if (p[k] == '*') return true;
-            if (p[k] == '.' && k == plen && memcmp(p, path, plen) == 0) return true;
-        }
-    }
-    return false;
-}
-
-static void filter_value(tv_jw *w, const tv_json *v, const tv_json *inc, const tv_json *exc,
-                         const char *path, size_t plen, bool included, tv_arena *a);
-
-static bool filter_object(tv_jw *w, const tv_json *obj, const tv_json *inc, const tv_json *exc,
-                          const char *path, size_t plen, bool included, tv_arena *a, bool dry) {
-    bool any = false;
-    if (!dry) tv_jw_obj_begin(w);
-    for (uint32_t i = 0; i < obj->len; i++) {
-        const tv_json_member *mem = &obj->v.members[i];
-        size_t cl = plen + (plen ? 1 : 0) + mem->key_len;
-        char *cp = tv_arena_alloc(a, cl + 1);
-        if (!cp) continue;
-        if (plen) {
-            memcpy(cp, path, plen);
-            cp[plen] = '.';
-        }
-        memcpy(cp + (plen ? plen + 1 : 0), mem->key, mem->key_len);
-        cp[cl] = '\0';
-        if (any_match(exc, cp, cl)) continue;
-        bool inc_here = included || !inc || inc->len == 0 || any_match(inc, cp, cl);
-        if (!inc_here) {
-            if (mem->val.type != TV_JSON_OBJECT || !any_prefix(inc, cp, cl)) continue;
-            /* keep only if something below is included */
-            if (!filter_object(w, &mem->val, inc, exc, cp, cl, false, a, true)) continue;
-        }
-        any = true;
-        if (dry) continue;
-        tv_jw_key(w, mem->key, mem->key_len);
-        filter_value(w, &mem->val, inc, exc, cp, cl, inc_here, a);
-    }
-    if (!dry) tv_jw_obj_end(w);
-    return any;
-}
-
-static void filter_value(tv_jw *w, const tv_json *v, const tv_json *inc, const tv_json *exc,
-                         const char *path, size_t plen, bool included, tv_arena *a) {
-    if (v->type == TV_JSON_OBJECT) {
-        filter_object(w, v, inc, exc, path, plen, included, a, false);
-    } else if (v->type == TV_JSON_ARRAY) {
-        tv_jw_arr_begin(w);
-        for (uint32_t i = 0; i < v->len; i++)
-            filter_value(w, &v->v.items[i], inc, exc, path, plen, included, a);
-        tv_jw_arr_end(w);
-    } else {
-        tv_jw_value(w, v);
-    }
+/* The strings of a mapping's _source includes or excludes (a JSON array)
+ * as an arena array; false out of memory. */
+static bool pattern_list(tv_arena *a, const tv_json *pats, const char ***out, size_t *n) {
+    *out = NULL;
+    *n = pats ? pats->len : 0;
+    if (!*n) return true;
+    const char **l = tv_arena_alloc(a, *n * sizeof *l);
+    if (!l) return false;
+    for (size_t i = 0; i < *n; i++) l[i] = pats->v.items[i].v.s;
+    *out = l;
+    return true;
 }
 
 /* ------------------------------------------------------------- entry */
@@ -1974,12 +1916,17 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     if (tv_mapping_source_enabled(m)) {
         const tv_json *inc = m->source_includes, *exc = m->source_excludes;
         if ((inc && inc->len) || (exc && exc->len)) {
+            const char **il, **el;
+            size_t ni, ne;
+            const tv_json *f = NULL;
+            if (pattern_list(arena, inc, &il, &ni) && pattern_list(arena, exc, &el, &ne))
+                f = tv_json_filter(arena, doc, il, ni, el, ne, false);
             tv_buf b;
             tv_buf_init(&b);
             tv_jw w;
             tv_jw_init(&w, &b, false);
-            filter_value(&w, doc, inc, exc, "", 0, false, arena);
-            if (b.oom) {
+            if (f) tv_jw_value(&w, f);
+            if (!f || b.oom) {
                 tv_buf_fini(&b);
                 st = oom(&c);
                 goto done;

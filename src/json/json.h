@@ -196,4 +196,32 @@ void tv_jw_value(tv_jw *w, const tv_json *v);
 size_t tv_fmt_double(double v, char *out);
 size_t tv_fmt_float(float v, char *out);
 
+/* ---- xcontent.c: OpenSearch's map operations on JSON ---- */
+
+/*
+ * Source filtering (_source_includes/_source_excludes, "_source" arrays):
+ * returns a copy of src (arena) keeping the paths that match any include
+ * (none: all) and no exclude, with XContentMapValues.filter's rules (a
+ * pattern also matches every path below what it matches; an object is kept
+ * when it was included or kept something; scalars in arrays survive when
+ * the array was included). hashmap: objects list their members in the
+ * order OpenSearch prints a source that went through its unordered maps
+ * (GET's _source filter), else in the document's order. The result may
+ * share values with src. NULL on OOM.
+ */
+tv_json *tv_json_filter(tv_arena *a, const tv_json *src, const char *const *incl, size_t nincl,
+                        const char *const *excl, size_t nexcl, bool hashmap);
+/* A copy whose objects are in Java HashMap iteration order (a value that
+ * went through OpenSearch's unordered maps). NULL on OOM. */
+tv_json *tv_json_hm_order(tv_arena *a, const tv_json *v);
+/*
+ * The partial-update merge (XContentHelper.update): base with changes
+ * applied (objects merged key by key, everything else replaced; existing
+ * keys keep their place, new keys are appended in the order OpenSearch's
+ * unordered map of the partial doc yields). *changed: whether any value
+ * differs (always true when detect_noop is false). NULL on OOM.
+ */
+tv_json *tv_json_merge(tv_arena *a, const tv_json *base, const tv_json *changes, bool detect_noop,
+                       bool *changed);
+
 #endif /* TROVE_JSON_H */

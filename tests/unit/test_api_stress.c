@@ -249,7 +249,7 @@ static char *filter(const char *src, const char *incl, const char *excl) {
     const char **in = NULL, **ex = NULL;
     size_t nin = incl ? tv_split_commas(&a, incl, &in) : 0;
     size_t nex = excl ? tv_split_commas(&a, excl, &ex) : 0;
-    tv_json *f = tv_json_filter(&a, doc, in, nin, ex, nex);
+    tv_json *f = tv_json_filter(&a, doc, in, nin, ex, nex, true);
     assert_non_null(f);
     char *s = write_json(f);
     tv_arena_fini(&a);
