@@ -24,6 +24,39 @@
 #include "query/query.h"
 #include "util/util.h"
 
+/* =============================================================== sort */
+
+typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD } tv_sort_kind;
+/* MultiValueMode; DEFAULT: min ascending, max descending */
+typedef enum {
+    TV_SORT_MODE_DEFAULT,
+    TV_SORT_MODE_MIN,
+    TV_SORT_MODE_MAX,
+    TV_SORT_MODE_SUM,
+    TV_SORT_MODE_AVG,
+    TV_SORT_MODE_MEDIAN
+} tv_sort_mode;
+
+/* One sort key as SortBuilder parses it (sort.c). */
+typedef struct tv_sort_spec {
+    tv_sort_kind kind;
+    tv_sort_mode mode;
+    bool desc;
+    bool missing_first;
+    const char *field;
+    size_t field_len;
+    const char *unmapped_type;
+    /* "nested": {"path", "filter"}: the value of a root is picked over
+     * the values of its children of path (that match filter) */
+    const char *nested_path;
+    const tv_json *nested_filter;
+    const tv_json *numeric_type, *format; /* given (the search ignores them) */
+} tv_sort_spec;
+
+/* The "sort" value (a name, an object, or an array of those) into *out
+ * (arena, *n keys), with OpenSearch's parse errors. */
+tv_status tv_sort_parse(tv_dsl *d, const tv_json *v, tv_sort_spec **out, size_t *n);
+
 /* =========================================================== hit sort */
 
 /* A sort of top_hits or inner_hits (hit_sort.c): keys are _score (field

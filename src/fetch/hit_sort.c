@@ -15,48 +15,36 @@
 #include "fetch/fetch.h"
 #include "query/parse.h"
 
-/* TopHitsAggregationBuilder's and InnerHitBuilder's "sort": a field name,
- * or {field: order} / {field: {"order": order}}; what names the option in
- * errors. */
+/* TopHitsAggregationBuilder's and InnerHitBuilder's "sort", parsed as the
+ * search's (sort.c); the options these do not run answer 400 by name
+ * (what names the option in errors). */
 tv_status tv_hit_sort_parse(tv_dsl *d, const tv_json *sort, const char *what, tv_hit_sort *a) {
-    const tv_json *v = sort;
-    uint32_t cnt = v->type == TV_JSON_ARRAY ? v->len : 1;
-    a->keys = tv_arena_calloc(d->arena, cnt + 1, sizeof *a->keys);
+    tv_sort_spec *specs = NULL;
+    size_t n = 0;
+    tv_status st = tv_sort_parse(d, sort, &specs, &n);
+    if (st) return st;
+    if (n > TV_HIT_SORT_MAX)
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, sort->off, "more than %d [%s] sort keys are not supported by trove",
+                            TV_HIT_SORT_MAX, what);
+    a->keys = tv_arena_calloc(d->arena, n + 1, sizeof *a->keys);
     if (!a->keys) return tv_error_oom(d->err);
-    for (uint32_t k = 0; k < cnt; k++) {
-        const tv_json *e = v->type == TV_JSON_ARRAY ? &v->v.items[k] : v;
-        tv_hit_sort_key *o = &a->keys[a->n];
-        const char *fname = NULL;
-        bool desc = false, dflt = true;
-        if (e->type == TV_JSON_STRING) fname = e->v.s;
-        else if (e->type == TV_JSON_OBJECT && e->len == 1) {
-            const tv_json_member *sm = &e->v.members[0];
-            fname = sm->key;
-            const tv_json *ov = &sm->val;
-            if (ov->type == TV_JSON_OBJECT) {
-                const tv_json *order = NULL, *opts = ov;
-                for (uint32_t q = 0; q < opts->len; q++) {
-                    const tv_json_member *om = &opts->v.members[q];
-                    if (tv_streq(om->key, om->key_len, "order") && om->val.type == TV_JSON_STRING) order = &om->val;
-                    else
-                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, om->key_off,
-                                            "[%s] in a [%s] sort is not supported by trove", om->key, what);
-                }
-                if (order) ov = order;
-            }
-            if (ov->type == TV_JSON_STRING) {
-                if (tv_streq(ov->v.s, ov->len, "desc")) desc = true;
-                else if (!tv_streq(ov->v.s, ov->len, "asc"))
-                    return tv_error_set(d->err, TROVE_EARG, "Unknown SortOrder [%s]", ov->v.s);
-                dflt = false;
-            }
-        } else return tv_dsl_error(d, TROVE_EPARSE, e->off, "[%s] failed to parse field [sort]", what);
-        if (!strcmp(fname, "_score")) { o->field = NULL; o->desc = dflt ? true : desc; }
-        else if (!strcmp(fname, "_doc")) return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "[_doc] in a [%s] sort is not supported by trove", what);
-        else { o->field = fname; o->desc = desc; }
-        if (a->n < TV_HIT_SORT_MAX) a->n++;
-        else return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "more than 4 [%s] sort keys are not supported by trove", what);
+    for (size_t k = 0; k < n; k++) {
+        const tv_sort_spec *sp = &specs[k];
+        const char *opt = sp->kind == TV_SORT_DOC           ? "_doc"
+                          : sp->missing_first               ? "missing"
+                          : sp->mode != TV_SORT_MODE_DEFAULT ? "mode"
+                          : sp->unmapped_type                ? "unmapped_type"
+                          : sp->nested_path                  ? "nested"
+                          : sp->numeric_type                 ? "numeric_type"
+                          : sp->format                       ? "format"
+                                                             : NULL;
+        if (opt)
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, sort->off, "[%s] in a [%s] sort is not supported by trove", opt,
+                                what);
+        a->keys[k].field = sp->kind == TV_SORT_SCORE ? NULL : sp->field;
+        a->keys[k].desc = sp->desc;
     }
+    a->n = (uint32_t)n;
     return TROVE_OK;
 }
 

@@ -85,25 +85,6 @@ void tv_search_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_sear
 
 /* ------------------------------------------------------------- the body */
 
-typedef enum { SK_SCORE, SK_DOC, SK_FIELD } sort_kind;
-
-/* MultiValueMode; MODE_DEFAULT: min ascending, max descending */
-typedef enum { MODE_DEFAULT, MODE_MIN, MODE_MAX, MODE_SUM, MODE_AVG, MODE_MEDIAN } sort_mode;
-
-typedef struct sort_spec {
-    sort_kind kind;
-    sort_mode mode;
-    bool desc;
-    bool missing_first;
-    const char *field;
-    size_t field_len;
-    const char *unmapped_type;
-    /* "nested": {"path", "filter"}: the value of a root is picked over
-     * the values of its children of path (that match filter) */
-    const char *nested_path;
-    const tv_json *nested_filter;
-} sort_spec;
-
 typedef struct src_filter {
     bool fetch;
     const char **inc;
@@ -136,7 +117,7 @@ typedef struct req {
     bool track_scores;
     bool has_min_score;
     float min_score;
-    sort_spec *sorts;
+    tv_sort_spec *sorts;
     size_t nsorts;
     src_filter src;
     const char **dv_fields;
@@ -176,105 +157,10 @@ static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) {
 
 static const char *dupz(tv_arena *a, const char *s, size_t n) { return tv_arena_strndup(a, s, n); }
 
-typedef TV_VEC(sort_spec) sort_vec;
-
-static tv_status parse_sort_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
-    sort_spec s = {0};
-    const char *name;
-    size_t nl;
-    const tv_json *opts = NULL;
-    if (v->type == TV_JSON_STRING) {
-        name = v->v.s;
-        nl = v->len;
-    } else if (v->type == TV_JSON_OBJECT && v->len == 1) {
-        name = v->v.members[0].key;
-        nl = v->v.members[0].key_len;
-        opts = &v->v.members[0].val;
-    } else {
-        return perr(d, v->off, "[sort] unexpected token [%s]", tv_dsl_token_name(v));
-    }
-    if (tv_streq(name, nl, "_score")) { s.kind = SK_SCORE; s.desc = true; }
-    else if (tv_streq(name, nl, "_doc")) { s.kind = SK_DOC; s.desc = false; }
-    else { s.kind = SK_FIELD; s.desc = false; s.field = dupz(d->arena, name, nl); s.field_len = nl; }
-    if (opts && opts->type == TV_JSON_STRING) {
-        if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;
-        else if (tv_streq(opts->v.s, opts->len, "desc")) s.desc = true;
-        else return tv_dsl_error(d, TROVE_EARG, opts->off, "Unknown SortOrder [%s]", opts->v.s);
-    } else if (opts && opts->type == TV_JSON_OBJECT) {
-        for (uint32_t i = 0; i < opts->len; i++) {
-            const tv_json_member *m = &opts->v.members[i];
-            const tv_json *o = &m->val;
-            if (tv_streq(m->key, m->key_len, "order") && o->type == TV_JSON_STRING) {
-                if (tv_streq(o->v.s, o->len, "asc")) s.desc = false;
-                else if (tv_streq(o->v.s, o->len, "desc")) s.desc = true;
-                else return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortOrder [%s]", o->v.s);
-            } else if (tv_streq(m->key, m->key_len, "missing")) {
-                if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_first")) s.missing_first = true;
-                else if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_last")) s.missing_first = false;
-                else return tv_dsl_error(d, TROVE_EUNSUPPORTED, o->off, "[sort] missing values other than _first/_last are not supported by trove");
-            } else if (tv_streq(m->key, m->key_len, "unmapped_type") && o->type == TV_JSON_STRING) {
-                s.unmapped_type = o->v.s;
-            } else if (tv_streq(m->key, m->key_len, "mode") && o->type == TV_JSON_STRING) {
-                /* SortMode.fromString: case-insensitive */
-                static const char *const modes[] = {"min", "max", "sum", "avg", "median"};
-                s.mode = MODE_DEFAULT;
-                for (int k = 0; k < 5; k++)
-                    if (o->len == strlen(modes[k]) && strncasecmp(o->v.s, modes[k], o->len) == 0) s.mode = (sort_mode)(k + 1);
-                if (s.mode == MODE_DEFAULT)
-                    return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortMode [%s]", o->v.s);
-            } else if (tv_streq(m->key, m->key_len, "numeric_type") || tv_streq(m->key, m->key_len, "format")) {
-            } else if (tv_streq(m->key, m->key_len, "nested") && o->type == TV_JSON_OBJECT && s.kind == SK_FIELD) {
-                for (uint32_t k = 0; k < o->len; k++) {
-                    const tv_json_member *nm = &o->v.members[k];
-                    if (tv_streq(nm->key, nm->key_len, "path") && nm->val.type == TV_JSON_STRING) {
-                        s.nested_path = nm->val.v.s;
-                    } else if (tv_streq(nm->key, nm->key_len, "filter") && nm->val.type == TV_JSON_OBJECT) {
-                        s.nested_filter = &nm->val;
-                    } else if (tv_streq(nm->key, nm->key_len, "nested") || tv_streq(nm->key, nm->key_len, "max_children")) {
-                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, nm->val.off,
-                                            "[sort] option [nested.%s] is not supported by trove", nm->key);
-                    } else {
-                        return perr(d, nm->val.off, "[nested] unknown field [%s]", nm->key);
-                    }
-                }
-                if (!s.nested_path) return perr(d, o->off, "[nested] requires 'path' field");
-            } else {
-                return perr(d, o->off, "[%s] unknown field [%s]", s.kind == SK_FIELD ? "field_sort" : "sort", m->key);
-            }
-        }
-    } else if (opts) {
-        return perr(d, opts->off, "[sort] unexpected token [%s]", tv_dsl_token_name(opts));
-    }
-    if (tv_vec_push(out, s)) return tv_error_oom(d->err);
-    return TROVE_OK;
-}
-
 static tv_status parse_sort(tv_dsl *d, const tv_json *v, req *r) {
-    sort_vec specs = {0};
-    tv_status st = TROVE_OK;
-    if (v->type == TV_JSON_ARRAY) {
-        for (uint32_t i = 0; i < v->len && !st; i++) st = parse_sort_entry(d, &v->v.items[i], &specs);
-    } else if (v->type == TV_JSON_OBJECT) {
-        for (uint32_t i = 0; i < v->len && !st; i++) {
-            tv_json one = {0};
-            one.type = TV_JSON_OBJECT;
-            one.len = 1;
-            one.off = v->v.members[i].key_off;
-            one.v.members = &v->v.members[i];
-            st = parse_sort_entry(d, &one, &specs);
-        }
-    } else {
-        st = parse_sort_entry(d, v, &specs);
-    }
-    if (!st && specs.len) {
-        r->sorts = tv_arena_alloc(d->arena, specs.len * sizeof *r->sorts);
-        if (!r->sorts) st = tv_error_oom(d->err);
-        else {
-            memcpy(r->sorts, specs.items, specs.len * sizeof *r->sorts);
-            r->nsorts = specs.len;
-        }
-    }
-    tv_vec_fini(&specs);
+    size_t n = 0;
+    tv_status st = tv_sort_parse(d, v, &r->sorts, &n);
+    r->nsorts = n;
     return st;
 }
 
@@ -692,7 +578,7 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
         r->src.fetch = true;
     }
     if (p->sort) {
-        sort_vec specs = {0};
+        TV_VEC(tv_sort_spec) specs = {0};
         const char *s = p->sort;
         while (*s) {
             const char *e = strchr(s, ',');
@@ -703,7 +589,10 @@ static tv_status apply_params(tv_dsl *d, const tv_search_params *p, req *r) {
             fake.type = TV_JSON_STRING;
             fake.v.s = dupz(d->arena, s, nl);
             fake.len = (uint32_t)nl;
-            tv_status st = parse_sort_entry(d, &fake, &specs);
+            tv_sort_spec *one = NULL;
+            size_t n1 = 0;
+            tv_status st = fake.v.s ? tv_sort_parse(d, &fake, &one, &n1) : tv_error_oom(d->err);
+            if (!st && n1 && tv_vec_push(&specs, one[0])) st = tv_error_oom(d->err);
             if (st) { tv_vec_fini(&specs); return st; }
             if (colon) {
                 size_t ol = l - nl - 1;
@@ -795,11 +684,11 @@ static int hit_cmp(const coll *c, float as, const sval *asv, uint32_t at, uint32
         if (as != b->score) return as > b->score ? -1 : 1;
     }
     for (size_t i = 0; i < r->nsorts; i++) {
-        const sort_spec *s = &r->sorts[i];
+        const tv_sort_spec *s = &r->sorts[i];
         int x = 0;
-        if (s->kind == SK_SCORE) {
+        if (s->kind == TV_SORT_SCORE) {
             x = as < b->score ? -1 : as > b->score;
-        } else if (s->kind == SK_DOC) {
+        } else if (s->kind == TV_SORT_DOC) {
             if (at != b->target) x = at < b->target ? -1 : 1;
             else if (aseg != b->seg) x = aseg < b->seg ? -1 : 1;
             else x = adoc < b->doc ? -1 : adoc > b->doc;
@@ -993,32 +882,32 @@ static int64_t java_round(double x) {
 /* MultiValueMode.pick over a doc's ascending values (sortable encoding):
  * longs sum in long (wrapping), average and the median of an even count
  * are Math.round of a double mean; floating types compute in double. */
-static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t *v, uint32_t n) {
-    sort_mode m = s->mode;
-    if (m == MODE_DEFAULT) m = s->desc ? MODE_MAX : MODE_MIN;
-    if (m == MODE_MIN || n == 1) return m == MODE_MAX ? v[n - 1] : v[0];
-    if (m == MODE_MAX) return v[n - 1];
+static int64_t pick_numeric(const tv_field *f, const tv_sort_spec *s, const int64_t *v, uint32_t n) {
+    tv_sort_mode m = s->mode;
+    if (m == TV_SORT_MODE_DEFAULT) m = s->desc ? TV_SORT_MODE_MAX : TV_SORT_MODE_MIN;
+    if (m == TV_SORT_MODE_MIN || n == 1) return m == TV_SORT_MODE_MAX ? v[n - 1] : v[0];
+    if (m == TV_SORT_MODE_MAX) return v[n - 1];
     if (tv_field_type_is_floating(f->type)) {
         double r;
-        if (m == MODE_MEDIAN) {
+        if (m == TV_SORT_MODE_MEDIAN) {
             r = n % 2 ? tv_sortable_to_double(v[n / 2])
                       : (tv_sortable_to_double(v[n / 2 - 1]) + tv_sortable_to_double(v[n / 2])) / 2;
         } else {
             double total = 0;
             for (uint32_t i = 0; i < n; i++) total += tv_sortable_to_double(v[i]);
-            r = m == MODE_SUM ? total : total / n;
+            r = m == TV_SORT_MODE_SUM ? total : total / n;
         }
         /* FloatValuesComparatorSource compares (float) of the pick */
         if (f->type != TV_FT_DOUBLE) r = (double)(float)r;
         return tv_double_to_sortable(r);
     }
-    if (m == MODE_MEDIAN) {
+    if (m == TV_SORT_MODE_MEDIAN) {
         if (n % 2) return v[n / 2];
         return java_round(((double)v[n / 2 - 1] + (double)v[n / 2]) / 2);
     }
     uint64_t total = 0; /* Java long arithmetic wraps */
     for (uint32_t i = 0; i < n; i++) total += (uint64_t)v[i];
-    if (m == MODE_SUM) return (int64_t)total;
+    if (m == TV_SORT_MODE_SUM) return (int64_t)total;
     return java_round((double)(int64_t)total / (double)n);
 }
 
@@ -1026,14 +915,14 @@ static int64_t pick_numeric(const tv_field *f, const sort_spec *s, const int64_t
  * root's children of the path that pass the filter): the values of every
  * such child, in doc order, picked as one doc's values are; median is
  * refused at parse time. Missing when no child has a value. */
-static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_dv_reader *rd, const tv_segview *sv,
+static void nested_sort_value(const tv_sort_spec *s, const tfield *t, const tv_dv_reader *rd, const tv_segview *sv,
                               uint32_t doc, sval *o) {
     const tv_field *f = t->f;
     if (!t->nkids) return;
     const uint64_t *roots = tv_segment_roots(sv->seg, NULL);
     tv_bitset rb = {(uint64_t *)roots, sv->max_doc}, kb = {(uint64_t *)t->nkids, sv->max_doc};
     size_t prev = roots ? tv_bitset_prev(&rb, doc) : SIZE_MAX;
-    sort_mode m = s->mode == MODE_DEFAULT ? (s->desc ? MODE_MAX : MODE_MIN) : s->mode;
+    tv_sort_mode m = s->mode == TV_SORT_MODE_DEFAULT ? (s->desc ? TV_SORT_MODE_MAX : TV_SORT_MODE_MIN) : s->mode;
     bool floating = tv_field_type_is_floating(f->type), any = false;
     int64_t best = 0;
     uint64_t lsum = 0, count = 0;
@@ -1046,7 +935,7 @@ static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_dv_r
                                    : tv_segment_dv_numeric(sv->seg, f->id, (uint32_t)c, vals, 64),
                                 64u);
             for (uint32_t k = 0; k < n; k++) {
-                if (!any || (m == MODE_MIN ? vals[k] < best : vals[k] > best)) best = vals[k];
+                if (!any || (m == TV_SORT_MODE_MIN ? vals[k] < best : vals[k] > best)) best = vals[k];
                 lsum += (uint64_t)vals[k];
                 if (floating) dsum += tv_sortable_to_double(vals[k]);
                 count++;
@@ -1056,8 +945,8 @@ static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_dv_r
             uint32_t ords[64];
             uint32_t n = TV_MIN(tv_segment_dv_ords(sv->seg, f->id, (uint32_t)c, ords, 64), 64u);
             if (!n) continue;
-            uint32_t pick = m == MODE_MAX ? ords[n - 1] : ords[0];
-            if (!any || (m == MODE_MAX ? pick > bord : pick < bord)) bord = pick;
+            uint32_t pick = m == TV_SORT_MODE_MAX ? ords[n - 1] : ords[0];
+            if (!any || (m == TV_SORT_MODE_MAX ? pick > bord : pick < bord)) bord = pick;
             any = true;
         }
     }
@@ -1073,22 +962,22 @@ static void nested_sort_value(const sort_spec *s, const tfield *t, const tv_dv_r
         return;
     }
     o->kind = 1;
-    if (m == MODE_MIN || m == MODE_MAX) {
+    if (m == TV_SORT_MODE_MIN || m == TV_SORT_MODE_MAX) {
         o->i = best;
     } else if (floating) {
-        double r = m == MODE_SUM ? dsum : dsum / (double)count;
+        double r = m == TV_SORT_MODE_SUM ? dsum : dsum / (double)count;
         if (f->type != TV_FT_DOUBLE) r = (double)(float)r; /* FloatValuesComparatorSource */
         o->i = tv_double_to_sortable(r);
     } else {
-        o->i = m == MODE_SUM ? (int64_t)lsum : java_round((double)(int64_t)lsum / (double)count);
+        o->i = m == TV_SORT_MODE_SUM ? (int64_t)lsum : java_round((double)(int64_t)lsum / (double)count);
     }
 }
 
 /* Sort value i of a doc into *o. */
 static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
     o->kind = 0;
-    const sort_spec *s = &c->r->sorts[i];
-    if (s->kind != SK_FIELD || !tf[i].f) return;
+    const tv_sort_spec *s = &c->r->sorts[i];
+    if (s->kind != TV_SORT_FIELD || !tf[i].f) return;
     const tv_field *f = tf[i].f;
     if (tf[i].npath) {
         nested_sort_value(s, &tf[i], c->rd && c->rd_seg == sv && f->dv_kind == TV_DV_NUMERIC ? &c->rd[i] : NULL, sv, doc,
@@ -1124,7 +1013,7 @@ static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, ui
         if (!n) return;
         const char *t;
         size_t tl;
-        bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
+        bool max = s->mode == TV_SORT_MODE_MAX || (s->mode == TV_SORT_MODE_DEFAULT && s->desc);
         if (tv_segment_dv_term(sv->seg, f->id, max ? ords[TV_MIN(n, 64u) - 1] : ords[0], &t, &tl)) {
             o->kind = 2;
             o->s = t;
@@ -1147,8 +1036,8 @@ static void sort_values(coll *c, const tfield *tf, const tv_segview *sv, uint32_
  * sorted page of 10 over 100k documents cost one doc-values read per doc
  * (Lucene's comparators test the bottom the same way). */
 static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc) {
-    const sort_spec *s = &c->r->sorts[0];
-    if (s->kind != SK_FIELD) return false;
+    const tv_sort_spec *s = &c->r->sorts[0];
+    if (s->kind != TV_SORT_FIELD) return false;
     const sval *b = &c->heap[0].sv[0];
     const tv_field *f = tf[0].f;
     int x;
@@ -1164,7 +1053,7 @@ static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uin
             x = sval_cmp(&c->scratch[0], b, s->missing_first);
             return x > 0 || (x == 0 && c->r->nsorts == 1);
         }
-        bool max = s->mode == MODE_MAX || (s->mode == MODE_DEFAULT && s->desc);
+        bool max = s->mode == TV_SORT_MODE_MAX || (s->mode == TV_SORT_MODE_DEFAULT && s->desc);
         uint32_t ord = max ? ords[TV_MIN(n, 64u) - 1] : ords[0];
         if (c->bseg != sv || c->bgen != c->gen) {
             uint32_t lo = 0, hi = tv_segment_dv_ord_count(sv->seg, f->id);
@@ -1200,13 +1089,13 @@ static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uin
 /* Is the candidate (in scratch) after the search_after values? */
 static bool after_ok(const coll *c, float score, uint32_t gdoc) {
     for (size_t i = 0; i < c->r->nsorts; i++) {
-        const sort_spec *s = &c->r->sorts[i];
+        const tv_sort_spec *s = &c->r->sorts[i];
         int x;
-        if (s->kind == SK_SCORE) {
+        if (s->kind == TV_SORT_SCORE) {
             float a = (float)c->after[i].i; /* stored as bits below */
             memcpy(&a, &c->after[i].i, sizeof a);
             x = score < a ? -1 : score > a;
-        } else if (s->kind == SK_DOC) {
+        } else if (s->kind == TV_SORT_DOC) {
             int64_t a = c->after[i].i;
             x = (int64_t)gdoc < a ? -1 : (int64_t)gdoc > a;
         } else {
@@ -1280,8 +1169,8 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
     if (!tc->tf) return TROVE_ENOMEM;
     for (size_t i = 0; i < r->nsorts; i++) {
-        const sort_spec *s = &r->sorts[i];
-        if (s->kind != SK_FIELD) continue;
+        const tv_sort_spec *s = &r->sorts[i];
+        if (s->kind != TV_SORT_FIELD) continue;
         const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
         if (!f && !s->unmapped_type)
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "No mapping found for [%s] in order to sort on", s->field);
@@ -1291,7 +1180,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
             text_fielddata_error(d->err, s->field);
             return shard_failure(d->err, t);
         }
-        if (s->mode >= MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
+        if (s->mode >= TV_SORT_MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "we only support AVG, MEDIAN and SUM on number based fields");
         tc->tf[i].f = f;
         if (s->nested_path) {
@@ -1306,7 +1195,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
                              s->nested_path);
                 return shard_failure(d->err, t);
             }
-            if (s->mode == MODE_MEDIAN)
+            if (s->mode == TV_SORT_MODE_MEDIAN)
                 return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[sort] mode [median] with [nested] is not supported by trove");
             tc->tf[i].npath = np;
             if (s->nested_filter) {
@@ -1394,7 +1283,7 @@ static bool known_count(const req *r, const target_ctx *tc, const tv_snapshot *s
  * already known (`counted`). */
 static bool can_prune(const req *r, const coll *c, bool counted) {
     if (!c->cap || c->after || r->terminate_after >= 0) return false;
-    if (r->nsorts > 1 || (r->nsorts == 1 && !(r->sorts[0].kind == SK_SCORE && r->sorts[0].desc))) return false;
+    if (r->nsorts > 1 || (r->nsorts == 1 && !(r->sorts[0].kind == TV_SORT_SCORE && r->sorts[0].desc))) return false;
     return counted || r->track_false || r->track_limit != INT64_MAX;
 }
 
@@ -1519,7 +1408,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (r->nsorts) {
                 bool full = c->cap && c->n == c->cap;
                 if (full && first_key_loses(c, tc->tf, sv, doc)) continue;
-                sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == SK_FIELD ? 1 : 0);
+                sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == TV_SORT_FIELD ? 1 : 0);
             }
             if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
             if (c->collapsing) {
@@ -1654,11 +1543,11 @@ static void sort_hits(coll *c) {
     c->n = n;
 }
 
-static void write_sort_value(tv_jw *w, const sort_spec *s, const tv_field *f, const sval *v, const hit *h,
+static void write_sort_value(tv_jw *w, const tv_sort_spec *s, const tv_field *f, const sval *v, const hit *h,
                              uint32_t gdoc) {
-    if (s->kind == SK_SCORE) { tv_jw_float(w, h->score); return; }
+    if (s->kind == TV_SORT_SCORE) { tv_jw_float(w, h->score); return; }
     /* Lucene's FieldDoc for _doc holds docBase + doc: the shard-wide id */
-    if (s->kind == SK_DOC) { tv_jw_int(w, (int64_t)gdoc); return; }
+    if (s->kind == TV_SORT_DOC) { tv_jw_int(w, (int64_t)gdoc); return; }
     if (v->kind == 0) {
         /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
@@ -1712,7 +1601,7 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
     const char *cx = NULL;
     if (r->collapse && p && (p->scroll || p->skip_aggs)) cx = "cannot use `collapse` in a scroll context";
     else if (r->collapse && r->search_after &&
-             (r->nsorts != 1 || r->sorts[0].kind != SK_FIELD || strcmp(r->sorts[0].field, r->collapse) != 0))
+             (r->nsorts != 1 || r->sorts[0].kind != TV_SORT_FIELD || strcmp(r->sorts[0].field, r->collapse) != 0))
         cx = "collapse field and sort field must be the same when use `collapse` in conjunction with `search_after`";
     else if (r->collapse && r->nrescores) cx = "cannot use `collapse` in conjunction with `rescore`";
     if (cx) {
@@ -1736,7 +1625,7 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
         if (from > 0) /* (request validation: not a shard failure) */
             return tv_error_set(err, TROVE_EARG, "[from] parameter must be set to 0 when [search_after] is used");
         /* SortBuilder.buildSort drops a lone _score descending sort */
-        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == SK_SCORE && r->sorts[0].desc);
+        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == TV_SORT_SCORE && r->sorts[0].desc);
         if (nosort) {
             tv_error_set(err, TROVE_EARG, "Sort must contain at least one field.");
             return shard_failure(err, t);
@@ -1748,7 +1637,7 @@ static tv_status shard_checks(tv_dsl *d, const req *r, const tv_search_target *t
     }
     if (r->nrescores) {
         /* DefaultSearchContext.preProcess and SearchService.parseSource */
-        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == SK_SCORE && r->sorts[0].desc);
+        bool nosort = r->nsorts == 0 || (r->nsorts == 1 && r->sorts[0].kind == TV_SORT_SCORE && r->sorts[0].desc);
         if (!nosort) {
             tv_error_set(err, TROVE_EARG, "Cannot use [sort] option in conjunction with [rescore].");
             return shard_failure(err, t);
@@ -1792,15 +1681,15 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
     if (!c->after) return TROVE_ENOMEM;
     for (size_t i = 0; i < r->nsorts; i++) {
         const tv_json *v = &sa->v.items[i];
-        const sort_spec *s = &r->sorts[i];
+        const tv_sort_spec *s = &r->sorts[i];
         sval *o = &c->after[i];
-        if (s->kind == SK_SCORE) {
+        if (s->kind == TV_SORT_SCORE) {
             float f = (float)tv_json_as_double(v);
             memcpy(&o->i, &f, sizeof f);
             o->kind = 1;
             continue;
         }
-        if (s->kind == SK_DOC) {
+        if (s->kind == TV_SORT_DOC) {
             /* the shard-wide doc id (docBase + doc), as written in "sort" */
             o->kind = 1;
             o->i = v->type == TV_JSON_INT ? v->v.i : tv_java_d2l(tv_json_as_double(v));
@@ -2054,9 +1943,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     c.collapsing = r.collapse != NULL && !count_only;
     tv_map_init(&c.gmap);
     tv_buf_init(&c.gkey);
-    bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == SK_SCORE;
+    bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == TV_SORT_SCORE;
     bool any_score_sort = r.nsorts == 0;
-    for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == SK_SCORE;
+    for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == TV_SORT_SCORE;
     c.need_scores = any_score_sort || r.track_scores || r.has_min_score || (r.aggs.n && tv_aggs_need_scores(&r.aggs));
     c.cap = count_only ? 0 : (size_t)(from + size);
     if (c.cap) {

@@ -193,6 +193,14 @@ static void test_top_hits(void **s) {
                "\"reason\":\"[highlight] in [top_hits] is not supported by trove\"");
     EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[\"nope\"]}}}}", 400,
                "\"reason\":\"No mapping found for [nope] in order to sort on\"");
+    /* the sort parses as the search's: options top_hits does not run are
+     * refused by name, unknown ones as OpenSearch refuses them */
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[{\"n\":{\"mode\":\"max\"}}]}}}}", 400,
+               "\"reason\":\"[mode] in a [top_hits] sort is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[\"_doc\"]}}}}", 400,
+               "\"reason\":\"[_doc] in a [top_hits] sort is not supported by trove\"");
+    EXPECT_HAS("POST", "/a/_search", "{\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[{\"n\":{\"bogus\":1}}]}}}}", 400,
+               "\"reason\":\"[field_sort] unknown field [bogus]\"");
 }
 
 /* sampler: the sub-aggregations see the shard's best shard_size docs by

@@ -1,0 +1,122 @@
+/*
+ * sort.c — the "sort" of a search body, of top_hits and of inner_hits:
+ * SortBuilder.fromXContent's forms (a name, {name: order}, {name: {...}},
+ * an array of those, or an object of several), _score, _doc and field
+ * sorts with order, missing (_first/_last), mode, unmapped_type, nested
+ * {path, filter}, numeric_type and format; OpenSearch's parse errors. The
+ * search runs every option it parses; top_hits and inner_hits
+ * (hit_sort.c) refuse by name the ones they do not run.
+ *
+ * Ownership: specs live in the parser's arena.
+ */
+#include <strings.h>
+
+#include "fetch/fetch.h"
+#include "query/parse.h"
+
+typedef TV_VEC(tv_sort_spec) sort_vec;
+
+static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
+    tv_sort_spec s = {0};
+    const char *name;
+    size_t nl;
+    const tv_json *opts = NULL;
+    if (v->type == TV_JSON_STRING) {
+        name = v->v.s;
+        nl = v->len;
+    } else if (v->type == TV_JSON_OBJECT && v->len == 1) {
+        name = v->v.members[0].key;
+        nl = v->v.members[0].key_len;
+        opts = &v->v.members[0].val;
+    } else {
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "[sort] unexpected token [%s]", tv_dsl_token_name(v));
+    }
+    if (tv_streq(name, nl, "_score")) { s.kind = TV_SORT_SCORE; s.desc = true; }
+    else if (tv_streq(name, nl, "_doc")) { s.kind = TV_SORT_DOC; s.desc = false; }
+    else { s.kind = TV_SORT_FIELD; s.desc = false; s.field = tv_arena_strndup(d->arena, name, nl); s.field_len = nl; }
+    if (opts && opts->type == TV_JSON_STRING) {
+        if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;
+        else if (tv_streq(opts->v.s, opts->len, "desc")) s.desc = true;
+        else return tv_dsl_error(d, TROVE_EARG, opts->off, "Unknown SortOrder [%s]", opts->v.s);
+    } else if (opts && opts->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < opts->len; i++) {
+            const tv_json_member *m = &opts->v.members[i];
+            const tv_json *o = &m->val;
+            if (tv_streq(m->key, m->key_len, "order") && o->type == TV_JSON_STRING) {
+                if (tv_streq(o->v.s, o->len, "asc")) s.desc = false;
+                else if (tv_streq(o->v.s, o->len, "desc")) s.desc = true;
+                else return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortOrder [%s]", o->v.s);
+            } else if (tv_streq(m->key, m->key_len, "missing")) {
+                if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_first")) s.missing_first = true;
+                else if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "_last")) s.missing_first = false;
+                else return tv_dsl_error(d, TROVE_EUNSUPPORTED, o->off, "[sort] missing values other than _first/_last are not supported by trove");
+            } else if (tv_streq(m->key, m->key_len, "unmapped_type") && o->type == TV_JSON_STRING) {
+                s.unmapped_type = o->v.s;
+            } else if (tv_streq(m->key, m->key_len, "mode") && o->type == TV_JSON_STRING) {
+                /* SortMode.fromString: case-insensitive */
+                static const char *const modes[] = {"min", "max", "sum", "avg", "median"};
+                s.mode = TV_SORT_MODE_DEFAULT;
+                for (int k = 0; k < 5; k++)
+                    if (o->len == strlen(modes[k]) && strncasecmp(o->v.s, modes[k], o->len) == 0) s.mode = (tv_sort_mode)(k + 1);
+                if (s.mode == TV_SORT_MODE_DEFAULT)
+                    return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortMode [%s]", o->v.s);
+            } else if (tv_streq(m->key, m->key_len, "numeric_type")) {
+                s.numeric_type = o;
+            } else if (tv_streq(m->key, m->key_len, "format")) {
+                s.format = o;
+            } else if (tv_streq(m->key, m->key_len, "nested") && o->type == TV_JSON_OBJECT && s.kind == TV_SORT_FIELD) {
+                for (uint32_t k = 0; k < o->len; k++) {
+                    const tv_json_member *nm = &o->v.members[k];
+                    if (tv_streq(nm->key, nm->key_len, "path") && nm->val.type == TV_JSON_STRING) {
+                        s.nested_path = nm->val.v.s;
+                    } else if (tv_streq(nm->key, nm->key_len, "filter") && nm->val.type == TV_JSON_OBJECT) {
+                        s.nested_filter = &nm->val;
+                    } else if (tv_streq(nm->key, nm->key_len, "nested") || tv_streq(nm->key, nm->key_len, "max_children")) {
+                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, nm->val.off,
+                                            "[sort] option [nested.%s] is not supported by trove", nm->key);
+                    } else {
+                        return tv_dsl_error(d, TROVE_EPARSE, nm->val.off, "[nested] unknown field [%s]", nm->key);
+                    }
+                }
+                if (!s.nested_path) return tv_dsl_error(d, TROVE_EPARSE, o->off, "[nested] requires 'path' field");
+            } else {
+                return tv_dsl_error(d, TROVE_EPARSE, o->off, "[%s] unknown field [%s]", s.kind == TV_SORT_FIELD ? "field_sort" : "sort", m->key);
+            }
+        }
+    } else if (opts) {
+        return tv_dsl_error(d, TROVE_EPARSE, opts->off, "[sort] unexpected token [%s]", tv_dsl_token_name(opts));
+    }
+    if (tv_vec_push(out, s)) return tv_error_oom(d->err);
+    return TROVE_OK;
+}
+
+tv_status tv_sort_parse(tv_dsl *d, const tv_json *v, tv_sort_spec **out, size_t *n) {
+    sort_vec specs = {0};
+    tv_status st = TROVE_OK;
+    *out = NULL;
+    *n = 0;
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len && !st; i++) st = parse_entry(d, &v->v.items[i], &specs);
+    } else if (v->type == TV_JSON_OBJECT) {
+        for (uint32_t i = 0; i < v->len && !st; i++) {
+            tv_json one = {0};
+            one.type = TV_JSON_OBJECT;
+            one.len = 1;
+            one.off = v->v.members[i].key_off;
+            one.v.members = &v->v.members[i];
+            st = parse_entry(d, &one, &specs);
+        }
+    } else {
+        st = parse_entry(d, v, &specs);
+    }
+    if (!st && specs.len) {
+        *out = tv_arena_alloc(d->arena, specs.len * sizeof **out);
+        if (!*out) st = tv_error_oom(d->err);
+        else {
+            memcpy(*out, specs.items, specs.len * sizeof **out);
+            *n = specs.len;
+        }
+    }
+    tv_vec_fini(&specs);
+    return st;
+}
