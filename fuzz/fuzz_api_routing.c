@@ -1,6 +1,6 @@
 /*
- * fuzz_api_routing.c — the shard routing hash (tv_api_routing_hash, a
- * UTF-8 decoder feeding murmur3 over UTF-16 code units) and tv_api_shard_id
+ * fuzz_api_routing.c — the shard routing hash (tv_routing_hash, a
+ * UTF-8 decoder feeding murmur3 over UTF-16 code units) and tv_shard_id
  * on arbitrary bytes.
  *
  * Properties: no crash or sanitizer report; for valid UTF-8 the streamed
@@ -91,7 +91,7 @@ static uint32_t ref_murmur3(const uint8_t *d, size_t n) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *s = (const char *)data;
-    int32_t h = tv_api_routing_hash(s, size);
+    int32_t h = tv_routing_hash(s, size);
     uint8_t *u16 = malloc(size * 2 + 4);
     if (!u16) return 0;
     size_t n = 0;
@@ -100,8 +100,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     static const tv_shard_route routes[] = {{1, 1024, 1}, {5, 5, 1}, {5, 640, 1}, {3, 768, 2}, {7, 7, 3}};
     size_t half = size / 2;
     for (size_t i = 0; i < sizeof routes / sizeof routes[0]; i++) {
-        if (tv_api_shard_id(&routes[i], s, size, NULL, 0) >= routes[i].num_shards) abort();
-        if (tv_api_shard_id(&routes[i], s, half, s + half, size - half) >= routes[i].num_shards) abort();
+        if (tv_shard_id(&routes[i], s, size, NULL, 0) >= routes[i].num_shards) abort();
+        if (tv_shard_id(&routes[i], s, half, s + half, size - half) >= routes[i].num_shards) abort();
     }
     return 0;
 }

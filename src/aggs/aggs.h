@@ -1,7 +1,9 @@
 /*
  * aggs.h — the aggregations layer: every aggregation, parsed, collected per
  * target, reduced and written. The search layer (search.c) drives it; the
- * sketches are hll.h and tdigest.h.
+ * sketches are hll.h and tdigest.h: hll.c is OpenSearch's HyperLogLog++
+ * (the `cardinality` aggregation), tdigest.c t-digest 3.3's MergingDigest
+ * as OpenSearch's TDigestState uses it (percentiles).
  *
  * Aggregations run as OpenSearch runs them, in three stages:
  *

@@ -1,35 +1,51 @@
 /*
  * api.h — the api layer: the OpenSearch REST API as a function.
  *
- * Owns: the node (a table of indices by name, node and cluster identity),
- * trove_request() (method + request target + body -> status + headers +
- * body), the router (OpenSearch's path trie semantics: explicit segments
- * before {param} segments, 405 with Allow for a known path and a wrong
- * method, 400 "no handler found" otherwise), URL parameter parsing and
- * validation ("contains unrecognized parameter" with did-you-mean), the
- * handlers of every endpoint, and OpenSearch's error envelope.
+ * Owns: trove_request() (method + request target + body -> status +
+ * headers + body), the router (OpenSearch's path trie semantics: explicit
+ * segments before {param} segments, 405 with Allow for a known path and a
+ * wrong method, 400 "no handler found" otherwise), URL parameter parsing
+ * and validation ("contains unrecognized parameter" with did-you-mean), the
+ * handlers of every endpoint, seed loading, and OpenSearch's error
+ * envelope. The node itself (its state, clones, index resolution, the data
+ * directory, shard routing) is the node layer's (node/node.h).
  *
  * Files:
- *   node.c      trove_node, trove_request, trove_response_fini, index
- *               name validation, index expression resolution
- *   router.c    request target parsing, the route table, dispatch,
- *               parameter validation
- *   error.c     the error envelope (root_cause, metadata in OpenSearch's
- *               order, caused_by) and tv_error -> envelope mapping
- *   h_index.c   GET /, create/get/delete index, mappings, settings, refresh
- *   h_doc.c     single-document APIs: index, create, get, source, delete,
- *               update, and _mget
- *   h_bulk.c    _bulk
- *   h_search.c  _search and _count
- *   h_explain.c _explain
- *   jsonutil.c  source filtering and the recursive merge of _update
- *   h_field_caps.c  _field_caps (field capabilities merged over indices)
- *   authz.c     trove_request_classify: access level, OpenSearch action
- *               name and target indices of a request, for authorization
- *   routing.c   shard routing emulation (OpenSearch's murmur3 shard of
- *               each document; reads and writes whose routing reaches
- *               another shard do not see it), _routing.required,
- *               require_alias errors
+ *   request.c      trove_request, opening/cloning/freeing nodes, index
+ *                  expressions resolved and their failures answered,
+ *                  single targets, auto-create on write
+ *   router.c       request target parsing, the route table, dispatch,
+ *                  parameter validation
+ *   error.c        the error envelope (root_cause, metadata in OpenSearch's
+ *                  order, caused_by, error_trace) and tv_error -> envelope
+ *   response.c     filter_path, and settings flattened and printed
+ *   body.c         request bodies as JSON, with OpenSearch's body errors
+ *   authz.c        trove_request_classify: access level, action name and
+ *                  target indices of a request, for authorization
+ *   seed.c         trove_node_load_seed: a test fixture into a node
+ *   shards.c       answers of a sharded index: routing errors, a document
+ *                  on another shard, the "shard" of an error
+ *   h_index.c      GET /, create/get/delete index, mappings, settings,
+ *                  refresh, open/close
+ *   h_doc.c        single-document APIs (index, create, get, source,
+ *                  delete, update) and _mget
+ *   h_bulk.c       _bulk
+ *   h_byquery.c    _delete_by_query and _update_by_query
+ *   h_search.c     _search and _count (and their answers with alias filters)
+ *   h_msearch.c    _msearch
+ *   h_scroll.c     scroll and point in time
+ *   h_explain.c    _explain
+ *   h_validate.c   _validate/query
+ *   h_field_caps.c _field_caps (field capabilities merged over indices)
+ *   h_analyze.c    _analyze
+ *   h_alias.c      aliases: _aliases, PUT/DELETE/GET _alias
+ *   h_template.c   index templates, composable and legacy
+ *   h_cluster.c    _cluster/health and _cluster/settings
+ *   h_nodes.c      _nodes/stats breakers and the breaker settings
+ *   h_stats.c      _stats, _flush, _forcemerge
+ *   h_cat.c        _cat: health, indices, count, aliases
+ *   h_trove.c      the management API under /_trove (clones, freeze, sync
+ *                  status; /_osmem its alias)
  *
  * Thread safety: a node-level rwlock protects the table of indices (read
  * for lookups, write for create/delete); every request retains the
@@ -56,82 +72,9 @@
 
 #include "index/index.h"
 #include "json/json.h"
+#include "node/node.h"
 #include "search/search.h"
 #include "util/util.h"
-
-/* ----------------------------------------------------------------- node */
-
-/* One alias of one index (AliasMetadata). Strings are owned (tv_malloc). */
-typedef struct tv_alias {
-    char *alias;
-    char *index;
-    char *filter;         /* compact JSON of the filter query, or NULL */
-    char *index_routing;  /* NULL when unset */
-    char *search_routing; /* NULL when unset */
-    int8_t is_write_index; /* -1 unset, 0 false, 1 true */
-    int8_t is_hidden;      /* -1 unset, 0 false, 1 true */
-} tv_alias;
-
-/* A stored index template (composable or legacy). Strings owned. */
-typedef struct tv_template {
-    char *name;
-    char *body; /* the template as GET prints it, compact JSON */
-    bool legacy;
-} tv_template;
-
-/*
- * What a node holds: its indices and the api layer's metadata (the index
- * layer has no notion of them). Shared copy-on-write between a node and its
- * lazy clones (node.c): `rc` counts the nodes using it plus the requests
- * pinned on it; nobody mutates a state whose rc says someone else can see
- * it. Guarded by the owning node's `lock`.
- */
-typedef struct tv_node_state {
-    atomic_uint rc;
-    tv_map indices;          /* name -> tv_index* (one reference held) */
-    char *node_name;
-    char *cluster_name;
-    char cluster_uuid[24];
-    tv_alias *aliases;       /* sorted by (index, alias) */
-    size_t naliases;
-    tv_map closed;           /* names of closed indices -> (void *)1 */
-    tv_template *templates;  /* sorted by name */
-    size_t ntemplates;
-    char *cluster_persistent; /* flat JSON object of settings, or NULL */
-    char *cluster_transient;
-} tv_node_state;
-
-/* A node's data directory (durable.c); NULL: in memory. */
-typedef struct tv_durable tv_durable;
-/* An index of the data directory that could not be read back at open: not
- * served; its requests fail with the reason (tv_api_err_no_index), it shows
- * red in _cat/indices, and DELETE removes its directory. */
-typedef struct tv_failed_index {
-    char *name, *uuid, *dir, *reason;
-} tv_failed_index;
-
-struct trove_node {
-    pthread_rwlock_t lock;   /* protects st (the pointer, and the state's
-                                content while this node may write it) */
-    tv_durable *durable;     /* owned; its state is never shared with clones */
-    tv_node_state *st;       /* one reference held */
-    atomic_uint inflight;    /* requests running on this node */
-    char node_id[24];
-    void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
-    /* management API (h_trove.c) */
-    _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
-    _Atomic int osmem;       /* ... or osmem's osmem_base_frozen */
-    struct tv_mgmt *mgmt;    /* clone registry and transport, or NULL (owned) */
-    void (*sync_status)(void *ud, tv_jw *w); /* GET /_trove/sync (trove serve --sync), or NULL */
-    void *sync_status_ud;
-    struct tv_node_breakers *brk; /* one reference: shared with clones (h_nodes.c) */
-};
-
-/* The process's circuit breakers, shared by a node and its clones. */
-typedef struct tv_node_breakers {
-    atomic_int rc;
-    tv_breakers b;
-} tv_node_breakers;
 
 /* HTTP methods OpenSearch knows (RestRequest.Method). */
 typedef enum tv_method {
@@ -264,35 +207,6 @@ bool tv_req_fail(tv_req *r, tv_status code, const char *fmt, ...) TV_PRINTF(3, 4
 /* Answers a tv_error from a lower layer (metadata from err->index etc.). */
 void tv_req_fail_tv(tv_req *r, const tv_error *err, tv_index *idx);
 
-/* ----------------------------------------------------------- durable.c */
-
-/* Locks dir and reads its indices into n's (fresh) state; sets n->durable. */
-tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err);
-void tv_durable_free(tv_durable *d); /* NULL is a no-op */
-/* Stops the syncer thread (before the node's state goes). */
-void tv_durable_stop(tv_durable *d);
-/* Puts a new index on disk and attaches its translog; before the index
- * enters the table (caller holds the node lock). No-op in memory. */
-tv_status tv_durable_create_index(trove_node *n, tv_index *idx, const tv_json *mappings, tv_error *err);
-/* Removes a deleted index's directory. No-op in memory. */
-tv_status tv_durable_drop_index(trove_node *n, tv_index *idx, tv_error *err);
-/* Syncs every index's translog as its durability setting says (after a
- * writing handler, before the response). No-op in memory. */
-tv_status tv_durable_sync(trove_node *n, tv_error *err);
-/* _flush of an index on a data directory: commits it (segment files, a
- * manifest, a new translog generation; durable.c). No-op in memory. */
-tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err);
-/* Whether name is a failed index (*out borrowed until the next drop). */
-bool tv_durable_failed(trove_node *n, const char *name, tv_failed_index *out);
-/* Copies of every failed index (name, uuid, reason) in the arena. */
-size_t tv_durable_failed_list(trove_node *n, tv_arena *a, tv_failed_index **out);
-/* Removes a failed index's directory; TROVE_ENOTFOUND when name is none. */
-tv_status tv_durable_drop_failed(trove_node *n, const char *name, tv_error *err);
-/* `trove check DIR`: takes the directory's lock, reads every index back
- * without changing a byte (checksums, record decoding, seq_no order,
- * replay), appends one line per index to report; *clean when nothing is
- * corrupt (a torn tail is what a crash leaves: clean). */
-tv_status tv_durable_check(const char *dir, tv_buf *report, bool *clean, tv_error *err);
 /* Converts a tv_error to an envelope error allocated in the arena. idx (may
  * be NULL) supplies index_uuid. */
 tv_api_err *tv_api_err_from(tv_req *r, const tv_error *err, tv_index *idx);
@@ -317,62 +231,26 @@ tv_api_err *tv_api_err_no_index(tv_req *r, const char *name);
 
 /* ------------------------------------------------------------ node ops */
 
+
 /* Before a request that changes the node's state (router.c, for every
  * handler tv_handler_writes names): gives the node a private copy of its
  * state when another node or a pinned request can see it. False on OOM. */
 bool tv_node_own_state(tv_req *r);
 
-/* trove_node_clone for a request running on src (the management API):
- * that request does not count as a reader in flight. */
-trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *err);
-
-/* Looks up an index by exact name; returns retained or NULL. */
-tv_index *tv_node_get_index(trove_node *n, const char *name);
-/* True when an index of that exact name exists (no reference taken). */
-bool tv_node_get_index_peek(trove_node *n, const char *name);
 /* Gets or auto-creates (writes to a missing index). Returns retained, or
  * NULL with the response already set to the error. */
 tv_index *tv_node_index_for_write(tv_req *r, const char *name);
-/* Index name validation (MetadataCreateIndexService rules). Returns NULL
- * when valid, else the description ("must be lowercase"). */
-const char *tv_index_name_invalid(const char *name, tv_arena *a);
-
 /*
  * Resolves an index expression ("a,b", "logs-*", "_all", NULL) to retained
  * indices sorted by name. Missing concrete names fail with
  * index_not_found_exception (the response is set, returns false) unless
  * ignore_unavailable. Wildcards matching nothing are fine.
  */
-typedef struct tv_index_list {
-    tv_index **items;
-    size_t len;
-    /* per item: the alias filter that applies to it (compact JSON query,
-     * arena) when it was reached only through filtered aliases, else NULL.
-     * NULL array when no item has one. */
-    const char **filters;
-} tv_index_list;
 /* Search semantics (IndicesOptions.strictExpandOpenAndForbidClosed with
  * the URL's ignore_unavailable / allow_no_indices / expand_wildcards):
  * an explicitly named closed index fails with index_closed_exception. */
 bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
                      tv_index_list *out);
-void tv_index_list_release(tv_index_list *l);
-
-/* expand_wildcards states */
-#define TV_EXPAND_OPEN 1u
-#define TV_EXPAND_CLOSED 2u
-#define TV_EXPAND_HIDDEN 4u
-
-/* IndicesOptions as IndexNameExpressionResolver applies them. */
-typedef struct tv_resolve_opts {
-    bool ignore_unavailable;
-    bool allow_no_indices;
-    unsigned expand;       /* TV_EXPAND_* for wildcards and _all */
-    bool forbid_closed;    /* a named closed index: index_closed_exception
-                              (skipped when ignore_unavailable) */
-    bool ignore_aliases;   /* aliases are errors (delete index) */
-} tv_resolve_opts;
-
 /* Reads ignore_unavailable, allow_no_indices and expand_wildcards from the
  * URL over the defaults already in o. False with the response set on a bad
  * value. */
@@ -383,16 +261,6 @@ bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o);
  * the pattern and the name start with '.'), closed indices. Sorted by
  * name; retained. */
 bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, tv_index_list *out);
-/* Closed state and hidden setting of an index (caller holds node->lock for
- * tv_node_is_closed_locked). */
-bool tv_node_is_closed_locked(trove_node *n, const char *name);
-bool tv_node_is_closed(trove_node *n, const char *name);
-bool tv_index_is_hidden(tv_index *idx);
-/* True when name is an alias (any index). */
-bool tv_node_is_alias(trove_node *n, const char *name);
-/* Drops the api-layer metadata of an index that goes away (aliases, closed
- * mark). Caller holds node->lock for writing. */
-void tv_node_forget_index_locked(trove_node *n, const char *name);
 /* index_closed_exception for an index (400, reason "closed"). */
 void tv_req_fail_closed(tv_req *r, tv_index *idx);
 /* Resolves a single-index request target (doc APIs): an alias becomes its
@@ -413,8 +281,6 @@ tv_index *tv_node_index_for_write_err(tv_req *r, const char *name, tv_api_err **
  * routing. False with *err NULL: out of memory (r->oom). */
 bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, const char *routing,
                            const char **out, tv_api_err **err);
-/* Alias metadata: frees one entry's strings. */
-void tv_alias_fini(tv_alias *a);
 /* Creates an index as PUT /{index} does, with templates applied and
  * aliases from the body (NULL: none) added. Caller holds node->lock for
  * writing and checked that name is free and valid. Returns the new index
@@ -425,13 +291,6 @@ tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json
 
 /* Shard header {"total":replicas+1,"successful":1,"failed":0}. */
 void tv_write_shards(tv_jw *w, int64_t total, int64_t successful);
-int64_t tv_index_shard_total(tv_index *idx);
-
-/* Random 20-char URL-safe base64 id (time-based, like OpenSearch's). */
-void tv_api_new_id(char out[24]);
-/* Random 22-char URL-safe base64 uuid. */
-void tv_api_new_uuid(char out[24]);
-
 /* ------------------------------------------------------------- handlers */
 
 typedef void (*tv_handler)(tv_req *r);
@@ -508,28 +367,8 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
  * r->oom) on failure. */
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e);
 
-/* ------------------------------------------------ shard routing (routing.c) */
+/* ------------------------------------------- sharded answers (shards.c) */
 
-/* How an index spreads documents over its (emulated) shards. */
-typedef struct tv_shard_route {
-    uint32_t num_shards;
-    uint32_t routing_num_shards;
-    uint32_t partition_size; /* index.routing_partition_size, 1: none */
-} tv_shard_route;
-/* Murmur3HashFunction.hash: murmur3_x86_32, seed 0, over the UTF-16LE
- * code units of the UTF-8 string. */
-int32_t tv_api_routing_hash(const char *s, size_t len);
-/* The routing_num_shards OpenSearch picks when none is set. */
-uint32_t tv_api_default_routing_shards(uint32_t num_shards);
-/* Reads the index's routing settings. */
-void tv_api_shard_route(tv_index *idx, tv_shard_route *rt);
-/* OperationRouting.generateShardId (routing NULL: the _id routes). */
-uint32_t tv_api_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
-                         size_t routing_len);
-/* True when a request with req_routing (NULL: none) reaches the shard the
- * document (stored routing doc_routing, NULL: none) lives on. */
-bool tv_api_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,
-                       const char *doc_routing, size_t doc_len);
 /* True when a document with this _id exists but on another shard than the
  * routing (NULL: the _id) reaches: the write must answer not found. Sets
  * r->oom on failure. */
@@ -542,10 +381,6 @@ void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t 
  * and routing reach (errors are built with shard 0). */
 void tv_api_err_fix_shard(tv_req *r, tv_api_err *e, tv_index *idx, const char *id, const char *routing,
                           size_t routing_len);
-/* The mapping's _routing.required. */
-bool tv_api_routing_required(tv_index *idx);
-/* Releases the calling thread's remembered mapping (trove_node_free). */
-void tv_api_routing_cache_drop(void);
 /* routing_missing_exception "routing is required for [index]/[id]". */
 tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id);
 /* index_not_found_exception of a require_alias write to a non-alias. */
@@ -629,13 +464,7 @@ typedef enum tv_body_ctx {
 const tv_json *tv_req_parse_body(tv_req *r, tv_body_ctx ctx);
 /* A body that must be a JSON object (else the response is set). */
 
-/* Splits a comma list into trimmed, non-empty arena strings. */
-size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
-/* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */
-char *tv_json_compact(const tv_json *v);
 
-/* Simple '*' wildcard match (Regex.simpleMatch). */
-bool tv_simple_match(const char *pat, const char *s, size_t slen);
 
 /* ------------------------------------------------- search APIs (apiB) */
 /* URI search, _msearch, _delete_by_query / _update_by_query, scroll and

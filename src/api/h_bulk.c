@@ -407,7 +407,7 @@ void tv_h_bulk(tv_req *r) {
         char autoid[24];
         const char *id = op->id;
         if (!id && (op->kind == OP_INDEX || op->kind == OP_CREATE)) {
-            tv_api_new_id(autoid);
+            tv_node_new_id(autoid);
             id = autoid;
         }
         tv_jw_obj_begin(&iw);
@@ -480,7 +480,7 @@ void tv_h_bulk(tv_req *r) {
                     err = x;
                 }
             } else if ((op->kind == OP_INDEX || op->kind == OP_CREATE) && !o.routing &&
-                       tv_api_routing_required(idx)) {
+                       tv_routing_required(idx)) {
                 err = tv_api_err_routing_missing(r, tv_index_name(idx), id);
             } else if (op->kind == OP_INDEX || op->kind == OP_CREATE) {
                 o.op_type = op->kind == OP_CREATE ? TV_OP_CREATE : TV_OP_INDEX;
@@ -494,7 +494,7 @@ void tv_h_bulk(tv_req *r) {
                     tv_api_write_result(&iw, tv_index_name(idx), id, strlen(id), &res, tv_index_shard_total(idx));
                     status = tv_api_write_status(&res);
                 }
-            } else if (op->kind == OP_DELETE && !o.routing && tv_api_routing_required(idx)) {
+            } else if (op->kind == OP_DELETE && !o.routing && tv_routing_required(idx)) {
                 err = tv_api_err_routing_missing(r, tv_index_name(idx), id);
             } else if (op->kind == OP_DELETE && tv_api_doc_elsewhere(r, idx, id, strlen(id), o.routing, o.routing_len)) {
                 /* on another shard than this routing reaches: not found there */

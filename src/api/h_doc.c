@@ -234,7 +234,7 @@ static void do_index(tv_req *r, tv_op_type op) {
     char autoid[24];
     const char *id = r->p_id;
     if (!id) {
-        tv_api_new_id(autoid);
+        tv_node_new_id(autoid);
         id = autoid;
         if (!ot) o.op_type = TV_OP_CREATE;
     }
@@ -246,7 +246,7 @@ static void do_index(tv_req *r, tv_op_type op) {
     if (req_alias && !require_alias_ok(r)) return;
     tv_index *idx = tv_node_index_for_write(r, r->p_index);
     if (!idx) return;
-    if (!o.routing && tv_api_routing_required(idx)) {
+    if (!o.routing && tv_routing_required(idx)) {
         tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
         if (e) tv_req_error(r, e);
         tv_index_release(idx);
@@ -287,7 +287,7 @@ void tv_h_doc_delete(tv_req *r) {
         if (e) tv_req_error(r, e);
         return;
     }
-    if (!o.routing && tv_api_routing_required(idx)) {
+    if (!o.routing && tv_routing_required(idx)) {
         tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), r->p_id);
         if (e) tv_req_error(r, e);
         tv_index_release(idx);
@@ -512,7 +512,7 @@ static bool routing_given(tv_req *r) {
 static bool shard_matches(tv_req *r, tv_index *idx, const char *id, const tv_doc_meta *meta) {
     const char *rv = tv_req_param(r, "routing");
     if (rv && !*rv) rv = NULL;
-    return tv_api_same_shard(idx, id, strlen(id), rv, rv ? strlen(rv) : 0, meta->routing,
+    return tv_same_shard(idx, id, strlen(id), rv, rv ? strlen(rv) : 0, meta->routing,
                              meta->routing ? meta->routing_len : 0);
 }
 
@@ -545,7 +545,7 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
         r->oom = true;
         return false;
     }
-    if (!routing_given(r) && tv_api_routing_required(idx)) {
+    if (!routing_given(r) && tv_routing_required(idx)) {
         tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), r->p_id);
         if (e) tv_req_error(r, e);
         tv_index_release(idx);
@@ -669,7 +669,7 @@ void tv_h_source_get(tv_req *r) {
 int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *u, tv_jw *w, tv_api_err **e) {
     *e = NULL;
     tv_error err = TV_ERROR_INIT;
-    if (!u->opts.routing && tv_api_routing_required(idx)) {
+    if (!u->opts.routing && tv_routing_required(idx)) {
         *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
         return 0;
     }
@@ -683,7 +683,7 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
             r->oom = true;
             return 0;
         }
-        if (found && !tv_api_same_shard(idx, id, strlen(id), u->opts.routing, u->opts.routing_len, meta.routing,
+        if (found && !tv_same_shard(idx, id, strlen(id), u->opts.routing, u->opts.routing_len, meta.routing,
                                         meta.routing ? meta.routing_len : 0)) {
             /* the document lives on another shard than this routing reaches:
              * OpenSearch does not see it. An upsert there would create a
@@ -1283,7 +1283,7 @@ void tv_h_mget(tv_req *r) {
             continue;
         }
         if (refresh && tv_index_refresh(idx) == TROVE_ENOMEM) r->oom = true;
-        if ((!it->routing || !*it->routing) && tv_api_routing_required(idx)) {
+        if ((!it->routing || !*it->routing) && tv_routing_required(idx)) {
             tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), it->id);
             if (e) tv_api_err_write_failure(w, e);
             tv_jw_obj_end(w);
@@ -1298,7 +1298,7 @@ void tv_h_mget(tv_req *r) {
         if (tv_index_get(idx, it->id, strlen(it->id), realtime, &r->arena, &found, &meta, &src, &srclen) !=
             TROVE_OK)
             r->oom = true;
-        if (found && !tv_api_same_shard(idx, it->id, strlen(it->id), it->routing && *it->routing ? it->routing : NULL,
+        if (found && !tv_same_shard(idx, it->id, strlen(it->id), it->routing && *it->routing ? it->routing : NULL,
                                         it->routing ? strlen(it->routing) : 0, meta.routing,
                                         meta.routing ? meta.routing_len : 0))
             found = false; /* on another shard than the item's routing reaches */

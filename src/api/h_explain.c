@@ -103,7 +103,7 @@ void tv_h_explain(tv_req *r) {
     }
     const char *routing = tv_req_param(r, "routing");
     if (routing && !*routing) routing = NULL;
-    if (!routing && tv_api_routing_required(idx)) {
+    if (!routing && tv_routing_required(idx)) {
         tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), r->p_id);
         if (e) tv_req_error(r, e);
         tv_index_release(idx);
@@ -121,7 +121,7 @@ void tv_h_explain(tv_req *r) {
     t.snap = snap;
     st = tv_search_explain(&t, body, &p, r->p_id, strlen(r->p_id), &r->arena, &res, &err);
     if (!st && res.exists &&
-        !tv_api_same_shard(idx, r->p_id, strlen(r->p_id), routing, routing ? strlen(routing) : 0, res.meta.routing,
+        !tv_same_shard(idx, r->p_id, strlen(r->p_id), routing, routing ? strlen(routing) : 0, res.meta.routing,
                            res.meta.routing ? res.meta.routing_len : 0))
         res.exists = false; /* the routing reaches another shard */
     if (st) {

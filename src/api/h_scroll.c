@@ -144,7 +144,7 @@ static registry *reg_locked(trove_node *n) {
     if (!g) {
         g = tv_calloc(1, sizeof *g);
         if (!g) return NULL;
-        tv_api_new_uuid(g->session);
+        tv_node_new_uuid(g->session);
         g->next_num = 1;
         n->search_ctxs = g;
     }

@@ -132,8 +132,8 @@ static uint32_t hit_shard(const void *ctx, size_t target, const char *id, size_t
     tv_index *const *idx = ctx;
     if (!idx || !idx[target]) return 0;
     tv_shard_route rt;
-    tv_api_shard_route(idx[target], &rt);
-    return tv_api_shard_id(&rt, id, id_len, routing, routing_len);
+    tv_shard_route_of(idx[target], &rt);
+    return tv_shard_id(&rt, id, id_len, routing, routing_len);
 }
 
 bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,

@@ -323,7 +323,7 @@ void tv_h_trove_clone_create(tv_req *r) {
     }
     clone_ent e = {0};
     e.https = m->https;
-    tv_api_new_id(e.id);
+    tv_node_new_id(e.id);
     clock_gettime(CLOCK_REALTIME, &e.created);
     e.port = m->open(m->ud, c, &e.token);
     if (e.port <= 0) {

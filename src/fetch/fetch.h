@@ -7,7 +7,9 @@
  * members, docvalue_fields (docvalue.c) and "fields" (fields.c),
  * highlighting (highlight.c, highlight.h), the inner hits of nested
  * queries and the nested identity of a nested hit (inner_hits.c), and the
- * sort that top_hits and inner_hits share (hit_sort.c).
+ * sort that top_hits and inner_hits share (hit_sort.c). The "sort" option
+ * itself (of a search body, top_hits and inner_hits: its forms, options and
+ * OpenSearch's parse errors) is parsed in sort.c.
  *
  * Reads indices through index.h snapshots and queries through
  * query/query.h (inner hits and highlighting run the query again); knows

@@ -7,12 +7,26 @@
  *                                  dynamic rules, print as GET _mapping),
  *                                  index settings, and document parsing
  *                                  (source JSON + mapping -> tv_parsed_doc)
+ *   fields.c                       per-field helpers shared with search:
+ *                                  type names, the sortable encoding of
+ *                                  doubles, norm bytes, IP addresses and
+ *                                  geo point quantization
+ *   date.c, tz.c, rounding.c       dates (OpenSearch's formats, Java-style
+ *                                  patterns, date math), time zones
+ *                                  (java.time ids, the system's TZif files)
+ *                                  and Rounding (calendar units and fixed
+ *                                  intervals in a time zone)
  *   segment*.c, codec*.c           immutable segments: the builder that
  *                                  turns parsed documents into segment bytes,
- *                                  the reader API below, merging
+ *                                  the reader API below, merging, the
+ *                                  invariant check (segment_check.c) and
+ *                                  bit-packing (codec.c)
  *   engine.c                       tv_index: the write buffer, refresh,
  *                                  versions and sequence numbers, deletes,
  *                                  snapshots, merge policy, clones
+ *   translog_ops.c                 what the engine's translog records say
+ *                                  (index, delete, mapping, settings) and
+ *                                  their replay
  *
  * Upward contract: the search layer reads only through this header
  * (snapshots, segment reader calls, field metadata); the api layer writes

@@ -48,6 +48,16 @@
  * Writer: tv_jw.first[d] has bit 0 set while level d is empty and bit 1
  * set when level d is an object. Characters outside the BMP are written as
  * escaped surrogate pairs (`\uD83D\uDE00`), as Jackson 2.x does.
+ *
+ * Files:
+ *   json_read.c    the reader: one value (tv_json_parse) or NDJSON line by
+ *                  line (tv_json_parse_line), Jackson's error messages
+ *   json_write.c   the writer (tv_jw), including Java's Double.toString and
+ *                  Float.toString for every number printed
+ *   xcontent.c     what OpenSearch does to JSON objects through Java maps:
+ *                  HashMap key order, _source includes/excludes filtering
+ *                  (XContentMapValues.filter) and the partial-update merge
+ *                  of _update (XContentHelper.update)
  */
 #ifndef TROVE_JSON_H
 #define TROVE_JSON_H
@@ -195,6 +205,9 @@ void tv_jw_value(tv_jw *w, const tv_json *v);
  * out must hold at least 32 bytes. */
 size_t tv_fmt_double(double v, char *out);
 size_t tv_fmt_float(float v, char *out);
+
+/* v as compact JSON text (tv_malloc'd, NUL-terminated), NULL on OOM. */
+char *tv_json_compact(const tv_json *v);
 
 /* ---- xcontent.c: OpenSearch's map operations on JSON ---- */
 

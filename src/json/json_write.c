@@ -873,3 +873,14 @@ void tv_jw_raw(tv_jw *w, const char *json, size_t len) {
     }
     tv_arena_fini(&a);
 }
+
+char *tv_json_compact(const tv_json *v) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_value(&w, v);
+    char *s = b.oom ? NULL : tv_strndup(b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    return s;
+}

@@ -30,11 +30,6 @@
 
 #include "json/json.h"
 
-/* Regex.simpleMatch with '*' wildcards; pat NUL-terminated. */
-static bool simple_match(const char *pat, const char *s, size_t slen) {
-    return tv_glob_match(pat, strlen(pat), s, slen);
-}
-
 /* Can some extension of s match pat? */
 static bool glob_alive(const char *pat, const char *s, size_t slen) {
     size_t i = 0;
@@ -113,9 +108,9 @@ typedef struct pats {
 /* accept: the path matches a pattern or lies below a matching path */
 static bool pats_accept(const pats *ps, const char *s, size_t n) {
     for (size_t i = 0; i < ps->n; i++) {
-        if (simple_match(ps->p[i], s, n)) return true;
+        if (tv_simple_match(ps->p[i], s, n)) return true;
         for (size_t k = 0; k < n; k++)
-            if (s[k] == '.' && simple_match(ps->p[i], s, k)) return true;
+            if (s[k] == '.' && tv_simple_match(ps->p[i], s, k)) return true;
     }
     return false;
 }
@@ -125,7 +120,7 @@ static bool pats_alive(const pats *ps, const char *s, size_t n) {
     for (size_t i = 0; i < ps->n; i++) {
         if (glob_alive(ps->p[i], s, n)) return true;
         for (size_t k = 0; k < n; k++)
-            if (s[k] == '.' && simple_match(ps->p[i], s, k)) return true;
+            if (s[k] == '.' && tv_simple_match(ps->p[i], s, k)) return true;
     }
     return false;
 }

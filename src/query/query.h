@@ -21,6 +21,37 @@
  *
  *   3. BM25 (bm25.c): Lucene 10's BM25Similarity in its exact float order.
  *
+ * Files:
+ *   dsl.c                   the DSL parser: JSON query objects -> tv_query,
+ *                           the k_query_parsers table, and bool
+ *   dsl_leaf.c              the parsers other than bool: full-text (match,
+ *                           match_phrase(_prefix), multi_match), term-level
+ *                           (term, terms, prefix, range, exists, ids),
+ *                           compound (constant_score, dis_max, boosting),
+ *                           and the per-field-type conversion of values
+ *   dsl_nested.c            the nested query (ToParentBlockJoinQuery)
+ *   dsl_function_score.c    the function_score query (weight,
+ *                           field_value_factor, decays, random_score)
+ *   query_string.c          the query_string query, URI search (?q=), the
+ *                           per-field machinery shared with
+ *                           simple_query_string (query_string.h), and a
+ *                           debug printer of the AST
+ *   simple_query_string.c   the simple_query_string query (Lucene's
+ *                           SimpleQueryParser)
+ *   regexp.c                the wildcard, regexp and fuzzy queries
+ *   automaton.c             regexp, wildcard, prefix and Levenshtein
+ *                           automata, determinized for term matching
+ *   rewrite.c               Lucene's query rewriting (IndexSearcher.rewrite)
+ *                           over the AST, between parsing and statistics
+ *   exec.c                  statistics (tv_query_prepare) and per-segment
+ *                           planning into doc iterators (tv_plan), with
+ *                           Lucene's scoring combinations and top-k pruning
+ *   bm25.c                  BM25Similarity, bit for bit
+ *   explain.c               Lucene's score explanation of one document
+ *                           (a hit's _explanation, the _explain API)
+ *   to_string.c             the AST as Lucene's Query.toString() prints it
+ *                           (the explanation of _validate/query)
+ *
  * ------------------------------------------------------------------------
  * HOW TO ADD A QUERY KIND (for query_string.c, automaton.c, ...)
  *

@@ -1,16 +1,27 @@
 /*
- * search.h — the search layer: the query DSL, scoring and collection.
+ * search.h — the search layer: a search request from its body to its
+ * response, over the layers below it.
  *
- * Owns: parsing the query DSL (and query_string / simple_query_string) into
- * an AST allocated in the request arena; planning the AST per segment into
- * iterators (next/advance/cost/score/max_score); BM25 exactly as Lucene's
- * BM25Similarity; top-k (block-max WAND / MaxScore), counting, field sort,
- * search_after, source filtering; and writing OpenSearch's _search and
- * _count response bodies.
+ * Owns: the _search and _count body (SearchSourceBuilder's keys and
+ * errors), collection per target (top-k by score with block-max pruning,
+ * counting, field sort, search_after, collapse, rescore, timeouts), and the
+ * orchestration of query (query/) -> collect -> aggregations (aggs/) ->
+ * fetch (fetch/) -> OpenSearch's _search and _count response bodies; the
+ * suggest section; the _validate/query and _explain APIs.
  *
  * Reads indices only through index.h snapshots. Knows nothing about HTTP:
  * the api layer resolves index names to snapshots, validates URL
  * parameters, and hands them here.
+ *
+ * Files:
+ *   search.c     _search and _count: the request body, collection (top-k
+ *                heap, counting, pruning), the page's fetch and the response
+ *   explain.c    the _explain API: the document by _id, then the explanation
+ *                of its score (built by query/explain.c)
+ *   suggest.c    the "suggest" section of _search, with the term suggester
+ *   validate.c   _validate/query: parse (and rewrite) a query against each
+ *                target without running it, and print the Lucene query
+ *                OpenSearch would have built (query/to_string.c)
  */
 #ifndef TROVE_SEARCH_H
 #define TROVE_SEARCH_H

@@ -6,8 +6,9 @@
  * connection HTTP/1.1 protocol engine (http_conn.c: keep-alive, pipelining,
  * chunked and compressed request bodies, Expect: 100-continue, limits,
  * Content-Type checks, compressed responses) and the request parser
- * (http_parse.h). Nothing here knows about indices or JSON beyond the error
- * envelope the transport itself answers.
+ * (http_parse.c, http_parse.h: request heads, chunked bodies, media types,
+ * Accept-Encoding). Nothing here knows about indices or JSON beyond the
+ * error envelope the transport itself answers.
  *
  * The engine is socket-free: a connection is fed bytes and writes its
  * answers through a callback, so the fuzz target drives exactly the code the

@@ -19,6 +19,13 @@
  *
  * Ownership: every tv_translog is owned by its opener and closed with
  * tv_translog_close; paths are borrowed for the duration of a call.
+ *
+ * Files:
+ *   fs.c          the data directory's lock, the file operations (atomic
+ *                 writes, directories) and the fault hook every write,
+ *                 fsync and rename passes through
+ *   translog.c    the append-only translog: appends through a mapped window
+ *                 of a preallocated file, group-commit syncs, recovery
  */
 #ifndef TROVE_STORE_H
 #define TROVE_STORE_H

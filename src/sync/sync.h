@@ -2,8 +2,9 @@
  * sync.h — the sync layer: PostgreSQL change data capture into trove
  * (`trove sync`). It sits beside the server, above api: it writes through
  * trove_request in process, or through _bulk over HTTP to any
- * OpenSearch-compatible URL. Only feed.c talks to PostgreSQL (libpq); the
- * other rooms are pure and tested without a database.
+ * OpenSearch-compatible URL. feed.c, table.c, verify.c and status.c talk to
+ * PostgreSQL (libpq); the other rooms are pure and tested without a
+ * database.
  *
  * Rooms:
  *   pgoutput.c  the replication stream's bytes: CopyData frames (XLogData,
@@ -19,6 +20,12 @@
  *   feed.c      one feed: slot and publication, the snapshot, the stream,
  *               batches and checkpoints (libpq).
  *   sink.c      where a feed's batches go: a node in process or a URL.
+ *   config.c    a feed's configuration file (--config): one JSON object
+ *               (pg, tables, options); unknown keys and wrong types fail.
+ *   verify.c    `trove sync verify`: each index compared with its table,
+ *               PostgreSQL doing the comparison (libpq).
+ *   status.c    `trove sync status`: the slot, the checkpoint, the lag in
+ *               bytes and the dead letters (libpq).
  */
 #ifndef TROVE_SYNC_H
 #define TROVE_SYNC_H

@@ -1,9 +1,10 @@
 /*
- * text.h — the text layer: UTF-8, Unicode tables, tokenizers, token filters
+ * text.h — the text layer: Unicode tables, tokenizers, token filters
  * and analyzers, behaving as Lucene's (as shipped in OpenSearch 3.x).
  *
- * Owns: UTF-8 decoding/encoding, Unicode property tables generated at build
- * time from the Unicode Character Database (Debian's unicode-data), the
+ * Owns: Java-style case mapping (the UTF-8 codec is util's), Unicode
+ * property tables generated at build time from the Unicode Character
+ * Database (Debian's unicode-data), the
  * `standard` tokenizer (UAX #29 word boundaries, as Lucene's
  * StandardTokenizer, max token length 255), `whitespace`, `keyword`,
  * `letter` and `lowercase` tokenizers, token filters (`lowercase`,
@@ -17,6 +18,25 @@
  * increments minus one, so a removed stop word leaves a gap), byte offsets
  * into the input, and UTF-16 offsets (Lucene's start_offset/end_offset,
  * which _analyze and highlighting report).
+ *
+ * Files:
+ *   utf8.c                Java-style case mapping over UTF-8 and
+ *                         the ASCII-folding lookup (the codec is util's)
+ *   wordbreak.c           UAX #29 word boundaries, as the annex states
+ *                         them (the standard tokenizer does not call it)
+ *   standard_tokenizer.c  the `standard` tokenizer (Lucene's
+ *                         StandardTokenizer), plus the shared token-array
+ *                         and UTF-16 offset helpers
+ *   tokenizers.c          the `whitespace`, `letter`, `lowercase` and
+ *                         `keyword` tokenizers, and the dispatch over
+ *                         tokenizer kinds
+ *   filters.c             the token filters, each as its Lucene counterpart
+ *   analyzer.c            running an analyzer (tv_analyze), the built-in
+ *                         analyzers, analyzers composed for _analyze, and
+ *                         the per-index registry built from the "analysis"
+ *                         settings
+ *   settings_json.c       a small JSON reader that flattens the "analysis"
+ *                         settings into dotted keys (text cannot use json)
  */
 #ifndef TROVE_TEXT_H
 #define TROVE_TEXT_H

@@ -166,3 +166,39 @@ uint32_t tv_murmur3_x86_32(const void *data, size_t len, uint32_t seed) {
     h ^= h >> 16;
     return h;
 }
+
+bool tv_simple_match(const char *pat, const char *s, size_t slen) {
+    return tv_glob_match(pat, strlen(pat), s, slen);
+}
+
+size_t tv_split_commas(tv_arena *a, const char *s, const char ***out) {
+    size_t n = 1;
+    for (const char *p = s; *p; p++)
+        if (*p == ',') n++;
+    const char **v = tv_arena_calloc(a, n, sizeof *v);
+    *out = v;
+    if (!v) return 0;
+    size_t k = 0;
+    const char *p = s;
+    for (;;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        /* trim spaces as Strings.splitStringByCommaToArray + trim do */
+        while (len && *p == ' ') {
+            p++;
+            len--;
+        }
+        while (len && p[len - 1] == ' ') len--;
+        if (len) {
+            char *c = tv_arena_strndup(a, p, len);
+            if (!c) {
+                *out = NULL;
+                return 0;
+            }
+            v[k++] = c;
+        }
+        if (!e) break;
+        p = e + 1;
+    }
+    return k;
+}

@@ -13,6 +13,25 @@
  * Ownership conventions: _init/_fini for caller-storage objects, _new/_free
  * for heap objects, _free(NULL) is a no-op. Functions that allocate return
  * TROVE_ENOMEM (or NULL) on failure and never abort.
+ *
+ * Files:
+ *   alloc.c     allocator hooks (tv_malloc/tv_realloc) and the failing
+ *               allocator for tests (tv_alloc_fail_after)
+ *   arena.c     arenas: bump allocation for memory that is freed all at once
+ *   breaker.c   memory circuit breakers (request, fielddata,
+ *               in_flight_requests, accounting, parent), as OpenSearch's
+ *   buf.c       growable byte buffers with a sticky out-of-memory flag
+ *   java.c      Java behaviour OpenSearch's answers depend on: TimeValue
+ *               parsing, Double.parseDouble syntax, (long) of a double,
+ *               ByteSizeValue printing, String.hashCode and HashMap order,
+ *               DecimalFormat patterns
+ *   map.c       the string-keyed hash map (open addressing, linear probing)
+ *   misc.c      bitsets, LEB128 varints, clocks, byte comparison, simple
+ *               wildcard matching and strict integer parsing
+ *   status.c    the trove_status tables (message, OpenSearch error type, HTTP
+ *               status, name) and the tv_error helpers
+ *   utf8.c      UTF-8 decoding and encoding, well-formedness and
+ *               UTF-16 lengths: the one codec every layer uses
  */
 #ifndef TROVE_UTIL_H
 #define TROVE_UTIL_H
@@ -378,6 +397,11 @@ void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap);
  * every other byte matches itself (OpenSearch's Regex.simpleMatch). Linear
  * backtracking over the last star only. */
 bool tv_glob_match(const char *pat, size_t plen, const char *s, size_t slen);
+/* tv_glob_match with a NUL-terminated pattern (Regex.simpleMatch). */
+bool tv_simple_match(const char *pat, const char *s, size_t slen);
+/* Splits a comma list into space-trimmed, non-empty arena strings
+ * (Strings.splitStringByCommaToArray); *out NULL and 0 out of memory. */
+size_t tv_split_commas(tv_arena *a, const char *s, const char ***out);
 
 /* Parses a decimal int64 from the whole of [s, s+n). Returns false if not a
  * valid integer or out of range. */

@@ -1,7 +1,7 @@
 #!/bin/bash
 # layers.sh — the layer rule of docs/architecture.md as a test: a folder under
 # src/ may include only its own headers and those of the layers below it
-# (cli -> server/sync -> api -> search -> aggs -> fetch -> query -> index ->
+# (cli -> server/sync -> api -> node -> search -> aggs -> fetch -> query -> index ->
 # store/text/json -> util).
 # Prints every offending #include and exits 1 if there is one.
 set -u
@@ -16,10 +16,11 @@ declare -A allowed=(
   [fetch]="fetch query index store text json util"
   [aggs]="aggs fetch query index store text json util"
   [search]="search aggs fetch query index store text json util"
-  [api]="api search aggs fetch query index store text json util"
-  [server]="server api search aggs fetch query index store text json util"
-  [sync]="sync api search aggs fetch query index store text json util"
-  [cli]="cli server sync api search aggs fetch query index store text json util"
+  [node]="node search aggs fetch query index store text json util"
+  [api]="api node search aggs fetch query index store text json util"
+  [server]="server api node search aggs fetch query index store text json util"
+  [sync]="sync api node search aggs fetch query index store text json util"
+  [cli]="cli server sync api node search aggs fetch query index store text json util"
 )
 bad=0 checked=0
 for dir in "$top"/src/*/; do

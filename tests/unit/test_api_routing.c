@@ -84,7 +84,7 @@ static int teardown(void **s) {
     return 0;
 }
 
-static uint32_t H(const char *s) { return (uint32_t)tv_api_routing_hash(s, strlen(s)); }
+static uint32_t H(const char *s) { return (uint32_t)tv_routing_hash(s, strlen(s)); }
 
 /* Murmur3HashFunction.hash(String): murmur3_x86_32 of the UTF-16LE code
  * units, seed 0 — OpenSearch's known values. */
@@ -110,35 +110,35 @@ static void test_murmur3_known_values(void **s) {
 static void test_shard_ids(void **s) {
     (void)s;
     /* MetadataCreateIndexService's default: numShards * 2^max(1, 10 - ceil(log2 n)) */
-    assert_int_equal(tv_api_default_routing_shards(1), 1024);
-    assert_int_equal(tv_api_default_routing_shards(2), 1024);
-    assert_int_equal(tv_api_default_routing_shards(3), 768);
-    assert_int_equal(tv_api_default_routing_shards(5), 640);
-    assert_int_equal(tv_api_default_routing_shards(1024), 2048);
+    assert_int_equal(tv_routing_default_shards(1), 1024);
+    assert_int_equal(tv_routing_default_shards(2), 1024);
+    assert_int_equal(tv_routing_default_shards(3), 768);
+    assert_int_equal(tv_routing_default_shards(5), 640);
+    assert_int_equal(tv_routing_default_shards(1024), 2048);
     /* one shard: always 0 */
     tv_shard_route one = {1, 1024, 1};
-    assert_int_equal(tv_api_shard_id(&one, "abc", 3, NULL, 0), 0);
+    assert_int_equal(tv_shard_id(&one, "abc", 3, NULL, 0), 0);
     /* 5 shards, 5 routing shards: floorMod(hash, 5). OpenSearch's own
      * delete/50_refresh test needs ids 1 and 3 on different shards. */
     tv_shard_route five = {5, 5, 1};
-    uint32_t s1 = tv_api_shard_id(&five, "1", 1, NULL, 0);
+    uint32_t s1 = tv_shard_id(&five, "1", 1, NULL, 0);
     assert_int_equal(s1, 3);
-    assert_int_equal(tv_api_shard_id(&five, "2", 1, NULL, 0), 2);
-    assert_int_equal(tv_api_shard_id(&five, "3", 1, NULL, 0), 4);
-    assert_int_equal(tv_api_shard_id(&five, "1", 1, "5", 1), 1);
+    assert_int_equal(tv_shard_id(&five, "2", 1, NULL, 0), 2);
+    assert_int_equal(tv_shard_id(&five, "3", 1, NULL, 0), 4);
+    assert_int_equal(tv_shard_id(&five, "1", 1, "5", 1), 1);
     int64_t h = (int32_t)H("5");
-    assert_int_equal(tv_api_shard_id(&five, "1", 1, "5", 1), (uint32_t)(((h % 5) + 5) % 5));
+    assert_int_equal(tv_shard_id(&five, "1", 1, "5", 1), (uint32_t)(((h % 5) + 5) % 5));
     /* a routing overrides the _id */
-    assert_int_equal(tv_api_shard_id(&five, "x", 1, "1", 1), s1);
+    assert_int_equal(tv_shard_id(&five, "x", 1, "1", 1), s1);
     /* routing factor: 5 shards over 640 routing shards */
     tv_shard_route f = {5, 640, 1};
     int64_t hh = (int32_t)H("hello");
-    assert_int_equal(tv_api_shard_id(&f, "hello", 5, NULL, 0), (uint32_t)((((hh % 640) + 640) % 640) / 128));
+    assert_int_equal(tv_shard_id(&f, "hello", 5, NULL, 0), (uint32_t)((((hh % 640) + 640) % 640) / 128));
     /* partitioned: hash(routing) + floorMod(hash(id), partition_size) */
     tv_shard_route p = {5, 5, 2};
     int64_t off = (((int64_t)(int32_t)H("doc") % 2) + 2) % 2;
     int32_t sum = (int32_t)((uint32_t)H("r") + (uint32_t)off);
-    assert_int_equal(tv_api_shard_id(&p, "doc", 3, "r", 1), (uint32_t)((((int64_t)sum % 5) + 5) % 5));
+    assert_int_equal(tv_shard_id(&p, "doc", 3, "r", 1), (uint32_t)((((int64_t)sum % 5) + 5) % 5));
 }
 
 /* OpenSearch's get/40_routing, delete/30_routing, exists/40_routing,

@@ -39,7 +39,7 @@
  */
 #include <pthread.h>
 
-#include "api.h"
+#include "node/node.h"
 
 /* Next code point of UTF-8 text at *i (advanced); a malformed sequence
  * yields U+FFFD for its first byte, as a replacing decoder does. */
@@ -83,7 +83,7 @@ static uint32_t mix_block(uint32_t h, uint32_t k) {
 
 /* murmur3_x86_32 with seed 0 over the UTF-16LE bytes of the string,
  * streamed two code units (one block) at a time: no buffer. */
-int32_t tv_api_routing_hash(const char *str, size_t len) {
+int32_t tv_routing_hash(const char *str, size_t len) {
     const unsigned char *s = (const unsigned char *)str;
     uint32_t h = 0, pending = 0;
     bool have = false;
@@ -132,7 +132,7 @@ static int64_t floor_mod(int64_t a, int64_t m) {
     return r < 0 ? r + m : r;
 }
 
-uint32_t tv_api_default_routing_shards(uint32_t num_shards) {
+uint32_t tv_routing_default_shards(uint32_t num_shards) {
     if (num_shards == 0) num_shards = 1;
     int log2n = 0;
     while ((1u << log2n) < num_shards) log2n++; /* ceil(log2) */
@@ -141,7 +141,7 @@ uint32_t tv_api_default_routing_shards(uint32_t num_shards) {
     return num_shards << splits;
 }
 
-void tv_api_shard_route(tv_index *idx, tv_shard_route *rt) {
+void tv_shard_route_of(tv_index *idx, tv_shard_route *rt) {
     tv_index_lock(idx);
     tv_settings *s = tv_index_settings(idx);
     uint32_t ns = s && s->number_of_shards ? s->number_of_shards : 1;
@@ -149,33 +149,33 @@ void tv_api_shard_route(tv_index *idx, tv_shard_route *rt) {
     int64_t ps = s ? tv_settings_int(s, "index.routing_partition_size", 1) : 1;
     tv_index_unlock(idx);
     rt->num_shards = ns;
-    rt->routing_num_shards = rns > 0 ? (uint32_t)rns : tv_api_default_routing_shards(ns);
+    rt->routing_num_shards = rns > 0 ? (uint32_t)rns : tv_routing_default_shards(ns);
     if (rt->routing_num_shards < ns || rt->routing_num_shards % ns) rt->routing_num_shards = ns;
     rt->partition_size = ps > 0 ? (uint32_t)ps : 1;
 }
 
-uint32_t tv_api_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
+uint32_t tv_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
                          size_t routing_len) {
     if (rt->num_shards <= 1) return 0;
     int64_t offset = 0;
-    if (rt->partition_size > 1) offset = floor_mod(tv_api_routing_hash(id, id_len), rt->partition_size);
-    int32_t h = routing ? tv_api_routing_hash(routing, routing_len) : tv_api_routing_hash(id, id_len);
+    if (rt->partition_size > 1) offset = floor_mod(tv_routing_hash(id, id_len), rt->partition_size);
+    int32_t h = routing ? tv_routing_hash(routing, routing_len) : tv_routing_hash(id, id_len);
     /* Java int addition wraps */
     int32_t sum = (int32_t)((uint32_t)h + (uint32_t)offset);
     uint32_t factor = rt->routing_num_shards / rt->num_shards;
     return (uint32_t)(floor_mod(sum, rt->routing_num_shards) / factor);
 }
 
-bool tv_api_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,
+bool tv_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,
                        const char *doc_routing, size_t doc_len) {
     if ((req_routing == NULL) == (doc_routing == NULL) &&
         (!req_routing || (req_len == doc_len && memcmp(req_routing, doc_routing, req_len) == 0)))
         return true;
     tv_shard_route rt;
-    tv_api_shard_route(idx, &rt);
+    tv_shard_route_of(idx, &rt);
     if (rt.num_shards <= 1) return true;
-    return tv_api_shard_id(&rt, id, id_len, req_routing, req_len) ==
-           tv_api_shard_id(&rt, id, id_len, doc_routing, doc_len);
+    return tv_shard_id(&rt, id, id_len, req_routing, req_len) ==
+           tv_shard_id(&rt, id, id_len, doc_routing, doc_len);
 }
 
 /* _routing.required, read from the mapping as tv_mapping_write prints it.
@@ -224,7 +224,7 @@ static bool mapping_routing_required(const tv_mapping *m) {
     return req;
 }
 
-bool tv_api_routing_required(tv_index *idx) {
+bool tv_routing_required(tv_index *idx) {
     const tv_mapping *m = tv_index_mapping(idx);
     if (!m) return false;
     pthread_once(&cache_once, cache_init);
@@ -250,90 +250,10 @@ bool tv_api_routing_required(tv_index *idx) {
     return req;
 }
 
-void tv_api_routing_cache_drop(void) {
+void tv_routing_cache_drop(void) {
     if (!cache_ok) return;
     req_cache *c = pthread_getspecific(cache_key);
     if (!c) return;
     pthread_setspecific(cache_key, NULL);
     cache_free(c);
-}
-
-tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return NULL;
-    }
-    e->type = TROVE_ENOROUTING;
-    e->reason = tv_arena_sprintf(&r->arena, "routing is required for [%s]/[%s]", index, id ? id : "");
-    e->status = 400;
-    tv_api_err_meta(e, "index", index);
-    tv_api_err_meta(e, "index_uuid", "_na_");
-    if (!e->reason) r->oom = true;
-    return e;
-}
-
-tv_api_err *tv_api_err_require_alias(tv_req *r, const char *name) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return NULL;
-    }
-    e->type = TROVE_ENOINDEX;
-    e->reason = tv_arena_sprintf(&r->arena,
-                                 "no such index [%s] and [require_alias] request flag is [true] and [%s] is not an alias",
-                                 name, name);
-    e->status = 404;
-    tv_api_err_meta(e, "index", name);
-    tv_api_err_meta(e, "index_uuid", "_na_");
-    if (!e->reason) r->oom = true;
-    return e;
-}
-
-bool tv_api_doc_elsewhere(tv_req *r, tv_index *idx, const char *id, size_t id_len, const char *routing,
-                          size_t routing_len) {
-    tv_shard_route rt;
-    tv_api_shard_route(idx, &rt);
-    if (rt.num_shards <= 1) return false;
-    bool found = false;
-    tv_doc_meta meta;
-    memset(&meta, 0, sizeof meta);
-    const char *src = NULL;
-    size_t srclen = 0;
-    if (tv_index_get(idx, id, id_len, true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
-        r->oom = true;
-        return false;
-    }
-    if (!found) return false;
-    return !tv_api_same_shard(idx, id, id_len, routing, routing_len, meta.routing,
-                              meta.routing ? meta.routing_len : 0);
-}
-
-void tv_api_write_not_found(tv_jw *w, const char *index, const char *id, size_t id_len, int64_t shard_total) {
-    tv_write_result res;
-    memset(&res, 0, sizeof res);
-    res.result = TV_RESULT_NOT_FOUND;
-    res.version = 1;
-    res.seq_no = TV_SEQ_NO_UNSET;
-    tv_api_write_result(w, index, id, id_len, &res, shard_total);
-}
-
-void tv_api_err_fix_shard(tv_req *r, tv_api_err *e, tv_index *idx, const char *id, const char *routing,
-                          size_t routing_len) {
-    if (!e || !idx || !id) return;
-    tv_shard_route rt;
-    tv_api_shard_route(idx, &rt);
-    if (rt.num_shards <= 1) return;
-    uint32_t shard = tv_api_shard_id(&rt, id, strlen(id), routing, routing_len);
-    for (tv_api_err *x = e; x; x = x->cause) {
-        for (int i = 0; i < x->nmeta; i++) {
-            if (strcmp(x->meta_key[i], "shard") != 0) continue;
-            const char *v = tv_arena_sprintf(&r->arena, "%u", shard);
-            if (!v) {
-                r->oom = true;
-                return;
-            }
-            x->meta_val[i] = v;
-        }
-    }
 }

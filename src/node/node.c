@@ -1,5 +1,8 @@
 /*
- * node.c — the node (indices by name) and trove_request().
+ * node.c — the node: its state (indices by name, aliases, templates,
+ * closed marks, cluster settings) and that state's copy-on-write between
+ * a node and its clones, lookups and index expression resolution, and the
+ * node's identifiers.
  *
  * A node's state (tv_node_state: a tv_map from index name to a retained
  * tv_index, plus aliases, templates, closed marks, cluster settings) is
@@ -8,32 +11,27 @@
  * a concurrent DELETE removes (the index dies with its last reference).
  * Creation and deletion take it exclusive.
  *
- * Clones are copy-on-write on the whole state. trove_node_clone makes a
+ * Clones are copy-on-write on the whole state. tv_node_clone_from makes a
  * node around a new reference to the source's state: O(1), no allocation
  * but the node. The state's reference count is the number of nodes using
  * it plus the requests pinned on it; trove_request pins the state for its
- * duration when it is shared as the request begins. Before a handler that
- * changes state (tv_handler_writes), tv_node_own_state gives the node a
- * copy (every index cloned by tv_index_clone, which shares segments; the
- * metadata copied) unless the count shows only this node and this
- * request's pin, so nobody can observe a write into a state another node
- * or another node's request still reads. Invariant that makes this enough:
- * a state becomes shared only while no request runs on its node (the
- * clone takes the node's lock exclusively and checks `inflight`; with
- * requests in flight, which might be writing, the clone copies at once).
- * Rejected: copying at clone time (5,000 instructions per index, paid by
- * every test's clone even when it only reads) and per-index sharing (the
- * table entry would need its own owner count; left for when fixtures with
- * many indices make the first write's O(indices) show).
+ * duration when it is shared as the request begins. Before a request that
+ * changes state, tv_node_own gives the node a copy (every index cloned by
+ * tv_index_clone, which shares segments; the metadata copied) unless the
+ * count shows only this node and this request's pin, so nobody can observe
+ * a write into a state another node or another node's request still
+ * reads. Invariant that makes this enough: a state becomes shared only
+ * while no request runs on its node (the clone takes the node's lock
+ * exclusively and checks `inflight`; with requests in flight, which might
+ * be writing, the clone copies at once). Rejected: copying at clone time
+ * (5,000 instructions per index, paid by every test's clone even when it
+ * only reads) and per-index sharing (the table entry would need its own
+ * owner count; left for when fixtures with many indices make the first
+ * write's O(indices) show).
  *
- * trove_request() builds a tv_req (arena, decoded target, parameters),
- * hands it to the router, and turns the response buffer into the public
- * trove_response. HEAD responses keep status and headers and drop the body,
- * as an HTTP server must. A request that runs out of memory answers
- * TROVE_ENOMEM with no body.
- *
- * Index expressions (a,b / wildcards / _all) are resolved here against the
- * table, sorted by name as OpenSearch's cluster metadata is.
+ * Index expressions (a,b / wildcards / -exclusions / _all / aliases) are
+ * resolved against the table, sorted by name as OpenSearch's cluster
+ * metadata is; a failure is described (tv_resolve_fail), not answered.
  *
  * Identifiers: index and cluster uuids are 16 random bytes in URL-safe
  * base64 without padding (22 chars, OpenSearch's RandomBasedUUIDGenerator
@@ -47,7 +45,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "api.h"
+#include "node/node.h"
 
 /* -------------------------------------------------------------- ids */
 
@@ -95,7 +93,7 @@ static void random_bytes(uint8_t *p, size_t n) {
     }
 }
 
-void tv_api_new_uuid(char out[24]) {
+void tv_node_new_uuid(char out[24]) {
     uint8_t b[16];
     random_bytes(b, sizeof b);
     b[6] = (uint8_t)((b[6] & 0x0f) | 0x40);
@@ -114,7 +112,7 @@ static void id_init(void) {
     atomic_store(&id_seq, (uint32_t)s[0] | (uint32_t)s[1] << 8 | (uint32_t)s[2] << 16);
 }
 
-void tv_api_new_id(char out[24]) {
+void tv_node_new_id(char out[24]) {
     pthread_once(&id_once, id_init);
     uint32_t seq = atomic_fetch_add(&id_seq, 1) + 1;
     seq &= 0xffffff;
@@ -162,7 +160,7 @@ static void derive_node_id(const char *src_id, char out[24]) {
     b64_encode(b, 16, out);
 }
 
-static tv_node_state *state_new(void) {
+tv_node_state *tv_node_state_new(void) {
     tv_node_state *st = tv_calloc(1, sizeof *st);
     if (!st) return NULL;
     atomic_init(&st->rc, 1);
@@ -171,7 +169,7 @@ static tv_node_state *state_new(void) {
     return st;
 }
 
-static void state_release(tv_node_state *st) {
+void tv_node_state_release(tv_node_state *st) {
     if (!st || atomic_fetch_sub_explicit(&st->rc, 1, memory_order_acq_rel) != 1) return;
     size_t it = 0;
     const char *k;
@@ -194,10 +192,7 @@ static void state_release(tv_node_state *st) {
     tv_free(st);
 }
 
-/* A node around a state (one reference taken over), with its own id. */
-/* A node around st; brk: the breakers to share (a clone's base's), or
- * NULL for new ones over heap bytes. */
-static trove_node *node_new(tv_node_state *st, const char *src_id, tv_node_breakers *brk, int64_t heap) {
+trove_node *tv_node_new(tv_node_state *st, const char *src_id, tv_node_breakers *brk, int64_t heap) {
     trove_node *n = tv_calloc(1, sizeof *n);
     if (!n) return NULL;
     if (brk) {
@@ -215,53 +210,8 @@ static trove_node *node_new(tv_node_state *st, const char *src_id, tv_node_break
     n->st = st;
     atomic_init(&n->inflight, 0);
     if (src_id) derive_node_id(src_id, n->node_id);
-    else tv_api_new_uuid(n->node_id);
+    else tv_node_new_uuid(n->node_id);
     return n;
-}
-
-trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
-    tv_node_state *st = state_new();
-    trove_node *n = NULL;
-    if (!st) goto oom;
-    const char *nn = opts && opts->node_name ? opts->node_name : "trove";
-    const char *cn = opts && opts->cluster_name ? opts->cluster_name : "trove";
-    st->node_name = tv_strndup(nn, strlen(nn));
-    st->cluster_name = tv_strndup(cn, strlen(cn));
-    if (!st->node_name || !st->cluster_name) goto oom;
-    tv_api_new_uuid(st->cluster_uuid);
-    if (!(n = node_new(st, NULL, NULL, opts ? opts->heap_bytes : 0))) goto oom;
-    if (opts && opts->data_dir) {
-        tv_error e;
-        tv_error_clear(&e);
-        if (tv_durable_open(n, opts->data_dir, &e) != TROVE_OK) {
-            trove_node_free(n);
-            tv_error_to_public(&e, err);
-            return NULL;
-        }
-        tv_api_breakers_apply(n); /* the persisted cluster settings' limits */
-    }
-    return n;
-oom:
-    state_release(st);
-    if (err) {
-        err->code = TROVE_ENOMEM;
-        err->pos = SIZE_MAX;
-        snprintf(err->message, sizeof err->message, "out of memory");
-    }
-    return NULL;
-}
-
-void trove_node_free(trove_node *n) {
-    if (!n) return;
-    tv_api_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
-    tv_search_ctxs_free(n);
-    tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
-    tv_durable_stop(n->durable);
-    state_release(n->st); /* closes (and syncs) the translogs */
-    tv_durable_free(n->durable);
-    pthread_rwlock_destroy(&n->lock);
-    if (atomic_fetch_sub(&n->brk->rc, 1) == 1) tv_free(n->brk);
-    tv_free(n);
 }
 
 static char *dup_or_null(const char *s, bool *ok) {
@@ -321,8 +271,8 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
 /* A private copy of a state: every index cloned (tv_index_clone shares
  * segments) and the metadata copied. O(indices). The caller holds the lock
  * of a node that uses src. NULL with err set on failure. */
-static tv_node_state *state_copy(const tv_node_state *src, tv_error *err) {
-    tv_node_state *n = state_new();
+tv_node_state *tv_node_state_copy(const tv_node_state *src, tv_error *err) {
+    tv_node_state *n = tv_node_state_new();
     if (!n) {
         tv_error_oom(err);
         return NULL;
@@ -346,7 +296,7 @@ static tv_node_state *state_copy(const tv_node_state *src, tv_error *err) {
     if (ok) ok = copy_meta(n, src);
     if (!ok) {
         if (err->code == TROVE_OK) tv_error_oom(err);
-        state_release(n);
+        tv_node_state_release(n);
         return NULL;
     }
     return n;
@@ -366,12 +316,12 @@ trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *er
     } else {
         /* requests in flight might write; a durable node's indices keep
          * their translogs only while its state is its own */
-        st = state_copy(src->st, &e);
+        st = tv_node_state_copy(src->st, &e);
     }
     pthread_rwlock_unlock(&src->lock);
-    trove_node *n = st ? node_new(st, src->node_id, src->brk, 0) : NULL;
+    trove_node *n = st ? tv_node_new(st, src->node_id, src->brk, 0) : NULL;
     if (!n) {
-        if (st) state_release(st);
+        if (st) tv_node_state_release(st);
         if (e.code == TROVE_OK) tv_error_oom(&e);
         tv_error_to_public(&e, err);
         return NULL;
@@ -379,20 +329,16 @@ trove_node *tv_node_clone_from(trove_node *src, bool in_request, trove_error *er
     return n;
 }
 
-trove_node *trove_node_clone(trove_node *src, trove_error *err) { return tv_node_clone_from(src, false, err); }
-
-bool tv_node_own_state(tv_req *r) {
-    trove_node *n = r->node;
+bool tv_node_own(trove_node *n, const tv_node_state *pinned) {
     bool ok = true;
     pthread_rwlock_wrlock(&n->lock);
-    /* ours alone: one reference for this node, plus this request's pin */
-    unsigned mine = 1u + (r->pinned == n->st);
+    /* ours alone: one reference for this node, plus the caller's pin */
+    unsigned mine = 1u + (pinned == n->st);
     if (atomic_load_explicit(&n->st->rc, memory_order_acquire) > mine) {
-        tv_error e;
-        tv_error_clear(&e);
-        tv_node_state *c = state_copy(n->st, &e);
+        tv_error e = TV_ERROR_INIT;
+        tv_node_state *c = tv_node_state_copy(n->st, &e);
         if (c) {
-            state_release(n->st); /* the request's pin, if any, keeps it */
+            tv_node_state_release(n->st); /* the caller's pin, if any, keeps it */
             n->st = c;
         } else {
             ok = false;
@@ -402,7 +348,16 @@ bool tv_node_own_state(tv_req *r) {
     return ok;
 }
 
-static bool alias_in_use_locked(trove_node *n, const char *name);
+void tv_node_free(trove_node *n) {
+    if (!n) return;
+    tv_durable_stop(n->durable);
+    tv_node_state_release(n->st); /* closes (and syncs) the translogs */
+    tv_durable_free(n->durable);
+    pthread_rwlock_destroy(&n->lock);
+    if (atomic_fetch_sub(&n->brk->rc, 1) == 1) tv_free(n->brk);
+    tv_free(n);
+}
+
 
 /* The one index an alias points to, or NULL (caller holds the lock). */
 static tv_index *alias_single_locked(trove_node *n, const char *name) {
@@ -452,62 +407,9 @@ const char *tv_index_name_invalid(const char *name, tv_arena *a) {
     return NULL;
 }
 
-tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
-    pthread_rwlock_rdlock(&r->node->lock);
-    tv_index *idx = tv_map_get(&r->node->st->indices, name, strlen(name));
-    if (idx) tv_index_retain(idx);
-    bool alias = !idx && alias_in_use_locked(r->node, name);
-    pthread_rwlock_unlock(&r->node->lock);
-    if (idx) return idx;
-    if (alias) {
-        const char *t = tv_node_single_target(r, name, true);
-        if (!t) return NULL;
-        idx = tv_node_get_index(r->node, t);
-        if (idx) return idx;
-    }
-    /* auto-create (action.auto_create_index: true), but not over an index
-     * that is on disk and was not recovered */
-    tv_failed_index failed;
-    if (tv_durable_failed(r->node, name, &failed)) {
-        tv_api_err *e = tv_api_err_no_index(r, name);
-        if (e) tv_req_error(r, e);
-        return NULL;
-    }
-    const char *bad = tv_index_name_invalid(name, &r->arena);
-    if (bad) {
-        tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-        if (!e) {
-            r->oom = true;
-            return NULL;
-        }
-        e->type = TROVE_EINDEXNAME;
-        e->reason = tv_arena_sprintf(&r->arena, "Invalid index name [%s], %s", name, bad);
-        e->status = 400;
-        tv_api_err_meta(e, "index", name);
-        tv_api_err_meta(e, "index_uuid", "_na_");
-        if (!e->reason) {
-            r->oom = true;
-            return NULL;
-        }
-        tv_req_error(r, e);
-        return NULL;
-    }
-    pthread_rwlock_wrlock(&r->node->lock);
-    idx = tv_map_get(&r->node->st->indices, name, strlen(name));
-    if (idx) {
-        tv_index_retain(idx);
-        pthread_rwlock_unlock(&r->node->lock);
-        return idx;
-    }
-    idx = tv_node_create_index_locked(r, name, NULL, NULL, NULL);
-    if (idx) tv_index_retain(idx);
-    pthread_rwlock_unlock(&r->node->lock);
-    return idx;
-}
-
 /* ------------------------------------------------------- resolution */
 
-static bool alias_in_use_locked(trove_node *n, const char *name) {
+bool tv_node_alias_in_use_locked(trove_node *n, const char *name) {
     for (size_t i = 0; i < n->st->naliases; i++)
         if (strcmp(n->st->aliases[i].alias, name) == 0) return true;
     return false;
@@ -515,7 +417,7 @@ static bool alias_in_use_locked(trove_node *n, const char *name) {
 
 bool tv_node_is_alias(trove_node *n, const char *name) {
     pthread_rwlock_rdlock(&n->lock);
-    bool a = alias_in_use_locked(n, name);
+    bool a = tv_node_alias_in_use_locked(n, name);
     pthread_rwlock_unlock(&n->lock);
     return a;
 }
@@ -552,26 +454,6 @@ void tv_node_forget_index_locked(trove_node *n, const char *name) {
     tv_map_del(&n->st->closed, name, strlen(name));
 }
 
-void tv_req_fail_closed(tv_req *r, tv_index *idx) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return;
-    }
-    e->type = TROVE_ECLOSED;
-    e->reason = "closed";
-    e->status = 400;
-    const char *name = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
-    const char *uuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
-    if (!name || !uuid) {
-        r->oom = true;
-        return;
-    }
-    tv_api_err_meta(e, "index", name);
-    tv_api_err_meta(e, "index_uuid", uuid);
-    tv_req_error(r, e);
-}
-
 static int cmp_index_name(const void *a, const void *b) {
     return strcmp(tv_index_name(*(tv_index *const *)a), tv_index_name(*(tv_index *const *)b));
 }
@@ -595,7 +477,7 @@ typedef struct rslot {
 } rslot;
 
 typedef struct rstate {
-    tv_req *r;
+    tv_arena *a;
     rslot *s;
     size_t n, cap;
     bool oom;
@@ -612,7 +494,7 @@ static void rs_add(rstate *st, tv_index *idx, const char *filter) {
     if (!s) {
         if (st->n == st->cap) {
             size_t nc = st->cap ? st->cap * 2 : 8;
-            rslot *ns = tv_arena_calloc(&st->r->arena, nc, sizeof *ns);
+            rslot *ns = tv_arena_calloc(st->a, nc, sizeof *ns);
             if (!ns) {
                 st->oom = true;
                 return;
@@ -629,7 +511,7 @@ static void rs_add(rstate *st, tv_index *idx, const char *filter) {
         s->direct = true;
         return;
     }
-    const char **nf = tv_arena_calloc(&st->r->arena, s->nfilters + 1, sizeof *nf);
+    const char **nf = tv_arena_calloc(st->a, s->nfilters + 1, sizeof *nf);
     if (!nf) {
         st->oom = true;
         return;
@@ -656,40 +538,6 @@ static bool state_ok(trove_node *n, const char *name, unsigned expand) {
 static bool hidden_ok(const char *pat, const char *name, bool hidden, unsigned expand) {
     if (!hidden || (expand & TV_EXPAND_HIDDEN)) return true;
     return pat[0] == '.' && name[0] == '.';
-}
-
-bool tv_resolve_opts_parse(tv_req *r, tv_resolve_opts *o) {
-    if (!tv_req_param_bool(r, "ignore_unavailable", o->ignore_unavailable, &o->ignore_unavailable)) return false;
-    if (!tv_req_param_bool(r, "allow_no_indices", o->allow_no_indices, &o->allow_no_indices)) return false;
-    const char *ew = tv_req_param(r, "expand_wildcards");
-    if (!ew) return true;
-    const char **parts = NULL;
-    size_t n = tv_split_commas(&r->arena, ew, &parts);
-    unsigned e = 0;
-    for (size_t i = 0; i < n; i++) {
-        const char *p = parts[i];
-        if (strcmp(p, "open") == 0)
-            e |= TV_EXPAND_OPEN;
-        else if (strcmp(p, "closed") == 0)
-            e |= TV_EXPAND_CLOSED;
-        else if (strcmp(p, "hidden") == 0)
-            e |= TV_EXPAND_HIDDEN;
-        else if (strcmp(p, "all") == 0)
-            e |= TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN;
-        else if (strcmp(p, "none") == 0)
-            e = 0;
-        else
-            return tv_req_fail(r, TROVE_EARG, "No valid expand wildcard value [%s]",
-                               p);
-    }
-    o->expand = e;
-    return true;
-}
-
-static void fail_alias_expr(tv_req *r, const char *name) {
-    tv_req_fail(r, TROVE_EARG,
-                "The provided expression [%s] matches an alias, specify the corresponding concrete indices instead.",
-                name);
 }
 
 /* Adds every index matching pattern (wildcard) to st, or removes them. */
@@ -723,19 +571,17 @@ static void match_wildcard(trove_node *n, rstate *st, const char *p, const tv_re
     }
 }
 
-bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, tv_index_list *out) {
+tv_status tv_node_resolve_names(trove_node *n, tv_arena *arena, const char *expr, const tv_resolve_opts *o,
+                                tv_index_list *out, tv_resolve_fail *fail) {
+    memset(fail, 0, sizeof *fail);
     out->items = NULL;
     out->len = 0;
     out->filters = NULL;
     const char **parts = NULL;
     size_t nparts = 0;
-    if (expr && *expr) nparts = tv_split_commas(&r->arena, expr, &parts);
-    if (expr && *expr && !parts) {
-        r->oom = true;
-        return false;
-    }
-    trove_node *n = r->node;
-    rstate st = {.r = r};
+    if (expr && *expr) nparts = tv_split_commas(arena, expr, &parts);
+    if (expr && *expr && !parts) return TROVE_ENOMEM;
+    rstate st = {.a = arena};
     bool all = nparts == 0 || (nparts == 1 && strcmp(parts[0], "_all") == 0);
     const char *err_missing = NULL, *err_alias = NULL, *err_nomatch = NULL;
     tv_index *err_closed = NULL;
@@ -778,7 +624,7 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
                 }
                 continue;
             }
-            if (alias_in_use_locked(n, p)) {
+            if (tv_node_alias_in_use_locked(n, p)) {
                 if (o->ignore_aliases) {
                     if (!o->ignore_unavailable && !err_alias) err_alias = p;
                     continue;
@@ -815,30 +661,30 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
     if (!ok) {
         if (err_closed) tv_index_release(err_closed);
         tv_index_list_release(out);
-        r->oom = true;
-        return false;
+        return TROVE_ENOMEM;
     }
     if (err_missing || err_alias || err_nomatch || err_closed) {
         tv_index_list_release(out);
         if (err_missing) {
-            tv_api_err *e = tv_api_err_no_index(r, err_missing);
-            if (e) tv_req_error(r, e);
+            fail->kind = TV_RESOLVE_MISSING;
+            fail->name = err_missing;
         } else if (err_alias) {
-            fail_alias_expr(r, err_alias);
+            fail->kind = TV_RESOLVE_ALIAS;
+            fail->name = err_alias;
         } else if (err_closed) {
-            tv_req_fail_closed(r, err_closed);
+            fail->kind = TV_RESOLVE_CLOSED;
+            fail->closed = err_closed; /* the reference taken above */
+            return TROVE_ECLOSED;
         } else {
-            tv_api_err *e = tv_api_err_no_index(r, err_nomatch);
-            if (e) tv_req_error(r, e);
+            fail->kind = TV_RESOLVE_MISSING;
+            fail->name = err_nomatch;
         }
-        if (err_closed) tv_index_release(err_closed);
-        return false;
+        return fail->kind == TV_RESOLVE_ALIAS ? TROVE_EARG : TROVE_ENOINDEX;
     }
     if (out->len == 0 && !o->allow_no_indices) {
-        const char *name = expr && *expr ? expr : "_all";
-        tv_api_err *e = tv_api_err_no_index(r, name);
-        if (e) tv_req_error(r, e);
-        return false;
+        fail->kind = TV_RESOLVE_MISSING;
+        fail->name = expr && *expr ? expr : "_all";
+        return TROVE_ENOINDEX;
     }
     if (out->len > 1) qsort(out->items, out->len, sizeof *out->items, cmp_index_name);
     /* alias filters: an index reached directly has none; else the filters
@@ -847,11 +693,10 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
         rslot *s = rs_find(&st, out->items[i]);
         if (!s || s->direct || !s->nfilters) continue;
         if (!out->filters) {
-            out->filters = tv_arena_calloc(&r->arena, out->len, sizeof *out->filters);
+            out->filters = tv_arena_calloc(arena, out->len, sizeof *out->filters);
             if (!out->filters) {
-                r->oom = true;
                 tv_index_list_release(out);
-                return false;
+                return TROVE_ENOMEM;
             }
         }
         if (s->nfilters == 1) {
@@ -862,141 +707,15 @@ bool tv_node_resolve_ex(tv_req *r, const char *expr, const tv_resolve_opts *o, t
             tv_buf_puts(&b, "{\"bool\":{\"should\":[");
             for (size_t j = 0; j < s->nfilters; j++) tv_buf_printf(&b, "%s%s", j ? "," : "", s->filters[j]);
             tv_buf_puts(&b, "]}}");
-            out->filters[i] = b.oom ? NULL : tv_arena_strndup(&r->arena, b.data, b.len);
+            out->filters[i] = b.oom ? NULL : tv_arena_strndup(arena, b.data, b.len);
             tv_buf_fini(&b);
             if (!out->filters[i]) {
-                r->oom = true;
                 tv_index_list_release(out);
-                return false;
+                return TROVE_ENOMEM;
             }
         }
     }
-    return true;
-}
-
-bool tv_node_resolve(tv_req *r, const char *expr, bool ignore_unavailable, bool allow_no_indices,
-                     tv_index_list *out) {
-    tv_resolve_opts o = {.ignore_unavailable = ignore_unavailable,
-                         .allow_no_indices = allow_no_indices,
-                         .expand = TV_EXPAND_OPEN,
-                         .forbid_closed = true};
-    out->items = NULL;
-    out->len = 0;
-    out->filters = NULL;
-    if (!tv_resolve_opts_parse(r, &o)) return false;
-    o.ignore_unavailable = ignore_unavailable;
-    o.allow_no_indices = allow_no_indices;
-    return tv_node_resolve_ex(r, expr, &o, out);
-}
-
-/* The concrete index of a single-index request, or NULL with *err (not
- * answered) or r->oom. */
-static const char *single_target_err(tv_req *r, const char *name, bool write, tv_api_err **err) {
-    *err = NULL;
-    trove_node *n = r->node;
-    pthread_rwlock_rdlock(&n->lock);
-    tv_index *idx = tv_map_get(&n->st->indices, name, strlen(name));
-    const char *target = name;
-    const char *why = NULL;
-    tv_buf names;
-    tv_buf_init(&names);
-    if (!idx && alias_in_use_locked(n, name)) {
-        const tv_alias *w = NULL, *only = NULL;
-        size_t cnt = 0;
-        for (size_t i = 0; i < n->st->naliases; i++) {
-            const tv_alias *a = &n->st->aliases[i];
-            if (strcmp(a->alias, name) != 0) continue;
-            tv_buf_printf(&names, "%s%s", cnt ? ", " : "", a->index);
-            cnt++;
-            only = a;
-            if (a->is_write_index == 1) w = a;
-        }
-        if (write) {
-            if (w)
-                target = w->index;
-            else if (cnt == 1 && only->is_write_index != 0)
-                target = only->index;
-            else
-                why = "write";
-        } else if (cnt == 1) {
-            target = only->index;
-        } else {
-            why = "multi";
-        }
-        if (!why) idx = tv_map_get(&n->st->indices, target, strlen(target));
-    }
-    char *t = why ? NULL : tv_arena_strndup(&r->arena, target, strlen(target));
-    bool closed = idx && tv_node_is_closed_locked(n, target);
-    const char *cname = NULL, *cuuid = NULL;
-    if (closed) {
-        cname = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
-        cuuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
-    }
-    pthread_rwlock_unlock(&n->lock);
-    tv_api_err *e = NULL;
-    if (why || closed) {
-        e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-        if (!e) {
-            tv_buf_fini(&names);
-            r->oom = true;
-            return NULL;
-        }
-        e->status = 400;
-    }
-    if (why) {
-        e->type = TROVE_EARG;
-        if (strcmp(why, "write") == 0)
-            e->reason = tv_arena_sprintf(&r->arena,
-                                         "no write index is defined for alias [%s]. The write index may be explicitly "
-                                         "disabled using is_write_index=false or the alias points to multiple "
-                                         "indices without one being designated as a write index",
-                                         name);
-        else
-            e->reason = tv_arena_sprintf(&r->arena,
-                                         "alias [%s] has more than one index associated with it [%s], can't execute "
-                                         "a single index op",
-                                         name, names.data ? names.data : "");
-        tv_buf_fini(&names);
-        if (!e->reason) r->oom = true;
-        *err = e;
-        return NULL;
-    }
-    tv_buf_fini(&names);
-    if (closed) {
-        if (!cname || !cuuid) {
-            r->oom = true;
-            return NULL;
-        }
-        e->type = TROVE_ECLOSED;
-        e->reason = "closed";
-        tv_api_err_meta(e, "index", cname);
-        tv_api_err_meta(e, "index_uuid", cuuid);
-        *err = e;
-        return NULL;
-    }
-    if (!t) r->oom = true;
-    return t;
-}
-
-const char *tv_node_single_target(tv_req *r, const char *name, bool write) {
-    tv_api_err *e;
-    const char *t = single_target_err(r, name, write, &e);
-    if (!t && e) tv_req_error(r, e);
-    return t;
-}
-
-tv_index *tv_node_index_for_write_err(tv_req *r, const char *name, tv_api_err **err) {
-    *err = NULL;
-    if (tv_node_is_alias(r->node, name) || tv_node_is_closed(r->node, name)) {
-        const char *t = single_target_err(r, name, true, err);
-        if (!t) return NULL;
-        name = t;
-    }
-    tv_index *idx = tv_node_get_index(r->node, name);
-    if (idx) return idx;
-    /* auto-create: the response carries any error; hand it over as an err */
-    idx = tv_node_index_for_write(r, name);
-    return idx;
+    return TROVE_OK;
 }
 
 int64_t tv_index_shard_total(tv_index *idx) {
@@ -1007,201 +726,3 @@ int64_t tv_index_shard_total(tv_index *idx) {
     return total;
 }
 
-void tv_write_shards(tv_jw *w, int64_t total, int64_t successful) {
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "total");
-    tv_jw_int(w, total);
-    tv_jw_keyz(w, "successful");
-    tv_jw_int(w, successful);
-    tv_jw_keyz(w, "failed");
-    tv_jw_int(w, 0);
-    tv_jw_obj_end(w);
-}
-
-/* ---------------------------------------------------------- request */
-
-static const char *const method_names[TV_METHOD_COUNT] = {
-    "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "TRACE", "CONNECT",
-};
-
-const char *tv_method_name(tv_method m) {
-    return (unsigned)m < TV_METHOD_COUNT ? method_names[m] : "UNKNOWN";
-}
-
-tv_jw *tv_req_json(tv_req *r, int status) {
-    tv_buf_clear(&r->out);
-    r->status = status;
-    r->content_type = "application/json; charset=UTF-8";
-    tv_jw_init(&r->w, &r->out, r->pretty);
-    return &r->w;
-}
-
-void tv_req_empty(tv_req *r, int status) {
-    tv_buf_clear(&r->out);
-    r->status = status;
-    r->content_type = "text/plain; charset=UTF-8";
-}
-
-/* trove_request and trove_request_nowait: since NULL waits on this thread. */
-static int request(trove_node *node, const char *method, const char *path_and_query, const void *body,
-                   size_t body_len, int64_t *since, int *retry_ms, trove_response *out) {
-    if (!out) return TROVE_EARG;
-    memset(out, 0, sizeof *out);
-    if (!node || !method || !path_and_query || (!body && body_len) || (since && !retry_ms)) return TROVE_EARG;
-    tv_req r;
-    memset(&r, 0, sizeof r);
-    r.node = node;
-    if (since) { /* 0 on a first ask: a waiting handler reads the clock */
-        r.since_ms = *since;
-        r.nowait = true;
-    }
-    tv_arena_init(&r.arena);
-    tv_buf_init(&r.out);
-    r.method = TV_METHOD_COUNT;
-    for (int i = 0; i < TV_METHOD_COUNT; i++)
-        if (strcmp(method, method_names[i]) == 0) r.method = (tv_method)i;
-    r.uri = path_and_query;
-    r.body = body_len ? body : NULL;
-    r.body_len = body_len;
-    /* a shared state is pinned for the request, so that no node writes it
-     * in place while this request may still read it (tv_node_own_state) */
-    pthread_rwlock_rdlock(&node->lock);
-    atomic_fetch_add_explicit(&node->inflight, 1, memory_order_relaxed);
-    if (atomic_load_explicit(&node->st->rc, memory_order_acquire) > 1) {
-        r.pinned = node->st;
-        atomic_fetch_add_explicit(&r.pinned->rc, 1, memory_order_relaxed);
-    }
-    pthread_rwlock_unlock(&node->lock);
-    /* the breakers: the body on in_flight_requests (its length, estimated
-     * twice over), then every block of the request's arena on request */
-    tv_breakers *brk = &node->brk->b;
-    tv_breaker_trip trip;
-    memset(&trip, 0, sizeof trip);
-    r.trip = &trip;
-    tv_api_dispatch(&r); /* the router reserves the body and charges the arena (charge_in_flight) */
-    tv_breaker_release(brk, TV_BREAKER_IN_FLIGHT, r.in_flight);
-    if (r.arena.tripped) { /* whatever the handler made of the refusal */
-        r.arena.charge_off = true;
-        r.oom = false;
-        r.waits = false;
-        tv_buf_clear(&r.out);
-        r.out.oom = false;
-        tv_free(r.allow);
-        r.allow = NULL;
-        tv_req_breaker_error(&r, &trip);
-    }
-    atomic_fetch_sub_explicit(&node->inflight, 1, memory_order_release);
-    state_release(r.pinned);
-    /* filter_path applies to answers, not to error envelopes (OpenSearch
-     * builds those with an unfiltered builder) */
-    const char *fp = r.oom ? NULL : tv_req_param(&r, "filter_path");
-    if (fp && *fp && r.out.len && (r.status < 400 || r.status == 408) && r.content_type &&
-        strncmp(r.content_type, "application/json", 16) == 0) {
-        tv_buf nb;
-        tv_buf_init(&nb);
-        if (tv_filter_path_apply(&r.arena, fp, r.out.data, r.out.len, r.pretty, &nb)) {
-            tv_buf t = r.out;
-            r.out = nb;
-            nb = t;
-        } else if (nb.oom) {
-            r.oom = true;
-        }
-        tv_buf_fini(&nb);
-    }
-    int rc = TROVE_OK;
-    if (r.oom || r.out.oom) {
-        rc = TROVE_ENOMEM;
-    } else if (r.waits) {
-        rc = TROVE_EWAIT;
-        *since = r.since_ms;
-        *retry_ms = r.retry_ms;
-    } else {
-        if (r.method == TV_HEAD) tv_buf_clear(&r.out);
-        size_t n = 0;
-        char *b = tv_buf_detach(&r.out, &n);
-        if (!b) {
-            rc = TROVE_ENOMEM;
-        } else {
-            out->status = r.status;
-            out->content_type = r.content_type ? r.content_type : "application/json; charset=UTF-8";
-            out->body = b;
-            out->body_len = n;
-            out->allow = r.allow;
-            r.allow = NULL;
-        }
-    }
-    tv_free(r.allow);
-    tv_buf_fini(&r.out);
-    tv_arena_fini(&r.arena);
-    if (rc != TROVE_OK) memset(out, 0, sizeof *out);
-    return rc;
-}
-
-int trove_request(trove_node *node, const char *method, const char *path_and_query, const void *body,
-                  size_t body_len, trove_response *out) {
-    return request(node, method, path_and_query, body, body_len, NULL, NULL, out);
-}
-
-int trove_request_nowait(trove_node *node, const char *method, const char *path_and_query, const void *body,
-                         size_t body_len, int64_t *since, int *retry_ms, trove_response *out) {
-    if (!since) return TROVE_EARG;
-    return request(node, method, path_and_query, body, body_len, since, retry_ms, out);
-}
-
-void trove_response_fini(trove_response *r) {
-    if (!r) return;
-    tv_free(r->body);
-    tv_free(r->allow);
-    r->body = NULL;
-    r->allow = NULL;
-    r->body_len = 0;
-}
-
-/* Metadata.resolveIndexRouting / resolveWriteIndexRouting for an alias that
- * resolved to `index`: the alias's index_routing replaces the request's
- * routing; a different request routing, or an index_routing with several
- * values, is an illegal_argument_exception. */
-bool tv_node_alias_routing(tv_req *r, const char *alias, const char *index, const char *routing,
-                           const char **out, tv_api_err **err) {
-    *out = routing;
-    *err = NULL;
-    trove_node *n = r->node;
-    char *ir = NULL;
-    bool found = false;
-    pthread_rwlock_rdlock(&n->lock);
-    for (size_t i = 0; i < n->st->naliases; i++) {
-        const tv_alias *a = &n->st->aliases[i];
-        if (strcmp(a->alias, alias) != 0 || strcmp(a->index, index) != 0) continue;
-        found = true;
-        if (a->index_routing) ir = tv_arena_strndup(&r->arena, a->index_routing, strlen(a->index_routing));
-        if (a->index_routing && !ir) r->oom = true;
-        break;
-    }
-    pthread_rwlock_unlock(&n->lock);
-    if (!found || !ir) return !r->oom;
-    const char *why = NULL;
-    if (strchr(ir, ','))
-        why = tv_arena_sprintf(&r->arena,
-                               "index/alias [%s] provided with routing value [%s] that resolved to several routing "
-                               "values, rejecting operation",
-                               alias, ir);
-    else if (routing && strcmp(routing, ir) != 0)
-        why = tv_arena_sprintf(&r->arena,
-                               "Alias [%s] has index routing associated with it [%s], and was provided with routing "
-                               "value [%s], rejecting operation",
-                               alias, ir, routing);
-    else {
-        *out = ir;
-        return true;
-    }
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e || !why) {
-        r->oom = true;
-        return false;
-    }
-    e->type = TROVE_EARG;
-    e->reason = why;
-    e->status = 400;
-    *err = e;
-    return false;
-}

@@ -1,7 +1,8 @@
 /*
- * jsonutil.c — request bodies and small JSON helpers of the API (comma
- * lists, compact text, simple wildcard matches). Source filtering and the
- * partial-update merge are the json layer's (xcontent.c).
+ * body.c — request bodies as JSON, with the errors OpenSearch gives
+ * for a body it cannot read (per context: a document, a map, a query).
+ * Source filtering and the partial-update merge are the json layer's
+ * (xcontent.c); comma lists and wildcard matches are util's.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,53 +10,6 @@
 #include "api.h"
 
 /* ------------------------------------------------------------- helpers */
-
-bool tv_simple_match(const char *pat, const char *s, size_t slen) {
-    return tv_glob_match(pat, strlen(pat), s, slen);
-}
-
-char *tv_json_compact(const tv_json *v) {
-    tv_buf b;
-    tv_buf_init(&b);
-    tv_jw w;
-    tv_jw_init(&w, &b, false);
-    tv_jw_value(&w, v);
-    char *s = b.oom ? NULL : tv_strndup(b.data ? b.data : "", b.len);
-    tv_buf_fini(&b);
-    return s;
-}
-
-size_t tv_split_commas(tv_arena *a, const char *s, const char ***out) {
-    size_t n = 1;
-    for (const char *p = s; *p; p++)
-        if (*p == ',') n++;
-    const char **v = tv_arena_calloc(a, n, sizeof *v);
-    *out = v;
-    if (!v) return 0;
-    size_t k = 0;
-    const char *p = s;
-    for (;;) {
-        const char *e = strchr(p, ',');
-        size_t len = e ? (size_t)(e - p) : strlen(p);
-        /* trim spaces as Strings.splitStringByCommaToArray + trim do */
-        while (len && *p == ' ') {
-            p++;
-            len--;
-        }
-        while (len && p[len - 1] == ' ') len--;
-        if (len) {
-            char *c = tv_arena_strndup(a, p, len);
-            if (!c) {
-                *out = NULL;
-                return 0;
-            }
-            v[k++] = c;
-        }
-        if (!e) break;
-        p = e + 1;
-    }
-    return k;
-}
 
 /* ---------------------------------------------------------------- bodies */
 

@@ -69,7 +69,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "api.h"
+#include "node/node.h"
 #include "store/store.h"
 
 struct tv_durable {
