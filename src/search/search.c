@@ -1871,6 +1871,195 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
     return TROVE_OK;
 }
 
+/* The page's hits (from on), as the fetch phase writes them: stored
+ * documents read once per chunk, nested inner hits collected per target,
+ * then each hit's members in SearchHit's order. */
+static tv_status write_page(const req *r, coll *c, const tv_search_target *targets, size_t ntargets,
+                            target_ctx *tcs, int64_t from, bool scores_shown, const tv_search_params *params,
+                            tv_arena *arena, tv_jw *out, tv_error *err) {
+    tv_status st = TROVE_OK;
+    /* per target and segment, the highest doc of the page, so that one
+     * decompression of a stored chunk serves every hit in it */
+    uint32_t **upto = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *upto);
+    if (!upto) return tv_error_oom(err);
+    for (size_t i = (size_t)from; i < c->n; i++) {
+        const hit *h = &c->heap[i];
+        if (!upto[h->target]) {
+            upto[h->target] = tv_arena_calloc(arena, targets[h->target].snap->nsegs, sizeof **upto);
+            if (!upto[h->target]) return tv_error_oom(err);
+        }
+        if (h->doc > upto[h->target][h->seg]) upto[h->target][h->seg] = h->doc;
+    }
+    /* nested inner hits: each target's hits of the page at once */
+    for (size_t ti = 0; ti < ntargets && from < (int64_t)c->n; ti++) {
+        if (!tcs[ti].nnih) continue;
+        uint32_t npage = (uint32_t)(c->n - (size_t)from), m = 0;
+        uint32_t *pg = tv_arena_alloc(arena, 3 * (size_t)npage * sizeof *pg);
+        if (!pg) return tv_error_oom(err);
+        for (size_t i = (size_t)from; i < c->n; i++) {
+            if (c->heap[i].target != ti) continue;
+            pg[m] = (uint32_t)(i - (size_t)from);
+            pg[npage + m] = c->heap[i].seg;
+            pg[2 * npage + m++] = c->heap[i].doc;
+        }
+        if ((st = tv_inner_hits_collect(tcs[ti].nih, tcs[ti].nnih, targets[ti].snap, npage, pg, pg + npage,
+                                        pg + 2 * npage, m, arena, err)))
+            return st;
+    }
+    tv_stored_cache chunks;
+    tv_stored_cache_init(&chunks);
+    for (size_t i = (size_t)from; i < c->n; i++) {
+        const hit *h = &c->heap[i];
+        const tv_search_target *t = &targets[h->target];
+        const tv_segview *sv = &t->snap->segs[h->seg];
+        tv_doc_meta meta;
+        const char *src = NULL;
+        size_t src_len = 0;
+        memset(&meta, 0, sizeof meta);
+        /* stored_fields _none_ prints neither _id nor _source: nothing to read
+         * unless _version or _seq_no are asked for */
+        if (!r->stored_none || r->version || r->seq_no) {
+            st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta,
+                                       r->stored_none ? NULL : &src, &src_len);
+            if (st) return tv_error_set(err, st, "failed to load document");
+        }
+        tv_jw_obj_begin(out);
+        if (r->explain) tv_explain_hit_head(out, params, h->target, t->index, &meta);
+        tv_jw_keyz(out, "_index");
+        tv_jw_strz(out, t->index ? t->index : "");
+        if (!r->stored_none) {
+            tv_jw_keyz(out, "_id");
+            tv_jw_str(out, meta.id, meta.id_len);
+        }
+        tv_hit_write_versions(out, &meta, r->version, r->seq_no);
+        tv_jw_keyz(out, "_score");
+        if (scores_shown) tv_jw_float(out, h->score);
+        else tv_jw_null(out);
+        if (meta.routing && !r->stored_none) {
+            tv_jw_keyz(out, "_routing");
+            tv_jw_str(out, meta.routing, meta.routing_len);
+        }
+        /* stored_fields: _source only when listed or asked for with _source */
+        bool want_src = r->src.fetch && !r->stored_none;
+        if (r->stored && !r->stored_none && !r->src_explicit) {
+            want_src = false;
+            for (size_t k = 0; k < r->nstored; k++)
+                if (strcmp(r->stored[k], "_source") == 0) want_src = true;
+        }
+        if (want_src && src) {
+            tv_jw_keyz(out, "_source");
+            if (!r->src.ninc && !r->src.nexc) {
+                tv_jw_raw(out, src, src_len);
+            } else {
+                tv_fetch_write_source(out, arena, src, src_len, r->src.inc, r->src.ninc, r->src.exc, r->src.nexc);
+            }
+        }
+        /* the hit's document fields: docvalue_fields, then "fields", then
+         * the collapse value, printed in Java HashMap order as SearchHit's
+         * field map prints them */
+        tv_fetched *df = NULL;
+        size_t ndf = 0, cdf = r->ndv + 2;
+        df = tv_arena_alloc(arena, cdf * sizeof *df);
+        if (!df) return tv_error_oom(err);
+        tv_buf fb;
+        tv_buf_init(&fb);
+        tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r->dv_fields, r->dv_formats, r->ndv, df, &ndf, &fb);
+        if (r->nfetch) {
+            tv_fetched *ff;
+            size_t nff;
+            const char *fsrc = src;
+            size_t fsrc_len = src_len;
+            if (!fsrc && r->stored_none) fsrc = NULL; /* no _source read: nothing to fetch */
+            st = tv_fetch_fields(arena, t->snap->mapping, r->fetch, r->nfetch, meta.id, meta.id_len, fsrc, fsrc_len, &ff, &nff, err);
+            if (st) { tv_buf_fini(&fb); return shard_failure(err, t); }
+            if (nff) {
+                tv_fetched *all = tv_arena_alloc(arena, (ndf + nff + 2) * sizeof *all);
+                if (!all) { tv_buf_fini(&fb); return tv_error_oom(err); }
+                memcpy(all, df, ndf * sizeof *df);
+                for (size_t q = 0; q < nff; q++) {
+                    bool dup = false;
+                    for (size_t z = 0; z < ndf && !dup; z++) dup = !strcmp(all[z].name, ff[q].name);
+                    if (!dup) all[ndf++] = ff[q];
+                }
+                df = all;
+            }
+        }
+        if (r->collapse) {
+            /* the group's value (FetchSearchPhase sets it as a document
+             * field): a keyword's term, a number's doc value as a long */
+            tv_buf_clear(&fb);
+            tv_jw fw;
+            tv_jw_init(&fw, &fb, false);
+            tv_jw_arr_begin(&fw);
+            const tv_field *cf = tcs[h->target].cf;
+            if (h->cv.kind == 2 && cf && cf->type == TV_FT_KEYWORD) tv_jw_str(&fw, h->cv.s, h->cv.len);
+            else if (h->cv.kind == 1) tv_jw_int(&fw, h->cv.i);
+            else tv_jw_null(&fw);
+            tv_jw_arr_end(&fw);
+            bool dup = false;
+            for (size_t q = 0; q < ndf && !dup; q++) dup = !strcmp(df[q].name, r->collapse);
+            if (!dup) {
+                tv_fetched *all = tv_arena_alloc(arena, (ndf + 1) * sizeof *all);
+                if (all) {
+                    if (ndf) memcpy(all, df, ndf * sizeof *df);
+                    all[ndf].name = r->collapse;
+                    all[ndf].json = tv_arena_memdup(arena, fb.data ? fb.data : "", fb.len);
+                    all[ndf++].len = fb.len;
+                    df = all;
+                }
+            }
+        }
+        if (fb.oom) { tv_buf_fini(&fb); return tv_error_oom(err); }
+        tv_buf_fini(&fb);
+        if (ndf) {
+            const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
+            uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
+            if (!names || !ord) return tv_error_oom(err);
+            for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
+            tv_java_hashmap_order(names, (uint32_t)ndf, ord);
+            tv_jw_keyz(out, "fields");
+            tv_jw_obj_begin(out);
+            for (size_t q = 0; q < ndf; q++) {
+                const tv_fetched *e = &df[ord[q]];
+                if (!e->json) continue;
+                tv_jw_keyz(out, e->name);
+                tv_jw_raw(out, e->json, e->len);
+            }
+            tv_jw_obj_end(out);
+        }
+        if (tcs[h->target].hl && (st = tv_hl_write(tcs[h->target].hl, arena, src, src_len, h->doc, meta.id, meta.id_len, out, err))) {
+            return st; /* highlight: after _source and fields, before sort (SearchHit) */
+        }
+        if (r->nsorts) {
+            tv_jw_keyz(out, "sort");
+            tv_jw_arr_begin(out);
+            for (size_t k = 0; k < r->nsorts; k++)
+                write_sort_value(out, &r->sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h,
+                                 targets[h->target].snap->segs[h->seg].doc_base + h->doc);
+            tv_jw_arr_end(out);
+        }
+        if (r->explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena)))
+            return tv_error_set(err, st, "%s", trove_status_message(st));
+        if (r->ninner && tcs[h->target].nnih)
+            return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
+        if (r->ninner && (st = collapse_inner_hits(r, targets, ntargets, h, tcs[h->target].cf, arena, out, err)))
+            return st;
+        if (tcs[h->target].nnih) {
+            tv_jw_keyz(out, "inner_hits");
+            tv_jw_obj_begin(out);
+            st = tv_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc,
+                                     (uint32_t)(i - (size_t)from), t->index, arena, out, err);
+            tv_jw_obj_end(out);
+            if (st) {
+                    return st;
+            }
+        }
+        tv_jw_obj_end(out);
+    }
+    return TROVE_OK;
+}
+
 static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
                      const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
                      bool count_only, tv_agg_ctx *actx) {
@@ -2054,185 +2243,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
     bool scores_shown = any_score_sort || r.track_scores;
-    /* per target and segment, the highest doc of the page, so that one
-     * decompression of a stored chunk serves every hit in it */
-    uint32_t **upto = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *upto);
-    if (!upto) return tv_error_oom(err);
-    for (size_t i = (size_t)from; i < c.n; i++) {
-        const hit *h = &c.heap[i];
-        if (!upto[h->target]) {
-            upto[h->target] = tv_arena_calloc(arena, targets[h->target].snap->nsegs, sizeof **upto);
-            if (!upto[h->target]) return tv_error_oom(err);
-        }
-        if (h->doc > upto[h->target][h->seg]) upto[h->target][h->seg] = h->doc;
-    }
-    /* nested inner hits: each target's hits of the page at once */
-    for (size_t ti = 0; ti < ntargets && from < (int64_t)c.n; ti++) {
-        if (!tcs[ti].nnih) continue;
-        uint32_t npage = (uint32_t)(c.n - (size_t)from), m = 0;
-        uint32_t *pg = tv_arena_alloc(arena, 3 * (size_t)npage * sizeof *pg);
-        if (!pg) return tv_error_oom(err);
-        for (size_t i = (size_t)from; i < c.n; i++) {
-            if (c.heap[i].target != ti) continue;
-            pg[m] = (uint32_t)(i - (size_t)from);
-            pg[npage + m] = c.heap[i].seg;
-            pg[2 * npage + m++] = c.heap[i].doc;
-        }
-        if ((st = tv_inner_hits_collect(tcs[ti].nih, tcs[ti].nnih, targets[ti].snap, npage, pg, pg + npage,
-                                        pg + 2 * npage, m, arena, err)))
-            return st;
-    }
-    tv_stored_cache chunks;
-    tv_stored_cache_init(&chunks);
-    for (size_t i = (size_t)from; i < c.n; i++) {
-        const hit *h = &c.heap[i];
-        const tv_search_target *t = &targets[h->target];
-        const tv_segview *sv = &t->snap->segs[h->seg];
-        tv_doc_meta meta;
-        const char *src = NULL;
-        size_t src_len = 0;
-        memset(&meta, 0, sizeof meta);
-        /* stored_fields _none_ prints neither _id nor _source: nothing to read
-         * unless _version or _seq_no are asked for */
-        if (!r.stored_none || r.version || r.seq_no) {
-            st = tv_segment_doc_cached(sv->seg, h->doc, upto[h->target][h->seg], &chunks, arena, &meta,
-                                       r.stored_none ? NULL : &src, &src_len);
-            if (st) return tv_error_set(err, st, "failed to load document");
-        }
-        tv_jw_obj_begin(out);
-        if (r.explain) tv_explain_hit_head(out, params, h->target, t->index, &meta);
-        tv_jw_keyz(out, "_index");
-        tv_jw_strz(out, t->index ? t->index : "");
-        if (!r.stored_none) {
-            tv_jw_keyz(out, "_id");
-            tv_jw_str(out, meta.id, meta.id_len);
-        }
-        tv_hit_write_versions(out, &meta, r.version, r.seq_no);
-        tv_jw_keyz(out, "_score");
-        if (scores_shown) tv_jw_float(out, h->score);
-        else tv_jw_null(out);
-        if (meta.routing && !r.stored_none) {
-            tv_jw_keyz(out, "_routing");
-            tv_jw_str(out, meta.routing, meta.routing_len);
-        }
-        /* stored_fields: _source only when listed or asked for with _source */
-        bool want_src = r.src.fetch && !r.stored_none;
-        if (r.stored && !r.stored_none && !r.src_explicit) {
-            want_src = false;
-            for (size_t k = 0; k < r.nstored; k++)
-                if (strcmp(r.stored[k], "_source") == 0) want_src = true;
-        }
-        if (want_src && src) {
-            tv_jw_keyz(out, "_source");
-            if (!r.src.ninc && !r.src.nexc) {
-                tv_jw_raw(out, src, src_len);
-            } else {
-                tv_fetch_write_source(out, arena, src, src_len, r.src.inc, r.src.ninc, r.src.exc, r.src.nexc);
-            }
-        }
-        /* the hit's document fields: docvalue_fields, then "fields", then
-         * the collapse value, printed in Java HashMap order as SearchHit's
-         * field map prints them */
-        tv_fetched *df = NULL;
-        size_t ndf = 0, cdf = r.ndv + 2;
-        df = tv_arena_alloc(arena, cdf * sizeof *df);
-        if (!df) return tv_error_oom(err);
-        tv_buf fb;
-        tv_buf_init(&fb);
-        tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r.dv_fields, r.dv_formats, r.ndv, df, &ndf, &fb);
-        if (r.nfetch) {
-            tv_fetched *ff;
-            size_t nff;
-            const char *fsrc = src;
-            size_t fsrc_len = src_len;
-            if (!fsrc && r.stored_none) fsrc = NULL; /* no _source read: nothing to fetch */
-            st = tv_fetch_fields(arena, t->snap->mapping, r.fetch, r.nfetch, meta.id, meta.id_len, fsrc, fsrc_len, &ff, &nff, err);
-            if (st) { tv_buf_fini(&fb); return shard_failure(err, t); }
-            if (nff) {
-                tv_fetched *all = tv_arena_alloc(arena, (ndf + nff + 2) * sizeof *all);
-                if (!all) { tv_buf_fini(&fb); return tv_error_oom(err); }
-                memcpy(all, df, ndf * sizeof *df);
-                for (size_t q = 0; q < nff; q++) {
-                    bool dup = false;
-                    for (size_t z = 0; z < ndf && !dup; z++) dup = !strcmp(all[z].name, ff[q].name);
-                    if (!dup) all[ndf++] = ff[q];
-                }
-                df = all;
-            }
-        }
-        if (r.collapse) {
-            /* the group's value (FetchSearchPhase sets it as a document
-             * field): a keyword's term, a number's doc value as a long */
-            tv_buf_clear(&fb);
-            tv_jw fw;
-            tv_jw_init(&fw, &fb, false);
-            tv_jw_arr_begin(&fw);
-            const tv_field *cf = tcs[h->target].cf;
-            if (h->cv.kind == 2 && cf && cf->type == TV_FT_KEYWORD) tv_jw_str(&fw, h->cv.s, h->cv.len);
-            else if (h->cv.kind == 1) tv_jw_int(&fw, h->cv.i);
-            else tv_jw_null(&fw);
-            tv_jw_arr_end(&fw);
-            bool dup = false;
-            for (size_t q = 0; q < ndf && !dup; q++) dup = !strcmp(df[q].name, r.collapse);
-            if (!dup) {
-                tv_fetched *all = tv_arena_alloc(arena, (ndf + 1) * sizeof *all);
-                if (all) {
-                    if (ndf) memcpy(all, df, ndf * sizeof *df);
-                    all[ndf].name = r.collapse;
-                    all[ndf].json = tv_arena_memdup(arena, fb.data ? fb.data : "", fb.len);
-                    all[ndf++].len = fb.len;
-                    df = all;
-                }
-            }
-        }
-        if (fb.oom) { tv_buf_fini(&fb); return tv_error_oom(err); }
-        tv_buf_fini(&fb);
-        if (ndf) {
-            const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
-            uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
-            if (!names || !ord) return tv_error_oom(err);
-            for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
-            tv_java_hashmap_order(names, (uint32_t)ndf, ord);
-            tv_jw_keyz(out, "fields");
-            tv_jw_obj_begin(out);
-            for (size_t q = 0; q < ndf; q++) {
-                const tv_fetched *e = &df[ord[q]];
-                if (!e->json) continue;
-                tv_jw_keyz(out, e->name);
-                tv_jw_raw(out, e->json, e->len);
-            }
-            tv_jw_obj_end(out);
-        }
-        if (tcs[h->target].hl && (st = tv_hl_write(tcs[h->target].hl, arena, src, src_len, h->doc, meta.id, meta.id_len, out, err))) {
-            return st; /* highlight: after _source and fields, before sort (SearchHit) */
-        }
-        if (r.nsorts) {
-            tv_jw_keyz(out, "sort");
-            tv_jw_arr_begin(out);
-            for (size_t k = 0; k < r.nsorts; k++)
-                write_sort_value(out, &r.sorts[k], tcs[h->target].tf[k].f, &h->sv[k], h,
-                                 targets[h->target].snap->segs[h->seg].doc_base + h->doc);
-            tv_jw_arr_end(out);
-        }
-        if (r.explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena)))
-            return tv_error_set(err, st, "%s", trove_status_message(st));
-        if (r.ninner && tcs[h->target].nnih)
-            return tv_error_set(err, TROVE_EUNSUPPORTED,
-                                "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
-        if (r.ninner && (st = collapse_inner_hits(&r, targets, ntargets, h, tcs[h->target].cf, arena, out, err)))
-            return st;
-        if (tcs[h->target].nnih) {
-            tv_jw_keyz(out, "inner_hits");
-            tv_jw_obj_begin(out);
-            st = tv_inner_hits_write(tcs[h->target].nih, tcs[h->target].nnih, t->snap, h->seg, h->doc,
-                                     (uint32_t)(i - (size_t)from), t->index, arena, out, err);
-            tv_jw_obj_end(out);
-            if (st) {
-                    return st;
-            }
-        }
-        tv_jw_obj_end(out);
-    }
+    if ((st = write_page(&r, &c, targets, ntargets, tcs, from, scores_shown, params, arena, out, err))) return st;
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
     if (r.aggs.n) {
