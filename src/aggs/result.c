@@ -1237,6 +1237,275 @@ static tv_status write_bucket_body(red *rd, tv_jw *w, const agg_res *r, const ag
     return TROVE_OK;
 }
 
+/* Top_hits: the bucket's best hits, fetched as search hits are (write_res). */
+static tv_status write_top_hits(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    tv_status st = TROVE_OK;
+    bool by_field = false;
+    for (uint32_t k = 0; k < a->th_sort.n; k++) by_field |= a->th_sort.keys[k].field != NULL;
+    bool sorted = by_field || (a->th_sort.n && !(a->th_sort.n == 1 && a->th_sort.keys[0].desc));
+    bool scores = !by_field || a->th_track_scores;
+    tv_jw_keyz(w, "hits");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "total");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "value");
+    tv_jw_uint(w, r->count);
+    tv_jw_keyz(w, "relation");
+    tv_jw_strz(w, "eq");
+    tv_jw_obj_end(w);
+    tv_jw_keyz(w, "max_score");
+    if (scores && r->count && r->max_score == r->max_score) tv_jw_float(w, r->max_score);
+    else tv_jw_null(w);
+    tv_jw_keyz(w, "hits");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; i < r->nhits && !st; i++) {
+        const tv_hit *h = &r->hits[i];
+        const tv_segview *sv = &h->t->snap->segs[h->seg];
+        tv_doc_meta meta;
+        const char *src = NULL;
+        size_t srclen = 0;
+        memset(&meta, 0, sizeof meta);
+        /* a nested doc (top_hits under nested): the root's id and
+         * source, its nested identity, its object of the source */
+        tv_nested_ident nid;
+        bool nested = tv_segment_nest(sv->seg, h->doc) != 0;
+        if (nested && (st = tv_nested_identity(h->t->snap->mapping, sv->seg, h->doc, &nid))) {
+            tv_error_set(rd->c->err, st, "a nested document outside its block");
+            break;
+        }
+        if (tv_segment_doc(sv->seg, nested ? nid.root : h->doc, rd->c->arena, &meta, &src, &srclen)) {
+            st = tv_error_set(rd->c->err, TROVE_EIO, "failed to load document");
+            break;
+        }
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "_index");
+        tv_jw_strz(w, h->t->index ? h->t->index : "");
+        tv_jw_keyz(w, "_id");
+        tv_jw_str(w, meta.id, meta.id_len);
+        if (nested) tv_nested_ident_write(w, &nid);
+        tv_hit_write_versions(w, &meta, a->th_version, a->th_seq_no);
+        tv_jw_keyz(w, "_score");
+        if (scores) tv_jw_float(w, h->score);
+        else tv_jw_null(w);
+        if (meta.routing) { tv_jw_keyz(w, "_routing"); tv_jw_str(w, meta.routing, meta.routing_len); }
+        if (a->th_source && src && nested) {
+            tv_json *root = NULL;
+            const tv_json *part = tv_json_parse(rd->c->arena, src, srclen, &root, NULL) == TROVE_OK
+                                      ? tv_nested_ident_source(&nid, root)
+                                      : NULL;
+            if (part && (st = tv_nested_write_source(w, rd->c->arena, &nid, part, a->th_inc, a->th_ninc, a->th_exc,
+                                                     a->th_nexc))) {
+                tv_error_set(rd->c->err, st, "%s", trove_status_message(st));
+                break;
+            }
+        } else if (a->th_source && src) {
+            tv_jw_keyz(w, "_source");
+            tv_fetch_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
+        }
+        if (sorted) tv_hit_write_sort(w, &a->th_sort, r->th_fields, h);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_arr_end(w);
+    tv_jw_obj_end(w);
+    return st;
+}
+
+/* Stats, extended_stats and stats_bucket (write_res). */
+static tv_status write_stats(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    const agg_fmt *f = &r->fmt;
+    bool raw = f->kind == TV_FMT_RAW || f->kind == TV_FMT_IP;
+    tv_status st = TROVE_OK;
+    bool any = r->count != 0;
+    double avg = res_avg(r);
+    tv_jw_keyz(w, "count");
+    tv_jw_uint(w, r->count);
+    tv_jw_keyz(w, "min");
+    write_opt_double(w, r->min, any);
+    tv_jw_keyz(w, "max");
+    write_opt_double(w, r->max, any);
+    tv_jw_keyz(w, "avg");
+    write_opt_double(w, avg, any);
+    tv_jw_keyz(w, "sum");
+    tv_jw_double(w, any ? r->sum : 0.0);
+    if (any && !raw) {
+        write_as_string(w, f, "min_as_string", r->min);
+        write_as_string(w, f, "max_as_string", r->max);
+        write_as_string(w, f, "avg_as_string", avg);
+        write_as_string(w, f, "sum_as_string", r->sum);
+    }
+    if (a->kind != TV_AGG_EXTENDED_STATS) return st;
+    double vp = any ? var_pop(r) : NAN, vs = any ? var_samp(r) : NAN;
+    double sp = sqrt(vp), ss = sqrt(vs), sigma = a->interval;
+    const char *names[] = {"sum_of_squares", "variance", "variance_population", "variance_sampling",
+                           "std_deviation", "std_deviation_population", "std_deviation_sampling"};
+    double vals[] = {r->sumsq, vp, vp, vs, sp, sp, ss};
+    for (int k = 0; k < 7; k++) {
+        tv_jw_keyz(w, names[k]);
+        if (!any) tv_jw_null(w);
+        else if (vals[k] != vals[k]) tv_jw_strz(w, "NaN");
+        else tv_jw_double(w, vals[k]);
+    }
+    const char *bn[] = {"upper", "lower", "upper_population", "lower_population", "upper_sampling", "lower_sampling"};
+    double bv[] = {avg + sp * sigma, avg - sp * sigma, avg + sp * sigma, avg - sp * sigma, avg + ss * sigma, avg - ss * sigma};
+    tv_jw_keyz(w, "std_deviation_bounds");
+    tv_jw_obj_begin(w);
+    for (int k = 0; k < 6; k++) {
+        tv_jw_keyz(w, bn[k]);
+        if (!any) tv_jw_null(w);
+        else if (bv[k] != bv[k]) tv_jw_strz(w, "NaN");
+        else tv_jw_double(w, bv[k]);
+    }
+    tv_jw_obj_end(w);
+    if (any && !raw) {
+        char key[64];
+        for (int k = 0; k < 7; k++) {
+            snprintf(key, sizeof key, "%s_as_string", names[k]);
+            write_as_string(w, f, key, vals[k]);
+        }
+        tv_jw_keyz(w, "std_deviation_bounds_as_string");
+        tv_jw_obj_begin(w);
+        for (int k = 0; k < 6; k++) write_as_string(w, f, bn[k], bv[k]);
+        tv_jw_obj_end(w);
+    }
+    return st;
+}
+
+/* Percentiles and percentile_ranks (write_res). */
+static tv_status write_percentiles(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    const agg_fmt *f = &r->fmt;
+    bool raw = f->kind == TV_FMT_RAW || f->kind == TV_FMT_IP;
+    tv_status st = TROVE_OK;
+    tv_jw_keyz(w, "values");
+    if (a->keyed) tv_jw_obj_begin(w);
+    else tv_jw_arr_begin(w);
+    for (uint32_t k = 0; k < a->npercents; k++) {
+        double key = a->percents[k], v = NAN;
+        if (r->sketch)
+            v = a->kind == TV_AGG_PERCENTILES ? tv_tdigest_quantile(r->sketch, key / 100.0)
+                                              : tv_tdigest_cdf(r->sketch, key) * 100.0;
+        bool ok = r->sketch && v == v;
+        char kb[64];
+        tv_fmt_double(key, kb);
+        if (a->keyed) {
+            tv_jw_keyz(w, kb);
+            write_opt_double(w, v, ok);
+            if (ok && !raw) {
+                char k2[96];
+                snprintf(k2, sizeof k2, "%s_as_string", kb);
+                write_as_string(w, f, k2, v);
+            }
+        } else {
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "key");
+            tv_jw_double(w, key);
+            tv_jw_keyz(w, "value");
+            write_opt_double(w, v, ok);
+            if (ok && !raw) write_as_string(w, f, "value_as_string", v);
+            tv_jw_obj_end(w);
+        }
+    }
+    if (a->keyed) tv_jw_obj_end(w);
+    else tv_jw_arr_end(w);
+    return st;
+}
+
+/* Range and date_range buckets (write_res). */
+static tv_status write_ranges(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    const agg_fmt *f = &r->fmt;
+    bool raw = f->kind == TV_FMT_RAW || f->kind == TV_FMT_IP;
+    tv_status st = TROVE_OK;
+    tv_jw_keyz(w, "buckets");
+    if (a->keyed) tv_jw_obj_begin(w);
+    else tv_jw_arr_begin(w);
+    for (size_t i = 0; i < r->nb && !st; i++) {
+        const agg_bucket *b = &r->b[i];
+        const tv_agg_range *rg = &a->ranges[b->ki];
+        char kb[1100];
+        if (rg->key) snprintf(kb, sizeof kb, "%s", rg->key);
+        else {
+            char fa[512], ta[512];
+            if (isinf(b->kd)) snprintf(fa, sizeof fa, "*");
+            else if (!fmt_double(f, b->kd, fa, sizeof fa)) tv_fmt_double(b->kd, fa);
+            if (isinf(b->to)) snprintf(ta, sizeof ta, "*");
+            else if (!fmt_double(f, b->to, ta, sizeof ta)) tv_fmt_double(b->to, ta);
+            snprintf(kb, sizeof kb, "%s-%s", fa, ta);
+        }
+        if (a->keyed) tv_jw_keyz(w, kb);
+        tv_jw_obj_begin(w);
+        if (!a->keyed) { tv_jw_keyz(w, "key"); tv_jw_strz(w, kb); }
+        if (!isinf(b->kd)) {
+            tv_jw_keyz(w, "from");
+            tv_jw_double(w, b->kd);
+            if (!raw) write_as_string(w, f, "from_as_string", b->kd);
+        }
+        if (!isinf(b->to)) {
+            tv_jw_keyz(w, "to");
+            tv_jw_double(w, b->to);
+            if (!raw) write_as_string(w, f, "to_as_string", b->to);
+        }
+        st = write_bucket_body(rd, w, r, b, typed);
+        tv_jw_obj_end(w);
+    }
+    if (a->keyed) tv_jw_obj_end(w);
+    else tv_jw_arr_end(w);
+    return st;
+}
+
+/* Terms and multi_terms buckets (write_res). */
+static tv_status write_terms(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    const agg_fmt *f = &r->fmt;
+    bool raw = f->kind == TV_FMT_RAW || f->kind == TV_FMT_IP;
+    tv_status st = TROVE_OK;
+    char buf[512];
+    tv_jw_keyz(w, "doc_count_error_upper_bound");
+    tv_jw_int(w, r->err);
+    tv_jw_keyz(w, "sum_other_doc_count");
+    tv_jw_uint(w, r->other);
+    tv_jw_keyz(w, "buckets");
+    tv_jw_arr_begin(w);
+    tv_buf ks; /* multi_terms: the key_as_string, "a|b|..." */
+    tv_buf_init(&ks);
+    for (size_t i = 0; i < r->nb && !st; i++) {
+        const agg_bucket *b = &r->b[i];
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "key");
+        if (a->kind == TV_AGG_MULTI_TERMS) {
+            const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
+            tv_buf_clear(&ks);
+            tv_jw_arr_begin(w);
+            for (uint32_t k = 0; k < a->ntsrc; k++) {
+                if (k) tv_buf_putc(&ks, '|');
+                tuple_component(r, k, &p, end, w, &ks);
+            }
+            tv_jw_arr_end(w);
+            tv_jw_keyz(w, "key_as_string");
+            tv_jw_str(w, ks.data ? ks.data : "", ks.len);
+        } else if (r->key_kind == TV_KEY_BYTES) {
+            key_string(r, b, buf, sizeof buf);
+            if (f->kind == TV_FMT_IP) tv_jw_strz(w, buf);
+            else tv_jw_str(w, b->ks, b->klen);
+        } else if (r->key_kind == TV_KEY_ULONG) {
+            tv_jw_uint(w, tv_sortable_to_unsigned(b->ki));
+        } else if (r->key_kind == TV_KEY_DOUBLE) {
+            tv_jw_double(w, b->kd);
+            if (!raw && fmt_double(f, b->kd, buf, sizeof buf)) { tv_jw_keyz(w, "key_as_string"); tv_jw_strz(w, buf); }
+        } else {
+            tv_jw_int(w, b->ki);
+            if (!raw) { key_string(r, b, buf, sizeof buf); tv_jw_keyz(w, "key_as_string"); tv_jw_strz(w, buf); }
+        }
+        st = write_bucket_body(rd, w, r, b, typed);
+        tv_jw_obj_end(w);
+    }
+    tv_buf_fini(&ks);
+    tv_jw_arr_end(w);
+    return st;
+}
+
 static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     const tv_agg *a = r->a;
     char keybuf[600];
@@ -1273,50 +1542,9 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         tv_jw_arr_end(w);
         break;
     case TV_AGG_MULTI_TERMS:
-    case TV_AGG_TERMS: {
-        tv_jw_keyz(w, "doc_count_error_upper_bound");
-        tv_jw_int(w, r->err);
-        tv_jw_keyz(w, "sum_other_doc_count");
-        tv_jw_uint(w, r->other);
-        tv_jw_keyz(w, "buckets");
-        tv_jw_arr_begin(w);
-        tv_buf ks; /* multi_terms: the key_as_string, "a|b|..." */
-        tv_buf_init(&ks);
-        for (size_t i = 0; i < r->nb && !st; i++) {
-            const agg_bucket *b = &r->b[i];
-            tv_jw_obj_begin(w);
-            tv_jw_keyz(w, "key");
-            if (a->kind == TV_AGG_MULTI_TERMS) {
-                const unsigned char *p = (const unsigned char *)b->ks, *end = p + b->klen;
-                tv_buf_clear(&ks);
-                tv_jw_arr_begin(w);
-                for (uint32_t k = 0; k < a->ntsrc; k++) {
-                    if (k) tv_buf_putc(&ks, '|');
-                    tuple_component(r, k, &p, end, w, &ks);
-                }
-                tv_jw_arr_end(w);
-                tv_jw_keyz(w, "key_as_string");
-                tv_jw_str(w, ks.data ? ks.data : "", ks.len);
-            } else if (r->key_kind == TV_KEY_BYTES) {
-                key_string(r, b, buf, sizeof buf);
-                if (f->kind == TV_FMT_IP) tv_jw_strz(w, buf);
-                else tv_jw_str(w, b->ks, b->klen);
-            } else if (r->key_kind == TV_KEY_ULONG) {
-                tv_jw_uint(w, tv_sortable_to_unsigned(b->ki));
-            } else if (r->key_kind == TV_KEY_DOUBLE) {
-                tv_jw_double(w, b->kd);
-                if (!raw && fmt_double(f, b->kd, buf, sizeof buf)) { tv_jw_keyz(w, "key_as_string"); tv_jw_strz(w, buf); }
-            } else {
-                tv_jw_int(w, b->ki);
-                if (!raw) { key_string(r, b, buf, sizeof buf); tv_jw_keyz(w, "key_as_string"); tv_jw_strz(w, buf); }
-            }
-            st = write_bucket_body(rd, w, r, b, typed);
-            tv_jw_obj_end(w);
-        }
-        tv_buf_fini(&ks);
-        tv_jw_arr_end(w);
+    case TV_AGG_TERMS:
+        st = write_terms(rd, w, r, typed);
         break;
-    }
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM:
         tv_jw_keyz(w, "buckets");
@@ -1339,40 +1567,7 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
         break;
     case TV_AGG_RANGE:
     case TV_AGG_DATE_RANGE:
-        tv_jw_keyz(w, "buckets");
-        if (a->keyed) tv_jw_obj_begin(w);
-        else tv_jw_arr_begin(w);
-        for (size_t i = 0; i < r->nb && !st; i++) {
-            const agg_bucket *b = &r->b[i];
-            const tv_agg_range *rg = &a->ranges[b->ki];
-            char kb[1100];
-            if (rg->key) snprintf(kb, sizeof kb, "%s", rg->key);
-            else {
-                char fa[512], ta[512];
-                if (isinf(b->kd)) snprintf(fa, sizeof fa, "*");
-                else if (!fmt_double(f, b->kd, fa, sizeof fa)) tv_fmt_double(b->kd, fa);
-                if (isinf(b->to)) snprintf(ta, sizeof ta, "*");
-                else if (!fmt_double(f, b->to, ta, sizeof ta)) tv_fmt_double(b->to, ta);
-                snprintf(kb, sizeof kb, "%s-%s", fa, ta);
-            }
-            if (a->keyed) tv_jw_keyz(w, kb);
-            tv_jw_obj_begin(w);
-            if (!a->keyed) { tv_jw_keyz(w, "key"); tv_jw_strz(w, kb); }
-            if (!isinf(b->kd)) {
-                tv_jw_keyz(w, "from");
-                tv_jw_double(w, b->kd);
-                if (!raw) write_as_string(w, f, "from_as_string", b->kd);
-            }
-            if (!isinf(b->to)) {
-                tv_jw_keyz(w, "to");
-                tv_jw_double(w, b->to);
-                if (!raw) write_as_string(w, f, "to_as_string", b->to);
-            }
-            st = write_bucket_body(rd, w, r, b, typed);
-            tv_jw_obj_end(w);
-        }
-        if (a->keyed) tv_jw_obj_end(w);
-        else tv_jw_arr_end(w);
+        st = write_ranges(rd, w, r, typed);
         break;
     case TV_AGG_FILTERS:
         tv_jw_keyz(w, "buckets");
@@ -1434,166 +1629,16 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     }
     case TV_AGG_STATS:
     case TV_AGG_EXTENDED_STATS:
-    case TV_AGG_STATS_BUCKET: {
-        bool any = r->count != 0;
-        double avg = res_avg(r);
-        tv_jw_keyz(w, "count");
-        tv_jw_uint(w, r->count);
-        tv_jw_keyz(w, "min");
-        write_opt_double(w, r->min, any);
-        tv_jw_keyz(w, "max");
-        write_opt_double(w, r->max, any);
-        tv_jw_keyz(w, "avg");
-        write_opt_double(w, avg, any);
-        tv_jw_keyz(w, "sum");
-        tv_jw_double(w, any ? r->sum : 0.0);
-        if (any && !raw) {
-            write_as_string(w, f, "min_as_string", r->min);
-            write_as_string(w, f, "max_as_string", r->max);
-            write_as_string(w, f, "avg_as_string", avg);
-            write_as_string(w, f, "sum_as_string", r->sum);
-        }
-        if (a->kind != TV_AGG_EXTENDED_STATS) break;
-        double vp = any ? var_pop(r) : NAN, vs = any ? var_samp(r) : NAN;
-        double sp = sqrt(vp), ss = sqrt(vs), sigma = a->interval;
-        const char *names[] = {"sum_of_squares", "variance", "variance_population", "variance_sampling",
-                               "std_deviation", "std_deviation_population", "std_deviation_sampling"};
-        double vals[] = {r->sumsq, vp, vp, vs, sp, sp, ss};
-        for (int k = 0; k < 7; k++) {
-            tv_jw_keyz(w, names[k]);
-            if (!any) tv_jw_null(w);
-            else if (vals[k] != vals[k]) tv_jw_strz(w, "NaN");
-            else tv_jw_double(w, vals[k]);
-        }
-        const char *bn[] = {"upper", "lower", "upper_population", "lower_population", "upper_sampling", "lower_sampling"};
-        double bv[] = {avg + sp * sigma, avg - sp * sigma, avg + sp * sigma, avg - sp * sigma, avg + ss * sigma, avg - ss * sigma};
-        tv_jw_keyz(w, "std_deviation_bounds");
-        tv_jw_obj_begin(w);
-        for (int k = 0; k < 6; k++) {
-            tv_jw_keyz(w, bn[k]);
-            if (!any) tv_jw_null(w);
-            else if (bv[k] != bv[k]) tv_jw_strz(w, "NaN");
-            else tv_jw_double(w, bv[k]);
-        }
-        tv_jw_obj_end(w);
-        if (any && !raw) {
-            char key[64];
-            for (int k = 0; k < 7; k++) {
-                snprintf(key, sizeof key, "%s_as_string", names[k]);
-                write_as_string(w, f, key, vals[k]);
-            }
-            tv_jw_keyz(w, "std_deviation_bounds_as_string");
-            tv_jw_obj_begin(w);
-            for (int k = 0; k < 6; k++) write_as_string(w, f, bn[k], bv[k]);
-            tv_jw_obj_end(w);
-        }
+    case TV_AGG_STATS_BUCKET:
+        st = write_stats(rd, w, r, typed);
         break;
-    }
     case TV_AGG_PERCENTILES:
-    case TV_AGG_PERCENTILE_RANKS: {
-        tv_jw_keyz(w, "values");
-        if (a->keyed) tv_jw_obj_begin(w);
-        else tv_jw_arr_begin(w);
-        for (uint32_t k = 0; k < a->npercents; k++) {
-            double key = a->percents[k], v = NAN;
-            if (r->sketch)
-                v = a->kind == TV_AGG_PERCENTILES ? tv_tdigest_quantile(r->sketch, key / 100.0)
-                                                  : tv_tdigest_cdf(r->sketch, key) * 100.0;
-            bool ok = r->sketch && v == v;
-            char kb[64];
-            tv_fmt_double(key, kb);
-            if (a->keyed) {
-                tv_jw_keyz(w, kb);
-                write_opt_double(w, v, ok);
-                if (ok && !raw) {
-                    char k2[96];
-                    snprintf(k2, sizeof k2, "%s_as_string", kb);
-                    write_as_string(w, f, k2, v);
-                }
-            } else {
-                tv_jw_obj_begin(w);
-                tv_jw_keyz(w, "key");
-                tv_jw_double(w, key);
-                tv_jw_keyz(w, "value");
-                write_opt_double(w, v, ok);
-                if (ok && !raw) write_as_string(w, f, "value_as_string", v);
-                tv_jw_obj_end(w);
-            }
-        }
-        if (a->keyed) tv_jw_obj_end(w);
-        else tv_jw_arr_end(w);
+    case TV_AGG_PERCENTILE_RANKS:
+        st = write_percentiles(rd, w, r, typed);
         break;
-    }
-    case TV_AGG_TOP_HITS: {
-        bool by_field = false;
-        for (uint32_t k = 0; k < a->th_sort.n; k++) by_field |= a->th_sort.keys[k].field != NULL;
-        bool sorted = by_field || (a->th_sort.n && !(a->th_sort.n == 1 && a->th_sort.keys[0].desc));
-        bool scores = !by_field || a->th_track_scores;
-        tv_jw_keyz(w, "hits");
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "total");
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "value");
-        tv_jw_uint(w, r->count);
-        tv_jw_keyz(w, "relation");
-        tv_jw_strz(w, "eq");
-        tv_jw_obj_end(w);
-        tv_jw_keyz(w, "max_score");
-        if (scores && r->count && r->max_score == r->max_score) tv_jw_float(w, r->max_score);
-        else tv_jw_null(w);
-        tv_jw_keyz(w, "hits");
-        tv_jw_arr_begin(w);
-        for (size_t i = 0; i < r->nhits && !st; i++) {
-            const tv_hit *h = &r->hits[i];
-            const tv_segview *sv = &h->t->snap->segs[h->seg];
-            tv_doc_meta meta;
-            const char *src = NULL;
-            size_t srclen = 0;
-            memset(&meta, 0, sizeof meta);
-            /* a nested doc (top_hits under nested): the root's id and
-             * source, its nested identity, its object of the source */
-            tv_nested_ident nid;
-            bool nested = tv_segment_nest(sv->seg, h->doc) != 0;
-            if (nested && (st = tv_nested_identity(h->t->snap->mapping, sv->seg, h->doc, &nid))) {
-                tv_error_set(rd->c->err, st, "a nested document outside its block");
-                break;
-            }
-            if (tv_segment_doc(sv->seg, nested ? nid.root : h->doc, rd->c->arena, &meta, &src, &srclen)) {
-                st = tv_error_set(rd->c->err, TROVE_EIO, "failed to load document");
-                break;
-            }
-            tv_jw_obj_begin(w);
-            tv_jw_keyz(w, "_index");
-            tv_jw_strz(w, h->t->index ? h->t->index : "");
-            tv_jw_keyz(w, "_id");
-            tv_jw_str(w, meta.id, meta.id_len);
-            if (nested) tv_nested_ident_write(w, &nid);
-            tv_hit_write_versions(w, &meta, a->th_version, a->th_seq_no);
-            tv_jw_keyz(w, "_score");
-            if (scores) tv_jw_float(w, h->score);
-            else tv_jw_null(w);
-            if (meta.routing) { tv_jw_keyz(w, "_routing"); tv_jw_str(w, meta.routing, meta.routing_len); }
-            if (a->th_source && src && nested) {
-                tv_json *root = NULL;
-                const tv_json *part = tv_json_parse(rd->c->arena, src, srclen, &root, NULL) == TROVE_OK
-                                          ? tv_nested_ident_source(&nid, root)
-                                          : NULL;
-                if (part && (st = tv_nested_write_source(w, rd->c->arena, &nid, part, a->th_inc, a->th_ninc, a->th_exc,
-                                                         a->th_nexc))) {
-                    tv_error_set(rd->c->err, st, "%s", trove_status_message(st));
-                    break;
-                }
-            } else if (a->th_source && src) {
-                tv_jw_keyz(w, "_source");
-                tv_fetch_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
-            }
-            if (sorted) tv_hit_write_sort(w, &a->th_sort, r->th_fields, h);
-            tv_jw_obj_end(w);
-        }
-        tv_jw_arr_end(w);
-        tv_jw_obj_end(w);
+    case TV_AGG_TOP_HITS:
+        st = write_top_hits(rd, w, r, typed);
         break;
-    }
     case TV_AGG_MIN_BUCKET:
     case TV_AGG_MAX_BUCKET: {
         bool ok = !isinf(r->value);
