@@ -164,6 +164,182 @@ static bool touched_add(tv_index ***list, size_t *n, size_t *cap, tv_index *idx)
     return true;
 }
 
+/* Pass 1 of _bulk: the NDJSON body into ops (nops of them), each action
+ * line with its document line; false with the response set. */
+static bool parse_ops(tv_req *r, const char *droute, tv_source_ctx *dsc, bool dsc_given, bool req_alias, bulk_op *ops,
+                      size_t *nops_out) {
+    const char *data = r->body ? r->body : "";
+    size_t len = r->body_len;
+    size_t nops = 0;
+    size_t from = 0;
+    int line = 0;
+    for (;;) {
+        const char *nl = from < len ? memchr(data + from, '\n', len - from) : NULL;
+        if (!nl) {
+            if (from != len)
+                return fail_iae(r, "The bulk request must be terminated by a newline [\\n]");
+            break;
+        }
+        size_t next = (size_t)(nl - data);
+        line++;
+        const char *lp = data + from;
+        size_t ll = next - from;
+        from = next + 1;
+        if (only_ws(lp, ll)) continue;
+        tv_json *act = NULL;
+        tv_json_error je;
+        memset(&je, 0, sizeof je);
+        tv_status st = tv_json_parse(&r->arena, lp, ll, &act, &je);
+        if (st == TROVE_ENOMEM) {
+            r->oom = true;
+            return false;
+        }
+        if (st != TROVE_OK) {
+            tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+            if (!e) {
+                r->oom = true;
+                return false;
+            }
+            e->type = TROVE_EJSON;
+            e->reason = tv_arena_sprintf(&r->arena,
+                                         "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
+                                         "disabled); line: %u, column: %u]",
+                                         je.msg, je.line, je.col);
+            e->status = 400;
+            if (!e->reason) {
+                r->oom = true;
+                return false;
+            }
+            tv_req_error(r, e);
+            return false;
+        }
+        if (act->type != TV_JSON_OBJECT)
+            return fail_iae(r, "Malformed action/metadata line [%d], expected START_OBJECT but found [%s]", line,
+                                  token_name(act));
+        if (act->len == 0)
+            return fail_iae(r, "Malformed action/metadata line [%d], expected FIELD_NAME but found [END_OBJECT]",
+                                  line);
+        const tv_json_member *am = &act->v.members[0];
+        bulk_op *op = &ops[nops];
+        memset(op, 0, sizeof *op);
+        tv_write_opts_init(&op->opts);
+        op->upd.detect_noop = true;
+        if (tv_streq(am->key, am->key_len, "index"))
+            op->kind = OP_INDEX;
+        else if (tv_streq(am->key, am->key_len, "create"))
+            op->kind = OP_CREATE;
+        else if (tv_streq(am->key, am->key_len, "update"))
+            op->kind = OP_UPDATE;
+        else if (tv_streq(am->key, am->key_len, "delete"))
+            op->kind = OP_DELETE;
+        else
+            return fail_iae(r,
+                                  "Malformed action/metadata line [%d], expected field [create], [delete], [index] or "
+                                  "[update] but found [%s]",
+                                  line, am->key);
+        op->index = r->p_index;
+        if (droute && *droute) {
+            op->opts.routing = droute;
+            op->opts.routing_len = strlen(droute);
+        }
+        op->require_alias = req_alias;
+        op->upd.sc = *dsc;
+        op->upd.want_source = dsc_given && dsc->fetch;
+        if (am->val.type == TV_JSON_OBJECT) {
+            if (!parse_meta(r, line, &am->val, op, dsc)) return false;
+        } else if (am->val.type != TV_JSON_NULL) {
+            return fail_iae(r,
+                                  "Malformed action/metadata line [%d], expected START_OBJECT or END_OBJECT but found "
+                                  "[%s]",
+                                  line, token_name(&am->val));
+        }
+        if (act->len > 1)
+            return fail_iae(r,
+                                  "Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]",
+                                  line);
+        if (op->kind != OP_DELETE) {
+            const char *nl2 = from < len ? memchr(data + from, '\n', len - from) : NULL;
+            if (!nl2) {
+                if (from != len)
+                    return fail_iae(r, "The bulk request must be terminated by a newline [\\n]");
+                break; /* an action without its source line is dropped */
+            }
+            size_t next2 = (size_t)(nl2 - data);
+            line++;
+            const char *sp = data + from;
+            size_t sl = next2 - from;
+            if (sl && sp[sl - 1] == '\r') sl--;
+            from = next2 + 1;
+            if (op->kind == OP_UPDATE) {
+                if (op->opts.version != TV_VERSION_UNSET || op->opts.version_type != TV_VT_INTERNAL)
+                    return fail_iae(r, "Update requests do not support versioning. Please use `if_seq_no` and "
+                                             "`if_primary_term` instead");
+                tv_json *ub = NULL;
+                memset(&je, 0, sizeof je);
+                st = tv_json_parse(&r->arena, sp, sl, &ub, &je);
+                if (st == TROVE_ENOMEM) {
+                    r->oom = true;
+                    return false;
+                }
+                if (st != TROVE_OK) {
+                    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
+                    if (!e) {
+                        r->oom = true;
+                        return false;
+                    }
+                    e->type = TROVE_EJSON;
+                    e->reason = tv_arena_sprintf(
+                        &r->arena,
+                        "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); "
+                        "line: %u, column: %u]",
+                        je.msg, je.line, je.col);
+                    e->status = 400;
+                    if (!e->reason) {
+                        r->oom = true;
+                        return false;
+                    }
+                    tv_req_error(r, e);
+                    return false;
+                }
+                tv_update_req saved = op->upd;
+                tv_api_err *e = NULL;
+                tv_update_req u;
+                memset(&u, 0, sizeof u);
+                if (!tv_api_parse_update(r, ub, sp, sl, &u, &e)) {
+                    /* a missing doc is a validation error of the item,
+                     * reported with the whole request below */
+                    if (e && e->type == TROVE_EVALIDATION) {
+                        op->upd = saved;
+                        op->upd.doc = NULL;
+                    } else {
+                        if (e) tv_req_error(r, e);
+                        return false;
+                    }
+                } else {
+                    u.opts = op->opts;
+                    u.retry_on_conflict = saved.retry_on_conflict;
+                    /* BulkRequestParser: a FetchSourceContext from the URL or
+                     * the action line replaces the body's _source */
+                    if (saved.sc.explicit_) {
+                        u.want_source = saved.want_source;
+                        u.sc = saved.sc;
+                    } else if (u.want_source && u.sc.nincl == 0 && u.sc.nexcl == 0) {
+                        u.sc.fetch = true;
+                    }
+                    if (u.want_source) u.sc.fetch = true;
+                    op->upd = u;
+                }
+            } else {
+                op->src = sp;
+                op->src_len = sl;
+            }
+        }
+        nops++;
+    }
+    *nops_out = nops;
+    return true;
+}
+
 void tv_h_bulk(tv_req *r) {
     uint64_t t0 = tv_mono_ns();
     tv_refresh refresh;
@@ -197,171 +373,7 @@ void tv_h_bulk(tv_req *r) {
         return;
     }
     size_t nops = 0;
-    size_t from = 0;
-    int line = 0;
-    for (;;) {
-        const char *nl = from < len ? memchr(data + from, '\n', len - from) : NULL;
-        if (!nl) {
-            if (from != len)
-                return (void)fail_iae(r, "The bulk request must be terminated by a newline [\\n]");
-            break;
-        }
-        size_t next = (size_t)(nl - data);
-        line++;
-        const char *lp = data + from;
-        size_t ll = next - from;
-        from = next + 1;
-        if (only_ws(lp, ll)) continue;
-        tv_json *act = NULL;
-        tv_json_error je;
-        memset(&je, 0, sizeof je);
-        tv_status st = tv_json_parse(&r->arena, lp, ll, &act, &je);
-        if (st == TROVE_ENOMEM) {
-            r->oom = true;
-            return;
-        }
-        if (st != TROVE_OK) {
-            tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-            if (!e) {
-                r->oom = true;
-                return;
-            }
-            e->type = TROVE_EJSON;
-            e->reason = tv_arena_sprintf(&r->arena,
-                                         "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` "
-                                         "disabled); line: %u, column: %u]",
-                                         je.msg, je.line, je.col);
-            e->status = 400;
-            if (!e->reason) {
-                r->oom = true;
-                return;
-            }
-            tv_req_error(r, e);
-            return;
-        }
-        if (act->type != TV_JSON_OBJECT)
-            return (void)fail_iae(r, "Malformed action/metadata line [%d], expected START_OBJECT but found [%s]", line,
-                                  token_name(act));
-        if (act->len == 0)
-            return (void)fail_iae(r, "Malformed action/metadata line [%d], expected FIELD_NAME but found [END_OBJECT]",
-                                  line);
-        const tv_json_member *am = &act->v.members[0];
-        bulk_op *op = &ops[nops];
-        memset(op, 0, sizeof *op);
-        tv_write_opts_init(&op->opts);
-        op->upd.detect_noop = true;
-        if (tv_streq(am->key, am->key_len, "index"))
-            op->kind = OP_INDEX;
-        else if (tv_streq(am->key, am->key_len, "create"))
-            op->kind = OP_CREATE;
-        else if (tv_streq(am->key, am->key_len, "update"))
-            op->kind = OP_UPDATE;
-        else if (tv_streq(am->key, am->key_len, "delete"))
-            op->kind = OP_DELETE;
-        else
-            return (void)fail_iae(r,
-                                  "Malformed action/metadata line [%d], expected field [create], [delete], [index] or "
-                                  "[update] but found [%s]",
-                                  line, am->key);
-        op->index = r->p_index;
-        if (droute && *droute) {
-            op->opts.routing = droute;
-            op->opts.routing_len = strlen(droute);
-        }
-        op->require_alias = req_alias;
-        op->upd.sc = dsc;
-        op->upd.want_source = dsc_given && dsc.fetch;
-        if (am->val.type == TV_JSON_OBJECT) {
-            if (!parse_meta(r, line, &am->val, op, &dsc)) return;
-        } else if (am->val.type != TV_JSON_NULL) {
-            return (void)fail_iae(r,
-                                  "Malformed action/metadata line [%d], expected START_OBJECT or END_OBJECT but found "
-                                  "[%s]",
-                                  line, token_name(&am->val));
-        }
-        if (act->len > 1)
-            return (void)fail_iae(r,
-                                  "Malformed action/metadata line [%d], expected END_OBJECT but found [FIELD_NAME]",
-                                  line);
-        if (op->kind != OP_DELETE) {
-            const char *nl2 = from < len ? memchr(data + from, '\n', len - from) : NULL;
-            if (!nl2) {
-                if (from != len)
-                    return (void)fail_iae(r, "The bulk request must be terminated by a newline [\\n]");
-                break; /* an action without its source line is dropped */
-            }
-            size_t next2 = (size_t)(nl2 - data);
-            line++;
-            const char *sp = data + from;
-            size_t sl = next2 - from;
-            if (sl && sp[sl - 1] == '\r') sl--;
-            from = next2 + 1;
-            if (op->kind == OP_UPDATE) {
-                if (op->opts.version != TV_VERSION_UNSET || op->opts.version_type != TV_VT_INTERNAL)
-                    return (void)fail_iae(r, "Update requests do not support versioning. Please use `if_seq_no` and "
-                                             "`if_primary_term` instead");
-                tv_json *ub = NULL;
-                memset(&je, 0, sizeof je);
-                st = tv_json_parse(&r->arena, sp, sl, &ub, &je);
-                if (st == TROVE_ENOMEM) {
-                    r->oom = true;
-                    return;
-                }
-                if (st != TROVE_OK) {
-                    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-                    if (!e) {
-                        r->oom = true;
-                        return;
-                    }
-                    e->type = TROVE_EJSON;
-                    e->reason = tv_arena_sprintf(
-                        &r->arena,
-                        "%s\n at [Source: REDACTED (`StreamReadFeature.INCLUDE_SOURCE_IN_LOCATION` disabled); "
-                        "line: %u, column: %u]",
-                        je.msg, je.line, je.col);
-                    e->status = 400;
-                    if (!e->reason) {
-                        r->oom = true;
-                        return;
-                    }
-                    tv_req_error(r, e);
-                    return;
-                }
-                tv_update_req saved = op->upd;
-                tv_api_err *e = NULL;
-                tv_update_req u;
-                memset(&u, 0, sizeof u);
-                if (!tv_api_parse_update(r, ub, sp, sl, &u, &e)) {
-                    /* a missing doc is a validation error of the item,
-                     * reported with the whole request below */
-                    if (e && e->type == TROVE_EVALIDATION) {
-                        op->upd = saved;
-                        op->upd.doc = NULL;
-                    } else {
-                        if (e) tv_req_error(r, e);
-                        return;
-                    }
-                } else {
-                    u.opts = op->opts;
-                    u.retry_on_conflict = saved.retry_on_conflict;
-                    /* BulkRequestParser: a FetchSourceContext from the URL or
-                     * the action line replaces the body's _source */
-                    if (saved.sc.explicit_) {
-                        u.want_source = saved.want_source;
-                        u.sc = saved.sc;
-                    } else if (u.want_source && u.sc.nincl == 0 && u.sc.nexcl == 0) {
-                        u.sc.fetch = true;
-                    }
-                    if (u.want_source) u.sc.fetch = true;
-                    op->upd = u;
-                }
-            } else {
-                op->src = sp;
-                op->src_len = sl;
-            }
-        }
-        nops++;
-    }
+    if (!parse_ops(r, droute, &dsc, dsc_given, req_alias, ops, &nops)) return;
 
     /* pass 2: validate (BulkRequest.validate) */
     tv_buf vb;
