@@ -55,24 +55,6 @@ struct tv_inner_hits {
     uint32_t nres;
 };
 
-/* ------------------------------------------------------------- bitsets */
-
-static inline bool bit_at(const uint64_t *w, uint32_t d) { return (w[d >> 6] >> (d & 63)) & 1; }
-
-/* The first root >= from, n when none. */
-static uint32_t next_root(const uint64_t *roots, uint32_t from, uint32_t n) {
-    tv_bitset b = {(uint64_t *)roots, n};
-    size_t i = tv_bitset_next(&b, from);
-    return i == SIZE_MAX ? n : (uint32_t)i;
-}
-
-/* The last root < before, UINT32_MAX when none. */
-static uint32_t prev_root(const uint64_t *roots, uint32_t before, uint32_t n) {
-    tv_bitset b = {(uint64_t *)roots, n};
-    size_t i = tv_bitset_prev(&b, before);
-    return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
-}
-
 /* --------------------------------------------------------------- parse */
 
 static tv_status unsupported(tv_dsl *d, uint32_t off, const char *what) {
@@ -272,7 +254,7 @@ static uint32_t block_start(const tv_mapping *m, const tv_segment *seg, uint32_t
     const tv_field *f = nest_field(m, seg, doc);
     if (!f) {
         const uint64_t *roots = tv_segment_roots(seg, NULL);
-        uint32_t p = roots ? prev_root(roots, doc, tv_segment_max_doc(seg)) : UINT32_MAX;
+        uint32_t p = roots ? tv_bits_prev(roots, doc, tv_segment_max_doc(seg)) : UINT32_MAX;
         return p == UINT32_MAX ? 0 : p + 1;
     }
     int depth = nest_depth(f);
@@ -321,7 +303,7 @@ static tv_status collect_one(tv_nested_q *s, const tv_snapshot *snap, const ih_a
             uint32_t c = it->doc;
             if (c == TV_ITER_UNSET || c < start) c = tv_iter_advance(it, start);
             for (; c < doc; c = tv_iter_next(it)) {
-                if (!bit_at(cb, c)) continue;
+                if (!tv_bits_get(cb, c)) continue;
                 ih_hit h;
                 memset(&h, 0, sizeof h);
                 h.doc = c;
@@ -436,7 +418,7 @@ tv_status tv_nested_identity(const tv_mapping *m, const tv_segment *seg, uint32_
         fs[n++] = f;
         const tv_field *up = f->nested_scope;
         uint32_t p = x + 1;
-        if (!up) p = next_root(roots, p, md);
+        if (!up) p = tv_bits_next(roots, p, md);
         else
             while (p < md && tv_segment_nest(seg, p) != up->id + 1) p++;
         if (p >= md) return TROVE_EINTERNAL;

@@ -29,23 +29,7 @@
 
 enum { SM_NONE = 0, SM_AVG, SM_MAX, SM_MIN, SM_SUM };
 
-/* ------------------------------------------------------------- bitsets */
-
-static inline bool bit_at(const uint64_t *w, uint32_t d) { return (w[d >> 6] >> (d & 63)) & 1; }
-
-/* The first set bit >= from, n when none. */
-static uint32_t next_set(const uint64_t *w, uint32_t from, uint32_t n) {
-    tv_bitset b = {(uint64_t *)w, n};
-    size_t i = tv_bitset_next(&b, from);
-    return i == SIZE_MAX ? n : (uint32_t)i;
-}
-
-/* The last set bit < before, UINT32_MAX when none. */
-static uint32_t prev_set(const uint64_t *w, uint32_t before, uint32_t n) {
-    tv_bitset b = {(uint64_t *)w, n};
-    size_t i = tv_bitset_prev(&b, before);
-    return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
-}
+/* ----------------------------------------------------- nested bitsets */
 
 /* The docs of a nested path in a segment (the segment's cached bitset);
  * NULL when the segment has none. */
@@ -74,7 +58,7 @@ typedef struct nest_it {
 } nest_it;
 
 static uint32_t kept_child(nest_it *x, uint32_t d) {
-    while (d != TV_NO_MORE_DOCS && !(d < x->max_doc && bit_at(x->cbits, d))) d = tv_iter_next(x->child);
+    while (d != TV_NO_MORE_DOCS && !(d < x->max_doc && tv_bits_get(x->cbits, d))) d = tv_iter_next(x->child);
     return d;
 }
 
@@ -83,7 +67,7 @@ static uint32_t kept_child(nest_it *x, uint32_t d) {
 static uint32_t join(nest_it *x) {
     uint32_t c = x->c;
     if (c == TV_NO_MORE_DOCS) return x->it.doc = TV_NO_MORE_DOCS;
-    uint32_t p = next_set(x->pbits, c, x->max_doc);
+    uint32_t p = tv_bits_next(x->pbits, c, x->max_doc);
     if (p >= x->max_doc) {
         x->c = TV_NO_MORE_DOCS;
         return x->it.doc = TV_NO_MORE_DOCS;
@@ -114,7 +98,7 @@ static uint32_t nest_next(tv_iter *it) {
 static uint32_t nest_advance(tv_iter *it, uint32_t target) {
     nest_it *x = (nest_it *)it;
     /* the children of parents >= target come after the last parent before it */
-    uint32_t prev = target < x->max_doc ? prev_set(x->pbits, target, x->max_doc) : UINT32_MAX;
+    uint32_t prev = target < x->max_doc ? tv_bits_prev(x->pbits, target, x->max_doc) : UINT32_MAX;
     if (target >= x->max_doc) {
         x->c = TV_NO_MORE_DOCS;
         return x->it.doc = TV_NO_MORE_DOCS;

@@ -342,6 +342,19 @@ size_t tv_bitset_count(const tv_bitset *b);
 size_t tv_bitset_next(const tv_bitset *b, size_t from);
 /* The last set bit < before, or SIZE_MAX. */
 size_t tv_bitset_prev(const tv_bitset *b, size_t before);
+/* The same over bare words of n bits: bit d; the first set bit >= from (n
+ * when none); the last set bit < before (UINT32_MAX when none). */
+static inline bool tv_bits_get(const uint64_t *w, uint32_t d) { return (w[d >> 6] >> (d & 63)) & 1; }
+static inline uint32_t tv_bits_next(const uint64_t *w, uint32_t from, uint32_t n) {
+    tv_bitset b = {(uint64_t *)w, n};
+    size_t i = tv_bitset_next(&b, from);
+    return i == SIZE_MAX ? n : (uint32_t)i;
+}
+static inline uint32_t tv_bits_prev(const uint64_t *w, uint32_t before, uint32_t n) {
+    tv_bitset b = {(uint64_t *)w, n};
+    size_t i = tv_bitset_prev(&b, before);
+    return i == SIZE_MAX ? UINT32_MAX : (uint32_t)i;
+}
 
 /* ---------------------------------------------------------------- varint */
 
