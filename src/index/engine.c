@@ -1885,7 +1885,7 @@ tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realti
         if (!s) return TROVE_ENOMEM;
         for (uint32_t i = s->nsegs; i-- > 0 && !st;) {
             const tv_segview *v = &s->segs[i];
-            uint32_t doc;
+            uint32_t doc = 0;
             st = seg_find(v->seg, v->live, id, id_len, arena, found, &doc);
             if (!st && *found) {
                 st = get_from_segment(v->seg, doc, arena, meta, source, source_len);
@@ -1917,7 +1917,7 @@ tv_status tv_index_get(tv_index *idx, const char *id, size_t id_len, bool realti
     } else if (!tv_map_has(&idx->tombs, id, id_len)) {
         for (size_t i = idx->segs.len; i-- > 0 && !st;) {
             const wseg *w = &idx->segs.items[i];
-            uint32_t doc;
+            uint32_t doc = 0;
             st = seg_find(w->seg, w->live ? w->live->words : NULL, id, id_len, arena, found, &doc);
             if (!st && *found) {
                 st = get_from_segment(w->seg, doc, arena, meta, source, source_len);
