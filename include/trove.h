@@ -129,7 +129,8 @@ extern "C" {
     X(EFROZEN, 403, "trove_base_frozen", 0, NULL, "the base is frozen")                                    \
     X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
     X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \
-    X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")
+    X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")                                          \
+    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

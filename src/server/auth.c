@@ -651,10 +651,10 @@ static void deny_body(tv_buf *b, const char *action, const char *name) {
     snprintf(reason, sizeof reason,
              "no permissions for [%s] and User [name=%s, backend_roles=[], requestedTenant=null]", action, name);
     tv_buf_clear(b);
-    tv_buf_printf(b,
-                  "{\"error\":{\"root_cause\":[{\"type\":\"security_exception\",\"reason\":\"%s\"}],"
-                  "\"type\":\"security_exception\",\"reason\":\"%s\"},\"status\":403}",
-                  reason, reason);
+    const char *type = trove_status_type(TROVE_ESECURITY);
+    tv_buf_printf(b, "{\"error\":{\"root_cause\":[{\"type\":\"%s\",\"reason\":\"%s\"}],\"type\":\"%s\",\"reason\":\"%s\"},"
+                     "\"status\":%d}",
+                  type, reason, type, reason, trove_status_http(TROVE_ESECURITY));
 }
 
 bool tv_auth_authorize(void *ud, const void *who, const char *method, const char *target, const void *body,
