@@ -11,7 +11,7 @@ RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data tzdata
 TEST_PACKAGES := $(RUN_PACKAGES) clang llvm libclang-rt-14-dev libcmocka-dev openssl postgresql nodejs \
 	python3-pytest python3-requests python3-yaml python3-elasticsearch python3-psycopg2
 BENCH_PACKAGES := $(TEST_PACKAGES) libjansson-dev openjdk-17-jdk-headless liblucene4.10-java libxapian-dev \
-	libsqlite3-dev dict-gcide dict-wn dict-devil perl-doc linux-doc-6.1 dict-foldoc dict-jargon fortunes
+	libsqlite3-dev dict-gcide dict-wn dict-devil perl-doc linux-doc-6.1 dict-foldoc dict-jargon fortunes wrk valgrind
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
