@@ -41,33 +41,6 @@
 
 #include "node/node.h"
 
-/* Next code point of UTF-8 text at *i (advanced); a malformed sequence
- * yields U+FFFD for its first byte, as a replacing decoder does. */
-static uint32_t next_cp(const unsigned char *s, size_t len, size_t *i) {
-    uint32_t c = s[*i];
-    if (c < 0x80) {
-        (*i)++;
-        return c;
-    }
-    size_t need = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 && c <= 0xEF ? 2 : c >= 0xC2 && c <= 0xDF ? 1 : 0;
-    uint32_t cp = need == 3 ? (c & 7) : need == 2 ? (c & 15) : (c & 31);
-    bool ok = need > 0 && *i + need < len;
-    for (size_t k = 1; ok && k <= need; k++) {
-        if ((s[*i + k] & 0xC0) != 0x80)
-            ok = false;
-        else
-            cp = (cp << 6) | (s[*i + k] & 63);
-    }
-    if (ok && need == 2 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) ok = false;
-    if (ok && need == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ok = false;
-    if (!ok) {
-        (*i)++;
-        return 0xFFFD;
-    }
-    *i += need + 1;
-    return cp;
-}
-
 static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
 /* One 4-byte block of MurmurHash3 x86_32 (Austin Appleby's public-domain
@@ -89,7 +62,8 @@ int32_t tv_routing_hash(const char *str, size_t len) {
     bool have = false;
     size_t units = 0;
     for (size_t i = 0; i < len;) {
-        uint32_t cp = next_cp(s, len, &i);
+        uint32_t cp;
+        i += tv_utf8_decode(s + i, s + len, &cp); /* malformed: U+FFFD, one byte */
         uint32_t u[2];
         int nu = 1;
         if (cp >= 0x10000) {
