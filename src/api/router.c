@@ -305,6 +305,12 @@ typedef struct route {
     const char *const *params;
 } route;
 
+#define P_MAPPING_GET \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "local", "master_timeout")
+#define P_MAPPING_PUT                                                                                                  \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",       \
+      "timeout", "write_index_only")
+
 static const route routes[] = {
     {TV_GET, "/", tv_h_root, P_NONE},
     {TV_HEAD, "/", tv_h_root, P_NONE},
@@ -372,17 +378,15 @@ static const route routes[] = {
      P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
        "timeout")},
 
-    {TV_GET, "/_mapping", tv_h_mapping_get, P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards",
-                                             "ignore_unavailable", "local", "master_timeout")},
-    {TV_GET, "/{index}/_mapping", tv_h_mapping_get, P("allow_no_indices", "cluster_manager_timeout",
-                                                     "expand_wildcards", "ignore_unavailable", "local",
-                                                     "master_timeout")},
-    {TV_PUT, "/{index}/_mapping", tv_h_mapping_put,
-     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
-       "timeout", "write_index_only")},
-    {TV_POST, "/{index}/_mapping", tv_h_mapping_put,
-     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "ignore_unavailable", "master_timeout",
-       "timeout", "write_index_only")},
+    /* RestGetMappingAction and RestPutMappingAction answer the plural paths too */
+    {TV_GET, "/_mapping", tv_h_mapping_get, P_MAPPING_GET},
+    {TV_GET, "/_mappings", tv_h_mapping_get, P_MAPPING_GET},
+    {TV_GET, "/{index}/_mapping", tv_h_mapping_get, P_MAPPING_GET},
+    {TV_GET, "/{index}/_mappings", tv_h_mapping_get, P_MAPPING_GET},
+    {TV_PUT, "/{index}/_mapping", tv_h_mapping_put, P_MAPPING_PUT},
+    {TV_POST, "/{index}/_mapping", tv_h_mapping_put, P_MAPPING_PUT},
+    {TV_PUT, "/{index}/_mappings", tv_h_mapping_put, P_MAPPING_PUT},
+    {TV_POST, "/{index}/_mappings", tv_h_mapping_put, P_MAPPING_PUT},
     {TV_GET, "/_settings", tv_h_settings_get,
      P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable",
        "include_defaults", "local", "master_timeout")},
@@ -514,7 +518,187 @@ static const route routes[] = {
     {TV_GET, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_PUT, "/_scripts/{id}", tv_h_unsupported, NULL},
-    {TV_POST, "/_scripts/{id}", tv_h_unsupported, NULL},
+    {TV_POST, "/_scripts/{id}", tv_h_unsupported, NULL},    /* The rest of OpenSearch's REST API (its rest-api-spec, 3.x paths):
+     * what trove does not have answers 400 unsupported_operation_exception
+     * naming the method and path, never "no handler found" and never an
+     * API path read as an index name. */
+    {TV_GET, "/{index}/_termvectors", tv_h_unsupported, NULL}, /* termvectors */
+    {TV_POST, "/{index}/_termvectors", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_termvectors/{id}", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_termvectors/{id}", tv_h_unsupported, NULL},
+    {TV_GET, "/_mtermvectors", tv_h_unsupported, NULL}, /* mtermvectors */
+    {TV_POST, "/_mtermvectors", tv_h_unsupported, NULL},
+    {TV_GET, "/{index}/_mtermvectors", tv_h_unsupported, NULL},
+    {TV_POST, "/{index}/_mtermvectors", tv_h_unsupported, NULL},
+    {TV_GET, "/_cat/allocation", tv_h_unsupported, NULL}, /* cat.allocation */
+    {TV_GET, "/_cat/allocation/{node_id}", tv_h_unsupported, NULL}, /* cat.allocation */
+    {TV_GET, "/_cat/cluster_manager", tv_h_unsupported, NULL}, /* cat.cluster_manager */
+    {TV_GET, "/_cat/fielddata", tv_h_unsupported, NULL}, /* cat.fielddata */
+    {TV_GET, "/_cat/fielddata/{fields}", tv_h_unsupported, NULL}, /* cat.fielddata */
+    {TV_GET, "/_cat", tv_h_unsupported, NULL}, /* cat.help */
+    {TV_GET, "/_cat/nodeattrs", tv_h_unsupported, NULL}, /* cat.nodeattrs */
+    {TV_GET, "/_cat/nodes", tv_h_unsupported, NULL}, /* cat.nodes */
+    {TV_GET, "/_cat/pending_tasks", tv_h_unsupported, NULL}, /* cat.pending_tasks */
+    {TV_GET, "/_cat/plugins", tv_h_unsupported, NULL}, /* cat.plugins */
+    {TV_GET, "/_cat/recovery", tv_h_unsupported, NULL}, /* cat.recovery */
+    {TV_GET, "/_cat/recovery/{index}", tv_h_unsupported, NULL}, /* cat.recovery */
+    {TV_GET, "/_cat/repositories", tv_h_unsupported, NULL}, /* cat.repositories */
+    {TV_GET, "/_cat/segment_replication", tv_h_unsupported, NULL}, /* cat.segment_replication */
+    {TV_GET, "/_cat/segment_replication/{index}", tv_h_unsupported, NULL}, /* cat.segment_replication */
+    {TV_GET, "/_cat/segments", tv_h_unsupported, NULL}, /* cat.segments */
+    {TV_GET, "/_cat/segments/{index}", tv_h_unsupported, NULL}, /* cat.segments */
+    {TV_GET, "/_cat/shards", tv_h_unsupported, NULL}, /* cat.shards */
+    {TV_GET, "/_cat/shards/{index}", tv_h_unsupported, NULL}, /* cat.shards */
+    {TV_GET, "/_cat/snapshots", tv_h_unsupported, NULL}, /* cat.snapshots */
+    {TV_GET, "/_cat/snapshots/{repository}", tv_h_unsupported, NULL}, /* cat.snapshots */
+    {TV_GET, "/_cat/tasks", tv_h_unsupported, NULL}, /* cat.tasks */
+    {TV_GET, "/_cat/templates", tv_h_unsupported, NULL}, /* cat.templates */
+    {TV_GET, "/_cat/templates/{name}", tv_h_unsupported, NULL}, /* cat.templates */
+    {TV_GET, "/_cat/thread_pool", tv_h_unsupported, NULL}, /* cat.thread_pool */
+    {TV_GET, "/_cat/thread_pool/{thread_pool_patterns}", tv_h_unsupported, NULL}, /* cat.thread_pool */
+    {TV_GET, "/_cluster/allocation/explain", tv_h_unsupported, NULL}, /* cluster.allocation_explain */
+    {TV_POST, "/_cluster/allocation/explain", tv_h_unsupported, NULL}, /* cluster.allocation_explain */
+    {TV_GET, "/_cluster/awareness/{awareness_attribute_name}/health", tv_h_unsupported, NULL}, /* cluster.awareness_attribute_health */
+    {TV_DELETE, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.delete_component_template */
+    {TV_DELETE, "/_cluster/decommission/awareness/", tv_h_unsupported, NULL}, /* cluster.delete_decommission_awareness */
+    {TV_DELETE, "/_cluster/routing/awareness/weights", tv_h_unsupported, NULL}, /* cluster.delete_weighted_routing */
+    {TV_GET, "/_cluster/settings/_describe", tv_h_unsupported, NULL}, /* cluster.describe_settings */
+    {TV_GET, "/_component_template", tv_h_unsupported, NULL}, /* cluster.get_component_template */
+    {TV_GET, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.get_component_template */
+    {TV_GET, "/_cluster/decommission/awareness/{awareness_attribute_name}/_status", tv_h_unsupported, NULL}, /* cluster.get_decommission_awareness */
+    {TV_GET, "/_cluster/routing/awareness/{attribute}/weights", tv_h_unsupported, NULL}, /* cluster.get_weighted_routing */
+    {TV_PUT, "/_cluster/management/decommission", tv_h_unsupported, NULL}, /* cluster.management_decommission */
+    {TV_GET, "/_cluster/pending_tasks", tv_h_unsupported, NULL}, /* cluster.pending_tasks */
+    {TV_PUT, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.put_component_template */
+    {TV_POST, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.put_component_template */
+    {TV_PUT, "/_cluster/decommission/awareness/{awareness_attribute_name}/{awareness_attribute_value}", tv_h_unsupported, NULL}, /* cluster.put_decommission_awareness */
+    {TV_PUT, "/_cluster/routing/awareness/{attribute}/weights", tv_h_unsupported, NULL}, /* cluster.put_weighted_routing */
+    {TV_GET, "/_remote/info", tv_h_unsupported, NULL}, /* cluster.remote_info */
+    {TV_POST, "/_cluster/reroute", tv_h_unsupported, NULL}, /* cluster.reroute */
+    {TV_GET, "/_cluster/state/{metric}", tv_h_unsupported, NULL}, /* cluster.state */
+    {TV_GET, "/_cluster/state/{metric}/{index}", tv_h_unsupported, NULL}, /* cluster.state */
+    {TV_GET, "/_cluster/stats", tv_h_unsupported, NULL}, /* cluster.stats */
+    {TV_GET, "/_cluster/stats/nodes/{node_id}", tv_h_unsupported, NULL}, /* cluster.stats */
+    {TV_PUT, "/_wlm/query_group", tv_h_unsupported, NULL}, /* create_query_group_context */
+    {TV_POST, "/_wlm/query_group", tv_h_unsupported, NULL}, /* create_query_group_context */
+    {TV_PUT, "/_wlm/workload_group", tv_h_unsupported, NULL}, /* create_workload_group_context */
+    {TV_POST, "/_wlm/workload_group", tv_h_unsupported, NULL}, /* create_workload_group_context */
+    {TV_DELETE, "/_dangling/{index_uuid}", tv_h_unsupported, NULL}, /* dangling_indices.delete_dangling_index */
+    {TV_POST, "/_dangling/{index_uuid}", tv_h_unsupported, NULL}, /* dangling_indices.import_dangling_index */
+    {TV_GET, "/_dangling", tv_h_unsupported, NULL}, /* dangling_indices.list_dangling_indices */
+    {TV_POST, "/_delete_by_query/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* delete_by_query_rethrottle */
+    {TV_DELETE, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* delete_query_group_context */
+    {TV_DELETE, "/_scripts/{id}", tv_h_unsupported, NULL}, /* delete_script */
+    {TV_DELETE, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* delete_workload_group_context */
+    {TV_GET, "/_wlm/query_group", tv_h_unsupported, NULL}, /* get_query_group_context */
+    {TV_GET, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* get_query_group_context */
+    {TV_GET, "/_scripts/{id}", tv_h_unsupported, NULL}, /* get_script */
+    {TV_GET, "/_script_context", tv_h_unsupported, NULL}, /* get_script_context */
+    {TV_GET, "/_script_language", tv_h_unsupported, NULL}, /* get_script_languages */
+    {TV_GET, "/_wlm/workload_group", tv_h_unsupported, NULL}, /* get_workload_group_context */
+    {TV_GET, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* get_workload_group_context */
+    {TV_PUT, "/{index}/_block/{block}", tv_h_unsupported, NULL}, /* indices.add_block */
+    {TV_POST, "/_cache/clear", tv_h_unsupported, NULL}, /* indices.clear_cache */
+    {TV_POST, "/{index}/_cache/clear", tv_h_unsupported, NULL}, /* indices.clear_cache */
+    {TV_PUT, "/{index}/_clone/{target}", tv_h_unsupported, NULL}, /* indices.clone */
+    {TV_POST, "/{index}/_clone/{target}", tv_h_unsupported, NULL}, /* indices.clone */
+    {TV_GET, "/_data_stream/_stats", tv_h_unsupported, NULL}, /* indices.data_streams_stats */
+    {TV_GET, "/_data_stream/{name}/_stats", tv_h_unsupported, NULL}, /* indices.data_streams_stats */
+    {TV_DELETE, "/_data_stream/{name}", tv_h_unsupported, NULL}, /* indices.delete_data_stream */
+    {TV_GET, "/_data_stream", tv_h_unsupported, NULL}, /* indices.get_data_stream */
+    {TV_GET, "/_data_stream/{name}", tv_h_unsupported, NULL}, /* indices.get_data_stream */
+    {TV_GET, "/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
+    {TV_GET, "/{index}/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
+    {TV_POST, "/_data_stream/_modify", tv_h_unsupported, NULL}, /* indices.modify_data_stream */
+    {TV_PUT, "/_alias/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
+    {TV_POST, "/_alias/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
+    {TV_PUT, "/_aliases/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
+    {TV_POST, "/_aliases/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
+    {TV_PUT, "/_alias", tv_h_unsupported, NULL}, /* indices.put_alias */
+    {TV_POST, "/{alias}/_rollover", tv_h_unsupported, NULL}, /* indices.rollover */
+    {TV_POST, "/{alias}/_rollover/{new_index}", tv_h_unsupported, NULL}, /* indices.rollover */
+    {TV_PUT, "/{index}/_shrink/{target}", tv_h_unsupported, NULL}, /* indices.shrink */
+    {TV_POST, "/{index}/_shrink/{target}", tv_h_unsupported, NULL}, /* indices.shrink */
+    {TV_POST, "/_index_template/_simulate_index/{name}", tv_h_unsupported, NULL}, /* indices.simulate_index_template */
+    {TV_POST, "/_index_template/_simulate", tv_h_unsupported, NULL}, /* indices.simulate_template */
+    {TV_POST, "/_index_template/_simulate/{name}", tv_h_unsupported, NULL}, /* indices.simulate_template */
+    {TV_PUT, "/{index}/_split/{target}", tv_h_unsupported, NULL}, /* indices.split */
+    {TV_POST, "/{index}/_split/{target}", tv_h_unsupported, NULL}, /* indices.split */
+    {TV_GET, "/_ingest/pipeline", tv_h_unsupported, NULL}, /* ingest.get_pipeline */
+    {TV_GET, "/_ingest/pipeline/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
+    {TV_POST, "/_ingest/pipeline/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
+    {TV_GET, "/_ingest/pipeline/{id}/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
+    {TV_POST, "/_ingest/pipeline/{id}/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
+    {TV_GET, "/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
+    {TV_POST, "/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
+    {TV_GET, "/{index}/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
+    {TV_POST, "/{index}/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
+    {TV_GET, "/_nodes/hot_threads", tv_h_unsupported, NULL}, /* nodes.hot_threads */
+    {TV_GET, "/_nodes/{node_id}/hot_threads", tv_h_unsupported, NULL}, /* nodes.hot_threads */
+    {TV_GET, "/_nodes/{node_id}", tv_h_unsupported, NULL}, /* nodes.info */
+    {TV_GET, "/_nodes/{node_id}/{metric}", tv_h_unsupported, NULL}, /* nodes.info */
+    {TV_POST, "/_nodes/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
+    {TV_POST, "/_nodes/{node_id}/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
+    {TV_GET, "/_nodes/stats/{metric}/{index_metric}", tv_h_unsupported, NULL}, /* nodes.stats */
+    {TV_GET, "/_nodes/{node_id}/stats/{metric}/{index_metric}", tv_h_unsupported, NULL}, /* nodes.stats */
+    {TV_GET, "/_nodes/usage", tv_h_unsupported, NULL}, /* nodes.usage */
+    {TV_GET, "/_nodes/{node_id}/usage", tv_h_unsupported, NULL}, /* nodes.usage */
+    {TV_GET, "/_nodes/usage/{metric}", tv_h_unsupported, NULL}, /* nodes.usage */
+    {TV_GET, "/_nodes/{node_id}/usage/{metric}", tv_h_unsupported, NULL}, /* nodes.usage */
+    {TV_PUT, "/_scripts/{id}/{context}", tv_h_unsupported, NULL}, /* put_script */
+    {TV_POST, "/_scripts/{id}/{context}", tv_h_unsupported, NULL}, /* put_script */
+    {TV_GET, "/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
+    {TV_POST, "/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
+    {TV_GET, "/{index}/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
+    {TV_POST, "/{index}/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
+    {TV_POST, "/_reindex/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* reindex_rethrottle */
+    {TV_POST, "/_remotestore/_restore", tv_h_unsupported, NULL}, /* remote_store.restore */
+    {TV_GET, "/_remotestore/stats/{index}", tv_h_unsupported, NULL}, /* remote_store.stats */
+    {TV_GET, "/_remotestore/stats/{index}/{shard_id}", tv_h_unsupported, NULL}, /* remote_store.stats */
+    {TV_GET, "/_render/template", tv_h_unsupported, NULL}, /* render_search_template */
+    {TV_POST, "/_render/template", tv_h_unsupported, NULL}, /* render_search_template */
+    {TV_GET, "/_render/template/{id}", tv_h_unsupported, NULL}, /* render_search_template */
+    {TV_POST, "/_render/template/{id}", tv_h_unsupported, NULL}, /* render_search_template */
+    {TV_GET, "/_scripts/painless/_context", tv_h_unsupported, NULL}, /* scripts_painless_context */
+    {TV_GET, "/_scripts/painless/_execute", tv_h_unsupported, NULL}, /* scripts_painless_execute */
+    {TV_POST, "/_scripts/painless/_execute", tv_h_unsupported, NULL}, /* scripts_painless_execute */
+    {TV_DELETE, "/_search/pipeline/{id}", tv_h_unsupported, NULL}, /* search_pipeline.delete */
+    {TV_GET, "/_search/pipeline", tv_h_unsupported, NULL}, /* search_pipeline.get */
+    {TV_GET, "/_search/pipeline/{id}", tv_h_unsupported, NULL}, /* search_pipeline.get */
+    {TV_PUT, "/_search/pipeline/{id}", tv_h_unsupported, NULL}, /* search_pipeline.put */
+    {TV_GET, "/_search_shards", tv_h_unsupported, NULL}, /* search_shards */
+    {TV_POST, "/_search_shards", tv_h_unsupported, NULL}, /* search_shards */
+    {TV_GET, "/{index}/_search_shards", tv_h_unsupported, NULL}, /* search_shards */
+    {TV_POST, "/{index}/_search_shards", tv_h_unsupported, NULL}, /* search_shards */
+    {TV_GET, "/_search/template", tv_h_unsupported, NULL}, /* search_template */
+    {TV_POST, "/_search/template", tv_h_unsupported, NULL}, /* search_template */
+    {TV_GET, "/{index}/_search/template", tv_h_unsupported, NULL}, /* search_template */
+    {TV_POST, "/{index}/_search/template", tv_h_unsupported, NULL}, /* search_template */
+    {TV_POST, "/_snapshot/{repository}/_cleanup", tv_h_unsupported, NULL}, /* snapshot.cleanup_repository */
+    {TV_PUT, "/_snapshot/{repository}/{snapshot}/_clone/{target_snapshot}", tv_h_unsupported, NULL}, /* snapshot.clone */
+    {TV_PUT, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.create */
+    {TV_POST, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.create */
+    {TV_PUT, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.create_repository */
+    {TV_POST, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.create_repository */
+    {TV_DELETE, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.delete */
+    {TV_DELETE, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.delete_repository */
+    {TV_GET, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.get */
+    {TV_GET, "/_snapshot", tv_h_unsupported, NULL}, /* snapshot.get_repository */
+    {TV_GET, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.get_repository */
+    {TV_POST, "/_snapshot/{repository}/{snapshot}/_restore", tv_h_unsupported, NULL}, /* snapshot.restore */
+    {TV_GET, "/_snapshot/_status", tv_h_unsupported, NULL}, /* snapshot.status */
+    {TV_GET, "/_snapshot/{repository}/_status", tv_h_unsupported, NULL}, /* snapshot.status */
+    {TV_GET, "/_snapshot/{repository}/{snapshot}/_status", tv_h_unsupported, NULL}, /* snapshot.status */
+    {TV_POST, "/_snapshot/{repository}/_verify", tv_h_unsupported, NULL}, /* snapshot.verify_repository */
+    {TV_POST, "/_tasks/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
+    {TV_POST, "/_tasks/{task_id}/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
+    {TV_DELETE, "/_tasks/{task_id}", tv_h_unsupported, NULL}, /* tasks.delete */
+    {TV_GET, "/_tasks", tv_h_unsupported, NULL}, /* tasks.list */
+    {TV_POST, "/_update_by_query/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* update_by_query_rethrottle */
+    {TV_PUT, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* update_query_group_context */
+    {TV_POST, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* update_query_group_context */
+    {TV_PUT, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* update_workload_group_context */
+    {TV_POST, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* update_workload_group_context */
 };
 
 #define MAX_SEGS 16

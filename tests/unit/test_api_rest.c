@@ -138,6 +138,25 @@ static void test_router(void **s) {
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
            "support the API [GET /_nodes]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove "
            "does not support the API [GET /_nodes]\"},\"status\":400}");
+    /* the rest of OpenSearch's API answers unsupported by name: never read
+     * as an index ("/_tasks" is no index) nor "no handler found" */
+    static const char *const apis[][2] = {{"GET", "/_tasks"},          {"GET", "/_snapshot"},
+                                          {"GET", "/_cat/nodes"},      {"GET", "/_component_template"},
+                                          {"POST", "/_reindex/x/_rethrottle"}, {"GET", "/i/_termvectors/1"},
+                                          {"GET", "/_cluster/state/metadata"}};
+    for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
+        char *got = NULL;
+        assert_int_equal(req(apis[i][0], apis[i][1], NULL, &got, NULL), 400);
+        char want[160];
+        snprintf(want, sizeof want, "\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not support "
+                 "the API [%s %s]\"", apis[i][0], apis[i][1]);
+        if (!strstr(got, want)) fail_msg("%s %s: %s", apis[i][0], apis[i][1], got);
+        free(got);
+    }
+    /* ... and what trove has answers on its plural paths too */
+    char *got = NULL;
+    assert_int_equal(req("GET", "/_mappings", NULL, &got, NULL), 200);
+    free(got);
     /* "/_search" with DELETE falls through to DELETE /{index}, as in OpenSearch */
     EXPECT("DELETE", "/_search", NULL, 404,
            "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":\"no such index "
