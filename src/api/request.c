@@ -121,17 +121,10 @@ tv_index *tv_node_index_for_write(tv_req *r, const char *name) {
 }
 
 void tv_req_fail_closed(tv_req *r, tv_index *idx) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return;
-    }
-    e->type = TROVE_ECLOSED;
-    e->reason = "closed";
-    e->status = 400;
+    tv_api_err *e = tv_api_err_new(r, TROVE_ECLOSED, "closed");
     const char *name = tv_arena_strndup(&r->arena, tv_index_name(idx), strlen(tv_index_name(idx)));
     const char *uuid = tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx)));
-    if (!name || !uuid) {
+    if (!e || !name || !uuid) {
         r->oom = true;
         return;
     }

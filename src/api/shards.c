@@ -8,34 +8,20 @@
 #include "api.h"
 
 tv_api_err *tv_api_err_routing_missing(tv_req *r, const char *index, const char *id) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return NULL;
-    }
-    e->type = TROVE_ENOROUTING;
-    e->reason = tv_arena_sprintf(&r->arena, "routing is required for [%s]/[%s]", index, id ? id : "");
-    e->status = 400;
+    tv_api_err *e = tv_api_err_new(r, TROVE_ENOROUTING, "routing is required for [%s]/[%s]", index, id ? id : "");
+    if (!e) return NULL;
     tv_api_err_meta(e, "index", index);
     tv_api_err_meta(e, "index_uuid", "_na_");
-    if (!e->reason) r->oom = true;
     return e;
 }
 
 tv_api_err *tv_api_err_require_alias(tv_req *r, const char *name) {
-    tv_api_err *e = tv_arena_calloc(&r->arena, 1, sizeof *e);
-    if (!e) {
-        r->oom = true;
-        return NULL;
-    }
-    e->type = TROVE_ENOINDEX;
-    e->reason = tv_arena_sprintf(&r->arena,
-                                 "no such index [%s] and [require_alias] request flag is [true] and [%s] is not an alias",
-                                 name, name);
-    e->status = 404;
+    tv_api_err *e = tv_api_err_new(
+        r, TROVE_ENOINDEX, "no such index [%s] and [require_alias] request flag is [true] and [%s] is not an alias",
+        name, name);
+    if (!e) return NULL;
     tv_api_err_meta(e, "index", name);
     tv_api_err_meta(e, "index_uuid", "_na_");
-    if (!e->reason) r->oom = true;
     return e;
 }
 
