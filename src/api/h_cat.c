@@ -362,6 +362,7 @@ static const col health_cols[] = {
     {"status", "st", "health status", false, true},
     {"node.total", "nt,nodeTotal", "total number of nodes", true, true},
     {"node.data", "nd,nodeData", "number of nodes that can store data", true, true},
+    {"discovered_cluster_manager", "dcm,discoveredClusterManager", "cluster manager is discovered", true, true},
     {"shards", "t,sh,shards.total,shardsTotal", "total number of shards", true, true},
     {"pri", "p,shards.primary,shardsPrimary", "number of primary shards", true, true},
     {"relo", "r,shards.relocating,shardsRelocating", "number of relocating nodes", true, true},
@@ -406,17 +407,18 @@ void tv_h_cat_health(tv_req *r) {
     set_str(&t, 3, yellow ? "yellow" : "green");
     set_num(r, &t, 4, 1);
     set_num(r, &t, 5, 1);
-    set_num(r, &t, 6, act);
-    set_num(r, &t, 7, pri);
-    set_num(r, &t, 8, 0);
+    set_str(&t, 6, "true");
+    set_num(r, &t, 7, act);
+    set_num(r, &t, 8, pri);
     set_num(r, &t, 9, 0);
-    set_num(r, &t, 10, un);
-    set_num(r, &t, 11, 0);
-    set_str(&t, 12, "-");
+    set_num(r, &t, 10, 0);
+    set_num(r, &t, 11, un);
+    set_num(r, &t, 12, 0);
+    set_str(&t, 13, "-");
     double pct = act + un == 0 ? 100.0 : (double)act / (double)(act + un) * 100.0;
     char *p = tv_arena_sprintf(&r->arena, "%.1f%%", pct);
     if (!p) r->oom = true;
-    set_str(&t, 13, p);
+    set_str(&t, 14, p);
     respond(r, &t);
 }
 

@@ -159,6 +159,23 @@ BUILTIN_SPECS = {
              "parts": {"index": {"type": "list"}}}]},
         "params": {"force": {}, "wait_if_ongoing": {}, "ignore_unavailable": {},
                    "allow_no_indices": {}, "expand_wildcards": {}}},
+    "field_caps": {
+        "url": {"paths": [
+            {"path": "/_field_caps", "methods": ["GET", "POST"]},
+            {"path": "/{index}/_field_caps", "methods": ["GET", "POST"],
+             "parts": {"index": {"type": "list"}}}]},
+        "params": {"fields": {"type": "list"}, "ignore_unavailable": {}, "allow_no_indices": {},
+                   "expand_wildcards": {}, "include_unmapped": {}}},
+    "cat.health": {
+        "url": {"paths": [{"path": "/_cat/health", "methods": ["GET"]}]},
+        "params": {"format": {}, "h": {"type": "list"}, "help": {}, "s": {"type": "list"},
+                   "time": {}, "ts": {}, "v": {}}},
+    "cluster.post_voting_config_exclusions": {
+        "url": {"paths": [{"path": "/_cluster/voting_config_exclusions", "methods": ["POST"]}]},
+        "params": {"node_ids": {}, "node_names": {}, "timeout": {}}},
+    "cluster.delete_voting_config_exclusions": {
+        "url": {"paths": [{"path": "/_cluster/voting_config_exclusions", "methods": ["DELETE"]}]},
+        "params": {"wait_for_removal": {}}},
 }
 
 
