@@ -41,6 +41,7 @@
  *   h_alias.c      aliases: _aliases, PUT/DELETE/GET _alias
  *   h_template.c   index templates, composable and legacy
  *   h_cluster.c    _cluster/health and _cluster/settings
+ *   h_voting.c     _cluster/voting_config_exclusions
  *   h_nodes.c      _nodes/stats breakers and the breaker settings
  *   h_stats.c      _stats, _flush, _forcemerge
  *   h_cat.c        _cat: health, indices, count, aliases
@@ -420,6 +421,11 @@ bool tv_filter_path_apply(tv_arena *a, const char *filter, const char *json, siz
 void tv_h_cluster_health(tv_req *r);
 void tv_h_cluster_settings_get(tv_req *r);
 void tv_h_cluster_settings_put(tv_req *r);
+void tv_h_voting_exclusions_post(tv_req *r);
+void tv_h_voting_exclusions_delete(tv_req *r);
+/* metadata.cluster_coordination.voting_config_exclusions (an array);
+ * caller holds the node lock. */
+void tv_voting_exclusions_write(tv_req *r, tv_jw *w);
 void tv_h_settings_put(tv_req *r);
 void tv_h_index_open(tv_req *r);
 void tv_h_index_close(tv_req *r);

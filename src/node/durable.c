@@ -568,6 +568,10 @@ static void meta_write(tv_buf *b, const tv_node_state *st) {
     tv_jw_arr_end(&w);
     tv_jw_keyz(&w, "persistent"); /* transient cluster settings do not survive a restart */
     raw_or_null(&w, st->cluster_persistent);
+    if (st->voting_exclusions) { /* absent until the first exclusion: older node.json files compare equal */
+        tv_jw_keyz(&w, "voting_config_exclusions");
+        raw_or_null(&w, st->voting_exclusions);
+    }
     tv_jw_obj_end(&w);
 }
 
@@ -645,6 +649,8 @@ static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
                 ok = false;
         }
         st->cluster_persistent = compact(tv_json_get(j, "persistent"), &ok);
+        const tv_json *vx = tv_json_get(j, "voting_config_exclusions");
+        if (vx && vx->type == TV_JSON_ARRAY) st->voting_exclusions = compact(vx, &ok);
     }
     if (!ok && !st2) st2 = tv_error_oom(err);
     tv_arena_fini(&a);

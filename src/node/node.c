@@ -187,6 +187,7 @@ void tv_node_state_release(tv_node_state *st) {
     tv_free(st->templates);
     tv_free(st->cluster_persistent);
     tv_free(st->cluster_transient);
+    tv_free(st->voting_exclusions);
     tv_free(st->node_name);
     tv_free(st->cluster_name);
     tv_free(st);
@@ -265,6 +266,7 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
     }
     n->cluster_persistent = dup_or_null(src->cluster_persistent, &ok);
     n->cluster_transient = dup_or_null(src->cluster_transient, &ok);
+    n->voting_exclusions = dup_or_null(src->voting_exclusions, &ok);
     return ok;
 }
 

@@ -71,6 +71,7 @@ typedef struct tv_node_state {
     size_t ntemplates;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
+    char *voting_exclusions;  /* JSON array of {"node_id","node_name"}, or NULL: none */
 } tv_node_state;
 
 /* A node's data directory (durable.c); NULL: in memory. */

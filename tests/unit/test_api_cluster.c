@@ -227,6 +227,29 @@ static void test_filter_path(void **s) {
            "\"resource.id\":\"zz\",\"resource.type\":\"index_or_alias\",\"index_uuid\":\"X\"},\"status\":404}");
 }
 
+/* Voting config exclusions: absent nodes are listed, the list is capped at
+ * 10, DELETE clears it, and trove's own node is refused. */
+static void test_voting_exclusions(void **s) {
+    (void)s;
+    const char *both = "Please set node identifiers correctly. One and only one of [node_name], [node_names] and "
+                       "[node_ids] has to be set";
+    EXPECT_HAS("POST", "/_cluster/voting_config_exclusions", NULL, 400, both);
+    EXPECT_HAS("POST", "/_cluster/voting_config_exclusions?node_ids=a&node_names=b", NULL, 400, both);
+    EXPECT("POST", "/_cluster/voting_config_exclusions?node_ids=a,b", NULL, 200, "");
+    EXPECT("POST", "/_cluster/voting_config_exclusions?node_ids=a", NULL, 200, ""); /* already there */
+    EXPECT("POST", "/_cluster/voting_config_exclusions?node_names=n1,n2,n3,n4,n5,n6,n7,n8", NULL, 200, "");
+    EXPECT_HAS("POST", "/_cluster/voting_config_exclusions?node_names=n9", NULL, 400,
+               "\"reason\":\"add voting config exclusions request for nodes named [n9] would add [1] exclusions to "
+               "the existing [10] which would exceed the maximum of [10] set by "
+               "[cluster.max_voting_config_exclusions]\"");
+    EXPECT_HAS("POST", "/_cluster/voting_config_exclusions?node_names=trove&timeout=1s", NULL, 400,
+               "unsupported_operation_exception");
+    EXPECT_HAS("POST", "/_cluster/voting_config_exclusions?node_ids=z&timeout=soon", NULL, 400,
+               "failed to parse setting [timeout] with value [soon] as a time value");
+    EXPECT("DELETE", "/_cluster/voting_config_exclusions?wait_for_removal=false", NULL, 200, "");
+    EXPECT("POST", "/_cluster/voting_config_exclusions?node_names=n9", NULL, 200, "");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_health, setup, teardown),
@@ -236,6 +259,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_open_close, setup, teardown),
         cmocka_unit_test_setup_teardown(test_stats_flush, setup, teardown),
         cmocka_unit_test_setup_teardown(test_filter_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_voting_exclusions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
