@@ -194,6 +194,7 @@ struct tv_agg {
     const char **th_inc, **th_exc;
     uint32_t th_ninc, th_nexc;
     bool th_version, th_seq_no, th_track_scores;
+    bool th_total_as_int; /* hits.total as a number (tv_dsl.total_as_int) */
 
     /* pipelines */
     const char *buckets_path;

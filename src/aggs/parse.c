@@ -771,6 +771,7 @@ static tv_status str_list(tv_dsl *d, const char *type, const tv_json_member *m, 
 static tv_status parse_top_hits(tv_dsl *d, tv_agg *a, const tv_json *body) {
     a->th_size = 3;
     a->th_source = true;
+    a->th_total_as_int = d->total_as_int;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
         tv_status st = TROVE_OK;

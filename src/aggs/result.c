@@ -1247,13 +1247,7 @@ static tv_status write_top_hits(red *rd, tv_jw *w, const agg_res *r, bool typed)
     bool scores = !by_field || a->th_track_scores;
     tv_jw_keyz(w, "hits");
     tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "total");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "value");
-    tv_jw_uint(w, r->count);
-    tv_jw_keyz(w, "relation");
-    tv_jw_strz(w, "eq");
-    tv_jw_obj_end(w);
+    tv_fetch_write_total(w, r->count, a->th_total_as_int);
     tv_jw_keyz(w, "max_score");
     if (scores && r->count && r->max_score == r->max_score) tv_jw_float(w, r->max_score);
     else tv_jw_null(w);

@@ -108,6 +108,9 @@ void tv_fetch_write_source(tv_jw *w, tv_arena *a, const char *src, size_t len, c
                            const char **exc, size_t nexc);
 /* A hit's "_version" and "_seq_no"/"_primary_term" members, as asked. */
 void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no);
+/* An exact "total" member of a hits object: {"value":n,"relation":"eq"},
+ * or n itself when as_int (rest_total_hits_as_int). */
+void tv_fetch_write_total(tv_jw *w, uint64_t n, bool as_int);
 
 /* ============================================================= fields */
 

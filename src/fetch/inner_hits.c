@@ -44,6 +44,7 @@
 struct tv_inner_hits {
     int64_t from, size;
     bool source, version, seq_no, track_scores;
+    bool total_as_int;        /* hits.total as a number (tv_dsl.total_as_int) */
     const char **inc, **exc; /* _source includes / excludes */
     size_t ninc, nexc;
     tv_hl *hl;                /* "highlight" (NULL: none) */
@@ -85,6 +86,7 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_inner_hits **o
     *out = s;
     s->size = 3;
     s->source = true;
+    s->total_as_int = d->total_as_int;
     for (uint32_t i = 0; i < v->len; i++) {
         const tv_json_member *m = &v->v.members[i];
         const tv_json *x = &m->val;
@@ -526,13 +528,7 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
     tv_jw_obj_begin(out);
     tv_jw_keyz(out, "hits");
     tv_jw_obj_begin(out);
-    tv_jw_keyz(out, "total");
-    tv_jw_obj_begin(out);
-    tv_jw_keyz(out, "value");
-    tv_jw_uint(out, nh);
-    tv_jw_keyz(out, "relation");
-    tv_jw_strz(out, "eq");
-    tv_jw_obj_end(out);
+    tv_fetch_write_total(out, nh, s->ih->total_as_int);
     /* sorted by a field, scores are tracked only with track_scores */
     bool by_field = false;
     for (uint32_t k = 0; k < s->ih->sort.n; k++) by_field |= s->ih->sort.keys[k].field != NULL;

@@ -1,6 +1,7 @@
 /*
  * source.c — a hit's "_source" with includes/excludes applied, and the
- * "_version"/"_seq_no"/"_primary_term" members every kind of hit shares
+ * "_version"/"_seq_no"/"_primary_term" members and the exact "total" of a
+ * hits object that every kind of hit shares
  * (search hits, inner hits, top_hits).
  *
  * Filtering parses the stored JSON, filters it (json's tv_json_filter:
@@ -10,6 +11,20 @@
  * outlives a call.
  */
 #include "fetch/fetch.h"
+
+void tv_fetch_write_total(tv_jw *w, uint64_t n, bool as_int) {
+    tv_jw_keyz(w, "total");
+    if (as_int) {
+        tv_jw_uint(w, n);
+        return;
+    }
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "value");
+    tv_jw_uint(w, n);
+    tv_jw_keyz(w, "relation");
+    tv_jw_strz(w, "eq");
+    tv_jw_obj_end(w);
+}
 
 void tv_hit_write_versions(tv_jw *w, const tv_doc_meta *m, bool version, bool seq_no) {
     if (version) {

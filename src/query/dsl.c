@@ -506,6 +506,7 @@ void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_para
         d->src = params->body_text;
         d->src_len = params->body_text_len;
         d->max_clauses = params->max_clause_count;
+        d->total_as_int = params->rest_total_hits_as_int;
     }
 }
 

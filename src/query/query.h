@@ -297,6 +297,8 @@ typedef struct tv_dsl {
     int64_t max_inner_window; /* the target's index.max_inner_result_window (0: 100) */
     int64_t max_clauses;      /* indices.query.bool.max_clause_count (0: 1024) */
     int64_t max_terms;        /* the target's index.max_terms_count (0: 65536) */
+    bool total_as_int;        /* ?rest_total_hits_as_int: every hits.total (inner
+                                 hits, top_hits) is a number, as SearchHits writes it */
 } tv_dsl;
 
 /* A parser state over arena and err, with the body's text from params

@@ -1788,7 +1788,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
  * value (or to docs without one), with the inner_hits options as its body;
  * its "hits" object is written under the inner hit's name. */
 static tv_status collapse_inner_hits(const req *r, const tv_search_target *targets, size_t ntargets, const hit *h,
-                                     const tv_field *cf, tv_arena *arena, tv_jw *out, tv_error *err) {
+                                     const tv_field *cf, const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                                     tv_error *err) {
     if (cf && cf->type != TV_FT_KEYWORD && cf->type != TV_FT_LONG && cf->type != TV_FT_INTEGER &&
         cf->type != TV_FT_SHORT && cf->type != TV_FT_BYTE)
         return tv_error_set(err, TROVE_EUNSUPPORTED, "[inner_hits] in [collapse] on a [%s] field is not supported by trove",
@@ -1846,6 +1847,7 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
         if (st) return tv_error_oom(err);
         tv_search_params p;
         tv_search_params_init(&p);
+        p.rest_total_hits_as_int = params && params->rest_total_hits_as_int;
         tv_agg_ctx ictx;
         tv_agg_ctx_init(&ictx, arena, err, 65535);
         tv_buf rb;
@@ -2043,7 +2045,7 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
         if (r->ninner && tcs[h->target].nnih)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "[inner_hits] of both [collapse] and a [nested] query are not supported by trove");
-        if (r->ninner && (st = collapse_inner_hits(r, targets, ntargets, h, tcs[h->target].cf, arena, out, err)))
+        if (r->ninner && (st = collapse_inner_hits(r, targets, ntargets, h, tcs[h->target].cf, params, arena, out, err)))
             return st;
         if (tcs[h->target].nnih) {
             tv_jw_keyz(out, "inner_hits");

@@ -184,6 +184,10 @@ static void test_top_hits(void **s) {
            HEAD HITS(4) "\"aggregations\":{\"top\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["
                         "{\"_index\":\"a\",\"_id\":\"2\",\"_version\":1,\"_score\":null,\"sort\":[2]},"
                         "{\"_index\":\"a\",\"_id\":\"1\",\"_version\":1,\"_score\":null,\"sort\":[1]}]}}}}");
+    /* rest_total_hits_as_int: top_hits' total is a number too (SearchHits) */
+    EXPECT("POST", "/a/_search?rest_total_hits_as_int=true&filter_path=aggregations.top.hits.total",
+           "{\"size\":0,\"aggs\":{\"top\":{\"top_hits\":{\"size\":1}}}}", 200,
+           "{\"aggregations\":{\"top\":{\"hits\":{\"total\":4}}}}");
     /* the object form of a sort key ({"order": ...}) reads the same */
     EXPECT("POST", "/a/_search", "{\"size\":0,\"aggs\":{\"top\":{\"top_hits\":{\"sort\":[{\"n\":{\"order\":\"desc\"}}],\"size\":2,\"from\":1,\"version\":true,\"_source\":false}}}}", 200,
            HEAD HITS(4) "\"aggregations\":{\"top\":{\"hits\":{\"total\":{\"value\":4,\"relation\":\"eq\"},\"max_score\":null,\"hits\":["

@@ -205,6 +205,11 @@ static void test_inner_hits(void **s) {
            "\"comments\":{\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":"
            "\"n\",\"_id\":\"2\",\"_nested\":{\"field\":\"comments\",\"offset\":0},\"_score\":1.0,\"_source\":" C2B
            "}]}}}}]}}");
+    /* rest_total_hits_as_int makes every hits.total a number, inner hits' too */
+    EXPECT_HAS("POST", "/n/_search?rest_total_hits_as_int=true&filter_path=hits.total,hits.hits.inner_hits.*.hits.total",
+               "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"term\":{\"comments.author\":\"b\"}},"
+               "\"inner_hits\":{}}}}",
+               200, "{\"hits\":{\"total\":2,\"hits\":[{\"inner_hits\":{\"comments\":{\"hits\":{\"total\":1}}}}");
     /* ranked by score (the flat scores say 2c beats 2b), then paged;
      * version, no _source, a name */
     float b2 = flat_score("2b"), c2 = flat_score("2c");
