@@ -395,6 +395,10 @@ bool tv_api_source_ctx_json(tv_req *r, const tv_json *v, tv_source_ctx *sc);
 /* Adds the aliases of a create-index body ({"a":{...},"b":{}}) to index;
  * caller holds node->lock for writing. False with the response set. */
 bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *aliases);
+/* A template's "aliases" as AliasMetadata writes them ("routing" becomes
+ * index_routing and search_routing); false with the error answered when a
+ * spec is bad. */
+bool tv_alias_write_metadata(tv_req *r, tv_jw *w, const tv_json *aliases);
 /* Writes {"alias":{...},...} of one index (caller holds node->lock). */
 void tv_alias_write_index_aliases_locked(trove_node *n, tv_jw *w, const char *index);
 

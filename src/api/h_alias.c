@@ -161,6 +161,7 @@ static void atable_install(trove_node *n, atable *t) {
 static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const char *ctx) {
     e->is_write_index = -1;
     e->is_hidden = -1;
+    bool action = strcmp(ctx, "alias") != 0, idx_given = false, srch_given = false;
     if (!spec || spec->type == TV_JSON_NULL) return true;
     if (spec->type != TV_JSON_OBJECT)
         return tv_req_fail(r, TROVE_EPARSEEXC, "Failed to parse content to map");
@@ -177,13 +178,29 @@ static bool parse_alias_spec(tv_req *r, const tv_json *spec, tv_alias *e, const 
             e->filter = json_compact(r, v);
             if (!e->filter) return false;
         } else if (strcmp(k, "routing") == 0 || strcmp(k, "index_routing") == 0 ||
-                   strcmp(k, "search_routing") == 0) {
+                   strcmp(k, "search_routing") == 0 || strcmp(k, "indexRouting") == 0 ||
+                   strcmp(k, "index-routing") == 0 || strcmp(k, "searchRouting") == 0 ||
+                   strcmp(k, "search-routing") == 0) {
             const char *s = scalar_text(r, v);
             if (!s) {
                 if (v->type == TV_JSON_NULL) continue;
                 return tv_req_fail(r, TROVE_EARG, "[%s] %s must be a string", ctx, k);
             }
-            bool idx = strcmp(k, "search_routing") != 0, srch = strcmp(k, "index_routing") != 0;
+            bool general = k[0] == 'r';
+            bool idx = k[0] != 's', srch = k[0] != 'i';
+            /* AliasMetadata (an index's or a template's "aliases") applies
+             * them in order; an alias action's index_routing and
+             * search_routing win over its routing wherever they appear */
+            if (action) {
+                if (general) {
+                    idx = !idx_given;
+                    srch = !srch_given;
+                } else if (idx) {
+                    idx_given = true;
+                } else {
+                    srch_given = true;
+                }
+            }
             if (idx) {
                 tv_free(e->index_routing);
                 e->index_routing = tv_strndup(s, strlen(s));
@@ -339,6 +356,24 @@ static void write_alias_body(tv_jw *w, const tv_alias *a) {
     tv_jw_obj_end(w);
 }
 
+bool tv_alias_write_metadata(tv_req *r, tv_jw *w, const tv_json *aliases) {
+    tv_jw_obj_begin(w);
+    for (uint32_t i = 0; aliases && aliases->type == TV_JSON_OBJECT && i < aliases->len; i++) {
+        const tv_json_member *m = &aliases->v.members[i];
+        tv_alias e;
+        memset(&e, 0, sizeof e);
+        bool ok = parse_alias_spec(r, &m->val, &e, "alias");
+        if (ok) {
+            tv_jw_key(w, m->key, m->key_len);
+            write_alias_body(w, &e);
+        }
+        tv_alias_fini(&e);
+        if (!ok) return false;
+    }
+    tv_jw_obj_end(w);
+    return true;
+}
+
 void tv_alias_write_index_aliases_locked(trove_node *n, tv_jw *w, const char *index) {
     tv_jw_obj_begin(w);
     for (size_t i = 0; i < n->st->naliases; i++) {
@@ -364,17 +399,21 @@ static bool str_list(tv_req *r, const tv_json *v, const char ***out, size_t *n, 
     *out = NULL;
     *n = 0;
     if (!v) return true;
+    /* AliasActions' setters: an empty name or list is refused */
     if (v->type == TV_JSON_STRING) {
+        if (!v->len) return tv_req_fail(r, TROVE_EARG, "[%s] can't be empty string", what);
         *n = tv_split_commas(&r->arena, v->v.s, out);
         return true;
     }
     if (v->type != TV_JSON_ARRAY)
         return tv_req_fail(r, TROVE_EARG, "[%s] must be a string or an array", what);
+    if (!v->len) return tv_req_fail(r, TROVE_EARG, "[%s] can't be empty", what);
     const char **l = tv_arena_calloc(&r->arena, v->len + 1, sizeof *l);
     if (!l) return !(r->oom = true);
     for (uint32_t i = 0; i < v->len; i++) {
         if (v->v.items[i].type != TV_JSON_STRING)
             return tv_req_fail(r, TROVE_EARG, "[%s] must contain strings", what);
+        if (!v->v.items[i].len) return tv_req_fail(r, TROVE_EARG, "[%s] can't contain empty string", what);
         l[(*n)++] = v->v.items[i].v.s;
     }
     *out = l;
@@ -600,26 +639,43 @@ void tv_h_alias_put(tv_req *r) {
         body = tv_req_parse_body(r, TV_BODY_PARSER);
         if (!body) return;
     }
-    const char *name = r->p_name;
-    if (!name) {
-        const tv_json *a = body ? tv_json_get(body, "alias") : NULL;
-        name = a && a->type == TV_JSON_STRING ? a->v.s : NULL;
+    /* RestIndexPutAliasAction: the body's "index" and "alias" override
+     * the path's; any other field than an alias's is refused */
+    const char *name = r->p_name, *index = r->p_index;
+    for (uint32_t i = 0; body && body->type == TV_JSON_OBJECT && i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        const char *k = m->key;
+        bool is_index = !strcmp(k, "index"), is_alias = !strcmp(k, "alias");
+        if ((is_index || is_alias) && m->val.type == TV_JSON_STRING) {
+            if (is_index) index = m->val.v.s;
+            else name = m->val.v.s;
+        } else if (!is_index && !is_alias && strcmp(k, "filter") && strcmp(k, "routing") &&
+                   strcmp(k, "index_routing") && strcmp(k, "indexRouting") && strcmp(k, "index-routing") &&
+                   strcmp(k, "search_routing") && strcmp(k, "searchRouting") && strcmp(k, "search-routing") &&
+                   strcmp(k, "is_write_index") && strcmp(k, "is_hidden")) {
+            tv_req_fail(r, TROVE_EARG, "unknown field [%s]", k);
+            return;
+        }
+    }
+    if (!index || !*index || !name) {
+        tv_buf v;
+        tv_buf_init(&v);
+        int n = 0;
+        if (!name) tv_buf_printf(&v, "%d: [alias] is required;", ++n);
+        if (!index || !*index) tv_buf_printf(&v, "%s%d: One of [index] or [indices] is required;", n ? " " : "", n + 1);
+        tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %.*s", (int)v.len, v.data ? (const char *)v.data : "");
+        tv_buf_fini(&v);
+        return;
     }
     tv_resolve_opts o = {.allow_no_indices = false, .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED};
     tv_index_list l;
-    if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
-    if (!name) {
-        tv_index_list_release(&l);
-        tv_req_fail(r, TROVE_EVALIDATION,
-                    "Validation Failed: 1: [alias] is required;");
-        return;
-    }
+    if (!tv_node_resolve_ex(r, index, &o, &l)) return;
     pthread_rwlock_wrlock(&r->node->lock);
     atable t;
     bool ok = atable_copy(&t, r->node->st->aliases, r->node->st->naliases);
     if (!ok) r->oom = true;
     for (size_t i = 0; ok && i < l.len; i++)
-        ok = add_alias(r, &t, tv_index_name(l.items[i]), name, body, "alias");
+        ok = add_alias(r, &t, tv_index_name(l.items[i]), name, body, "put_alias");
     if (ok) ok = atable_validate(r, &t);
     if (ok) atable_install(r->node, &t);
     atable_free(&t);

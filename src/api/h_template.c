@@ -137,10 +137,10 @@ void tv_h_template_put(tv_req *r) {
         else
             tv_jw_raw(&w, "{}", 2);
         tv_jw_keyz(&w, "aliases");
-        if (al && al->type == TV_JSON_OBJECT)
-            tv_jw_value(&w, al);
-        else
-            tv_jw_raw(&w, "{}", 2);
+        if (!tv_alias_write_metadata(r, &w, al)) {
+            tv_buf_fini(&b);
+            return;
+        }
     } else {
         for (uint32_t i = 0; i < body->len; i++) {
             const char *k = body->v.members[i].key;
@@ -185,7 +185,10 @@ void tv_h_template_put(tv_req *r) {
             }
             if (al) {
                 tv_jw_keyz(&w, "aliases");
-                tv_jw_value(&w, al);
+                if (!tv_alias_write_metadata(r, &w, al)) {
+                    tv_buf_fini(&b);
+                    return;
+                }
             }
             tv_jw_obj_end(&w);
         }

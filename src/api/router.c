@@ -464,6 +464,11 @@ static const route routes[] = {
     {TV_POST, "/{index}/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
     {TV_PUT, "/{index}/_alias", tv_h_alias_put, P_ALIAS_PUT},
     {TV_PUT, "/{index}/_aliases", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/_alias/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_POST, "/_alias/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_POST, "/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_PUT, "/_alias", tv_h_alias_put, P_ALIAS_PUT},
     {TV_DELETE, "/{index}/_alias/{name}", tv_h_alias_delete, P_ALIAS_PUT},
     {TV_DELETE, "/{index}/_aliases/{name}", tv_h_alias_delete, P_ALIAS_PUT},
     {TV_PUT, "/{index}/_settings", tv_h_settings_put, P_SETTINGS_PUT},
@@ -614,11 +619,6 @@ static const route routes[] = {
     {TV_GET, "/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
     {TV_GET, "/{index}/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
     {TV_POST, "/_data_stream/_modify", tv_h_unsupported, NULL}, /* indices.modify_data_stream */
-    {TV_PUT, "/_alias/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
-    {TV_POST, "/_alias/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
-    {TV_PUT, "/_aliases/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
-    {TV_POST, "/_aliases/{name}", tv_h_unsupported, NULL}, /* indices.put_alias */
-    {TV_PUT, "/_alias", tv_h_unsupported, NULL}, /* indices.put_alias */
     {TV_POST, "/{alias}/_rollover", tv_h_unsupported, NULL}, /* indices.rollover */
     {TV_POST, "/{alias}/_rollover/{new_index}", tv_h_unsupported, NULL}, /* indices.rollover */
     {TV_PUT, "/{index}/_shrink/{target}", tv_h_unsupported, NULL}, /* indices.shrink */

@@ -169,12 +169,42 @@ static void test_clone_keeps_metadata(void **s) {
     EXPECT("GET", "/_alias/ma", NULL, 200, "{\"m\":{\"aliases\":{\"ma\":{}}}}");
 }
 
+/* PUT _alias's body overrides the path (RestIndexPutAliasAction), routing
+ * precedence (an action's index_routing/search_routing win over routing;
+ * AliasMetadata applies them in order), and a template's aliases stored
+ * as AliasMetadata. */
+static void test_alias_put_body_and_routing(void **s) {
+    (void)s;
+    OK("PUT", "/a", NULL);
+    OK("PUT", "/b", NULL);
+    OK("PUT", "/_alias", "{\"index\":\"a,b\",\"alias\":\"both\"}");
+    EXPECT("GET", "/_alias/both", NULL, 200,
+           "{\"a\":{\"aliases\":{\"both\":{}}},\"b\":{\"aliases\":{\"both\":{}}}}");
+    OK("PUT", "/nope/_alias/ignored", "{\"index\":\"a\",\"alias\":\"over\"}");
+    EXPECT("GET", "/_alias/over", NULL, 200, "{\"a\":{\"aliases\":{\"over\":{}}}}");
+    EXPECT_HAS("PUT", "/a/_alias/x", "{\"abc\":1}", 400, "\"reason\":\"unknown field [abc]\"");
+    EXPECT_HAS("PUT", "/_alias", "{\"alias\":\"x\"}", 400, "One of [index] or [indices] is required;");
+    OK("POST", "/_aliases",
+       "{\"actions\":[{\"add\":{\"index\":\"a\",\"alias\":\"r\",\"index_routing\":\"i\",\"routing\":\"g\"}}]}");
+    EXPECT("GET", "/a/_alias/r", NULL, 200,
+           "{\"a\":{\"aliases\":{\"r\":{\"index_routing\":\"i\",\"search_routing\":\"g\"}}}}");
+    OK("PUT", "/c", "{\"aliases\":{\"r2\":{\"index_routing\":\"i\",\"routing\":\"g\"}}}");
+    EXPECT("GET", "/c/_alias/r2", NULL, 200,
+           "{\"c\":{\"aliases\":{\"r2\":{\"index_routing\":\"g\",\"search_routing\":\"g\"}}}}");
+    EXPECT_HAS("POST", "/_aliases", "{\"actions\":[{\"remove\":{\"index\":\"a\",\"aliases\":[]}}]}", 400,
+               "[aliases] can't be empty");
+    OK("PUT", "/_template/t", "{\"index_patterns\":[\"t-*\"],\"aliases\":{\"tb\":{\"routing\":\"b\"}}}");
+    EXPECT_HAS("GET", "/_template/t", NULL, 200,
+               "\"aliases\":{\"tb\":{\"index_routing\":\"b\",\"search_routing\":\"b\"}}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_alias_crud, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alias_read_write, setup, teardown),
         cmocka_unit_test_setup_teardown(test_index_patterns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clone_keeps_metadata, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_alias_put_body_and_routing, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
