@@ -22,6 +22,7 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "query/parse.h"
 
 /* ------------------------------------------------------------- options */
 
@@ -715,7 +716,9 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
         tv_buf nb;
         tv_buf_init(&nb);
         if (!found) {
-            if (u->opts.if_seq_no != TV_SEQ_NO_UNSET) {
+            /* UpdateHelper: no document and nothing to upsert is
+             * document_missing; an upsert then meets if_seq_no in the engine */
+            if (u->opts.if_seq_no != TV_SEQ_NO_UNSET && (u->upsert || (u->doc_as_upsert && u->doc))) {
                 tv_error_set(&err, TROVE_ECONFLICT,
                              "[%s]: version conflict, required seqNo [%lld], primary term [%lld]. but no document "
                              "was found",
@@ -941,7 +944,12 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
                 return false;
             }
             x->type = TROVE_EXCONTENT;
-            x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] unknown field [%s]", line, col, m->key);
+            static const char *const fields[] = {"script", "scripted_upsert", "upsert", "doc", "doc_as_upsert",
+                                                 "detect_noop", "_source", "if_seq_no", "if_primary_term"};
+            char dym[256];
+            tv_dsl_did_you_mean(m->key, m->key_len, fields, TV_ARRAY_LEN(fields), dym, sizeof dym);
+            x->reason = tv_arena_sprintf(&r->arena, "[%u:%u] [UpdateRequest] unknown field [%s]%s", line, col, m->key,
+                                         dym);
             x->status = 400;
             if (!x->reason) r->oom = true;
             *e = x;
@@ -1169,39 +1177,11 @@ void tv_h_mget(tv_req *r) {
                             it->id = fv->type == TV_JSON_STRING
                                          ? fv->v.s
                                          : tv_arena_strndup(&r->arena, fv->raw, fv->raw_len);
-                        else if ((tv_streq(f->key, f->key_len, "routing") ||
-                                  tv_streq(f->key, f->key_len, "_routing")) &&
-                                 fv->type == TV_JSON_STRING)
+                        else if (tv_streq(f->key, f->key_len, "routing") && fv->type == TV_JSON_STRING)
                             it->routing = fv->v.s;
                         else if (tv_streq(f->key, f->key_len, "_source")) {
-                            memset(&it->sc, 0, sizeof it->sc);
-                            it->sc.fetch = fv->type != TV_JSON_FALSE;
-                            if (fv->type == TV_JSON_STRING) {
-                                it->sc.nincl = tv_split_commas(&r->arena, fv->v.s, &it->sc.incl);
-                            } else if (fv->type == TV_JSON_ARRAY || fv->type == TV_JSON_OBJECT) {
-                                const tv_json *inc = fv->type == TV_JSON_ARRAY ? fv : tv_json_get(fv, "includes");
-                                const tv_json *exc = fv->type == TV_JSON_ARRAY ? NULL : tv_json_get(fv, "excludes");
-                                if (inc && inc->type == TV_JSON_ARRAY) {
-                                    it->sc.incl = tv_arena_calloc(&r->arena, inc->len + 1, sizeof(char *));
-                                    if (!it->sc.incl) {
-                                        r->oom = true;
-                                        return;
-                                    }
-                                    for (uint32_t q = 0; q < inc->len; q++)
-                                        if (inc->v.items[q].type == TV_JSON_STRING)
-                                            it->sc.incl[it->sc.nincl++] = inc->v.items[q].v.s;
-                                }
-                                if (exc && exc->type == TV_JSON_ARRAY) {
-                                    it->sc.excl = tv_arena_calloc(&r->arena, exc->len + 1, sizeof(char *));
-                                    if (!it->sc.excl) {
-                                        r->oom = true;
-                                        return;
-                                    }
-                                    for (uint32_t q = 0; q < exc->len; q++)
-                                        if (exc->v.items[q].type == TV_JSON_STRING)
-                                            it->sc.excl[it->sc.nexcl++] = exc->v.items[q].v.s;
-                                }
-                            }
+                            /* FetchSourceContext: a boolean, a list, or {includes|include, excludes|exclude} */
+                            if (!tv_api_source_ctx_json(r, fv, &it->sc)) return;
                         } else if (tv_streq(f->key, f->key_len, "stored_fields")) {
                             if (fv->type == TV_JSON_STRING) {
                                 it->nstored = tv_split_commas(&r->arena, fv->v.s, &it->stored);
