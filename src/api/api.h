@@ -42,6 +42,7 @@
  *   h_template.c   index templates, composable and legacy
  *   h_cluster.c    _cluster/health and _cluster/settings
  *   h_voting.c     _cluster/voting_config_exclusions
+ *   h_rollover.c   _rollover (a write alias to a new index)
  *   h_nodes.c      _nodes/stats breakers and the breaker settings
  *   h_stats.c      _stats, _flush, _forcemerge
  *   h_cat.c        _cat: health, indices, count, aliases
@@ -395,6 +396,10 @@ bool tv_api_source_ctx_json(tv_req *r, const tv_json *v, tv_source_ctx *sc);
 /* Adds the aliases of a create-index body ({"a":{...},"b":{}}) to index;
  * caller holds node->lock for writing. False with the response set. */
 bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *aliases);
+/* Rollover's alias move (caller holds node->lock for writing): alias is
+ * added to new_index; it leaves old_index, or stays there as
+ * is_write_index false when it was the explicit write alias. */
+bool tv_alias_rollover_locked(tv_req *r, const char *alias, const char *old_index, const char *new_index);
 /* A template's "aliases" as AliasMetadata writes them ("routing" becomes
  * index_routing and search_routing); false with the error answered when a
  * spec is bad. */
@@ -426,6 +431,7 @@ void tv_h_cluster_health(tv_req *r);
 void tv_h_cluster_settings_get(tv_req *r);
 void tv_h_cluster_settings_put(tv_req *r);
 void tv_h_voting_exclusions_post(tv_req *r);
+void tv_h_rollover(tv_req *r);
 void tv_h_voting_exclusions_delete(tv_req *r);
 /* metadata.cluster_coordination.voting_config_exclusions (an array);
  * caller holds the node lock. */

@@ -305,6 +305,49 @@ static bool add_alias(tv_req *r, atable *t, const char *index, const char *alias
     return true;
 }
 
+bool tv_alias_rollover_locked(tv_req *r, const char *alias, const char *old_index, const char *new_index) {
+    atable t;
+    if (!atable_copy(&t, r->node->st->aliases, r->node->st->naliases)) {
+        atable_free(&t);
+        return !(r->oom = true);
+    }
+    int8_t hidden = -1;
+    bool explicit_write = false;
+    size_t at = t.n;
+    for (size_t i = 0; i < t.n; i++)
+        if (strcmp(t.a[i].alias, alias) == 0 && strcmp(t.a[i].index, old_index) == 0) {
+            at = i;
+            hidden = t.a[i].is_hidden;
+            explicit_write = t.a[i].is_write_index == 1;
+        }
+    /* MetadataRolloverService.rolloverAliasToNewIndex: the new index gets a
+     * plain alias (no filter or routing); an explicit write alias stays on
+     * the old index as is_write_index false, any other leaves it */
+    tv_alias add[2];
+    memset(add, 0, sizeof add);
+    size_t nadd = explicit_write ? 2 : 1;
+    const char *idx[2] = {new_index, old_index};
+    bool ok = true;
+    for (size_t k = 0; k < nadd; k++) {
+        add[k].alias = tv_strndup(alias, strlen(alias));
+        add[k].index = tv_strndup(idx[k], strlen(idx[k]));
+        add[k].is_write_index = explicit_write ? (k == 0) : -1;
+        add[k].is_hidden = hidden;
+        ok = ok && add[k].alias && add[k].index;
+    }
+    if (ok && !explicit_write && at < t.n) atable_remove_at(&t, at);
+    for (size_t k = 0; k < nadd; k++) {
+        if (!ok) tv_alias_fini(&add[k]);
+        else if (!atable_put(&t, &add[k])) ok = false; /* it freed add[k] */
+    }
+    if (!ok) {
+        atable_free(&t);
+        return !(r->oom = true);
+    }
+    atable_install(r->node, &t);
+    return true;
+}
+
 bool tv_alias_add_from_body_locked(tv_req *r, const char *index, const tv_json *aliases) {
     if (!aliases || aliases->type == TV_JSON_NULL) return true;
     if (aliases->type != TV_JSON_OBJECT)

@@ -266,6 +266,7 @@ static const char *const P_NONE[] = {NULL};
 #define P_IDX_OPTS P("allow_no_indices", "expand_wildcards", "ignore_unavailable")
 #define P_ALIAS_GET P("allow_no_indices", "expand_wildcards", "ignore_unavailable", "local")
 #define P_ALIAS_PUT P("cluster_manager_timeout", "master_timeout", "timeout")
+#define P_ROLLOVER P("cluster_manager_timeout", "dry_run", "master_timeout", "timeout", "wait_for_active_shards")
 #define P_SETTINGS_PUT                                                                                \
     P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable", \
       "master_timeout", "preserve_existing", "timeout")
@@ -469,6 +470,8 @@ static const route routes[] = {
     {TV_PUT, "/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
     {TV_POST, "/_aliases/{name}", tv_h_alias_put, P_ALIAS_PUT},
     {TV_PUT, "/_alias", tv_h_alias_put, P_ALIAS_PUT},
+    {TV_POST, "/{alias}/_rollover", tv_h_rollover, P_ROLLOVER},
+    {TV_POST, "/{alias}/_rollover/{new_index}", tv_h_rollover, P_ROLLOVER},
     {TV_DELETE, "/{index}/_alias/{name}", tv_h_alias_delete, P_ALIAS_PUT},
     {TV_DELETE, "/{index}/_aliases/{name}", tv_h_alias_delete, P_ALIAS_PUT},
     {TV_PUT, "/{index}/_settings", tv_h_settings_put, P_SETTINGS_PUT},
@@ -619,8 +622,6 @@ static const route routes[] = {
     {TV_GET, "/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
     {TV_GET, "/{index}/_mapping/field/{fields}", tv_h_unsupported, NULL}, /* indices.get_field_mapping */
     {TV_POST, "/_data_stream/_modify", tv_h_unsupported, NULL}, /* indices.modify_data_stream */
-    {TV_POST, "/{alias}/_rollover", tv_h_unsupported, NULL}, /* indices.rollover */
-    {TV_POST, "/{alias}/_rollover/{new_index}", tv_h_unsupported, NULL}, /* indices.rollover */
     {TV_PUT, "/{index}/_shrink/{target}", tv_h_unsupported, NULL}, /* indices.shrink */
     {TV_POST, "/{index}/_shrink/{target}", tv_h_unsupported, NULL}, /* indices.shrink */
     {TV_POST, "/_index_template/_simulate_index/{name}", tv_h_unsupported, NULL}, /* indices.simulate_index_template */
@@ -1149,7 +1150,8 @@ static void dispatch(tv_req *r) {
             r->p_id = v;
             pathparams[npp++] = "id";
         } else if (npp < 3) {
-            if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}")) {
+            if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}") ||
+                tv_streq(ps[i].p, ps[i].n, "{alias}") || tv_streq(ps[i].p, ps[i].n, "{new_index}")) {
                 if (r->p_name)
                     r->p_name2 = v;
                 else

@@ -198,6 +198,43 @@ static void test_alias_put_body_and_routing(void **s) {
                "\"aliases\":{\"tb\":{\"index_routing\":\"b\",\"search_routing\":\"b\"}}");
 }
 
+/* _rollover: the generated name, conditions, dry runs, the alias move
+ * (plain and explicit write alias) and the errors of a bad target. */
+static void test_rollover(void **s) {
+    (void)s;
+    OK("PUT", "/logs-1", "{\"aliases\":{\"w\":{},\"r\":{}}}");
+    OK("PUT", "/logs-1/_doc/1?refresh=true", "{\"a\":1}");
+    EXPECT("POST", "/w/_rollover", "{\"conditions\":{\"max_docs\":2,\"max_age\":\"90m\",\"max_size\":\"1gb\"}}", 200,
+           "{\"acknowledged\":false,\"shards_acknowledged\":false,\"old_index\":\"logs-1\",\"new_index\":"
+           "\"logs-000002\",\"rolled_over\":false,\"dry_run\":false,\"conditions\":{\"[max_size: 1gb]\":false,"
+           "\"[max_age: 1.5h]\":false,\"[max_docs: 2]\":false}}");
+    EXPECT("POST", "/w/_rollover?dry_run=true", "{\"conditions\":{\"max_docs\":1}}", 200,
+           "{\"acknowledged\":false,\"shards_acknowledged\":false,\"old_index\":\"logs-1\",\"new_index\":"
+           "\"logs-000002\",\"rolled_over\":false,\"dry_run\":true,\"conditions\":{\"[max_docs: 1]\":true}}");
+    EXPECT_STATUS("HEAD", "/logs-000002", NULL, 404);
+    EXPECT("POST", "/w/_rollover", "{\"conditions\":{\"max_docs\":1},\"settings\":{\"number_of_replicas\":0}}", 200,
+           "{\"acknowledged\":true,\"shards_acknowledged\":true,\"old_index\":\"logs-1\",\"new_index\":"
+           "\"logs-000002\",\"rolled_over\":true,\"dry_run\":false,\"conditions\":{\"[max_docs: 1]\":true}}");
+    EXPECT("GET", "/_alias", NULL, 200,
+           "{\"logs-000002\":{\"aliases\":{\"w\":{}}},\"logs-1\":{\"aliases\":{\"r\":{}}}}");
+    EXPECT_HAS("GET", "/logs-000002/_settings", NULL, 200, "\"number_of_replicas\":\"0\"");
+    /* an explicit write alias stays on the old index, no longer writing */
+    OK("PUT", "/ew-7", "{\"aliases\":{\"ew\":{\"is_write_index\":true}}}");
+    EXPECT_HAS("POST", "/ew/_rollover/next", NULL, 200, "\"old_index\":\"ew-7\",\"new_index\":\"next\",\"rolled_over\":true");
+    EXPECT("GET", "/_alias/ew", NULL, 200,
+           "{\"ew-7\":{\"aliases\":{\"ew\":{\"is_write_index\":false}}},\"next\":{\"aliases\":{\"ew\":{\"is_write_index\":"
+           "true}}}}");
+    /* errors */
+    EXPECT_HAS("POST", "/r/_rollover?dry_run=true", NULL, 400, "resource_already_exists_exception");
+    EXPECT_HAS("POST", "/r/_rollover/bad%7Cname", NULL, 400, "invalid_index_name_exception");
+    EXPECT_HAS("POST", "/nope/_rollover", NULL, 400, "\"reason\":\"rollover target [nope] does not exist\"");
+    EXPECT_HAS("POST", "/logs-1/_rollover", NULL, 400,
+               "rollover target is a [concrete index] but one of [alias, data_stream] was expected");
+    OK("PUT", "/plain", "{\"aliases\":{\"p\":{}}}");
+    EXPECT_HAS("POST", "/p/_rollover", NULL, 400, "index name [plain] does not match pattern '^.*-\\\\d+$'");
+    EXPECT_HAS("POST", "/p/_rollover", "{\"conditions\":{\"max_bytes\":1}}", 400, "[conditions] unknown field [max_bytes]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_alias_crud, setup, teardown),
@@ -205,6 +242,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_index_patterns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_clone_keeps_metadata, setup, teardown),
         cmocka_unit_test_setup_teardown(test_alias_put_body_and_routing, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rollover, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
