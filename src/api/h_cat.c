@@ -555,9 +555,24 @@ void tv_h_cat_aliases(tv_req *r) {
     const char **names = NULL;
     size_t nn = r->p_name ? tv_split_commas(&r->arena, r->p_name, &names) : 0;
     table t = {.cols = alias_cols, .ncols = TV_ARRAY_LEN(alias_cols)};
+    /* RestAliasAction lists the aliases of the indices "*" expands to:
+     * every index by default, hidden ones too; expand_wildcards narrows it */
+    tv_resolve_opts o = {.ignore_unavailable = true,
+                         .allow_no_indices = true,
+                         .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN};
+    if (!tv_resolve_opts_parse(r, &o)) return;
+    tv_index_list l;
+    if (!tv_node_resolve_ex(r, "*", &o, &l)) return;
+    const char **shown = tv_arena_calloc(&r->arena, l.len + 1, sizeof *shown);
+    for (size_t i = 0; shown && i < l.len; i++) shown[i] = tv_index_name(l.items[i]);
+    size_t nshown = l.len;
+    if (!shown) r->oom = true;
     pthread_rwlock_rdlock(&r->node->lock);
     for (size_t i = 0; i < r->node->st->naliases && !r->oom; i++) {
         const tv_alias *a = &r->node->st->aliases[i];
+        bool listed = false;
+        for (size_t j = 0; j < nshown && !listed; j++) listed = strcmp(shown[j], a->index) == 0;
+        if (!listed) continue;
         bool hit = nn == 0;
         for (size_t j = 0; j < nn && !hit; j++)
             hit = strcmp(names[j], "_all") == 0 || tv_simple_match(names[j], a->alias, strlen(a->alias));
@@ -571,5 +586,6 @@ void tv_h_cat_aliases(tv_req *r) {
         set_str(&t, 5, a->is_write_index < 0 ? "-" : a->is_write_index ? "true" : "false");
     }
     pthread_rwlock_unlock(&r->node->lock);
+    tv_index_list_release(&l);
     respond(r, &t);
 }

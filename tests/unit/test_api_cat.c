@@ -86,6 +86,15 @@ static void test_cat_health_count_aliases(void **s) {
         "al    c1    *      -             -              -\n"
         "w     c1    -      r             r              true\n");
     CAT("/_cat/aliases/w?h=a,i,w", "w c1 true\n");
+    /* the aliases of hidden indices show by default, not when
+     * expand_wildcards leaves hidden indices out */
+    OK("PUT", "/hid", "{\"settings\":{\"index.hidden\":true},\"aliases\":{\"ha\":{\"is_hidden\":true}}}");
+    CAT("/_cat/aliases?h=a,i&s=alias", "al c1\nha hid\nw  c1\n");
+    CAT("/_cat/aliases?h=a,i&s=alias&expand_wildcards=open,closed", "al c1\nw  c1\n");
+    /* _cat/health: discovered_cluster_manager among the default columns */
+    t = cat("/_cat/health?v&ts=false");
+    assert_non_null(strstr(t, "discovered_cluster_manager"));
+    free(t);
     EXPECT_STATUS("GET", "/_cat/aliases?format=yaml", NULL, 400);
 }
 
