@@ -435,7 +435,10 @@ static tv_status keyword_value(dctx *c, const tv_field *f, const tv_json *v, acc
     }
     if (n > 32766)
         return field_error(c, f, v, TROVE_EARG, "Document contains at least one immense term");
-    if (f->index && push_token(c, x, s, (uint32_t)n, x->values, (uint32_t)tv_utf16_len(s, n)))
+    /* a doc-values-only keyword is searchable too (OpenSearch 3 queries its
+     * doc values, constant-scored): its terms are indexed, the query layer
+     * scores them as a constant (tv_q_term) */
+    if ((f->index || f->doc_values) && push_token(c, x, s, (uint32_t)n, x->values, (uint32_t)tv_utf16_len(s, n)))
         return c->st;
     if (f->doc_values) {
         if (tv_vec_push(&x->keys, s) || tv_vec_push(&x->key_lens, (uint32_t)n)) return oom(c);
@@ -471,7 +474,7 @@ static tv_status boolean_value(dctx *c, const tv_field *f, const tv_json *v, acc
         tv_buf_fini(&p);
         return field_error(c, f, v, TROVE_EARG, reason);
     }
-    if (f->index && push_token(c, x, b ? "T" : "F", 1, x->values, 1)) return c->st;
+    if ((f->index || f->doc_values) && push_token(c, x, b ? "T" : "F", 1, x->values, 1)) return c->st;
     x->length++;
     return num_push(c, x, b);
 }
@@ -639,7 +642,7 @@ static tv_status ip_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) 
         return field_error(c, f, v, TROVE_EARG, reason);
     }
     x->any = true;
-    if (f->index && push_token(c, x, (const char *)ip, 16, x->values, 16)) return c->st;
+    if ((f->index || f->doc_values) && push_token(c, x, (const char *)ip, 16, x->values, 16)) return c->st;
     if (f->doc_values) {
         if (tv_vec_push(&x->keys, (const char *)ip) || tv_vec_push(&x->key_lens, 16u)) return oom(c);
     }

@@ -72,7 +72,9 @@ tv_query *tv_q_term(tv_dsl *d, const tv_field *f, const char *term, size_t len) 
     q->u.term.term = tv_arena_memdup(d->arena, term, len);
     if (!q->u.term.term && len) return NULL;
     q->u.term.len = (uint32_t)len;
-    q->u.term.constant = f && f->type == TV_FT_KEYWORD;
+    /* a doc-values-only field is queried through its doc values in
+     * OpenSearch 3 (a constant-score slow query) */
+    q->u.term.constant = f && (f->type == TV_FT_KEYWORD || (!f->index && f->doc_values));
     return q;
 }
 

@@ -159,7 +159,7 @@ static tv_status pattern_field(tv_dsl *d, const char *qname, const pat_opts *o,
                             "Can only use %s queries on keyword and text fields - not on [%s] which "
                             "is of type [%s]",
                             qname, f->path, tv_field_type_name(f->type));
-    if (!f->index)
+    if (!f->index && !f->doc_values)
         return tv_dsl_error(d, TROVE_EARG, o->value->off,
                             "Cannot search on field [%s] since it is not indexed.", f->path);
     *out = f;

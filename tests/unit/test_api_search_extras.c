@@ -174,6 +174,25 @@ static void test_timeout(void **s) {
     EXPECT_HAS("POST", "/c/_search?timeout=1x", NULL, 400, "failed to parse setting [timeout] with value [1x] as a time value");
 }
 
+/* keyword, ip and boolean fields with index:false and doc values are
+ * searchable (OpenSearch 3 queries their doc values), constant-scored */
+static void test_doc_values_only_fields(void **s) {
+    (void)s;
+    OK("PUT", "/dv", "{\"mappings\":{\"properties\":{\"k\":{\"type\":\"keyword\",\"index\":false},"
+                     "\"ip\":{\"type\":\"ip\",\"index\":false},\"b\":{\"type\":\"boolean\",\"index\":false}}}}");
+    OK("PUT", "/dv/_doc/1?refresh=true", "{\"k\":\"xyz\",\"ip\":\"10.1.2.3\",\"b\":true}");
+    OK("PUT", "/dv/_doc/2?refresh=true", "{\"k\":\"abc\",\"ip\":\"10.9.9.9\",\"b\":false}");
+    const char *qs[] = {"{\"term\":{\"k\":\"xyz\"}}",      "{\"prefix\":{\"k\":\"xy\"}}",
+                        "{\"regexp\":{\"k\":\"x.z\"}}",      "{\"term\":{\"ip\":\"10.1.0.0/16\"}}",
+                        "{\"term\":{\"ip\":\"10.1.2.3\"}}",  "{\"term\":{\"b\":true}}"};
+    for (size_t i = 0; i < sizeof qs / sizeof *qs; i++) {
+        char body[256];
+        snprintf(body, sizeof body, "{\"query\":%s}", qs[i]);
+        EXPECT("POST", "/dv/_search?filter_path=hits.max_score,hits.hits._id", body, 200,
+               "{\"hits\":{\"max_score\":1.0,\"hits\":[{\"_id\":\"1\"}]}}");
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
@@ -182,6 +201,7 @@ int main(void) {
         cmocka_unit_test(test_fetch_fields),
         cmocka_unit_test(test_terminate_after),
         cmocka_unit_test(test_timeout),
+        cmocka_unit_test_setup_teardown(test_doc_values_only_fields, setup, teardown),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
