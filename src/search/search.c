@@ -665,6 +665,11 @@ typedef struct coll {
     bool timed_out;    /* it passed: collection stopped, results partial */
     tv_dv_reader *rd;        /* per sort key: numeric doc values of segment rd_seg */
     const tv_segview *rd_seg;
+    /* a sort key on a field that is floating in some targets and integral
+     * in others (mixed[k]) compares as doubles, as the coordinator widens
+     * it; floating[t * nsorts + k] says how target t encodes key k */
+    const bool *mixed;
+    const bool *floating;
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -696,7 +701,14 @@ static int hit_cmp(const coll *c, float as, const sval *asv, uint32_t at, uint32
             /* a missing value (keywords; numbers get Lucene's missing
              * value in sort_values) goes first or last whatever the order */
             if ((asv[i].kind == 0) != (b->sv[i].kind == 0)) return sval_cmp(&asv[i], &b->sv[i], s->missing_first);
-            x = sval_cmp(&asv[i], &b->sv[i], s->missing_first);
+            if (c->mixed && c->mixed[i] && asv[i].kind == 1 && b->sv[i].kind == 1) {
+                size_t ns = r->nsorts;
+                double da = c->floating[at * ns + i] ? tv_sortable_to_double(asv[i].i) : (double)asv[i].i;
+                double db = c->floating[b->target * ns + i] ? tv_sortable_to_double(b->sv[i].i) : (double)b->sv[i].i;
+                x = da < db ? -1 : da > db;
+            } else {
+                x = sval_cmp(&asv[i], &b->sv[i], s->missing_first);
+            }
         }
         if (s->desc) x = -x;
         if (x) return x;
@@ -1124,6 +1136,45 @@ typedef struct target_ctx {
     tv_nested_q **nih;     /* nested queries with inner_hits (dsl_nested.c) */
     uint32_t nnih;
 } target_ctx;
+
+/* The field sort keys whose field is numeric with different encodings
+ * across targets: floating in some, integral in others (compared as
+ * doubles, c->mixed); unsigned_long beside another type is refused, as
+ * OpenSearch's coordinator refuses it. */
+static tv_status mixed_numeric_sorts(const req *r, coll *c, const target_ctx *tcs, const tv_search_target *targets,
+                                     size_t ntargets, tv_error *err) {
+    size_t ns = r->nsorts;
+    bool *mixed = tv_arena_calloc(c->arena, ns, sizeof *mixed);
+    bool *fl = tv_arena_calloc(c->arena, ntargets * ns, sizeof *fl);
+    if (!mixed || !fl) return tv_error_oom(err);
+    bool any = false;
+    for (size_t k = 0; k < ns; k++) {
+        if (r->sorts[k].kind != TV_SORT_FIELD) continue;
+        bool seen_fl = false, seen_int = false, seen_ul = false, seen_other = false;
+        for (size_t t = 0; t < ntargets; t++) {
+            const tv_field *f = tcs[t].tf ? tcs[t].tf[k].f : NULL;
+            if (!f) continue;
+            if (f->type == TV_FT_UNSIGNED_LONG) seen_ul = true;
+            else if (tv_field_type_is_floating(f->type)) seen_fl = fl[t * ns + k] = true;
+            else if (tv_field_type_is_numeric(f->type)) seen_int = true;
+            else seen_other = true;
+        }
+        if (seen_ul && (seen_fl || seen_int || seen_other)) {
+            tv_error_set(err, TROVE_EARG,
+                         "Can't do sort across indices, as a field has [unsigned_long] type in one index, and "
+                         "different type in another index!");
+            snprintf(err->index, sizeof err->index, "%s", targets[0].index ? targets[0].index : "");
+            return TROVE_EARG;
+        }
+        mixed[k] = seen_fl && seen_int;
+        any |= mixed[k];
+    }
+    if (any) {
+        c->mixed = mixed;
+        c->floating = fl;
+    }
+    return TROVE_OK;
+}
 
 static tv_status text_fielddata_error(tv_error *err, const char *field) {
     return tv_error_set(err, TROVE_EARG,
@@ -2147,6 +2198,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     c.scratch = tv_arena_calloc(arena, r.nsorts + 1, sizeof *c.scratch);
     if (r.nsorts && !(c.rd = tv_arena_calloc(arena, r.nsorts, sizeof *c.rd))) return tv_error_oom(err);
     if (!c.scratch) return tv_error_oom(err);
+    if (r.nsorts && ntargets > 1 && !count_only && (st = mixed_numeric_sorts(&r, &c, tcs, targets, ntargets, err)))
+        return st;
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
     size_t window = 0;
     for (size_t k = 0; k < r.nrescores; k++) window = TV_MAX(window, (size_t)r.rescores[k].window);

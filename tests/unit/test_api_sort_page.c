@@ -161,9 +161,29 @@ static void test_pages_equal_slices(void **s) {
     print_message("sorted pages: %ld cases, 0 differences\n", cases);
 }
 
+/* a sort field that is long in one index and double in another compares
+ * as numbers across them; unsigned_long beside another type is refused */
+static void test_sort_mixed_numeric_types(void **s) {
+    (void)s;
+    OK("PUT", "/m1", "{\"mappings\":{\"properties\":{\"c\":{\"type\":\"long\"}}}}");
+    OK("PUT", "/m2", "{\"mappings\":{\"properties\":{\"c\":{\"type\":\"double\"}}}}");
+    OK("PUT", "/m1/_doc/a?refresh=true", "{\"c\":300}");
+    OK("PUT", "/m2/_doc/b?refresh=true", "{\"c\":299.5}");
+    OK("PUT", "/m2/_doc/c?refresh=true", "{\"c\":-1.5}");
+    OK("PUT", "/m1/_doc/d?refresh=true", "{\"c\":-2}");
+    EXPECT("POST", "/m1,m2/_search?filter_path=hits.hits._id,hits.hits.sort", "{\"sort\":[{\"c\":\"desc\"}]}", 200,
+           "{\"hits\":{\"hits\":[{\"_id\":\"a\",\"sort\":[300]},{\"_id\":\"b\",\"sort\":[299.5]},{\"_id\":\"c\","
+           "\"sort\":[-1.5]},{\"_id\":\"d\",\"sort\":[-2]}]}}");
+    OK("PUT", "/m3", "{\"mappings\":{\"properties\":{\"c\":{\"type\":\"unsigned_long\"}}}}");
+    EXPECT_HAS("POST", "/m1,m3/_search", "{\"sort\":[{\"c\":\"asc\"}]}", 400,
+               "Can't do sort across indices, as a field has [unsigned_long] type in one index, and different type "
+               "in another index!");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_pages_equal_slices, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_sort_mixed_numeric_types, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
