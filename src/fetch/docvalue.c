@@ -58,9 +58,11 @@ void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *
         if (f->dv_kind == TV_DV_NUMERIC) n = tv_segment_dv_numeric(seg, f->id, doc, nums, 64);
         else if (f->dv_kind == TV_DV_SORTED_SET) n = tv_segment_dv_ords(seg, f->id, doc, ords, 64);
         if (!n) continue;
-        bool dup = false;
-        for (size_t q = 0; q < *ndf && !dup; q++) dup = !strcmp(df[q].name, names[k]);
-        if (dup) continue;
+        /* FetchDocValuesPhase: a field named again (another format) adds
+         * its values to the same list */
+        size_t dup = *ndf;
+        for (size_t q = 0; q < *ndf && dup == *ndf; q++)
+            if (!strcmp(df[q].name, names[k])) dup = q;
         tv_buf_clear(fb);
         tv_jw fw;
         tv_jw_init(&fw, fb, false);
@@ -82,6 +84,18 @@ void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *
             }
         }
         tv_jw_arr_end(&fw);
+        if (dup < *ndf) {
+            if (fb->len <= 2) continue; /* nothing rendered */
+            char *j = tv_arena_alloc(arena, df[dup].len + fb->len);
+            if (!j) continue;
+            memcpy(j, df[dup].json, df[dup].len - 1); /* without its ']' */
+            size_t o = df[dup].len - 1;
+            if (df[dup].len > 2) j[o++] = ',';
+            memcpy(j + o, fb->data + 1, fb->len - 1); /* without the '[' */
+            df[dup].json = j;
+            df[dup].len = o + fb->len - 1;
+            continue;
+        }
         df[*ndf].name = names[k];
         df[*ndf].json = tv_arena_memdup(arena, fb->data ? fb->data : "", fb->len);
         df[(*ndf)++].len = fb->len;

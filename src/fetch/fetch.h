@@ -138,8 +138,9 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
 
 /* One hit's docvalue_fields (docvalue.c): each of names[0..nnames) that
  * the mapping maps and the doc has values of, printed with formats[k]
- * (NULL, or formats NULL: the field's own), appended to df at *ndf unless
- * df already holds the name. fb is the caller's scratch buffer; a rendered
+ * (NULL, or formats NULL: the field's own), appended to df at *ndf, or
+ * to the values of the entry df already holds for the name. fb is the
+ * caller's scratch buffer; a rendered
  * value lives in arena. */
 void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *seg, uint32_t doc, const char *const *names,
                         const char *const *formats, size_t nnames, tv_fetched *df, size_t *ndf, tv_buf *fb);

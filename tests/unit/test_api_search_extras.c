@@ -193,6 +193,18 @@ static void test_doc_values_only_fields(void **s) {
     }
 }
 
+/* docvalue_fields naming a field twice (two formats) list both renderings */
+static void test_docvalue_fields_repeated(void **s) {
+    (void)s;
+    OK("PUT", "/dvf", "{\"mappings\":{\"properties\":{\"d\":{\"type\":\"date\"}}}}");
+    OK("PUT", "/dvf/_doc/1?refresh=true", "{\"d\":\"2018-10-29T12:12:12.987Z\"}");
+    EXPECT("POST", "/dvf/_search?filter_path=hits.hits.fields",
+           "{\"docvalue_fields\":[{\"field\":\"d\",\"format\":\"strict_date_optional_time\"},"
+           "{\"field\":\"d\",\"format\":\"epoch_millis\"},\"d\"]}",
+           200, "{\"hits\":{\"hits\":[{\"fields\":{\"d\":[\"2018-10-29T12:12:12.987Z\",\"1540815132987\","
+                "\"2018-10-29T12:12:12.987Z\"]}}]}}");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
@@ -202,6 +214,7 @@ int main(void) {
         cmocka_unit_test(test_terminate_after),
         cmocka_unit_test(test_timeout),
         cmocka_unit_test_setup_teardown(test_doc_values_only_fields, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_docvalue_fields_repeated, setup, teardown),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
