@@ -1927,6 +1927,39 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
 /* The page's hits (from on), as the fetch phase writes them: stored
  * documents read once per chunk, nested inner hits collected per target,
  * then each hit's members in SearchHit's order. */
+/* stored_fields naming fields mapped with "store": true: trove keeps no
+ * separate stored fields, so their values are read from the _source, as
+ * the stored field holds them (typed and formatted as "fields" renders
+ * them); added to the hit's document fields unless already there. */
+static tv_status stored_fields(const req *r, const tv_mapping *m, const tv_doc_meta *meta, const char *src,
+                               size_t src_len, tv_fetched **df, size_t *ndf, tv_arena *arena, tv_error *err) {
+    tv_fetch_spec *specs = tv_arena_calloc(arena, r->nstored + 1, sizeof *specs);
+    if (!specs) return tv_error_oom(err);
+    size_t n = 0;
+    for (size_t k = 0; k < r->nstored; k++) {
+        const char *name = r->stored[k];
+        const tv_field *f = m && name[0] != '_' ? tv_mapping_field(m, name, strlen(name)) : NULL;
+        if (f && f->store) specs[n++].pattern = name;
+    }
+    if (!n) return TROVE_OK;
+    tv_fetched *ff;
+    size_t nff;
+    tv_status st = tv_fetch_fields(arena, m, specs, n, meta->id, meta->id_len, src, src_len, &ff, &nff, err);
+    if (st || !nff) return st;
+    tv_fetched *all = tv_arena_alloc(arena, (*ndf + nff + 2) * sizeof *all);
+    if (!all) return tv_error_oom(err);
+    if (*ndf) memcpy(all, *df, *ndf * sizeof *all);
+    size_t o = *ndf;
+    for (size_t q = 0; q < nff; q++) {
+        bool dup = false;
+        for (size_t z = 0; z < o && !dup; z++) dup = !strcmp(all[z].name, ff[q].name);
+        if (!dup) all[o++] = ff[q];
+    }
+    *df = all;
+    *ndf = o;
+    return TROVE_OK;
+}
+
 static tv_status write_page(const req *r, coll *c, const tv_search_target *targets, size_t ntargets,
                             target_ctx *tcs, int64_t from, bool scores_shown, const tv_search_params *params,
                             tv_arena *arena, tv_jw *out, tv_error *err) {
@@ -2017,6 +2050,14 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
         tv_buf fb;
         tv_buf_init(&fb);
         tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r->dv_fields, r->dv_formats, r->ndv, df, &ndf, &fb);
+        if (r->nfetch && !tv_mapping_source_enabled(t->snap->mapping)) {
+            tv_buf_fini(&fb);
+            tv_error_set(err, TROVE_EARG,
+                         "Unable to retrieve the requested [fields] since _source is disabled in the mappings for "
+                         "index [%s]",
+                         t->index ? t->index : "");
+            return shard_failure(err, t);
+        }
         if (r->nfetch) {
             tv_fetched *ff;
             size_t nff;
@@ -2036,6 +2077,11 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
                 }
                 df = all;
             }
+        }
+        if (r->stored && !r->stored_none && src && (st = stored_fields(r, t->snap->mapping, &meta, src, src_len, &df,
+                                                                         &ndf, arena, err))) {
+            tv_buf_fini(&fb);
+            return shard_failure(err, t);
         }
         if (r->collapse) {
             /* the group's value (FetchSearchPhase sets it as a document

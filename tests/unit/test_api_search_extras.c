@@ -205,6 +205,27 @@ static void test_docvalue_fields_repeated(void **s) {
                 "\"2018-10-29T12:12:12.987Z\"]}}]}}");
 }
 
+/* "fields" checks: a format only for dates, none with _source disabled;
+ * stored_fields of "store": true fields give their values */
+static void test_fetch_fields_checks(void **s) {
+    (void)s;
+    OK("PUT", "/ff", "{\"mappings\":{\"properties\":{\"k\":{\"type\":\"keyword\"},\"i\":{\"type\":\"integer\","
+                     "\"store\":true},\"d\":{\"type\":\"date\",\"store\":true}}}}");
+    OK("PUT", "/ff/_doc/1?refresh=true", "{\"k\":\"a\",\"i\":\"42\",\"d\":\"2020-01-02\"}");
+    EXPECT_HAS("POST", "/ff/_search", "{\"fields\":[{\"field\":\"k\",\"format\":\"yyyy\"}]}", 400,
+               "\"reason\":\"Field [k] of type [keyword] doesn't support formats.\"");
+    EXPECT("POST", "/ff/_search?filter_path=hits.hits.fields",
+           "{\"fields\":[{\"field\":\"d\",\"format\":\"yyyy\"}],\"_source\":false}", 200,
+           "{\"hits\":{\"hits\":[{\"fields\":{\"d\":[\"2020\"]}}]}}");
+    EXPECT("POST", "/ff/_search?filter_path=hits.hits", "{\"stored_fields\":[\"i\",\"k\"],\"_source\":false}", 200,
+           "{\"hits\":{\"hits\":[{\"_index\":\"ff\",\"_id\":\"1\",\"_score\":1.0,\"fields\":{\"i\":[42]}}]}}");
+    OK("PUT", "/nosrc", "{\"mappings\":{\"_source\":{\"enabled\":false},\"properties\":{\"k\":{\"type\":\"keyword\"}}}}");
+    OK("PUT", "/nosrc/_doc/1?refresh=true", "{\"k\":\"a\"}");
+    EXPECT_HAS("POST", "/nosrc/_search", "{\"fields\":[\"k\"]}", 400,
+               "Unable to retrieve the requested [fields] since _source is disabled in the mappings for index "
+               "[nosrc]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_collapse),
@@ -215,6 +236,7 @@ int main(void) {
         cmocka_unit_test(test_timeout),
         cmocka_unit_test_setup_teardown(test_doc_values_only_fields, setup, teardown),
         cmocka_unit_test_setup_teardown(test_docvalue_fields_repeated, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fetch_fields_checks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
