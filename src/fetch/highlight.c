@@ -1564,7 +1564,6 @@ static tv_status plain(tv_hl_target *ht, const hl_field *hf, const values *vs, t
     for (size_t i = 0; i < vs->s.len; i++) {
         const char *v = vs->s.items[i];
         size_t n = vs->n.items[i];
-        if (hf->f->type == TV_FT_KEYWORD && hf->f->ignore_above >= 0 && (int64_t)tv_utf16_len(v, n) > hf->f->ignore_above) continue;
         if (!(o->set & O_MAXOFF) && (int64_t)tv_utf16_len(v, n) > ht->max_offset) {
             char doc[300];
             snprintf(doc, sizeof doc, "%.*s", (int)id_len, id);
@@ -1642,6 +1641,17 @@ tv_status tv_hl_write(tv_hl_target *ht, tv_arena *arena, const char *src, size_t
         values vs;
         memset(&vs, 0, sizeof vs);
         st = extract(&vs, doc, sf->path, sf->path_len);
+        /* HighlightUtils: a keyword's values over ignore_above were not
+         * indexed and are not highlighted */
+        if (!st && hf->f->type == TV_FT_KEYWORD && hf->f->ignore_above >= 0) {
+            size_t k = 0;
+            for (size_t j = 0; j < vs.s.len; j++)
+                if ((int64_t)tv_utf16_len(vs.s.items[j], vs.n.items[j]) <= hf->f->ignore_above) {
+                    vs.s.items[k] = vs.s.items[j];
+                    vs.n.items[k++] = vs.n.items[j];
+                }
+            vs.s.len = vs.n.len = k;
+        }
         if (!st && vs.s.len) {
             if (hf->o.type == HL_PLAIN) st = plain(ht, hf, &vs, arena, id, id_len, &res[i], err);
             else st = unified(ht, hf, &vs, arena, seg_doc, &res[i], err);

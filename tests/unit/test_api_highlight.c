@@ -318,11 +318,32 @@ static void test_errors(void **s) {
     HL("/m/_search", "{\"_source\":false,\"query\":{\"match_all\":{}},\"highlight\":{\"fields\":{\"t\":{}}}}", NULL);
 }
 
+/* a keyword's values over ignore_above are not highlighted, by either
+ * highlighter */
+static void test_keyword_ignore_above(void **s) {
+    (void)s;
+    OK("PUT", "/ia", "{\"mappings\":{\"properties\":{\"k1\":{\"type\":\"keyword\"},\"k2\":{\"type\":\"keyword\","
+                     "\"ignore_above\":3}}}}");
+    OK("PUT", "/ia/_doc/1?refresh=true", "{\"k1\":\"123\",\"k2\":\"123\"}");
+    OK("PUT", "/ia/_doc/2?refresh=true", "{\"k1\":\"1234\",\"k2\":\"1234\"}");
+    const char *types[] = {"unified", "plain"};
+    for (int i = 0; i < 2; i++) {
+        char body[256];
+        snprintf(body, sizeof body,
+                 "{\"query\":{\"prefix\":{\"k1\":\"12\"}},\"sort\":[\"k1\"],\"highlight\":{\"require_field_match\":"
+                 "false,\"fields\":{\"k2\":{\"type\":\"%s\"}}}}",
+                 types[i]);
+        EXPECT("POST", "/ia/_search?filter_path=hits.hits._id,hits.hits.highlight", body, 200,
+               "{\"hits\":{\"hits\":[{\"_id\":\"1\",\"highlight\":{\"k2\":[\"<em>123</em>\"]}},{\"_id\":\"2\"}]}}");
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unified_defaults), cmocka_unit_test(test_fragment_size), cmocka_unit_test(test_order_score),
         cmocka_unit_test(test_terms),            cmocka_unit_test(test_values_and_text), cmocka_unit_test(test_plain),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test_setup_teardown(test_keyword_ignore_above, setup, teardown),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
