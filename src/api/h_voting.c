@@ -110,7 +110,7 @@ void tv_h_voting_exclusions_post(tv_req *r) {
         r->oom = true;
         goto out;
     }
-    memcpy(all, cur, ncur * sizeof *cur);
+    if (ncur) memcpy(all, cur, ncur * sizeof *cur);
     size_t n = ncur;
     for (size_t i = 0; i < nwant; i++) {
         excl e = by_id ? (excl){want[i], "_absent_"} : (excl){"_absent_", want[i]};

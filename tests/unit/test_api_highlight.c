@@ -343,7 +343,7 @@ int main(void) {
         cmocka_unit_test(test_unified_defaults), cmocka_unit_test(test_fragment_size), cmocka_unit_test(test_order_score),
         cmocka_unit_test(test_terms),            cmocka_unit_test(test_values_and_text), cmocka_unit_test(test_plain),
         cmocka_unit_test(test_errors),
-        cmocka_unit_test_setup_teardown(test_keyword_ignore_above, setup, teardown),
+        cmocka_unit_test(test_keyword_ignore_above),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }

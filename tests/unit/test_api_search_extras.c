@@ -234,9 +234,9 @@ int main(void) {
         cmocka_unit_test(test_fetch_fields),
         cmocka_unit_test(test_terminate_after),
         cmocka_unit_test(test_timeout),
-        cmocka_unit_test_setup_teardown(test_doc_values_only_fields, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_docvalue_fields_repeated, setup, teardown),
-        cmocka_unit_test_setup_teardown(test_fetch_fields_checks, setup, teardown),
+        cmocka_unit_test(test_doc_values_only_fields),
+        cmocka_unit_test(test_docvalue_fields_repeated),
+        cmocka_unit_test(test_fetch_fields_checks),
     };
     return cmocka_run_group_tests(tests, load, teardown);
 }
