@@ -136,14 +136,25 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
                           size_t id_len, const char *src, size_t src_len, tv_fetched **out, size_t *nout,
                           tv_error *err);
 
+/* A "docvalue_fields" list (strings, or {"field", "format"}) into names
+ * and formats (NULL: the field's own; "use_field_mapping" is that too),
+ * in the parser's arena (docvalue.c). */
+tv_status tv_fetch_docvalues_parse(tv_dsl *d, const tv_json *v, const char ***names, const char ***formats, size_t *n);
 /* One hit's docvalue_fields (docvalue.c): each of names[0..nnames) that
  * the mapping maps and the doc has values of, printed with formats[k]
  * (NULL, or formats NULL: the field's own), appended to df at *ndf, or
- * to the values of the entry df already holds for the name. fb is the
- * caller's scratch buffer; a rendered
- * value lives in arena. */
+ * to the values of the entry df already holds for the name. The metadata
+ * fields _seq_no, _version and _primary_term come from meta (NULL: none),
+ * as a nested doc holds them (nested: its root's _seq_no, _version 1, no
+ * _primary_term). fb is the caller's scratch buffer; a rendered value
+ * lives in arena. */
 void tv_fetch_docvalues(tv_arena *arena, const tv_mapping *m, const tv_segment *seg, uint32_t doc, const char *const *names,
-                        const char *const *formats, size_t nnames, tv_fetched *df, size_t *ndf, tv_buf *fb);
+                        const char *const *formats, size_t nnames, const tv_doc_meta *meta, bool nested, tv_fetched *df,
+                        size_t *ndf, tv_buf *fb);
+/* A hit's "fields" member from its document fields df[0..n) (none: not
+ * written), in the HashMap order SearchHit prints them; nonzero out of
+ * memory. */
+tv_status tv_fetch_write_fields(tv_jw *w, const tv_fetched *df, size_t n, tv_arena *a);
 
 /* ========================================================== inner hits */
 

@@ -21,9 +21,10 @@
  * The inner_hits of a nested query inside another one nest inside each of
  * the outer one's inner hits (collected under the outer window's hits,
  * with the same one-plan-per-segment pass), or are ignored when the outer
- * one has none, as extractInnerHitBuilders does. Not reproduced (400
- * naming it): the inner_hits options explain, fields,
- * docvalue_fields, stored_fields and script_fields. A _source filter
+ * one has none, as extractInnerHitBuilders does. docvalue_fields read
+ * the nested doc's doc values (and its metadata as a nested doc holds
+ * them). Not reproduced (400 naming it): the inner_hits options explain,
+ * fields, stored_fields and script_fields. A _source filter
  * applies to the wrapped object, which is then unwrapped, as
  * FetchSourcePhase does for a nested hit.
  * inner_hits' highlight runs the search's highlighter with the inner query
@@ -47,6 +48,8 @@ struct tv_inner_hits {
     bool total_as_int;        /* hits.total as a number (tv_dsl.total_as_int) */
     const char **inc, **exc; /* _source includes / excludes */
     size_t ninc, nexc;
+    const char **dv, **dv_formats; /* "docvalue_fields" */
+    size_t ndv;
     tv_hl *hl;                /* "highlight" (NULL: none) */
     tv_hl_target *hlt;        /* ... bound to the target (tv_inner_hits_bind) */
     tv_hit_sort sort;         /* "sort" (top_hits' machinery) */
@@ -138,6 +141,9 @@ static tv_status parse_inner_hits(tv_dsl *d, const tv_json *v, tv_inner_hits **o
             if (st) return st;
         } else if (!strcmp(key, "sort")) {
             tv_status st = tv_hit_sort_parse(d, x, "inner_hits", &s->sort);
+            if (st) return st;
+        } else if (!strcmp(key, "docvalue_fields") && x->type == TV_JSON_ARRAY) {
+            tv_status st = tv_fetch_docvalues_parse(d, x, &s->dv, &s->dv_formats, &s->ndv);
             if (st) return st;
         } else if (!strcmp(key, "explain") ||
                    !strcmp(key, "fields") || !strcmp(key, "docvalue_fields") || !strcmp(key, "stored_fields") ||
@@ -556,6 +562,18 @@ static tv_status write_one(tv_nested_q *s, const tv_snapshot *snap, uint32_t seg
         if (obj && s->ih->source) {
             tv_status st = tv_nested_write_source(out, a, &id, obj, s->ih->inc, s->ih->ninc, s->ih->exc, s->ih->nexc);
             if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+        }
+        if (s->ih->ndv) { /* document fields: after _source, before highlight (SearchHit) */
+            tv_fetched *df = tv_arena_alloc(a, (s->ih->ndv + 1) * sizeof *df);
+            if (!df) return tv_error_oom(err);
+            size_t ndf = 0;
+            tv_buf fb;
+            tv_buf_init(&fb);
+            tv_fetch_docvalues(a, snap->mapping, seg, hits[i].doc, s->ih->dv, s->ih->dv_formats, s->ih->ndv, meta, true,
+                               df, &ndf, &fb);
+            bool oom = fb.oom;
+            tv_buf_fini(&fb);
+            if (oom || tv_fetch_write_fields(out, df, ndf, a)) return tv_error_oom(err);
         }
         if (obj && s->ih->hlt) { /* the highlighter reads the object wrapped in its paths */
             tv_buf wb;

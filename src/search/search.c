@@ -412,21 +412,7 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
         else if (tv_streq(k, kl, "min_score") && !obj && !arr) { st = tv_dsl_java_float(d, v, &r->min_score); r->has_min_score = true; }
         else if (arr && tv_streq(k, kl, "search_after")) r->search_after = v;
         else if (tv_streq(k, kl, "docvalue_fields") && arr) {
-            r->dv_fields = tv_arena_alloc(d->arena, (v->len + 1) * sizeof *r->dv_fields);
-            r->dv_formats = tv_arena_calloc(d->arena, v->len + 1, sizeof *r->dv_formats);
-            if (!r->dv_fields || !r->dv_formats) return TROVE_ENOMEM;
-            r->ndv = 0;
-            for (uint32_t j = 0; j < v->len; j++) {
-                const tv_json *e = &v->v.items[j];
-                if (e->type == TV_JSON_STRING) r->dv_fields[r->ndv++] = e->v.s;
-                else if (e->type == TV_JSON_OBJECT && tv_json_get(e, "field") && tv_json_get(e, "field")->type == TV_JSON_STRING) {
-                    const tv_json *fmt = tv_json_get(e, "format");
-                    /* use_field_mapping: the mapping's format (the default) */
-                    if (fmt && fmt->type == TV_JSON_STRING && !tv_streq(fmt->v.s, fmt->len, "use_field_mapping"))
-                        r->dv_formats[r->ndv] = fmt->v.s;
-                    r->dv_fields[r->ndv++] = tv_json_get(e, "field")->v.s;
-                } else return perr(d, e->off, "[docvalue_fields] failed to parse");
-            }
+            st = tv_fetch_docvalues_parse(d, v, &r->dv_fields, &r->dv_formats, &r->ndv);
         } else if (tv_streq(k, kl, "stored_fields") && !obj) {
             st = parse_stored(d, v, r);
         } else if (tv_streq(k, kl, "explain") && !obj && !arr) {
@@ -2049,7 +2035,8 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
         if (!df) return tv_error_oom(err);
         tv_buf fb;
         tv_buf_init(&fb);
-        tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r->dv_fields, r->dv_formats, r->ndv, df, &ndf, &fb);
+        tv_fetch_docvalues(arena, t->snap->mapping, sv->seg, h->doc, r->dv_fields, r->dv_formats, r->ndv,
+                           meta.id ? &meta : NULL, false, df, &ndf, &fb);
         if (r->nfetch && !tv_mapping_source_enabled(t->snap->mapping)) {
             tv_buf_fini(&fb);
             tv_error_set(err, TROVE_EARG,
@@ -2110,22 +2097,7 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
         }
         if (fb.oom) { tv_buf_fini(&fb); return tv_error_oom(err); }
         tv_buf_fini(&fb);
-        if (ndf) {
-            const char **names = tv_arena_alloc(arena, ndf * sizeof *names);
-            uint32_t *ord = tv_arena_alloc(arena, ndf * sizeof *ord);
-            if (!names || !ord) return tv_error_oom(err);
-            for (size_t q = 0; q < ndf; q++) names[q] = df[q].name;
-            tv_java_hashmap_order(names, (uint32_t)ndf, ord);
-            tv_jw_keyz(out, "fields");
-            tv_jw_obj_begin(out);
-            for (size_t q = 0; q < ndf; q++) {
-                const tv_fetched *e = &df[ord[q]];
-                if (!e->json) continue;
-                tv_jw_keyz(out, e->name);
-                tv_jw_raw(out, e->json, e->len);
-            }
-            tv_jw_obj_end(out);
-        }
+        if (tv_fetch_write_fields(out, df, ndf, arena)) return tv_error_oom(err);
         if (tcs[h->target].hl && (st = tv_hl_write(tcs[h->target].hl, arena, src, src_len, h->doc, meta.id, meta.id_len, out, err))) {
             return st; /* highlight: after _source and fields, before sort (SearchHit) */
         }

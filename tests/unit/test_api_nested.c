@@ -205,6 +205,18 @@ static void test_inner_hits(void **s) {
            "\"comments\":{\"hits\":{\"total\":{\"value\":1,\"relation\":\"eq\"},\"max_score\":1.0,\"hits\":[{\"_index\":"
            "\"n\",\"_id\":\"2\",\"_nested\":{\"field\":\"comments\",\"offset\":0},\"_score\":1.0,\"_source\":" C2B
            "}]}}}}]}}");
+    /* docvalue_fields of a nested hit: its own doc values, its root's
+     * _seq_no, _version 1 and no _primary_term, as nested docs hold them
+     * (printed in HashMap order) */
+    EXPECT("POST", "/n/_search?filter_path=hits.hits.fields,hits.hits.inner_hits.*.hits.hits.fields",
+           "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"term\":{\"comments.author\":\"b\"}},"
+           "\"inner_hits\":{\"docvalue_fields\":[\"comments.author\",\"_seq_no\",\"_version\",\"_primary_term\"]}}},"
+           "\"docvalue_fields\":[\"_seq_no\",\"_primary_term\"],\"sort\":[\"title\"]}",
+           200,
+           "{\"hits\":{\"hits\":[{\"fields\":{\"_seq_no\":[0],\"_primary_term\":[1]},\"inner_hits\":{\"comments\":{"
+           "\"hits\":{\"hits\":[{\"fields\":{\"_seq_no\":[0],\"comments.author\":[\"b\"],\"_version\":[1]}}]}}}},"
+           "{\"fields\":{\"_seq_no\":[1],\"_primary_term\":[1]},\"inner_hits\":{\"comments\":{\"hits\":{\"hits\":[{"
+           "\"fields\":{\"_seq_no\":[1],\"comments.author\":[\"b\"],\"_version\":[1]}}]}}}}]}}");
     /* rest_total_hits_as_int makes every hits.total a number, inner hits' too */
     EXPECT_HAS("POST", "/n/_search?rest_total_hits_as_int=true&filter_path=hits.total,hits.hits.inner_hits.*.hits.total",
                "{\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"term\":{\"comments.author\":\"b\"}},"
