@@ -1,9 +1,12 @@
 /*
  * aggs.h — the aggregations layer: every aggregation, parsed, collected per
  * target, reduced and written. The search layer (search.c) drives it; the
- * sketches are hll.h and tdigest.h: hll.c is OpenSearch's HyperLogLog++
- * (the `cardinality` aggregation), tdigest.c t-digest 3.3's MergingDigest
- * as OpenSearch's TDigestState uses it (percentiles).
+ * sketches are hll.h, tdigest.h and hdr.h: hll.c is OpenSearch's
+ * HyperLogLog++ (the `cardinality` aggregation), tdigest.c t-digest 3.3's
+ * MergingDigest as OpenSearch's TDigestState uses it (percentiles), hdr.c
+ * HdrHistogram's DoubleHistogram (percentiles with "hdr"). moving_fn.c
+ * holds the moving_fn pipeline's script evaluation (MovingFunctions),
+ * auto_date.c auto_date_histogram's rounding ladder.
  *
  * Aggregations run as OpenSearch runs them, in three stages:
  *
@@ -42,6 +45,7 @@
 #define TROVE_AGGS_H
 
 #include "index/index.h"
+#include "index/rounding.h"
 #include "json/json.h"
 #include "fetch/fetch.h"
 #include "query/query.h"
@@ -52,10 +56,12 @@ typedef enum tv_agg_kind {
     TV_AGG_TERMS,
     TV_AGG_HISTOGRAM,
     TV_AGG_DATE_HISTOGRAM,
+    TV_AGG_AUTO_DATE_HISTOGRAM,
     TV_AGG_RANGE,
     TV_AGG_DATE_RANGE,
     TV_AGG_FILTER,
     TV_AGG_FILTERS,
+    TV_AGG_ADJACENCY_MATRIX,
     TV_AGG_MISSING,
     TV_AGG_GLOBAL,
     TV_AGG_SAMPLER,
@@ -75,10 +81,13 @@ typedef enum tv_agg_kind {
     TV_AGG_CARDINALITY,
     TV_AGG_PERCENTILES,
     TV_AGG_PERCENTILE_RANKS,
+    TV_AGG_MAD,                /* median_absolute_deviation */
     TV_AGG_TOP_HITS,
     /* pipelines */
     TV_AGG_CUMULATIVE_SUM,
     TV_AGG_DERIVATIVE,
+    TV_AGG_MOVING_FN,
+    TV_AGG_BUCKET_SORT,
     TV_AGG_AVG_BUCKET,
     TV_AGG_SUM_BUCKET,
     TV_AGG_MIN_BUCKET,
@@ -113,6 +122,15 @@ typedef struct tv_agg_source {
     const char *format;        /* "format" */
     const char *value_type;    /* "value_type" (checked, informational) */
 } tv_agg_source;
+
+/* A moving_fn script (moving_fn.c): a MovingFunctions call evaluated
+ * natively, or (fn 0) a Painless script. */
+typedef struct tv_movfn {
+    const char *src;
+    int fn;
+    bool avg_arg;      /* stdDev(values, MovingFunctions.unweightedAvg(values)) */
+    double args[5];
+} tv_movfn;
 
 typedef struct tv_agg tv_agg;
 
@@ -156,6 +174,7 @@ struct tv_agg {
     const tv_json *ext_min, *ext_max, *hard_min, *hard_max;
     double ext_min_d, ext_max_d, hard_min_d, hard_max_d;
     int calendar_unit;         /* tv_date_unit + 1; 0: fixed */
+    int adh_first;             /* auto_date_histogram: minimum_interval's rung (size: buckets) */
     int64_t fixed_ms;
     const char *time_zone;
 
@@ -171,16 +190,22 @@ struct tv_agg {
     bool filters_anon;         /* given as an array */
     bool other_bucket;
     const char *other_key;
+    /* adjacency_matrix: filters (sorted by key) as filters/filter_keys;
+     * bucket slots: the nfilters filters, then every pair i < j in order */
+    const char *separator;
+    bool only_intersecting;
 
     /* nested / reverse_nested: the nested object path (reverse_nested:
      * NULL for the root) */
     const char *nested_path;
 
-    /* cardinality / percentiles */
+    /* cardinality / percentiles / median_absolute_deviation (compression) */
     int64_t precision_threshold;
     double *percents;          /* percents or values (ranks) */
     uint32_t npercents;
     double compression;
+    bool hdr;                  /* percentiles method hdr */
+    int hdr_digits;            /* number_of_significant_value_digits */
 
     /* composite / multi_terms */
     tv_agg_tsrc *tsrc;
@@ -200,7 +225,37 @@ struct tv_agg {
     const char *buckets_path;
     bool gap_insert_zeros;     /* gap_policy: insert_zeros (default skip) */
     const char *unit;          /* derivative "unit" */
+    int64_t window, shift;     /* moving_fn */
+    tv_agg_order *bs_sort;     /* bucket_sort: TV_ORD_KEY or TV_ORD_PATH */
+    uint32_t bs_nsort;
+    int64_t bs_from, bs_size;  /* bs_size -1: all */
+    tv_movfn movfn;
 };
+
+void tv_movfn_compile(tv_movfn *m, const char *src, size_t len, const char *lang, const tv_json *params);
+/* The script's value over a window; 400 unsupported for Painless. */
+tv_status tv_movfn_eval(const tv_movfn *m, const double *values, size_t n, double *out, tv_error *err);
+/* MovingFunctions */
+double tv_movfn_max(const double *v, size_t n);
+double tv_movfn_min(const double *v, size_t n);
+double tv_movfn_sum(const double *v, size_t n);
+double tv_movfn_unweighted_avg(const double *v, size_t n);
+double tv_movfn_std_dev(const double *v, size_t n, double avg);
+double tv_movfn_linear_weighted_avg(const double *v, size_t n);
+double tv_movfn_ewma(const double *v, size_t n, double alpha);
+double tv_movfn_holt(const double *v, size_t n, double alpha, double beta);
+tv_status tv_movfn_holt_winters(const double *v, size_t n, double alpha, double beta, double gamma, int period,
+                                bool multiplicative, double *out, tv_error *err);
+
+/* auto_date_histogram's rounding ladder (auto_date.c), rungs counted
+ * from a->adh_first. */
+int tv_adh_first(const char *minimum_interval); /* -1: not a unit */
+int tv_adh_levels(const tv_agg *a);
+void tv_adh_rounding(const tv_agg *a, int idx, const tv_tz *tz, tv_rounding *out);
+int64_t tv_adh_rough_ms(const tv_agg *a, int idx);
+const int *tv_adh_inner(const tv_agg *a, int idx, int *n);
+int tv_adh_max_inner(const tv_agg *a, int idx);
+const char *tv_adh_abbrev(const tv_agg *a, int idx);
 
 /* Every aggregation of one level, in request order. */
 typedef struct tv_aggs {
@@ -217,6 +272,7 @@ typedef struct tv_agg_ctx {
     float score;               /* the score of the doc being collected */
     TV_VEC(void *) hlls;
     TV_VEC(void *) digests;
+    TV_VEC(void *) hdrs;
     TV_VEC(struct tv_agg_shard *) shards; /* freed by tv_agg_ctx_fini */
 } tv_agg_ctx;
 
@@ -289,12 +345,14 @@ struct agg_res {
     /* metrics */
     uint64_t count;
     double sum, comp, min, max, sumsq, sqcomp, wsum, wcomp;
-    void *sketch;              /* tv_hll * or tv_tdigest * */
+    void *sketch;              /* tv_hll *, tv_tdigest * or (a->hdr) tv_hdr * */
     /* composite / multi_terms: how each component prints (from the first
      * mapped target) */
     const agg_fmt *tfmt;
     const tv_key_kind *tkk;
     const char *after;         /* composite: "after", encoded as keys are */
+    int adh_idx;               /* auto_date_histogram: the rung of the keys */
+    int adh_inner;             /* auto_date_histogram: the inner interval (reduced) */
     uint32_t after_len;
     /* top_hits */
     tv_hit *hits;

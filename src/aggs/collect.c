@@ -39,6 +39,7 @@
 #include "query/parse.h"
 #include "aggs/hll.h"
 #include "aggs/tdigest.h"
+#include "aggs/hdr.h"
 
 /* ------------------------------------------------------------ ordmap */
 
@@ -133,6 +134,12 @@ struct col {
     col **subs;               /* per a->subs; NULL for pipelines */
     uint32_t nsubs;
     bool top;                 /* parent ord always 0 */
+    /* auto_date_histogram (FromSingle): the rung, the distinct keys at it
+     * (sorted), and the min and max of the keys as they were added */
+    int adh_idx;
+    int64_t adh_min, adh_max;
+    TV_VEC(int64_t) adh_keys;
+    tv_rounding adh_rnd;
     const tv_segview *sv;
     agg_fmt fmt;
     tv_key_kind kk;
@@ -178,6 +185,7 @@ struct col {
     /* filter(s) */
     tv_query **qs;
     tv_iter **its;
+    uint32_t *adj_hits;       /* adjacency_matrix: the filters a doc matched */
     uint32_t nq;
     /* date_histogram */
     tv_rounding rnd;
@@ -398,6 +406,22 @@ static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
     }
     case TV_AGG_PERCENTILES:
     case TV_AGG_PERCENTILE_RANKS:
+        if (a->hdr) {
+            if (!s->sk && !(s->sk = tv_hdr_new(a->hdr_digits))) return c_oom(g);
+            for (uint32_t i = 0; i < n; i++) {
+                tv_status st = tv_hdr_add(s->sk, tv_agg_value_double(g->f, v[i]));
+                if (st == TROVE_ENOMEM) return c_oom(g);
+                if (st) {
+                    tv_error_set(g->ctx->err, TROVE_EUNSUPPORTED,
+                                 "[hdr] percentiles of negative values or of values whose range exceeds the histogram's are not supported by trove");
+                    return shard_err(g);
+                }
+            }
+            s->count += n;
+            return TROVE_OK;
+        }
+        /* fall through */
+    case TV_AGG_MAD:
         if (!s->sk && !(s->sk = tv_tdigest_new(a->compression))) return c_oom(g);
         for (uint32_t i = 0; i < n; i++)
             if (tv_tdigest_add(s->sk, tv_agg_value_double(g->f, v[i]))) return c_oom(g);
@@ -643,6 +667,72 @@ static tv_status collect_histogram(col *g, uint32_t doc, uint64_t ord) {
     return TROVE_OK;
 }
 
+/* Is the key new at the current rung? Inserted in order if so. */
+static int adh_add_key(col *g, int64_t key, bool *added) {
+    size_t lo = 0, hi = g->adh_keys.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (g->adh_keys.items[mid] < key) lo = mid + 1;
+        else hi = mid;
+    }
+    *added = false;
+    if (lo < g->adh_keys.len && g->adh_keys.items[lo] == key) return 0;
+    if (tv_vec_push(&g->adh_keys, key)) return -1;
+    memmove(&g->adh_keys.items[lo + 1], &g->adh_keys.items[lo], (g->adh_keys.len - 1 - lo) * sizeof *g->adh_keys.items);
+    g->adh_keys.items[lo] = key;
+    *added = true;
+    return 0;
+}
+
+/* AutoDateHistogramAggregator.FromSingle.increaseRoundingIfNeeded: past
+ * buckets * the rung's largest inner interval keys, or a key span past
+ * buckets * that many rough durations, climb; the keys collected so far
+ * stay at their rung (their buckets merge in the reduce, as OpenSearch's
+ * merge of bucket ordinals sums them). */
+static tv_status adh_climb(col *g, int64_t rounded) {
+    const tv_agg *a = g->a;
+    int levels = tv_adh_levels(a);
+    if (g->adh_idx >= levels - 1) return TROVE_OK;
+    if (rounded < g->adh_min) g->adh_min = rounded;
+    if (rounded > g->adh_max) g->adh_max = rounded;
+#define ADH_OVER(i) ((int64_t)g->adh_keys.len > a->size * tv_adh_max_inner(a, (i)) || \
+                     (double)g->adh_max - (double)g->adh_min > (double)a->size * (double)tv_adh_max_inner(a, (i)) * (double)tv_adh_rough_ms(a, (i)))
+    if (!ADH_OVER(g->adh_idx)) return TROVE_OK;
+    do {
+        g->adh_idx++;
+        tv_adh_rounding(a, g->adh_idx, g->tz, &g->adh_rnd);
+        size_t k = 0;
+        for (size_t i = 0; i < g->adh_keys.len; i++) {
+            int64_t nk = tv_rounding_round(&g->adh_rnd, g->adh_keys.items[i]);
+            if (k && g->adh_keys.items[k - 1] == nk) continue;
+            g->adh_keys.items[k++] = nk;
+        }
+        g->adh_keys.len = k;
+    } while (g->adh_idx < levels - 1 && ADH_OVER(g->adh_idx));
+#undef ADH_OVER
+    return TROVE_OK;
+}
+
+static tv_status collect_auto_date(col *g, uint32_t doc, uint64_t ord) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    int64_t prev = INT64_MIN;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t ms = g->f && g->f->type == TV_FT_DATE_NANOS ? v[i] / 1000000 - (v[i] % 1000000 < 0) : v[i];
+        if (g->f && g->f->dv_kind == TV_DV_NUMERIC && g->f->type != TV_FT_DATE && g->f->type != TV_FT_DATE_NANOS)
+            ms = (int64_t)tv_agg_value_double(g->f, v[i]);
+        int64_t key = tv_rounding_round(&g->adh_rnd, ms);
+        if (i && key == prev) continue;
+        prev = key;
+        bool added;
+        if (adh_add_key(g, key, &added)) return c_oom(g);
+        tv_status st = bucket_hit(g, doc, ord, key);
+        if (st) return st;
+        if (added && (st = adh_climb(g, key))) return st;
+    }
+    return TROVE_OK;
+}
+
 static tv_status collect_range(col *g, uint32_t doc, uint64_t ord) {
     const int64_t *v;
     uint32_t n = nums(g, g->f, doc, &v);
@@ -771,6 +861,7 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
     case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_histogram(g, doc, ord);
+    case TV_AGG_AUTO_DATE_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_auto_date(g, doc, ord);
     case TV_AGG_RANGE:
     case TV_AGG_DATE_RANGE: return g->unmapped && !g->has_missing ? TROVE_OK : collect_range(g, doc, ord);
     case TV_AGG_FILTER:
@@ -785,6 +876,25 @@ static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
             if (st) return st;
         }
         if (!any && g->a->other_bucket) return bucket_hit(g, doc, ord, g->nq);
+        return TROVE_OK;
+    }
+    case TV_AGG_ADJACENCY_MATRIX: {
+        /* AdjacencyMatrixAggregator: a bucket per matching filter, then
+         * one per matching pair i < j (slot n + the pair's rank) */
+        uint32_t n = g->nq, nh = 0, *hits = g->adj_hits;
+        for (uint32_t i = 0; i < n; i++) {
+            if (!iter_matches(g->its[i], doc)) continue;
+            hits[nh++] = i;
+            tv_status st = bucket_hit(g, doc, ord, i);
+            if (st) return st;
+        }
+        for (uint32_t x = 0; x < nh; x++)
+            for (uint32_t y = x + 1; y < nh; y++) {
+                uint64_t i = hits[x], j = hits[y];
+                uint64_t pos = n + i * n - i * (i + 1) / 2 + (j - i - 1);
+                tv_status st = bucket_hit(g, doc, ord, (int64_t)pos);
+                if (st) return st;
+            }
         return TROVE_OK;
     }
     case TV_AGG_MISSING:
@@ -1154,6 +1264,7 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
             if (!is_numeric_like(f)) return unsupported_type(g);
             break;
         case TV_AGG_DATE_HISTOGRAM:
+        case TV_AGG_AUTO_DATE_HISTOGRAM:
         case TV_AGG_DATE_RANGE:
             if (!is_numeric_like(f) || f->type == TV_FT_BOOLEAN) return unsupported_type(g);
             break;
@@ -1170,9 +1281,9 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
         g->kk = a->src.missing && tv_json_is_number(a->src.missing) ? TV_KEY_LONG : TV_KEY_BYTES;
     }
     if (a->kind == TV_AGG_HISTOGRAM) g->kk = TV_KEY_DOUBLE;
-    if (a->kind == TV_AGG_DATE_HISTOGRAM) g->kk = TV_KEY_LONG;
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) g->kk = TV_KEY_LONG;
     bind_format(g, a->src.format);
-    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE) {
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) {
         if (g->fmt.kind != TV_FMT_DATE) {
             /* a numeric field read as epoch millis */
             g->fmt.kind = TV_FMT_DATE;
@@ -1194,6 +1305,26 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     }
     if (a->kind == TV_AGG_TERMS) {
         if ((st = compile_inc(g, a->include, true)) || (st = compile_inc(g, a->exclude, false))) return st;
+    }
+    if (a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) {
+        /* AutoDateHistogramAggregationBuilder.doBuild: the largest inner
+         * interval of the ladder is 100 (years) */
+        int64_t ceiling = (c->max_buckets > 0 ? c->max_buckets : 65535) / 100;
+        if (a->size > ceiling) {
+            tv_error_set(c->err, TROVE_EARG, "buckets must be less than %lld", (long long)ceiling);
+            return shard_err(g);
+        }
+        /* under a multi-bucket parent OpenSearch runs FromMany, whose
+         * rebucketing trove does not reproduce */
+        if (!g->top) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                         "[auto_date_histogram] under a multi-bucket aggregation is not supported by trove");
+            return shard_err(g);
+        }
+        g->adh_idx = 0;
+        g->adh_min = INT64_MAX;
+        g->adh_max = INT64_MIN;
+        tv_adh_rounding(a, 0, g->tz, &g->adh_rnd);
     }
     if (a->kind == TV_AGG_DATE_HISTOGRAM) {
         if (a->calendar_unit) tv_rounding_calendar(&g->rnd, (tv_date_unit)(a->calendar_unit - 1), g->tz, a->offset_ms);
@@ -1264,11 +1395,22 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
         }
         if (a->after && (st = encode_after(g))) return st;
     }
-    if (a->kind == TV_AGG_FILTER || a->kind == TV_AGG_FILTERS) {
+    if (a->kind == TV_AGG_ADJACENCY_MATRIX) {
+        /* AdjacencyMatrixAggregationBuilder.doBuild */
+        int64_t maxf = d->max_clauses > 0 ? d->max_clauses : 1024;
+        if ((int64_t)a->nfilters > maxf) {
+            tv_error_set(c->err, TROVE_EARG,
+                         "Number of filters is too large, must be less than or equal to: [%lld] but was [%u].This limit can be set by changing the [indices.query.bool.max_clause_count] setting.",
+                         (long long)maxf, a->nfilters);
+            return shard_err(g);
+        }
+    }
+    if (a->kind == TV_AGG_FILTER || a->kind == TV_AGG_FILTERS || a->kind == TV_AGG_ADJACENCY_MATRIX) {
         g->nq = a->kind == TV_AGG_FILTER ? 1 : a->nfilters;
         g->qs = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->qs);
         g->its = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->its);
-        if (!g->qs || !g->its) return c_oom(g);
+        g->adj_hits = tv_arena_calloc(c->arena, g->nq + 1, sizeof *g->adj_hits);
+        if (!g->qs || !g->its || !g->adj_hits) return c_oom(g);
         for (uint32_t i = 0; i < g->nq; i++) {
             const tv_json *q = a->kind == TV_AGG_FILTER ? a->filter : a->filters[i];
             if ((st = tv_dsl_parse_filter(d, q, &g->qs[i]))) return st;
@@ -1400,11 +1542,13 @@ static void free_col(col *g) {
     tv_map_fini(&g->terms);
     tv_vec_fini(&g->tids);
     tv_vec_fini(&g->allkeys);
+    tv_vec_fini(&g->adh_keys);
     tv_free(g->segmap);
     if (g->m) {
         for (size_t i = 0; i < g->mcap; i++) {
             if (!g->m[i].sk) continue;
             if (g->a->kind == TV_AGG_CARDINALITY) tv_hll_free(g->m[i].sk);
+            else if (g->a->hdr) tv_hdr_free(g->m[i].sk);
             else tv_tdigest_free(g->m[i].sk);
         }
         tv_free(g->m);
@@ -1471,13 +1615,23 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
                     r->nhits = g->thn[ord];
                 }
             }
+            /* InternalMedianAbsoluteDeviation's constructor computes the
+             * value from the shard's sketch */
+            if (a->kind == TV_AGG_MAD) {
+                r->value = NAN;
+                if (s->sk && tv_tdigest_mad(s->sk, &r->value)) return c_oom(g);
+                r->has_value = true;
+            }
             /* the coordinator serializes each shard result once to size
              * it (QueryPhaseResultConsumer): TDigestState.write compresses */
-            if (s->sk && (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && tv_tdigest_compress(s->sk))
+            if (s->sk && (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS || a->kind == TV_AGG_MAD) && !a->hdr &&
+                tv_tdigest_compress(s->sk))
                 return c_oom(g);
             if (s->sk) {
                 /* the result owns the sketch now */
-                int pushed = a->kind == TV_AGG_CARDINALITY ? tv_vec_push(&c->hlls, s->sk) : tv_vec_push(&c->digests, s->sk);
+                int pushed = a->kind == TV_AGG_CARDINALITY ? tv_vec_push(&c->hlls, s->sk)
+                             : a->hdr                      ? tv_vec_push(&c->hdrs, s->sk)
+                                                           : tv_vec_push(&c->digests, s->sk);
                 if (pushed) return c_oom(g);
                 s->sk = NULL;
             }
@@ -1555,6 +1709,38 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
             if (st) return st;
         }
     }
+    if (a->kind == TV_AGG_ADJACENCY_MATRIX) {
+        /* AdjacencyMatrixAggregator.buildAggregations: non-empty buckets
+         * only, the filters' (unless show_only_intersecting) then the
+         * intersections', keyed "a" and "a<separator>b" */
+        size_t k = 0;
+        uint64_t n = g->nq;
+        for (size_t i = 0; i < nb; i++) {
+            const bkt *x = &g->b.items[sel[i]];
+            if (!x->count) continue;
+            uint64_t slot = (uint64_t)x->key;
+            const char *key;
+            if (slot < n) {
+                if (a->only_intersecting) continue;
+                key = a->filter_keys[slot];
+            } else {
+                uint64_t rest = slot - n, fi = 0;
+                while (rest >= n - fi - 1) { rest -= n - fi - 1; fi++; }
+                key = tv_arena_sprintf(c->arena, "%s%s%s", a->filter_keys[fi], a->separator, a->filter_keys[fi + 1 + rest]);
+                if (!key) return c_oom(g);
+            }
+            agg_bucket *bk = &r->b[k++];
+            bk->doc_count = x->count;
+            bk->ks = key;
+            bk->klen = (uint32_t)strlen(key);
+            tv_status st = build_subs(g, sel[i], &bk->subs);
+            if (st) return st;
+        }
+        r->nb = k;
+        r->key_kind = TV_KEY_BYTES;
+        r->mapped = true;
+        return TROVE_OK;
+    }
     for (size_t i = 0; i < nb; i++) {
         const bkt *x = &g->b.items[sel[i]];
         agg_bucket *bk = &r->b[i];
@@ -1572,6 +1758,7 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
         if (st) return st;
     }
     r->nb = nb + zeros;
+    r->adh_idx = g->adh_idx;
     if (g->ntcols) {
         agg_fmt *tf = tv_arena_calloc(c->arena, g->ntcols, sizeof *tf);
         tv_key_kind *tk = tv_arena_calloc(c->arena, g->ntcols, sizeof *tk);
@@ -1609,6 +1796,8 @@ void tv_agg_ctx_fini(tv_agg_ctx *c) {
     tv_vec_fini(&c->shards);
     for (size_t i = 0; i < c->hlls.len; i++) tv_hll_free(c->hlls.items[i]);
     for (size_t i = 0; i < c->digests.len; i++) tv_tdigest_free(c->digests.items[i]);
+    for (size_t i = 0; i < c->hdrs.len; i++) tv_hdr_free(c->hdrs.items[i]);
+    tv_vec_fini(&c->hdrs);
     tv_vec_fini(&c->hlls);
     tv_vec_fini(&c->digests);
 }

@@ -33,10 +33,12 @@ static const kind_name k_kinds[] = {
     {"terms", TV_AGG_TERMS},
     {"histogram", TV_AGG_HISTOGRAM},
     {"date_histogram", TV_AGG_DATE_HISTOGRAM},
+    {"auto_date_histogram", TV_AGG_AUTO_DATE_HISTOGRAM},
     {"range", TV_AGG_RANGE},
     {"date_range", TV_AGG_DATE_RANGE},
     {"filter", TV_AGG_FILTER},
     {"filters", TV_AGG_FILTERS},
+    {"adjacency_matrix", TV_AGG_ADJACENCY_MATRIX},
     {"missing", TV_AGG_MISSING},
     {"global", TV_AGG_GLOBAL},
     {"sampler", TV_AGG_SAMPLER},
@@ -55,9 +57,12 @@ static const kind_name k_kinds[] = {
     {"cardinality", TV_AGG_CARDINALITY},
     {"percentiles", TV_AGG_PERCENTILES},
     {"percentile_ranks", TV_AGG_PERCENTILE_RANKS},
+    {"median_absolute_deviation", TV_AGG_MAD},
     {"top_hits", TV_AGG_TOP_HITS},
     {"cumulative_sum", TV_AGG_CUMULATIVE_SUM},
     {"derivative", TV_AGG_DERIVATIVE},
+    {"moving_fn", TV_AGG_MOVING_FN},
+    {"bucket_sort", TV_AGG_BUCKET_SORT},
     {"avg_bucket", TV_AGG_AVG_BUCKET},
     {"sum_bucket", TV_AGG_SUM_BUCKET},
     {"min_bucket", TV_AGG_MIN_BUCKET},
@@ -68,10 +73,10 @@ static const kind_name k_kinds[] = {
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
     "diversified_sampler",
-    "bucket_sort", "bucket_selector", "bucket_script", "significant_terms", "significant_text",
-    "rare_terms", "auto_date_histogram", "variable_width_histogram", "ip_range", "adjacency_matrix",
+    "bucket_selector", "bucket_script", "significant_terms", "significant_text",
+    "rare_terms", "variable_width_histogram", "ip_range",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
-    "median_absolute_deviation", "moving_fn", "moving_avg", "serial_diff", "percentiles_bucket",
+    "moving_avg", "serial_diff", "percentiles_bucket",
     "extended_stats_bucket", "matrix_stats", "children", "parent", "string_stats", "boxplot", "t_test",
     "top_metrics", "rate", "multi_range", "weighted_sum", "ip_prefix",
 };
@@ -394,6 +399,32 @@ static tv_status parse_histogram(tv_dsl *d, tv_agg *a, const tv_json *body, bool
     return TROVE_OK;
 }
 
+/* auto_date_histogram: AutoDateHistogramAggregationBuilder (the values
+ * source keys with time_zone, buckets, minimum_interval). */
+static tv_status parse_auto_date(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "auto_date_histogram";
+    a->size = 10;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        tv_status st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (key_is(m, "buckets")) {
+            if (!(st = int_val(d, type, m, &a->size)) && a->size <= 0)
+                return field_fail(d, type, m, "buckets must be greater than 0 for [%s]", a->name);
+        } else if (key_is(m, "minimum_interval")) {
+            const char *mi = NULL;
+            if ((st = str_val(d, type, m, &mi))) return st;
+            if ((a->adh_first = tv_adh_first(mi)) < 0)
+                return field_fail(d, type, m, "minimum_interval must be one of [year, month, day, hour, minute, second]");
+        } else if (key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
+        else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool date) {
     const char *type = date ? "date_range" : "range";
     for (uint32_t i = 0; i < body->len; i++) {
@@ -474,12 +505,57 @@ static tv_status parse_filters(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+/* adjacency_matrix: AdjacencyMatrixAggregationBuilder (filters, separator,
+ * show_only_intersecting); filters sorted by key as setFiltersAsList does. */
+static tv_status parse_adjacency(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "adjacency_matrix";
+    const tv_json *fs = NULL;
+    a->separator = "&";
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "filters")) {
+            if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+            fs = &m->val;
+        } else if (key_is(m, "separator")) st = str_val(d, type, m, &a->separator);
+        else if (key_is(m, "show_only_intersecting")) st = bool_val(d, type, m, &a->only_intersecting);
+        else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    if (!fs || !fs->len) {
+        tv_error_set(d->err, TROVE_EILLEGALSTATE, "[%s] is missing : filters parameter", a->name);
+        return TROVE_EILLEGALSTATE;
+    }
+    uint32_t n = fs->len;
+    a->filters = tv_arena_calloc(d->arena, n + 1, sizeof *a->filters);
+    a->filter_keys = tv_arena_calloc(d->arena, n + 1, sizeof *a->filter_keys);
+    if (!a->filters || !a->filter_keys) return oom(d);
+    for (uint32_t i = 0; i < n; i++) {
+        const tv_json_member *m = &fs->v.members[i];
+        if (m->val.type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "[%s] failed to parse field [filters]", type);
+        a->filters[i] = &m->val;
+        a->filter_keys[i] = m->key;
+    }
+    for (uint32_t i = 1; i < n; i++)
+        for (uint32_t j = i; j > 0 && strcmp(a->filter_keys[j - 1], a->filter_keys[j]) > 0; j--) {
+            const char *tk = a->filter_keys[j];
+            a->filter_keys[j] = a->filter_keys[j - 1];
+            a->filter_keys[j - 1] = tk;
+            const tv_json *tq = a->filters[j];
+            a->filters[j] = a->filters[j - 1];
+            a->filters[j - 1] = tq;
+        }
+    a->nfilters = n;
+    return TROVE_OK;
+}
+
 static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
     const char *type = a->type_name;
     a->precision_threshold = 3000;
-    a->compression = 100.0;
+    a->compression = a->kind == TV_AGG_MAD ? 1000.0 : 100.0;
     a->keyed = true;
-    bool has_values = false;
+    bool has_values = false, has_tdigest = false;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
         tv_status st = TROVE_OK;
@@ -518,6 +594,13 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
             if (!st && a->precision_threshold < 0)
                 return tv_error_set(d->err, TROVE_EARG, "[precisionThreshold] must be greater than or equal to 0. Found [%lld] in [%s]",
                                     (long long)a->precision_threshold, a->name);
+        } else if (a->kind == TV_AGG_MAD && key_is(m, "compression")) {
+            st = dbl_val(d, type, m, &a->compression);
+            if (!st && !(a->compression > 0)) {
+                char num[40];
+                tv_fmt_double(a->compression, num);
+                return field_fail(d, type, m, "[compression] must be greater than 0. Found [%s] in [%s]", num, a->name);
+            }
         } else if (a->kind == TV_AGG_CARDINALITY && key_is(m, "execution_hint")) {
             if (m->val.type != TV_JSON_STRING) st = bad_token(d, type, m);
         } else if ((a->kind == TV_AGG_PERCENTILES && key_is(m, "percents")) ||
@@ -536,17 +619,37 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
             st = bool_val(d, type, m, &a->keyed);
         } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && key_is(m, "tdigest")) {
             if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+            has_tdigest = true;
             for (uint32_t k = 0; k < m->val.len; k++) {
                 const tv_json_member *tm = &m->val.v.members[k];
                 if (key_is(tm, "compression")) st = dbl_val(d, "tdigest", tm, &a->compression);
                 else return unknown_field(d, "tdigest", tm);
                 if (st) return st;
             }
-        } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) &&
-                   (key_is(m, "hdr") || key_is(m, "method"))) {
-            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "the [hdr] percentiles method is not supported by trove");
+        } else if ((a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) && key_is(m, "hdr")) {
+            /* PercentilesMethod.HDR_PARSER: PercentilesConfig.Hdr */
+            if (m->val.type != TV_JSON_OBJECT) return bad_token(d, type, m);
+            a->hdr = true;
+            a->hdr_digits = 3;
+            for (uint32_t k = 0; k < m->val.len; k++) {
+                const tv_json_member *tm = &m->val.v.members[k];
+                if (key_is(tm, "number_of_significant_value_digits")) {
+                    int64_t dg = 0;
+                    if ((st = int_val(d, "hdr", tm, &dg))) return st;
+                    if (dg < 0 || dg > 5)
+                        return field_fail(d, "hdr", tm, "[numberOfSignificantValueDigits] must be between 0 and 5");
+                    a->hdr_digits = (int)dg;
+                } else return unknown_field(d, "hdr", tm);
+            }
         } else return unknown_field(d, type, m);
         if (st) return st;
+    }
+    if (a->hdr && has_tdigest) {
+        /* the ConstructingObjectParser's builder refuses both methods */
+        uint32_t l = 0, c = 0;
+        if (d->src) tv_json_linecol(d->src, d->src_len, body->off, &l, &c);
+        tv_dsl_error(d, TROVE_EXCONTENT, body->off, "[%u:%u] Failed to build [%s] after last required field arrived", l, c, type);
+        return tv_error_cause(d->err, TROVE_EARG, "Only one percentiles method should be declared.");
     }
     if (a->kind == TV_AGG_PERCENTILES) {
         if (!has_values) {
@@ -567,6 +670,11 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
     }
     if (a->kind == TV_AGG_PERCENTILE_RANKS && (!has_values || !a->npercents))
         return tv_error_set(d->err, TROVE_EARG, "[values] must not be null: [%s]", a->name);
+    if (a->kind == TV_AGG_PERCENTILE_RANKS && a->hdr)
+        for (uint32_t k = 0; k < a->npercents; k++)
+            if (a->percents[k] < 0)
+                /* HdrHistogram throws ArrayIndexOutOfBoundsException for a negative value's index */
+                return tv_dsl_error(d, TROVE_EUNSUPPORTED, a->off, "[hdr] percentile_ranks of a negative value are not supported by trove");
     if (a->kind == TV_AGG_PERCENTILES || a->kind == TV_AGG_PERCENTILE_RANKS) {
         /* PercentilesAggregationBuilder sorts the requested keys */
         for (uint32_t i = 1; i < a->npercents; i++)
@@ -586,8 +694,161 @@ static tv_status parse_metric(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+/* moving_fn: MovFnPipelineAggregationBuilder's ConstructingObjectParser
+ * (buckets_path, script and window required; format, gap_policy, shift).
+ * The builder is made when the last required field arrives: a window < 1
+ * fails there. */
+static tv_status parse_moving_fn(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "moving_fn";
+    bool has_window = false;
+    const char *src = NULL, *lang = NULL;
+    size_t src_len = 0;
+    const tv_json *params = NULL;
+    uint32_t last_req = body->off;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "buckets_path")) {
+            if (m->val.type == TV_JSON_STRING) a->buckets_path = m->val.v.s;
+            else if (m->val.type == TV_JSON_ARRAY && m->val.len == 1 && m->val.v.items[0].type == TV_JSON_STRING)
+                a->buckets_path = m->val.v.items[0].v.s;
+            else return bad_token(d, type, m);
+            last_req = m->val.off;
+        } else if (key_is(m, "window")) {
+            if ((st = int_val(d, type, m, &a->window))) return st;
+            has_window = true;
+            last_req = m->val.off;
+        } else if (key_is(m, "shift")) {
+            st = int_val(d, type, m, &a->shift);
+        } else if (key_is(m, "gap_policy")) {
+            if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
+            if (tv_streq(m->val.v.s, m->val.len, "insert_zeros")) a->gap_insert_zeros = true;
+            else if (tv_streq(m->val.v.s, m->val.len, "skip")) a->gap_insert_zeros = false;
+            else
+                return field_fail(d, type, m, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros]", m->val.v.s);
+        } else if (key_is(m, "format")) {
+            st = str_val(d, type, m, &a->src.format);
+        } else if (key_is(m, "script")) {
+            const tv_json *v = &m->val;
+            if (v->type == TV_JSON_STRING) { src = v->v.s; src_len = v->len; }
+            else if (v->type == TV_JSON_OBJECT) {
+                for (uint32_t k = 0; k < v->len; k++) {
+                    const tv_json_member *sm = &v->v.members[k];
+                    if (key_is(sm, "source") || key_is(sm, "inline")) {
+                        if (sm->val.type != TV_JSON_STRING) return bad_token(d, "script", sm);
+                        src = sm->val.v.s;
+                        src_len = sm->val.len;
+                    } else if (key_is(sm, "lang")) {
+                        if ((st = str_val(d, "script", sm, &lang))) return st;
+                    } else if (key_is(sm, "params")) {
+                        if (sm->val.type != TV_JSON_OBJECT) return bad_token(d, "script", sm);
+                        params = &sm->val;
+                    } else if (key_is(sm, "options")) {
+                        if (sm->val.type != TV_JSON_OBJECT) return bad_token(d, "script", sm);
+                    } else if (key_is(sm, "id")) {
+                        return tv_dsl_error(d, TROVE_EUNSUPPORTED, sm->key_off, "stored scripts are not supported by trove");
+                    } else return unknown_field(d, "script", sm);
+                }
+                if (!src) return tv_error_set(d->err, TROVE_EARG, "must specify either [source] for an inline script or [id] for a stored script");
+            } else return bad_token(d, type, m);
+            last_req = m->val.off;
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    char miss[64] = "";
+    if (!a->buckets_path) strcat(miss, ", buckets_path");
+    if (!src) strcat(miss, ", script");
+    if (!has_window) strcat(miss, ", window");
+    if (miss[0]) return tv_error_set(d->err, TROVE_EARG, "Required [%s]", miss + 2);
+    if (a->window <= 0) {
+        uint32_t l = 0, c = 0;
+        if (d->src) tv_json_linecol(d->src, d->src_len, last_req, &l, &c);
+        tv_dsl_error(d, TROVE_EXCONTENT, last_req, "[%u:%u] Failed to build [%s] after last required field arrived", l, c, type);
+        return tv_error_cause(d->err, TROVE_EARG, "[window] must be a positive, non-zero integer.");
+    }
+    tv_movfn_compile(&a->movfn, src, src_len, lang, params);
+    return TROVE_OK;
+}
+
+/* One sort of bucket_sort: SortBuilder.fromXContent's forms ("field",
+ * {"field": "desc"}, {"field": {"order": "desc", ...}}); only field sorts. */
+static tv_status bucket_sort_one(tv_dsl *d, tv_agg *a, const tv_json *e, order_vec *out) {
+    tv_agg_order o = {0};
+    const char *field;
+    if (e->type == TV_JSON_STRING) field = e->v.s;
+    else if (e->type == TV_JSON_OBJECT && e->len == 1) {
+        const tv_json_member *m = &e->v.members[0];
+        field = m->key;
+        const tv_json *ord = NULL;
+        if (m->val.type == TV_JSON_STRING) ord = &m->val;
+        else if (m->val.type == TV_JSON_OBJECT) {
+            for (uint32_t k = 0; k < m->val.len; k++) {
+                const tv_json_member *om = &m->val.v.members[k];
+                if (key_is(om, "order")) ord = &om->val;
+                else if (!key_is(om, "missing") && !key_is(om, "unmapped_type") && !key_is(om, "mode") &&
+                         !key_is(om, "numeric_type") && !key_is(om, "format"))
+                    return tv_dsl_error(d, TROVE_EPARSE, om->key_off, "[field_sort] unknown field [%s]", om->key);
+            }
+        } else return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "[bucket_sort] failed to parse field [sort]");
+        if (ord) {
+            if (ord->type == TV_JSON_STRING && tv_streq(ord->v.s, ord->len, "desc")) o.desc = true;
+            else if (!(ord->type == TV_JSON_STRING && tv_streq(ord->v.s, ord->len, "asc")))
+                return tv_error_set(d->err, TROVE_EARG, "No enum constant org.opensearch.search.sort.SortOrder.%s",
+                                    ord->type == TV_JSON_STRING ? ord->v.s : "");
+        }
+    } else return tv_dsl_error(d, TROVE_EPARSE, e->off, "[bucket_sort] failed to parse field [sort]");
+    if (!strcmp(field, "_score") || !strcmp(field, "_script") || !strcmp(field, "_geo_distance"))
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, e->off, "[bucket_sort] sorting by [%s] is not supported by trove", field);
+    o.kind = !strcmp(field, "_key") ? TV_ORD_KEY : TV_ORD_PATH;
+    o.path = field;
+    if (tv_vec_push(out, o)) return oom(d);
+    return TROVE_OK;
+}
+
+/* bucket_sort: BucketSortPipelineAggregationBuilder (sort, from, size,
+ * gap_policy). */
+static tv_status parse_bucket_sort(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "bucket_sort";
+    a->bs_size = -1;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "sort")) {
+            order_vec v = {0};
+            if (m->val.type == TV_JSON_ARRAY)
+                for (uint32_t k = 0; k < m->val.len && !st; k++) st = bucket_sort_one(d, a, &m->val.v.items[k], &v);
+            else st = bucket_sort_one(d, a, &m->val, &v);
+            if (!st && v.len) {
+                a->bs_sort = tv_arena_alloc(d->arena, v.len * sizeof *a->bs_sort);
+                if (!a->bs_sort) st = oom(d);
+                else {
+                    memcpy(a->bs_sort, v.items, v.len * sizeof *a->bs_sort);
+                    a->bs_nsort = (uint32_t)v.len;
+                }
+            }
+            tv_vec_fini(&v);
+        } else if (key_is(m, "from")) {
+            if (!(st = int_val(d, type, m, &a->bs_from)) && a->bs_from < 0)
+                return field_fail(d, type, m, "[from] must be a non-negative integer: [%lld]", (long long)a->bs_from);
+        } else if (key_is(m, "size")) {
+            if (!(st = int_val(d, type, m, &a->bs_size)) && a->bs_size <= 0)
+                return field_fail(d, type, m, "[size] must be a positive integer: [%lld]", (long long)a->bs_size);
+        } else if (key_is(m, "gap_policy")) {
+            if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
+            if (tv_streq(m->val.v.s, m->val.len, "insert_zeros")) a->gap_insert_zeros = true;
+            else if (tv_streq(m->val.v.s, m->val.len, "skip")) a->gap_insert_zeros = false;
+            else
+                return field_fail(d, type, m, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros]", m->val.v.s);
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 static tv_status parse_pipeline(tv_dsl *d, tv_agg *a, const tv_json *body) {
     const char *type = a->type_name;
+    if (a->kind == TV_AGG_MOVING_FN) return parse_moving_fn(d, a, body);
+    if (a->kind == TV_AGG_BUCKET_SORT) return parse_bucket_sort(d, a, body);
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
         tv_status st = TROVE_OK;
@@ -815,10 +1076,12 @@ static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     case TV_AGG_TERMS: return parse_terms(d, a, body);
     case TV_AGG_HISTOGRAM: return parse_histogram(d, a, body, false);
     case TV_AGG_DATE_HISTOGRAM: return parse_histogram(d, a, body, true);
+    case TV_AGG_AUTO_DATE_HISTOGRAM: return parse_auto_date(d, a, body);
     case TV_AGG_RANGE: return parse_range(d, a, body, false);
     case TV_AGG_DATE_RANGE: return parse_range(d, a, body, true);
     case TV_AGG_FILTER: a->filter = body; return TROVE_OK;
     case TV_AGG_FILTERS: return parse_filters(d, a, body);
+    case TV_AGG_ADJACENCY_MATRIX: return parse_adjacency(d, a, body);
     case TV_AGG_MISSING:
         for (uint32_t i = 0; i < body->len; i++) {
             const tv_json_member *m = &body->v.members[i];
@@ -924,7 +1187,8 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
         if (st) return st;
     }
     if (!a->type_name) return tv_dsl_error(d, TROVE_EPARSE, def->off, "Missing definition for aggregation [%s]", name);
-    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS && a->kind != TV_AGG_TOP_HITS &&
+    bool sourced = !tv_agg_is_pipeline(a->kind) && a->kind != TV_AGG_FILTER && a->kind != TV_AGG_FILTERS &&
+                   a->kind != TV_AGG_ADJACENCY_MATRIX && a->kind != TV_AGG_TOP_HITS &&
                    a->kind != TV_AGG_SAMPLER && a->kind != TV_AGG_NESTED && a->kind != TV_AGG_REVERSE_NESTED &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
                    a->kind != TV_AGG_MULTI_TERMS;

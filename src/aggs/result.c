@@ -37,11 +37,26 @@
 #include "query/parse.h"
 #include "aggs/hll.h"
 #include "aggs/tdigest.h"
+#include "aggs/hdr.h"
 
 typedef struct red {
     tv_agg_ctx *c;
     int64_t buckets;  /* consumed (MultiBucketConsumer) */
 } red;
+
+
+/* Pipelines that run over their parent histogram's buckets. */
+static bool parent_pipe(tv_agg_kind k) {
+    return k == TV_AGG_DERIVATIVE || k == TV_AGG_CUMULATIVE_SUM || k == TV_AGG_MOVING_FN;
+}
+
+/* A percentile (percentiles) or percent rank (percentile_ranks) of a
+ * reduced sketch: t-digest or HDR. */
+static double pct_value(const tv_agg *a, void *sketch, double key) {
+    if (a->hdr)
+        return a->kind == TV_AGG_PERCENTILES ? tv_hdr_value_at(sketch, key) : tv_hdr_rank(sketch, key);
+    return a->kind == TV_AGG_PERCENTILES ? tv_tdigest_quantile(sketch, key / 100.0) : tv_tdigest_cdf(sketch, key) * 100.0;
+}
 
 static tv_status r_oom(red *r) { return tv_error_oom(r->c->err); }
 
@@ -176,18 +191,19 @@ static bool metric_prop(const agg_res *r, const char *prop, double *out) {
         else if (!strcmp(prop, "std_deviation_sampling")) *out = r->count ? sqrt(var_samp(r)) : NAN;
         else return false;
         return true;
+    case TV_AGG_MAD: if (prop && strcmp(prop, "value")) return false; *out = r->value; return true;
     case TV_AGG_PERCENTILES:
     case TV_AGG_PERCENTILE_RANKS: {
         if (!prop) return false;
         double p;
         if (!tv_java_parse_double(prop, strlen(prop), &p)) return false;
         if (!r->sketch) { *out = NAN; return true; }
-        *out = a->kind == TV_AGG_PERCENTILES ? tv_tdigest_quantile(r->sketch, p / 100.0)
-                                             : tv_tdigest_cdf(r->sketch, p) * 100.0;
+        *out = pct_value(a, r->sketch, p);
         return true;
     }
     case TV_AGG_CUMULATIVE_SUM:
     case TV_AGG_DERIVATIVE:
+    case TV_AGG_MOVING_FN:
     case TV_AGG_AVG_BUCKET:
     case TV_AGG_SUM_BUCKET:
     case TV_AGG_MIN_BUCKET:
@@ -209,7 +225,28 @@ static const agg_res *sub_named(const tv_agg *parent, const agg_bucket *b, const
     return NULL;
 }
 
-typedef enum { PATH_OK, PATH_NONE, PATH_MULTI, PATH_NOT_NUMERIC } path_status;
+typedef enum { PATH_OK, PATH_NONE, PATH_MULTI, PATH_NOT_NUMERIC, PATH_OBJECT, PATH_OBJARRAY } path_status;
+
+/* The Java class OpenSearch names in BucketHelpers' resolution error for a
+ * multi-bucket aggregation a path stops at. */
+static const char *bucket_class(const agg_res *r) {
+    switch (r->a->kind) {
+    case TV_AGG_TERMS:
+        if (!r->mapped) return "UnmappedTerms";
+        return r->key_kind == TV_KEY_BYTES ? "StringTerms" : r->key_kind == TV_KEY_DOUBLE ? "DoubleTerms"
+               : r->key_kind == TV_KEY_ULONG ? "UnsignedLongTerms" : "LongTerms";
+    case TV_AGG_MULTI_TERMS: return "InternalMultiTerms";
+    case TV_AGG_HISTOGRAM: return "InternalHistogram";
+    case TV_AGG_DATE_HISTOGRAM: return "InternalDateHistogram";
+    case TV_AGG_AUTO_DATE_HISTOGRAM: return "InternalAutoDateHistogram";
+    case TV_AGG_RANGE: return "InternalRange";
+    case TV_AGG_DATE_RANGE: return "InternalDateRange";
+    case TV_AGG_FILTERS: return "InternalFilters";
+    case TV_AGG_ADJACENCY_MATRIX: return "InternalAdjacencyMatrix";
+    case TV_AGG_COMPOSITE: return "InternalComposite";
+    default: return r->a->type_name;
+    }
+}
 
 /* A bucket's value at path ("_count", "_key", "agg", "agg.prop", "agg[prop]",
  * "single_bucket>agg"), relative to bucket b of an aggregation `parent`. */
@@ -230,6 +267,9 @@ static path_status bucket_path_value(const tv_agg *parent, const agg_res *pres, 
     if (!r) return PATH_NONE;
     if (last) *last = r;
     if (gt) {
+        /* a multi-bucket aggregation inside the path answers an Object[]
+         * of its buckets' values (InternalMultiBucketAggregation.getProperty) */
+        if (tv_agg_is_bucket(r->a->kind) && !tv_agg_is_single_bucket(r->a->kind)) return PATH_OBJARRAY;
         if (!tv_agg_is_bucket(r->a->kind) || r->nb != 1 || !tv_agg_is_single_bucket(r->a->kind))
             return PATH_NONE;
         return bucket_path_value(r->a, r, &r->b[0], gt + 1, out, last);
@@ -238,6 +278,7 @@ static path_status bucket_path_value(const tv_agg *parent, const agg_res *pres, 
     if (dot) snprintf(prop, sizeof prop, "%.*s", (int)(seg - nl - 1), dot + 1);
     else if (br) snprintf(prop, sizeof prop, "%.*s", (int)(seg - nl - 2 > 0 ? seg - nl - 2 : 0), br + 1);
     if (tv_agg_is_bucket(r->a->kind)) {
+        if (!tv_agg_is_single_bucket(r->a->kind) && !prop[0]) return PATH_OBJECT;
         if (r->nb == 1 && !prop[0]) { *out = (double)r->b[0].doc_count; return PATH_OK; }
         if (r->nb == 1 && !strcmp(prop, "_count")) { *out = (double)r->b[0].doc_count; return PATH_OK; }
         return PATH_NOT_NUMERIC;
@@ -252,7 +293,15 @@ static tv_status path_error(red *rd, path_status ps, const agg_res *last, const 
         tv_error_set(e, TROVE_EARG,
                      "buckets_path must reference either a number value or a single value numeric metric aggregation, but [%s] contains multiple values. Please specify which to use.",
                      last->a->name);
-    else if (ps == PATH_NOT_NUMERIC)
+    else if (ps == PATH_OBJECT || ps == PATH_OBJARRAY) {
+        /* BucketHelpers.formatResolutionError: the value's class, at the
+         * path's first aggregation */
+        size_t fl = strcspn(path, ">.[");
+        const char *cls = ps == PATH_OBJARRAY || !last ? "Object[]" : bucket_class(last);
+        tv_error_set(e, TROVE_EARG,
+                     "buckets_path must reference either a number value or a single value numeric metric aggregation, got: [%s] at aggregation [%.*s]",
+                     cls, (int)fl, path);
+    } else if (ps == PATH_NOT_NUMERIC)
         tv_error_set(e, TROVE_EARG,
                      "buckets_path must reference either a number value or a single value numeric metric aggregation, got: [%s] at aggregation [%s]",
                      last ? last->a->type_name : "key", agg);
@@ -530,8 +579,9 @@ static agg_res *empty_of(red *rd, const tv_agg *a) {
     u->a = a;
     u->min = INFINITY;
     u->max = -INFINITY;
-    u->key_kind = a->kind == TV_AGG_HISTOGRAM ? TV_KEY_DOUBLE : a->kind == TV_AGG_DATE_HISTOGRAM ? TV_KEY_LONG : TV_KEY_BYTES;
-    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE) {
+    u->key_kind = a->kind == TV_AGG_HISTOGRAM ? TV_KEY_DOUBLE
+                  : a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_AUTO_DATE_HISTOGRAM ? TV_KEY_LONG : TV_KEY_BYTES;
+    if (a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) {
         u->fmt.kind = TV_FMT_DATE;
         u->fmt.pattern = a->src.format ? a->src.format : "strict_date_optional_time||epoch_millis";
     } else if (a->src.format && !tv_agg_is_bucket(a->kind)) {
@@ -650,13 +700,193 @@ done:
 
 static tv_status run_pipelines(red *rd, const tv_agg *a, agg_res *o);
 
+/* ---------------------------------------------- auto_date_histogram */
+
+/* InternalAutoDateHistogram.mergeBuckets: buckets (in key order) whose
+ * keys round to the same key at rnd become one (reduceBucket). */
+static tv_status adh_merge(red *rd, const tv_agg *a, agg_res *o, const tv_rounding *rnd, bool final) {
+    agg_bucket *out = tv_arena_calloc(rd->c->arena, o->nb + 1, sizeof *out);
+    agg_bucket **group = tv_arena_alloc(rd->c->arena, (o->nb + 1) * sizeof *group);
+    if (!out || !group) return r_oom(rd);
+    size_t k = 0;
+    for (size_t i = 0; i < o->nb;) {
+        int64_t key = tv_rounding_round(rnd, o->b[i].ki);
+        size_t j = i, gn = 0;
+        agg_bucket *d = &out[k++];
+        memset(d, 0, sizeof *d);
+        d->ki = key;
+        while (j < o->nb && tv_rounding_round(rnd, o->b[j].ki) == key) {
+            d->doc_count += o->b[j].doc_count;
+            group[gn++] = &o->b[j];
+            j++;
+        }
+        tv_status st = reduce_bucket_subs(rd, a, group, gn, final, d);
+        if (st) return st;
+        i = j;
+    }
+    o->b = out;
+    o->nb = k;
+    return TROVE_OK;
+}
+
+/* mergeBucketsIfNeeded: climb while there are more than buckets * the
+ * rung's largest inner interval. */
+static tv_status adh_climb_merge(red *rd, const tv_agg *a, agg_res *o, int *idx, tv_rounding *rnd, bool final) {
+    int levels = tv_adh_levels(a);
+    while ((int64_t)o->nb > a->size * tv_adh_max_inner(a, *idx) && *idx < levels - 1) {
+        (*idx)++;
+        tv_adh_rounding(a, *idx, o->fmt.tz, rnd);
+        tv_status st = adh_merge(rd, a, o, rnd, final);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+/* getAppropriateRounding: a rough estimate of the rung by duration, then
+ * the first rung whose exact bucket count over [min, max] fits. */
+static int adh_appropriate(const tv_agg *a, const tv_tz *tz, int64_t mn, int64_t mx, int idx) {
+    int levels = tv_adh_levels(a);
+    if (idx == levels - 1) return idx;
+    int cur = idx;
+    for (int i = cur + 1; i < levels; i++) {
+        int64_t rough = (mx - mn) / tv_adh_rough_ms(a, i);
+        if (rough < a->size * tv_adh_max_inner(a, i)) { cur = i - 1; break; }
+    }
+    int64_t required;
+    do {
+        tv_rounding r;
+        tv_adh_rounding(a, cur, tz, &r);
+        int64_t k = mn;
+        required = 0;
+        while (k < mx) {
+            required++;
+            int64_t nk = tv_rounding_next(&r, k);
+            if (nk <= k) break;
+            k = nk;
+        }
+        cur++;
+    } while (required > a->size * tv_adh_max_inner(a, cur - 1) && cur < levels);
+    return cur - 1;
+}
+
+/* InternalAutoDateHistogram.reduce. */
+static tv_status reduce_auto_date(red *rd, const tv_agg *a, agg_res **list, size_t n, bool final, agg_res *o) {
+    int idx = 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (list[i]->adh_idx > idx) idx = list[i]->adh_idx;
+        if (list[i]->mapped) total += list[i]->nb;
+    }
+    /* every shard's buckets in key order (the shards' order for equal keys) */
+    agg_bucket *all = tv_arena_calloc(rd->c->arena, total + 1, sizeof *all);
+    if (!all) return r_oom(rd);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (list[i]->mapped)
+            for (size_t j = 0; j < list[i]->nb; j++) {
+                size_t p = k++;
+                all[p] = list[i]->b[j];
+                while (p > 0 && all[p - 1].ki > all[p].ki) {
+                    agg_bucket t = all[p];
+                    all[p] = all[p - 1];
+                    all[p - 1] = t;
+                    p--;
+                }
+            }
+    o->key_kind = TV_KEY_LONG;
+    o->b = all;
+    o->nb = k;
+    tv_rounding rnd;
+    tv_adh_rounding(a, idx, o->fmt.tz, &rnd);
+    tv_status st;
+    if ((st = adh_merge(rd, a, o, &rnd, final))) return st;
+    if ((st = adh_climb_merge(rd, a, o, &idx, &rnd, final))) return st;
+    int inner = 1;
+    if (final && o->nb) {
+        /* addEmptyBuckets */
+        int nidx = adh_appropriate(a, o->fmt.tz, o->b[0].ki, o->b[o->nb - 1].ki, idx);
+        if (nidx != idx) {
+            idx = nidx;
+            tv_adh_rounding(a, idx, o->fmt.tz, &rnd);
+        }
+        if ((st = adh_merge(rd, a, o, &rnd, final))) return st;
+        size_t need = o->nb;
+        for (size_t i = 1; i < o->nb; i++)
+            for (int64_t key = tv_rounding_next(&rnd, o->b[i - 1].ki); key < o->b[i].ki; key = tv_rounding_next(&rnd, key)) {
+                need++;
+                if ((st = consume(rd, 1))) return st;
+            }
+        if (need > o->nb) {
+            agg_bucket *full = tv_arena_calloc(rd->c->arena, need + 1, sizeof *full);
+            if (!full) return r_oom(rd);
+            agg_res **esubs = a->nsubs ? o->b[0].subs : NULL;
+            size_t q = 0;
+            for (size_t i = 0; i < o->nb; i++) {
+                if (i > 0)
+                    for (int64_t key = tv_rounding_next(&rnd, o->b[i - 1].ki); key < o->b[i].ki; key = tv_rounding_next(&rnd, key)) {
+                        agg_bucket *e = &full[q++];
+                        e->ki = key;
+                        if (!a->nsubs) continue;
+                        if (!(e->subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *e->subs))) return r_oom(rd);
+                        for (uint32_t s2 = 0; s2 < a->nsubs; s2++) {
+                            if (tv_agg_is_pipeline(a->subs[s2]->kind)) continue;
+                            agg_res *er = esubs && esubs[s2] ? empty_like(rd, esubs[s2]) : empty_of(rd, a->subs[s2]);
+                            if (!er) return r_oom(rd);
+                            if ((st = reduce(rd, a->subs[s2], &er, 1, true, &e->subs[s2]))) return st;
+                        }
+                    }
+                full[q++] = o->b[i];
+            }
+            o->b = full;
+            o->nb = q;
+        }
+        if ((st = adh_climb_merge(rd, a, o, &idx, &rnd, final))) return st;
+        /* maybeMergeConsecutiveBuckets: the first inner interval that brings
+         * the count to at most buckets */
+        if ((int64_t)o->nb > a->size) {
+            int ni;
+            const int *in = tv_adh_inner(a, idx, &ni);
+            for (int x = 0; x < ni; x++) {
+                size_t res = o->nb / (size_t)in[x] + (o->nb % (size_t)in[x] != 0);
+                if ((int64_t)res > a->size) continue;
+                inner = in[x];
+                agg_bucket *m = tv_arena_calloc(rd->c->arena, res + 1, sizeof *m);
+                agg_bucket **group = tv_arena_alloc(rd->c->arena, ((size_t)inner + 1) * sizeof *group);
+                if (!m || !group) return r_oom(rd);
+                size_t mk = 0;
+                for (size_t i = 0; i < o->nb; i += (size_t)inner) {
+                    agg_bucket *d = &m[mk++];
+                    d->ki = tv_rounding_round(&rnd, o->b[i].ki);
+                    size_t gn = 0;
+                    for (size_t j = i; j < o->nb && j < i + (size_t)inner; j++) {
+                        d->doc_count += o->b[j].doc_count;
+                        group[gn++] = &o->b[j];
+                    }
+                    if ((st = reduce_bucket_subs(rd, a, group, gn, final, d))) return st;
+                }
+                o->b = m;
+                o->nb = mk;
+                break;
+            }
+        }
+    }
+    if ((st = consume(rd, (int64_t)o->nb))) return st;
+    o->adh_idx = idx;
+    o->adh_inner = inner;
+    return TROVE_OK;
+}
+
 static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool final, agg_res **out) {
     agg_res *o = tv_arena_calloc(rd->c->arena, 1, sizeof *o);
     if (!o) return r_oom(rd);
     /* the first mapped result gives the format */
     const agg_res *proto = list[0];
-    for (size_t i = 0; i < n; i++)
-        if (list[i]->mapped) { proto = list[i]; break; }
+    /* a date_histogram reduces into the first shard's result, whose format
+     * it keeps even when that shard has the field unmapped (millisecond
+     * dates, whatever a later shard's date_nanos field prints) */
+    if (a->kind != TV_AGG_DATE_HISTOGRAM)
+        for (size_t i = 0; i < n; i++)
+            if (list[i]->mapped) { proto = list[i]; break; }
     *o = *proto;
     o->b = NULL;
     o->nb = 0;
@@ -720,6 +950,15 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
         if ((st = consume(rd, (int64_t)o->nb))) return st;
         break;
     }
+    case TV_AGG_AUTO_DATE_HISTOGRAM:
+        if ((st = reduce_auto_date(rd, a, list, n, final, o))) return st;
+        break;
+    case TV_AGG_ADJACENCY_MATRIX:
+        /* InternalAdjacencyMatrix.reduce: buckets merged by key, sorted by key */
+        for (size_t i = 0; i < n; i++) list[i]->key_kind = TV_KEY_BYTES;
+        if ((st = reduce_keyed(rd, a, list, n, final, o))) return st;
+        if (final && (st = consume(rd, (int64_t)o->nb))) return st;
+        break;
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM:
         if ((st = reduce_keyed(rd, a, list, n, final, o))) return st;
@@ -799,9 +1038,46 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
         }
         return TROVE_OK;
     }
+    case TV_AGG_MAD: {
+        /* InternalMedianAbsoluteDeviation.reduce: a new state of the
+         * compression, add(state) for each, the value computed anew; one
+         * result is not reduced and keeps the shard's value */
+        o->count = 0;
+        for (size_t i = 0; i < n; i++) o->count += list[i]->count;
+        if (n == 1) {
+            o->sketch = list[0]->sketch;
+            o->value = list[0]->value;
+            return TROVE_OK;
+        }
+        o->sketch = tv_tdigest_new(a->compression);
+        if (!o->sketch || tv_vec_push(&rd->c->digests, o->sketch)) { tv_tdigest_free(o->sketch); o->sketch = NULL; return r_oom(rd); }
+        for (size_t i = 0; i < n; i++)
+            if (list[i]->sketch && tv_tdigest_merge(o->sketch, list[i]->sketch)) return r_oom(rd);
+        if (tv_tdigest_mad(o->sketch, &o->value)) return r_oom(rd);
+        o->has_value = true;
+        return TROVE_OK;
+    }
     case TV_AGG_PERCENTILES:
     case TV_AGG_PERCENTILE_RANKS: {
         o->count = 0;
+        if (a->hdr) {
+            /* AbstractInternalHDRPercentiles.reduce: a new histogram of the
+             * first one's settings, add(state) for each */
+            for (size_t i = 0; i < n; i++) {
+                o->count += list[i]->count;
+                if (!list[i]->sketch) continue;
+                if (!o->sketch) {
+                    o->sketch = tv_hdr_new(a->hdr_digits);
+                    if (!o->sketch || tv_vec_push(&rd->c->hdrs, o->sketch)) { tv_hdr_free(o->sketch); o->sketch = NULL; return r_oom(rd); }
+                }
+                tv_status hs = tv_hdr_merge(o->sketch, list[i]->sketch);
+                if (hs == TROVE_ENOMEM) return r_oom(rd);
+                if (hs)
+                    return tv_error_set(rd->c->err, TROVE_EUNSUPPORTED,
+                                        "[hdr] percentiles of values whose range exceeds the histogram's are not supported by trove");
+            }
+            return TROVE_OK;
+        }
         if (n == 1) {
             /* one result is not reduced (mustReduceOnSingleInternalAgg is
              * false for metrics); the response's size estimate
@@ -918,14 +1194,159 @@ static agg_res *new_res(red *rd, const tv_agg *p) {
     return r;
 }
 
+/* MovFnPipelineAggregator.reduce: the non-NaN bucket values in order;
+ * bucket i with a value gets the script over values[index - window + shift,
+ * index + shift) (clamped), index counting the buckets with a value. */
+static tv_status moving_fn(red *rd, const tv_agg *a, agg_res *o, uint32_t si) {
+    const tv_agg *p = a->subs[si];
+    double *vals = tv_arena_alloc(rd->c->arena, (o->nb + 1) * sizeof *vals);
+    double *own = tv_arena_alloc(rd->c->arena, (o->nb + 1) * sizeof *own);
+    if (!vals || !own) return r_oom(rd);
+    size_t nv = 0;
+    for (size_t i = 0; i < o->nb; i++) {
+        double v;
+        tv_status st = resolve_value(rd, a, o, &o->b[i], p->buckets_path, p->gap_insert_zeros, p->name, &v);
+        if (st) return st;
+        own[i] = v;
+        if (v == v) vals[nv++] = v;
+    }
+    int64_t index = 0;
+    for (size_t i = 0; i < o->nb; i++) {
+        agg_bucket *b = &o->b[i];
+        if (own[i] != own[i]) continue;
+        if (!b->subs) {
+            b->subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *b->subs);
+            if (!b->subs) return r_oom(rd);
+        }
+        int64_t from = index - p->window + p->shift, to = index + p->shift;
+        if (from < 0) from = 0;
+        if (from > (int64_t)nv) from = (int64_t)nv;
+        if (to < 0) to = 0;
+        if (to > (int64_t)nv) to = (int64_t)nv;
+        double r = NAN;
+        size_t len = to > from ? (size_t)(to - from) : 0;
+        tv_status st = tv_movfn_eval(&p->movfn, vals + from, len, &r, rd->c->err);
+        if (st) return st;
+        agg_res *res = new_res(rd, p);
+        if (!res) return r_oom(rd);
+        res->value = r;
+        b->subs[si] = res;
+        index++;
+    }
+    return TROVE_OK;
+}
+
+/* bucket_sort (BucketSortPipelineAggregator.reduce): the parent's buckets
+ * sorted by the sort keys (a bucket whose every sort value is a skipped
+ * gap is dropped; a missing value sorts last), then from and size. */
+typedef struct bs_item {
+    agg_bucket b;
+    double *v;         /* per sort key (TV_ORD_PATH) */
+    uint8_t *has;
+    size_t pos;
+} bs_item;
+
+static _Thread_local struct { const tv_agg *p; const agg_res *o; } g_bs;
+
+static int bs_key_cmp(const agg_res *o, const agg_bucket *x, const agg_bucket *y) {
+    const tv_agg *a = o->a;
+    if (o->key_kind == TV_KEY_BYTES || a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE || a->kind == TV_AGG_FILTERS)
+        return tv_memcmp2(x->ks, x->klen, y->ks, y->klen);
+    if (o->key_kind == TV_KEY_DOUBLE) return x->kd < y->kd ? -1 : x->kd > y->kd;
+    if (o->key_kind == TV_KEY_ULONG) return (uint64_t)x->ki < (uint64_t)y->ki ? -1 : (uint64_t)x->ki > (uint64_t)y->ki;
+    return x->ki < y->ki ? -1 : x->ki > y->ki;
+}
+
+static int bs_cmp(const void *xa, const void *ya) {
+    const bs_item *x = xa, *y = ya;
+    const tv_agg *p = g_bs.p;
+    for (uint32_t k = 0; k < p->bs_nsort; k++) {
+        const tv_agg_order *so = &p->bs_sort[k];
+        int c;
+        if (so->kind == TV_ORD_KEY) c = bs_key_cmp(g_bs.o, &x->b, &y->b);
+        else {
+            if (!x->has[k] && !y->has[k]) continue;
+            if (!x->has[k]) return 1;
+            if (!y->has[k]) return -1;
+            c = x->v[k] < y->v[k] ? -1 : x->v[k] > y->v[k];
+            if (!c && x->v[k] == 0) c = (signbit(y->v[k]) != 0) - (signbit(x->v[k]) != 0);
+        }
+        if (so->desc) c = -c;
+        if (c) return c;
+    }
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static tv_status bucket_sort(red *rd, const tv_agg *a, agg_res *o, uint32_t si) {
+    const tv_agg *p = a->subs[si];
+    if (!p->bs_nsort && p->bs_size < 0 && p->bs_from == 0) {
+        tv_error_set(rd->c->err, TROVE_EVALIDATION,
+                     "Validation Failed: 1: [%s] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;",
+                     p->name);
+        return TROVE_EVALIDATION;
+    }
+    if (tv_agg_is_single_bucket(a->kind) || a->kind == TV_AGG_COMPOSITE || a->kind == TV_AGG_MULTI_TERMS)
+        return tv_error_set(rd->c->err, TROVE_EUNSUPPORTED, "[bucket_sort] under a [%s] aggregation is not supported by trove",
+                            a->type_name);
+    size_t nb = o->nb;
+    size_t cur = p->bs_size < 0 ? nb : (size_t)p->bs_size;
+    size_t from = (size_t)p->bs_from;
+    if (from >= nb) { o->nb = 0; return TROVE_OK; }
+    if (!p->bs_nsort) {
+        size_t end = from + cur < nb ? from + cur : nb;
+        memmove(o->b, o->b + from, (end - from) * sizeof *o->b);
+        o->nb = end - from;
+        return TROVE_OK;
+    }
+    bs_item *it = tv_arena_calloc(rd->c->arena, nb + 1, sizeof *it);
+    if (!it) return r_oom(rd);
+    size_t kept = 0;
+    for (size_t i = 0; i < nb; i++) {
+        bs_item *x = &it[kept];
+        x->b = o->b[i];
+        x->pos = i;
+        x->v = tv_arena_calloc(rd->c->arena, p->bs_nsort, sizeof *x->v);
+        x->has = tv_arena_calloc(rd->c->arena, p->bs_nsort, 1);
+        if (!x->v || !x->has) return r_oom(rd);
+        bool any = false;
+        for (uint32_t k = 0; k < p->bs_nsort; k++) {
+            if (p->bs_sort[k].kind == TV_ORD_KEY) { any = true; x->has[k] = 1; continue; }
+            double v;
+            tv_status st = resolve_value(rd, a, o, &o->b[i], p->bs_sort[k].path, p->gap_insert_zeros, p->name, &v);
+            if (st) return st;
+            if (!p->gap_insert_zeros && v != v) continue;
+            x->v[k] = v;
+            x->has[k] = 1;
+            any = true;
+        }
+        if (any) kept++;
+    }
+    g_bs.p = p;
+    g_bs.o = o;
+    if (kept > 1) qsort(it, kept, sizeof *it, bs_cmp);
+    size_t q = from + cur < nb ? from + cur : nb; /* the priority queue's size */
+    if (kept > q) kept = q;
+    size_t n = kept > from ? kept - from : 0;
+    for (size_t i = 0; i < n; i++) o->b[i] = it[from + i].b;
+    o->nb = n;
+    return TROVE_OK;
+}
+
 /* Parent pipelines of a histogram: one result per bucket. */
 static tv_status parent_pipeline(red *rd, const tv_agg *a, agg_res *o, uint32_t si) {
     const tv_agg *p = a->subs[si];
-    if (a->kind != TV_AGG_HISTOGRAM && a->kind != TV_AGG_DATE_HISTOGRAM) {
+    if (a->kind != TV_AGG_HISTOGRAM && a->kind != TV_AGG_DATE_HISTOGRAM && a->kind != TV_AGG_AUTO_DATE_HISTOGRAM) {
         tv_error_set(rd->c->err, TROVE_EVALIDATION, "Validation Failed: 1: %s aggregation [%s] must have a histogram, date_histogram or auto_date_histogram as parent;",
                      p->type_name, p->name);
         return TROVE_EVALIDATION;
     }
+    /* ValidationContext.validateParentAggSequentiallyOrdered */
+    if (a->min_doc_count != 0) {
+        tv_error_set(rd->c->err, TROVE_EVALIDATION, "Validation Failed: 1: parent histogram of %s aggregation [%s] must have min_doc_count of 0;",
+                     p->type_name, p->name);
+        return TROVE_EVALIDATION;
+    }
+    if (p->kind == TV_AGG_MOVING_FN) return moving_fn(rd, a, o, si);
     double run = 0, lastv = NAN, lastk = 0;
     bool have_last = false;
     double unit_ms = 0;
@@ -948,7 +1369,7 @@ static tv_status parent_pipeline(red *rd, const tv_agg *a, agg_res *o, uint32_t 
         bool zeros = p->kind == TV_AGG_CUMULATIVE_SUM ? true : p->gap_insert_zeros;
         tv_status st = resolve_value(rd, a, o, b, p->buckets_path, zeros, p->name, &v);
         if (st) return st;
-        double key = a->kind == TV_AGG_DATE_HISTOGRAM ? (double)b->ki : b->kd;
+        double key = a->kind == TV_AGG_DATE_HISTOGRAM || a->kind == TV_AGG_AUTO_DATE_HISTOGRAM ? (double)b->ki : b->kd;
         if (p->kind == TV_AGG_CUMULATIVE_SUM) {
             run += v;
             agg_res *r = new_res(rd, p);
@@ -993,7 +1414,8 @@ static tv_status sibling_pipeline(red *rd, const tv_agg *p, agg_res **level, con
     bool multi = host->a->kind == TV_AGG_TERMS || host->a->kind == TV_AGG_HISTOGRAM || host->a->kind == TV_AGG_COMPOSITE ||
                  host->a->kind == TV_AGG_MULTI_TERMS ||
                  host->a->kind == TV_AGG_DATE_HISTOGRAM || host->a->kind == TV_AGG_RANGE ||
-                 host->a->kind == TV_AGG_DATE_RANGE || host->a->kind == TV_AGG_FILTERS;
+                 host->a->kind == TV_AGG_DATE_RANGE || host->a->kind == TV_AGG_FILTERS ||
+                 host->a->kind == TV_AGG_ADJACENCY_MATRIX || host->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM;
     if (!multi) {
         tv_error_set(rd->c->err, TROVE_EVALIDATION,
                      "Validation Failed: 1: The first aggregation in buckets_path must be a multi-bucket aggregation for aggregation [%s] found :%s for buckets path: %s;",
@@ -1058,7 +1480,12 @@ static tv_status run_pipelines(red *rd, const tv_agg *a, agg_res *o) {
     for (uint32_t si = 0; si < a->nsubs; si++) {
         const tv_agg *p = a->subs[si];
         if (!tv_agg_is_pipeline(p->kind)) continue;
-        bool parent = p->kind == TV_AGG_DERIVATIVE || p->kind == TV_AGG_CUMULATIVE_SUM;
+        if (p->kind == TV_AGG_BUCKET_SORT) {
+            tv_status st = bucket_sort(rd, a, o, si);
+            if (st) return st;
+            continue;
+        }
+        bool parent = parent_pipe(p->kind);
         if (parent) {
             tv_status st = parent_pipeline(rd, a, o, si);
             if (st) return st;
@@ -1087,9 +1514,10 @@ static const char *typed_name(const agg_res *r) {
         if (!r->mapped) return "sterms";
         return r->key_kind == TV_KEY_BYTES ? "sterms" : r->key_kind == TV_KEY_DOUBLE ? "dterms"
                : r->key_kind == TV_KEY_ULONG ? "ulterms" : "lterms";
-    case TV_AGG_PERCENTILES: return "tdigest_percentiles";
-    case TV_AGG_PERCENTILE_RANKS: return "tdigest_percentile_ranks";
+    case TV_AGG_PERCENTILES: return r->a->hdr ? "hdr_percentiles" : "tdigest_percentiles";
+    case TV_AGG_PERCENTILE_RANKS: return r->a->hdr ? "hdr_percentile_ranks" : "tdigest_percentile_ranks";
     case TV_AGG_CUMULATIVE_SUM:
+    case TV_AGG_MOVING_FN:
     case TV_AGG_AVG_BUCKET:
     case TV_AGG_SUM_BUCKET: return "simple_value";
     case TV_AGG_MIN_BUCKET:
@@ -1217,7 +1645,7 @@ static tv_status write_level(red *rd, tv_jw *w, const tv_agg *const *aggs, agg_r
     for (int pass = 0; pass < 2; pass++)
         for (uint32_t i = 0; i < n; i++) {
             if (!res[i] || !tv_agg_is_pipeline(aggs[i]->kind)) continue;
-            bool parent = aggs[i]->kind == TV_AGG_DERIVATIVE || aggs[i]->kind == TV_AGG_CUMULATIVE_SUM;
+            bool parent = parent_pipe(aggs[i]->kind);
             if (parent != (pass == 1)) continue;
             tv_status st = write_res(rd, w, res[i], typed);
             if (st) return st;
@@ -1378,8 +1806,7 @@ static tv_status write_percentiles(red *rd, tv_jw *w, const agg_res *r, bool typ
     for (uint32_t k = 0; k < a->npercents; k++) {
         double key = a->percents[k], v = NAN;
         if (r->sketch)
-            v = a->kind == TV_AGG_PERCENTILES ? tv_tdigest_quantile(r->sketch, key / 100.0)
-                                              : tv_tdigest_cdf(r->sketch, key) * 100.0;
+            v = pct_value(a, r->sketch, key);
         bool ok = r->sketch && v == v;
         char kb[64];
         tv_fmt_double(key, kb);
@@ -1539,6 +1966,40 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     case TV_AGG_TERMS:
         st = write_terms(rd, w, r, typed);
         break;
+    case TV_AGG_AUTO_DATE_HISTOGRAM: {
+        /* InternalAutoDateHistogram.doXContentBody: the buckets, then the interval */
+        tv_jw_keyz(w, "buckets");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nb && !st; i++) {
+            const agg_bucket *b = &r->b[i];
+            key_string(r, b, buf, sizeof buf);
+            tv_jw_obj_begin(w);
+            if (!raw) { tv_jw_keyz(w, "key_as_string"); tv_jw_strz(w, buf); }
+            tv_jw_keyz(w, "key");
+            tv_jw_int(w, b->ki);
+            st = write_bucket_body(rd, w, r, b, typed);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
+        char iv[32];
+        snprintf(iv, sizeof iv, "%d%s", r->adh_inner ? r->adh_inner : 1, tv_adh_abbrev(a, r->adh_idx));
+        tv_jw_keyz(w, "interval");
+        tv_jw_strz(w, iv);
+        break;
+    }
+    case TV_AGG_ADJACENCY_MATRIX:
+        tv_jw_keyz(w, "buckets");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nb && !st; i++) {
+            const agg_bucket *b = &r->b[i];
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "key");
+            tv_jw_str(w, b->ks, b->klen);
+            st = write_bucket_body(rd, w, r, b, typed);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
+        break;
     case TV_AGG_HISTOGRAM:
     case TV_AGG_DATE_HISTOGRAM:
         tv_jw_keyz(w, "buckets");
@@ -1630,6 +2091,14 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     case TV_AGG_PERCENTILE_RANKS:
         st = write_percentiles(rd, w, r, typed);
         break;
+    case TV_AGG_MAD: {
+        /* InternalMedianAbsoluteDeviation.doXContentBody: null without values */
+        bool ok = r->count != 0;
+        tv_jw_keyz(w, "value");
+        write_opt_double(w, r->value, ok);
+        if (ok && !raw) write_as_string(w, f, "value_as_string", r->value);
+        break;
+    }
     case TV_AGG_TOP_HITS:
         st = write_top_hits(rd, w, r, typed);
         break;
@@ -1690,7 +2159,18 @@ tv_status tv_aggs_reduce_write(tv_agg_ctx *c, const tv_aggs *aggs, agg_res ***re
     for (uint32_t i = 0; i < aggs->n; i++) {
         const tv_agg *p = aggs->items[i];
         if (!tv_agg_is_pipeline(p->kind)) continue;
-        if (p->kind == TV_AGG_DERIVATIVE || p->kind == TV_AGG_CUMULATIVE_SUM) {
+        if (p->kind == TV_AGG_BUCKET_SORT) {
+            /* ValidationContext.ForTreeRoot.validateHasParent, then the builder's own check */
+            if (!p->bs_nsort && p->bs_size < 0 && p->bs_from == 0)
+                tv_error_set(c->err, TROVE_EVALIDATION,
+                             "Validation Failed: 1: bucket_sort aggregation [%s] must be declared inside of another aggregation;2: [%s] is configured to perform nothing. Please set either of [sort, size, from] to use bucket_sort;",
+                             p->name, p->name);
+            else
+                tv_error_set(c->err, TROVE_EVALIDATION,
+                             "Validation Failed: 1: bucket_sort aggregation [%s] must be declared inside of another aggregation;", p->name);
+            return TROVE_EVALIDATION;
+        }
+        if (parent_pipe(p->kind)) {
             tv_error_set(c->err, TROVE_EVALIDATION,
                          "Validation Failed: 1: %s aggregation [%s] must have a histogram, date_histogram or auto_date_histogram as parent but doesn't have a parent;",
                          p->type_name, p->name);

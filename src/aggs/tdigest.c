@@ -634,3 +634,24 @@ double tv_tdigest_compression(const tv_tdigest *t) { return t->public_compressio
 size_t tv_tdigest_memory(const tv_tdigest *t) {
     return sizeof(*t) + 2 * sizeof(double) * ((size_t)t->cap_cent + t->cap_temp);
 }
+
+tv_status tv_tdigest_mad(tv_tdigest *t, double *out) {
+    *out = NAN;
+    if (tv_tdigest_count(t) == 0) return TROVE_OK;
+    tv_status st = tv_tdigest_flush(t);
+    if (st) return st;
+    double med = tv_tdigest_quantile(t, 0.5);
+    if ((st = tv_tdigest_compress(t))) return st;
+    tv_tdigest *dev = tv_tdigest_new(t->public_compression);
+    if (!dev) return TROVE_ENOMEM;
+    /* centroids() hands out Centroid objects: (int) weight, and a mean
+     * recomputed as 0 + w (x - 0) / w */
+    for (uint32_t i = 0; st == TROVE_OK && i < t->n_cent; i++) {
+        double w = (double)jint(t->weight[i]);
+        double x = 0.0 + w * (t->mean[i] - 0.0) / w;
+        st = add_weighted(dev, fabs(med - x), w);
+    }
+    if (st == TROVE_OK) *out = tv_tdigest_quantile(dev, 0.5);
+    tv_tdigest_free(dev);
+    return st;
+}

@@ -106,6 +106,12 @@ double tv_tdigest_quantile(tv_tdigest *t, double q);
  * "Invalid value: Infinity"), or on OOM while merging pending values. */
 double tv_tdigest_cdf(tv_tdigest *t, double x);
 
+/* InternalMedianAbsoluteDeviation.computeMedianAbsoluteDeviation: the
+ * median m = quantile(0.5), then (centroids() compresses t) a new digest of
+ * t's compression fed |m - mean| with each centroid's count, and its
+ * quantile(0.5). NaN when t is empty. Modifies t as Java does. */
+tv_status tv_tdigest_mad(tv_tdigest *t, double *out);
+
 /* size(): total weight, merged and pending. */
 uint64_t tv_tdigest_count(const tv_tdigest *t);
 

@@ -993,7 +993,9 @@ static size_t format_ms(int64_t ms, const char *format, const tv_tz *z, char *ou
     fd.second = (int)(rem / 1000 % 60);
     fd.millis = (int)(rem % 1000);
     fd.nanos = (int64_t)fd.millis * 1000000;
-    fd.trim_frac = false;
+    /* strict_date_optional_time_nanos prints 3 to 9 fraction digits: a
+     * millisecond value (a date_histogram key of a date_nanos field) 3 */
+    fd.trim_frac = b && strcmp(b->name, "strict_date_optional_time_nanos") == 0;
     fd.dow = (int)(((days % 7) + 7 + 3) % 7); /* 1970-01-01 was a Thursday (index 3) */
     if (b && fd.off == 0 && fd.year >= 0 && fd.year <= 9999 && !strcmp(b->name, "strict_date_optional_time")) {
         /* the default format at offset 0, the common case of every

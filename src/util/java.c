@@ -260,20 +260,71 @@ void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order
 /* ---------------------------------------------------- DecimalFormat */
 
 /*
- * java.text.DecimalFormat for the patterns docvalue_fields formats use:
- * "#.0", "0.00", "#,##0.###", "#": the integer part's '0's are the minimum
- * integer digits (none: "0.5" prints ".5", as Java does), its ',' sets the
- * grouping size, the fraction's '0's the minimum and '0'+'#' the maximum
- * fraction digits; HALF_EVEN rounding (printf rounds the exact binary value
- * to nearest-even, as DecimalFormat does). Literal prefix/suffix text and
- * exponent patterns are not interpreted (such patterns print the plain
- * number). Writes a NUL-terminated string into out (cap >= 400).
+ * java.text.DecimalFormat for the patterns docvalue_fields and aggregation
+ * formats use: "#.0", "0.00", "#,##0.###", "#", with literal prefix and
+ * suffix text ("Value is ##0.0", "'#'0", "0.0 units", "0%"): the integer
+ * part's '0's are the minimum integer digits (none: "0.5" prints ".5", as
+ * Java does), its ',' sets the grouping size, the fraction's '0's the
+ * minimum and '0'+'#' the maximum fraction digits; HALF_EVEN rounding
+ * (printf rounds the exact binary value to nearest-even, as DecimalFormat
+ * does). Affixes are applyPattern's: text up to the first digit, '#', ','
+ * or '.', and after the number; '...' quotes text ('' is a quote), '%'
+ * multiplies by 100 and '\u2030' by 1000. A ';' starts the negative
+ * subpattern, whose affixes replace "-" + the positive prefix. Exponent
+ * patterns are not interpreted (such patterns print the plain number).
+ * Writes a NUL-terminated string into out (cap >= 400).
  */
+typedef struct dfmt_affix {
+    char s[128];
+    size_t n;
+} dfmt_affix;
+
+static void affix_put(dfmt_affix *a, const char *p, size_t n) {
+    if (a->n + n >= sizeof a->s) n = sizeof a->s - 1 - a->n;
+    memcpy(a->s + a->n, p, n);
+    a->n += n;
+    a->s[a->n] = 0;
+}
+
+/* Reads an affix from *pp up to a number character (stop_num) or ';' / end. */
+static bool parse_affix(const char **pp, bool stop_num, dfmt_affix *a, double *mult) {
+    const char *p = *pp;
+    while (*p && *p != ';') {
+        char ch = *p;
+        if (stop_num && (ch == '0' || ch == '#' || ch == ',' || ch == '.')) break;
+        if (ch == '\'') {
+            p++;
+            if (*p == '\'') { affix_put(a, "'", 1); p++; continue; }
+            while (*p) {
+                if (*p == '\'') {
+                    if (p[1] == '\'') { affix_put(a, "'", 1); p += 2; continue; }
+                    p++;
+                    break;
+                }
+                affix_put(a, p, 1);
+                p++;
+            }
+            continue;
+        }
+        if (ch == '%') *mult = 100;
+        else if (!memcmp(p, "\xe2\x80\xb0", 3)) { *mult = 1000; affix_put(a, p, 3); p += 3; continue; }
+        else if (!stop_num && (ch == '0' || ch == '#' || ch == ',' || ch == '.')) return false;
+        affix_put(a, p, 1);
+        p++;
+    }
+    *pp = p;
+    return true;
+}
+
 void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap) {
     int min_int = 0, min_frac = 0, max_frac = 0, group = 0;
-    bool frac = false, valid = true;
+    bool frac = false, valid = true, has_neg = false;
     int since_comma = -1;
-    for (const char *p = pat; *p && *p != ';'; p++) {
+    double mult = 1;
+    dfmt_affix pre = {{0}, 0}, suf = {{0}, 0}, npre = {{0}, 0}, nsuf = {{0}, 0};
+    const char *p = pat;
+    if (!parse_affix(&p, true, &pre, &mult)) valid = false;
+    for (; valid && *p && *p != ';'; p++) {
         char ch = *p;
         if (ch == '.') { if (frac) valid = false; frac = true; continue; }
         if (ch == ',') { if (!frac) since_comma = 0; continue; }
@@ -282,15 +333,31 @@ void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap) {
             else { if (ch == '0') min_int++; if (since_comma >= 0) since_comma++; }
             continue;
         }
-        valid = false;
+        if (ch == 'E') { valid = false; break; }
+        break; /* the suffix */
+    }
+    if (valid && *p && *p != ';' && !parse_affix(&p, false, &suf, &mult)) valid = false;
+    if (valid && *p == ';') {
+        double m2 = mult;
+        p++;
+        has_neg = true;
+        if (!parse_affix(&p, true, &npre, &m2)) valid = false;
+        while (*p == '0' || *p == '#' || *p == ',' || *p == '.') p++;
+        if (valid && !parse_affix(&p, false, &nsuf, &m2)) valid = false;
+    }
+    if (!has_neg) {
+        affix_put(&npre, "-", 1);
+        affix_put(&npre, pre.s, pre.n);
+        affix_put(&nsuf, suf.s, suf.n);
     }
     if (since_comma > 0) group = since_comma;
     if (!valid || !isfinite(x)) {
         if (isnan(x)) snprintf(out, cap, "NaN");
-        else if (isinf(x)) snprintf(out, cap, "%s\xe2\x88\x9e", x < 0 ? "-" : ""); /* U+221E */
+        else if (isinf(x)) snprintf(out, cap, "%s\xe2\x88\x9e%s", x < 0 ? npre.s : pre.s, x < 0 ? nsuf.s : suf.s); /* U+221E */
         else snprintf(out, cap, "%.17g", x);
         return;
     }
+    if (mult != 1) x *= mult;
     if (max_frac > 340) max_frac = 340;
     char num[400];
     snprintf(num, sizeof num, "%.*f", max_frac, fabs(x));
@@ -308,7 +375,8 @@ void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap) {
     for (int k = (int)ilen; k < min_int && nd < 340; k++) digits[nd++] = '0';
     for (size_t k = 0; k < ilen && nd < 390; k++) digits[nd++] = ip[k];
     size_t o = 0;
-    if (neg && o + 1 < cap) out[o++] = '-';
+    const dfmt_affix *ap = neg ? &npre : &pre, *as = neg ? &nsuf : &suf;
+    for (size_t k = 0; k < ap->n && o + 1 < cap; k++) out[o++] = ap->s[k];
     for (size_t k = 0; k < nd && o + 2 < cap; k++) {
         if (group > 0 && k > 0 && (nd - k) % (size_t)group == 0) out[o++] = ',';
         out[o++] = digits[k];
@@ -321,5 +389,6 @@ void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap) {
             out[o++] = '0'; /* "#" of 0 prints "0" */
         }
     }
+    for (size_t k = 0; k < as->n && o + 1 < cap; k++) out[o++] = as->s[k];
     out[o < cap ? o : cap - 1] = 0;
 }

@@ -402,7 +402,8 @@ void tv_java_hashmap_order(const char *const *names, uint32_t n, uint32_t *order
 /* The bucket of key in a java.util.HashMap<String, ...> holding n keys
  * (its iteration order is by bucket, then insertion). */
 uint32_t tv_java_hm_bucket(const char *key, size_t len, size_t n);
-/* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###"):
+/* java.text.DecimalFormat's digit patterns ("#.0", "0.00", "#,##0.###") with literal
+ * prefix and suffix text:
  * see java.c. out: NUL-terminated, cap >= 400. */
 void tv_java_decimal_format(double x, const char *pat, char *out, size_t cap);
 
