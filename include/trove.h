@@ -130,7 +130,11 @@ extern "C" {
     X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
     X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \
     X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")                                          \
-    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")
+    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")                                     \
+    X(EREPOSITORY, 500, "repository_exception", 1, NULL, "repository failure")                             \
+    X(ENOREPOSITORY, 404, "repository_missing_exception", 1, NULL, "no such repository")                   \
+    X(ENOSNAPSHOT, 404, "snapshot_missing_exception", 1, NULL, "no such snapshot")                         \
+    X(ESNAPSHOTNAME, 400, "invalid_snapshot_name_exception", 1, NULL, "invalid snapshot name")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

@@ -41,11 +41,23 @@
  *   h_alias.c      aliases: _aliases, PUT/DELETE/GET _alias
  *   h_template.c   index templates, composable and legacy
  *   h_cluster.c    _cluster/health and _cluster/settings
- *   h_voting.c     _cluster/voting_config_exclusions
  *   h_rollover.c   _rollover (a write alias to a new index)
- *   h_nodes.c      _nodes/stats breakers and the breaker settings
+ *   h_cluster_state.c  _cluster/state, voting config exclusions,
+ *                  _cluster/pending_tasks, _remote/info
+ *   h_cluster_stats.c  _cluster/stats
+ *   h_cluster_alloc.c  _cluster/allocation/explain
+ *   h_nodes.c      _nodes info, _nodes/stats, the breaker settings, the
+ *                  node's identity and what /proc says of the process
  *   h_stats.c      _stats, _flush, _forcemerge
- *   h_cat.c        _cat: health, indices, count, aliases
+ *   h_cat.c        _cat: health, indices, count, aliases, and the table
+ *                  engine every _cat handler shares (cat_int.h)
+ *   h_cat_templates.c  _cat/templates
+ *   h_cat_shards.c _cat: shards, recovery
+ *   h_cat_node.c   _cat: cluster_manager (master), thread_pool, plugins,
+ *                  nodes, allocation
+ *   h_component_template.c  component templates
+ *   h_snapshot.c   snapshot repositories, snapshots (metadata kept in
+ *                  memory), _cat/snapshots and _cat/repositories
  *   h_trove.c      the management API under /_trove (clones, freeze, sync
  *                  status; /_osmem its alias)
  *
@@ -430,12 +442,7 @@ bool tv_filter_path_apply(tv_arena *a, const char *filter, const char *json, siz
 void tv_h_cluster_health(tv_req *r);
 void tv_h_cluster_settings_get(tv_req *r);
 void tv_h_cluster_settings_put(tv_req *r);
-void tv_h_voting_exclusions_post(tv_req *r);
 void tv_h_rollover(tv_req *r);
-void tv_h_voting_exclusions_delete(tv_req *r);
-/* metadata.cluster_coordination.voting_config_exclusions (an array);
- * caller holds the node lock. */
-void tv_voting_exclusions_write(tv_req *r, tv_jw *w);
 void tv_h_settings_put(tv_req *r);
 void tv_h_index_open(tv_req *r);
 void tv_h_index_close(tv_req *r);
@@ -465,6 +472,91 @@ void tv_h_template_get(tv_req *r); /* GET and HEAD */
 void tv_h_template_delete(tv_req *r);
 void tv_h_analyze(tv_req *r);
 void tv_h_field_caps(tv_req *r); /* GET|POST [/{index}]/_field_caps (h_field_caps.c) */
+
+/* ------------------------------- cluster, nodes, _cat and snapshots */
+
+/* h_cluster_state.c */
+void tv_h_cluster_state(tv_req *r);              /* GET /_cluster/state[/{metric}[/{index}]] */
+void tv_h_voting_exclusions_post(tv_req *r);     /* POST /_cluster/voting_config_exclusions */
+void tv_h_voting_exclusions_delete(tv_req *r);   /* DELETE /_cluster/voting_config_exclusions */
+void tv_h_cluster_pending_tasks(tv_req *r);      /* GET /_cluster/pending_tasks */
+void tv_h_remote_info(tv_req *r);                /* GET /_remote/info */
+/* The cluster state's state_uuid for the node's current version (caller
+ * holds node->lock). */
+void tv_api_state_uuid(trove_node *n, char out[24]);
+/* An index's number_of_shards (at least 1) and, when replicas is set,
+ * number_of_replicas. */
+int64_t tv_api_index_shards(tv_index *idx, int64_t *replicas);
+/* UnassignedInfo of an index's replicas on one node: INDEX_CREATED at its
+ * creation date. */
+void tv_api_write_unassigned_info(tv_jw *w, tv_index *idx);
+/* The allocation id of a shard's started primary (stable per index uuid
+ * and shard). */
+void tv_api_allocation_id(tv_index *idx, int shard, char out[24]);
+/* Epoch milliseconds as OpenSearch's strict_date_optional_time in UTC. */
+void tv_api_format_date(int64_t ms, char out[40]);
+/* h_cluster_stats.c */
+void tv_h_cluster_stats(tv_req *r);              /* GET /_cluster/stats[/nodes/{node_id}] */
+/* h_cluster_alloc.c */
+void tv_h_cluster_allocation_explain(tv_req *r); /* GET|POST /_cluster/allocation/explain */
+
+/* h_nodes.c: the node's identity, the process, nodes info */
+#define TV_API_TRANSPORT_ADDRESS "127.0.0.1:9300"
+extern const char *const tv_api_node_roles[]; /* NULL-ended, sorted */
+void tv_api_write_node_roles(tv_jw *w);
+void tv_api_write_node_attributes(tv_jw *w);
+void tv_api_node_ephemeral_id(trove_node *n, char out[24]);
+/* What the process and the system say about themselves (/proc). */
+typedef struct tv_api_sys {
+    int64_t pid, processors, start_ms, cpu_ms;
+    int64_t rss_bytes, virtual_bytes;
+    int64_t mem_total, mem_free, swap_total, swap_free;
+    int64_t open_fds, max_fds;
+    char os_name[64], os_arch[64], os_version[128], pretty_name[128];
+} tv_api_sys;
+void tv_api_sys_info(tv_api_sys *s);
+/* A thread pool as OpenSearch sizes it (ThreadPool.Names). */
+typedef struct tv_api_pool {
+    const char *name, *type;
+    int64_t core, max, queue_size;
+    const char *keep_alive; /* scaling pools, else NULL */
+} tv_api_pool;
+/* The pools sorted by name into out (up to cap); returns how many exist. */
+size_t tv_api_thread_pools(tv_api_pool *out, size_t cap);
+void tv_h_nodes_info(tv_req *r);      /* GET /_nodes */
+void tv_h_nodes_info_one(tv_req *r);  /* GET /_nodes/{node_id or metric} */
+void tv_h_nodes_info_node(tv_req *r); /* GET /_nodes/{node_id}/{metric} */
+
+/* h_component_template.c */
+void tv_h_component_template_put(tv_req *r);
+void tv_h_component_template_get(tv_req *r); /* GET and HEAD */
+void tv_h_component_template_delete(tv_req *r);
+/* The index of a component template in the node's template list, or -1
+ * (caller holds node->lock). */
+int tv_component_template_find_locked(trove_node *n, const char *name);
+
+/* _cat: h_cat_templates.c, h_cat_shards.c, h_cat_node.c */
+void tv_h_cat_templates(tv_req *r);
+void tv_h_cat_shards(tv_req *r);
+void tv_h_cat_recovery(tv_req *r);
+void tv_h_cat_cluster_manager(tv_req *r); /* and the deprecated /_cat/master */
+void tv_h_cat_thread_pool(tv_req *r);
+void tv_h_cat_plugins(tv_req *r);
+void tv_h_cat_nodes(tv_req *r);
+void tv_h_cat_allocation(tv_req *r);
+
+/* h_snapshot.c */
+void tv_h_repository_put(tv_req *r);
+void tv_h_repository_get(tv_req *r);
+void tv_h_repository_delete(tv_req *r);
+void tv_h_repository_verify(tv_req *r);
+void tv_h_repository_cleanup(tv_req *r);
+void tv_h_snapshot_create(tv_req *r);
+void tv_h_snapshot_get(tv_req *r);
+void tv_h_snapshot_delete(tv_req *r);
+void tv_h_snapshot_status(tv_req *r);
+void tv_h_cat_snapshots(tv_req *r);
+void tv_h_cat_repositories(tv_req *r);
 
 /* Runs the router over a prepared request. */
 void tv_api_dispatch(tv_req *r);

@@ -10,7 +10,7 @@
  * unit; `format=json` answers an array of objects whose values are the
  * rendered strings. Text output: cells padded to the column width (left or
  * right aligned), one space between columns, no padding after the last
- * left-aligned cell, "\n" after each row.
+ * left-aligned tv_cat_cell, "\n" after each row.
  *
  * _cat/indices lists the columns trove can fill (health to pri.store.size,
  * OpenSearch's first twelve); the statistics columns OpenSearch adds after
@@ -21,32 +21,12 @@
 #include <time.h>
 
 #include "api.h"
+#include "cat_int.h"
 
-typedef struct col {
-    const char *name;
-    const char *aliases; /* comma list */
-    const char *desc;
-    bool right;
-    bool def;
-} col;
-
-typedef struct cell {
-    const char *s; /* NULL: no value */
-    bool num;      /* compares as a number */
-    int64_t n;
-} cell;
-
-typedef struct table {
-    const col *cols;
-    size_t ncols;
-    cell *cells; /* rows * ncols */
-    size_t nrows, cap;
-} table;
-
-static bool add_row(tv_req *r, table *t) {
+bool tv_cat_add_row(tv_req *r, tv_cat_table *t) {
     if (t->nrows == t->cap) {
         size_t nc = t->cap ? t->cap * 2 : 16;
-        cell *c = tv_arena_calloc(&r->arena, nc * t->ncols, sizeof *c);
+        tv_cat_cell *c = tv_arena_calloc(&r->arena, nc * t->ncols, sizeof *c);
         if (!c) return !(r->oom = true);
         if (t->nrows) memcpy(c, t->cells, t->nrows * t->ncols * sizeof *c);
         t->cells = c;
@@ -56,12 +36,12 @@ static bool add_row(tv_req *r, table *t) {
     return true;
 }
 
-static cell *at(table *t, size_t row, size_t c) { return &t->cells[row * t->ncols + c]; }
+tv_cat_cell *tv_cat_at(tv_cat_table *t, size_t row, size_t c) { return &t->cells[row * t->ncols + c]; }
 
-static void set_str(table *t, size_t c, const char *s) { at(t, t->nrows - 1, c)->s = s; }
+void tv_cat_set_str(tv_cat_table *t, size_t c, const char *s) { tv_cat_at(t, t->nrows - 1, c)->s = s; }
 
-static void set_num(tv_req *r, table *t, size_t c, int64_t v) {
-    cell *x = at(t, t->nrows - 1, c);
+void tv_cat_set_num(tv_req *r, tv_cat_table *t, size_t c, int64_t v) {
+    tv_cat_cell *x = tv_cat_at(t, t->nrows - 1, c);
     x->s = tv_arena_sprintf(&r->arena, "%lld", (long long)v);
     if (!x->s) r->oom = true;
     x->num = true;
@@ -69,8 +49,8 @@ static void set_num(tv_req *r, table *t, size_t c, int64_t v) {
 }
 
 /* ByteSizeValue.toString (util/java.c), or the unit `bytes` asks for. */
-static void set_bytes(tv_req *r, table *t, size_t c, int64_t b) {
-    cell *x = at(t, t->nrows - 1, c);
+void tv_cat_set_bytes(tv_req *r, tv_cat_table *t, size_t c, int64_t b) {
+    tv_cat_cell *x = tv_cat_at(t, t->nrows - 1, c);
     x->num = true;
     x->n = b;
     const char *unit = tv_req_param(r, "bytes");
@@ -120,7 +100,7 @@ typedef struct disp {
 } disp;
 
 /* Columns to show (buildDisplayHeaders). */
-static size_t display(tv_req *r, const table *t, disp *out) {
+static size_t display(tv_req *r, const tv_cat_table *t, disp *out) {
     const char *h = tv_req_param(r, "h");
     bool ts = true;
     (void)tv_req_param_bool(r, "ts", true, &ts);
@@ -173,15 +153,15 @@ typedef struct sortkey {
     bool desc;
 } sortkey;
 
-static _Thread_local const table *g_sort_t;
+static _Thread_local const tv_cat_table *g_sort_t;
 static _Thread_local const sortkey *g_keys;
 static _Thread_local size_t g_nkeys;
 
 static int cmp_rows(const void *a, const void *b) {
     size_t x = *(const size_t *)a, y = *(const size_t *)b;
-    table *t = (table *)g_sort_t;
+    tv_cat_table *t = (tv_cat_table *)g_sort_t;
     for (size_t k = 0; k < g_nkeys; k++) {
-        const cell *p = at(t, x, g_keys[k].col), *q = at(t, y, g_keys[k].col);
+        const tv_cat_cell *p = tv_cat_at(t, x, g_keys[k].col), *q = tv_cat_at(t, y, g_keys[k].col);
         int c;
         if (!p->s && !q->s)
             c = 0;
@@ -201,7 +181,7 @@ static int cmp_rows(const void *a, const void *b) {
 
 static pthread_mutex_t sort_mu = PTHREAD_MUTEX_INITIALIZER;
 
-static void respond(tv_req *r, table *t) {
+void tv_cat_respond(tv_req *r, tv_cat_table *t) {
     if (r->oom) return;
     bool help;
     if (!tv_req_param_bool(r, "help", false, &help)) return;
@@ -281,7 +261,7 @@ static void respond(tv_req *r, table *t) {
             tv_jw_obj_begin(w);
             for (size_t c = 0; c < nd; c++) {
                 tv_jw_keyz(w, d[c].name);
-                const cell *x = at(t, order[i], d[c].col);
+                const tv_cat_cell *x = tv_cat_at(t, order[i], d[c].col);
                 if (x->s)
                     tv_jw_strz(w, x->s);
                 else
@@ -296,7 +276,7 @@ static void respond(tv_req *r, table *t) {
     for (size_t c = 0; c < nd; c++) {
         if (v) width[c] = strlen(d[c].name);
         for (size_t i = 0; i < t->nrows; i++) {
-            const cell *x = at(t, i, d[c].col);
+            const tv_cat_cell *x = tv_cat_at(t, i, d[c].col);
             size_t l = x->s ? strlen(x->s) : 0;
             if (l > width[c]) width[c] = l;
         }
@@ -310,7 +290,7 @@ static void respond(tv_req *r, table *t) {
             if (v && i == 0) {
                 txt = d[c].name;
             } else {
-                txt = at(t, order[i - (v ? 1 : 0)], d[c].col)->s;
+                txt = tv_cat_at(t, order[i - (v ? 1 : 0)], d[c].col)->s;
             }
             size_t l = txt ? strlen(txt) : 0;
             size_t pad = width[c] > l ? width[c] - l : 0;
@@ -328,25 +308,70 @@ static void respond(tv_req *r, table *t) {
     }
 }
 
-/* epoch / timestamp cells (Table.startHeadersWithTimestamp). */
-#define TS_COLS                                                                 \
-    {"epoch", "t,time", "seconds since 1970-01-01 00:00:00", false, true},      \
-    {                                                                           \
-        "timestamp", "ts,hms,hhmmss", "time in HH:MM:SS", false, true           \
+/* TimeValue.toString: the largest unit in which the value is at least 1,
+ * one decimal kept (truncated, as Strings.format1Decimals) when there is a
+ * fraction; or the whole number of the unit `time` asks for. */
+void tv_cat_set_time(tv_req *r, tv_cat_table *t, size_t c, int64_t ms) {
+    tv_cat_cell *x = tv_cat_at(t, t->nrows - 1, c);
+    x->num = true;
+    x->n = ms;
+    const char *unit = tv_req_param(r, "time");
+    static const struct {
+        const char *u;
+        double ms;
+    } units[] = {{"d", 86400000.0}, {"h", 3600000.0}, {"m", 60000.0}, {"s", 1000.0},
+                 {"ms", 1.0},       {"micros", 1e-3}, {"nanos", 1e-6}};
+    if (unit) {
+        for (size_t i = 0; i < TV_ARRAY_LEN(units); i++)
+            if (strcmp(unit, units[i].u) == 0) {
+                x->s = tv_arena_sprintf(&r->arena, "%lld", (long long)((double)ms / units[i].ms));
+                if (!x->s) r->oom = true;
+                return;
+            }
     }
+    const char *suf = "ms";
+    double v = (double)ms;
+    if (ms < 0) {
+        x->s = tv_arena_sprintf(&r->arena, "%lld", (long long)ms);
+        if (!x->s) r->oom = true;
+        return;
+    }
+    for (size_t i = 0; i < 4; i++)
+        if ((double)ms >= units[i].ms) {
+            v = (double)ms / units[i].ms;
+            suf = units[i].u;
+            break;
+        }
+    int64_t tenths = (int64_t)(v * 10.0);
+    if (tenths % 10 == 0)
+        x->s = tv_arena_sprintf(&r->arena, "%lld%s", (long long)(tenths / 10), suf);
+    else
+        x->s = tv_arena_sprintf(&r->arena, "%lld.%lld%s", (long long)(tenths / 10), (long long)(tenths % 10), suf);
+    if (!x->s) r->oom = true;
+}
 
-static void set_timestamp(tv_req *r, table *t) {
+void tv_cat_set_epoch(tv_req *r, tv_cat_table *t, size_t c_epoch, size_t c_hms, int64_t ms) {
+    time_t secs = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&secs, &tm);
+    tv_cat_set_num(r, t, c_epoch, (int64_t)secs);
+    char *ts = tv_arena_sprintf(&r->arena, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+    if (!ts) r->oom = true;
+    tv_cat_set_str(t, c_hms, ts);
+}
+
+void tv_cat_set_timestamp(tv_req *r, tv_cat_table *t) {
     int64_t ms = tv_now_ms();
     time_t secs = (time_t)(ms / 1000);
     struct tm tm;
     gmtime_r(&secs, &tm);
-    set_num(r, t, 0, (int64_t)secs);
+    tv_cat_set_num(r, t, 0, (int64_t)secs);
     char *ts = tv_arena_sprintf(&r->arena, "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
     if (!ts) r->oom = true;
-    set_str(t, 1, ts);
+    tv_cat_set_str(t, 1, ts);
 }
 
-static bool check_format(tv_req *r) {
+bool tv_cat_check_format(tv_req *r) {
     const char *fmt = tv_req_param(r, "format");
     if (fmt && strcmp(fmt, "json") != 0 && strcmp(fmt, "text") != 0 && strcmp(fmt, "txt") != 0)
         return tv_req_fail(r, TROVE_EUNSUPPORTED,
@@ -356,8 +381,8 @@ static bool check_format(tv_req *r) {
 
 /* --------------------------------------------------------- _cat/health */
 
-static const col health_cols[] = {
-    TS_COLS,
+static const tv_cat_col health_cols[] = {
+    TV_CAT_TS_COLS,
     {"cluster", "cl", "cluster name", false, true},
     {"status", "st", "health status", false, true},
     {"node.total", "nt,nodeTotal", "total number of nodes", true, true},
@@ -383,8 +408,8 @@ static void index_health(tv_index *idx, int64_t *shards, int64_t *replicas) {
 }
 
 void tv_h_cat_health(tv_req *r) {
-    if (!check_format(r)) return;
-    table t = {.cols = health_cols, .ncols = TV_ARRAY_LEN(health_cols)};
+    if (!tv_cat_check_format(r)) return;
+    tv_cat_table t = {.cols = health_cols, .ncols = TV_ARRAY_LEN(health_cols)};
     tv_resolve_opts o = {.ignore_unavailable = true,
                          .allow_no_indices = true,
                          .expand = TV_EXPAND_OPEN | TV_EXPAND_CLOSED | TV_EXPAND_HIDDEN};
@@ -401,30 +426,30 @@ void tv_h_cat_health(tv_req *r) {
         if (rep) yellow = true;
     }
     tv_index_list_release(&l);
-    if (!add_row(r, &t)) return;
-    set_timestamp(r, &t);
-    set_str(&t, 2, r->node->st->cluster_name);
-    set_str(&t, 3, yellow ? "yellow" : "green");
-    set_num(r, &t, 4, 1);
-    set_num(r, &t, 5, 1);
-    set_str(&t, 6, "true");
-    set_num(r, &t, 7, act);
-    set_num(r, &t, 8, pri);
-    set_num(r, &t, 9, 0);
-    set_num(r, &t, 10, 0);
-    set_num(r, &t, 11, un);
-    set_num(r, &t, 12, 0);
-    set_str(&t, 13, "-");
+    if (!tv_cat_add_row(r, &t)) return;
+    tv_cat_set_timestamp(r, &t);
+    tv_cat_set_str(&t, 2, r->node->st->cluster_name);
+    tv_cat_set_str(&t, 3, yellow ? "yellow" : "green");
+    tv_cat_set_num(r, &t, 4, 1);
+    tv_cat_set_num(r, &t, 5, 1);
+    tv_cat_set_str(&t, 6, "true");
+    tv_cat_set_num(r, &t, 7, act);
+    tv_cat_set_num(r, &t, 8, pri);
+    tv_cat_set_num(r, &t, 9, 0);
+    tv_cat_set_num(r, &t, 10, 0);
+    tv_cat_set_num(r, &t, 11, un);
+    tv_cat_set_num(r, &t, 12, 0);
+    tv_cat_set_str(&t, 13, "-");
     double pct = act + un == 0 ? 100.0 : (double)act / (double)(act + un) * 100.0;
     char *p = tv_arena_sprintf(&r->arena, "%.1f%%", pct);
     if (!p) r->oom = true;
-    set_str(&t, 14, p);
-    respond(r, &t);
+    tv_cat_set_str(&t, 14, p);
+    tv_cat_respond(r, &t);
 }
 
 /* -------------------------------------------------------- _cat/indices */
 
-static const col indices_cols[] = {
+static const tv_cat_col indices_cols[] = {
     {"health", "h", "current health status", false, true},
     {"status", "s", "open/close status", false, true},
     {"index", "i,idx", "index name", false, true},
@@ -440,7 +465,7 @@ static const col indices_cols[] = {
 };
 
 void tv_h_cat_indices(tv_req *r) {
-    if (!check_format(r)) return;
+    if (!tv_cat_check_format(r)) return;
     const char *hf = tv_req_param(r, "health");
     if (hf && strcmp(hf, "green") != 0 && strcmp(hf, "yellow") != 0 && strcmp(hf, "red") != 0) {
         tv_req_fail(r, TROVE_EARG, "unknown cluster health status [%s]", hf);
@@ -456,7 +481,7 @@ void tv_h_cat_indices(tv_req *r) {
     tv_failed_index named;
     bool only_failed = r->p_index && tv_durable_failed(r->node, r->p_index, &named); /* its red row below */
     if (!only_failed && !tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
-    table t = {.cols = indices_cols, .ncols = TV_ARRAY_LEN(indices_cols)};
+    tv_cat_table t = {.cols = indices_cols, .ncols = TV_ARRAY_LEN(indices_cols)};
     for (size_t i = 0; i < l.len && !r->oom; i++) {
         tv_index *idx = l.items[i];
         const char *name = tv_index_name(idx);
@@ -465,31 +490,31 @@ void tv_h_cat_indices(tv_req *r) {
         index_health(idx, &shards, &rep);
         const char *health = rep ? "yellow" : "green";
         if (hf && strcmp(hf, health) != 0) continue;
-        if (!add_row(r, &t)) break;
-        set_str(&t, 0, health);
-        set_str(&t, 1, closed ? "close" : "open");
-        set_str(&t, 2, name);
-        set_str(&t, 3, tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx))));
-        set_num(r, &t, 4, shards);
-        set_num(r, &t, 5, rep);
+        if (!tv_cat_add_row(r, &t)) break;
+        tv_cat_set_str(&t, 0, health);
+        tv_cat_set_str(&t, 1, closed ? "close" : "open");
+        tv_cat_set_str(&t, 2, name);
+        tv_cat_set_str(&t, 3, tv_arena_strndup(&r->arena, tv_index_uuid(idx), strlen(tv_index_uuid(idx))));
+        tv_cat_set_num(r, &t, 4, shards);
+        tv_cat_set_num(r, &t, 5, rep);
         tv_index_lock(idx);
         int64_t created = tv_index_settings(idx)->creation_date_ms;
         tv_index_unlock(idx);
-        set_num(r, &t, 8, created);
+        tv_cat_set_num(r, &t, 8, created);
         time_t secs = (time_t)(created / 1000);
         struct tm tm;
         gmtime_r(&secs, &tm);
         char *cds = tv_arena_sprintf(&r->arena, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
                                      tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(created % 1000));
         if (!cds) r->oom = true;
-        set_str(&t, 9, cds);
+        tv_cat_set_str(&t, 9, cds);
         if (!closed) {
             tv_index_stats st;
             tv_index_get_stats(idx, &st);
-            set_num(r, &t, 6, (int64_t)st.docs_count);
-            set_num(r, &t, 7, (int64_t)st.docs_deleted);
-            set_bytes(r, &t, 10, (int64_t)st.store_bytes);
-            set_bytes(r, &t, 11, (int64_t)st.store_bytes);
+            tv_cat_set_num(r, &t, 6, (int64_t)st.docs_count);
+            tv_cat_set_num(r, &t, 7, (int64_t)st.docs_deleted);
+            tv_cat_set_bytes(r, &t, 10, (int64_t)st.store_bytes);
+            tv_cat_set_bytes(r, &t, 11, (int64_t)st.store_bytes);
         }
     }
     tv_index_list_release(&l);
@@ -498,24 +523,24 @@ void tv_h_cat_indices(tv_req *r) {
     size_t nf = tv_durable_failed_list(r->node, &r->arena, &fl);
     for (size_t i = 0; i < nf && !r->oom && (!hf || strcmp(hf, "red") == 0); i++) {
         if (r->p_index && !tv_simple_match(r->p_index, fl[i].name, strlen(fl[i].name))) continue;
-        if (!add_row(r, &t)) break;
-        set_str(&t, 0, "red");
-        set_str(&t, 1, "open");
-        set_str(&t, 2, fl[i].name);
-        set_str(&t, 3, fl[i].uuid);
+        if (!tv_cat_add_row(r, &t)) break;
+        tv_cat_set_str(&t, 0, "red");
+        tv_cat_set_str(&t, 1, "open");
+        tv_cat_set_str(&t, 2, fl[i].name);
+        tv_cat_set_str(&t, 3, fl[i].uuid);
     }
-    respond(r, &t);
+    tv_cat_respond(r, &t);
 }
 
 /* ---------------------------------------------------------- _cat/count */
 
-static const col count_cols[] = {
-    TS_COLS,
+static const tv_cat_col count_cols[] = {
+    TV_CAT_TS_COLS,
     {"count", "dc,docs.count,docsCount", "the document count", false, true},
 };
 
 void tv_h_cat_count(tv_req *r) {
-    if (!check_format(r)) return;
+    if (!tv_cat_check_format(r)) return;
     tv_resolve_opts o = {.ignore_unavailable = false, .allow_no_indices = true, .expand = TV_EXPAND_OPEN,
                          .forbid_closed = true};
     if (!tv_resolve_opts_parse(r, &o)) return;
@@ -532,16 +557,16 @@ void tv_h_cat_count(tv_req *r) {
         tv_snapshot_release(s);
     }
     tv_index_list_release(&l);
-    table t = {.cols = count_cols, .ncols = TV_ARRAY_LEN(count_cols)};
-    if (!add_row(r, &t)) return;
-    set_timestamp(r, &t);
-    set_num(r, &t, 2, total);
-    respond(r, &t);
+    tv_cat_table t = {.cols = count_cols, .ncols = TV_ARRAY_LEN(count_cols)};
+    if (!tv_cat_add_row(r, &t)) return;
+    tv_cat_set_timestamp(r, &t);
+    tv_cat_set_num(r, &t, 2, total);
+    tv_cat_respond(r, &t);
 }
 
 /* -------------------------------------------------------- _cat/aliases */
 
-static const col alias_cols[] = {
+static const tv_cat_col alias_cols[] = {
     {"alias", "a", "alias name", false, true},
     {"index", "i,idx", "index alias points to", false, true},
     {"filter", "f,fi", "filter", false, true},
@@ -551,10 +576,10 @@ static const col alias_cols[] = {
 };
 
 void tv_h_cat_aliases(tv_req *r) {
-    if (!check_format(r)) return;
+    if (!tv_cat_check_format(r)) return;
     const char **names = NULL;
     size_t nn = r->p_name ? tv_split_commas(&r->arena, r->p_name, &names) : 0;
-    table t = {.cols = alias_cols, .ncols = TV_ARRAY_LEN(alias_cols)};
+    tv_cat_table t = {.cols = alias_cols, .ncols = TV_ARRAY_LEN(alias_cols)};
     /* RestAliasAction lists the aliases of the indices "*" expands to:
      * every index by default, hidden ones too; expand_wildcards narrows it */
     tv_resolve_opts o = {.ignore_unavailable = true,
@@ -576,16 +601,16 @@ void tv_h_cat_aliases(tv_req *r) {
         bool hit = nn == 0;
         for (size_t j = 0; j < nn && !hit; j++)
             hit = strcmp(names[j], "_all") == 0 || tv_simple_match(names[j], a->alias, strlen(a->alias));
-        if (!hit || !add_row(r, &t)) continue;
-        set_str(&t, 0, tv_arena_strndup(&r->arena, a->alias, strlen(a->alias)));
-        set_str(&t, 1, tv_arena_strndup(&r->arena, a->index, strlen(a->index)));
-        set_str(&t, 2, a->filter ? "*" : "-");
-        set_str(&t, 3, a->index_routing ? tv_arena_strndup(&r->arena, a->index_routing, strlen(a->index_routing)) : "-");
-        set_str(&t, 4,
+        if (!hit || !tv_cat_add_row(r, &t)) continue;
+        tv_cat_set_str(&t, 0, tv_arena_strndup(&r->arena, a->alias, strlen(a->alias)));
+        tv_cat_set_str(&t, 1, tv_arena_strndup(&r->arena, a->index, strlen(a->index)));
+        tv_cat_set_str(&t, 2, a->filter ? "*" : "-");
+        tv_cat_set_str(&t, 3, a->index_routing ? tv_arena_strndup(&r->arena, a->index_routing, strlen(a->index_routing)) : "-");
+        tv_cat_set_str(&t, 4,
                 a->search_routing ? tv_arena_strndup(&r->arena, a->search_routing, strlen(a->search_routing)) : "-");
-        set_str(&t, 5, a->is_write_index < 0 ? "-" : a->is_write_index ? "true" : "false");
+        tv_cat_set_str(&t, 5, a->is_write_index < 0 ? "-" : a->is_write_index ? "true" : "false");
     }
     pthread_rwlock_unlock(&r->node->lock);
     tv_index_list_release(&l);
-    respond(r, &t);
+    tv_cat_respond(r, &t);
 }

@@ -268,7 +268,19 @@ void tv_h_cluster_health(tv_req *r) {
 static const char *const known_prefixes[] = {
     "cluster.",  "indices.", "search.",   "action.",  "logger.",     "script.",     "http.",  "transport.",
     "thread_pool.", "node.", "plugins.",  "network.", "discovery.",  "gateway.",    "bootstrap.", "path.",
-    "opensearch.", "ingest.", "persistent_task.", "snapshot.", "repositories.", "monitor.", "index.", NULL};
+    "opensearch.", "ingest.", "persistent_task.", "snapshot.", "repositories.", "monitor.", "index.",
+    "search_backpressure.", NULL};
+
+/* SearchBackpressureMode.fromName: the values search_backpressure.mode
+ * takes. False with the 400 set for another value. */
+static bool backpressure_mode_ok(tv_req *r, const tv_kv *kv) {
+    if (strcmp(kv->key, "search_backpressure.mode") != 0 || !kv->val) return true;
+    const char *v = kv->val->type == TV_JSON_STRING ? kv->val->v.s : NULL;
+    if (v && (strcmp(v, "disabled") == 0 || strcmp(v, "monitor_only") == 0 || strcmp(v, "enforced") == 0))
+        return true;
+    if (!v && kv->val->raw) v = tv_arena_strndup(&r->arena, kv->val->raw, kv->val->raw_len);
+    return tv_req_fail(r, TROVE_EARG, "Invalid SearchBackpressureMode: %s", v ? v : "");
+}
 
 static bool setting_known(const char *k) {
     for (size_t i = 0; known_prefixes[i]; i++)
@@ -424,7 +436,7 @@ void tv_h_cluster_settings_put(tv_req *r) {
                 tv_req_fail(r, TROVE_EARG, "%s setting [%s], not recognized",
                             kind ? "transient" : "persistent", u[i].key);
                 return;
-            } else if (!tv_api_breaker_setting_check(r, u[i].key, u[i].val)) {
+            } else if (!tv_api_breaker_setting_check(r, u[i].key, u[i].val) || !backpressure_mode_ok(r, &u[i])) {
                 return;
             }
     }

@@ -1,6 +1,17 @@
 /*
- * h_nodes.c — GET /_nodes/stats/breaker (and /_nodes/{node_id}/stats/
- * breaker), and the circuit breakers' limits from the cluster settings.
+ * h_nodes.c — GET /_nodes/stats/breaker,fs (and /_nodes/{node_id}/stats/
+ * ...), the circuit breakers' limits from the cluster settings, nodes info
+ * (GET /_nodes[/{node_id}][/{metric}]), and what the other handlers say
+ * of the node itself: its roles and attributes, the process and system
+ * figures /proc gives, the thread pools OpenSearch would size.
+ *
+ * Nodes info writes NodeInfo's sections trove can fill truthfully:
+ * settings (cluster and node names), os (uname, /etc/os-release,
+ * processors), process (pid), jvm (no JVM: the pid, start time and the
+ * heap budget the breakers use), thread_pool, plugins and modules (none),
+ * ingest (no processors). transport, http, aggregations, indices and
+ * search_pipelines are left out of _all and answer 400 when named: the
+ * addresses belong to the server, not the api layer.
  *
  * The breakers themselves are util/breaker.c; a node and its clones share
  * one set (tv_node_breakers), as one OpenSearch process has one
@@ -21,9 +32,9 @@
  * update the limits are recomputed (tv_api_breakers_apply), transient
  * over persistent over the defaults.
  *
- * Stats. Only the breaker section of _nodes/stats is produced: a metric
- * list naming anything else answers 400 naming what trove does not
- * report, rather than a response missing sections. The node's envelope is
+ * Stats. Only the breaker and fs sections of _nodes/stats are produced:
+ * a metric list naming anything else answers 400 naming what trove does
+ * not report, rather than a response missing sections. The node's envelope is
  * NodeStats': timestamp, name, transport_address, host, ip, roles,
  * attributes, then "breakers" with each child in OpenSearch's HashMap
  * order and the parent last (CircuitBreakerStats: limit_size_in_bytes,
@@ -31,8 +42,13 @@
  * fielddata and accounting never hold anything here: trove has no
  * fielddata and does not account segment memory on a breaker.
  */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <sys/utsname.h>
+#include <unistd.h>
 
 #include "api.h"
 
@@ -178,19 +194,27 @@ static void write_breaker(tv_jw *w, tv_breakers *b, tv_breaker_kind k) {
     tv_jw_obj_end(w);
 }
 
+static void write_fs(tv_req *r, tv_jw *w);
+
 static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
-    /* the metrics asked for: only breaker is produced */
+    /* the metrics asked for: breaker and fs are produced */
     if (!metrics || !*metrics || strcmp(metrics, "_all") == 0)
         return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                 "trove reports only the [breaker] metric of _nodes/stats (ask for "
-                                 "/_nodes/stats/breaker)");
+                                 "trove reports only the [breaker] and [fs] metrics of _nodes/stats (ask for "
+                                 "/_nodes/stats/breaker,fs)");
+    bool want_brk = false, want_fs = false;
     for (const char *p = metrics; *p;) {
         const char *e = strchr(p, ',');
         size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (!tv_streq(p, l, "breaker"))
+        if (tv_streq(p, l, "breaker"))
+            want_brk = true;
+        else if (tv_streq(p, l, "fs"))
+            want_fs = true;
+        else
             return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                     "trove does not report the [%.*s] metric of _nodes/stats (only [breaker])", (int)l,
-                                     p);
+                                     "trove does not report the [%.*s] metric of _nodes/stats (only [breaker] and "
+                                     "[fs])",
+                                     (int)l, p);
         p = e ? e + 1 : p + l;
     }
     bool one = selects(r, ids);
@@ -223,24 +247,67 @@ static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
         tv_jw_keyz(w, "ip");
         tv_jw_strz(w, "127.0.0.1:9300");
         tv_jw_keyz(w, "roles");
-        tv_jw_arr_begin(w);
-        static const char *const roles[] = {"cluster_manager", "data", "ingest", "remote_cluster_client"};
-        for (size_t i = 0; i < TV_ARRAY_LEN(roles); i++) tv_jw_strz(w, roles[i]);
-        tv_jw_arr_end(w);
+        tv_api_write_node_roles(w);
         tv_jw_keyz(w, "attributes");
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "shard_indexing_pressure_enabled");
         tv_jw_strz(w, "true");
         tv_jw_obj_end(w);
+        if (want_fs) write_fs(r, w);
+        if (want_brk) {
         tv_jw_keyz(w, "breakers");
         tv_jw_obj_begin(w);
         static const tv_breaker_kind order[] = {TV_BREAKER_REQUEST, TV_BREAKER_FIELDDATA, TV_BREAKER_IN_FLIGHT,
                                                 TV_BREAKER_ACCOUNTING, TV_BREAKER_PARENT};
         for (size_t i = 0; i < TV_ARRAY_LEN(order); i++) write_breaker(w, &r->node->brk->b, order[i]);
         tv_jw_obj_end(w);
+        }
         tv_jw_obj_end(w);
     }
     tv_jw_obj_end(w);
+    tv_jw_obj_end(w);
+}
+
+/* FsInfo of the file system holding the data directory (the working
+ * directory for an in-memory node); trove has no file cache, so its
+ * reserved and utilized bytes are 0. */
+static void write_fs_figures(tv_jw *w, const struct statvfs *fs) {
+    tv_jw_keyz(w, "total_in_bytes");
+    tv_jw_int(w, (int64_t)fs->f_blocks * (int64_t)fs->f_frsize);
+    tv_jw_keyz(w, "free_in_bytes");
+    tv_jw_int(w, (int64_t)fs->f_bfree * (int64_t)fs->f_frsize);
+    tv_jw_keyz(w, "available_in_bytes");
+    tv_jw_int(w, (int64_t)fs->f_bavail * (int64_t)fs->f_frsize);
+    tv_jw_keyz(w, "cache_reserved_in_bytes");
+    tv_jw_int(w, 0);
+    tv_jw_keyz(w, "cache_utilized_in_bytes");
+    tv_jw_int(w, 0);
+}
+
+static void write_fs(tv_req *r, tv_jw *w) {
+    const char *dir = tv_durable_dir(r->node->durable);
+    char cwd[1024];
+    if (!dir) dir = getcwd(cwd, sizeof cwd) ? cwd : ".";
+    struct statvfs fs;
+    bool ok = statvfs(dir, &fs) == 0;
+    tv_jw_keyz(w, "fs");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "timestamp");
+    tv_jw_int(w, tv_now_ms());
+    tv_jw_keyz(w, "total");
+    tv_jw_obj_begin(w);
+    if (ok) write_fs_figures(w, &fs);
+    tv_jw_obj_end(w);
+    tv_jw_keyz(w, "data");
+    tv_jw_arr_begin(w);
+    if (ok) {
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "path");
+        tv_jw_strz(w, dir);
+        write_fs_figures(w, &fs);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_arr_end(w);
     tv_jw_obj_end(w);
 }
 
@@ -248,3 +315,419 @@ static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
 void tv_h_nodes_stats(tv_req *r) { nodes_stats(r, NULL, r->p_name); }
 /* GET /_nodes/{node_id}/stats[/{metric}] */
 void tv_h_nodes_stats_node(tv_req *r) { nodes_stats(r, r->p_name, r->p_name2); }
+
+/* ------------------------------------------------------ node identity */
+
+/* The roles trove's one node has (DiscoveryNodeRole names, sorted). */
+const char *const tv_api_node_roles[] = {"cluster_manager", "data", "ingest", "remote_cluster_client", NULL};
+
+void tv_api_write_node_roles(tv_jw *w) {
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; tv_api_node_roles[i]; i++) tv_jw_strz(w, tv_api_node_roles[i]);
+    tv_jw_arr_end(w);
+}
+
+void tv_api_write_node_attributes(tv_jw *w) {
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "shard_indexing_pressure_enabled");
+    tv_jw_strz(w, "true");
+    tv_jw_obj_end(w);
+}
+
+void tv_api_node_ephemeral_id(trove_node *n, char out[24]) {
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    char seed[48];
+    int len = snprintf(seed, sizeof seed, "%s/ephemeral", n->node_id);
+    uint64_t h1 = tv_hash(seed, (size_t)len), h2 = tv_hash(&h1, sizeof h1);
+    for (int i = 0; i < 22; i++) {
+        uint64_t *h = i < 11 ? &h1 : &h2;
+        out[i] = b64[*h & 63];
+        *h >>= 6;
+    }
+    out[22] = '\0';
+}
+
+/* ------------------------------------------------- process and system */
+
+/* Reads a whole small /proc file into buf (NUL-terminated); false when
+ * it cannot be read. */
+static bool read_proc(const char *path, char *buf, size_t cap) {
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return n > 0;
+}
+
+static int64_t meminfo_kb(const char *text, const char *key) {
+    const char *p = strstr(text, key);
+    if (!p) return -1;
+    p += strlen(key);
+    while (*p == ' ' || *p == ':') p++;
+    return strtoll(p, NULL, 10);
+}
+
+void tv_api_sys_info(tv_api_sys *s) {
+    memset(s, 0, sizeof *s);
+    s->pid = (int64_t)getpid();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->processors = cpus > 0 ? cpus : 1;
+    long page = sysconf(_SC_PAGESIZE);
+    char buf[4096];
+    if (read_proc("/proc/self/statm", buf, sizeof buf)) {
+        long long size = 0, res = 0;
+        if (sscanf(buf, "%lld %lld", &size, &res) == 2) {
+            s->virtual_bytes = size * page;
+            s->rss_bytes = res * page;
+        }
+    }
+    long ticks = sysconf(_SC_CLK_TCK);
+    if (ticks <= 0) ticks = 100;
+    int64_t btime = 0;
+    static char stat[16384];
+    static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&mu);
+    if (read_proc("/proc/stat", stat, sizeof stat)) {
+        const char *p = strstr(stat, "\nbtime ");
+        if (p) btime = strtoll(p + 7, NULL, 10);
+    }
+    pthread_mutex_unlock(&mu);
+    if (read_proc("/proc/self/stat", buf, sizeof buf)) {
+        const char *p = strrchr(buf, ')'); /* after the command name */
+        if (p) {
+            /* fields from 3 (state) on; utime 14, stime 15, starttime 22 */
+            unsigned long long v[24] = {0};
+            int k = 3;
+            for (const char *q = p + 2; *q && k <= 22; k++) {
+                if (k >= 4) v[k] = strtoull(q, NULL, 10);
+                q = strchr(q, ' ');
+                if (!q) break;
+                q++;
+            }
+            s->cpu_ms = (int64_t)((v[14] + v[15]) * 1000ull / (unsigned long long)ticks);
+            if (btime) s->start_ms = (btime * 1000) + (int64_t)(v[22] * 1000ull / (unsigned long long)ticks);
+        }
+    }
+    if (read_proc("/proc/meminfo", buf, sizeof buf)) {
+        int64_t total = meminfo_kb(buf, "MemTotal"), avail = meminfo_kb(buf, "MemAvailable");
+        if (avail < 0) avail = meminfo_kb(buf, "MemFree");
+        s->mem_total = total > 0 ? total * 1024 : 0;
+        s->mem_free = avail > 0 ? avail * 1024 : 0;
+        int64_t st = meminfo_kb(buf, "SwapTotal"), sf = meminfo_kb(buf, "SwapFree");
+        s->swap_total = st > 0 ? st * 1024 : 0;
+        s->swap_free = sf > 0 ? sf * 1024 : 0;
+    }
+    DIR *d = opendir("/proc/self/fd");
+    if (d) {
+        struct dirent *e;
+        while ((e = readdir(d)) != NULL)
+            if (e->d_name[0] != '.') s->open_fds++;
+        closedir(d);
+        s->open_fds--; /* the directory stream itself */
+    }
+    struct rlimit rl;
+    s->max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (int64_t)rl.rlim_cur : -1;
+    struct utsname u;
+    if (uname(&u) == 0) {
+        snprintf(s->os_name, sizeof s->os_name, "%s", u.sysname);
+        snprintf(s->os_arch, sizeof s->os_arch, "%s", u.machine);
+        snprintf(s->os_version, sizeof s->os_version, "%s", u.release);
+    }
+    s->pretty_name[0] = '\0';
+    if (read_proc("/etc/os-release", buf, sizeof buf)) {
+        const char *p = strstr(buf, "PRETTY_NAME=");
+        if (p) {
+            p += 12;
+            if (*p == '"') p++;
+            size_t l = strcspn(p, "\"\n");
+            snprintf(s->pretty_name, sizeof s->pretty_name, "%.*s", (int)l, p);
+        }
+    }
+    if (!s->pretty_name[0]) snprintf(s->pretty_name, sizeof s->pretty_name, "%s", s->os_name);
+}
+
+/* ------------------------------------------------------------- info */
+
+/* The thread pools a node reports (ThreadPool's names, sorted), sized as
+ * OpenSearch sizes them for the number of processors; trove's own work
+ * runs on its event loops, so none of them ever has a task. */
+size_t tv_api_thread_pools(tv_api_pool *out, size_t cap) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    int64_t p = cpus > 0 ? cpus : 1;
+    int64_t half = (p + 1) / 2, half5 = half < 5 ? half : 5, half10 = half < 10 ? half : 10;
+    int64_t p4 = 4 * p;
+    const tv_api_pool pools[] = {
+        {"analyze", "fixed", 1, 1, 16, NULL},
+        {"fetch_shard_started", "scaling", 1, 2 * p, -1, "5m"},
+        {"fetch_shard_store", "scaling", 1, 2 * p, -1, "5m"},
+        {"flush", "scaling", 1, half5, -1, "5m"},
+        {"force_merge", "fixed", 1, 1, -1, NULL},
+        {"generic", "scaling", 4, p4 > 128 ? p4 : 128, -1, "30s"},
+        {"get", "fixed", p, p, 1000, NULL},
+        {"index_searcher", "resizable", p * 2, p * 2, 1000, NULL},
+        {"listener", "fixed", half10, half10, -1, NULL},
+        {"management", "scaling", 1, 5, -1, "5m"},
+        {"refresh", "scaling", 1, half10, -1, "5m"},
+        {"search", "resizable", (p * 3) / 2 + 1, (p * 3) / 2 + 1, 1000, NULL},
+        {"search_throttled", "resizable", 1, 1, 100, NULL},
+        {"snapshot", "scaling", 1, half5, -1, "5m"},
+        {"system_read", "fixed", half5, half5, 2000, NULL},
+        {"system_write", "fixed", half5, half5, 1000, NULL},
+        {"warmer", "scaling", 1, half5, -1, "5m"},
+        {"write", "fixed", p, p, 10000, NULL},
+    };
+    size_t n = TV_ARRAY_LEN(pools) < cap ? TV_ARRAY_LEN(pools) : cap;
+    memcpy(out, pools, n * sizeof *out);
+    return TV_ARRAY_LEN(pools);
+}
+
+enum {
+    I_SETTINGS = 1 << 0,
+    I_OS = 1 << 1,
+    I_PROCESS = 1 << 2,
+    I_JVM = 1 << 3,
+    I_THREAD_POOL = 1 << 4,
+    I_TRANSPORT = 1 << 5,
+    I_HTTP = 1 << 6,
+    I_PLUGINS = 1 << 7,
+    I_INGEST = 1 << 8,
+    I_AGGS = 1 << 9,
+    I_INDICES = 1 << 10,
+    I_PIPELINES = 1 << 11,
+};
+static const char *const info_metrics[] = {"settings", "os",      "process",      "jvm",     "thread_pool",
+                                           "transport", "http",   "plugins",      "ingest",  "aggregations",
+                                           "indices",  "search_pipelines", NULL};
+/* what trove cannot describe: its HTTP and transport addresses belong to
+ * the server (the api layer has none), and the per-type aggregation and
+ * search pipeline listings are not kept */
+#define I_UNKNOWN (I_TRANSPORT | I_HTTP | I_AGGS | I_PIPELINES | I_INDICES)
+
+static int metric_bit(const char *s, size_t l) {
+    for (int i = 0; info_metrics[i]; i++)
+        if (tv_streq(s, l, info_metrics[i])) return 1 << i;
+    return 0;
+}
+
+/* Are all comma parts of s info metrics (or _all)? */
+static bool all_metrics(const char *s) {
+    for (const char *p = s; *p;) {
+        const char *e = strchr(p, ',');
+        size_t l = e ? (size_t)(e - p) : strlen(p);
+        if (l && !tv_streq(p, l, "_all") && !metric_bit(p, l)) return false;
+        p = e ? e + 1 : p + l;
+    }
+    return true;
+}
+
+static void write_node_head(tv_req *r, tv_jw *w) {
+    tv_jw_keyz(w, "name");
+    tv_jw_strz(w, r->node->st->node_name);
+    tv_jw_keyz(w, "transport_address");
+    tv_jw_strz(w, TV_API_TRANSPORT_ADDRESS);
+    tv_jw_keyz(w, "host");
+    tv_jw_strz(w, "127.0.0.1");
+    tv_jw_keyz(w, "ip");
+    tv_jw_strz(w, "127.0.0.1");
+}
+
+static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
+    unsigned m = 0;
+    if (!metrics || !*metrics) {
+        m = ~0u & ~(unsigned)I_UNKNOWN;
+    } else {
+        bool all = false;
+        tv_buf bad;
+        tv_buf_init(&bad);
+        size_t nbad = 0;
+        for (const char *p = metrics; *p;) {
+            const char *e = strchr(p, ',');
+            size_t l = e ? (size_t)(e - p) : strlen(p);
+            int b = metric_bit(p, l);
+            if (tv_streq(p, l, "_all"))
+                all = true;
+            else if (b)
+                m |= (unsigned)b;
+            else if (l)
+                tv_buf_printf(&bad, "%s%.*s", nbad++ ? ", " : "", (int)l, p);
+            p = e ? e + 1 : p + l;
+        }
+        if (nbad) {
+            tv_req_fail(r, TROVE_EILLEGALSTATE, "Used an illegal metric: [%.*s]", (int)bad.len, bad.data);
+            tv_buf_fini(&bad);
+            return;
+        }
+        tv_buf_fini(&bad);
+        if (all) m = ~0u & ~(unsigned)I_UNKNOWN;
+        else if (m & I_UNKNOWN)
+            return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
+                                     "trove does not report the [transport], [http], [aggregations], [indices] "
+                                     "and [search_pipelines] sections of _nodes info");
+    }
+    bool flat;
+    if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
+    bool one = selects(r, ids);
+    tv_api_sys sys;
+    tv_api_sys_info(&sys);
+    tv_jw *w = tv_req_json(r, 200);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "_nodes");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "total");
+    tv_jw_int(w, one);
+    tv_jw_keyz(w, "successful");
+    tv_jw_int(w, one);
+    tv_jw_keyz(w, "failed");
+    tv_jw_int(w, 0);
+    tv_jw_obj_end(w);
+    tv_jw_keyz(w, "cluster_name");
+    tv_jw_strz(w, r->node->st->cluster_name);
+    tv_jw_keyz(w, "nodes");
+    tv_jw_obj_begin(w);
+    if (one) {
+        tv_jw_keyz(w, r->node->node_id);
+        tv_jw_obj_begin(w);
+        write_node_head(r, w);
+        tv_jw_keyz(w, "version");
+        tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
+        tv_jw_keyz(w, "build_type");
+        tv_jw_strz(w, "tar");
+        tv_jw_keyz(w, "build_hash");
+        tv_jw_strz(w, "trove-" TROVE_VERSION_STRING);
+        tv_jw_keyz(w, "roles");
+        tv_api_write_node_roles(w);
+        tv_jw_keyz(w, "attributes");
+        tv_api_write_node_attributes(w);
+        if (m & I_SETTINGS) {
+            tv_jw_keyz(w, "settings");
+            tv_jw_obj_begin(w);
+            if (flat) {
+                tv_jw_keyz(w, "cluster.name");
+                tv_jw_strz(w, r->node->st->cluster_name);
+                tv_jw_keyz(w, "node.name");
+                tv_jw_strz(w, r->node->st->node_name);
+            } else {
+                tv_jw_keyz(w, "cluster");
+                tv_jw_obj_begin(w);
+                tv_jw_keyz(w, "name");
+                tv_jw_strz(w, r->node->st->cluster_name);
+                tv_jw_obj_end(w);
+                tv_jw_keyz(w, "node");
+                tv_jw_obj_begin(w);
+                tv_jw_keyz(w, "name");
+                tv_jw_strz(w, r->node->st->node_name);
+                tv_jw_obj_end(w);
+            }
+            tv_jw_obj_end(w);
+        }
+        if (m & I_OS) {
+            tv_jw_keyz(w, "os");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "refresh_interval_in_millis");
+            tv_jw_int(w, 1000);
+            tv_jw_keyz(w, "name");
+            tv_jw_strz(w, sys.os_name);
+            tv_jw_keyz(w, "pretty_name");
+            tv_jw_strz(w, sys.pretty_name);
+            tv_jw_keyz(w, "arch");
+            tv_jw_strz(w, sys.os_arch);
+            tv_jw_keyz(w, "version");
+            tv_jw_strz(w, sys.os_version);
+            tv_jw_keyz(w, "available_processors");
+            tv_jw_int(w, sys.processors);
+            tv_jw_keyz(w, "allocated_processors");
+            tv_jw_int(w, sys.processors);
+            tv_jw_obj_end(w);
+        }
+        if (m & I_PROCESS) {
+            tv_jw_keyz(w, "process");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "refresh_interval_in_millis");
+            tv_jw_int(w, 1000);
+            tv_jw_keyz(w, "id");
+            tv_jw_int(w, sys.pid);
+            tv_jw_keyz(w, "mlockall");
+            tv_jw_bool(w, false);
+            tv_jw_obj_end(w);
+        }
+        if (m & I_JVM) {
+            /* no JVM: the process and its heap budget */
+            tv_jw_keyz(w, "jvm");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "pid");
+            tv_jw_int(w, sys.pid);
+            tv_jw_keyz(w, "start_time_in_millis");
+            tv_jw_int(w, sys.start_ms);
+            tv_jw_keyz(w, "mem");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "heap_init_in_bytes");
+            tv_jw_int(w, r->node->brk->b.heap);
+            tv_jw_keyz(w, "heap_max_in_bytes");
+            tv_jw_int(w, r->node->brk->b.heap);
+            tv_jw_obj_end(w);
+            tv_jw_obj_end(w);
+        }
+        if (m & I_THREAD_POOL) {
+            tv_api_pool pools[32];
+            size_t np = tv_api_thread_pools(pools, TV_ARRAY_LEN(pools));
+            tv_jw_keyz(w, "thread_pool");
+            tv_jw_obj_begin(w);
+            for (size_t i = 0; i < np; i++) {
+                tv_jw_keyz(w, pools[i].name);
+                tv_jw_obj_begin(w);
+                tv_jw_keyz(w, "type");
+                tv_jw_strz(w, pools[i].type);
+                if (strcmp(pools[i].type, "scaling") == 0) {
+                    tv_jw_keyz(w, "core");
+                    tv_jw_int(w, pools[i].core);
+                    tv_jw_keyz(w, "max");
+                    tv_jw_int(w, pools[i].max);
+                    tv_jw_keyz(w, "keep_alive");
+                    tv_jw_strz(w, pools[i].keep_alive);
+                } else {
+                    tv_jw_keyz(w, "size");
+                    tv_jw_int(w, pools[i].max);
+                }
+                tv_jw_keyz(w, "queue_size");
+                tv_jw_int(w, pools[i].queue_size);
+                tv_jw_obj_end(w);
+            }
+            tv_jw_obj_end(w);
+        }
+        if (m & I_PLUGINS) {
+            tv_jw_keyz(w, "plugins");
+            tv_jw_arr_begin(w);
+            tv_jw_arr_end(w);
+            tv_jw_keyz(w, "modules");
+            tv_jw_arr_begin(w);
+            tv_jw_arr_end(w);
+        }
+        if (m & I_INGEST) {
+            tv_jw_keyz(w, "ingest");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "processors");
+            tv_jw_arr_begin(w);
+            tv_jw_arr_end(w);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_obj_end(w);
+    }
+    tv_jw_obj_end(w);
+    tv_jw_obj_end(w);
+}
+
+/* GET /_nodes */
+void tv_h_nodes_info(tv_req *r) { nodes_info(r, NULL, NULL); }
+
+/* GET /_nodes/{node_id_or_metric}: metrics when every part is one
+ * (RestNodesInfoAction), else node ids */
+void tv_h_nodes_info_one(tv_req *r) {
+    if (all_metrics(r->p_name))
+        nodes_info(r, NULL, r->p_name);
+    else
+        nodes_info(r, r->p_name, NULL);
+}
+
+/* GET /_nodes/{node_id}/{metric} */
+void tv_h_nodes_info_node(tv_req *r) { nodes_info(r, r->p_name, r->p_name2); }

@@ -11,7 +11,10 @@
  * matching legacy template is applied in ascending `order` (a later one
  * overrides). Settings are merged key by key (the request wins), mappings
  * are merged object by object (the request wins on conflicts), aliases are
- * united. A JSON text store was chosen over a parsed tree: templates are
+ * united. A composable template's composed_of component templates
+ * (h_component_template.c) apply first, in their order, then the
+ * template's own section; a put naming a component that does not exist is
+ * refused. A JSON text store was chosen over a parsed tree: templates are
  * read rarely (index creation, GET) and a text survives clones trivially.
  */
 #include <stdio.h>
@@ -23,7 +26,9 @@ static bool is_legacy(const tv_req *r) { return strncmp(r->path, "/_template", 1
 
 static int find_template_locked(trove_node *n, const char *name, bool legacy) {
     for (size_t i = 0; i < n->st->ntemplates; i++)
-        if (n->st->templates[i].legacy == legacy && strcmp(n->st->templates[i].name, name) == 0) return (int)i;
+        if (n->st->templates[i].legacy == legacy && !n->st->templates[i].component &&
+            strcmp(n->st->templates[i].name, name) == 0)
+            return (int)i;
     return -1;
 }
 
@@ -157,13 +162,36 @@ void tv_h_template_put(tv_req *r) {
             tv_buf_fini(&b);
             return;
         }
-        if (co && co->type == TV_JSON_ARRAY && co->len) {
+        if (co && co->type != TV_JSON_ARRAY) {
             tv_buf_fini(&b);
-            tv_req_fail(r, TROVE_ETEMPLATE,
-                        "index_template [%s] invalid, cause [index template [%s] specifies component templates %s "
-                        "that do not exist]",
-                        r->p_name, r->p_name, "[...]");
+            tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [index_template] composed_of doesn't support values of type: %s",
+                        co->type == TV_JSON_OBJECT ? "START_OBJECT" : "VALUE_STRING");
             return;
+        }
+        /* MetadataIndexTemplateService.validateIndexTemplateV2: every
+         * component named must exist */
+        if (co && co->len) {
+            tv_buf miss;
+            tv_buf_init(&miss);
+            size_t nmiss = 0;
+            pthread_rwlock_rdlock(&r->node->lock);
+            for (uint32_t i = 0; i < co->len; i++) {
+                const tv_json *c = &co->v.items[i];
+                if (c->type != TV_JSON_STRING) continue;
+                if (tv_component_template_find_locked(r->node, c->v.s) >= 0) continue;
+                tv_buf_printf(&miss, "%s%s", nmiss++ ? ", " : "", c->v.s);
+            }
+            pthread_rwlock_unlock(&r->node->lock);
+            if (nmiss) {
+                tv_buf_fini(&b);
+                tv_req_fail(r, TROVE_ETEMPLATE,
+                            "index_template [%s] invalid, cause [index template [%s] specifies component templates "
+                            "[%.*s] that do not exist]",
+                            r->p_name, r->p_name, (int)miss.len, miss.data ? miss.data : "");
+                tv_buf_fini(&miss);
+                return;
+            }
+            tv_buf_fini(&miss);
         }
         tv_jw_keyz(&w, "index_patterns");
         write_patterns(&w, pat);
@@ -194,6 +222,7 @@ void tv_h_template_put(tv_req *r) {
         }
         tv_jw_keyz(&w, "composed_of");
         tv_jw_arr_begin(&w);
+        for (uint32_t i = 0; co && i < co->len; i++) tv_jw_value(&w, &co->v.items[i]);
         tv_jw_arr_end(&w);
         const char *keys[] = {"priority", "version", "_meta", "data_stream"};
         for (size_t i = 0; i < TV_ARRAY_LEN(keys); i++) {
@@ -240,6 +269,7 @@ void tv_h_template_put(tv_req *r) {
             nt[r->node->st->ntemplates].name = name;
             nt[r->node->st->ntemplates].body = text;
             nt[r->node->st->ntemplates].legacy = legacy;
+            nt[r->node->st->ntemplates].component = false;
             r->node->st->ntemplates++;
             qsort(nt, r->node->st->ntemplates, sizeof *nt, cmp_template);
             text = name = NULL;
@@ -279,7 +309,7 @@ void tv_h_template_get(tv_req *r) {
     }
     for (size_t i = 0; i < r->node->st->ntemplates; i++) {
         const tv_template *t = &r->node->st->templates[i];
-        if (t->legacy != legacy || !name_match_any(names, nn, t->name)) continue;
+        if (t->legacy != legacy || t->component || !name_match_any(names, nn, t->name)) continue;
         found++;
         tv_json *j = NULL;
         if (flat && tv_json_parse(&r->arena, t->body, strlen(t->body), &j, NULL) == TROVE_OK) {
@@ -349,7 +379,7 @@ void tv_h_template_delete(tv_req *r) {
     size_t k = 0;
     for (size_t i = 0; i < r->node->st->ntemplates; i++) {
         tv_template *t = &r->node->st->templates[i];
-        if (t->legacy == legacy && nn && name_match_any(names, nn, t->name)) {
+        if (t->legacy == legacy && !t->component && nn && name_match_any(names, nn, t->name)) {
             tv_free(t->name);
             tv_free(t->body);
             removed++;
@@ -435,7 +465,7 @@ static size_t matching_templates(tv_req *r, const char *name, tsec *out, size_t 
     const tv_json *best = NULL;
     double best_prio = -1;
     for (size_t i = 0; i < n->st->ntemplates; i++) {
-        if (n->st->templates[i].legacy) continue;
+        if (n->st->templates[i].legacy || n->st->templates[i].component) continue;
         tv_json *j = NULL;
         if (tv_json_parse(&r->arena, n->st->templates[i].body, strlen(n->st->templates[i].body), &j, NULL) != TROVE_OK)
             continue;
@@ -448,18 +478,39 @@ static size_t matching_templates(tv_req *r, const char *name, tsec *out, size_t 
         }
     }
     if (best) {
+        /* the component templates in composed_of order, then the
+         * template's own (MetadataIndexTemplateService.collectSettings /
+         * collectMappings: later ones win) */
+        size_t k = 0;
+        const tv_json *co = tv_json_get(best, "composed_of");
+        for (uint32_t i = 0; co && co->type == TV_JSON_ARRAY && i < co->len && k + 1 < cap; i++) {
+            const tv_json *c = &co->v.items[i];
+            int at = c->type == TV_JSON_STRING ? tv_component_template_find_locked(n, c->v.s) : -1;
+            tv_json *cj = NULL;
+            if (at < 0 || tv_json_parse(&r->arena, n->st->templates[at].body, strlen(n->st->templates[at].body), &cj,
+                                        NULL) != TROVE_OK)
+                continue;
+            const tv_json *ct = tv_json_get(cj, "template");
+            if (!ct) continue;
+            out[k].settings = tv_json_get(ct, "settings");
+            out[k].mappings = tv_json_get(ct, "mappings");
+            out[k].aliases = tv_json_get(ct, "aliases");
+            k++;
+        }
         const tv_json *t = tv_json_get(best, "template");
-        if (!t || cap == 0) return 0;
-        out[0].settings = tv_json_get(t, "settings");
-        out[0].mappings = tv_json_get(t, "mappings");
-        out[0].aliases = tv_json_get(t, "aliases");
-        return 1;
+        if (t && k < cap) {
+            out[k].settings = tv_json_get(t, "settings");
+            out[k].mappings = tv_json_get(t, "mappings");
+            out[k].aliases = tv_json_get(t, "aliases");
+            k++;
+        }
+        return k;
     }
     /* legacy: ascending order */
     size_t k = 0;
     double orders[64];
     for (size_t i = 0; i < n->st->ntemplates && k < cap && k < 64; i++) {
-        if (!n->st->templates[i].legacy) continue;
+        if (!n->st->templates[i].legacy) continue; /* composable or component */
         tv_json *j = NULL;
         if (tv_json_parse(&r->arena, n->st->templates[i].body, strlen(n->st->templates[i].body), &j, NULL) != TROVE_OK)
             continue;

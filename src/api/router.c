@@ -496,11 +496,72 @@ static const route routes[] = {
      P("cluster_manager_timeout", "flat_settings", "include_defaults", "master_timeout", "timeout", "local")},
     {TV_PUT, "/_cluster/settings", tv_h_cluster_settings_put,
      P("cluster_manager_timeout", "flat_settings", "master_timeout", "timeout")},
+#define P_CLUSTER_STATE                                                                                      \
+    P("allow_no_indices", "cluster_manager_timeout", "expand_wildcards", "flat_settings", "ignore_unavailable", \
+      "local", "master_timeout", "wait_for_metadata_version", "wait_for_timeout")
+    {TV_GET, "/_cluster/state", tv_h_cluster_state, P_CLUSTER_STATE},
+    {TV_GET, "/_cluster/state/{metric}", tv_h_cluster_state, P_CLUSTER_STATE},
+    {TV_GET, "/_cluster/state/{metric}/{index}", tv_h_cluster_state, P_CLUSTER_STATE},
+    {TV_GET, "/_cluster/stats", tv_h_cluster_stats, P("flat_settings", "timeout")},
+    {TV_GET, "/_cluster/stats/nodes/{name}", tv_h_cluster_stats, P("flat_settings", "timeout")},
+    {TV_GET, "/_cluster/pending_tasks", tv_h_cluster_pending_tasks,
+     P("cluster_manager_timeout", "local", "master_timeout")},
+    {TV_GET, "/_remote/info", tv_h_remote_info, P_NONE},
+    {TV_GET, "/_cluster/allocation/explain", tv_h_cluster_allocation_explain,
+     P("include_disk_info", "include_yes_decisions")},
+    {TV_POST, "/_cluster/allocation/explain", tv_h_cluster_allocation_explain,
+     P("include_disk_info", "include_yes_decisions")},
     {TV_POST, "/_cluster/voting_config_exclusions", tv_h_voting_exclusions_post,
      P("node_ids", "node_names", "timeout", "cluster_manager_timeout", "master_timeout")},
     {TV_DELETE, "/_cluster/voting_config_exclusions", tv_h_voting_exclusions_delete,
      P("wait_for_removal", "cluster_manager_timeout", "master_timeout")},
-    {TV_GET, "/_cluster/state", tv_h_unsupported, NULL},
+#define P_NODES_INFO P("flat_settings", "timeout")
+    {TV_GET, "/_nodes", tv_h_nodes_info, P_NODES_INFO},
+    {TV_GET, "/_nodes/{name}", tv_h_nodes_info_one, P_NODES_INFO},
+    {TV_GET, "/_nodes/{name}/{metric}", tv_h_nodes_info_node, P_NODES_INFO},
+#define P_COMPONENT_GET P("cluster_manager_timeout", "flat_settings", "local", "master_timeout")
+#define P_COMPONENT_PUT P("cluster_manager_timeout", "create", "master_timeout", "timeout")
+    {TV_GET, "/_component_template", tv_h_component_template_get, P_COMPONENT_GET},
+    {TV_GET, "/_component_template/{name}", tv_h_component_template_get, P_COMPONENT_GET},
+    {TV_HEAD, "/_component_template/{name}", tv_h_component_template_get, P_COMPONENT_GET},
+    {TV_PUT, "/_component_template/{name}", tv_h_component_template_put, P_COMPONENT_PUT},
+    {TV_POST, "/_component_template/{name}", tv_h_component_template_put, P_COMPONENT_PUT},
+    {TV_DELETE, "/_component_template/{name}", tv_h_component_template_delete,
+     P("cluster_manager_timeout", "master_timeout", "timeout")},
+#define P_SNAP_M P("cluster_manager_timeout", "master_timeout")
+#define P_SNAP_MT P("cluster_manager_timeout", "master_timeout", "timeout")
+    {TV_PUT, "/_snapshot/{name}", tv_h_repository_put, P("cluster_manager_timeout", "master_timeout", "timeout", "verify")},
+    {TV_POST, "/_snapshot/{name}", tv_h_repository_put, P("cluster_manager_timeout", "master_timeout", "timeout", "verify")},
+    {TV_GET, "/_snapshot", tv_h_repository_get, P("cluster_manager_timeout", "master_timeout", "local")},
+    {TV_GET, "/_snapshot/{name}", tv_h_repository_get, P("cluster_manager_timeout", "master_timeout", "local")},
+    {TV_DELETE, "/_snapshot/{name}", tv_h_repository_delete, P_SNAP_MT},
+    {TV_POST, "/_snapshot/{name}/_verify", tv_h_repository_verify, P_SNAP_MT},
+    {TV_POST, "/_snapshot/{name}/_cleanup", tv_h_repository_cleanup, P_SNAP_MT},
+    {TV_PUT, "/_snapshot/{name}/{name}", tv_h_snapshot_create, P("cluster_manager_timeout", "master_timeout", "wait_for_completion")},
+    {TV_POST, "/_snapshot/{name}/{name}", tv_h_snapshot_create, P("cluster_manager_timeout", "master_timeout", "wait_for_completion")},
+    {TV_GET, "/_snapshot/{name}/{name}", tv_h_snapshot_get,
+     P("cluster_manager_timeout", "master_timeout", "ignore_unavailable", "verbose")},
+    {TV_DELETE, "/_snapshot/{name}/{name}", tv_h_snapshot_delete, P_SNAP_M},
+    {TV_GET, "/_snapshot/_status", tv_h_snapshot_status, P("cluster_manager_timeout", "master_timeout", "ignore_unavailable")},
+    {TV_GET, "/_snapshot/{name}/_status", tv_h_snapshot_status,
+     P("cluster_manager_timeout", "master_timeout", "ignore_unavailable")},
+    {TV_GET, "/_cat/snapshots", tv_h_cat_snapshots, P_CAT("ignore_unavailable", "repository")},
+    {TV_GET, "/_cat/snapshots/{name}", tv_h_cat_snapshots, P_CAT("ignore_unavailable")},
+    {TV_GET, "/_cat/repositories", tv_h_cat_repositories, P_CAT("local")},
+    {TV_GET, "/_cat/shards", tv_h_cat_shards, P_CAT("local")},
+    {TV_GET, "/_cat/shards/{index}", tv_h_cat_shards, P_CAT("local")},
+    {TV_GET, "/_cat/recovery", tv_h_cat_recovery, P_CAT("active_only", "detailed", "index")},
+    {TV_GET, "/_cat/recovery/{index}", tv_h_cat_recovery, P_CAT("active_only", "detailed")},
+    {TV_GET, "/_cat/cluster_manager", tv_h_cat_cluster_manager, P_CAT("local")},
+    {TV_GET, "/_cat/master", tv_h_cat_cluster_manager, P_CAT("local")},
+    {TV_GET, "/_cat/thread_pool", tv_h_cat_thread_pool, P_CAT("local")},
+    {TV_GET, "/_cat/thread_pool/{name}", tv_h_cat_thread_pool, P_CAT("local")},
+    {TV_GET, "/_cat/plugins", tv_h_cat_plugins, P_CAT("local")},
+    {TV_GET, "/_cat/nodes", tv_h_cat_nodes, P_CAT("full_id", "local")},
+    {TV_GET, "/_cat/allocation", tv_h_cat_allocation, P_CAT("local")},
+    {TV_GET, "/_cat/allocation/{name}", tv_h_cat_allocation, P_CAT("local")},
+    {TV_GET, "/_cat/templates", tv_h_cat_templates, P_CAT("local")},
+    {TV_GET, "/_cat/templates/{name}", tv_h_cat_templates, P_CAT("local")},
     {TV_GET, "/_cat/indices", tv_h_cat_indices, P_CAT_INDICES},
     {TV_GET, "/_cat/indices/{index}", tv_h_cat_indices, P_CAT_INDICES},
     {TV_GET, "/_cat/aliases", tv_h_cat_aliases, P_CAT("expand_wildcards", "local")},
@@ -508,7 +569,6 @@ static const route routes[] = {
     {TV_GET, "/_cat/count", tv_h_cat_count, P_CAT("local")},
     {TV_GET, "/_cat/count/{index}", tv_h_cat_count, P_CAT("local")},
     {TV_GET, "/_cat/health", tv_h_cat_health, P_CAT("local")},
-    {TV_GET, "/_nodes", tv_h_unsupported, NULL},
     {TV_GET, "/_nodes/stats", tv_h_nodes_stats, P_NODES_STATS},
     {TV_GET, "/_nodes/stats/{metric}", tv_h_nodes_stats, P_NODES_STATS},
     {TV_GET, "/_nodes/{name}/stats", tv_h_nodes_stats_node, P_NODES_STATS},
@@ -542,55 +602,26 @@ static const route routes[] = {
     {TV_POST, "/_mtermvectors", tv_h_unsupported, NULL},
     {TV_GET, "/{index}/_mtermvectors", tv_h_unsupported, NULL},
     {TV_POST, "/{index}/_mtermvectors", tv_h_unsupported, NULL},
-    {TV_GET, "/_cat/allocation", tv_h_unsupported, NULL}, /* cat.allocation */
-    {TV_GET, "/_cat/allocation/{node_id}", tv_h_unsupported, NULL}, /* cat.allocation */
-    {TV_GET, "/_cat/cluster_manager", tv_h_unsupported, NULL}, /* cat.cluster_manager */
     {TV_GET, "/_cat/fielddata", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat/fielddata/{fields}", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat", tv_h_unsupported, NULL}, /* cat.help */
     {TV_GET, "/_cat/nodeattrs", tv_h_unsupported, NULL}, /* cat.nodeattrs */
-    {TV_GET, "/_cat/nodes", tv_h_unsupported, NULL}, /* cat.nodes */
     {TV_GET, "/_cat/pending_tasks", tv_h_unsupported, NULL}, /* cat.pending_tasks */
-    {TV_GET, "/_cat/plugins", tv_h_unsupported, NULL}, /* cat.plugins */
-    {TV_GET, "/_cat/recovery", tv_h_unsupported, NULL}, /* cat.recovery */
-    {TV_GET, "/_cat/recovery/{index}", tv_h_unsupported, NULL}, /* cat.recovery */
-    {TV_GET, "/_cat/repositories", tv_h_unsupported, NULL}, /* cat.repositories */
     {TV_GET, "/_cat/segment_replication", tv_h_unsupported, NULL}, /* cat.segment_replication */
     {TV_GET, "/_cat/segment_replication/{index}", tv_h_unsupported, NULL}, /* cat.segment_replication */
     {TV_GET, "/_cat/segments", tv_h_unsupported, NULL}, /* cat.segments */
     {TV_GET, "/_cat/segments/{index}", tv_h_unsupported, NULL}, /* cat.segments */
-    {TV_GET, "/_cat/shards", tv_h_unsupported, NULL}, /* cat.shards */
-    {TV_GET, "/_cat/shards/{index}", tv_h_unsupported, NULL}, /* cat.shards */
-    {TV_GET, "/_cat/snapshots", tv_h_unsupported, NULL}, /* cat.snapshots */
-    {TV_GET, "/_cat/snapshots/{repository}", tv_h_unsupported, NULL}, /* cat.snapshots */
     {TV_GET, "/_cat/tasks", tv_h_unsupported, NULL}, /* cat.tasks */
-    {TV_GET, "/_cat/templates", tv_h_unsupported, NULL}, /* cat.templates */
-    {TV_GET, "/_cat/templates/{name}", tv_h_unsupported, NULL}, /* cat.templates */
-    {TV_GET, "/_cat/thread_pool", tv_h_unsupported, NULL}, /* cat.thread_pool */
-    {TV_GET, "/_cat/thread_pool/{thread_pool_patterns}", tv_h_unsupported, NULL}, /* cat.thread_pool */
-    {TV_GET, "/_cluster/allocation/explain", tv_h_unsupported, NULL}, /* cluster.allocation_explain */
-    {TV_POST, "/_cluster/allocation/explain", tv_h_unsupported, NULL}, /* cluster.allocation_explain */
     {TV_GET, "/_cluster/awareness/{awareness_attribute_name}/health", tv_h_unsupported, NULL}, /* cluster.awareness_attribute_health */
-    {TV_DELETE, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.delete_component_template */
     {TV_DELETE, "/_cluster/decommission/awareness/", tv_h_unsupported, NULL}, /* cluster.delete_decommission_awareness */
     {TV_DELETE, "/_cluster/routing/awareness/weights", tv_h_unsupported, NULL}, /* cluster.delete_weighted_routing */
     {TV_GET, "/_cluster/settings/_describe", tv_h_unsupported, NULL}, /* cluster.describe_settings */
-    {TV_GET, "/_component_template", tv_h_unsupported, NULL}, /* cluster.get_component_template */
-    {TV_GET, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.get_component_template */
     {TV_GET, "/_cluster/decommission/awareness/{awareness_attribute_name}/_status", tv_h_unsupported, NULL}, /* cluster.get_decommission_awareness */
     {TV_GET, "/_cluster/routing/awareness/{attribute}/weights", tv_h_unsupported, NULL}, /* cluster.get_weighted_routing */
     {TV_PUT, "/_cluster/management/decommission", tv_h_unsupported, NULL}, /* cluster.management_decommission */
-    {TV_GET, "/_cluster/pending_tasks", tv_h_unsupported, NULL}, /* cluster.pending_tasks */
-    {TV_PUT, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.put_component_template */
-    {TV_POST, "/_component_template/{name}", tv_h_unsupported, NULL}, /* cluster.put_component_template */
     {TV_PUT, "/_cluster/decommission/awareness/{awareness_attribute_name}/{awareness_attribute_value}", tv_h_unsupported, NULL}, /* cluster.put_decommission_awareness */
     {TV_PUT, "/_cluster/routing/awareness/{attribute}/weights", tv_h_unsupported, NULL}, /* cluster.put_weighted_routing */
-    {TV_GET, "/_remote/info", tv_h_unsupported, NULL}, /* cluster.remote_info */
     {TV_POST, "/_cluster/reroute", tv_h_unsupported, NULL}, /* cluster.reroute */
-    {TV_GET, "/_cluster/state/{metric}", tv_h_unsupported, NULL}, /* cluster.state */
-    {TV_GET, "/_cluster/state/{metric}/{index}", tv_h_unsupported, NULL}, /* cluster.state */
-    {TV_GET, "/_cluster/stats", tv_h_unsupported, NULL}, /* cluster.stats */
-    {TV_GET, "/_cluster/stats/nodes/{node_id}", tv_h_unsupported, NULL}, /* cluster.stats */
     {TV_PUT, "/_wlm/query_group", tv_h_unsupported, NULL}, /* create_query_group_context */
     {TV_POST, "/_wlm/query_group", tv_h_unsupported, NULL}, /* create_query_group_context */
     {TV_PUT, "/_wlm/workload_group", tv_h_unsupported, NULL}, /* create_workload_group_context */
@@ -640,8 +671,6 @@ static const route routes[] = {
     {TV_POST, "/{index}/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
     {TV_GET, "/_nodes/hot_threads", tv_h_unsupported, NULL}, /* nodes.hot_threads */
     {TV_GET, "/_nodes/{node_id}/hot_threads", tv_h_unsupported, NULL}, /* nodes.hot_threads */
-    {TV_GET, "/_nodes/{node_id}", tv_h_unsupported, NULL}, /* nodes.info */
-    {TV_GET, "/_nodes/{node_id}/{metric}", tv_h_unsupported, NULL}, /* nodes.info */
     {TV_POST, "/_nodes/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
     {TV_POST, "/_nodes/{node_id}/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
     {TV_GET, "/_nodes/stats/{metric}/{index_metric}", tv_h_unsupported, NULL}, /* nodes.stats */
@@ -679,22 +708,9 @@ static const route routes[] = {
     {TV_POST, "/_search/template", tv_h_unsupported, NULL}, /* search_template */
     {TV_GET, "/{index}/_search/template", tv_h_unsupported, NULL}, /* search_template */
     {TV_POST, "/{index}/_search/template", tv_h_unsupported, NULL}, /* search_template */
-    {TV_POST, "/_snapshot/{repository}/_cleanup", tv_h_unsupported, NULL}, /* snapshot.cleanup_repository */
     {TV_PUT, "/_snapshot/{repository}/{snapshot}/_clone/{target_snapshot}", tv_h_unsupported, NULL}, /* snapshot.clone */
-    {TV_PUT, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.create */
-    {TV_POST, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.create */
-    {TV_PUT, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.create_repository */
-    {TV_POST, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.create_repository */
-    {TV_DELETE, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.delete */
-    {TV_DELETE, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.delete_repository */
-    {TV_GET, "/_snapshot/{repository}/{snapshot}", tv_h_unsupported, NULL}, /* snapshot.get */
-    {TV_GET, "/_snapshot", tv_h_unsupported, NULL}, /* snapshot.get_repository */
-    {TV_GET, "/_snapshot/{repository}", tv_h_unsupported, NULL}, /* snapshot.get_repository */
     {TV_POST, "/_snapshot/{repository}/{snapshot}/_restore", tv_h_unsupported, NULL}, /* snapshot.restore */
-    {TV_GET, "/_snapshot/_status", tv_h_unsupported, NULL}, /* snapshot.status */
-    {TV_GET, "/_snapshot/{repository}/_status", tv_h_unsupported, NULL}, /* snapshot.status */
     {TV_GET, "/_snapshot/{repository}/{snapshot}/_status", tv_h_unsupported, NULL}, /* snapshot.status */
-    {TV_POST, "/_snapshot/{repository}/_verify", tv_h_unsupported, NULL}, /* snapshot.verify_repository */
     {TV_POST, "/_tasks/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
     {TV_POST, "/_tasks/{task_id}/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
     {TV_DELETE, "/_tasks/{task_id}", tv_h_unsupported, NULL}, /* tasks.delete */
@@ -999,7 +1015,9 @@ void tv_api_dispatch(tv_req *r) {
  * reservation is released by trove_request when the request ends. */
 static bool cannot_trip(const route *rt) {
     return rt->h == tv_h_cluster_settings_put || rt->h == tv_h_cluster_settings_get || rt->h == tv_h_cluster_health ||
-           rt->h == tv_h_nodes_stats || rt->h == tv_h_nodes_stats_node || strncmp(rt->pattern, "/_cat", 5) == 0 ||
+           rt->h == tv_h_nodes_stats || rt->h == tv_h_nodes_stats_node || rt->h == tv_h_nodes_info ||
+           rt->h == tv_h_nodes_info_one || rt->h == tv_h_nodes_info_node || rt->h == tv_h_cluster_state ||
+           rt->h == tv_h_cluster_stats || rt->h == tv_h_cluster_pending_tasks || strncmp(rt->pattern, "/_cat", 5) == 0 ||
            strcmp(rt->pattern, "/") == 0;
 }
 
@@ -1015,6 +1033,20 @@ static bool charge_in_flight(tv_req *r, const route *rt) {
         tv_arena_charge(&r->arena, b, r->trip); /* from now on */
     }
     r->in_flight = n;
+    return true;
+}
+
+static bool changes_metadata(tv_handler h) {
+    static const tv_handler data[] = {tv_h_doc_index,        tv_h_doc_create,       tv_h_doc_delete,
+                                      tv_h_doc_update,       tv_h_bulk,             tv_h_delete_by_query,
+                                      tv_h_update_by_query,  tv_h_refresh,          tv_h_flush,
+                                      tv_h_forcemerge,       tv_h_doc_get,          tv_h_source_get,
+                                      tv_h_mget,             tv_h_search_aliased,   tv_h_count_aliased,
+                                      tv_h_msearch,          tv_h_scroll,           tv_h_clear_scroll,
+                                      tv_h_pit_create,       tv_h_pit_delete,       tv_h_pit_delete_all,
+                                      tv_h_cluster_allocation_explain};
+    for (size_t i = 0; i < TV_ARRAY_LEN(data); i++)
+        if (data[i] == h) return false;
     return true;
 }
 
@@ -1190,6 +1222,13 @@ static void dispatch(tv_req *r) {
         return;
     }
     rt->h(r);
+    /* a metadata change is a new cluster state version (document writes,
+     * refresh, flush and merges are not) */
+    if (writes && !r->oom && r->status >= 200 && r->status < 300 && changes_metadata(rt->h)) {
+        pthread_rwlock_wrlock(&r->node->lock);
+        r->node->st->version++;
+        pthread_rwlock_unlock(&r->node->lock);
+    }
     /* acknowledged means durable: sync before the response leaves */
     tv_error err;
     tv_error_clear(&err);

@@ -5,7 +5,9 @@
  * Layout:
  *   DIR/node.lock                    flock'd by the one process using DIR
  *   DIR/node.json                    the node's metadata: cluster uuid,
- *                                    aliases, templates, closed marks,
+ *                                    aliases, templates (index, legacy and
+ *                                    component: "component": true), closed
+ *                                    marks,
  *                                    persistent cluster settings (rewritten
  *                                    atomically after a request changed them)
  *   DIR/indices/<uuid>/index.json    {"name", "settings" (flat, with the
@@ -548,6 +550,10 @@ static void meta_write(tv_buf *b, const tv_node_state *st) {
         tv_jw_strz(&w, st->templates[i].name);
         tv_jw_keyz(&w, "legacy");
         tv_jw_bool(&w, st->templates[i].legacy);
+        if (st->templates[i].component) {
+            tv_jw_keyz(&w, "component");
+            tv_jw_bool(&w, true);
+        }
         tv_jw_keyz(&w, "body");
         raw_or_null(&w, st->templates[i].body);
         tv_jw_obj_end(&w);
@@ -640,6 +646,8 @@ static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
             t->name = str_of(tv_json_get(e, "name"), &ok);
             t->body = compact(tv_json_get(e, "body"), &ok);
             t->legacy = lg && lg->type == TV_JSON_TRUE;
+            const tv_json *cp = tv_json_get(e, "component");
+            t->component = cp && cp->type == TV_JSON_TRUE;
             if (ok && (!t->name || !t->body)) st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s]: a bad template", path);
         }
         for (size_t i = 0; ok && cl && cl->type == TV_JSON_ARRAY && i < cl->len; i++) {
@@ -766,6 +774,8 @@ void tv_durable_stop(tv_durable *d) {
     pthread_join(d->syncer, NULL);
     d->syncer_on = false;
 }
+
+const char *tv_durable_dir(const tv_durable *d) { return d ? d->dir : NULL; }
 
 void tv_durable_free(tv_durable *d) {
     if (!d) return;

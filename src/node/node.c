@@ -5,7 +5,9 @@
  * node's identifiers.
  *
  * A node's state (tv_node_state: a tv_map from index name to a retained
- * tv_index, plus aliases, templates, closed marks, cluster settings) is
+ * tv_index, plus aliases, templates, closed marks, cluster settings, the
+ * cluster state version, and the api layer's snapshot repositories,
+ * snapshot records and voting exclusions as JSON texts) is
  * guarded by the node's pthread rwlock: lookups take it shared and retain
  * the index before letting go, so a request keeps working on an index that
  * a concurrent DELETE removes (the index dies with its last reference).
@@ -164,6 +166,7 @@ tv_node_state *tv_node_state_new(void) {
     tv_node_state *st = tv_calloc(1, sizeof *st);
     if (!st) return NULL;
     atomic_init(&st->rc, 1);
+    st->version = 1;
     tv_map_init(&st->indices);
     tv_map_init(&st->closed);
     return st;
@@ -187,6 +190,8 @@ void tv_node_state_release(tv_node_state *st) {
     tv_free(st->templates);
     tv_free(st->cluster_persistent);
     tv_free(st->cluster_transient);
+    tv_free(st->repositories);
+    tv_free(st->snapshots);
     tv_free(st->voting_exclusions);
     tv_free(st->node_name);
     tv_free(st->cluster_name);
@@ -262,10 +267,14 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
             t->name = dup_or_null(src->templates[i].name, &ok);
             t->body = dup_or_null(src->templates[i].body, &ok);
             t->legacy = src->templates[i].legacy;
+            t->component = src->templates[i].component;
         }
     }
     n->cluster_persistent = dup_or_null(src->cluster_persistent, &ok);
     n->cluster_transient = dup_or_null(src->cluster_transient, &ok);
+    n->version = src->version;
+    n->repositories = dup_or_null(src->repositories, &ok);
+    n->snapshots = dup_or_null(src->snapshots, &ok);
     n->voting_exclusions = dup_or_null(src->voting_exclusions, &ok);
     return ok;
 }

@@ -49,6 +49,7 @@ typedef struct tv_template {
     char *name;
     char *body; /* the template as GET prints it, compact JSON */
     bool legacy;
+    bool component; /* a component template (_component_template); legacy false */
 } tv_template;
 
 /*
@@ -71,7 +72,16 @@ typedef struct tv_node_state {
     size_t ntemplates;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
-    char *voting_exclusions;  /* JSON array of {"node_id","node_name"}, or NULL: none */
+    int64_t version; /* the cluster state version: raised by the api layer
+                        after each request that changed metadata */
+    /* the api layer's snapshot metadata (h_snapshot.c), compact JSON or
+     * NULL: repositories {"name":{"type":..,"settings":{..}},...} and
+     * snapshots {"repo":[SnapshotInfo,...],...}; kept in memory only */
+    char *repositories;
+    char *snapshots;
+    /* voting configuration exclusions [{"node_id":..,"node_name":..}]
+     * (h_cluster_state.c), compact JSON or NULL */
+    char *voting_exclusions;
 } tv_node_state;
 
 /* A node's data directory (durable.c); NULL: in memory. */
@@ -217,6 +227,8 @@ void tv_node_new_uuid(char out[24]);
 /* Locks dir and reads its indices into n's (fresh) state; sets n->durable. */
 tv_status tv_durable_open(trove_node *n, const char *dir, tv_error *err);
 void tv_durable_free(tv_durable *d); /* NULL is a no-op */
+/* The data directory's path (borrowed), NULL for NULL. */
+const char *tv_durable_dir(const tv_durable *d);
 /* Stops the syncer thread (before the node's state goes). */
 void tv_durable_stop(tv_durable *d);
 /* Puts a new index on disk and attaches its translog; before the index

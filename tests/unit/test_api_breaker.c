@@ -60,7 +60,7 @@ static void test_stats(void **s) {
                                                                   "\"cluster_name\":\"trove\",\"nodes\":{}}");
     EXPECT_HAS("GET", "/_nodes/stats/jvm,breaker", NULL, 400,
                "\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not report the [jvm] metric of "
-               "_nodes/stats (only [breaker])\"");
+               "_nodes/stats (only [breaker] and [fs])\"");
     EXPECT_STATUS("GET", "/_nodes/stats", NULL, 400);
 }
 

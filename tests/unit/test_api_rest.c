@@ -134,16 +134,16 @@ static void test_router(void **s) {
            "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"invalid escape "
            "sequence `%zz' at index 0 of: %zz\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"invalid "
            "escape sequence `%zz' at index 0 of: %zz\"},\"status\":400}");
-    EXPECT("GET", "/_nodes", NULL, 400,
+    EXPECT("GET", "/_nodes/hot_threads", NULL, 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support the API [GET /_nodes]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove "
-           "does not support the API [GET /_nodes]\"},\"status\":400}");
+           "support the API [GET /_nodes/hot_threads]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":"
+           "\"trove does not support the API [GET /_nodes/hot_threads]\"},\"status\":400}");
     /* the rest of OpenSearch's API answers unsupported by name: never read
      * as an index ("/_tasks" is no index) nor "no handler found" */
-    static const char *const apis[][2] = {{"GET", "/_tasks"},          {"GET", "/_snapshot"},
-                                          {"GET", "/_cat/nodes"},      {"GET", "/_component_template"},
+    static const char *const apis[][2] = {{"GET", "/_tasks"},          {"POST", "/_snapshot/r/s/_restore"},
+                                          {"GET", "/_cat/segments"},   {"GET", "/_cat/fielddata"},
                                           {"POST", "/_reindex/x/_rethrottle"}, {"GET", "/i/_termvectors/1"},
-                                          {"GET", "/_cluster/state/metadata"}};
+                                          {"POST", "/_cluster/reroute"}};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
         char *got = NULL;
         assert_int_equal(req(apis[i][0], apis[i][1], NULL, &got, NULL), 400);
@@ -348,8 +348,8 @@ static void test_update(void **s) {
            "\"reason\":\"trove does not support scripts (update [script], [scripted_upsert])\"},\"status\":400}");
     EXPECT("POST", "/u/_update/1", "{\"dok\":{}}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
-           "unknown field [dok]\"}],\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
-           "unknown field [dok]\"},\"status\":400}");
+           "unknown field [dok] did you mean [doc]?\"}],\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
+           "unknown field [dok] did you mean [doc]?\"},\"status\":400}");
     EXPECT("POST", "/u/_update/1", NULL, 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
            "Failed: 1: script or doc is missing;\"}],\"type\":\"action_request_validation_exception\",\"reason\":"
