@@ -614,6 +614,10 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
                          const tv_json *body, tv_search_params *p, int64_t keep_alive_ms);
 /* A _search whose body names a point in time ("pit": {"id", "keep_alive"}). */
 void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p);
+/* SearchRequest.validate's _shard_doc rules over the body's "sort" (a
+ * "_shard_doc" name or object key): appended to v as "N: message;" after
+ * nv earlier errors; returns the new count. (h_search.c) */
+int tv_api_shard_doc_errors(const tv_json *body, bool scroll, bool pit, tv_buf *v, int nv);
 /* The search request's URL parameters that only the transport-level
  * request reads (SearchRequest's setters): pre_filter_shard_size and
  * max_concurrent_shard_requests (>= 1), and with batched

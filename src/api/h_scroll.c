@@ -591,6 +591,7 @@ void tv_api_scroll_start(tv_req *r, const tv_search_target *targets, tv_index *c
     if (br && ((br->type == TV_JSON_ARRAY && br->len) || br->type == TV_JSON_OBJECT))
         tv_buf_printf(&v, "%d: using [rescore] is not allowed in a scroll context;", ++nv);
     if (rc) tv_buf_printf(&v, "%d: [request_cache] cannot be used in a scroll context;", ++nv);
+    nv = tv_api_shard_doc_errors(body, true, false, &v, nv);
     if (v.oom) {
         tv_buf_fini(&v);
         r->oom = true;
@@ -922,6 +923,7 @@ void tv_api_pit_search(tv_req *r, const tv_json *body, tv_search_params *p) {
     if (tv_req_param(r, "routing")) tv_buf_printf(&v, "%d: [routing] cannot be used with point in time;", ++nv);
     if (tv_req_param(r, "preference"))
         tv_buf_printf(&v, "%d: [preference] cannot be used with point in time;", ++nv);
+    nv = tv_api_shard_doc_errors(body, false, true, &v, nv);
     if (v.oom) {
         tv_buf_fini(&v);
         r->oom = true;

@@ -136,10 +136,196 @@ static uint32_t hit_shard(const void *ctx, size_t target, const char *id, size_t
     return tv_shard_id(&rt, id, id_len, routing, routing_len);
 }
 
+/* ------------------------------------------------------- terms lookups */
+
+/* A terms lookup runs as OpenSearch's coordinator runs it: a GET of the
+ * document (its _source filtered to the path), or a search of the lookup
+ * index with the lookup's query, sent to the node through trove_request as
+ * a client's would be (so it counts and fails as that request does). A
+ * failing request's answer becomes the search's answer, verbatim. */
+typedef struct lookup_done {
+    tv_terms_lookup l;
+    tv_json *values;
+} lookup_done;
+typedef struct lookup_ctx {
+    tv_req *r;
+    int status;    /* a failed lookup's answer (0: none) */
+    char *body;
+    size_t len;
+    /* lookups fetched already: the coordinator rewrites a request once,
+     * so each lookup reads once whatever the number of targets (and of
+     * parses: a named query is parsed twice) */
+    TV_VEC(lookup_done) done;
+} lookup_ctx;
+
+static bool same_str(const char *a, const char *b) { return a == b || (a && b && strcmp(a, b) == 0); }
+
+static void pct(tv_buf *b, const char *s) {
+    static const char hex[] = "0123456789ABCDEF";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_' ||
+            c == '.' || c == '~') {
+            tv_buf_append(b, (const char *)&c, 1);
+        } else {
+            char e[3] = {'%', hex[c >> 4], hex[c & 15]};
+            tv_buf_append(b, e, 3);
+        }
+    }
+}
+
+typedef TV_VEC(tv_json) jvals;
+
+/* The values a leaf holds (an array's elements, nulls left out). */
+static int add_values(const tv_json *v, jvals *out) {
+    if (v->type == TV_JSON_NULL) return 0;
+    if (v->type != TV_JSON_ARRAY) return tv_vec_push(out, *v);
+    for (uint32_t i = 0; i < v->len; i++)
+        if (add_values(&v->v.items[i], out)) return -1;
+    return 0;
+}
+
+/* XContentMapValues.extractRawValues: the values at a dotted path, keys
+ * that contain dots included, through arrays of objects. */
+static int extract(const tv_json *o, const char *path, size_t plen, jvals *out) {
+    if (o->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < o->len; i++)
+            if (o->v.items[i].type == TV_JSON_OBJECT && extract(&o->v.items[i], path, plen, out)) return -1;
+        return 0;
+    }
+    if (o->type != TV_JSON_OBJECT) return 0;
+    for (uint32_t i = 0; i < o->len; i++) {
+        const tv_json_member *m = &o->v.members[i];
+        if (m->key_len > plen || memcmp(m->key, path, m->key_len) != 0) continue;
+        if (m->key_len == plen) {
+            if (add_values(&m->val, out)) return -1;
+        } else if (path[m->key_len] == '.') {
+            if (extract(&m->val, path + m->key_len + 1, plen - m->key_len - 1, out)) return -1;
+        }
+    }
+    return 0;
+}
+
+static tv_status lookup_fetch(const void *ctx_in, const tv_terms_lookup *l, tv_arena *a, tv_json **values,
+                              tv_error *err) {
+    lookup_ctx *c = (lookup_ctx *)ctx_in;
+    tv_req *r = c->r;
+    for (size_t i = 0; i < c->done.len; i++) {
+        const tv_terms_lookup *o = &c->done.items[i].l;
+        if (same_str(o->index, l->index) && same_str(o->id, l->id) && same_str(o->routing, l->routing) &&
+            same_str(o->path, l->path) && o->query == l->query && o->store == l->store) {
+            *values = c->done.items[i].values;
+            return TROVE_OK;
+        }
+    }
+    tv_buf path, body;
+    tv_buf_init(&path);
+    tv_buf_init(&body);
+    const char *et = tv_req_param(r, "error_trace");
+    /* TermsQueryBuilder.fetch: min(max_terms_count, max_result_window,
+     * 1024) hits of the query (the defaults) */
+    const int64_t fetch_size = 1024;
+    tv_buf_puts(&path, "/");
+    pct(&path, l->index);
+    if (l->id) {
+        tv_buf_puts(&path, "/_doc/");
+        pct(&path, l->id);
+        tv_buf_puts(&path, "?_source_includes=");
+        pct(&path, l->path);
+        if (l->routing) {
+            tv_buf_puts(&path, "&routing=");
+            pct(&path, l->routing);
+        }
+    } else {
+        tv_buf_puts(&path, "/_search?");
+        tv_jw w;
+        tv_jw_init(&w, &body, false);
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "size");
+        tv_jw_int(&w, fetch_size);
+        tv_jw_keyz(&w, "query");
+        tv_jw_value(&w, l->query);
+        tv_jw_keyz(&w, "_source");
+        tv_jw_arr_begin(&w);
+        tv_jw_strz(&w, l->path);
+        tv_jw_arr_end(&w);
+        tv_jw_obj_end(&w);
+    }
+    if (et) {
+        tv_buf_puts(&path, l->id ? "&error_trace=" : "error_trace=");
+        pct(&path, et);
+    }
+    tv_buf_append(&path, "", 1); /* NUL */
+    tv_status st = TROVE_OK;
+    trove_response resp = {0};
+    if (path.oom || body.oom) {
+        st = tv_error_oom(err);
+        goto out;
+    }
+    trove_request(r->node, l->id ? "GET" : "POST", path.data, body.data, body.len, &resp);
+    const tv_json *j = NULL;
+    tv_json *pj = NULL;
+    if (resp.body && tv_json_parse(a, resp.body, resp.body_len, &pj, NULL) == TROVE_OK) j = pj;
+    if (resp.status >= 400 && (!j || j->type != TV_JSON_OBJECT || tv_json_get(j, "error"))) {
+        c->status = resp.status;
+        c->body = tv_arena_memdup(&r->arena, resp.body ? resp.body : "", resp.body_len);
+        c->len = resp.body_len;
+        st = tv_error_set(err, TROVE_EARG, "terms lookup failed");
+        goto out;
+    }
+    jvals vals = {0};
+    const char *pth = l->path;
+    if (j && l->id) {
+        const tv_json *src = tv_json_get(j, "_source");
+        if (src && extract(src, pth, strlen(pth), &vals)) st = tv_error_oom(err);
+    } else if (j) {
+        const tv_json *hits = tv_json_get(j, "hits");
+        const tv_json *total = hits ? tv_json_get(hits, "total") : NULL;
+        const tv_json *tv = total && total->type == TV_JSON_OBJECT ? tv_json_get(total, "value") : total;
+        int64_t th = tv && tv->type == TV_JSON_INT ? tv->v.i : 0;
+        if (th > fetch_size) {
+            st = tv_error_set(err, TROVE_EARG,
+                              "Terms lookup subquery total hits [%lld] exceed fetch limit [%lld]; filter may be "
+                              "incomplete.",
+                              (long long)th, (long long)fetch_size);
+            goto out;
+        }
+        const tv_json *hh = hits ? tv_json_get(hits, "hits") : NULL;
+        for (uint32_t i = 0; hh && hh->type == TV_JSON_ARRAY && i < hh->len && !st; i++) {
+            const tv_json *src = tv_json_get(&hh->v.items[i], "_source");
+            if (src && extract(src, pth, strlen(pth), &vals)) st = tv_error_oom(err);
+        }
+    }
+    if (!st) {
+        tv_json *arr = tv_arena_calloc(a, 1, sizeof *arr);
+        tv_json *items = vals.len ? tv_arena_alloc(a, vals.len * sizeof *items) : NULL;
+        if (!arr || (vals.len && !items)) {
+            st = tv_error_oom(err);
+        } else {
+            if (vals.len) memcpy(items, vals.items, vals.len * sizeof *items);
+            arr->type = TV_JSON_ARRAY;
+            arr->len = (uint32_t)vals.len;
+            arr->v.items = items;
+            *values = arr;
+            lookup_done dn = {*l, arr};
+            if (tv_vec_push(&c->done, dn)) st = tv_error_oom(err);
+        }
+    }
+    tv_vec_fini(&vals);
+out:
+    trove_response_fini(&resp);
+    tv_buf_fini(&path);
+    tv_buf_fini(&body);
+    return st;
+}
+
 bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
                           const tv_json *body, const tv_search_params *p_in, const char *id_key,
                           const char *id, bool count) {
     tv_search_params pe = *p_in, *p = &pe;
+    lookup_ctx lc = {r, 0, NULL, 0, {0}};
+    pe.lookup = lookup_fetch;
+    pe.lookup_ctx = &lc;
     pe.node_id = r->node->node_id;
     pe.shard_of = hit_shard;
     pe.shard_ctx = idx;
@@ -156,6 +342,10 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
     bool ok = false;
     if (st == TROVE_ENOMEM || out.oom) {
         r->oom = true;
+    } else if (st != TROVE_OK && lc.status) {
+        /* a terms lookup's failed request answers for the search */
+        tv_jw *rw = tv_req_json(r, lc.status);
+        tv_jw_raw(rw, lc.body ? lc.body : "{}", lc.body ? lc.len : 2);
     } else if (st != TROVE_OK) {
         answer_search_error(r, &err, targets, idx, n);
     } else if (!id_key) {
@@ -187,6 +377,7 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
         tv_buf_fini(&b);
     }
     tv_buf_fini(&out);
+    tv_vec_fini(&lc.done);
     return ok;
 }
 
@@ -250,12 +441,46 @@ void tv_api_search_limits(tv_req *r, tv_search_params *p) {
     /* each kind parsed once per request (transient over persistent) */
     const char *kinds[2] = {r->node->st->cluster_transient, r->node->st->cluster_persistent};
     p->max_buckets = p->max_clause_count = 0;
+    p->disallow_expensive = false;
+    bool ae_seen = false;
     for (int k = 0; k < 2; k++) {
         tv_json *j = NULL;
         if (!kinds[k] || tv_json_parse(&r->arena, kinds[k], strlen(kinds[k]), &j, NULL) != TROVE_OK) continue;
         if (!p->max_buckets) p->max_buckets = kind_int(j, "search.max_buckets");
         if (!p->max_clause_count) p->max_clause_count = kind_int(j, "indices.query.bool.max_clause_count");
+        /* search.allow_expensive_queries: transient wins when set */
+        const tv_json *ae = tv_json_get(j, "search.allow_expensive_queries");
+        if (ae && !ae_seen) {
+            ae_seen = true;
+            p->disallow_expensive = ae->type == TV_JSON_FALSE ||
+                                    (ae->type == TV_JSON_STRING && tv_streq(ae->v.s, ae->len, "false"));
+        }
     }
+}
+
+static bool names_shard_doc(const tv_json *s) {
+    if (s->type == TV_JSON_STRING) return tv_streq(s->v.s, s->len, "_shard_doc");
+    if (s->type == TV_JSON_OBJECT)
+        for (uint32_t i = 0; i < s->len; i++)
+            if (tv_streq(s->v.members[i].key, s->v.members[i].key_len, "_shard_doc")) return true;
+    return false;
+}
+
+int tv_api_shard_doc_errors(const tv_json *body, bool scroll, bool pit, tv_buf *v, int nv) {
+    const tv_json *sort = body && body->type == TV_JSON_OBJECT ? tv_json_get(body, "sort") : NULL;
+    int n = 0;
+    if (sort && sort->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < sort->len; i++) n += names_shard_doc(&sort->v.items[i]);
+    } else if (sort) {
+        n = names_shard_doc(sort);
+    }
+    if (n > 0 && scroll)
+        tv_buf_printf(v, "%d: _shard_doc cannot be used with scroll. Use PIT + search_after instead.;", ++nv);
+    if (n > 0 && !pit)
+        tv_buf_printf(v, "%d: _shard_doc is only supported with point-in-time (PIT). Add a PIT or remove _shard_doc.;",
+                      ++nv);
+    if (n > 1) tv_buf_printf(v, "%d: duplicate _shard_doc sort detected. Specify it at most once.;", ++nv);
+    return nv;
 }
 
 static void run(tv_req *r, bool count) {
@@ -318,8 +543,9 @@ static void run(tv_req *r, bool count) {
         }
         if (!reject_if(r, "stored_fields") || !reject_if(r, "search_pipeline") ||
             !reject_if_true(r, "track_scores") ||
-            !reject_if_true(r, "include_named_queries_score") || !reject_if_true(r, "phase_took"))
+            !reject_if_true(r, "phase_took"))
             return;
+        if (!tv_req_param_bool(r, "include_named_queries_score", false, &p.named_scores)) return;
     }
     const tv_json *body = tv_req_parse_body(r, TV_BODY_PARSER);
     if (!body && r->body_len) return;
@@ -337,6 +563,15 @@ static void run(tv_req *r, bool count) {
         }
         const char *sc = tv_req_param(r, "scroll");
         if (sc && !tv_api_parse_time_ms(r, "scroll", sc, &keep_alive)) return;
+        if (!sc) { /* SearchRequest.validate (a scroll's: tv_api_scroll_start) */
+            tv_buf v;
+            tv_buf_init(&v);
+            int nv = tv_api_shard_doc_errors(body, false, false, &v, 0);
+            if (v.oom) r->oom = true;
+            else if (nv) tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %.*s", (int)v.len, v.data);
+            tv_buf_fini(&v);
+            if (nv || r->oom) return;
+        }
     }
 
     tv_index_list l;

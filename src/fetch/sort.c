@@ -33,6 +33,12 @@ static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
     }
     if (tv_streq(name, nl, "_score")) { s.kind = TV_SORT_SCORE; s.desc = true; }
     else if (tv_streq(name, nl, "_doc")) { s.kind = TV_SORT_DOC; s.desc = false; }
+    else if (tv_streq(name, nl, "_shard_doc")) /* ShardDocSortBuilder (with a point in time) */
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_shard_doc] sort is not supported by trove");
+    else if (tv_streq(name, nl, "_geo_distance") || tv_streq(name, nl, "_geoDistance"))
+        /* GeoDistanceSortBuilder: its distances are Lucene's SloppyMath
+         * haversine, which trove does not reproduce to the last digit */
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort is not supported by trove");
     else { s.kind = TV_SORT_FIELD; s.desc = false; s.field = tv_arena_strndup(d->arena, name, nl); s.field_len = nl; }
     if (opts && opts->type == TV_JSON_STRING) {
         if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;

@@ -470,6 +470,10 @@ static const parser_entry k_query_parsers[] = {
     {"match", tv_dsl_parse_match},
     {"match_phrase", tv_dsl_parse_match_phrase},
     {"match_phrase_prefix", tv_dsl_parse_match_phrase_prefix},
+    {"match_bool_prefix", tv_dsl_parse_match_bool_prefix},
+    {"distance_feature", tv_dsl_parse_distance_feature},
+    {"geo_shape", tv_dsl_parse_geo_shape},
+    {"geo_bounding_box", tv_dsl_parse_geo_bounding_box},
     {"multi_match", tv_dsl_parse_multi_match},
     {"bool", parse_bool},
     {"prefix", tv_dsl_parse_prefix},
@@ -509,7 +513,67 @@ void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_para
         d->src_len = params->body_text_len;
         d->max_clauses = params->max_clause_count;
         d->total_as_int = params->rest_total_hits_as_int;
+        d->disallow_expensive = params->disallow_expensive;
+        d->lookup = params->lookup;
+        d->lookup_ctx = params->lookup_ctx;
     }
+}
+
+tv_status tv_dsl_expensive(tv_dsl *d, const char *what, const char *tail) {
+    if (!d->disallow_expensive) return TROVE_OK;
+    tv_error_set(d->err, TROVE_EEXCEPTION,
+                 "%s cannot be executed when 'search.allow_expensive_queries' is set to false.%s", what, tail);
+    if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
+    return TROVE_EEXCEPTION;
+}
+
+/* The "_name" of a query body: at its top level (bool, terms, ids, ...)
+ * or in a field's object (match, term, range, ...). */
+static bool query_name(const tv_json *body, const char **s, size_t *n) {
+    const tv_json *v = tv_json_get(body, "_name");
+    for (uint32_t i = 0; !v && i < body->len; i++) {
+        const tv_json *o = &body->v.members[i].val;
+        if (o->type == TV_JSON_OBJECT) v = tv_json_get(o, "_name");
+    }
+    if (!v || v->type != TV_JSON_STRING) return false;
+    *s = v->v.s;
+    *n = v->len;
+    return true;
+}
+
+/* Records a named query: q's JSON parsed once more, alone. */
+static tv_status add_named(tv_dsl *d, const tv_json *q, const char *name, size_t nl) {
+    uint32_t nih = d->nnested_ih;
+    uint32_t nkids = d->nested_q ? d->nested_q->nkids : 0;
+    bool bbs = d->bad_boost_seen;
+    float bb = d->bad_boost;
+    tv_query *copy = NULL;
+    d->named_off = true;
+    tv_status st = tv_dsl_parse_query(d, q, &copy);
+    d->named_off = false;
+    d->nnested_ih = nih; /* inner hits belong to the query, not its copy */
+    if (d->nested_q) d->nested_q->nkids = nkids;
+    d->bad_boost_seen = bbs;
+    d->bad_boost = bb;
+    if (st) return st;
+    for (uint32_t i = 0; i < d->nnamed; i++) {
+        if (strlen(d->named[i].name) == nl && memcmp(d->named[i].name, name, nl) == 0) {
+            d->named[i].q = copy;
+            return TROVE_OK;
+        }
+    }
+    if (d->nnamed == d->cnamed) {
+        uint32_t nc = d->cnamed ? 2 * d->cnamed : 4;
+        tv_named_q *nn = tv_arena_alloc(d->arena, nc * sizeof *nn);
+        if (!nn) return tv_error_oom(d->err);
+        if (d->nnamed) memcpy(nn, d->named, d->nnamed * sizeof *nn);
+        d->named = nn;
+        d->cnamed = nc;
+    }
+    d->named[d->nnamed].name = tv_arena_strndup(d->arena, name, nl);
+    if (!d->named[d->nnamed].name) return tv_error_oom(d->err);
+    d->named[d->nnamed++].q = copy;
+    return TROVE_OK;
 }
 
 tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
@@ -567,6 +631,9 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out) {
         return tv_dsl_error(d, TROVE_EPARSE, m2->key_off,
                             "[%s] malformed query, expected [END_OBJECT] but found [FIELD_NAME]", m->key);
     }
+    const char *qn;
+    size_t qnl;
+    if (*out && !d->named_off && query_name(body, &qn, &qnl) && (st = add_named(d, q, qn, qnl))) return st;
     /* AbstractQueryBuilder.toQuery wraps a query whose boost is not 1 in a
      * BoostQuery (not a MatchNoDocsQuery), whose constructor refuses a
      * boost that is not a finite float >= +0.0. */

@@ -38,6 +38,7 @@
 #include <stdlib.h>
 
 #include "index/date.h"
+#include "query/automaton.h"
 #include "query/parse.h"
 
 static tv_status oom(tv_dsl *d) { return tv_error_oom(d->err); }
@@ -105,6 +106,13 @@ static tv_status number_of(tv_dsl *d, const tv_json *v, numval *out) {
                  (int)TV_MIN(n, 200), s);
     tv_error_cause(d->err, TROVE_ENUMBERFORMAT, "For input string: \"%.*s\"", (int)TV_MIN(n, 200), s);
     return TROVE_EQUERYSHARD;
+}
+
+static tv_status date_of(tv_dsl *d, const tv_field *f, const tv_json *v, const char *format,
+                         bool round_up, int32_t tz, int64_t *out);
+
+tv_status tv_dsl_date_value(tv_dsl *d, const tv_field *f, const tv_json *v, bool round_up, int64_t *out) {
+    return date_of(d, f, v, NULL, round_up, 0, out);
 }
 
 static double float_of_type(tv_field_type t, double x) {
@@ -568,8 +576,56 @@ static tv_status terms_to_set(tv_dsl *d, const tv_field *f, uint32_t field_id, c
     return TROVE_OK;
 }
 
+/* TermsLookup.parseTermsLookup (a ConstructingObjectParser): index and
+ * path required, one of id and query. */
+static tv_status parse_lookup(tv_dsl *d, const tv_json *o, tv_terms_lookup *l) {
+    memset(l, 0, sizeof *l);
+    bool has_index = false, has_path = false;
+    for (uint32_t i = 0; i < o->len; i++) {
+        const tv_json_member *m = &o->v.members[i];
+        const tv_json *v = &m->val;
+        const char **slot = tv_streq(m->key, m->key_len, "index")     ? &l->index
+                            : tv_streq(m->key, m->key_len, "id")      ? &l->id
+                            : tv_streq(m->key, m->key_len, "path")    ? &l->path
+                            : tv_streq(m->key, m->key_len, "routing") ? &l->routing
+                                                                      : NULL;
+        if (slot) {
+            const char *s;
+            size_t n;
+            if (v->type == TV_JSON_OBJECT || v->type == TV_JSON_ARRAY || v->type == TV_JSON_NULL ||
+                !tv_dsl_scalar_text(v, &s, &n))
+                return tv_dsl_error(d, TROVE_EXCONTENT, v->off, "[terms_lookup] %s doesn't support values of type: %s",
+                                    m->key, tv_dsl_token_name(v));
+            *slot = tv_arena_strndup(d->arena, s, n);
+            if (!*slot) return oom(d);
+            if (slot == &l->index) has_index = true;
+            if (slot == &l->path) has_path = true;
+        } else if (tv_streq(m->key, m->key_len, "store")) {
+            tv_status st = tv_dsl_bool(d, "terms_lookup", "store", v, &l->store);
+            if (st) return st;
+        } else if (tv_streq(m->key, m->key_len, "query")) {
+            if (v->type != TV_JSON_OBJECT)
+                return tv_dsl_error(d, TROVE_EXCONTENT, v->off, "[terms_lookup] query doesn't support values of type: %s",
+                                    tv_dsl_token_name(v));
+            l->query = v;
+        } else {
+            return tv_dsl_error(d, TROVE_EXCONTENT, v->off, "[terms_lookup] unknown field [%s]", m->key);
+        }
+    }
+    if (!has_index || !has_path)
+        return tv_dsl_error(d, TROVE_EARG, o->off, "Required [%s%s%s]", has_index ? "" : "index",
+                            !has_index && !has_path ? ", " : "", has_path ? "" : "path");
+    if (!l->id && !l->query)
+        return tv_dsl_error(d, TROVE_EARG, o->off,
+                            "[terms] query lookup element requires specifying either the id or the query.");
+    if (l->id && l->query)
+        return tv_dsl_error(d, TROVE_EARG, o->off, "[terms] query lookup element cannot specify both id and query.");
+    return TROVE_OK;
+}
+
 tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_json_member *fm = NULL;
+    const tv_json *lookup_obj = NULL, *value_type = NULL;
     float boost = 1.0f;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
@@ -577,20 +633,90 @@ tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
             if (fm) return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "[terms] query does not support multiple fields");
             fm = m;
         } else if (m->val.type == TV_JSON_OBJECT) {
-            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[terms] lookup is not supported by trove");
+            if (fm)
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off,
+                                    "[terms] query does not support more than one field. Already got: [%s] but also found [%s]",
+                                    fm->key, m->key);
+            fm = m;
+            lookup_obj = &m->val;
         } else if (tv_streq(m->key, m->key_len, "boost")) {
             tv_status st = tv_dsl_float(d, "terms", "boost", &m->val, &boost);
             if (st) return st;
-        } else if (tv_streq(m->key, m->key_len, "_name") || tv_streq(m->key, m->key_len, "value_type")) {
+        } else if (tv_streq(m->key, m->key_len, "value_type")) {
+            value_type = &m->val;
+        } else if (tv_streq(m->key, m->key_len, "_name")) {
         } else {
             return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "[terms] query does not support [%s]", m->key);
         }
     }
     if (!fm)
         return tv_dsl_error(d, TROVE_EPARSE, body->off, "[terms] query requires a field name, followed by array of terms or a document lookup specification");
+    tv_status st;
+    tv_terms_lookup lk;
+    if (lookup_obj && (st = parse_lookup(d, lookup_obj, &lk))) return st;
+    /* ValueType.fromString (case-insensitive) */
+    bool bitmap = false;
+    if (value_type) {
+        const char *s = "";
+        size_t n = 0;
+        tv_dsl_scalar_text(value_type, &s, &n);
+        if (n == 6 && strncasecmp(s, "bitmap", 6) == 0) bitmap = true;
+        else if (!(n == 7 && strncasecmp(s, "default", 7) == 0))
+            return tv_dsl_error(d, TROVE_EARG, value_type->off, "%.*s is not valid value_type", (int)TV_MIN(n, 200), s);
+    }
+    if (bitmap && !lookup_obj && (fm->val.len != 1 || fm->val.v.items[0].type != TV_JSON_STRING))
+        return tv_dsl_error(d, TROVE_EARG, fm->val.off,
+                            "Invalid value for bitmap type: Expected a single-element array with a base64 encoded "
+                            "serialized bitmap.");
+    const tv_json *values = lookup_obj ? NULL : &fm->val;
+    if (lookup_obj) {
+        /* TermsQueryBuilder.doRewrite: the values fetched before the
+         * query is built (the api layer reads the other index) */
+        if (!d->lookup)
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, lookup_obj->off, "[terms] lookup is not supported by trove");
+        tv_json *vals = NULL;
+        if ((st = d->lookup(d->lookup_ctx, &lk, d->arena, &vals, d->err))) return st;
+        if (bitmap && lk.store && vals->len != 1)
+            return tv_dsl_error(d, TROVE_EARG, lookup_obj->off,
+                                "Invalid value for bitmap type: Expected a single base64 encoded serialized bitmap.");
+        values = vals;
+    }
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q = NULL;
-    tv_status st;
+    if (values->len == 0 || !f || f->type == TV_FT_OBJECT) {
+        /* doRewrite: no values, or an unmapped field: match_none */
+        if (values->len == 0 || !tv_streq(fm->key, fm->key_len, "_id")) {
+            q = none(d);
+            if (!q) return oom(d);
+            q->boost *= boost;
+            *out = q;
+            return TROVE_OK;
+        }
+    }
+    /* the bitmap's bytes: the inline value decoded by fromXContent, or a
+     * stored (binary) field's bytes; a lookup of _source gives the base64
+     * text itself, which the field then parses as a term */
+    bool as_bitmap = bitmap && (!lookup_obj || lk.store);
+    if (as_bitmap && f && !tv_field_type_is_numeric(f->type))
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, fm->val.off,
+                            "[terms] query with [value_type] [bitmap] on a field of type [%s] is not supported by trove",
+                            tv_field_declared_type(f));
+    if (as_bitmap && values->len == 1 && values->v.items[0].type == TV_JSON_STRING && f) {
+        /* NumberFieldType.bitmapQuery of the decoded bytes */
+        const tv_json *b = &values->v.items[0];
+        if ((st = tv_q_bitmap_base64(d, f, b->v.s, b->len, b->off, &q))) return st;
+        apply_boost(q, boost);
+        *out = q;
+        return TROVE_OK;
+    }
+    if (values != &fm->val) {
+        /* the fetched values stand where the array would */
+        tv_json_member *nm = tv_arena_alloc(d->arena, sizeof *nm);
+        if (!nm) return oom(d);
+        *nm = *fm;
+        nm->val = *values;
+        fm = nm;
+    }
     /* TermsQueryBuilder.doToQuery (an unmapped field was rewritten to
      * match_none first) */
     int64_t max_terms = d->max_terms > 0 ? d->max_terms : 65536;
@@ -639,7 +765,7 @@ tv_status tv_dsl_parse_terms(tv_dsl *d, const tv_json *body, tv_query **out) {
 
 /* ----------------------------------------------------------------- match */
 
-typedef enum { MT_BOOLEAN, MT_PHRASE, MT_PHRASE_PREFIX } match_type;
+typedef enum { MT_BOOLEAN, MT_PHRASE, MT_PHRASE_PREFIX, MT_BOOL_PREFIX } match_type;
 
 typedef struct match_opts {
     const tv_json *query;
@@ -651,12 +777,90 @@ typedef struct match_opts {
     uint32_t slop;
     uint32_t max_expansions;
     float boost;
+    /* fuzziness (MatchQuery.setFuzziness): the spec's text, NULL = none */
+    const char *fuzziness;
+    size_t fuzziness_len;
+    int64_t prefix_length;
+    bool transpositions;
+    bool fuzzy_constant; /* fuzzy_rewrite constant_score* */
 } match_opts;
 
 static void match_opts_init(match_opts *o) {
     memset(o, 0, sizeof *o);
     o->max_expansions = 50;
     o->boost = 1.0f;
+    o->transpositions = true;
+}
+
+/* fuzziness: Fuzziness.parse accepts a number or a string ("AUTO",
+ * "AUTO:3,6", "1"); a malformed one fails when the query is built. */
+static tv_status match_fuzziness(tv_dsl *d, const char *qname, const tv_json *v, match_opts *o) {
+    const char *fz;
+    size_t fl;
+    if (!tv_dsl_scalar_text(v, &fz, &fl) || v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE)
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] failed to parse field [fuzziness]", qname);
+    if (tv_fuzziness_distance(fz, fl, "abc", 3) < 0)
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] failed to parse field [fuzziness]", qname);
+    o->fuzziness = fz;
+    o->fuzziness_len = fl;
+    return TROVE_OK;
+}
+
+/* fuzzy_rewrite (QueryParsers.parseRewriteMethod): the default (null) and
+ * top_terms_blended_freqs_N are FuzzyQuery's scoring rewrite (N terms),
+ * constant_score* a constant-score union; the other methods score terms
+ * in ways trove does not reproduce. */
+static tv_status match_fuzzy_rewrite(tv_dsl *d, const char *qname, const tv_json *v, match_opts *o) {
+    const char *r;
+    size_t rl;
+    if (v->type == TV_JSON_NULL) return TROVE_OK;
+    tv_dsl_scalar_text(v, &r, &rl);
+    if (rl >= 14 && memcmp(r, "constant_score", 14) == 0 &&
+        (rl == 14 || tv_streq(r, rl, "constant_score_boolean") || tv_streq(r, rl, "constant_score_blended"))) {
+        o->fuzzy_constant = true;
+        return TROVE_OK;
+    }
+    if (rl > 24 && memcmp(r, "top_terms_blended_freqs_", 24) == 0) {
+        int64_t nterms;
+        if (tv_parse_i64(r + 24, rl - 24, &nterms) && nterms > 0 && nterms <= INT32_MAX) {
+            o->max_expansions = (uint32_t)nterms;
+            return TROVE_OK;
+        }
+    }
+    return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] fuzzy_rewrite [%.*s] is not supported by trove", qname,
+                        (int)TV_MIN(rl, 200), r);
+}
+
+/* newTermQuery: a term query, or a fuzzy one when fuzziness is set. */
+static tv_status match_term(tv_dsl *d, const tv_field *f, const match_opts *o, const char *t, size_t tl,
+                            bool constant, tv_query **out) {
+    if (o->fuzziness) {
+        int edits = tv_fuzziness_distance(o->fuzziness, o->fuzziness_len, t, tl);
+        if (edits < 0) edits = 0;
+        tv_status st = tv_q_fuzzy_build(d, f, t, tl, edits, o->prefix_length, o->max_expansions, o->transpositions,
+                                        o->fuzzy_constant, out);
+        return st;
+    }
+    *out = tv_q_term(d, f, t, tl);
+    if (!*out) return oom(d);
+    (*out)->u.term.constant = constant;
+    return TROVE_OK;
+}
+
+/* newPrefixQuery: fieldType.prefixQuery of an analyzed term (constant
+ * score, the default rewrite). */
+static tv_status match_prefix(tv_dsl *d, const tv_field *f, const char *t, size_t tl, tv_query **out) {
+    tv_status st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes].");
+    if (st) return st;
+    tv_query *q = tv_q_new(d, TV_Q_MULTI_TERM);
+    char *p = tv_arena_memdup(d->arena, t, tl);
+    if (!q || (!p && tl)) return oom(d);
+    q->field = f;
+    q->field_id = f->id;
+    q->u.multi.m.prefix = p;
+    q->u.multi.m.prefix_len = (uint32_t)tl;
+    *out = q;
+    return TROVE_OK;
 }
 
 static tv_status zero_terms(tv_dsl *d, const match_opts *o, tv_query **out) {
@@ -670,7 +874,21 @@ static tv_status build_match(tv_dsl *d, const tv_field *f, match_type type, cons
     *out = NULL;
     if (!f || f->type == TV_FT_OBJECT) { *out = none(d); return *out ? TROVE_OK : oom(d); }
     const tv_json *v = o->query;
-    if (f->type != TV_FT_TEXT && f->type != TV_FT_KEYWORD) {
+    bool textual = tv_field_type_is_text(f->type) || f->type == TV_FT_KEYWORD;
+    if (!textual && o->fuzziness && (type == MT_BOOLEAN || type == MT_BOOL_PREFIX)) {
+        /* MappedFieldType.fuzzyQuery on a field without terms */
+        if (o->lenient) { *out = none(d); return *out ? TROVE_OK : oom(d); }
+        return tv_dsl_error(d, TROVE_EQUERYSHARD, v->off,
+                            "Can only use fuzzy queries on keyword and text fields - not on [%s] which is of type [%s]",
+                            f->path, tv_field_declared_type(f));
+    }
+    if (f->type == TV_FT_MATCH_ONLY_TEXT && (type == MT_PHRASE || type == MT_PHRASE_PREFIX)) {
+        /* SourceFieldMatchQuery: phrases verified against _source */
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off,
+                            "[%s] queries on a [match_only_text] field are not supported by trove",
+                            type == MT_PHRASE ? "match_phrase" : "match_phrase_prefix");
+    }
+    if (!textual) {
         /* numbers, dates, booleans: an exact-value query, not analyzed */
         if (type == MT_PHRASE_PREFIX && tv_field_type_is_numeric(f->type) == false && f->type != TV_FT_BOOLEAN && f->type != TV_FT_DATE) {
             *out = none(d);
@@ -687,7 +905,8 @@ static tv_status build_match(tv_dsl *d, const tv_field *f, match_type type, cons
     const char *s;
     size_t n;
     if (!tv_dsl_scalar_text(v, &s, &n)) return tv_dsl_error(d, TROVE_EPARSE, v->off, "No text specified for text query");
-    if (f->type == TV_FT_KEYWORD && !o->analyzer && type != MT_PHRASE_PREFIX) {
+    if (f->type == TV_FT_KEYWORD && !o->analyzer && type != MT_PHRASE_PREFIX && type != MT_BOOL_PREFIX &&
+        !o->fuzziness) {
         /* the keyword analyzer: fieldType.termQuery of the whole value */
         return term_query_for(d, f, v, out);
     }
@@ -696,6 +915,31 @@ static tv_status build_match(tv_dsl *d, const tv_field *f, match_type type, cons
     if (st) return st;
     if (toks.len == 0) return zero_terms(d, o, out);
     bool constant = f->type == TV_FT_KEYWORD;
+    if (type == MT_BOOL_PREFIX || (type == MT_BOOLEAN && o->fuzziness)) {
+        /* analyzeTerm / analyzeMultiBoolean: every term a term (or fuzzy)
+         * query, the last a prefix query when the text ends with it (its
+         * end offset is the stream's final offset) */
+        bool last_prefix = type == MT_BOOL_PREFIX && (f->type == TV_FT_KEYWORD || toks.items[toks.len - 1].end == n);
+        tv_query **cl = tv_arena_calloc(d->arena, toks.len, sizeof *cl);
+        if (!cl) return oom(d);
+        for (size_t i = 0; i < toks.len; i++) {
+            const tv_token *t = &toks.items[i];
+            if (i == toks.len - 1 && last_prefix) st = match_prefix(d, f, t->term, t->term_len, &cl[i]);
+            else st = match_term(d, f, o, t->term, t->term_len, constant, &cl[i]);
+            if (st) return st;
+        }
+        if (toks.len == 1) { *out = cl[0]; return TROVE_OK; }
+        tv_query *b;
+        if (o->and_op) {
+            b = tv_q_bool(d, cl, (uint32_t)toks.len, NULL, 0, 0);
+        } else {
+            int32_t msm = 0;
+            if ((st = tv_dsl_msm(d, o->msm, (int32_t)toks.len, &msm))) return st;
+            b = tv_q_bool(d, NULL, 0, cl, (uint32_t)toks.len, msm);
+        }
+        *out = b;
+        return b ? TROVE_OK : oom(d);
+    }
     if (type == MT_BOOLEAN) {
         if (toks.len == 1) {
             *out = tv_q_term(d, f, toks.items[0].term, toks.items[0].term_len);
@@ -752,6 +996,8 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
     const tv_json_member *fm = NULL;
     match_opts o;
     match_opts_init(&o);
+    const tv_json *max_exp = NULL, *prefix_len = NULL;
+    bool boolish = type == MT_BOOLEAN || type == MT_BOOL_PREFIX;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
         if (fm)
@@ -786,15 +1032,15 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
                 o.analyzer = a;
             } else if (tv_streq(k, kl, "boost")) st = tv_dsl_float(d, qname, "boost", v, &o.boost);
             else if (tv_streq(k, kl, "_name")) ;
-            else if (type == MT_BOOLEAN && tv_streq(k, kl, "operator")) {
+            else if (boolish && tv_streq(k, kl, "operator")) {
                 const char *op;
                 size_t ol;
                 tv_dsl_scalar_text(v, &op, &ol);
                 if (ol == 3 && strncasecmp(op, "and", 3) == 0) o.and_op = true;
                 else if (ol == 2 && strncasecmp(op, "or", 2) == 0) o.and_op = false;
                 else return tv_dsl_error(d, TROVE_EARG, v->off, "operator needs to be either [AND, OR], but not [%.*s]", (int)ol, op);
-            } else if (type == MT_BOOLEAN && tv_streq(k, kl, "minimum_should_match")) o.msm = v;
-            else if (tv_streq(k, kl, "zero_terms_query")) {
+            } else if (boolish && tv_streq(k, kl, "minimum_should_match")) o.msm = v;
+            else if (type != MT_BOOL_PREFIX && tv_streq(k, kl, "zero_terms_query")) {
                 const char *z;
                 size_t zl;
                 tv_dsl_scalar_text(v, &z, &zl);
@@ -802,30 +1048,40 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
                 else if (zl == 3 && strncasecmp(z, "all", 3) == 0) o.zero_all = true;
                 else return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unsupported zero_terms_query value [%.*s]", (int)zl, z);
             } else if (type == MT_BOOLEAN && tv_streq(k, kl, "lenient")) st = tv_dsl_bool(d, qname, "lenient", v, &o.lenient);
-            else if (type != MT_BOOLEAN && tv_streq(k, kl, "slop")) {
+            else if (!boolish && tv_streq(k, kl, "slop")) {
                 int64_t sl;
                 st = tv_dsl_int(d, qname, "slop", v, &sl);
                 if (!st && sl < 0) return tv_dsl_error(d, TROVE_EARG, v->off, "No negative slop allowed.");
                 o.slop = (uint32_t)TV_MIN(sl, (int64_t)INT32_MAX);
-            } else if ((type == MT_PHRASE_PREFIX || type == MT_BOOLEAN) && tv_streq(k, kl, "max_expansions")) {
+            } else if ((type == MT_PHRASE_PREFIX || boolish) && tv_streq(k, kl, "max_expansions")) {
                 int64_t me;
                 st = tv_dsl_int(d, qname, "max_expansions", v, &me);
                 o.max_expansions = (uint32_t)TV_MAX(0, TV_MIN(me, (int64_t)INT32_MAX));
-            } else if (type == MT_BOOLEAN && tv_streq(k, kl, "fuzziness")) {
-                const char *fz;
-                size_t fl;
-                tv_dsl_scalar_text(v, &fz, &fl);
-                if (!(fl == 1 && fz[0] == '0'))
-                    return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[match] fuzziness is not supported by trove");
-            } else if (type == MT_BOOLEAN && (tv_streq(k, kl, "prefix_length") || tv_streq(k, kl, "fuzzy_transpositions") ||
-                                              tv_streq(k, kl, "fuzzy_rewrite") || tv_streq(k, kl, "auto_generate_synonyms_phrase_query"))) ;
+                max_exp = v;
+            } else if (boolish && tv_streq(k, kl, "fuzziness")) {
+                st = match_fuzziness(d, qname, v, &o);
+            } else if (boolish && tv_streq(k, kl, "prefix_length")) {
+                st = tv_dsl_int(d, qname, "prefix_length", v, &o.prefix_length);
+                prefix_len = v;
+            } else if (boolish && tv_streq(k, kl, "fuzzy_transpositions")) {
+                st = tv_dsl_bool(d, qname, "fuzzy_transpositions", v, &o.transpositions);
+            } else if (boolish && tv_streq(k, kl, "fuzzy_rewrite")) {
+                st = match_fuzzy_rewrite(d, qname, v, &o);
+            } else if (type == MT_BOOLEAN && tv_streq(k, kl, "auto_generate_synonyms_phrase_query")) ;
             else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] query does not support [%s]", qname, k);
             if (st) return st;
         }
     }
     if (!fm) return tv_dsl_error(d, TROVE_EARG, body->off, "[%s] requires fieldName", qname);
+    if (type == MT_BOOL_PREFIX && (!o.query || o.query->type == TV_JSON_NULL))
+        return tv_dsl_error(d, TROVE_EARG, body->off, "[%s] requires query value", qname);
     if (!o.query || o.query->type == TV_JSON_NULL)
         return tv_dsl_error(d, TROVE_EPARSE, body->off, "No text specified for text query");
+    /* the builders' setters */
+    if (boolish && prefix_len && o.prefix_length < 0)
+        return tv_dsl_error(d, TROVE_EARG, prefix_len->off, "[%s] requires prefix length to be non-negative.", qname);
+    if (boolish && max_exp && o.max_expansions == 0)
+        return tv_dsl_error(d, TROVE_EARG, max_exp->off, "[%s] requires maxExpansions to be positive.", qname);
     if (o.query->type == TV_JSON_ARRAY)
         return tv_dsl_error(d, TROVE_EPARSE, o.query->off, "[%s] unknown token [START_ARRAY] after [query]", qname);
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
@@ -836,6 +1092,10 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
     if (type == MT_BOOLEAN) mark_numeric(q, f);
     *out = q;
     return TROVE_OK;
+}
+
+tv_status tv_dsl_parse_match_bool_prefix(tv_dsl *d, const tv_json *body, tv_query **out) {
+    return parse_match_common(d, "match_bool_prefix", MT_BOOL_PREFIX, body, out);
 }
 
 tv_status tv_dsl_parse_match(tv_dsl *d, const tv_json *body, tv_query **out) {
@@ -893,7 +1153,7 @@ static tv_status add_field_spec(tv_dsl *d, const tv_json *v, fboost **fs, uint32
     for (size_t i = 0; i < cnt; i++) {
         const tv_field *f = list[i];
         if (!f || f->type == TV_FT_OBJECT) continue;
-        if (*any_wild && f->type != TV_FT_TEXT && f->type != TV_FT_KEYWORD && memchr(s, '*', len)) continue;
+        if (*any_wild && !tv_field_type_is_text(f->type) && f->type != TV_FT_KEYWORD && memchr(s, '*', len)) continue;
         /* OpenSearch merges duplicate fields, multiplying boosts */
         bool dup = false;
         for (uint32_t j = 0; j < *n; j++)
@@ -919,7 +1179,8 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
     match_opts_init(&o);
     const tv_json *fields = NULL, *typev = NULL;
     float tie = 0.0f;
-    bool tie_set = false;
+    bool tie_set = false, slop_set = false;
+    const tv_json *cutoff = NULL, *fuzz = NULL, *max_exp = NULL, *prefix_len = NULL, *frewrite = NULL;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *p = &body->v.members[i];
         const char *k = p->key;
@@ -953,10 +1214,16 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
             int64_t sl;
             st = tv_dsl_int(d, "multi_match", "slop", v, &sl);
             o.slop = (uint32_t)TV_MAX(0, TV_MIN(sl, (int64_t)INT32_MAX));
+            slop_set = sl != 0; /* DEFAULT_PHRASE_SLOP */
         } else if (tv_streq(k, kl, "max_expansions")) {
             int64_t me;
             st = tv_dsl_int(d, "multi_match", "max_expansions", v, &me);
             o.max_expansions = (uint32_t)TV_MAX(0, TV_MIN(me, (int64_t)INT32_MAX));
+            max_exp = v;
+        } else if (tv_streq(k, kl, "cutoff_frequency")) {
+            float cf;
+            st = tv_dsl_float(d, "multi_match", "cutoff_frequency", v, &cf);
+            cutoff = v;
         } else if (tv_streq(k, kl, "zero_terms_query")) {
             const char *z;
             size_t zl;
@@ -965,14 +1232,17 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
             else if (!(zl == 4 && strncasecmp(z, "none", 4) == 0))
                 return tv_dsl_error(d, TROVE_EPARSE, v->off, "Unsupported zero_terms_query value [%.*s]", (int)zl, z);
         } else if (tv_streq(k, kl, "fuzziness")) {
-            const char *fz;
-            size_t fl;
-            tv_dsl_scalar_text(v, &fz, &fl);
-            if (!(fl == 1 && fz[0] == '0'))
-                return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[multi_match] fuzziness is not supported by trove");
-        } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "prefix_length") ||
-                   tv_streq(k, kl, "fuzzy_transpositions") || tv_streq(k, kl, "fuzzy_rewrite") ||
-                   tv_streq(k, kl, "auto_generate_synonyms_phrase_query") || tv_streq(k, kl, "rewrite")) ;
+            st = match_fuzziness(d, "multi_match", v, &o);
+            fuzz = v;
+        } else if (tv_streq(k, kl, "prefix_length")) {
+            st = tv_dsl_int(d, "multi_match", "prefix_length", v, &o.prefix_length);
+            prefix_len = v;
+        } else if (tv_streq(k, kl, "fuzzy_transpositions")) {
+            st = tv_dsl_bool(d, "multi_match", "fuzzy_transpositions", v, &o.transpositions);
+        } else if (tv_streq(k, kl, "fuzzy_rewrite")) {
+            frewrite = v;
+        } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "auto_generate_synonyms_phrase_query") ||
+                   tv_streq(k, kl, "rewrite")) ;
         else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[multi_match] query does not support [%s]", k);
         if (st) return st;
     }
@@ -990,11 +1260,30 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
         else if (tv_streq(t, tl, "most_fields")) most = true;
         else if (tv_streq(t, tl, "phrase")) mt = MT_PHRASE;
         else if (tv_streq(t, tl, "phrase_prefix")) mt = MT_PHRASE_PREFIX;
-        else if (tv_streq(t, tl, "cross_fields") || tv_streq(t, tl, "bool_prefix"))
+        else if (tv_streq(t, tl, "bool_prefix")) mt = MT_BOOL_PREFIX;
+        else if (tv_streq(t, tl, "cross_fields"))
             return tv_dsl_error(d, TROVE_EUNSUPPORTED, typev->off, "[multi_match] type [%.*s] is not supported by trove", (int)tl, t);
         else /* MultiMatchQueryBuilder.Type.parse: OpenSearchParseException */
             return tv_error_set(d->err, TROVE_EPARSEEXC, "failed to parse [multi_match] query type [%.*s]. unknown type.",
                                 (int)tl, t);
+    }
+    /* fromXContent's checks after the object, then the setters' */
+    if (fuzz && (mt == MT_PHRASE || mt == MT_PHRASE_PREFIX))
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "Fuzziness not allowed for type [%s]",
+                            mt == MT_PHRASE ? "phrase" : "phrase_prefix");
+    if (slop_set && mt == MT_BOOL_PREFIX)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "[slop] not allowed for type [bool_prefix]");
+    if (cutoff && mt == MT_BOOL_PREFIX)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "[cutoff_frequency] not allowed for type [bool_prefix]");
+    if (cutoff) /* ExtendedCommonTermsQuery */
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, cutoff->off, "[multi_match] cutoff_frequency is not supported by trove");
+    if (prefix_len && o.prefix_length < 0)
+        return tv_dsl_error(d, TROVE_EARG, prefix_len->off, "[multi_match] requires prefix length to be non-negative.");
+    if (max_exp && o.max_expansions == 0)
+        return tv_dsl_error(d, TROVE_EARG, max_exp->off, "[multi_match] requires maxExpansions to be positive.");
+    if (frewrite) {
+        tv_status fst = match_fuzzy_rewrite(d, "multi_match", frewrite, &o);
+        if (fst) return fst;
     }
     fboost *fs = NULL;
     uint32_t nf = 0, cap = 0;
@@ -1077,7 +1366,7 @@ tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out) {
     if (ci) return tv_dsl_error(d, TROVE_EUNSUPPORTED, value->off, "[prefix] case_insensitive is not supported by trove");
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     tv_query *q;
-    if (!f || (f->type != TV_FT_TEXT && f->type != TV_FT_KEYWORD)) {
+    if (!f || (!tv_field_type_is_text(f->type) && f->type != TV_FT_KEYWORD)) {
         if (f && f->type != TV_FT_OBJECT)
             return tv_dsl_error(d, TROVE_EQUERYSHARD, value->off,
                                 "Can only use prefix queries on keyword and text fields - not on [%s] which is of type [%s]",
@@ -1085,6 +1374,8 @@ tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out) {
         q = none(d);
         if (!q) return oom(d);
     } else {
+        tv_status est = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes].");
+        if (est) return est;
         q = tv_q_new(d, TV_Q_MULTI_TERM);
         char *p = tv_arena_memdup(d->arena, s, n);
         if (!q || (!p && n)) return oom(d);
@@ -1352,6 +1643,10 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
             q = c;
         }
     } else {
+        if (tv_field_type_is_text(f->type) || f->type == TV_FT_KEYWORD) {
+            /* StringFieldType.rangeQuery (not ip, not constant_keyword) */
+            if ((st = tv_dsl_expensive(d, "[range] queries on [text] or [keyword] fields", ""))) return st;
+        }
         q = tv_q_new(d, TV_Q_RANGE_TERM);
         if (!q) return oom(d);
         q->field = f;

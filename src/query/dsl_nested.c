@@ -229,6 +229,9 @@ tv_status tv_dsl_parse_nested(tv_dsl *d, const tv_json *body, tv_query **out) {
         tv_status st = d->inner_hits->parse(d, ih, &s->ih, &ih_name);
         if (st) return st;
     }
+    /* NestedQueryBuilder.doToQuery refuses before it looks at the path */
+    tv_status est = tv_dsl_expensive(d, "[joining] queries", "");
+    if (est) return est;
     const tv_field *f = d->mapping ? tv_mapping_field(d->mapping, ps, pl) : NULL;
     if (!f) {
         if (ignore_unmapped) {

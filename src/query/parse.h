@@ -42,6 +42,22 @@ tv_status tv_dsl_parse_match(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_match_phrase(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_match_phrase_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_match_bool_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
+/* roaring.c: IntegerFieldType.bitmapQuery of serialized bitmap bytes (or
+ * of their base64 text) on field f; off: where errors point. */
+tv_status tv_q_bitmap(tv_dsl *d, const tv_field *f, const void *bytes, size_t len, uint32_t off, tv_query **out);
+tv_status tv_q_bitmap_base64(tv_dsl *d, const tv_field *f, const char *s, size_t n, uint32_t off, tv_query **out);
+/* dsl_geo.c */
+tv_status tv_dsl_parse_geo_shape(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_geo_bounding_box(tv_dsl *d, const tv_json *body, tv_query **out);
+/* GeoUtils.parseGeoPoint: [lon, lat], {lat, lon}, "lat,lon" or a geohash
+ * (dsl_distance.c). */
+tv_status tv_dsl_geo_point(tv_dsl *d, const tv_json *v, double *lat, double *lon);
+/* dsl_distance.c */
+tv_status tv_dsl_parse_distance_feature(tv_dsl *d, const tv_json *body, tv_query **out);
+/* DateFieldType.parseToLong of a query value on date field f (date math,
+ * the field's format): epoch ms, or ns for date_nanos (dsl_leaf.c). */
+tv_status tv_dsl_date_value(tv_dsl *d, const tv_field *f, const tv_json *v, bool round_up, int64_t *out);
 tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_exists(tv_dsl *d, const tv_json *body, tv_query **out);

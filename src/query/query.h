@@ -30,6 +30,12 @@
  *                           compound (constant_score, dis_max, boosting),
  *                           and the per-field-type conversion of values
  *   dsl_nested.c            the nested query (ToParentBlockJoinQuery)
+ *   dsl_distance.c          the distance_feature query (date, date_nanos,
+ *                           geo_point)
+ *   dsl_geo.c               the geo_shape query (an envelope on a
+ *                           geo_point field) and geo_bounding_box
+ *   roaring.c               the portable RoaringBitmap decoder and the
+ *                           terms query's value_type bitmap
  *   dsl_function_score.c    the function_score query (weight,
  *                           field_value_factor, decays, random_score)
  *   query_string.c          the query_string query, URI search (?q=), the
@@ -299,7 +305,24 @@ typedef struct tv_dsl {
     int64_t max_terms;        /* the target's index.max_terms_count (0: 65536) */
     bool total_as_int;        /* ?rest_total_hits_as_int: every hits.total (inner
                                  hits, top_hits) is a number, as SearchHits writes it */
+    bool disallow_expensive;  /* search.allow_expensive_queries is false */
+    tv_terms_lookup_fn lookup; /* terms lookups (request.h; NULL: refused) */
+    const void *lookup_ctx;
+    /* Named queries ("_name"), as QueryShardContext.addNamedQuery keeps
+     * them: each one parsed a second time into a tree of its own (so it
+     * can be rewritten and prepared alone, boost 1 at its root, as
+     * MatchedQueriesPhase weighs it); a later one of the same name
+     * replaces the earlier. named_off: while that second parse runs. */
+    struct tv_named_q *named;
+    uint32_t nnamed, cnamed;
+    bool named_off;
 } tv_dsl;
+
+/* One named query: its name and its own tree. */
+typedef struct tv_named_q {
+    const char *name;
+    tv_query *q;
+} tv_named_q;
 
 /* A parser state over arena and err, with the body's text from params
  * (may be NULL) for [line:col] in errors; no mapping yet. */
@@ -310,6 +333,12 @@ tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out);
 /* parsing_exception (or other code) at a JSON value's position. */
 tv_status tv_dsl_error(tv_dsl *d, tv_status code, uint32_t off, const char *fmt, ...)
     TV_PRINTF(4, 5);
+/* When search.allow_expensive_queries is false: the OpenSearchException
+ * the field type or query raises on the shard ("<what> cannot be executed
+ * when 'search.allow_expensive_queries' is set to false.<tail>"), a shard
+ * failure of type "exception"; else TROVE_OK. what: "[prefix] queries",
+ * "[joining] queries", ...; tail "" or a hint. */
+tv_status tv_dsl_expensive(tv_dsl *d, const char *what, const char *tail);
 /* Field lookup (NULL when unmapped). */
 const tv_field *tv_dsl_field(tv_dsl *d, const char *name, size_t len);
 /* Analyzes query text with an analyzer (NULL: the field's search analyzer,
@@ -332,6 +361,13 @@ bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
 tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out);
+/* A FuzzyQuery of one term (already analyzed or normalized) on a text or
+ * keyword field f: Lucene's default scoring rewrite over max_expansions
+ * terms, or a constant-score union when constant (fuzzy_rewrite
+ * constant_score). Errors of the automaton are left in d->err. */
+tv_status tv_q_fuzzy_build(tv_dsl *d, const tv_field *f, const char *s, size_t n, int edits,
+                           int64_t prefix_length, uint32_t max_expansions, bool transpositions,
+                           bool constant, tv_query **out);
 /* query_string.c, simple_query_string.c: Lucene query syntaxes; URI
  * search's ?q= as a {"query_string":{...}} object (*out NULL without q) */
 tv_status tv_dsl_parse_query_string(tv_dsl *d, const tv_json *body, tv_query **out);
@@ -378,6 +414,13 @@ const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *sco
 tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,
                                       const tv_json **out);
+
+/* roaring.c: a RoaringBitmap in its portable serialization, decoded into
+ * arena (the bytes are copied; membership is answered from the copy).
+ * TROVE_ECORRUPT for malformed input, TROVE_ENOMEM. */
+typedef struct tv_roaring tv_roaring;
+tv_status tv_roaring_decode(const void *bytes, size_t len, tv_arena *arena, tv_roaring **out);
+bool tv_roaring_contains(const tv_roaring *r, uint32_t v);
 
 /* =============================================================== iterators */
 

@@ -618,6 +618,7 @@ static tv_status prefix_single(tv_qs_ctx *c, const tv_field *f, const char *s, s
                        f->path, tv_field_type_name(f->type));
         return soften(c, st, out);
     }
+    if ((st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes]."))) return st;
     if (f->type == TV_FT_TEXT || c->analyzer) {
         if (c->analyze_wildcard && f->type == TV_FT_TEXT) {
             /* analyzed: terms, the last position as a prefix */
@@ -749,6 +750,7 @@ static tv_status wildcard_single(tv_qs_ctx *c, const tv_field *f, const char *s,
                        f->path, tv_field_type_name(f->type));
         return soften(c, st, out);
     }
+    if ((st = tv_dsl_expensive(d, "[wildcard] queries", ""))) return st;
     /* normalize the literal runs; escapes and wildcard runs stay */
     tv_buf b;
     tv_buf_init(&b);
@@ -803,6 +805,7 @@ static tv_status regexp_single(tv_qs_ctx *c, const tv_field *f, const char *s, s
         *out = none(d);
         return *out ? TROVE_OK : oom(d);
     }
+    if ((st = tv_dsl_expensive(d, "[regexp] queries", ""))) return st;
     if ((st = tv_qs_normalize(c, f, c->analyzer, s, n, &s, &n))) return st;
     tv_automaton *a;
     st = tv_regexp_compile(s, n, TV_RE_ALL, c->max_states, d->arena, &a, d->err);

@@ -154,11 +154,15 @@ static tv_status pattern_field(tv_dsl *d, const char *qname, const pat_opts *o,
     const tv_field *f = tv_dsl_field(d, o->fm->key, o->fm->key_len);
     *out = NULL;
     if (!f || f->type == TV_FT_OBJECT) return TROVE_OK;
-    if (f->type != TV_FT_TEXT && f->type != TV_FT_KEYWORD)
+    if (!tv_field_type_is_text(f->type) && f->type != TV_FT_KEYWORD)
         return tv_dsl_error(d, TROVE_EQUERYSHARD, o->value->off,
                             "Can only use %s queries on keyword and text fields - not on [%s] which "
                             "is of type [%s]",
                             qname, f->path, tv_field_type_name(f->type));
+    char what[32];
+    snprintf(what, sizeof what, "[%s] queries", qname);
+    tv_status st = tv_dsl_expensive(d, what, "");
+    if (st) return st;
     if (!f->index && !f->doc_values)
         return tv_dsl_error(d, TROVE_EARG, o->value->off,
                             "Cannot search on field [%s] since it is not indexed.", f->path);
@@ -426,6 +430,47 @@ static tv_status fuzzy_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ct
     return tv_plan(fs->rewritten, sv, ctx, out);
 }
 
+/* A fuzzy query of one term on a text or keyword field, the term used as
+ * given (already normalized or analyzed): Lucene's FuzzyQuery with its
+ * default scoring rewrite, or a constant-score union when constant. */
+tv_status tv_q_fuzzy_build(tv_dsl *d, const tv_field *f, const char *s, size_t n, int edits,
+                           int64_t prefix_length, uint32_t max_expansions, bool transpositions,
+                           bool constant, tv_query **out) {
+    tv_query *q;
+    tv_automaton *a;
+    tv_status est = tv_dsl_expensive(d, "[fuzzy] queries", "");
+    if (est) return est;
+    int pl = prefix_length > INT32_MAX ? INT32_MAX : (int)prefix_length;
+    /* Lucene: a prefix covering the whole term (counted in UTF-16 units)
+     * leaves only the exact term */
+    if ((size_t)pl >= tv_utf16_len(s, n)) edits = 0;
+    tv_status st = tv_levenshtein_compile(s, n, edits, pl, transpositions, d->arena, &a, d->err);
+    if (st) return st;
+    if (constant) {
+        q = multi_node(d, f, a);
+        if (!q) return oom(d);
+    } else {
+        fuzzy_state *fs = tv_arena_calloc(d->arena, 1, sizeof *fs);
+        q = tv_q_new(d, TV_Q_EXT);
+        if (!fs || !q) return oom(d);
+        fs->a = a;
+        fs->text = tv_arena_memdup(d->arena, s, n);
+        if (!fs->text && n) return oom(d);
+        fs->text_len = n;
+        fs->text_cps = tv_cp_count(s, n);
+        fs->max_edits = edits;
+        fs->transpositions = transpositions;
+        fs->max_expansions = max_expansions;
+        q->field = f;
+        q->field_id = f->id;
+        q->u.ext.prepare = fuzzy_prepare;
+        q->u.ext.plan = fuzzy_plan;
+        q->u.ext.state = fs;
+    }
+    *out = q;
+    return TROVE_OK;
+}
+
 tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out) {
     pat_opts o;
     tv_status st = parse_opts(d, "fuzzy", K_FUZZY, body, &o);
@@ -465,38 +510,13 @@ tv_status tv_dsl_parse_fuzzy(tv_dsl *d, const tv_json *body, tv_query **out) {
         tv_dsl_error(d, TROVE_EARG, o.value->off, "prefixLength cannot be negative.");
         return shard_failure(d, TROVE_EARG, o.value->off);
     }
-    tv_automaton *a;
-    int pl = o.prefix_length > INT32_MAX ? INT32_MAX : (int)o.prefix_length;
-    /* Lucene: a prefix covering the whole term (counted in UTF-16 units)
-     * leaves only the exact term */
-    if ((size_t)pl >= tv_utf16_len(s, n)) edits = 0;
-    st = tv_levenshtein_compile(s, n, edits, pl, o.transpositions, d->arena, &a, d->err);
-    if (st) return shard_failure(d, st, o.value->off);
     bool constant = false;
     if (o.rewrite && o.rewrite->type == TV_JSON_STRING && o.rewrite->len >= 14 &&
         memcmp(o.rewrite->v.s, "constant_score", 14) == 0)
         constant = true;
-    if (constant) {
-        q = multi_node(d, f, a);
-        if (!q) return oom(d);
-    } else {
-        fuzzy_state *fs = tv_arena_calloc(d->arena, 1, sizeof *fs);
-        q = tv_q_new(d, TV_Q_EXT);
-        if (!fs || !q) return oom(d);
-        fs->a = a;
-        fs->text = tv_arena_memdup(d->arena, s, n);
-        if (!fs->text && n) return oom(d);
-        fs->text_len = n;
-        fs->text_cps = tv_cp_count(s, n);
-        fs->max_edits = edits;
-        fs->transpositions = o.transpositions;
-        fs->max_expansions = o.max_expansions > UINT32_MAX ? UINT32_MAX : (uint32_t)o.max_expansions;
-        q->field = f;
-        q->field_id = f->id;
-        q->u.ext.prepare = fuzzy_prepare;
-        q->u.ext.plan = fuzzy_plan;
-        q->u.ext.state = fs;
-    }
+    st = tv_q_fuzzy_build(d, f, s, n, edits, o.prefix_length, (uint32_t)TV_MIN(o.max_expansions, (int64_t)UINT32_MAX),
+                          o.transpositions, constant, &q);
+    if (st) return shard_failure(d, st, o.value->off);
     q->boost *= o.boost;
     *out = q;
     return TROVE_OK;

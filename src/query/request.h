@@ -30,6 +30,24 @@ typedef struct tv_search_target {
 } tv_search_target;
 
 /*
+ * A terms query's lookup (TermsLookup): the values at `path` of document
+ * `id` (routed by `routing`) of `index`, or of the hits of `query` there.
+ * store: read the stored field (trove reads it from _source). Strings in
+ * the parser's arena; query points into the request body.
+ */
+typedef struct tv_terms_lookup {
+    const char *index, *id, *routing, *path;
+    const tv_json *query;
+    bool store;
+} tv_terms_lookup;
+/* Fetches a lookup's values as a JSON array (*values, in arena): the
+ * layer that can read other indices (the api) provides it, as the
+ * coordinator's rewrite does in OpenSearch. On failure err is set (a
+ * request-level error: not marked as a shard's). */
+typedef tv_status (*tv_terms_lookup_fn)(const void *ctx, const tv_terms_lookup *l, tv_arena *arena,
+                                        tv_json **values, tv_error *err);
+
+/*
  * URL parameters of _search / _count that the api layer parsed. Unset
  * numbers are -1; unset strings NULL. URL values override body values as
  * OpenSearch does (from, size, sort, _source, ...).
@@ -55,6 +73,12 @@ typedef struct tv_search_params {
     bool typed_keys;              /* aggregation names prefixed with their type */
     int64_t max_buckets;          /* search.max_buckets; 0: the default (65535) */
     int64_t max_clause_count;     /* indices.query.bool.max_clause_count; 0: 1024 */
+    bool disallow_expensive;      /* search.allow_expensive_queries: false */
+    bool named_scores;            /* ?include_named_queries_score: hits'
+                                     matched_queries as {name: score} */
+    tv_terms_lookup_fn lookup;    /* terms lookups (NULL: answered
+                                     unsupported) and its context */
+    const void *lookup_ctx;
     bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
     bool scroll;                  /* the first page of a scroll */
     const char *docvalue_fields;  /* "a,b": added to the body's list */

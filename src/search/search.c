@@ -57,6 +57,12 @@
  * Explanations (explain: true) are explain.c's: the hit writer asks it for
  * each page hit's "_shard"/"_node" and "_explanation".
  *
+ * Named queries (MatchedQueriesPhase): the parser keeps each "_name"d query
+ * of the query and post_filter as a tree of its own (dsl.c); per target
+ * they are rewritten and prepared alone, and the hit writer plans each on
+ * a page hit's segment to print "matched_queries" (names in Java HashMap
+ * order, or {name: score} with ?include_named_queries_score=true).
+ *
  * Suggestions (suggest.c): "suggest" is parsed with the body (or built
  * from the suggest_* URL parameters), run per target and reduced after
  * the hits; "suggest" is written after the aggregations.
@@ -1121,6 +1127,9 @@ typedef struct target_ctx {
     tv_hl_target *hl;      /* highlight: bound to this target */
     tv_nested_q **nih;     /* nested queries with inner_hits (dsl_nested.c) */
     uint32_t nnih;
+    tv_named_q *named;     /* named queries of the query and post_filter,
+                              each rewritten and prepared alone */
+    uint32_t nnamed;
 } target_ctx;
 
 /* The field sort keys whose field is numeric with different encodings
@@ -1184,6 +1193,8 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     tv_status st;
     d->nested_ih = NULL; /* inner_hits come from the query only */
     d->nnested_ih = 0;
+    d->named = NULL; /* named queries come from the query and post_filter only */
+    d->nnamed = d->cnamed = 0;
     if (r->query) {
         st = tv_dsl_parse_query(d, r->query, &tc->q);
         tc->nih = d->nested_ih;
@@ -1202,6 +1213,16 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         if (!st) st = tv_query_rewrite(&tc->post, d->arena);
         if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
         if (tv_query_check_nested_clauses(tc->post, d->max_clauses, d->err)) return shard_failure(d->err, t);
+    }
+    /* MatchedQueriesPhase: each named query weighed alone (boost 1) */
+    tc->named = d->named;
+    tc->nnamed = d->nnamed;
+    d->named = NULL;
+    d->nnamed = d->cnamed = 0;
+    for (uint32_t i = 0; i < tc->nnamed; i++) {
+        st = tv_query_rewrite(&tc->named[i].q, d->arena);
+        if (!st) st = tv_query_prepare(tc->named[i].q, t->snap, d->arena);
+        if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
     }
     tc->tf = tv_arena_calloc(d->arena, r->nsorts + 1, sizeof *tc->tf);
     if (!tc->tf) return TROVE_ENOMEM;
@@ -1910,6 +1931,43 @@ static tv_status collapse_inner_hits(const req *r, const tv_search_target *targe
     return TROVE_OK;
 }
 
+/* "matched_queries" of a hit (MatchedQueriesPhase): the named queries that
+ * match segment seg's doc, in Java HashMap order of their names, as a
+ * list, or as {name: score} with include_named_queries_score. */
+static tv_status write_matched(tv_jw *out, const target_ctx *tc, const tv_snapshot *snap, uint32_t seg,
+                               uint32_t doc, bool scores, tv_arena *arena, tv_error *err) {
+    const char **names = tv_arena_alloc(arena, tc->nnamed * sizeof *names);
+    float *sc = tv_arena_alloc(arena, tc->nnamed * sizeof *sc);
+    uint32_t *ord = tv_arena_alloc(arena, tc->nnamed * sizeof *ord);
+    if (!names || !sc || !ord) return tv_error_oom(err);
+    uint32_t m = 0;
+    for (uint32_t i = 0; i < tc->nnamed; i++) {
+        tv_plan_ctx pc = {arena, snap, true, false};
+        tv_iter *it = NULL;
+        tv_status st = tv_plan(tc->named[i].q, &snap->segs[seg], &pc, &it);
+        if (st) return tv_error_set(err, st, "%s", trove_status_message(st));
+        if (!it || tv_iter_advance(it, doc) != doc) continue;
+        names[m] = tc->named[i].name;
+        sc[m++] = tv_iter_score(it);
+    }
+    if (!m) return TROVE_OK;
+    tv_java_hashmap_order(names, m, ord);
+    tv_jw_keyz(out, "matched_queries");
+    if (scores) {
+        tv_jw_obj_begin(out);
+        for (uint32_t i = 0; i < m; i++) {
+            tv_jw_keyz(out, names[ord[i]]);
+            tv_jw_float(out, sc[ord[i]]);
+        }
+        tv_jw_obj_end(out);
+    } else {
+        tv_jw_arr_begin(out);
+        for (uint32_t i = 0; i < m; i++) tv_jw_strz(out, names[ord[i]]);
+        tv_jw_arr_end(out);
+    }
+    return TROVE_OK;
+}
+
 /* The page's hits (from on), as the fetch phase writes them: stored
  * documents read once per chunk, nested inner hits collected per target,
  * then each hit's members in SearchHit's order. */
@@ -2109,6 +2167,10 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
                                  targets[h->target].snap->segs[h->seg].doc_base + h->doc);
             tv_jw_arr_end(out);
         }
+        if (tcs[h->target].nnamed &&
+            (st = write_matched(out, &tcs[h->target], t->snap, h->seg, h->doc, params && params->named_scores, arena,
+                                err)))
+            return st;
         if (r->explain && (st = tv_explain_hit(out, tcs[h->target].q, t->snap, h->seg, h->doc, arena)))
             return tv_error_set(err, st, "%s", trove_status_message(st));
         if (r->ninner && tcs[h->target].nnih)

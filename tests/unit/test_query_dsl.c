@@ -198,7 +198,7 @@ static void test_errors(void **state) {
     assert_int_equal(f->err.cause_code, TROVE_ENUMBERFORMAT);
     assert_string_equal(f->err.cause_reason, "For input string: \"x\"");
     fails(f, "{\"term\":{\"ok\":\"maybe\"}}", TROVE_EARG, "Can't parse boolean value [maybe], expected [true] or [false]", 0, 0);
-    fails(f, "{\"geo_shape\":{\"loc\":{}}}", TROVE_EUNSUPPORTED, "[geo_shape] query is not supported by trove", 0, 0);
+    fails(f, "{\"geo_shape\":{\"loc\":{}}}", TROVE_EUNSUPPORTED, "[geo_shape] a query without [shape] is not supported by trove", 0, 0);
 }
 
 int main(void) {
