@@ -130,7 +130,17 @@ extern "C" {
     X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
     X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \
     X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")                                          \
-    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")
+    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")                                     \
+    X(ESCRIPT, 400, "script_exception", 1, NULL, "script error")                                           \
+    X(ECLASSCAST, 400, "class_cast_exception", 0, "java.lang.ClassCastException", "class cast")              \
+    X(EPAINLESS, 400, "painless_error", 0, "org.opensearch.painless.PainlessError", "painless error")       \
+    X(EINDEXBOUNDS, 400, "index_out_of_bounds_exception", 0, "java.lang.IndexOutOfBoundsException",          \
+      "index out of bounds")                                                                               \
+    X(ESTRINGBOUNDS, 400, "string_index_out_of_bounds_exception", 0,                                       \
+      "java.lang.StringIndexOutOfBoundsException", "string index out of bounds")                           \
+    X(ECONCMOD, 400, "concurrent_modification_exception", 0, "java.util.ConcurrentModificationException",   \
+      "concurrent modification")                                                                           \
+    X(ENOSUCHELEMENT, 400, "no_such_element_exception", 0, "java.util.NoSuchElementException", "no element")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

@@ -51,6 +51,13 @@ typedef struct tv_template {
     bool legacy;
 } tv_template;
 
+/* A stored script (PUT _scripts/{id}). Strings owned. */
+typedef struct tv_stored_script {
+    char *id;
+    char *lang;
+    char *source;
+} tv_stored_script;
+
 /*
  * What a node holds: its indices and the api layer's metadata (the index
  * layer has no notion of them). Shared copy-on-write between a node and its
@@ -69,6 +76,8 @@ typedef struct tv_node_state {
     tv_map closed;           /* names of closed indices -> (void *)1 */
     tv_template *templates;  /* sorted by name */
     size_t ntemplates;
+    tv_stored_script *scripts; /* sorted by id */
+    size_t nscripts;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
 } tv_node_state;
