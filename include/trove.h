@@ -134,7 +134,17 @@ extern "C" {
     X(EREPOSITORY, 500, "repository_exception", 1, NULL, "repository failure")                             \
     X(ENOREPOSITORY, 404, "repository_missing_exception", 1, NULL, "no such repository")                   \
     X(ENOSNAPSHOT, 404, "snapshot_missing_exception", 1, NULL, "no such snapshot")                         \
-    X(ESNAPSHOTNAME, 400, "invalid_snapshot_name_exception", 1, NULL, "invalid snapshot name")
+    X(ESNAPSHOTNAME, 400, "invalid_snapshot_name_exception", 1, NULL, "invalid snapshot name")             \
+    X(ESCRIPT, 400, "script_exception", 1, NULL, "script error")                                           \
+    X(ECLASSCAST, 400, "class_cast_exception", 0, "java.lang.ClassCastException", "class cast")              \
+    X(EPAINLESS, 400, "painless_error", 0, "org.opensearch.painless.PainlessError", "painless error")       \
+    X(EINDEXBOUNDS, 400, "index_out_of_bounds_exception", 0, "java.lang.IndexOutOfBoundsException",          \
+      "index out of bounds")                                                                               \
+    X(ESTRINGBOUNDS, 400, "string_index_out_of_bounds_exception", 0,                                       \
+      "java.lang.StringIndexOutOfBoundsException", "string index out of bounds")                           \
+    X(ECONCMOD, 400, "concurrent_modification_exception", 0, "java.util.ConcurrentModificationException",   \
+      "concurrent modification")                                                                           \
+    X(ENOSUCHELEMENT, 400, "no_such_element_exception", 0, "java.util.NoSuchElementException", "no element")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

@@ -40,6 +40,9 @@
  *   h_analyze.c    _analyze
  *   h_alias.c      aliases: _aliases, PUT/DELETE/GET _alias
  *   h_template.c   index templates, composable and legacy
+ *   h_script.c     scripts in requests (Script.parse, stored script lookup,
+ *                  compilation, ScriptException envelopes) and the stored
+ *                  scripts API (_scripts/{id})
  *   h_cluster.c    _cluster/health and _cluster/settings
  *   h_rollover.c   _rollover (a write alias to a new index)
  *   h_cluster_state.c  _cluster/state, voting config exclusions,
@@ -87,6 +90,7 @@
 #include "index/index.h"
 #include "json/json.h"
 #include "node/node.h"
+#include "script/script.h"
 #include "search/search.h"
 #include "util/util.h"
 
@@ -343,6 +347,28 @@ typedef struct tv_source_ctx {
     size_t nexcl;
 } tv_source_ctx;
 
+/* A "script" of a request body (Script.parse), inline or stored. */
+typedef struct tv_api_script {
+    const char *source; /* inline source (arena), or the stored script's once resolved */
+    size_t len;
+    const char *id;     /* a stored script's id, or NULL */
+    const tv_json *params; /* an object, or NULL */
+} tv_api_script;
+
+/* Script.parse: "source" (the short form), or {source|id, lang, params,
+ * options}. False with *e (or r->oom) on error. */
+bool tv_api_script_parse(tv_req *r, const tv_json *v, tv_api_script *s, tv_api_err **e);
+/* Resolves a stored script and compiles (through the script cache) for a
+ * context with `globals` (TV_SCRIPT_G_*). Returns a reference to release,
+ * or NULL with *e (a stored script not found, a ScriptException) or
+ * r->oom. */
+tv_script *tv_api_script_compile(tv_req *r, tv_api_script *s, unsigned globals, tv_api_err **e);
+/* A script error as OpenSearch's ScriptException (script_stack, script,
+ * lang, position, caused_by), or out of memory (NULL, r->oom). */
+tv_api_err *tv_api_script_error(tv_req *r, const tv_api_script *s, const tv_script_error *err);
+/* The params of s as a script value (an empty map when none). */
+bool tv_api_script_params(tv_req *r, const tv_api_script *s, tv_sv *out);
+
 /* A parsed _update request. */
 typedef struct tv_update_req {
     tv_write_opts opts;
@@ -352,6 +378,8 @@ typedef struct tv_update_req {
     bool doc_as_upsert, detect_noop, want_source;
     tv_source_ctx sc;
     int64_t retry_on_conflict;
+    bool has_script, scripted_upsert;
+    tv_api_script script;
 } tv_update_req;
 
 bool tv_api_parse_refresh(const char *v, tv_refresh *out);
@@ -469,6 +497,9 @@ void tv_h_flush(tv_req *r);      /* _flush */
 void tv_h_forcemerge(tv_req *r); /* _forcemerge */
 void tv_h_template_put(tv_req *r);
 void tv_h_template_get(tv_req *r); /* GET and HEAD */
+void tv_h_script_put(tv_req *r);    /* PUT/POST _scripts/{id}[/{context}] */
+void tv_h_script_get(tv_req *r);
+void tv_h_script_delete(tv_req *r);
 void tv_h_template_delete(tv_req *r);
 void tv_h_analyze(tv_req *r);
 void tv_h_field_caps(tv_req *r); /* GET|POST [/{index}]/_field_caps (h_field_caps.c) */

@@ -177,6 +177,9 @@ static const rule rules[] = {
     {tv_h_unsupported, "/_ingest/pipeline", TV_PUT, A, "cluster:admin/ingest/pipeline/put", K_CLUSTER},
     {tv_h_unsupported, "/_ingest/pipeline", TV_DELETE, A, "cluster:admin/ingest/pipeline/delete", K_CLUSTER},
     {tv_h_unsupported, "/_scripts", ANYM, A, "cluster:admin/script/put", K_CLUSTER},
+    {tv_h_script_put, NULL, ANYM, A, "cluster:admin/script/put", K_CLUSTER},
+    {tv_h_script_get, NULL, ANYM, R, "cluster:admin/script/get", K_CLUSTER},
+    {tv_h_script_delete, NULL, ANYM, A, "cluster:admin/script/delete", K_CLUSTER},
 };
 
 #undef R

@@ -386,7 +386,7 @@ void tv_h_bulk(tv_req *r) {
         if (op->kind == OP_DELETE || op->kind == OP_UPDATE) {
             if (!op->id) tv_buf_printf(&vb, "%d: id is missing;", ++nv);
         }
-        if (op->kind == OP_UPDATE && !op->upd.doc) tv_buf_printf(&vb, "%d: script or doc is missing;", ++nv);
+        if (op->kind == OP_UPDATE && !op->upd.doc && !op->upd.has_script) tv_buf_printf(&vb, "%d: script or doc is missing;", ++nv);
         if (op->kind != OP_UPDATE) {
             tv_write_opts o = op->opts;
             if (op->kind == OP_CREATE) o.op_type = TV_OP_CREATE;

@@ -1,7 +1,7 @@
 /*
  * h_byquery.c — POST /{index}/_delete_by_query and /{index}/_update_by_query.
  *
- * Both work as OpenSearch's reindex module does, minus scripts: take a
+ * Both work as OpenSearch's reindex module does: take a
  * snapshot of every target index at the start, find the matching
  * documents in _doc order with their _seq_no/_primary_term as of that
  * snapshot, then delete (or re-index with the source the snapshot holds)
@@ -20,8 +20,10 @@
  * the stored bytes the search layer copied verbatim into its (compact)
  * response, so an update re-indexes the document's own bytes.
  *
- * Not supported, answered 400 unsupported_operation_exception: script
- * (no scripting engine), wait_for_completion=false (no tasks API), an
+ * _update_by_query's script (src/script) runs over each batch before the
+ * batch is written (apply_script): op noop counts a noop, delete deletes.
+ * Not supported, answered 400 unsupported_operation_exception:
+ * wait_for_completion=false (no tasks API), an
  * ingest pipeline. slices is accepted (auto or N) and runs as one slice;
  * requests_per_second is accepted (no throttling: throttled_millis 0).
  * Response fields in OpenSearch's order (BulkByScrollResponse): took,
@@ -63,6 +65,8 @@ typedef struct byq_opts {
     int64_t max_docs; /* -1: every match */
     int64_t slices;   /* 0: auto */
     tv_json *sbody;   /* the body less the by-query keys (NULL: none) */
+    bool has_script;  /* _update_by_query's script */
+    tv_api_script script;
 } byq_opts;
 
 /* setMaxDocsValidateIdentical, then setMaxDocs. */
@@ -113,6 +117,13 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
                 return tv_req_fail(r, TROVE_EXCONTENT, "[%s] failed to parse field [%s]",
                                    api + 1, m->key);
             if (!set_max_docs(r, o, v->v.i)) return false;
+        } else if (tv_streq(m->key, m->key_len, "script") && api[1] == 'u') {
+            tv_api_err *e = NULL;
+            if (!tv_api_script_parse(r, v, &o->script, &e)) {
+                if (e) tv_req_error(r, e);
+                return false;
+            }
+            o->has_script = true;
         } else if (tv_streq(m->key, m->key_len, "script")) {
             return tv_req_fail(r, TROVE_EUNSUPPORTED,
                                "trove does not support scripts ([script] of %s)", api);
@@ -214,6 +225,155 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
     return ok;
 }
 
+/* ---- the script of _update_by_query (AbstractAsyncBulkByScrollAction's
+ * ScriptApplier): ctx is {_index, _id, _version, _routing, _source, op:
+ * "index"} with _source read into HashMaps (as IndexRequest.sourceAsMap
+ * reads it, so a re-indexed document's keys come out in HashMap order);
+ * afterwards op and _source must still be there, _index, _id, _version
+ * and _routing unchanged, op one of noop, index, delete, and nothing else
+ * added to ctx. */
+
+typedef enum { ACT_INDEX, ACT_DELETE, ACT_NOOP } act_kind;
+typedef struct script_action {
+    act_kind kind;
+    const char *src; /* ACT_INDEX: the new source (arena) */
+    size_t len;
+} script_action;
+
+static bool ctx_str(tv_req *r, tv_sv *ctx, const char *k, const tv_json *v) {
+    tv_sv s = tv_sv_null();
+    if (v && v->type == TV_JSON_STRING && !tv_sv_string(&r->arena, v->v.s, v->len, &s)) return (r->oom = true), false;
+    if (!tv_sv_map_put_str(&r->arena, ctx->v.map, k, strlen(k), s)) return (r->oom = true), false;
+    return true;
+}
+
+static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_json *h, script_action *act,
+                         tv_api_err **e) {
+    *e = NULL;
+    if (!*sc) {
+        *sc = tv_api_script_compile(r, as, TV_SCRIPT_G_CTX, e);
+        if (!*sc) return false;
+    }
+    const tv_json *src = tv_json_get(h, "_source"), *ver = tv_json_get(h, "_version");
+    const tv_json *jx = tv_json_get(h, "_index"), *jid = tv_json_get(h, "_id"), *jr = tv_json_get(h, "_routing");
+    tv_sv ctx, source = tv_sv_null();
+    if (!src) {
+        *e = tv_api_err_new(r, TROVE_EARG, "[%s][%s] didn't store _source", jx ? jx->v.s : "", jid ? jid->v.s : "");
+        return false;
+    }
+    if (!tv_sv_map_new(&r->arena, false, &ctx)) return (r->oom = true), false;
+    {
+        tv_status st = tv_sv_from_json(&r->arena, src, false, &source);
+        if (st == TROVE_ENOMEM) return (r->oom = true), false;
+        if (st != TROVE_OK) {
+            *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support integers above Long.MAX_VALUE in scripts");
+            return false;
+        }
+    }
+    tv_sv version = ver && ver->type == TV_JSON_INT ? tv_sv_long(ver->v.i) : tv_sv_null();
+    if (!ctx_str(r, &ctx, "_index", jx) || !ctx_str(r, &ctx, "_id", jid) ||
+        !tv_sv_map_put_str(&r->arena, ctx.v.map, "_version", 8, version) || !ctx_str(r, &ctx, "_routing", jr) ||
+        !tv_sv_map_put_str(&r->arena, ctx.v.map, "_source", 7, source))
+        return (r->oom = true), false;
+    tv_sv op;
+    if (!tv_sv_string(&r->arena, "index", 5, &op) || !tv_sv_map_put_str(&r->arena, ctx.v.map, "op", 2, op))
+        return (r->oom = true), false;
+    tv_sv oldx = *tv_sv_map_get_str(ctx.v.map, "_index", 6), oldid = *tv_sv_map_get_str(ctx.v.map, "_id", 3);
+    tv_sv oldr = *tv_sv_map_get_str(ctx.v.map, "_routing", 8);
+    tv_script_env env;
+    memset(&env, 0, sizeof env);
+    env.arena = &r->arena;
+    env.ctx = ctx;
+    if (!tv_api_script_params(r, as, &env.params)) {
+        if (!r->oom)
+            *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support integers above Long.MAX_VALUE in script params");
+        return false;
+    }
+    tv_script_error err;
+    tv_sv res;
+    if (tv_script_run(*sc, &env, &res, &err) != TROVE_OK) {
+        *e = tv_api_script_error(r, as, &err);
+        return false;
+    }
+    tv_sv v;
+    if (!tv_sv_map_remove_str(ctx.v.map, "op", 2, &v) || v.type == TV_SV_NULL) {
+        *e = tv_api_err_new(r, TROVE_EARG, "Script cleared operation type");
+        return false;
+    }
+    if (v.type != TV_SV_STRING) {
+        *e = tv_api_err_new(r, TROVE_ECLASSCAST, "class %s cannot be cast to class java.lang.String", "java.lang.Object");
+        return false;
+    }
+    const tv_sv_str *nop = v.v.s;
+    tv_sv nsrc;
+    if (!tv_sv_map_remove_str(ctx.v.map, "_source", 7, &nsrc) || nsrc.type == TV_SV_NULL) {
+        *e = tv_api_err_new(r, TROVE_EARG, "Script cleared source");
+        return false;
+    }
+    static const char *const fields[] = {"_index", "_id", "_version", "_routing"};
+    const tv_sv olds[] = {oldx, oldid, version, oldr};
+    for (int k = 0; k < 4; k++) {
+        tv_sv nv = tv_sv_null();
+        tv_sv_map_remove_str(ctx.v.map, fields[k], strlen(fields[k]), &nv);
+        if (!tv_sv_key_equals(&olds[k], &nv)) {
+            *e = tv_api_err_new(r, TROVE_EARG, "Modifying [%s] not allowed", fields[k]);
+            return false;
+        }
+    }
+    char lower[64];
+    size_t nl = nop->len < sizeof lower - 1 ? nop->len : sizeof lower - 1;
+    for (size_t k = 0; k < nl; k++) lower[k] = (char)(nop->s[k] >= 'A' && nop->s[k] <= 'Z' ? nop->s[k] + 32 : nop->s[k]);
+    lower[nl] = 0;
+    if (strcmp(lower, "noop") == 0) {
+        act->kind = ACT_NOOP;
+        return true;
+    }
+    if (strcmp(lower, "delete") == 0) {
+        act->kind = ACT_DELETE;
+        return true;
+    }
+    if (strcmp(lower, "index") != 0 || nop->len >= sizeof lower) {
+        *e = tv_api_err_new(r, TROVE_EARG, "Operation type [%.*s] not allowed, only [noop, index, delete] are allowed",
+                            (int)nop->len, nop->s);
+        return false;
+    }
+    if (tv_sv_map_size(ctx.v.map)) {
+        tv_buf b;
+        tv_buf_init(&b);
+        uint32_t it = 0, cnt = 0, n = tv_sv_map_size(ctx.v.map);
+        const tv_sv *k, *x;
+        const char **names = tv_arena_alloc(&r->arena, (n + 1) * sizeof *names);
+        uint32_t *ord = tv_arena_alloc(&r->arena, (n + 1) * sizeof *ord);
+        if (!names || !ord) return (r->oom = true), false;
+        while (tv_sv_map_next(ctx.v.map, &it, &k, &x)) /* ctx's keys are strings */
+            names[cnt++] = k->type == TV_SV_STRING ? k->v.s->s : "";
+        tv_java_hashmap_order(names, cnt, ord);
+        for (uint32_t q = 0; q < cnt; q++) {
+            if (q) tv_buf_putc(&b, ',');
+            tv_buf_puts(&b, names[ord[q]]);
+        }
+        *e = tv_api_err_new(r, TROVE_EARG, "Invalid fields added to context [%s]", b.data ? b.data : "");
+        tv_buf_fini(&b);
+        return false;
+    }
+    if (nsrc.type != TV_SV_MAP) {
+        *e = tv_api_err_new(r, TROVE_ECLASSCAST, "class %s cannot be cast to class java.util.Map", "java.lang.Object");
+        return false;
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw jw;
+    tv_jw_init(&jw, &b, false);
+    tv_sv_write_json(&jw, &nsrc);
+    char *c = b.oom ? NULL : tv_arena_memdup(&r->arena, b.data ? b.data : "", b.len);
+    act->len = b.len;
+    tv_buf_fini(&b);
+    if (!c) return (r->oom = true), false;
+    act->kind = ACT_INDEX;
+    act->src = c;
+    return true;
+}
+
 static void by_query(tv_req *r, bool update) {
     uint64_t t0 = tv_mono_ns();
     const char *api = update ? "_update_by_query" : "_delete_by_query";
@@ -249,6 +409,7 @@ static void by_query(tv_req *r, bool update) {
                                  tv_req_param(r, "lenient") ? "lenient" : "analyze_wildcard", api);
     p.sort = "_doc";
     p.seq_no_primary_term = true;
+    p.version = update;
     p.source = update ? "true" : "false";
     p.track_total_hits = "true";
     p.body_text = r->body;
@@ -300,14 +461,43 @@ static void by_query(tv_req *r, bool update) {
         r->oom = true;
         goto done;
     }
-    int64_t done_n = 0, conflicts_n = 0, batches = 0;
+    int64_t done_n = 0, deleted_n = 0, noops_n = 0, conflicts_n = 0, batches = 0;
     bool stop = false;
     int status = 200;
+    tv_script *sc = NULL;
+    script_action *acts = NULL;
+    if (bo.has_script) {
+        acts = tv_arena_calloc(&r->arena, (size_t)(scroll_size < (int64_t)nh ? scroll_size : (int64_t)nh) + 1,
+                               sizeof *acts);
+        if (!acts) {
+            tv_buf_fini(&out);
+            r->oom = true;
+            goto done;
+        }
+    }
     for (size_t b0 = 0; b0 < nh && !stop; b0 += (size_t)scroll_size) {
         batches++;
         size_t b1 = b0 + (size_t)scroll_size < nh ? b0 + (size_t)scroll_size : nh;
+        /* the script runs over the whole batch before it is written, as
+         * the bulk request OpenSearch builds from it */
+        if (bo.has_script) {
+            tv_api_err *se = NULL;
+            for (size_t i = b0; i < b1; i++) {
+                if (!apply_script(r, &bo.script, &sc, &hits->v.items[i], &acts[i - b0], &se)) {
+                    tv_script_release(sc);
+                    tv_buf_fini(&out);
+                    if (se) tv_req_error(r, se);
+                    goto done;
+                }
+            }
+        }
         for (size_t i = b0; i < b1; i++) {
             const tv_json *h = &hits->v.items[i];
+            script_action *act = bo.has_script ? &acts[i - b0] : NULL;
+            if (act && act->kind == ACT_NOOP) {
+                noops_n++;
+                continue;
+            }
             const tv_json *jx = tv_json_get(h, "_index"), *jid = tv_json_get(h, "_id");
             const tv_json *jsq = tv_json_get(h, "_seq_no"), *jpt = tv_json_get(h, "_primary_term");
             if (!jx || !jid || !jsq || !jpt) continue;
@@ -323,7 +513,11 @@ static void by_query(tv_req *r, bool update) {
             tv_error we;
             tv_error_clear(&we);
             tv_status ws;
-            if (update) {
+            if (act && act->kind == ACT_DELETE) {
+                ws = tv_index_delete(idx, jid->v.s, jid->len, &o, &wr, &we);
+            } else if (act) {
+                ws = tv_index_put(idx, jid->v.s, jid->len, act->src, act->len, &o, &wr, &we);
+            } else if (update) {
                 /* the stored bytes: from the _source value to the next member */
                 const tv_json *src = NULL;
                 size_t end = out.len;
@@ -343,7 +537,10 @@ static void by_query(tv_req *r, bool update) {
                 ws = tv_index_delete(idx, jid->v.s, jid->len, &o, &wr, &we);
             }
             if (ws == TROVE_OK) {
-                done_n++;
+                if (act && act->kind == ACT_DELETE)
+                    deleted_n++;
+                else
+                    done_n++;
                 continue;
             }
             if (ws == TROVE_ENOMEM) {
@@ -369,6 +566,7 @@ static void by_query(tv_req *r, bool update) {
         }
     }
     tv_buf_fini(&out);
+    tv_script_release(sc);
     if (refresh)
         for (size_t k = 0; k < nt; k++) tv_index_refresh(l.items[k]);
     tv_jw *rw = tv_req_json(r, status);
@@ -384,13 +582,13 @@ static void by_query(tv_req *r, bool update) {
         tv_jw_int(rw, done_n);
     }
     tv_jw_keyz(rw, "deleted");
-    tv_jw_int(rw, update ? 0 : done_n);
+    tv_jw_int(rw, update ? deleted_n : done_n);
     tv_jw_keyz(rw, "batches");
     tv_jw_int(rw, batches);
     tv_jw_keyz(rw, "version_conflicts");
     tv_jw_int(rw, conflicts_n);
     tv_jw_keyz(rw, "noops");
-    tv_jw_int(rw, 0);
+    tv_jw_int(rw, noops_n);
     tv_jw_keyz(rw, "retries");
     tv_jw_obj_begin(rw);
     tv_jw_keyz(rw, "bulk");

@@ -12,8 +12,8 @@
  * _update is read-merge-write with compare-and-set on the sequence number
  * of the version read: a concurrent write makes the CAS fail and the
  * update retries up to retry_on_conflict times, as OpenSearch's
- * TransportUpdateAction does. Scripts are not supported (400 naming
- * them), never silently ignored.
+ * TransportUpdateAction does. Scripts (inline or stored, and scripted
+ * upserts) run as UpdateHelper runs them: see script_update.
  *
  * The write-option parsing, response writers and the update routine are
  * shared with h_bulk.c (declared in api.h).
@@ -662,6 +662,294 @@ void tv_h_source_get(tv_req *r) {
 
 /* --------------------------------------------------------------- update */
 
+/* ---- _update with a script (UpdateHelper.prepareUpdateScriptRequest and
+ * prepareUpsert): ctx is {op, _index, _id, _version, _routing, _source,
+ * _now} for a document that exists (op "index" by default; "delete"
+ * deletes it, "none"/"noop" and anything else is a noop, as
+ * UpdateOpType.lenientFromString reads it), {op: "create", _source, _now}
+ * for a scripted upsert ("create" indexes the upsert, anything else is a
+ * noop). The script is compiled once per request; a failure to compile or
+ * run is OpenSearch's "failed to execute script" with the
+ * ScriptException as its cause. */
+
+static tv_api_err *script_failed(tv_req *r, tv_api_err *cause) {
+    if (!cause) return NULL;
+    tv_api_err *x = tv_api_err_new(r, TROVE_EARG, "failed to execute script");
+    if (x) x->cause = cause;
+    return x;
+}
+
+static bool ctx_put(tv_req *r, tv_sv *ctx, const char *k, tv_sv v) {
+    if (!tv_sv_map_put_str(&r->arena, ctx->v.map, k, strlen(k), v)) return (r->oom = true), false;
+    return true;
+}
+
+static bool ctx_put_str(tv_req *r, tv_sv *ctx, const char *k, const char *v, size_t len) {
+    tv_sv s;
+    if (!v) return ctx_put(r, ctx, k, tv_sv_null());
+    if (!tv_sv_string(&r->arena, v, len, &s)) return (r->oom = true), false;
+    return ctx_put(r, ctx, k, s);
+}
+
+/* Runs the update script over ctx; false with *e (or r->oom). */
+static bool run_update_script(tv_req *r, tv_update_req *u, tv_script **sc, tv_sv *ctx, tv_api_err **e) {
+    if (!*sc) {
+        tv_api_err *ce = NULL;
+        *sc = tv_api_script_compile(r, &u->script, TV_SCRIPT_G_CTX, &ce);
+        if (!*sc) {
+            if (ce) *e = script_failed(r, ce);
+            return false;
+        }
+    }
+    tv_script_env env;
+    memset(&env, 0, sizeof env);
+    env.arena = &r->arena;
+    env.ctx = *ctx;
+    if (!tv_api_script_params(r, &u->script, &env.params)) {
+        if (!r->oom) *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support integers above Long.MAX_VALUE in script params");
+        return false;
+    }
+    tv_script_error err;
+    tv_sv res;
+    if (tv_script_run(*sc, &env, &res, &err) != TROVE_OK) {
+        *e = script_failed(r, tv_api_script_error(r, &u->script, &err));
+        return false;
+    }
+    return true;
+}
+
+/* ctx.op as a string ("" when it is not one) */
+static const char *ctx_op(const tv_sv *ctx) {
+    const tv_sv *op = tv_sv_map_get_str(ctx->v.map, "op", 2);
+    return op && op->type == TV_SV_STRING ? op->v.s->s : "";
+}
+
+/* ctx._source as JSON text into b; false with *e (or r->oom) */
+static bool ctx_source(tv_req *r, const tv_sv *ctx, tv_buf *b, tv_api_err **e) {
+    const tv_sv *src = tv_sv_map_get_str(ctx->v.map, "_source", 7);
+    if (!src || src->type == TV_SV_NULL) {
+        *e = tv_api_err_new(r, TROVE_ENULLPOINTER, "Cannot invoke \"java.util.Map.size()\" because \"source\" is null");
+        return false;
+    }
+    if (src->type != TV_SV_MAP) {
+        *e = tv_api_err_new(r, TROVE_ECLASSCAST, "class %s cannot be cast to class java.util.Map",
+                            src->type == TV_SV_STRING ? "java.lang.String" : "java.lang.Object");
+        return false;
+    }
+    tv_jw jw;
+    tv_jw_init(&jw, b, false);
+    tv_sv_write_json(&jw, src);
+    if (b->oom) return (r->oom = true), false;
+    return true;
+}
+
+static int script_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req *uc, tv_jw *w, tv_api_err **e) {
+    tv_update_req u = *uc;
+    tv_script *sc = NULL;
+    tv_error err = TV_ERROR_INIT;
+    int status = 0;
+    size_t idlen = strlen(id);
+    for (int64_t attempt = 0;; attempt++) {
+        bool found = false;
+        tv_doc_meta meta;
+        memset(&meta, 0, sizeof meta);
+        const char *src = NULL;
+        size_t srclen = 0;
+        if (tv_index_get(idx, id, idlen, true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
+            r->oom = true;
+            goto out;
+        }
+        if (found && !tv_same_shard(idx, id, idlen, u.opts.routing, u.opts.routing_len, meta.routing,
+                                        meta.routing ? meta.routing_len : 0)) {
+            if (u.upsert) {
+                *e = tv_api_err_new(r, TROVE_EUNSUPPORTED,
+                                    "trove keeps one document per _id: [%s] exists on another shard than this "
+                                    "routing reaches, an upsert would duplicate it",
+                                    id);
+                goto out;
+            }
+            found = false;
+        }
+        tv_write_opts o = u.opts;
+        tv_write_result res;
+        memset(&res, 0, sizeof res);
+        tv_error_clear(&err);
+        tv_buf nb;
+        tv_buf_init(&nb);
+        bool del = false;
+        tv_sv ctx;
+        if (!tv_sv_map_new(&r->arena, false, &ctx)) {
+            r->oom = true;
+            goto out;
+        }
+        if (!found) {
+            if (u.opts.if_seq_no != TV_SEQ_NO_UNSET) {
+                tv_error_set(&err, TROVE_ECONFLICT,
+                             "[%s]: version conflict, required seqNo [%lld], primary term [%lld]. but no document "
+                             "was found",
+                             id, (long long)u.opts.if_seq_no, (long long)u.opts.if_primary_term);
+                *e = tv_api_err_from(r, &err, idx);
+                goto out;
+            }
+            if (!u.upsert) {
+                tv_error_set(&err, TROVE_ENODOC, "[%s]: document missing", id);
+                *e = tv_api_err_from(r, &err, idx);
+                goto out;
+            }
+            if (u.scripted_upsert) {
+                tv_sv us;
+                tv_status cs = tv_sv_from_json(&r->arena, u.upsert, true, &us);
+                if (cs != TROVE_OK) {
+                    if (cs == TROVE_ENOMEM) r->oom = true;
+                    else *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support integers above Long.MAX_VALUE in scripts");
+                    goto out;
+                }
+                if (!ctx_put_str(r, &ctx, "op", "create", 6) || !ctx_put(r, &ctx, "_source", us) ||
+                    !ctx_put(r, &ctx, "_now", tv_sv_long(tv_now_ms())))
+                    goto out;
+                if (!run_update_script(r, &u, &sc, &ctx, e)) goto out;
+                if (strcmp(ctx_op(&ctx), "create") != 0) { /* none, noop, or anything else: nothing */
+                    res.result = TV_RESULT_NOOP;
+                    res.version = -1;
+                    res.seq_no = -2;
+                    if (w) tv_api_write_result(w, tv_index_name(idx), id, idlen, &res, 0);
+                    status = 200;
+                    goto out;
+                }
+                if (!ctx_source(r, &ctx, &nb, e)) {
+                    tv_buf_fini(&nb);
+                    goto out;
+                }
+            } else {
+                tv_buf_append(&nb, u.upsert_raw, u.upsert_len);
+            }
+            o.op_type = TV_OP_CREATE;
+            o.if_seq_no = TV_SEQ_NO_UNSET;
+            o.if_primary_term = 0;
+        } else {
+            if (u.opts.if_seq_no != TV_SEQ_NO_UNSET &&
+                (meta.seq_no != u.opts.if_seq_no || meta.primary_term != u.opts.if_primary_term)) {
+                tv_error_set(&err, TROVE_ECONFLICT,
+                             "[%s]: version conflict, required seqNo [%lld], primary term [%lld]. current document "
+                             "has seqNo [%lld] and primary term [%lld]",
+                             id, (long long)u.opts.if_seq_no, (long long)u.opts.if_primary_term,
+                             (long long)meta.seq_no, (long long)meta.primary_term);
+                *e = tv_api_err_from(r, &err, idx);
+                goto out;
+            }
+            if (!src) {
+                *e = tv_api_err_new(r, TROVE_ENOSOURCE, "[%s]: document source missing", id);
+                if (*e) {
+                    tv_api_err_meta(*e, "index", tv_index_name(idx));
+                    tv_api_err_meta(*e, "index_uuid", tv_index_uuid(idx));
+                    tv_api_err_meta(*e, "shard", "0");
+                }
+                goto out;
+            }
+            tv_json *base = NULL;
+            tv_sv bs;
+            if (tv_json_parse(&r->arena, src, srclen, &base, NULL) != TROVE_OK) {
+                r->oom = true;
+                goto out;
+            }
+            tv_status cs = tv_sv_from_json(&r->arena, base, true, &bs);
+            if (cs != TROVE_OK) {
+                if (cs == TROVE_ENOMEM) r->oom = true;
+                else *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support integers above Long.MAX_VALUE in scripts");
+                goto out;
+            }
+            if (!ctx_put_str(r, &ctx, "op", "index", 5) ||
+                !ctx_put_str(r, &ctx, "_index", tv_index_name(idx), strlen(tv_index_name(idx))) ||
+                !ctx_put_str(r, &ctx, "_id", id, idlen) || !ctx_put(r, &ctx, "_version", tv_sv_long(meta.version)) ||
+                !ctx_put_str(r, &ctx, "_routing", meta.routing, meta.routing_len) ||
+                !ctx_put(r, &ctx, "_source", bs) || !ctx_put(r, &ctx, "_now", tv_sv_long(tv_now_ms())))
+                goto out;
+            if (!run_update_script(r, &u, &sc, &ctx, e)) goto out;
+            const char *op = ctx_op(&ctx);
+            if (strcmp(op, "index") == 0) {
+                if (!ctx_source(r, &ctx, &nb, e)) {
+                    tv_buf_fini(&nb);
+                    goto out;
+                }
+            } else if (strcmp(op, "delete") == 0) {
+                del = true;
+                const tv_sv *ns = tv_sv_map_get_str(ctx.v.map, "_source", 7);
+                if (ns && ns->type == TV_SV_MAP) {
+                    tv_jw jw;
+                    tv_jw_init(&jw, &nb, false);
+                    tv_sv_write_json(&jw, ns);
+                }
+            } else { /* create, none, noop, anything else: a noop */
+                res.result = TV_RESULT_NOOP;
+                res.version = meta.version;
+                res.seq_no = meta.seq_no;
+                res.primary_term = meta.primary_term;
+                if (w) {
+                    tv_api_write_result(w, tv_index_name(idx), id, idlen, &res, 0);
+                    const tv_sv *ns = tv_sv_map_get_str(ctx.v.map, "_source", 7);
+                    if (u.want_source && ns && ns->type == TV_SV_MAP) {
+                        tv_jw jw;
+                        tv_jw_init(&jw, &nb, false);
+                        tv_sv_write_json(&jw, ns);
+                        tv_jw_keyz(w, "get");
+                        tv_jw_obj_begin(w);
+                        tv_api_write_get_found(r, w, idx, &meta, nb.data, nb.len, &u.sc, NULL, 0, false);
+                        tv_jw_obj_end(w);
+                    }
+                }
+                tv_buf_fini(&nb);
+                status = 200;
+                goto out;
+            }
+            o.op_type = TV_OP_INDEX;
+            o.if_seq_no = meta.seq_no;
+            o.if_primary_term = meta.primary_term;
+        }
+        if (nb.oom) {
+            tv_buf_fini(&nb);
+            r->oom = true;
+            goto out;
+        }
+        tv_status st = del ? tv_index_delete(idx, id, idlen, &o, &res, &err)
+                           : tv_index_put(idx, id, idlen, nb.data, nb.len, &o, &res, &err);
+        if (st == TROVE_ECONFLICT && attempt < u.retry_on_conflict && u.opts.if_seq_no == TV_SEQ_NO_UNSET) {
+            tv_buf_fini(&nb);
+            continue;
+        }
+        if (st == TROVE_ENOMEM) {
+            tv_buf_fini(&nb);
+            r->oom = true;
+            goto out;
+        }
+        if (st != TROVE_OK) {
+            tv_buf_fini(&nb);
+            *e = tv_api_write_error(r, &err, idx);
+            goto out;
+        }
+        if (w) {
+            tv_api_write_result(w, tv_index_name(idx), id, idlen, &res, tv_index_shard_total(idx));
+            if (u.want_source && nb.len) {
+                tv_doc_meta nm = {0};
+                nm.version = res.version;
+                nm.seq_no = res.seq_no;
+                nm.primary_term = res.primary_term;
+                nm.routing = o.routing;
+                nm.routing_len = (uint32_t)o.routing_len;
+                tv_jw_keyz(w, "get");
+                tv_jw_obj_begin(w);
+                tv_api_write_get_found(r, w, idx, &nm, nb.data, nb.len, &u.sc, NULL, 0, false);
+                tv_jw_obj_end(w);
+            }
+        }
+        tv_buf_fini(&nb);
+        status = del ? 200 : tv_api_write_status(&res);
+        goto out;
+    }
+out:
+    tv_script_release(sc);
+    return status;
+}
+
 /*
  * One _update: body already parsed into u. Writes the response (item
  * fields only when `item` is set — bulk writes its own wrapper) into w and
@@ -674,6 +962,7 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
         *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
         return 0;
     }
+    if (u->has_script) return script_update(r, idx, id, u, w, e);
     for (int64_t attempt = 0;; attempt++) {
         bool found = false;
         tv_doc_meta meta;
@@ -926,8 +1215,9 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
             if (!update_bool(r, text, text_len, m, &b, e)) return false;
             if (m->key[1] == 'o') u->doc_as_upsert = b;
             else if (m->key[1] == 'e') u->detect_noop = b;
-            else if (b) script = v;
+            else u->scripted_upsert = b;
         } else if (tv_streq(m->key, m->key_len, "script")) {
+            if (!tv_api_script_parse(r, v, &u->script, e)) return false;
             script = v;
         } else if (tv_streq(m->key, m->key_len, "_source")) {
             if (!tv_api_source_ctx_json(r, v, &u->sc)) return false;
@@ -957,16 +1247,37 @@ bool tv_api_parse_update(tv_req *r, const tv_json *body, const char *text, size_
         }
     }
     if (script) {
-        tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);
-        if (!x) {
-            r->oom = true;
+        u->has_script = true;
+        /* UpdateRequest.validate */
+        tv_buf v;
+        tv_buf_init(&v);
+        int n = 0;
+        if (u->doc) tv_buf_printf(&v, "%d: can't provide both script and doc;", ++n);
+        if (!u->doc && u->doc_as_upsert) tv_buf_printf(&v, "%d: doc must be specified if doc_as_upsert is enabled;", ++n);
+        if (n) {
+            *e = tv_api_err_new(r, TROVE_EVALIDATION, "Validation Failed: %s", v.data ? v.data : "");
+            tv_buf_fini(&v);
             return false;
         }
-        x->type = TROVE_EUNSUPPORTED;
-        x->reason = "trove does not support scripts (update [script], [scripted_upsert])";
-        x->status = 400;
-        *e = x;
-        return false;
+        tv_buf_fini(&v);
+        if (u->upsert && u->upsert->type != TV_JSON_OBJECT) {
+            *e = tv_api_err_new(r, TROVE_EXCONTENT, "[1:%u] [UpdateRequest] failed to parse field [upsert]",
+                                u->upsert->off + 1);
+            return false;
+        }
+        if (u->upsert) {
+            tv_buf b;
+            tv_buf_init(&b);
+            tv_jw jw;
+            tv_jw_init(&jw, &b, false);
+            tv_jw_value(&jw, u->upsert);
+            char *c = b.oom ? NULL : tv_arena_memdup(&r->arena, b.data, b.len);
+            u->upsert_len = b.len;
+            tv_buf_fini(&b);
+            if (!c) return (r->oom = true), false;
+            u->upsert_raw = c;
+        }
+        return true;
     }
     if (!u->doc) {
         tv_api_err *x = tv_arena_calloc(&r->arena, 1, sizeof *x);

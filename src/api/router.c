@@ -297,6 +297,9 @@ static const char *const P_NONE[] = {NULL};
     P("completion_fields", "fielddata_fields", "fields", "groups", "include_segment_file_sizes", "level", \
       "timeout", "types")
 #define P_TEMPLATE_GET P("cluster_manager_timeout", "flat_settings", "local", "master_timeout")
+#define P_SCRIPT_PUT P("cluster_manager_timeout", "context", "master_timeout", "timeout")
+#define P_SCRIPT_GET P("cluster_manager_timeout", "master_timeout")
+#define P_SCRIPT_DELETE P("cluster_manager_timeout", "master_timeout", "timeout")
 #define P_TEMPLATE_PUT P("cause", "cluster_manager_timeout", "create", "master_timeout", "order", "timeout")
 
 typedef struct route {
@@ -589,8 +592,8 @@ static const route routes[] = {
     {TV_PUT, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_GET, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
     {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
-    {TV_PUT, "/_scripts/{id}", tv_h_unsupported, NULL},
-    {TV_POST, "/_scripts/{id}", tv_h_unsupported, NULL},    /* The rest of OpenSearch's REST API (its rest-api-spec, 3.x paths):
+    {TV_PUT, "/_scripts/{id}", tv_h_script_put, P_SCRIPT_PUT},
+    {TV_POST, "/_scripts/{id}", tv_h_script_put, P_SCRIPT_PUT},    /* The rest of OpenSearch's REST API (its rest-api-spec, 3.x paths):
      * what trove does not have answers 400 unsupported_operation_exception
      * naming the method and path, never "no handler found" and never an
      * API path read as an index name. */
@@ -631,11 +634,11 @@ static const route routes[] = {
     {TV_GET, "/_dangling", tv_h_unsupported, NULL}, /* dangling_indices.list_dangling_indices */
     {TV_POST, "/_delete_by_query/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* delete_by_query_rethrottle */
     {TV_DELETE, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* delete_query_group_context */
-    {TV_DELETE, "/_scripts/{id}", tv_h_unsupported, NULL}, /* delete_script */
+    {TV_DELETE, "/_scripts/{id}", tv_h_script_delete, P_SCRIPT_DELETE}, /* delete_script */
     {TV_DELETE, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* delete_workload_group_context */
     {TV_GET, "/_wlm/query_group", tv_h_unsupported, NULL}, /* get_query_group_context */
     {TV_GET, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* get_query_group_context */
-    {TV_GET, "/_scripts/{id}", tv_h_unsupported, NULL}, /* get_script */
+    {TV_GET, "/_scripts/{id}", tv_h_script_get, P_SCRIPT_GET}, /* get_script */
     {TV_GET, "/_script_context", tv_h_unsupported, NULL}, /* get_script_context */
     {TV_GET, "/_script_language", tv_h_unsupported, NULL}, /* get_script_languages */
     {TV_GET, "/_wlm/workload_group", tv_h_unsupported, NULL}, /* get_workload_group_context */
@@ -679,8 +682,8 @@ static const route routes[] = {
     {TV_GET, "/_nodes/{node_id}/usage", tv_h_unsupported, NULL}, /* nodes.usage */
     {TV_GET, "/_nodes/usage/{metric}", tv_h_unsupported, NULL}, /* nodes.usage */
     {TV_GET, "/_nodes/{node_id}/usage/{metric}", tv_h_unsupported, NULL}, /* nodes.usage */
-    {TV_PUT, "/_scripts/{id}/{context}", tv_h_unsupported, NULL}, /* put_script */
-    {TV_POST, "/_scripts/{id}/{context}", tv_h_unsupported, NULL}, /* put_script */
+    {TV_PUT, "/_scripts/{id}/{context}", tv_h_script_put, P_SCRIPT_PUT}, /* put_script */
+    {TV_POST, "/_scripts/{id}/{context}", tv_h_script_put, P_SCRIPT_PUT}, /* put_script */
     {TV_GET, "/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
     {TV_POST, "/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
     {TV_GET, "/{index}/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
@@ -1183,7 +1186,8 @@ static void dispatch(tv_req *r) {
             pathparams[npp++] = "id";
         } else if (npp < 3) {
             if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}") ||
-                tv_streq(ps[i].p, ps[i].n, "{alias}") || tv_streq(ps[i].p, ps[i].n, "{new_index}")) {
+                tv_streq(ps[i].p, ps[i].n, "{alias}") || tv_streq(ps[i].p, ps[i].n, "{new_index}") ||
+                tv_streq(ps[i].p, ps[i].n, "{context}")) {
                 if (r->p_name)
                     r->p_name2 = v;
                 else

@@ -6,8 +6,8 @@
  *   DIR/node.lock                    flock'd by the one process using DIR
  *   DIR/node.json                    the node's metadata: cluster uuid,
  *                                    aliases, templates (index, legacy and
- *                                    component: "component": true), closed
- *                                    marks,
+ *                                    component: "component": true), stored
+ *                                    scripts, closed marks,
  *                                    persistent cluster settings (rewritten
  *                                    atomically after a request changed them)
  *   DIR/indices/<uuid>/index.json    {"name", "settings" (flat, with the
@@ -559,6 +559,19 @@ static void meta_write(tv_buf *b, const tv_node_state *st) {
         tv_jw_obj_end(&w);
     }
     tv_jw_arr_end(&w);
+    tv_jw_keyz(&w, "scripts");
+    tv_jw_arr_begin(&w);
+    for (size_t i = 0; i < st->nscripts; i++) {
+        tv_jw_obj_begin(&w);
+        tv_jw_keyz(&w, "id");
+        tv_jw_strz(&w, st->scripts[i].id);
+        tv_jw_keyz(&w, "lang");
+        tv_jw_strz(&w, st->scripts[i].lang);
+        tv_jw_keyz(&w, "source");
+        tv_jw_strz(&w, st->scripts[i].source);
+        tv_jw_obj_end(&w);
+    }
+    tv_jw_arr_end(&w);
     /* closed marks, sorted: the bytes compare equal when nothing changed */
     tv_jw_keyz(&w, "closed");
     tv_jw_arr_begin(&w);
@@ -649,6 +662,19 @@ static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
             const tv_json *cp = tv_json_get(e, "component");
             t->component = cp && cp->type == TV_JSON_TRUE;
             if (ok && (!t->name || !t->body)) st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s]: a bad template", path);
+        }
+        const tv_json *sc = tv_json_get(j, "scripts");
+        size_t ns = sc && sc->type == TV_JSON_ARRAY ? sc->len : 0;
+        st->scripts = ns ? tv_calloc(ns, sizeof *st->scripts) : NULL;
+        if (ns && !st->scripts) ok = false;
+        for (size_t i = 0; ok && !st2 && i < ns; i++) {
+            const tv_json *e = &sc->v.items[i];
+            tv_stored_script *t = &st->scripts[st->nscripts++];
+            t->id = str_of(tv_json_get(e, "id"), &ok);
+            t->lang = str_of(tv_json_get(e, "lang"), &ok);
+            t->source = str_of(tv_json_get(e, "source"), &ok);
+            if (ok && (!t->id || !t->lang || !t->source))
+                st2 = tv_error_set(err, TROVE_ECORRUPT, "[%s]: a bad stored script", path);
         }
         for (size_t i = 0; ok && cl && cl->type == TV_JSON_ARRAY && i < cl->len; i++) {
             const tv_json *e = &cl->v.items[i];

@@ -188,6 +188,12 @@ void tv_node_state_release(tv_node_state *st) {
         tv_free(st->templates[i].body);
     }
     tv_free(st->templates);
+    for (size_t i = 0; i < st->nscripts; i++) {
+        tv_free(st->scripts[i].id);
+        tv_free(st->scripts[i].lang);
+        tv_free(st->scripts[i].source);
+    }
+    tv_free(st->scripts);
     tv_free(st->cluster_persistent);
     tv_free(st->cluster_transient);
     tv_free(st->repositories);
@@ -236,7 +242,7 @@ void tv_alias_fini(tv_alias *a) {
     memset(a, 0, sizeof *a);
 }
 
-/* Copies names, aliases, closed marks, templates and cluster settings
+/* Copies names, aliases, closed marks, templates, stored scripts and cluster settings
  * (a copied state's metadata). */
 static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
     bool ok = true;
@@ -268,6 +274,16 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
             t->body = dup_or_null(src->templates[i].body, &ok);
             t->legacy = src->templates[i].legacy;
             t->component = src->templates[i].component;
+        }
+    }
+    if (ok && src->nscripts) {
+        n->scripts = tv_calloc(src->nscripts, sizeof *n->scripts);
+        if (!n->scripts) return false;
+        for (size_t i = 0; i < src->nscripts; i++) {
+            tv_stored_script *t = &n->scripts[n->nscripts++];
+            t->id = dup_or_null(src->scripts[i].id, &ok);
+            t->lang = dup_or_null(src->scripts[i].lang, &ok);
+            t->source = dup_or_null(src->scripts[i].source, &ok);
         }
     }
     n->cluster_persistent = dup_or_null(src->cluster_persistent, &ok);

@@ -52,6 +52,13 @@ typedef struct tv_template {
     bool component; /* a component template (_component_template); legacy false */
 } tv_template;
 
+/* A stored script (PUT _scripts/{id}). Strings owned. */
+typedef struct tv_stored_script {
+    char *id;
+    char *lang;
+    char *source;
+} tv_stored_script;
+
 /*
  * What a node holds: its indices and the api layer's metadata (the index
  * layer has no notion of them). Shared copy-on-write between a node and its
@@ -70,6 +77,8 @@ typedef struct tv_node_state {
     tv_map closed;           /* names of closed indices -> (void *)1 */
     tv_template *templates;  /* sorted by name */
     size_t ntemplates;
+    tv_stored_script *scripts; /* sorted by id */
+    size_t nscripts;
     char *cluster_persistent; /* flat JSON object of settings, or NULL */
     char *cluster_transient;
     int64_t version; /* the cluster state version: raised by the api layer

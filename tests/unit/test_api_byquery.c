@@ -95,10 +95,11 @@ static void test_update_by_query(void **s) {
     EXPECT("GET", "/up/_doc/2", NULL, 200,
            "{\"_index\":\"up\",\"_id\":\"2\",\"_version\":2,\"_seq_no\":2,\"_primary_term\":1,\"found\":true,"
            "\"_source\":{\"foo\":2,\"t\":\"word2 common\"}}");
-    EXPECT("POST", "/up/_update_by_query", "{\"script\":{\"source\":\"ctx._source.x = 1\"}}", 400,
+    /* delete_by_query takes no script */
+    EXPECT("POST", "/up/_delete_by_query", "{\"script\":{\"source\":\"ctx._source.x = 1\"}}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support scripts ([script] of _update_by_query)\"}],\"type\":\"unsupported_operation_exception\","
-           "\"reason\":\"trove does not support scripts ([script] of _update_by_query)\"},\"status\":400}");
+           "support scripts ([script] of _delete_by_query)\"}],\"type\":\"unsupported_operation_exception\","
+           "\"reason\":\"trove does not support scripts ([script] of _delete_by_query)\"},\"status\":400}");
 }
 
 static void test_errors(void **s) {

@@ -342,10 +342,11 @@ static void test_update(void **s) {
     EXPECT("POST", "/u/_update/3", "{\"doc\":{\"n\":5},\"doc_as_upsert\":true}", 201,
            "{\"_index\":\"u\",\"_id\":\"3\",\"_version\":1,\"result\":\"created\",\"_shards\":{\"total\":2,"
            "\"successful\":1,\"failed\":0},\"_seq_no\":4,\"_primary_term\":1}");
-    EXPECT("POST", "/u/_update/1", "{\"script\":{\"source\":\"ctx._source.n++\"}}", 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support scripts (update [script], [scripted_upsert])\"}],\"type\":\"unsupported_operation_exception\","
-           "\"reason\":\"trove does not support scripts (update [script], [scripted_upsert])\"},\"status\":400}");
+    /* a script and a doc together: UpdateRequest.validate */
+    EXPECT("POST", "/u/_update/1", "{\"script\":{\"source\":\"ctx._source.n++\"},\"doc\":{}}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
+           "Failed: 1: can't provide both script and doc;\"}],\"type\":\"action_request_validation_exception\","
+           "\"reason\":\"Validation Failed: 1: can't provide both script and doc;\"},\"status\":400}");
     EXPECT("POST", "/u/_update/1", "{\"dok\":{}}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
            "unknown field [dok] did you mean [doc]?\"}],\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "

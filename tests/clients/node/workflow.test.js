@@ -449,7 +449,7 @@ describe('official OpenSearch client against trove serve', () => {
     assert.equal(c.count, N - food.length + 1); // + extra-2
   });
 
-  it('update by query (no script) bumps versions; a script is a clear 400', async () => {
+  it('update by query (no script) bumps versions; scripts run as Painless', async () => {
     const games = idsWhere((d) => d.category === 'games');
     const { body } = await client.updateByQuery({
       index: INDEX,
@@ -463,17 +463,30 @@ describe('official OpenSearch client against trove serve', () => {
     assert.equal(got._version, 2);
     assert.deepEqual(got._source, DOCS[Number(games[0])]);
 
-    // painless scripts run in OpenSearch; trove refuses them loudly instead of guessing
+    // a script that leaves every document alone counts noops and writes nothing
+    const { body: noop } = await client.updateByQuery({
+      index: INDEX,
+      body: {
+        query: { term: { category: 'games' } },
+        script: { source: "if (ctx._source.category == params.c) { ctx.op = 'noop' }", params: { c: 'games' } },
+      },
+    });
+    assert.equal(noop.noops, games.length);
+    assert.equal(noop.updated, 0);
+    const { body: same } = await client.get({ index: INDEX, id: games[0] });
+    assert.equal(same._version, 2);
+
+    // a broken script is OpenSearch's compile error
     const err = await expectResponseError(
       () =>
         client.updateByQuery({
           index: INDEX,
-          body: { query: { term: { category: 'games' } }, script: { source: 'ctx._source.price += 1' } },
+          body: { query: { term: { category: 'games' } }, script: { source: 'ctx._source.price += ' } },
         }),
       400,
-      'unsupported_operation_exception'
+      'script_exception'
     );
-    assert.match(err.meta.body.error.reason, /script/i);
+    assert.equal(err.meta.body.error.reason, 'compile error');
   });
 
   it('aliases: add, search through, list', async () => {
