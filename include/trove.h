@@ -130,7 +130,10 @@ extern "C" {
     X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
     X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \
     X(ESYNC, 500, "trove_sync_exception", 0, NULL, "sync failed")                                          \
-    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")
+    X(ESECURITY, 403, "security_exception", 1, NULL, "no permissions")                                     \
+    X(EFAILEDNODE, 500, "failed_node_exception", 1, NULL, "node failed")                                   \
+    X(ENOSUCHNODE, 500, "no_such_node_exception", 1, NULL, "no such node")                                 \
+    X(EUNAVAILSHARDS, 503, "unavailable_shards_exception", 1, NULL, "not enough active shard copies")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

@@ -139,10 +139,10 @@ static void test_router(void **s) {
            "support the API [GET /_nodes]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove "
            "does not support the API [GET /_nodes]\"},\"status\":400}");
     /* the rest of OpenSearch's API answers unsupported by name: never read
-     * as an index ("/_tasks" is no index) nor "no handler found" */
-    static const char *const apis[][2] = {{"GET", "/_tasks"},          {"GET", "/_snapshot"},
+     * as an index ("/_cat/tasks" is no index) nor "no handler found" */
+    static const char *const apis[][2] = {{"GET", "/_cat/tasks"},      {"GET", "/_snapshot"},
                                           {"GET", "/_cat/nodes"},      {"GET", "/_component_template"},
-                                          {"POST", "/_reindex/x/_rethrottle"}, {"GET", "/i/_termvectors/1"},
+                                          {"GET", "/_cluster/pending_tasks"}, {"GET", "/i/_termvectors/1"},
                                           {"GET", "/_cluster/state/metadata"}};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
         char *got = NULL;
