@@ -144,7 +144,10 @@ extern "C" {
       "java.lang.StringIndexOutOfBoundsException", "string index out of bounds")                           \
     X(ECONCMOD, 400, "concurrent_modification_exception", 0, "java.util.ConcurrentModificationException",   \
       "concurrent modification")                                                                           \
-    X(ENOSUCHELEMENT, 400, "no_such_element_exception", 0, "java.util.NoSuchElementException", "no element")
+    X(ENOSUCHELEMENT, 400, "no_such_element_exception", 0, "java.util.NoSuchElementException", "no element")\
+    X(EFAILEDNODE, 500, "failed_node_exception", 1, NULL, "node failed")                                   \
+    X(ENOSUCHNODE, 500, "no_such_node_exception", 1, NULL, "no such node")                                 \
+    X(EUNAVAILSHARDS, 503, "unavailable_shards_exception", 1, NULL, "not enough active shard copies")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

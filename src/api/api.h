@@ -30,7 +30,13 @@
  *   h_doc.c        single-document APIs (index, create, get, source,
  *                  delete, update) and _mget
  *   h_bulk.c       _bulk
- *   h_byquery.c    _delete_by_query and _update_by_query
+ *   h_byquery.c    _delete_by_query and _update_by_query, and the
+ *                  by-scroll worker they share with _reindex (throttle,
+ *                  slices, max_docs, the BulkByScrollResponse)
+ *   h_reindex.c    _reindex within the node
+ *   h_tasks.c      the tasks API (_tasks list/get/cancel, _rethrottle) and
+ *                  the node's task registry: requests running as tasks on
+ *                  threads, stored results of wait_for_completion=false
  *   h_search.c     _search and _count (and their answers with alias filters)
  *   h_msearch.c    _msearch
  *   h_scroll.c     scroll and point in time
@@ -634,6 +640,8 @@ void tv_api_search_shard_failure(tv_req *r, tv_api_err *shard_err, const char *i
 /* TimeValue.parseTimeValue(v, key): milliseconds, or false with the
  * response set to OpenSearch's error for a bad value. */
 bool tv_api_parse_time_ms(tv_req *r, const char *key, const char *v, int64_t *ms);
+/* TimeValue.toString() of milliseconds: "1s", "1.5m", "250ms". (h_scroll.c) */
+void tv_api_time_str(int64_t ms, char *out, size_t cap);
 
 /* Scroll and PIT contexts of a node (h_scroll.c). The registry hangs off
  * trove_node.search_ctxs and is freed with the node. */
@@ -670,6 +678,156 @@ void tv_h_pit_delete_all(tv_req *r);  /* DELETE /_search/point_in_time/_all */
 void tv_h_validate_query(tv_req *r);  /* GET|POST [/{index}]/_validate/query (h_validate.c) */
 void tv_h_pit_list(tv_req *r);        /* GET /_search/point_in_time/_all */
 
+
+/* ---------------------------------------------------- tasks (h_tasks.c) */
+
+/*
+ * BulkByScrollTask.Status: what one worker of a by-query or reindex
+ * request has done (a leader's is its slices' sum). throttled and
+ * throttled_until in nanoseconds; rps INFINITY when unlimited.
+ */
+typedef struct tv_bbs_status {
+    int64_t slice_id; /* -1: not a slice */
+    int64_t total, updated, created, deleted, batches, version_conflicts, noops, retries_bulk, retries_search;
+    int64_t throttled_ns, throttled_until_ns;
+    float rps;
+    const char *canceled; /* static reason, or NULL */
+} tv_bbs_status;
+void tv_bbs_status_init(tv_bbs_status *s, int64_t slice_id, float rps);
+/* The status's fields inside an open object (BulkByScrollTask.Status
+ * innerXContent): updated and created only when asked (the responses of
+ * _delete_by_query and _update_by_query leave them out), then the slices'
+ * statuses as "slices" when n > 0. */
+void tv_bbs_status_write(tv_jw *w, const tv_bbs_status *s, bool updated, bool created, const tv_bbs_status *slices,
+                         size_t n);
+/* The leader's status: the slices' sum. */
+void tv_bbs_status_sum(tv_bbs_status *out, const tv_bbs_status *slices, size_t n, float rps);
+
+/*
+ * A task: a by-query or reindex request while it runs (listed by GET
+ * /_tasks, rethrottled, cancelled), and, when it ran with
+ * wait_for_completion=false, its stored result (GET /_tasks/{id}).
+ * Owned by the node's registry; pointers stay valid while the request
+ * that began it runs.
+ */
+typedef struct tv_task tv_task;
+/* The task the calling thread runs for (a task thread's request), or NULL. */
+tv_task *tv_task_current(void);
+/* Registers a task for a request that runs on this thread. action:
+ * OpenSearch's action name; description as its request describes itself.
+ * NULL out of memory. */
+tv_task *tv_task_begin(tv_req *r, const char *action, const char *description);
+/* Ends a task begun with tv_task_begin (its result is not kept). */
+void tv_task_end(tv_req *r, tv_task *t);
+/*
+ * Runs r again on a task thread (the same method, target and body; the
+ * handler finds itself through tv_task_current). store: keep the result
+ * for GET /_tasks/{id} (wait_for_completion=false), and answer
+ * {"task":"<node>:<id>"}; otherwise r waits for the task (blocking, or
+ * through trove_request_nowait's retries) and answers what it answered.
+ * Sets r's response (or r->oom).
+ */
+void tv_task_spawn(tv_req *r, const char *action, const char *description, bool store);
+/* A request asked again while it waits for the task it spawned (r->since_ms
+ * < 0): answers the task's answer, or waits again. True when r was such a
+ * request. */
+bool tv_task_resume(tv_req *r);
+/* The task's status, published for GET /_tasks (worker: the running slice
+ * or the only worker; slices: all of them, or NULL). */
+void tv_task_publish(tv_task *t, const tv_bbs_status *leader, const tv_bbs_status *slices, size_t n);
+/* requests_per_second of the task now (rethrottle changes it); INFINITY:
+ * unlimited. */
+float tv_task_rps(tv_task *t);
+/* The request's requests_per_second, as the task starts (a rethrottle
+ * that came first wins). */
+void tv_task_set_rps(tv_task *t, float rps);
+/* The throttle's delay before a batch (DelayedPrepareBulkRequest):
+ * sleeps delay_ns, scheduled at sched_rps; a rethrottle to a rate not
+ * slower than that rescales the remaining delay (remaining * old / new,
+ * unlimited: none), a cancel ends it at once. *until_ns follows the
+ * remaining delay; *credited_ns is the delay of the schedule that ran
+ * (what throttled_millis counts). False when cancelled. */
+bool tv_task_throttle(tv_task *t, int64_t delay_ns, float sched_rps, int64_t *until_ns, int64_t *credited_ns);
+/* Has the task been cancelled (then its reason in *why)? */
+bool tv_task_cancelled(tv_task *t, const char **why);
+/* Cancels and joins every task thread and frees the registry. */
+void tv_tasks_free(trove_node *n);
+
+void tv_h_tasks_list(tv_req *r);       /* GET /_tasks */
+void tv_h_tasks_get(tv_req *r);        /* GET /_tasks/{task_id} */
+void tv_h_tasks_cancel(tv_req *r);     /* POST /_tasks[/{task_id}]/_cancel */
+void tv_h_rethrottle(tv_req *r);       /* POST /_{reindex,update_by_query,delete_by_query}/{task_id}/_rethrottle */
+void tv_h_reindex(tv_req *r);          /* POST /_reindex (h_reindex.c) */
+
+/* h_nodes.c: does a node_id list select this node; the node's
+ * name, transport_address, host, ip, roles and attributes (inside its
+ * open object). */
+bool tv_api_node_selects(tv_req *r, const char *ids);
+void tv_api_node_head(tv_req *r, tv_jw *w);
+
+/* --------------------------------- the by-scroll worker (h_byquery.c) */
+
+/* One document a by-query or reindex found (request arena). */
+typedef struct tv_bbs_doc {
+    const char *index;
+    tv_index *idx;
+    const char *id;
+    size_t id_len;
+    int64_t seq_no, primary_term, version;
+    const char *routing; /* NULL: none */
+    size_t routing_len;
+    const char *src; /* the stored _source bytes, NULL when not stored */
+    size_t src_len;
+} tv_bbs_doc;
+
+typedef enum { TV_BBS_UPDATED, TV_BBS_CREATED, TV_BBS_DELETED, TV_BBS_NOOP } tv_bbs_outcome;
+/* What an apply callback returns. */
+enum { TV_BBS_OK, TV_BBS_CONFLICT, TV_BBS_FAILED, TV_BBS_FATAL, TV_BBS_OOM };
+
+/* A by-scroll request's options and its per-document write. */
+typedef struct tv_bbs_job {
+    bool proceed;        /* conflicts=proceed */
+    int64_t scroll_size; /* documents per batch */
+    int64_t max_docs;    /* -1: all */
+    int64_t slices;      /* resolved, >= 1 */
+    float rps;           /* INFINITY: unlimited */
+    bool refresh;
+    int64_t wfas;        /* wait_for_active_shards (-1: all, resolved by the caller) */
+    const char *wfas_text;
+    int64_t timeout_ms;  /* the bulk's timeout */
+    tv_index *dest;      /* reindex: the index written when it exists, else NULL */
+    const char *dest_name; /* reindex: the index written (failures name it), else NULL */
+    bool upd_field, cre_field; /* the response prints updated / created */
+    /* writes one document: TV_BBS_OK (*oc set), TV_BBS_CONFLICT or
+     * TV_BBS_FAILED (*err set), TV_BBS_FATAL (r's answer set: the request
+     * ends), TV_BBS_OOM */
+    int (*apply)(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc, tv_api_err **err);
+    void *ud;
+} tv_bbs_job;
+/* Runs the job's workers over docs (in _doc order) and answers r with the
+ * BulkByScrollResponse; refreshes `refresh` when the job says so. */
+void tv_bbs_run(tv_req *r, tv_task *task, const tv_bbs_job *j, tv_bbs_doc *docs, size_t n, uint64_t t0,
+                tv_index *const *refresh, size_t nrefresh);
+/* The by-scroll search over resolved indices: every live document in _doc
+ * order with _seq_no/_primary_term (version: _version; source: the stored
+ * _source), the query of sbody (url_query: and q/df/analyzer/
+ * default_operator from the URL). *t (*nt of them) are the targets whose
+ * snapshots the caller releases; out (the caller's, fini'd by it) holds
+ * the text the docs point into. False with r answered (as _search) or
+ * r->oom. */
+bool tv_bbs_search(tv_req *r, const tv_index_list *l, tv_search_target **t, size_t *nt, const tv_json *sbody,
+                   bool url_query, bool source, bool version, tv_buf *out, tv_bbs_doc **docs, size_t *nd);
+/* Parses a search body as the request's parse would (ReindexRequest
+ * parses source as a search source): false with r answered on an error. */
+bool tv_bbs_check_source(tv_req *r, const tv_json *sbody);
+/* requests_per_second from the URL (INFINITY when absent or -1). */
+bool tv_bbs_parse_rps(tv_req *r, float *out);
+/* wait_for_active_shards and timeout from the URL into j. */
+bool tv_bbs_parse_wfas(tv_req *r, tv_bbs_job *j);
+/* Arrays.toString of an index expression's parts ("[a, b]"). */
+const char *tv_bbs_indices_desc(tv_req *r, const char *expr);
+/* slices=auto: the fewest shards among the indices. */
+int64_t tv_bbs_auto_slices(const tv_index_list *l);
 
 /* ------------------------------------------------ management (h_trove.c) */
 

@@ -131,6 +131,11 @@ static const rule rules[] = {
     {tv_h_bulk, NULL, ANYM, W, "indices:data/write/bulk", K_BULK},
     {tv_h_delete_by_query, NULL, ANYM, W, "indices:data/write/delete/byquery", K_INDEX},
     {tv_h_update_by_query, NULL, ANYM, W, "indices:data/write/update/byquery", K_INDEX},
+    {tv_h_reindex, NULL, ANYM, W, "indices:data/write/reindex", K_CLUSTER},
+    {tv_h_tasks_list, NULL, ANYM, R, "cluster:monitor/tasks/lists", K_CLUSTER},
+    {tv_h_tasks_get, NULL, ANYM, R, "cluster:monitor/task/get", K_CLUSTER},
+    {tv_h_tasks_cancel, NULL, ANYM, A, "cluster:admin/tasks/cancel", K_CLUSTER},
+    {tv_h_rethrottle, NULL, ANYM, A, "cluster:admin/reindex/rethrottle", K_CLUSTER},
     {tv_h_refresh, NULL, ANYM, W, "indices:admin/refresh", K_INDEX},
     {tv_h_flush, NULL, ANYM, W, "indices:admin/flush", K_INDEX},
 
@@ -171,7 +176,6 @@ static const rule rules[] = {
     {tv_h_trove_sync, NULL, ANYM, A, "cluster:admin/trove/sync/get", K_CLUSTER},
 
     /* APIs trove answers 400 for: named as OpenSearch names them */
-    {tv_h_unsupported, "/_reindex", ANYM, W, "indices:data/write/reindex", K_CLUSTER},
     {tv_h_unsupported, "/_tasks", ANYM, R, "cluster:monitor/task/get", K_CLUSTER},
     {tv_h_unsupported, "/_ingest/pipeline", TV_GET, R, "cluster:admin/ingest/pipeline/get", K_CLUSTER},
     {tv_h_unsupported, "/_ingest/pipeline", TV_PUT, A, "cluster:admin/ingest/pipeline/put", K_CLUSTER},

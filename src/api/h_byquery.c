@@ -1,36 +1,56 @@
 /*
- * h_byquery.c — POST /{index}/_delete_by_query and /{index}/_update_by_query.
+ * h_byquery.c — POST /{index}/_delete_by_query and /{index}/_update_by_query,
+ * and the worker both share with _reindex (h_reindex.c).
  *
- * Both work as OpenSearch's reindex module does: take a
+ * Both work as OpenSearch's reindex module does, minus scripts: take a
  * snapshot of every target index at the start, find the matching
  * documents in _doc order with their _seq_no/_primary_term as of that
- * snapshot, then delete (or re-index with the source the snapshot holds)
- * each one conditioned on if_seq_no/if_primary_term. A document changed
- * or deleted since the snapshot is a version conflict exactly where
- * OpenSearch's would be: conflicts=abort (the default) stops after the
- * batch (scroll_size, 1000) that saw it and answers 409 with the failures,
- * conflicts=proceed counts it and goes on.
+ * snapshot, then delete (or re-index with the source the snapshot holds,
+ * keeping its routing) each one conditioned on if_seq_no/if_primary_term.
+ * A document changed or deleted since the snapshot is a version conflict
+ * exactly where OpenSearch's would be: conflicts=abort (the default)
+ * stops after the batch (scroll_size, 1000) that saw it and answers 409
+ * with the failures, conflicts=proceed counts it and goes on.
  *
  * Finding the documents reuses the search layer as it is: one _search over
- * the held snapshots (query, URL q/df/..., size = the live documents or
- * max_docs, sort _doc, seq_no_primary_term, _source only for updates),
- * whose response is read back. A dedicated collector in the search layer
- * was rejected for now: the search layer is being changed by others, and
- * a test double's by-query sizes do not need it. The _source of a hit is
- * the stored bytes the search layer copied verbatim into its (compact)
- * response, so an update re-indexes the document's own bytes.
+ * the held snapshots (query, URL q/df/..., every live document, sort
+ * _doc, seq_no_primary_term, version, _source only when needed), whose
+ * response is read back and cut into scroll batches. A dedicated
+ * collector in the search layer was rejected for now: the search layer is
+ * being changed by others, and a test double's by-query sizes do not need
+ * it. The _source of a hit is the stored bytes the search layer copied
+ * verbatim into its (compact) response, so an update re-indexes the
+ * document's own bytes.
  *
- * _update_by_query's script (src/script) runs over each batch before the
- * batch is written (apply_script): op noop counts a noop, delete deletes.
- * Not supported, answered 400 unsupported_operation_exception:
- * wait_for_completion=false (no tasks API), an
- * ingest pipeline. slices is accepted (auto or N) and runs as one slice;
- * requests_per_second is accepted (no throttling: throttled_millis 0).
+ * The worker (tv_bbs_run) is AbstractAsyncBulkByScrollAction's loop: per
+ * scroll response the throttle delay (h_tasks.c), then the batch, cut to
+ * what max_docs leaves (max_docs counts successful writes, so conflicts
+ * under conflicts=proceed let more documents in); the status is published
+ * to the request's task after each batch, and a cancelled task stops
+ * with "canceled". slices (N or auto: the fewest shards of the targets)
+ * partition the documents as a sliced scroll does (SliceBuilder: whole
+ * shards when slices <= shards, else _id hashes within a shard,
+ * TermsSliceQuery's murmur3 of the encoded _id, seed 7919), each slice a
+ * worker with its own status, max_docs / slices and requests_per_second /
+ * slices. The slices run one after another on the request's thread
+ * rather than in parallel: so that their combined rate stays the
+ * request's requests_per_second, a slice's delays are computed with the
+ * whole rate (its status still shows its share, as OpenSearch's).
+ * wait_for_active_shards above the one active copy a single node has
+ * waits the bulk timeout and fails each item of the batch with
+ * unavailable_shards_exception, as a replica-less OpenSearch node does.
+ *
+ * _update_by_query's script (src/script) runs on each document as its
+ * batch is written (apply_script): op noop counts a noop, delete deletes,
+ * and OpenSearch's checks of what the script left in ctx apply.
+ * Not supported, answered 400 unsupported_operation_exception: a script
+ * of _delete_by_query, an ingest pipeline, manual slicing (slice).
  * Response fields in OpenSearch's order (BulkByScrollResponse): took,
  * timed_out, total, updated (update only), deleted, batches,
  * version_conflicts, noops, retries {bulk, search}, throttled_millis,
- * requests_per_second -1.0, throttled_until_millis, failures.
+ * requests_per_second, throttled_until_millis, slices, failures.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -48,12 +68,6 @@ static const char *kind_name(const tv_json *v) {
     }
 }
 
-typedef struct failure {
-    const char *index, *id;
-    tv_api_err *cause;
-    int status;
-} failure;
-
 /* The request's options once parsed and validated, in the order of
  * AbstractBulkByQueryRestHandler / AbstractBaseReindexRestHandler (the
  * body's by-query keys, the search parameters, scroll_size, conflicts,
@@ -64,6 +78,8 @@ typedef struct byq_opts {
     int64_t scroll_size;
     int64_t max_docs; /* -1: every match */
     int64_t slices;   /* 0: auto */
+    float rps;        /* INFINITY: unlimited */
+    bool has_query;   /* the body has a query (or q= gives one) */
     tv_json *sbody;   /* the body less the by-query keys (NULL: none) */
     bool has_script;  /* _update_by_query's script */
     tv_api_script script;
@@ -131,6 +147,7 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
             return tv_req_fail(r, TROVE_EUNSUPPORTED,
                                "trove does not support manual slicing ([slice] of %s)", api);
         } else {
+            o->has_query |= tv_streq(m->key, m->key_len, "query");
             *from |= tv_streq(m->key, m->key_len, "from");
             *stored |= tv_streq(m->key, m->key_len, "stored_fields");
             ms[k++] = *m;
@@ -144,18 +161,20 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
 
 /* AbstractBaseReindexRestHandler.parseRequestsPerSecond (Float.parseFloat,
  * -1 for unlimited, else > 0). */
-static bool requests_per_second(tv_req *r) {
+bool tv_bbs_parse_rps(tv_req *r, float *out) {
     const char *v = tv_req_param(r, "requests_per_second");
+    *out = INFINITY;
     if (!v) return true;
     bool num = tv_java_double_syntax(v, strlen(v));
     double d = num ? strtod(v, NULL) : 0;
     if (!num || (d != -1 && !(d > 0)))
         return tv_req_fail(r, TROVE_EARG,
                            "[requests_per_second] must be a float greater than 0. Use -1 to disable throttling.");
+    if (d != -1) *out = (float)d;
     return true;
 }
 
-static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
+static bool parse_options(tv_req *r, const char *api, bool update, byq_opts *o) {
     memset(o, 0, sizeof *o);
     o->max_docs = -1;
     o->slices = 1;
@@ -204,7 +223,7 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
                                "[slices] must be a positive integer or the string \"auto\", but was [%s]", sl);
         o->slices = v;
     }
-    if (!requests_per_second(r)) return false;
+    if (!tv_bbs_parse_rps(r, &o->rps)) return false;
     int64_t md;
     if (!int_param(r, "max_docs", &md, &given)) return false;
     if (given && !set_max_docs(r, o, md)) return false;
@@ -218,11 +237,439 @@ static bool parse_options(tv_req *r, const char *api, byq_opts *o) {
     if (o->max_docs == 0)
         tv_buf_printf(&m, "%d: maxDocs should be greater than 0 if the request is limited to some number of "
                           "documents or -1 if it isn't but it was [0];", ++nerr);
+    /* DeleteByQueryRequest.validate */
+    if (!update && !o->has_query && !tv_req_param(r, "q")) tv_buf_printf(&m, "%d: query is missing;", ++nerr);
     bool ok = nerr == 0;
     if (!ok) tv_req_fail(r, TROVE_EVALIDATION, "Validation Failed: %s", m.data);
     if (m.oom) r->oom = true;
     tv_buf_fini(&m);
     return ok;
+}
+
+
+/* ------------------------------------------------------------- slicing */
+
+/* Uid.encodeId: numeric ids packed two digits a byte, URL-safe base64 ids
+ * decoded (escaped when the first byte is >= 0xfd), else 0xff + UTF-8.
+ * out holds at least len + 2 bytes. */
+static size_t encode_id(const char *id, size_t len, unsigned char *out) {
+    bool digits = len > 0;
+    for (size_t i = 0; i < len; i++) digits &= id[i] >= '0' && id[i] <= '9';
+    if (digits) {
+        size_t n = 0;
+        out[n++] = 0xfe;
+        for (size_t i = 0; i < len; i += 2) {
+            int b1 = id[i] - '0', b2 = i + 1 == len ? 0x0f : id[i + 1] - '0';
+            out[n++] = (unsigned char)((b1 << 4) | b2);
+        }
+        return n;
+    }
+    bool b64 = len > 0 && (len & 3) != 1;
+    if (b64 && (len & 3) == 2) b64 = strchr("AQgw", id[len - 1]) != NULL;
+    if (b64 && (len & 3) == 3) b64 = strchr("AEIMQUYcgkosw048", id[len - 1]) != NULL;
+    for (size_t i = 0; b64 && i < len; i++) {
+        char c = id[i];
+        b64 = (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c == '-' || c == '_';
+    }
+    if (b64) {
+        unsigned char tmp[len];
+        size_t n = 0;
+        uint32_t acc = 0;
+        int bits = 0;
+        for (size_t i = 0; i < len; i++) {
+            char c = id[i];
+            int v = c >= 'A' && c <= 'Z' ? c - 'A'
+                    : c >= 'a' && c <= 'z' ? c - 'a' + 26
+                    : c >= '0' && c <= '9' ? c - '0' + 52
+                    : c == '-' ? 62 : 63;
+            acc = (acc << 6) | (uint32_t)v;
+            bits += 6;
+            if (bits >= 8) {
+                bits -= 8;
+                tmp[n++] = (unsigned char)(acc >> bits);
+            }
+        }
+        size_t k = 0;
+        if (n && tmp[0] >= 0xfd) out[k++] = 0xfd;
+        memcpy(out + k, tmp, n);
+        return k + n;
+    }
+    out[0] = 0xff;
+    memcpy(out + 1, id, len);
+    return len + 1;
+}
+
+/* The slice (of max) a sliced scroll gives a document on shard `shard` of
+ * an index of num_shards shards (SliceBuilder.toFilter over _id). */
+static int64_t slice_of(const char *id, size_t len, uint32_t shard, uint32_t num_shards, int64_t max) {
+    if (max >= (int64_t)num_shards) {
+        int64_t per = max / num_shards + (max % num_shards > (int64_t)shard ? 1 : 0);
+        if (per <= 1) return shard;
+        unsigned char *b = tv_malloc(len + 2);
+        if (!b) return shard;
+        size_t n = encode_id(id, len, b);
+        int32_t h = (int32_t)tv_murmur3_x86_32(b, n, 7919);
+        tv_free(b);
+        int64_t k = ((int64_t)h % per + per) % per;
+        return shard + k * num_shards;
+    }
+    return shard % max;
+}
+
+/* -------------------------------------------------------------- worker */
+
+/* One document as the search found it. */
+static bool read_docs(tv_req *r, const tv_json *hits, const char *text, size_t text_len, const tv_search_target *t,
+                      const tv_index_list *l, size_t nt, tv_bbs_doc **out, size_t *n) {
+    size_t nh = hits && hits->type == TV_JSON_ARRAY ? hits->len : 0;
+    tv_bbs_doc *d = tv_arena_calloc(&r->arena, nh + 1, sizeof *d);
+    if (!d) return (r->oom = true), false;
+    size_t k = 0;
+    for (size_t i = 0; i < nh; i++) {
+        const tv_json *h = &hits->v.items[i];
+        const tv_json *jx = tv_json_get(h, "_index"), *jid = tv_json_get(h, "_id");
+        const tv_json *jsq = tv_json_get(h, "_seq_no"), *jpt = tv_json_get(h, "_primary_term");
+        const tv_json *jv = tv_json_get(h, "_version"), *jr = tv_json_get(h, "_routing");
+        if (!jx || !jid || !jsq || !jpt) continue;
+        tv_bbs_doc *x = &d[k];
+        for (size_t j = 0; j < nt; j++)
+            if (strcmp(t[j].index, jx->v.s) == 0) x->idx = l->items[j];
+        if (!x->idx) continue;
+        x->index = jx->v.s;
+        x->id = jid->v.s;
+        x->id_len = jid->len;
+        x->seq_no = jsq->v.i;
+        x->primary_term = jpt->v.i;
+        x->version = jv && jv->type == TV_JSON_INT ? jv->v.i : 1;
+        if (jr && jr->type == TV_JSON_STRING) {
+            x->routing = jr->v.s;
+            x->routing_len = jr->len;
+        }
+        /* the stored bytes: from the _source value to the next member */
+        for (uint32_t m = 0; m < h->len; m++) {
+            if (!tv_streq(h->v.members[m].key, h->v.members[m].key_len, "_source")) continue;
+            const tv_json *src = &h->v.members[m].val;
+            size_t end = m + 1 < h->len ? h->v.members[m + 1].key_off - 1 : text_len;
+            if (src->off > end) break;
+            while (end > src->off && (text[end - 1] == ' ' || text[end - 1] == '\n' ||
+                                      (src->type == TV_JSON_OBJECT && text[end - 1] != '}')))
+                end--;
+            x->src = text + src->off;
+            x->src_len = end - src->off;
+        }
+        k++;
+    }
+    *out = d;
+    *n = k;
+    return true;
+}
+
+typedef struct failure {
+    const char *index, *id;
+    tv_api_err *cause;
+    int status;
+} failure;
+
+typedef struct worker {
+    tv_bbs_status st;
+    failure *fails;
+    size_t nfails;
+    bool fatal; /* the request's answer is set (an error that ends it) */
+} worker;
+
+/* The batch's bulk when wait_for_active_shards asks for more copies than
+ * the one active: the bulk waits its timeout, then each item fails. */
+static bool unavailable(tv_req *r, const tv_bbs_job *j, tv_task *task, tv_bbs_doc *b, size_t n, worker *wk,
+                        int *status) {
+    int64_t until = 0, credited;
+    tv_task_throttle(task, j->timeout_ms * 1000000, INFINITY, &until, &credited);
+    char ts[32];
+    tv_api_time_str(j->timeout_ms, ts, sizeof ts);
+    for (size_t i = 0; i < n; i++) {
+        tv_index *dst = j->dest_name ? j->dest : b[i].idx;
+        const char *name = j->dest_name ? j->dest_name : tv_index_name(dst);
+        size_t same = j->dest_name ? n : 0;
+        for (size_t k = 0; k < n && !j->dest_name; k++) same += b[k].idx == dst;
+        tv_api_err *e = tv_api_err_new(r, TROVE_EUNAVAILSHARDS,
+                                       "[%s][0] Not enough active copies to meet shard count of [%s] (have 1, needed "
+                                       "%lld). Timeout: [%s], request: [BulkShardRequest [[%s][0]] containing [%zu] "
+                                       "requests]",
+                                       name, j->wfas_text, (long long)j->wfas, ts, name, same);
+        if (!e) return false;
+        tv_api_err_meta(e, "index", name);
+        tv_api_err_meta(e, "shard", "0");
+        tv_api_err_meta(e, "index_uuid", dst ? tv_index_uuid(dst) : "_na_");
+        failure *f = &wk->fails[wk->nfails++];
+        f->index = name;
+        f->id = b[i].id;
+        f->cause = e;
+        f->status = 503;
+        if (*status < 503) *status = 503;
+    }
+    return true;
+}
+
+/* The task's status: the worker's, or with slices their sum and them. */
+static void publish(tv_task *task, const tv_bbs_job *j, const tv_bbs_status *st, tv_bbs_status *all, size_t nall,
+                    size_t me) {
+    if (!all) {
+        tv_task_publish(task, st, NULL, 0);
+        return;
+    }
+    all[me] = *st;
+    tv_bbs_status lead;
+    tv_bbs_status_sum(&lead, all, nall, tv_task_rps(task));
+    tv_task_publish(task, &lead, all, nall);
+    (void)j;
+}
+
+/* One worker over its documents. */
+static bool work(tv_req *r, const tv_bbs_job *j, tv_task *task, tv_bbs_doc *docs, size_t n, int64_t max_docs,
+                 float share_rps, worker *wk, uint64_t t0, int *status, tv_bbs_status *all, size_t nall,
+                 size_t me) {
+    tv_bbs_status *st = &wk->st;
+    st->total = max_docs >= 0 && (size_t)max_docs < n ? max_docs : (int64_t)n;
+    (void)t0;
+    int64_t last_size = 0;
+    size_t pos = 0;
+    for (;;) {
+        /* a scroll response arrives: the batch waits lastBatchSize /
+         * requests_per_second (at most an hour: throttleWaitTime) */
+        float rate = task ? tv_task_rps(task) : j->rps;
+        st->rps = isinf(rate) ? rate : rate / (float)(nall ? nall : 1);
+        if (!isinf(rate) && last_size > 0) {
+            float secs = (float)last_size / rate;
+            float ns = 1e9f * secs;
+            int64_t delay = ns >= 3.6e12f ? (int64_t)3600000000000 : (int64_t)ns;
+            publish(task, j, st, all, nall, me);
+            int64_t credited;
+            bool ok = tv_task_throttle(task, delay, rate, &st->throttled_until_ns, &credited);
+            st->throttled_ns += credited;
+            if (!ok) {
+                st->canceled = "by user request";
+                break;
+            }
+        }
+        const char *why;
+        if (tv_task_cancelled(task, &why)) {
+            st->canceled = why;
+            break;
+        }
+        size_t end = pos + (size_t)j->scroll_size < n ? pos + (size_t)j->scroll_size : n;
+        if (pos >= n) break; /* the empty response: done */
+        int64_t done = st->updated + st->created + st->deleted;
+        if (max_docs >= 0 && (int64_t)(end - pos) > max_docs - done) end = pos + (size_t)(max_docs - done);
+        st->batches++;
+        tv_bbs_doc *b = docs + pos;
+        size_t bn = end - pos;
+        pos += (size_t)j->scroll_size < n - pos ? (size_t)j->scroll_size : n - pos;
+        bool stop = false;
+        if (j->wfas > 1) {
+            if (!unavailable(r, j, task, b, bn, wk, status)) return false;
+            stop = true;
+        }
+        for (size_t i = 0; i < bn && !stop; i++) {
+            tv_bbs_outcome oc;
+            tv_api_err *e = NULL;
+            int rc = j->apply(r, j->ud, &b[i], &oc, &e);
+            if (rc == TV_BBS_FATAL) {
+                wk->fatal = true;
+                return true;
+            }
+            if (rc == TV_BBS_OOM) return false;
+            if (rc == TV_BBS_OK) {
+                switch (oc) {
+                case TV_BBS_UPDATED: st->updated++; break;
+                case TV_BBS_CREATED: st->created++; break;
+                case TV_BBS_DELETED: st->deleted++; break;
+                case TV_BBS_NOOP: st->noops++; break;
+                }
+                continue;
+            }
+            if (rc == TV_BBS_CONFLICT) st->version_conflicts++;
+            if (rc == TV_BBS_CONFLICT && j->proceed) continue;
+            failure *f = &wk->fails[wk->nfails++];
+            f->index = j->dest_name ? j->dest_name : b[i].index;
+            f->id = b[i].id;
+            f->cause = e;
+            f->status = e && e->status ? e->status : 500;
+            if (f->status > *status) *status = f->status;
+        }
+        last_size = (int64_t)bn;
+        publish(task, j, st, all, nall, me);
+        if (wk->nfails) break; /* failures end the worker */
+        if (max_docs >= 0 && st->updated + st->created + st->deleted >= max_docs) break;
+    }
+    st->throttled_until_ns = 0;
+    if (all) all[me] = *st;
+    return true;
+}
+
+void tv_bbs_run(tv_req *r, tv_task *task, const tv_bbs_job *j, tv_bbs_doc *docs, size_t n, uint64_t t0,
+                tv_index *const *refresh, size_t nrefresh) {
+    int64_t slices = j->slices < 1 ? 1 : j->slices;
+    int status = 200;
+    tv_task_set_rps(task, j->rps);
+    worker *wk = tv_arena_calloc(&r->arena, (size_t)slices, sizeof *wk);
+    tv_bbs_status *all = slices > 1 ? tv_arena_calloc(&r->arena, (size_t)slices, sizeof *all) : NULL;
+    tv_bbs_doc *part = tv_arena_calloc(&r->arena, n + 1, sizeof *part);
+    size_t *cnt = tv_arena_calloc(&r->arena, (size_t)slices + 1, sizeof *cnt);
+    if (!wk || (slices > 1 && !all) || !part || !cnt) return (void)(r->oom = true);
+    /* the documents of each slice, in _doc order within it */
+    int64_t *which = tv_arena_calloc(&r->arena, n + 1, sizeof *which);
+    if (!which) return (void)(r->oom = true);
+    for (size_t i = 0; i < n && slices > 1; i++) {
+        tv_shard_route rt;
+        tv_shard_route_of(docs[i].idx, &rt);
+        uint32_t sh = tv_shard_id(&rt, docs[i].id, docs[i].id_len, docs[i].routing, docs[i].routing_len);
+        which[i] = slice_of(docs[i].id, docs[i].id_len, sh, rt.num_shards ? rt.num_shards : 1, slices);
+    }
+    size_t k = 0;
+    for (int64_t s = 0; s < slices; s++) {
+        size_t from = k;
+        for (size_t i = 0; i < n; i++)
+            if (which[i] == s) part[k++] = docs[i];
+        cnt[s] = k - from;
+    }
+    float share = isinf(j->rps) ? INFINITY : j->rps / (float)slices;
+    size_t off = 0;
+    for (int64_t s = 0; s < slices; s++) {
+        tv_bbs_status_init(&wk[s].st, slices > 1 ? s : -1, share);
+        wk[s].fails = tv_arena_calloc(&r->arena, cnt[s] + 1, sizeof *wk[s].fails);
+        if (!wk[s].fails) return (void)(r->oom = true);
+        if (all) all[s] = wk[s].st;
+    }
+    for (int64_t s = 0; s < slices; s++) {
+        int64_t md = j->max_docs < 0 ? -1 : slices > 1 ? j->max_docs / slices : j->max_docs;
+        if (!work(r, j, task, part + off, cnt[s], md, share, &wk[s], t0, &status, all, all ? (size_t)slices : 0,
+                  (size_t)s))
+            return (void)(r->oom = true);
+        if (wk[s].fatal) return; /* answered */
+        off += cnt[s];
+    }
+    if (j->refresh)
+        for (size_t i = 0; i < nrefresh; i++) tv_index_refresh(refresh[i]);
+    tv_bbs_status lead;
+    if (all)
+        tv_bbs_status_sum(&lead, all, (size_t)slices, j->rps);
+    else
+        lead = wk[0].st;
+    tv_task_publish(task, &lead, all, all ? (size_t)slices : 0);
+    tv_jw *rw = tv_req_json(r, status);
+    tv_jw_obj_begin(rw);
+    tv_jw_keyz(rw, "took");
+    tv_jw_uint(rw, (tv_mono_ns() - t0) / 1000000);
+    tv_jw_keyz(rw, "timed_out");
+    tv_jw_bool(rw, false);
+    tv_bbs_status_write(rw, &lead, j->upd_field, j->cre_field, all, all ? (size_t)slices : 0);
+    tv_jw_keyz(rw, "failures");
+    tv_jw_arr_begin(rw);
+    for (int64_t s = 0; s < slices; s++)
+        for (size_t i = 0; i < wk[s].nfails; i++) {
+            failure *f = &wk[s].fails[i];
+            tv_jw_obj_begin(rw);
+            tv_jw_keyz(rw, "index");
+            tv_jw_strz(rw, f->index);
+            tv_jw_keyz(rw, "id");
+            tv_jw_strz(rw, f->id);
+            tv_jw_keyz(rw, "cause");
+            tv_jw_obj_begin(rw);
+            if (f->cause) tv_api_err_write_inner(rw, f->cause, false);
+            tv_jw_obj_end(rw);
+            tv_jw_keyz(rw, "status");
+            tv_jw_int(rw, f->status);
+            tv_jw_obj_end(rw);
+        }
+    tv_jw_arr_end(rw);
+    tv_jw_obj_end(rw);
+}
+
+bool tv_bbs_parse_wfas(tv_req *r, tv_bbs_job *j) {
+    const char *v = tv_req_param(r, "wait_for_active_shards");
+    j->wfas = 1;
+    j->wfas_text = "1";
+    j->timeout_ms = 60000; /* the bulk's default timeout */
+    const char *to = tv_req_param(r, "timeout");
+    if (to && !tv_api_parse_time_ms(r, "timeout", to, &j->timeout_ms)) return false;
+    if (!v) return true;
+    j->wfas_text = v;
+    if (strcmp(v, "all") == 0) {
+        j->wfas = -1; /* resolved against the written index */
+        return true;
+    }
+    int64_t n;
+    if (!tv_parse_i64(v, strlen(v), &n) || n > INT32_MAX || n < INT32_MIN)
+        return tv_req_fail(r, TROVE_EARG, "cannot parse ActiveShardCount[%s]", v);
+    if (n < 0 && n != -1 && n != -2) return tv_req_fail(r, TROVE_EARG, "shard count cannot be a negative value");
+    j->wfas = n == -1 ? -1 : n == -2 ? 1 : n;
+    return true;
+}
+
+bool tv_bbs_search(tv_req *r, const tv_index_list *l, tv_search_target **tp, size_t *ntp, const tv_json *sbody,
+                   bool url_query, bool source, bool version, tv_buf *out, tv_bbs_doc **docs, size_t *nd) {
+    tv_search_params p;
+    tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
+    if (url_query) {
+        p.q = tv_req_param(r, "q");
+        p.df = tv_req_param(r, "df");
+        p.default_operator = tv_req_param(r, "default_operator");
+        p.analyzer = tv_req_param(r, "analyzer");
+    }
+    /* AbstractAsyncBulkByScrollAction: _doc order unless the body sorts */
+    if (!tv_json_get(sbody, "sort")) p.sort = "_doc";
+    p.seq_no_primary_term = true;
+    p.version = version;
+    p.source = source ? "true" : "false";
+    p.track_total_hits = "true";
+    p.body_text = r->body;
+    p.body_text_len = r->body_len;
+    uint64_t docs_n = 0;
+    size_t nt = 0;
+    tv_search_target *t = tv_api_targets(r, l, &nt);
+    *tp = t;
+    *ntp = nt;
+    for (size_t i = 0; i < nt; i++) {
+        t[i].max_result_window = INT64_MAX;
+        docs_n += t[i].snap->num_docs;
+    }
+    if (r->oom) return false;
+    p.size = (int64_t)docs_n;
+    if (p.size > INT32_MAX) p.size = INT32_MAX;
+    tv_error err;
+    tv_error_clear(&err);
+    tv_jw w;
+    tv_jw_init(&w, out, false);
+    tv_status st = tv_search_run(t, nt, sbody, &p, &r->arena, &w, &err);
+    if (st == TROVE_ENOMEM || out->oom) return (r->oom = true), false;
+    if (st != TROVE_OK) { /* answered as _search answers it */
+        tv_api_search_answer(r, t, l->items, nt, sbody, &p, NULL, NULL, false);
+        return false;
+    }
+    tv_json *res = NULL;
+    if (tv_json_parse(&r->arena, out->data, out->len, &res, NULL) != TROVE_OK) return (r->oom = true), false;
+    return read_docs(r, tv_json_get(tv_json_get(res, "hits"), "hits"), out->data, out->len, t, l, nt, docs, nd);
+}
+
+bool tv_bbs_check_source(tv_req *r, const tv_json *sbody) {
+    tv_search_params p;
+    tv_search_params_init(&p);
+    tv_api_search_limits(r, &p);
+    p.body_text = r->body;
+    p.body_text_len = r->body_len;
+    p.size = 0;
+    tv_error err;
+    tv_error_clear(&err);
+    tv_buf out;
+    tv_buf_init(&out);
+    tv_jw w;
+    tv_jw_init(&w, &out, false);
+    tv_status st = tv_search_run(NULL, 0, sbody, &p, &r->arena, &w, &err);
+    tv_buf_fini(&out);
+    if (st == TROVE_OK) return true;
+    if (st == TROVE_ENOMEM) return (r->oom = true), false;
+    tv_api_search_answer(r, NULL, NULL, 0, sbody, &p, NULL, NULL, false);
+    return false;
 }
 
 /* ---- the script of _update_by_query (AbstractAsyncBulkByScrollAction's
@@ -240,27 +687,27 @@ typedef struct script_action {
     size_t len;
 } script_action;
 
-static bool ctx_str(tv_req *r, tv_sv *ctx, const char *k, const tv_json *v) {
-    tv_sv s = tv_sv_null();
-    if (v && v->type == TV_JSON_STRING && !tv_sv_string(&r->arena, v->v.s, v->len, &s)) return (r->oom = true), false;
-    if (!tv_sv_map_put_str(&r->arena, ctx->v.map, k, strlen(k), s)) return (r->oom = true), false;
+static bool ctx_text(tv_req *r, tv_sv *ctx, const char *k, const char *s, size_t n) {
+    tv_sv v = tv_sv_null();
+    if (s && !tv_sv_string(&r->arena, s, n, &v)) return (r->oom = true), false;
+    if (!tv_sv_map_put_str(&r->arena, ctx->v.map, k, strlen(k), v)) return (r->oom = true), false;
     return true;
 }
 
-static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_json *h, script_action *act,
+static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_bbs_doc *d, script_action *act,
                          tv_api_err **e) {
     *e = NULL;
     if (!*sc) {
         *sc = tv_api_script_compile(r, as, TV_SCRIPT_G_CTX, e);
         if (!*sc) return false;
     }
-    const tv_json *src = tv_json_get(h, "_source"), *ver = tv_json_get(h, "_version");
-    const tv_json *jx = tv_json_get(h, "_index"), *jid = tv_json_get(h, "_id"), *jr = tv_json_get(h, "_routing");
     tv_sv ctx, source = tv_sv_null();
-    if (!src) {
-        *e = tv_api_err_new(r, TROVE_EARG, "[%s][%s] didn't store _source", jx ? jx->v.s : "", jid ? jid->v.s : "");
+    if (!d->src) {
+        *e = tv_api_err_new(r, TROVE_EARG, "[%s][%s] didn't store _source", d->index, d->id);
         return false;
     }
+    tv_json *src = NULL;
+    if (tv_json_parse(&r->arena, d->src, d->src_len, &src, NULL) != TROVE_OK) return (r->oom = true), false;
     if (!tv_sv_map_new(&r->arena, false, &ctx)) return (r->oom = true), false;
     {
         tv_status st = tv_sv_from_json(&r->arena, src, false, &source);
@@ -270,9 +717,10 @@ static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_
             return false;
         }
     }
-    tv_sv version = ver && ver->type == TV_JSON_INT ? tv_sv_long(ver->v.i) : tv_sv_null();
-    if (!ctx_str(r, &ctx, "_index", jx) || !ctx_str(r, &ctx, "_id", jid) ||
-        !tv_sv_map_put_str(&r->arena, ctx.v.map, "_version", 8, version) || !ctx_str(r, &ctx, "_routing", jr) ||
+    tv_sv version = tv_sv_long(d->version);
+    if (!ctx_text(r, &ctx, "_index", d->index, strlen(d->index)) || !ctx_text(r, &ctx, "_id", d->id, d->id_len) ||
+        !tv_sv_map_put_str(&r->arena, ctx.v.map, "_version", 8, version) ||
+        !ctx_text(r, &ctx, "_routing", d->routing, d->routing_len) ||
         !tv_sv_map_put_str(&r->arena, ctx.v.map, "_source", 7, source))
         return (r->oom = true), false;
     tv_sv op;
@@ -374,255 +822,162 @@ static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_
     return true;
 }
 
+/* ---------------------------------------------------------- by query */
+
+typedef struct byq_ctx {
+    bool update;
+    tv_api_script *as; /* the script (NULL: none) */
+    tv_script *sc;     /* ... compiled at the first document (one reference) */
+} byq_ctx;
+
+static int byq_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc, tv_api_err **err) {
+    byq_ctx *c = ud;
+    script_action act = {ACT_INDEX, NULL, 0};
+    if (c->as) {
+        tv_api_err *se = NULL;
+        if (!apply_script(r, c->as, &c->sc, d, &act, &se)) {
+            if (r->oom) return TV_BBS_OOM;
+            if (se) tv_req_error(r, se);
+            return TV_BBS_FATAL;
+        }
+        if (act.kind == ACT_NOOP) {
+            *oc = TV_BBS_NOOP;
+            return TV_BBS_OK;
+        }
+    }
+    tv_write_opts o;
+    tv_write_opts_init(&o);
+    o.if_seq_no = d->seq_no;
+    o.if_primary_term = d->primary_term;
+    o.routing = d->routing;
+    o.routing_len = d->routing_len;
+    tv_write_result wr;
+    tv_error we;
+    tv_error_clear(&we);
+    tv_status ws;
+    if (c->as && act.kind == ACT_DELETE) {
+        ws = tv_index_delete(d->idx, d->id, d->id_len, &o, &wr, &we);
+        *oc = TV_BBS_DELETED;
+    } else if (c->as) {
+        ws = tv_index_put(d->idx, d->id, d->id_len, act.src, act.len, &o, &wr, &we);
+        *oc = TV_BBS_UPDATED;
+    } else if (c->update) {
+        if (!d->src) { /* AbstractAsyncBulkByScrollAction.buildBulk */
+            tv_req_fail(r, TROVE_EARG, "[%s][%s] didn't store _source", d->index, d->id);
+            return TV_BBS_FATAL;
+        }
+        ws = tv_index_put(d->idx, d->id, d->id_len, d->src, d->src_len, &o, &wr, &we);
+        *oc = TV_BBS_UPDATED;
+    } else {
+        ws = tv_index_delete(d->idx, d->id, d->id_len, &o, &wr, &we);
+        *oc = TV_BBS_DELETED;
+    }
+    if (ws == TROVE_OK) return TV_BBS_OK;
+    if (ws == TROVE_ENOMEM) return TV_BBS_OOM;
+    *err = tv_api_write_error(r, &we, d->idx);
+    if (!*err) return TV_BBS_OOM;
+    return ws == TROVE_ECONFLICT ? TV_BBS_CONFLICT : TV_BBS_FAILED;
+}
+
+/* "[a, b]" (Arrays.toString of the search's indices). */
+const char *tv_bbs_indices_desc(tv_req *r, const char *expr) {
+    if (!expr || !*expr) return "[all indices]";
+    const char **parts;
+    size_t n = tv_split_commas(&r->arena, expr, &parts);
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_putc(&b, '[');
+    for (size_t i = 0; i < n; i++) tv_buf_printf(&b, "%s%s", i ? ", " : "", parts[i]);
+    tv_buf_putc(&b, ']');
+    const char *s = b.oom ? NULL : tv_arena_strndup(&r->arena, b.data, b.len);
+    tv_buf_fini(&b);
+    if (!s) r->oom = true;
+    return s ? s : "";
+}
+
+int64_t tv_bbs_auto_slices(const tv_index_list *l) {
+    int64_t m = 0;
+    for (size_t i = 0; i < l->len; i++) {
+        tv_shard_route rt;
+        tv_shard_route_of(l->items[i], &rt);
+        if (!m || (int64_t)rt.num_shards < m) m = rt.num_shards;
+    }
+    return m ? m : 1;
+}
+
 static void by_query(tv_req *r, bool update) {
+    if (tv_task_resume(r)) return;
     uint64_t t0 = tv_mono_ns();
     const char *api = update ? "_update_by_query" : "_delete_by_query";
     bool wfc, refresh = false, iu, ani;
     const char *rv = tv_req_param(r, "refresh");
     if (rv && !tv_req_param_bool(r, "refresh", false, &refresh)) return;
     byq_opts bo;
-    if (!parse_options(r, api, &bo)) return;
+    if (!parse_options(r, api, update, &bo)) return;
     if (!tv_req_param_bool(r, "wait_for_completion", true, &wfc)) return;
-    if (!wfc)
-        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                 "trove does not support [wait_for_completion=false] of %s (no tasks API)", api);
     if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
     if (tv_req_param(r, "pipeline"))
         return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support ingest pipelines");
-    tv_json *sbody = bo.sbody;
-    bool proceed = bo.proceed;
-    int64_t scroll_size = bo.scroll_size, max_docs = bo.max_docs;
-
-    /* search parameters as _search takes them */
-    tv_search_params p;
-    tv_search_params_init(&p);
-    tv_api_search_limits(r, &p);
-    p.q = tv_req_param(r, "q");
-    p.df = tv_req_param(r, "df");
-    p.default_operator = tv_req_param(r, "default_operator");
-    p.analyzer = tv_req_param(r, "analyzer");
+    tv_bbs_job j;
+    memset(&j, 0, sizeof j);
+    if (!tv_bbs_parse_wfas(r, &j)) return;
     if (tv_req_param(r, "lenient") || tv_req_param(r, "analyze_wildcard"))
         return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support the [%s] parameter of %s",
                                  tv_req_param(r, "lenient") ? "lenient" : "analyze_wildcard", api);
-    p.sort = "_doc";
-    p.seq_no_primary_term = true;
-    p.version = update;
-    p.source = update ? "true" : "false";
-    p.track_total_hits = "true";
-    p.body_text = r->body;
-    p.body_text_len = r->body_len;
+    /* the request runs as a task: on a thread of its own when nobody waits
+     * for it, or when it would sleep on a loop that must not */
+    tv_task *task = tv_task_current();
+    bool mine = false;
+    if (!task) {
+        const char *action = update ? "indices:data/write/update/byquery" : "indices:data/write/delete/byquery";
+        const char *ix = tv_bbs_indices_desc(r, r->p_index);
+        const char *desc = tv_arena_sprintf(&r->arena, "%s %s", update ? "update-by-query" : "delete-by-query", ix);
+        if (!desc) return (void)(r->oom = true);
+        if (!wfc || (r->nowait && !isinf(bo.rps))) {
+            tv_task_spawn(r, action, desc, !wfc);
+            return;
+        }
+        if (!(task = tv_task_begin(r, action, desc))) return;
+        mine = true;
+    }
 
     /* the snapshot every decision is made against */
     tv_index_list l;
-    if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) return;
+    memset(&l, 0, sizeof l);
     size_t nt = 0;
-    uint64_t docs = 0;
-    tv_search_target *t = tv_api_targets(r, &l, &nt);
-    for (size_t i = 0; i < nt; i++) {
-        t[i].max_result_window = INT64_MAX;
-        docs += t[i].snap->num_docs;
-    }
-    failure *fails = NULL;
-    size_t nfails = 0;
-    if (r->oom) goto done;
-    p.size = max_docs >= 0 && (uint64_t)max_docs < docs ? max_docs : (int64_t)docs;
-    if (p.size > INT32_MAX) p.size = INT32_MAX;
-    tv_error err;
-    tv_error_clear(&err);
+    tv_search_target *t = NULL;
     tv_buf out;
     tv_buf_init(&out);
-    tv_jw w;
-    tv_jw_init(&w, &out, false);
-    tv_status st = tv_search_run(t, nt, sbody, &p, &r->arena, &w, &err);
-    if (st == TROVE_ENOMEM || out.oom) {
-        r->oom = true;
-        tv_buf_fini(&out);
-        goto done;
+    tv_bbs_doc *dv;
+    size_t nd;
+    if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) goto out;
+    if (!tv_bbs_search(r, &l, &t, &nt, bo.sbody, true, update, bo.has_script, &out, &dv, &nd)) goto done;
+    byq_ctx c = {update, bo.has_script ? &bo.script : NULL, NULL};
+    j.proceed = bo.proceed;
+    j.scroll_size = bo.scroll_size;
+    j.max_docs = bo.max_docs;
+    j.slices = bo.slices ? bo.slices : tv_bbs_auto_slices(&l);
+    j.rps = bo.rps;
+    j.refresh = refresh;
+    j.apply = byq_apply;
+    j.ud = &c;
+    j.upd_field = update;
+    if (j.wfas < 0) { /* all: every copy of the (first) index */
+        j.wfas = 1;
+        for (size_t i = 0; i < l.len; i++)
+            if (tv_index_shard_total(l.items[i]) > j.wfas) j.wfas = tv_index_shard_total(l.items[i]);
     }
-    if (st != TROVE_OK) { /* answered as _search answers it */
-        tv_buf_fini(&out);
-        tv_api_search_answer(r, t, l.items, nt, sbody, &p, NULL, NULL, false);
-        goto done;
-    }
-    tv_json *res = NULL;
-    if (tv_json_parse(&r->arena, out.data, out.len, &res, NULL) != TROVE_OK) {
-        tv_buf_fini(&out);
-        r->oom = true;
-        goto done;
-    }
-    const tv_json *hits = tv_json_get(tv_json_get(res, "hits"), "hits");
-    size_t nh = hits && hits->type == TV_JSON_ARRAY ? hits->len : 0;
-    fails = tv_arena_calloc(&r->arena, nh + 1, sizeof *fails);
-    if (!fails) {
-        tv_buf_fini(&out);
-        r->oom = true;
-        goto done;
-    }
-    int64_t done_n = 0, deleted_n = 0, noops_n = 0, conflicts_n = 0, batches = 0;
-    bool stop = false;
-    int status = 200;
-    tv_script *sc = NULL;
-    script_action *acts = NULL;
-    if (bo.has_script) {
-        acts = tv_arena_calloc(&r->arena, (size_t)(scroll_size < (int64_t)nh ? scroll_size : (int64_t)nh) + 1,
-                               sizeof *acts);
-        if (!acts) {
-            tv_buf_fini(&out);
-            r->oom = true;
-            goto done;
-        }
-    }
-    for (size_t b0 = 0; b0 < nh && !stop; b0 += (size_t)scroll_size) {
-        batches++;
-        size_t b1 = b0 + (size_t)scroll_size < nh ? b0 + (size_t)scroll_size : nh;
-        /* the script runs over the whole batch before it is written, as
-         * the bulk request OpenSearch builds from it */
-        if (bo.has_script) {
-            tv_api_err *se = NULL;
-            for (size_t i = b0; i < b1; i++) {
-                if (!apply_script(r, &bo.script, &sc, &hits->v.items[i], &acts[i - b0], &se)) {
-                    tv_script_release(sc);
-                    tv_buf_fini(&out);
-                    if (se) tv_req_error(r, se);
-                    goto done;
-                }
-            }
-        }
-        for (size_t i = b0; i < b1; i++) {
-            const tv_json *h = &hits->v.items[i];
-            script_action *act = bo.has_script ? &acts[i - b0] : NULL;
-            if (act && act->kind == ACT_NOOP) {
-                noops_n++;
-                continue;
-            }
-            const tv_json *jx = tv_json_get(h, "_index"), *jid = tv_json_get(h, "_id");
-            const tv_json *jsq = tv_json_get(h, "_seq_no"), *jpt = tv_json_get(h, "_primary_term");
-            if (!jx || !jid || !jsq || !jpt) continue;
-            tv_index *idx = NULL;
-            for (size_t k = 0; k < nt; k++)
-                if (strcmp(t[k].index, jx->v.s) == 0) idx = l.items[k];
-            if (!idx) continue;
-            tv_write_opts o;
-            tv_write_opts_init(&o);
-            o.if_seq_no = jsq->v.i;
-            o.if_primary_term = jpt->v.i;
-            tv_write_result wr;
-            tv_error we;
-            tv_error_clear(&we);
-            tv_status ws;
-            if (act && act->kind == ACT_DELETE) {
-                ws = tv_index_delete(idx, jid->v.s, jid->len, &o, &wr, &we);
-            } else if (act) {
-                ws = tv_index_put(idx, jid->v.s, jid->len, act->src, act->len, &o, &wr, &we);
-            } else if (update) {
-                /* the stored bytes: from the _source value to the next member */
-                const tv_json *src = NULL;
-                size_t end = out.len;
-                for (uint32_t k = 0; k < h->len; k++) {
-                    if (tv_streq(h->v.members[k].key, h->v.members[k].key_len, "_source")) {
-                        src = &h->v.members[k].val;
-                        end = k + 1 < h->len ? h->v.members[k + 1].key_off - 1 : out.len;
-                    }
-                }
-                if (!src) continue; /* _source disabled: nothing to re-index */
-                if (src->off > end) continue;
-                while (end > src->off && (out.data[end - 1] == ' ' || out.data[end - 1] == '\n' ||
-                                          (src->type == TV_JSON_OBJECT && out.data[end - 1] != '}')))
-                    end--;
-                ws = tv_index_put(idx, jid->v.s, jid->len, out.data + src->off, end - src->off, &o, &wr, &we);
-            } else {
-                ws = tv_index_delete(idx, jid->v.s, jid->len, &o, &wr, &we);
-            }
-            if (ws == TROVE_OK) {
-                if (act && act->kind == ACT_DELETE)
-                    deleted_n++;
-                else
-                    done_n++;
-                continue;
-            }
-            if (ws == TROVE_ENOMEM) {
-                r->oom = true;
-                tv_buf_fini(&out);
-                goto done;
-            }
-            bool conflict = ws == TROVE_ECONFLICT;
-            if (conflict) conflicts_n++;
-            if (conflict && proceed) continue;
-            tv_api_err *e = tv_api_write_error(r, &we, idx);
-            if (!e) {
-                tv_buf_fini(&out);
-                goto done;
-            }
-            fails[nfails].index = jx->v.s;
-            fails[nfails].id = jid->v.s;
-            fails[nfails].cause = e;
-            fails[nfails].status = e->status ? e->status : 500;
-            if (fails[nfails].status > status) status = fails[nfails].status;
-            nfails++;
-            stop = true; /* after this batch */
-        }
-    }
-    tv_buf_fini(&out);
-    tv_script_release(sc);
-    if (refresh)
-        for (size_t k = 0; k < nt; k++) tv_index_refresh(l.items[k]);
-    tv_jw *rw = tv_req_json(r, status);
-    tv_jw_obj_begin(rw);
-    tv_jw_keyz(rw, "took");
-    tv_jw_uint(rw, (tv_mono_ns() - t0) / 1000000);
-    tv_jw_keyz(rw, "timed_out");
-    tv_jw_bool(rw, false);
-    tv_jw_keyz(rw, "total");
-    tv_jw_int(rw, (int64_t)nh);
-    if (update) {
-        tv_jw_keyz(rw, "updated");
-        tv_jw_int(rw, done_n);
-    }
-    tv_jw_keyz(rw, "deleted");
-    tv_jw_int(rw, update ? deleted_n : done_n);
-    tv_jw_keyz(rw, "batches");
-    tv_jw_int(rw, batches);
-    tv_jw_keyz(rw, "version_conflicts");
-    tv_jw_int(rw, conflicts_n);
-    tv_jw_keyz(rw, "noops");
-    tv_jw_int(rw, noops_n);
-    tv_jw_keyz(rw, "retries");
-    tv_jw_obj_begin(rw);
-    tv_jw_keyz(rw, "bulk");
-    tv_jw_int(rw, 0);
-    tv_jw_keyz(rw, "search");
-    tv_jw_int(rw, 0);
-    tv_jw_obj_end(rw);
-    tv_jw_keyz(rw, "throttled_millis");
-    tv_jw_int(rw, 0);
-    tv_jw_keyz(rw, "requests_per_second");
-    tv_jw_float(rw, -1.0f);
-    tv_jw_keyz(rw, "throttled_until_millis");
-    tv_jw_int(rw, 0);
-    tv_jw_keyz(rw, "failures");
-    tv_jw_arr_begin(rw);
-    for (size_t i = 0; i < nfails; i++) {
-        tv_jw_obj_begin(rw);
-        tv_jw_keyz(rw, "index");
-        tv_jw_strz(rw, fails[i].index);
-        tv_jw_keyz(rw, "id");
-        tv_jw_strz(rw, fails[i].id);
-        tv_jw_keyz(rw, "cause");
-        tv_jw_obj_begin(rw);
-        tv_api_err_write_inner(rw, fails[i].cause, false);
-        tv_jw_obj_end(rw);
-        tv_jw_keyz(rw, "status");
-        tv_jw_int(rw, fails[i].status);
-        tv_jw_obj_end(rw);
-    }
-    tv_jw_arr_end(rw);
-    tv_jw_obj_end(rw);
+    tv_bbs_run(r, task, &j, dv, nd, t0, l.items, l.len);
+    tv_script_release(c.sc);
 done:
     for (size_t i = 0; i < nt; i++) tv_snapshot_release(t[i].snap);
+out:
+    tv_buf_fini(&out);
     tv_index_list_release(&l);
+    if (mine) tv_task_end(r, task);
 }
 
 void tv_h_delete_by_query(tv_req *r) { by_query(r, false); }

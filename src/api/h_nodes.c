@@ -154,7 +154,7 @@ void tv_api_breakers_apply(trove_node *n) {
 
 /* Does node_id (a comma-separated list of ids, names, _local, _all, *,
  * _cluster_manager/_master, or a pattern) select this node? */
-static bool selects(tv_req *r, const char *ids) {
+bool tv_api_node_selects(tv_req *r, const char *ids) {
     if (!ids) return true;
     const char *name = r->node->st->node_name;
     for (const char *p = ids; *p;) {
@@ -167,6 +167,24 @@ static bool selects(tv_req *r, const char *ids) {
         p = e ? e + 1 : p + l;
     }
     return false;
+}
+
+void tv_api_node_head(tv_req *r, tv_jw *w) {
+    tv_jw_keyz(w, "name");
+    tv_jw_strz(w, r->node->st->node_name);
+    tv_jw_keyz(w, "transport_address");
+    tv_jw_strz(w, "127.0.0.1:9300");
+    tv_jw_keyz(w, "host");
+    tv_jw_strz(w, "127.0.0.1");
+    tv_jw_keyz(w, "ip");
+    tv_jw_strz(w, "127.0.0.1:9300");
+    tv_jw_keyz(w, "roles");
+    tv_api_write_node_roles(w);
+    tv_jw_keyz(w, "attributes");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "shard_indexing_pressure_enabled");
+    tv_jw_strz(w, "true");
+    tv_jw_obj_end(w);
 }
 
 static void write_breaker(tv_jw *w, tv_breakers *b, tv_breaker_kind k) {
@@ -217,7 +235,7 @@ static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
                                      (int)l, p);
         p = e ? e + 1 : p + l;
     }
-    bool one = selects(r, ids);
+    bool one = tv_api_node_selects(r, ids);
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "_nodes");
@@ -238,21 +256,7 @@ static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "timestamp");
         tv_jw_int(w, tv_now_ms());
-        tv_jw_keyz(w, "name");
-        tv_jw_strz(w, r->node->st->node_name);
-        tv_jw_keyz(w, "transport_address");
-        tv_jw_strz(w, "127.0.0.1:9300");
-        tv_jw_keyz(w, "host");
-        tv_jw_strz(w, "127.0.0.1");
-        tv_jw_keyz(w, "ip");
-        tv_jw_strz(w, "127.0.0.1:9300");
-        tv_jw_keyz(w, "roles");
-        tv_api_write_node_roles(w);
-        tv_jw_keyz(w, "attributes");
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "shard_indexing_pressure_enabled");
-        tv_jw_strz(w, "true");
-        tv_jw_obj_end(w);
+        tv_api_node_head(r, w);
         if (want_fs) write_fs(r, w);
         if (want_brk) {
         tv_jw_keyz(w, "breakers");
@@ -567,7 +571,7 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
     }
     bool flat;
     if (!tv_req_param_bool(r, "flat_settings", false, &flat)) return;
-    bool one = selects(r, ids);
+    bool one = tv_api_node_selects(r, ids);
     tv_api_sys sys;
     tv_api_sys_info(&sys);
     tv_jw *w = tv_req_json(r, 200);

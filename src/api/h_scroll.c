@@ -59,7 +59,7 @@ bool tv_api_parse_time_ms(tv_req *r, const char *key, const char *v, int64_t *ms
 
 /* TimeValue.toString(): the largest unit the value reaches, one decimal,
  * ".0" dropped. */
-static void time_str(int64_t ms, char *out, size_t cap) {
+void tv_api_time_str(int64_t ms, char *out, size_t cap) {
     static const struct {
         const char *u;
         int64_t ms;
@@ -492,8 +492,8 @@ static bool shard_fail(tv_req *r, const char *index, tv_status type, int status,
 static bool check_keep_alive(tv_req *r, int64_t ms, const char *index) {
     if (ms <= MAX_KEEP_ALIVE_MS) return true;
     char a[32], b[32];
-    time_str(ms, a, sizeof a);
-    time_str(MAX_KEEP_ALIVE_MS, b, sizeof b);
+    tv_api_time_str(ms, a, sizeof a);
+    tv_api_time_str(MAX_KEEP_ALIVE_MS, b, sizeof b);
     return shard_fail(r, index, TROVE_EARG, 400,
                       tv_arena_sprintf(&r->arena,
                                        "Keep alive for request (%s) is too large. It must be less than (%s). This "

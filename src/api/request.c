@@ -58,6 +58,7 @@ oom:
 void trove_node_free(trove_node *n) {
     if (!n) return;
     tv_routing_cache_drop(); /* this thread's remembered mapping (routing.c) */
+    tv_tasks_free(n); /* cancels and joins running tasks first: they use the node */
     tv_search_ctxs_free(n);
     tv_trove_mgmt_free(n); /* closes live clones (h_trove.c) */
     tv_node_free(n);

@@ -421,6 +421,7 @@ static const route routes[] = {
     {TV_POST, "/_msearch", tv_h_msearch, P_MSEARCH},
     {TV_GET, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
     {TV_POST, "/{index}/_msearch", tv_h_msearch, P_MSEARCH},
+#define P_TASKS_CANCEL P("actions", "group_by", "nodes", "parent_task_id", "wait_for_completion")
 #define P_BYQUERY(...)                                                                                         \
     P("_source", "_source_excludes", "_source_includes", "allow_no_indices", "analyze_wildcard", "analyzer",  \
       "conflicts", "default_operator", "df", "expand_wildcards", "from", "ignore_unavailable", "lenient",     \
@@ -429,7 +430,9 @@ static const route routes[] = {
       "timeout", "version", "wait_for_active_shards", "wait_for_completion", __VA_ARGS__)
     {TV_POST, "/{index}/_delete_by_query", tv_h_delete_by_query, P_BYQUERY("version_type")},
     {TV_POST, "/{index}/_update_by_query", tv_h_update_by_query, P_BYQUERY("pipeline", "version_type")},
-    {TV_POST, "/_reindex", tv_h_unsupported, NULL},
+    {TV_POST, "/_reindex", tv_h_reindex,
+     P("max_docs", "refresh", "requests_per_second", "require_alias", "scroll", "slices", "timeout",
+       "wait_for_active_shards", "wait_for_completion")},
     {TV_GET, "/_search/scroll", tv_h_scroll, P("scroll", "scroll_id", "rest_total_hits_as_int", "typed_keys")},
     {TV_POST, "/_search/scroll", tv_h_scroll, P("scroll", "scroll_id", "rest_total_hits_as_int", "typed_keys")},
     {TV_GET, "/_search/scroll/{id}", tv_h_scroll, P("scroll", "scroll_id", "rest_total_hits_as_int", "typed_keys")},
@@ -576,7 +579,7 @@ static const route routes[] = {
     {TV_GET, "/_nodes/stats/{metric}", tv_h_nodes_stats, P_NODES_STATS},
     {TV_GET, "/_nodes/{name}/stats", tv_h_nodes_stats_node, P_NODES_STATS},
     {TV_GET, "/_nodes/{name}/stats/{metric}", tv_h_nodes_stats_node, P_NODES_STATS},
-    {TV_GET, "/_tasks/{task_id}", tv_h_unsupported, NULL},
+    {TV_GET, "/_tasks/{task_id}", tv_h_tasks_get, P("timeout", "wait_for_completion")},
     {TV_GET, "/_index_template", tv_h_template_get, P_TEMPLATE_GET},
     {TV_GET, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
     {TV_HEAD, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
@@ -632,7 +635,7 @@ static const route routes[] = {
     {TV_DELETE, "/_dangling/{index_uuid}", tv_h_unsupported, NULL}, /* dangling_indices.delete_dangling_index */
     {TV_POST, "/_dangling/{index_uuid}", tv_h_unsupported, NULL}, /* dangling_indices.import_dangling_index */
     {TV_GET, "/_dangling", tv_h_unsupported, NULL}, /* dangling_indices.list_dangling_indices */
-    {TV_POST, "/_delete_by_query/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* delete_by_query_rethrottle */
+    {TV_POST, "/_delete_by_query/{task_id}/_rethrottle", tv_h_rethrottle, P("group_by", "requests_per_second")},
     {TV_DELETE, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* delete_query_group_context */
     {TV_DELETE, "/_scripts/{id}", tv_h_script_delete, P_SCRIPT_DELETE}, /* delete_script */
     {TV_DELETE, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* delete_workload_group_context */
@@ -688,7 +691,7 @@ static const route routes[] = {
     {TV_POST, "/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
     {TV_GET, "/{index}/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
     {TV_POST, "/{index}/_rank_eval", tv_h_unsupported, NULL}, /* rank_eval */
-    {TV_POST, "/_reindex/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* reindex_rethrottle */
+    {TV_POST, "/_reindex/{task_id}/_rethrottle", tv_h_rethrottle, P("group_by", "requests_per_second")},
     {TV_POST, "/_remotestore/_restore", tv_h_unsupported, NULL}, /* remote_store.restore */
     {TV_GET, "/_remotestore/stats/{index}", tv_h_unsupported, NULL}, /* remote_store.stats */
     {TV_GET, "/_remotestore/stats/{index}/{shard_id}", tv_h_unsupported, NULL}, /* remote_store.stats */
@@ -714,11 +717,12 @@ static const route routes[] = {
     {TV_PUT, "/_snapshot/{repository}/{snapshot}/_clone/{target_snapshot}", tv_h_unsupported, NULL}, /* snapshot.clone */
     {TV_POST, "/_snapshot/{repository}/{snapshot}/_restore", tv_h_unsupported, NULL}, /* snapshot.restore */
     {TV_GET, "/_snapshot/{repository}/{snapshot}/_status", tv_h_unsupported, NULL}, /* snapshot.status */
-    {TV_POST, "/_tasks/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
-    {TV_POST, "/_tasks/{task_id}/_cancel", tv_h_unsupported, NULL}, /* tasks.cancel */
+    {TV_POST, "/_tasks/_cancel", tv_h_tasks_cancel, P_TASKS_CANCEL},
+    {TV_POST, "/_tasks/{task_id}/_cancel", tv_h_tasks_cancel, P_TASKS_CANCEL},
     {TV_DELETE, "/_tasks/{task_id}", tv_h_unsupported, NULL}, /* tasks.delete */
-    {TV_GET, "/_tasks", tv_h_unsupported, NULL}, /* tasks.list */
-    {TV_POST, "/_update_by_query/{task_id}/_rethrottle", tv_h_unsupported, NULL}, /* update_by_query_rethrottle */
+    {TV_GET, "/_tasks", tv_h_tasks_list,
+     P("actions", "detailed", "group_by", "nodes", "parent_task_id", "timeout", "wait_for_completion")},
+    {TV_POST, "/_update_by_query/{task_id}/_rethrottle", tv_h_rethrottle, P("group_by", "requests_per_second")},
     {TV_PUT, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* update_query_group_context */
     {TV_POST, "/_wlm/query_group/{name}", tv_h_unsupported, NULL}, /* update_query_group_context */
     {TV_PUT, "/_wlm/workload_group/{name}", tv_h_unsupported, NULL}, /* update_workload_group_context */
@@ -1184,6 +1188,9 @@ static void dispatch(tv_req *r) {
         } else if (tv_streq(ps[i].p, ps[i].n, "{id}")) {
             r->p_id = v;
             pathparams[npp++] = "id";
+        } else if (tv_streq(ps[i].p, ps[i].n, "{task_id}")) {
+            r->p_id = v;
+            pathparams[npp++] = "task_id";
         } else if (npp < 3) {
             if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}") ||
                 tv_streq(ps[i].p, ps[i].n, "{alias}") || tv_streq(ps[i].p, ps[i].n, "{new_index}") ||

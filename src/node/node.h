@@ -110,6 +110,7 @@ struct trove_node {
     atomic_uint inflight;    /* requests running on this node */
     char node_id[24];
     void *search_ctxs;       /* scroll and PIT contexts (h_scroll.c), own lock */
+    void *tasks;             /* the task registry (api h_tasks.c), own lock */
     /* management API (h_trove.c) */
     _Atomic int frozen;      /* writes answer 403 trove_base_frozen */
     _Atomic int osmem;       /* ... or osmem's osmem_base_frozen */

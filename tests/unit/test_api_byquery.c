@@ -105,16 +105,16 @@ static void test_update_by_query(void **s) {
 static void test_errors(void **s) {
     (void)s;
     docs("e", 1);
-    EXPECT("POST", "/e/_delete_by_query?wait_for_completion=false", "{}", 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support [wait_for_completion=false] of _delete_by_query (no tasks API)\"}],\"type\":"
-           "\"unsupported_operation_exception\",\"reason\":\"trove does not support [wait_for_completion=false] of "
-           "_delete_by_query (no tasks API)\"},\"status\":400}");
+    /* DeleteByQueryRequest.validate: a delete needs a query (the body's or q=) */
+    EXPECT("POST", "/e/_delete_by_query", "{}", 400,
+           "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
+           "Failed: 1: query is missing;\"}],\"type\":\"action_request_validation_exception\",\"reason\":"
+           "\"Validation Failed: 1: query is missing;\"},\"status\":400}");
     EXPECT("POST", "/e/_delete_by_query?conflicts=maybe", "{}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"conflicts may only be "
            "\\\"proceed\\\" or \\\"abort\\\" but was [maybe]\"}],\"type\":\"illegal_argument_exception\",\"reason\":"
            "\"conflicts may only be \\\"proceed\\\" or \\\"abort\\\" but was [maybe]\"},\"status\":400}");
-    EXPECT("POST", "/nope/_delete_by_query", "{}", 404,
+    EXPECT("POST", "/nope/_delete_by_query", "{\"query\":{\"match_all\":{}}}", 404,
            "{\"error\":{\"root_cause\":[{\"type\":\"index_not_found_exception\",\"reason\":\"no such index [nope]\","
            "\"index\":\"nope\",\"resource.id\":\"nope\",\"resource.type\":\"index_or_alias\",\"index_uuid\":\"_na_\"}],"
            "\"type\":\"index_not_found_exception\",\"reason\":\"no such index [nope]\",\"index\":\"nope\","

@@ -139,10 +139,10 @@ static void test_router(void **s) {
            "support the API [GET /_nodes/hot_threads]\"}],\"type\":\"unsupported_operation_exception\",\"reason\":"
            "\"trove does not support the API [GET /_nodes/hot_threads]\"},\"status\":400}");
     /* the rest of OpenSearch's API answers unsupported by name: never read
-     * as an index ("/_tasks" is no index) nor "no handler found" */
-    static const char *const apis[][2] = {{"GET", "/_tasks"},          {"POST", "/_snapshot/r/s/_restore"},
+     * as an index ("/_cat/tasks" is no index) nor "no handler found" */
+    static const char *const apis[][2] = {{"GET", "/_cat/tasks"},      {"POST", "/_snapshot/r/s/_restore"},
                                           {"GET", "/_cat/segments"},   {"GET", "/_cat/fielddata"},
-                                          {"POST", "/_reindex/x/_rethrottle"}, {"GET", "/i/_termvectors/1"},
+                                          {"GET", "/_ingest/pipeline"}, {"GET", "/i/_termvectors/1"},
                                           {"POST", "/_cluster/reroute"}};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
         char *got = NULL;
