@@ -30,6 +30,8 @@
  *                           compound (constant_score, dis_max, boosting),
  *                           and the per-field-type conversion of values
  *   dsl_nested.c            the nested query (ToParentBlockJoinQuery)
+ *   dsl_range_field.c       term and range queries (with `relation`) on
+ *                           range fields (integer_range ... ip_range)
  *   dsl_function_score.c    the function_score query (weight,
  *                           field_value_factor, decays, random_score)
  *   query_string.c          the query_string query, URI search (?q=), the
@@ -326,6 +328,13 @@ bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
 
 /* ---- extension parsers (defined in their own files; see the table in
  * dsl.c). Declare new ones here. */
+/* dsl_range_field.c: the range (from, to: NULL for an open end) and term
+ * ([v, v], intersects) queries on a range field (f->type TV_FT_RANGE):
+ * a constant-score query over the field's stored ranges in relation rel
+ * to the query's; fmt (NULL: the field's) and tz read date_range bounds. */
+tv_status tv_dsl_range_field_query(tv_dsl *d, const tv_field *f, const tv_json *from, bool incl_lo,
+                                   const tv_json *to, bool incl_hi, tv_range_rel rel, const char *fmt, int32_t tz,
+                                   tv_query **out);
 /* regexp.c: term-pattern queries */
 tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);
