@@ -637,7 +637,71 @@ static tv_status collect_terms(col *g, uint32_t doc, uint64_t ord) {
 
 /* ----------------------------------------------------------- histograms */
 
+/*
+ * histogram and date_histogram on a range field (RangeHistogramAggregator,
+ * DateRangeHistogramAggregator): each of a doc's ranges, in stored order
+ * (by lower bound), counts the doc once in every bucket from its lower
+ * bound's key to its upper bound's, clipped to hard_bounds; keys an
+ * earlier range of the doc reached are not counted again. A range that
+ * would span more than search.max_buckets keys is refused (OpenSearch
+ * would try to collect them all).
+ */
+static tv_status collect_range_histogram(col *g, uint32_t doc, uint64_t ord) {
+    const tv_agg *a = g->a;
+    uint32_t n = ords_of(g, doc);
+    bool date = a->kind == TV_AGG_DATE_HISTOGRAM;
+    bool have_prev = false;
+    double prevd = 0;
+    int64_t prevk = 0;
+    int64_t limit = g->ctx->max_buckets >= 0 ? g->ctx->max_buckets : 65535;
+    tv_field_type rt = g->f->range_type;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *t;
+        size_t tl;
+        if (!tv_segment_dv_term(g->sv->seg, g->f->id, g->ords[i], &t, &tl) || tl != 16) continue;
+        int64_t lo = tv_range_decode_bound((const uint8_t *)t), hi = tv_range_decode_bound((const uint8_t *)t + 8);
+        if (date) {
+            if (a->has_hard && a->hard_min && (double)lo < a->hard_min_d) lo = (int64_t)a->hard_min_d;
+            if (a->has_hard && a->hard_max && (double)hi > a->hard_max_d) hi = (int64_t)a->hard_max_d;
+            if (lo > hi) continue;
+            int64_t start = tv_rounding_round(&g->rnd, lo), end = tv_rounding_round(&g->rnd, hi);
+            int64_t steps = 0;
+            for (int64_t key = have_prev && prevk > start ? prevk : start; key <= end;
+                 key = tv_rounding_next(&g->rnd, key)) {
+                if (have_prev && key == prevk) continue;
+                if (++steps > limit) goto too_many;
+                tv_status st = bucket_hit(g, doc, ord, key);
+                if (st) return st;
+            }
+            if (!have_prev || end > prevk) prevk = end;
+            have_prev = true;
+        } else {
+            bool fl = rt == TV_FT_FLOAT || rt == TV_FT_DOUBLE;
+            double from = fl ? tv_sortable_to_double(lo) : (double)lo;
+            double to = fl ? tv_sortable_to_double(hi) : (double)hi;
+            if (a->has_hard && a->hard_min && from < a->hard_min_d) from = a->hard_min_d;
+            if (a->has_hard && a->hard_max && to > a->hard_max_d) to = a->hard_max_d;
+            double start = floor((from - a->offset) / a->interval), end = floor((to - a->offset) / a->interval);
+            if (!(end - start < (double)limit)) goto too_many;
+            for (double key = have_prev && prevd > start ? prevd : start; key <= end; key++) {
+                if (have_prev && key == prevd) continue;
+                tv_status st = bucket_hit(g, doc, ord, tv_double_to_sortable(key * a->interval + a->offset));
+                if (st) return st;
+            }
+            if (!have_prev || end > prevd) prevd = end;
+            have_prev = true;
+        }
+    }
+    return TROVE_OK;
+too_many:
+    tv_error_set(g->ctx->err, TROVE_EUNSUPPORTED,
+                 "a [%s] over a range of field [%s] that spans more than [%lld] buckets is not supported by trove",
+                 a->type_name, g->f->path, (long long)limit);
+    return shard_err(g);
+}
+
 static tv_status collect_histogram(col *g, uint32_t doc, uint64_t ord) {
+    if (g->f && g->f->type == TV_FT_RANGE) return collect_range_histogram(g, doc, ord);
     const int64_t *v;
     uint32_t n = nums(g, g->f, doc, &v);
     bool have_prev = false;
@@ -1250,7 +1314,19 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     if (f && f->dv_kind == TV_DV_NONE)
         return field_error(g, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
                            f->path, tv_field_type_name(f->type));
-    if (f) {
+    if (f && f->type == TV_FT_RANGE) {
+        /* CoreValuesSourceType.RANGE: histograms (numeric range types for
+         * histogram, date_range for date_histogram) and missing; what the
+         * other aggregations do with ranges trove does not reproduce */
+        bool ok = a->kind == TV_AGG_MISSING ||
+                  (a->kind == TV_AGG_HISTOGRAM && f->range_type != TV_FT_IP) ||
+                  (a->kind == TV_AGG_DATE_HISTOGRAM && f->range_type == TV_FT_DATE);
+        if (!ok) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED, "aggregation [%s] on field [%s] of type [%s] is not supported by trove",
+                         a->type_name, f->path, tv_field_declared_type(f));
+            return shard_err(g);
+        }
+    } else if (f) {
         switch (a->kind) {
         case TV_AGG_TERMS:
             g->kk = f->dv_kind == TV_DV_SORTED_SET ? TV_KEY_BYTES
@@ -1287,7 +1363,9 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
         if (g->fmt.kind != TV_FMT_DATE) {
             /* a numeric field read as epoch millis */
             g->fmt.kind = TV_FMT_DATE;
-            g->fmt.pattern = a->src.format ? a->src.format : TV_DATE_DEFAULT_FORMAT;
+            g->fmt.pattern = a->src.format                             ? a->src.format
+                             : f && f->type == TV_FT_RANGE && f->format ? f->format
+                                                                        : TV_DATE_DEFAULT_FORMAT;
         }
         g->fmt.tz = g->tz;
         if (a->src.format && tv_date_format_check(a->src.format, c->err)) return shard_err(g);

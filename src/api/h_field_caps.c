@@ -50,9 +50,11 @@
  * query is refused with unsupported_operation_exception naming
  * index_filter rather than approximated.
  *
- * Never arising, because trove's mappings refuse what would produce
- * them: field aliases (type "alias"), text's hidden "._index_prefix" /
- * "._index_phrase" sub-fields (index_prefixes, index_phrases). Not modelled: a flat_object field is
+ * A field alias answers under its own name with its target's type and
+ * capabilities (MapperService.fieldType resolves it; simpleMatchToFullName
+ * lists it). Never arising, because trove's mappings refuse what would
+ * produce them: text's hidden "._index_prefix" / "._index_phrase"
+ * sub-fields (index_prefixes, index_phrases). Not modelled: a flat_object field is
  * answered as one field; OpenSearch's keyed sub-paths ("f.a.b", looked up
  * by exact name) and its internal "._value" / "._valueAndPath" keyword
  * sub-fields are not listed.
@@ -162,6 +164,20 @@ static bool index_names(tv_req *r, const tv_mapping *m, const char *const *pats,
             if (!f || f->type == TV_FT_OBJECT) continue;
             if (tv_simple_match(p, f->path, f->path_len) && tv_vec_push(names, f->path)) goto oom;
         }
+        /* field aliases (not in the id table): MapperService lists them */
+        size_t na = tv_mapping_match_names(m, "*", 1, NULL, 0);
+        const tv_field **all = na ? tv_malloc(na * sizeof *all) : NULL;
+        if (na && !all) goto oom;
+        na = tv_mapping_match_names(m, "*", 1, all, na);
+        for (size_t a = 0; a < na; a++) {
+            const tv_field *f = all[a];
+            if (!f->alias_target || !tv_simple_match(p, f->path, f->path_len)) continue;
+            if (tv_vec_push(names, f->path)) {
+                tv_free(all);
+                goto oom;
+            }
+        }
+        tv_free(all);
     }
     if (names->len > 1) qsort(names->items, names->len, sizeof *names->items, cmp_strp);
     size_t k = 0;
@@ -174,9 +190,11 @@ oom:
     return false;
 }
 
-/* A mapped field type of name in m (NULL: none; objects have none). */
+/* A mapped field type of name in m (NULL: none; objects have none). A
+ * field alias is its own entry: it answers under its name with its
+ * target's capabilities. */
 static const tv_field *field_type(const tv_mapping *m, const char *name) {
-    const tv_field *f = tv_mapping_field(m, name, strlen(name));
+    const tv_field *f = tv_mapping_field_or_alias(m, name, strlen(name));
     if (!f || f->type == TV_FT_OBJECT || f->id >= tv_mapping_field_count(m)) return NULL; /* a flat_object sub-path */
     return f;
 }

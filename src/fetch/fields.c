@@ -18,10 +18,13 @@
  *
  * Field types whose fetcher trove does not reproduce (geo_point, binary,
  * flat_object, ...) answer 400 unsupported_operation_exception naming the
- * type. Fields inside nested objects come out flat, as OpenSearch's
+ * type. A field alias answers under its own name with its target's values
+ * (FieldFetcher asks simpleMatchToIndexNames, which lists aliases). Fields
+ * inside nested objects come out flat, as OpenSearch's
  * FieldFetcher reads them from the whole source.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "index/date.h"
 #include "fetch/fetch.h"
@@ -88,6 +91,124 @@ static void source_values(const tv_json *v, const char *path, size_t len, bool a
     }
 }
 
+/* One bound of a range field's source value as RangeType.formatValue
+ * prints parseValue's result; false when it does not parse. */
+static bool range_bound_value(const tv_field *f, const char *format, const tv_json *v, tv_jw *w) {
+    tv_field_type rt = f->range_type;
+    const char *s = NULL;
+    size_t n = 0;
+    if (v->type == TV_JSON_STRING) {
+        s = v->v.s;
+        n = v->len;
+    } else if (tv_json_is_number(v) && v->raw) {
+        s = v->raw;
+        n = v->raw_len;
+    }
+    if (rt == TV_FT_IP) {
+        uint8_t ip[16];
+        char t[TV_IP_TEXT_MAX];
+        if (v->type != TV_JSON_STRING || !tv_ip_parse(s, n, ip)) return false;
+        tv_jw_str(w, t, tv_ip_format(ip, t));
+        return true;
+    }
+    if (rt == TV_FT_DATE) {
+        int64_t ms;
+        char buf[128];
+        if (!s || tv_date_parse(f->format, s, n, &ms, NULL)) return false;
+        tv_date_format(ms, format ? format : f->format, buf, sizeof buf);
+        tv_jw_strz(w, buf);
+        return true;
+    }
+    double d;
+    if (tv_json_is_number(v)) {
+        d = tv_json_as_double(v);
+    } else if (s && f->coerce) {
+        char tmp[64], *end;
+        if (n == 0 || n >= sizeof tmp) return false;
+        memcpy(tmp, s, n);
+        tmp[n] = 0;
+        d = strtod(tmp, &end);
+        if (*end) return false;
+    } else {
+        return false;
+    }
+    if (rt == TV_FT_INTEGER || rt == TV_FT_LONG) {
+        if (v->type == TV_JSON_INT) tv_jw_int(w, v->v.i);
+        else tv_jw_int(w, tv_java_d2l(d));
+    } else if (rt == TV_FT_FLOAT) {
+        tv_jw_float(w, (float)d);
+    } else {
+        tv_jw_double(w, d);
+    }
+    return true;
+}
+
+/* A range field's source values (RangeFieldType's value fetcher): each
+ * object's keys with their values parsed and formatted, in HashMap order;
+ * an ip_range CIDR string as InetAddresses.toCidrString prints it. A value
+ * that does not parse is left out, as indexing ignored it. */
+static void range_values(const tv_field *f, const char *format, const tv_json *v, const char *path, size_t len,
+                         tv_jw *w, size_t *count) {
+    if (v->type == TV_JSON_ARRAY) {
+        for (uint32_t i = 0; i < v->len; i++) range_values(f, format, &v->v.items[i], path, len, w, count);
+        return;
+    }
+    if (!len) {
+        if (v->type == TV_JSON_STRING && f->range_type == TV_FT_IP) {
+            const char *slash = memchr(v->v.s, '/', v->len);
+            uint8_t ip[16], lo[16], hi[16];
+            char t[TV_IP_TEXT_MAX];
+            if (!slash || !tv_ip_parse_cidr(v->v.s, v->len, lo, hi) ||
+                !tv_ip_parse(v->v.s, (size_t)(slash - v->v.s), ip))
+                return;
+            size_t tl = tv_ip_format(ip, t);
+            tv_buf b;
+            tv_buf_init(&b);
+            tv_buf_append(&b, t, tl);
+            tv_buf_append(&b, slash, v->len - (size_t)(slash - v->v.s));
+            tv_jw_str(w, b.data ? b.data : "", b.len);
+            tv_buf_fini(&b);
+            (*count)++;
+            return;
+        }
+        if (v->type != TV_JSON_OBJECT || v->len > 16) return;
+        const char *names[16];
+        uint32_t order[16];
+        for (uint32_t i = 0; i < v->len; i++) names[i] = v->v.members[i].key;
+        tv_java_hashmap_order(names, v->len, order);
+        /* check every bound first: one that does not parse drops the range */
+        tv_buf scratch;
+        tv_buf_init(&scratch);
+        tv_jw sw;
+        tv_jw_init(&sw, &scratch, false);
+        bool ok = true;
+        for (uint32_t i = 0; i < v->len && ok; i++) {
+            tv_jw_arr_begin(&sw);
+            ok = v->v.members[i].val.type != TV_JSON_NULL && range_bound_value(f, format, &v->v.members[i].val, &sw);
+            tv_jw_arr_end(&sw);
+        }
+        tv_buf_fini(&scratch);
+        if (!ok) return;
+        tv_jw_obj_begin(w);
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[order[i]];
+            tv_jw_key(w, m->key, m->key_len);
+            range_bound_value(f, format, &m->val, w);
+        }
+        tv_jw_obj_end(w);
+        (*count)++;
+        return;
+    }
+    if (v->type != TV_JSON_OBJECT) return;
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        size_t kl = m->key_len;
+        if (kl > len || memcmp(m->key, path, kl) != 0) continue;
+        if (kl == len) range_values(f, format, &m->val, "", 0, w, count);
+        else if (path[kl] == '.') range_values(f, format, &m->val, path + kl + 1, len - kl - 1, w, count);
+    }
+}
+
 static const tv_doc_field *parsed_field(const tv_parsed_doc *pd, uint32_t id) {
     for (uint32_t i = 0; i < pd->nfields; i++)
         if (pd->fields[i].field == id) return &pd->fields[i];
@@ -144,8 +265,13 @@ static bool parsed_values(const tv_field *f, const char *format, const tv_doc_fi
 static tv_status field_values(const tv_field *f, const char *format, const tv_parsed_doc *pd, const tv_json *src,
                               tv_jw *w, size_t *count, tv_error *err) {
     if (tv_field_type_is_text(f->type)) {
-        const tv_field *base = f->multi_parent ? f->multi_parent : f;
+        const tv_field *base = f->multi_parent ? f->multi_parent : tv_field_resolve(f);
         source_values(src, base->path, base->path_len, true, w, count);
+        return TROVE_OK;
+    }
+    if (f->type == TV_FT_RANGE) {
+        const tv_field *base = f->multi_parent ? f->multi_parent : tv_field_resolve(f);
+        range_values(f, format, src, base->path, base->path_len, w, count);
         return TROVE_OK;
     }
     bool known = true;
@@ -237,11 +363,11 @@ tv_status tv_fetch_fields(tv_arena *a, const tv_mapping *m, const tv_fetch_spec 
         const tv_field **fs = NULL;
         size_t nf = 0;
         if (memchr(pat, '*', pl)) {
-            nf = tv_mapping_match_fields(m, pat, pl, NULL, 0);
+            nf = tv_mapping_match_names(m, pat, pl, NULL, 0);
             fs = tv_arena_calloc(a, nf + 1, sizeof *fs);
             if (!fs) return tv_error_oom(err);
-            nf = tv_mapping_match_fields(m, pat, pl, fs, nf);
-        } else if ((one = tv_mapping_field(m, pat, pl))) {
+            nf = tv_mapping_match_names(m, pat, pl, fs, nf);
+        } else if ((one = tv_mapping_field_or_alias(m, pat, pl))) {
             fs = &one;
             nf = 1;
         }

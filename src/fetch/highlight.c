@@ -556,7 +556,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
     size_t cap = 0;
     for (uint32_t i = 0; i < hl->nfields; i++) {
         size_t n = 1;
-        if (mp && is_wild(hl->fields[i].name)) n = tv_mapping_match_fields(mp, hl->fields[i].name, strlen(hl->fields[i].name), NULL, 0);
+        if (mp && is_wild(hl->fields[i].name)) n = tv_mapping_match_names(mp, hl->fields[i].name, strlen(hl->fields[i].name), NULL, 0);
         cap += n;
     }
     ht->fields = tv_arena_calloc(d->arena, cap ? cap : 1, sizeof *ht->fields);
@@ -576,19 +576,20 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
         bool wild = is_wild(sp->name);
         if (!mp) continue;
         if (wild) {
-            size_t total = tv_mapping_match_fields(mp, sp->name, strlen(sp->name), NULL, 0);
+            size_t total = tv_mapping_match_names(mp, sp->name, strlen(sp->name), NULL, 0);
             cands = tv_arena_calloc(d->arena, total ? total : 1, sizeof *cands);
             if (!cands) return tv_error_oom(d->err);
-            nc = tv_mapping_match_fields(mp, sp->name, strlen(sp->name), cands, total);
+            nc = tv_mapping_match_names(mp, sp->name, strlen(sp->name), cands, total);
             if (nc > total) nc = total;
         } else {
-            const tv_field *f = tv_mapping_field(mp, sp->name, strlen(sp->name));
+            const tv_field *f = tv_mapping_field_or_alias(mp, sp->name, strlen(sp->name));
             cands = tv_arena_alloc(d->arena, sizeof *cands);
             if (!cands) return tv_error_oom(d->err);
             if (f) cands[nc++] = f;
         }
         for (size_t k = 0; k < nc; k++) {
-            const tv_field *f = cands[k];
+            /* a field alias highlights its target under its own name */
+            const tv_field *named = cands[k], *f = tv_field_resolve(named);
             if (f->type == TV_FT_OBJECT) continue;
             if (wild && f->type != TV_FT_TEXT && f->type != TV_FT_KEYWORD) continue;
             /* fvh cannot highlight a field without term vectors: a
@@ -604,7 +605,7 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
             }
             hl_field hf;
             memset(&hf, 0, sizeof hf);
-            hf.name = f->path;
+            hf.name = named->path;
             hf.f = f;
             hf.o = o;
             if (lv.len) {

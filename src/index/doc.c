@@ -903,6 +903,141 @@ static tv_status date_nanos_value(dctx *c, const tv_field *f, const tv_json *v, 
 
 static const tv_json *node_param(const tv_field *f, mparam p) { return tv_mnode_of(f)->p[p]; }
 
+/* ------------------------------------------------------------- ranges */
+
+/* The IP address after (or before) ip, saturating (InetAddressPoint.nextUp). */
+static void ip_next(uint8_t ip[16], bool up) {
+    for (int i = 15; i >= 0; i--) {
+        if (up ? ip[i] != 0xFF : ip[i] != 0) {
+            ip[i] = (uint8_t)(up ? ip[i] + 1 : ip[i] - 1);
+            for (int j = i + 1; j < 16; j++) ip[j] = up ? 0 : 0xFF;
+            return;
+        }
+    }
+}
+
+/* A bound as Java prints it in IntRange/LongRange/FloatRange/DoubleRange's
+ * "min value (x) is greater than max value (y)". */
+static void range_bound_text(const tv_field *f, const uint8_t *b, char *out, size_t cap) {
+    if (f->range_type == TV_FT_IP) {
+        char t[TV_IP_TEXT_MAX];
+        tv_ip_format(b, t);
+        snprintf(out, cap, "/%s", t);
+        return;
+    }
+    int64_t s = tv_range_decode_bound(b);
+    if (f->range_type == TV_FT_FLOAT) tv_fmt_float((float)tv_sortable_to_double(s), out);
+    else if (f->range_type == TV_FT_DOUBLE) tv_fmt_double(tv_sortable_to_double(s), out);
+    else snprintf(out, cap, "%lld", (long long)s);
+}
+
+/* One bound's value (RangeType.parse): *bound receives its encoding. */
+static tv_status range_bound(const tv_field *f, const tv_json *v, uint8_t *bound, char *reason, size_t rcap) {
+    tv_field_type rt = f->range_type;
+    if (rt == TV_FT_IP) {
+        const char *s;
+        size_t n;
+        if (!scalar_text(v, true, &s, &n)) {
+            snprintf(reason, rcap, "%s", no_text_reason(v, true));
+            return TROVE_EILLEGALSTATE;
+        }
+        if (!tv_ip_parse(s, n, bound)) {
+            snprintf(reason, rcap, "'%.*s' is not an IP string literal.", (int)TV_MIN(n, 400), s);
+            return TROVE_EARG;
+        }
+        return TROVE_OK;
+    }
+    int64_t x;
+    if (rt == TV_FT_DATE) {
+        const char *s;
+        size_t n;
+        if (!scalar_text(v, false, &s, &n)) {
+            snprintf(reason, rcap, "%s", no_text_reason(v, false));
+            return TROVE_EILLEGALSTATE;
+        }
+        tv_error de;
+        tv_error_clear(&de);
+        if (tv_date_parse(f->format, s, n, &x, &de)) {
+            snprintf(reason, rcap, "%s", de.reason);
+            return TROVE_EARG;
+        }
+    } else {
+        tv_field nf = *f; /* NumberType.parse of the bounds' type */
+        nf.type = rt;
+        tv_status st = number_value(&nf, v, &x, reason, rcap);
+        if (st) return st;
+    }
+    tv_range_encode_bound(rt, x, NULL, bound);
+    return TROVE_OK;
+}
+
+/* A range field's value (RangeFieldMapper.parseCreateField): an object of
+ * gt/gte/lt/lte, or for ip_range a CIDR string. Stored with inclusive
+ * bounds (range.c). */
+static tv_status range_value(dctx *c, const tv_field *f, const tv_json *v, acc *x) {
+    size_t w = tv_range_width(f->range_type);
+    uint8_t *r = tv_arena_alloc(c->a, 2 * w);
+    if (!r) return oom(c);
+    int64_t mn, mx;
+    tv_range_limits(f->range_type, &mn, &mx);
+    uint8_t ipmin[16], ipmax[16];
+    memset(ipmin, 0, 16);
+    memset(ipmax, 0xFF, 16);
+    tv_range_encode_bound(f->range_type, mn, ipmin, r);
+    tv_range_encode_bound(f->range_type, mx, ipmax, r + w);
+    char reason[600];
+    if (v->type == TV_JSON_STRING && f->range_type == TV_FT_IP) {
+        if (!tv_ip_parse_cidr(v->v.s, v->len, r, r + w)) {
+            if (f->ignore_malformed) return TROVE_OK;
+            snprintf(reason, sizeof reason, "Expected [ip/prefix] but was [%.*s]", (int)TV_MIN(v->len, 400), v->v.s);
+            return field_error(c, f, v, TROVE_EARG, reason);
+        }
+    } else if (v->type != TV_JSON_OBJECT) {
+        const char *name = f->path + f->path_len;
+        while (name > f->path && name[-1] != '.') name--;
+        snprintf(reason, sizeof reason, "error parsing field [%s], expected an object but got %s", f->path, name);
+        return field_error(c, f, v, TROVE_EMAPPER, reason);
+    } else {
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[i];
+            bool lower = tv_streq(m->key, m->key_len, "gt") || tv_streq(m->key, m->key_len, "gte");
+            bool upper = tv_streq(m->key, m->key_len, "lt") || tv_streq(m->key, m->key_len, "lte");
+            if (!lower && !upper) {
+                snprintf(reason, sizeof reason, "error parsing field [%s], with unknown parameter [%.*s]", f->path,
+                         (int)m->key_len, m->key);
+                return field_error(c, f, &m->val, TROVE_EMAPPER, reason);
+            }
+            if (m->val.type == TV_JSON_NULL) continue;
+            uint8_t *b = lower ? r : r + w;
+            tv_status st = range_bound(f, &m->val, b, reason, sizeof reason);
+            if (st) {
+                /* ignore_malformed catches IllegalArgumentException only */
+                if (f->ignore_malformed && (st == TROVE_EARG || st == TROVE_ENUMBERFORMAT)) return TROVE_OK;
+                return field_error(c, f, &m->val, st, reason);
+            }
+            if (m->key_len == 2) { /* gt, lt: the next value inside */
+                if (f->range_type == TV_FT_IP) ip_next(b, lower);
+                else tv_range_encode_bound(f->range_type, tv_range_next(f->range_type, tv_range_decode_bound(b), lower), NULL, b);
+            }
+        }
+    }
+    if (f->index && memcmp(r, r + w, w) > 0) {
+        char lo[64], hi[64];
+        range_bound_text(f, r, lo, sizeof lo);
+        range_bound_text(f, r + w, hi, sizeof hi);
+        snprintf(reason, sizeof reason, "min value (%s) is greater than max value (%s)", lo, hi);
+        return field_error(c, f, v, TROVE_EARG, reason);
+    }
+    x->any = true;
+    if (f->index && push_token(c, x, (const char *)r, (uint32_t)(2 * w), x->values, 1)) return c->st;
+    if (f->doc_values) {
+        if (tv_vec_push(&x->keys, (const char *)r) || tv_vec_push(&x->key_lens, (uint32_t)(2 * w))) return oom(c);
+    }
+    x->values++;
+    x->length++;
+    return TROVE_OK;
+}
+
 static bool is_decl(const tv_field *f, const char *name) {
     const char *d = tv_mnode_of(f)->decl_type;
     return d && strcmp(d, name) == 0;
@@ -954,6 +1089,7 @@ static tv_status leaf_value(dctx *c, const tv_field *f, const tv_json *v) {
     case TV_FT_DATE_NANOS: return date_nanos_value(c, f, v, x);
     case TV_FT_BINARY: return binary_value(c, f, v, x);
     case TV_FT_IP: return ip_value(c, f, v, x);
+    case TV_FT_RANGE: return range_value(c, f, v, x);
     case TV_FT_GEO_POINT: return geo_value(c, f, v, x);
     case TV_FT_UNSIGNED_LONG: {
         uint64_t u;
@@ -1017,7 +1153,8 @@ static tv_status index_value(dctx *c, const tv_field *f, const tv_json *v) {
         if (!f->null_value) return TROVE_OK;
         v = f->null_value;
     }
-    if (v->type == TV_JSON_OBJECT && f->type != TV_FT_OBJECT && f->type != TV_FT_GEO_POINT) {
+    if (v->type == TV_JSON_OBJECT && f->type != TV_FT_OBJECT && f->type != TV_FT_GEO_POINT &&
+        f->type != TV_FT_RANGE) {
         /* OpenSearch reports objects under a leaf at the leaf */
         tv_buf b;
         tv_buf_init(&b);
@@ -1403,6 +1540,13 @@ static tv_status walk_member(dctx *c, const char *name, size_t nlen, const tv_js
                                     "document. Use the index API request parameters.",
                                     (int)nlen, name);
     const mnode *k = node ? tv_mnode_child(node, name, nlen) : NULL;
+    if (k && k->is_alias) {
+        /* DocumentParser.parseObjectOrField (an empty array parses nothing) */
+        if (v->type == TV_JSON_ARRAY && v->len == 0) return TROVE_OK;
+        tv_error_set(c->err, TROVE_EMAPPER, "failed to parse");
+        tv_error_cause(c->err, TROVE_EARG, "Cannot write to a field alias [%s].", k->f.path);
+        return c->st = TROVE_EMAPPER;
+    }
     if (k && k->f.type == TV_FT_OBJECT) {
         tv_dynamic kd = k->dynamic >= 0 ? (tv_dynamic)k->dynamic : dyn;
         if (k->enabled == 0) return TROVE_OK; /* kept in _source only */
@@ -1467,7 +1611,12 @@ static tv_status copy_to(dctx *c, const mnode *src, const tv_json *v) {
     if (v->type == TV_JSON_NULL) return TROVE_OK;
     for (uint32_t i = 0; i < src->copy_to->len; i++) {
         const tv_json *t = &src->copy_to->v.items[i];
-        const tv_field *f = tv_mapping_field(c->m, t->v.s, t->len);
+        const tv_field *f = tv_mapping_field_or_alias(c->m, t->v.s, t->len);
+        if (f && f->alias_target) {
+            tv_error_set(c->err, TROVE_EMAPPER, "failed to parse");
+            tv_error_cause(c->err, TROVE_EARG, "Cannot copy to a field alias [%.*s].", (int)t->len, t->v.s);
+            return c->st = TROVE_EMAPPER;
+        }
         if (f && f->type == TV_FT_OBJECT)
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                         "Cannot copy to field [%.*s] since it is mapped as an "

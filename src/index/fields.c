@@ -40,7 +40,7 @@ static const char *const type_names[] = {
     [TV_FT_DATE] = "date",           [TV_FT_BOOLEAN] = "boolean",
     [TV_FT_BINARY] = "binary",       [TV_FT_IP] = "ip",
     [TV_FT_MATCH_ONLY_TEXT] = "match_only_text", [TV_FT_GEO_POINT] = "geo_point",
-    [TV_FT_DATE_NANOS] = "date_nanos",
+    [TV_FT_DATE_NANOS] = "date_nanos", [TV_FT_RANGE] = "range",
 };
 
 const char *tv_field_type_name(tv_field_type t) {

@@ -7,6 +7,8 @@
  *                                  dynamic rules, print as GET _mapping),
  *                                  index settings, and document parsing
  *                                  (source JSON + mapping -> tv_parsed_doc)
+ *   range.c                        range field types: the encoding of a
+ *                                  range's bounds, relations between ranges
  *   fields.c                       per-field helpers shared with search:
  *                                  type names, the sortable encoding of
  *                                  doubles, norm bytes, IP addresses and
@@ -78,6 +80,10 @@ typedef enum tv_field_type {
     TV_FT_GEO_POINT,       /* nums: tv_geo_encode (Lucene's LatLonDocValuesField
                               packing: lat << 32 | lon, 32-bit encodings) */
     TV_FT_DATE_NANOS,      /* nums: epoch nanoseconds (1970 .. 2262) */
+    TV_FT_RANGE,           /* integer_range .. ip_range (tv_field.range_type
+                              the bounds' type): each range is one term and
+                              one sorted-set doc value, its tv_range_encode
+                              bytes (see range.c) */
 } tv_field_type;
 
 /* OpenSearch's name of a type ("text", "scaled_float"). Borrowed, static. */
@@ -86,6 +92,8 @@ const char *tv_field_type_name(tv_field_type t);
 bool tv_field_type_is_numeric(tv_field_type t);
 /* True for double/float/half_float (values are tv_double_to_sortable). */
 bool tv_field_type_is_floating(tv_field_type t);
+/* True for range fields (integer_range ... ip_range). */
+static inline bool tv_field_type_is_range(tv_field_type t) { return t == TV_FT_RANGE; }
 /* True for the analyzed types: text and match_only_text. */
 bool tv_field_type_is_text(tv_field_type t);
 
@@ -99,7 +107,7 @@ bool tv_field_type_is_text(tv_field_type t);
  *                     mapping's `value` (term, doc value), whether or not
  *                     its source has the field; so term/prefix/range/exists
  *                     queries, sorts and aggregations need no special case.
- *   wildcard          a keyword without doc values by default.
+ *   wildcard          a keyword (doc values on by default, as OpenSearch 3).
  *   token_count       an integer: the number of tokens of its analyzer.
  */
 struct tv_field;
@@ -225,7 +233,48 @@ typedef struct tv_field {
 
     /* date */
     const char *format;                 /* "strict_date_optional_time||epoch_millis" */
+
+    /* field aliases ("type": "alias", "path": target): an alias's entry is
+     * a copy of its target's (same id, type and parameters, so it reads
+     * the target's postings and doc values) with its own path, and
+     * alias_target points at the target (NULL for every other field).
+     * tv_mapping_field and tv_mapping_match_fields resolve aliases to
+     * their targets; only tv_mapping_field_or_alias and
+     * tv_mapping_match_names hand out alias entries, for answers keyed by
+     * the name asked for (fields, docvalue_fields, highlight, field_caps). */
+    const struct tv_field *alias_target;
+
+    /* range fields (TV_FT_RANGE): the type of the bounds, TV_FT_INTEGER,
+     * TV_FT_LONG, TV_FT_FLOAT, TV_FT_DOUBLE, TV_FT_DATE (format above) or
+     * TV_FT_IP */
+    tv_field_type range_type;
 } tv_field;
+
+/*
+ * Range fields (range.c). A range is stored with inclusive bounds (gt and
+ * lt are moved to the next value up or down, as RangeType.parseFrom/To
+ * do) as 2 * w bytes: the lower bound then the upper, each in an
+ * order-preserving big-endian encoding of w bytes (8: the sortable int64
+ * with its sign bit flipped; for ip_range 16: the tv_ip_parse bytes), so
+ * that memcmp orders bounds as values. tv_range_width gives w.
+ * tv_range_relation: whether a stored range [a, b] stands in `rel` to the
+ * query range [c, d] (both encoded): intersects (a <= d and c <= b),
+ * contains (a <= c and d <= b) or within (c <= a and b <= d).
+ */
+typedef enum tv_range_rel { TV_RANGE_INTERSECTS = 0, TV_RANGE_CONTAINS, TV_RANGE_WITHIN } tv_range_rel;
+size_t tv_range_width(tv_field_type range_type);
+void tv_range_encode_bound(tv_field_type range_type, int64_t sortable, const uint8_t *ip, uint8_t *out);
+int64_t tv_range_decode_bound(const uint8_t *in);
+bool tv_range_relation(const uint8_t *stored, const uint8_t *query, size_t w, tv_range_rel rel);
+/* The type name a range field declared ("integer_range" ...). */
+const char *tv_range_type_name(tv_field_type range_type);
+/* The smallest and largest sortable bound of a numeric range type (for
+ * open ends and for gt/lt adjustment): longs, ints, dates as themselves,
+ * float and double as tv_double_to_sortable(-/+Infinity). */
+void tv_range_limits(tv_field_type range_type, int64_t *min, int64_t *max);
+/* The next value up (or down) of a sortable bound in its type (Math.nextUp
+ * of a float or double, + 1 of an integer); saturates at the limits. */
+int64_t tv_range_next(tv_field_type range_type, int64_t sortable, bool up);
 
 /* Encodes a double so that int64 order equals numeric order (Lucene's
  * NumericUtils.doubleToSortableLong) and back. */
@@ -271,17 +320,32 @@ void tv_mapping_release(const tv_mapping *m); /* NULL is a no-op */
  * (the object itself: {"properties":{...}} or {} when empty). */
 void tv_mapping_write(const tv_mapping *m, tv_jw *w);
 
-/* Field lookup by full path; NULL if unmapped. Borrowed until release. */
+/* Field lookup by full path; NULL if unmapped. A field alias gives its
+ * target (FieldTypeLookup.get). Borrowed until release. */
 const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len);
+/* As tv_mapping_field, but a field alias gives its own entry (path the
+ * alias's, alias_target set; see tv_field.alias_target). */
+const tv_field *tv_mapping_field_or_alias(const tv_mapping *m, const char *path, size_t len);
+/* The field an entry reads its values from: the target of an alias, else
+ * the field itself. */
+static inline const tv_field *tv_field_resolve(const tv_field *f) {
+    return f && f->alias_target ? f->alias_target : f;
+}
 /* Field by id; NULL if out of range. */
 const tv_field *tv_mapping_field_by_id(const tv_mapping *m, uint32_t id);
 /* Number of field ids allocated (ids are 0..count-1). */
 uint32_t tv_mapping_field_count(const tv_mapping *m);
 /* Paths matching a simple wildcard pattern ("*", "user.*", "*name"), for
  * multi_match/query_string field lists and docvalue_fields. Fills up to cap
- * pointers; returns the total number of matches. Sorted by path. */
+ * pointers; returns the total number of matches. Sorted by path. A
+ * matching alias gives its target, once, and nothing when the target
+ * matches too (QueryParserHelper's deduplication of aliases). */
 size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t len,
                                const tv_field **out, size_t cap);
+/* As tv_mapping_match_fields, but matching aliases are their own entries
+ * (MapperService.simpleMatchToFullName: names, for answers keyed by name). */
+size_t tv_mapping_match_names(const tv_mapping *m, const char *pattern, size_t len,
+                              const tv_field **out, size_t cap);
 
 /* Root-level options. */
 typedef enum tv_dynamic {

@@ -305,7 +305,7 @@ static const tparam constant_keyword_params[] = {
 };
 static const tparam wildcard_params[] = {
     {P_NULL_VALUE, NULL, false}, {P_IGNORE_ABOVE, "2147483647", true},
-    {P_NORMALIZER, "default", false}, {P_DOC_VALUES, "false", false},
+    {P_NORMALIZER, "default", false}, {P_DOC_VALUES, "true", false},
     {P_META, NULL, true},        TP_END,
 };
 /* flat_object: a keyword over every leaf value of an object (see
@@ -318,6 +318,14 @@ static const tparam flat_object_params[] = {
     {P_SIMILARITY, NULL, false},        {P_NORMALIZER, "default", false},
     {P_SPLIT_WS, "false", true},        {P_META, NULL, true},
     TP_END,
+};
+/* the range types: RangeFieldMapper.Builder.getParameters() order */
+static const tparam range_params[] = {
+    {P_INDEX, "true", false},          {P_DOC_VALUES, "true", false},
+    {P_STORE, "false", false},         {P_COERCE, "true", true},
+    {P_FORMAT, TV_DATE_DEFAULT_FORMAT, false}, {P_LOCALE, NULL, false},
+    {P_BOOST, "1.0", true},            {P_META, NULL, true},
+    {P_IGNORE_MALFORMED, "false", true}, TP_END,
 };
 static const tparam token_count_params[] = {
     {P_INDEX, "true", false},    {P_DOC_VALUES, "true", false},
@@ -343,12 +351,15 @@ static const tparam *type_params(tv_field_type t) {
     case TV_FT_SCALED_FLOAT: return scaled_params;
     case TV_FT_DATE: return date_params;
     case TV_FT_BOOLEAN: return boolean_params;
+    case TV_FT_RANGE: return range_params;
     default: return NULL;
     }
 }
 
 /* The parameter table of a node: aliases have their own. */
 static const tparam *node_params(const mnode *n) {
+    static const tparam no_params[] = {TP_END};
+    if (n->is_alias) return no_params;
     if (n->decl_type) {
         if (strcmp(n->decl_type, "constant_keyword") == 0) return constant_keyword_params;
         if (strcmp(n->decl_type, "wildcard") == 0) return wildcard_params;
@@ -365,6 +376,7 @@ static const char *node_type_name(const mnode *n) {
 
 const char *tv_field_declared_type(const tv_field *f) {
     if (!f) return "unknown";
+    f = tv_field_resolve(f);
     if (f->type == TV_FT_OBJECT) return f->nested ? "nested" : "object";
     return node_type_name(tv_mnode_of(f));
 }
@@ -378,6 +390,7 @@ const char *tv_field_declared_type(const tv_field *f) {
  * "integer". */
 void tv_field_caps_of(const tv_field *f, tv_field_caps *out) {
     memset(out, 0, sizeof *out);
+    f = tv_field_resolve(f); /* an alias reports its target (FieldTypeLookup) */
     out->type = tv_field_declared_type(f);
     if (!f || f->type == TV_FT_OBJECT) return;
     const mnode *n = tv_mnode_of(f);
@@ -425,6 +438,9 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
         {"wildcard", TV_FT_KEYWORD, "wildcard"},
         {"token_count", TV_FT_INTEGER, "token_count"},
         {"flat_object", TV_FT_KEYWORD, "flat_object"},
+        {"integer_range", TV_FT_RANGE, "integer_range"}, {"long_range", TV_FT_RANGE, "long_range"},
+        {"float_range", TV_FT_RANGE, "float_range"}, {"double_range", TV_FT_RANGE, "double_range"},
+        {"date_range", TV_FT_RANGE, "date_range"}, {"ip_range", TV_FT_RANGE, "ip_range"},
         {"text", TV_FT_TEXT, NULL},       {"keyword", TV_FT_KEYWORD, NULL},
         {"long", TV_FT_LONG, NULL},       {"integer", TV_FT_INTEGER, NULL},
         {"short", TV_FT_SHORT, NULL},     {"byte", TV_FT_BYTE, NULL},
@@ -444,9 +460,8 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
 /* Real OpenSearch 3 field types that trove does not implement. */
 static bool opensearch_type(const char *s, size_t n) {
     static const char *const names[] = {
-        "flat_object", "geo_shape", "integer_range", "long_range", "float_range",
-        "double_range", "date_range", "ip_range", "completion", "search_as_you_type",
-        "alias", "join", "percolator", "rank_feature", "rank_features",
+        "flat_object", "geo_shape", "completion", "search_as_you_type",
+        "join", "percolator", "rank_feature", "rank_features",
         "knn_vector", "dense_vector", "sparse_vector", "murmur3", "annotated_text", "icu_collation_keyword",
         "semantic", "star_tree", "derived", "xy_point", "xy_shape", "histogram",
         "version", "point", "shape", "object_array", "text_embedding",
@@ -680,6 +695,12 @@ static bool str_in(const tv_json *v, const char *const *allowed) {
 static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
     const char *path = n->f.path;
     const tv_json *v;
+    /* RangeFieldMapper.Builder.setupFieldType */
+    if (n->f.type == TV_FT_RANGE && n->p[P_FORMAT] && strcmp(n->decl_type, "date_range") != 0)
+        return c->st = tv_error_set(c->err, TROVE_EARG,
+                                    "field [%s] of type [range] should not define a dateTimeFormatter unless it "
+                                    "is a DATE type",
+                                    n->name);
     if ((v = n->p[P_INDEX_OPTIONS])) {
         static const char *const text_io[] = {"docs", "freqs", "positions", "offsets", NULL};
         static const char *const kw_io[] = {"docs", "freqs", NULL};
@@ -1005,6 +1026,47 @@ fail:
     return c->st;
 }
 
+/* A field alias (FieldAliasMapper.TypeParser): "path" is required (a JSON
+ * null is no path; another scalar is its Java string); any other
+ * parameter is left over. The target is resolved by resolve_aliases once
+ * the whole mapping is known. */
+static tv_status parse_alias(pctx *c, mnode *n, const tv_json *def) {
+    const tv_json *path = NULL;
+    tv_buf rest;
+    tv_buf_init(&rest);
+    for (uint32_t i = 0; i < def->len; i++) {
+        const tv_json_member *mem = &def->v.members[i];
+        if (tv_streq(mem->key, mem->key_len, "type")) continue;
+        if (tv_streq(mem->key, mem->key_len, "path")) path = &mem->val;
+        else remaining_fields(mem, &rest);
+    }
+    if (!path || path->type == TV_JSON_NULL) {
+        tv_buf_fini(&rest);
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER, "The [path] property must be specified for field [%s].",
+                                    n->name);
+    }
+    if (rest.len) {
+        c->st = tv_error_set(c->err, TROVE_EMAPPER, "Mapping definition for [%s] has unsupported parameters: %s",
+                             n->name, rest.data);
+        tv_buf_fini(&rest);
+        return c->st;
+    }
+    tv_buf_fini(&rest);
+    n->is_alias = true;
+    if (path->type == TV_JSON_STRING) {
+        n->alias_to = tv_arena_strndup(c->a, path->v.s, path->len);
+        n->alias_to_len = path->len;
+    } else {
+        tv_buf b;
+        tv_buf_init(&b);
+        tv_json_to_java(path, &b);
+        n->alias_to = tv_arena_strndup(c->a, b.data ? b.data : "", b.len);
+        n->alias_to_len = (uint32_t)b.len;
+        tv_buf_fini(&b);
+    }
+    return n->alias_to ? TROVE_OK : oom(c);
+}
+
 /* Parses one field definition `name: def` under parent (an object, or a
  * leaf for multi-fields). Dotted names expand to objects. */
 static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nlen,
@@ -1074,7 +1136,13 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
     const char *decl = NULL;
     bool is_nested = tv_streq(tname, tlen, "nested");
     bool is_object = is_nested || tv_streq(tname, tlen, "object");
-    if (is_object) {
+    bool is_alias = tv_streq(tname, tlen, "alias");
+    if (is_alias) {
+        if (multi)
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Type [alias] cannot be used in multi field");
+        ft = TV_FT_KEYWORD; /* until finalize copies the target's entry */
+        decl = "alias";
+    } else if (is_object) {
         if (multi)
             return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Type [%s] cannot be used in multi field",
                                         is_nested ? "nested" : "object");
@@ -1123,6 +1191,7 @@ static tv_status parse_field(pctx *c, mnode *parent, const char *name, size_t nl
         n->nested_decl = type ? is_nested : -1;
         return parse_object_body(c, n, def);
     }
+    if (is_alias) return parse_alias(c, n, def);
     return parse_leaf(c, n, def, type_name);
 }
 
@@ -1565,6 +1634,7 @@ static tv_status sort_tree(tv_mapping *m, mnode *n, uint32_t *count) {
 static void assign_ids(mnode *n, uint32_t *next, uint32_t *max_id) {
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = n->kids[i];
+        if (k->is_alias) continue; /* takes its target's id */
         if (k->f.id == UINT32_MAX) k->f.id = (*next)++;
         if (k->f.id + 1 > *max_id) *max_id = k->f.id + 1;
         assign_ids(k, next, max_id);
@@ -1599,13 +1669,12 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
     tv_field_type t = f->type;
     f->multi_parent = n->is_multi ? &parent->f : NULL;
     bool is_ck = n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0;
-    bool is_wc = n->decl_type && strcmp(n->decl_type, "wildcard") == 0;
     bool is_tc = n->decl_type && strcmp(n->decl_type, "token_count") == 0;
     f->index = t == TV_FT_BINARY ? false : pbool(n, P_INDEX, true);
     f->store = pbool(n, P_STORE, false);
     f->doc_values = tv_field_type_is_text(t) ? false
                     : is_ck                  ? true /* the constant, for sorts and aggs */
-                    : pbool(n, P_DOC_VALUES, t != TV_FT_BINARY && !is_wc);
+                    : pbool(n, P_DOC_VALUES, t != TV_FT_BINARY);
     f->norms = t == TV_FT_MATCH_ONLY_TEXT ? false : pbool(n, P_NORMS, t == TV_FT_TEXT);
     /* a flat_object with index:false is still searched through its doc
      * values; postings give the same answers */
@@ -1627,8 +1696,23 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
     }
     f->dv_kind = TV_DV_NONE;
     if (f->doc_values)
-        f->dv_kind = t == TV_FT_KEYWORD || t == TV_FT_IP || t == TV_FT_BINARY ? TV_DV_SORTED_SET
-                                                                              : TV_DV_NUMERIC;
+        f->dv_kind = t == TV_FT_KEYWORD || t == TV_FT_IP || t == TV_FT_BINARY || t == TV_FT_RANGE
+                         ? TV_DV_SORTED_SET
+                         : TV_DV_NUMERIC;
+    if (t == TV_FT_RANGE) {
+        const char *d = n->decl_type;
+        f->range_type = !strcmp(d, "integer_range") ? TV_FT_INTEGER
+                        : !strcmp(d, "long_range")  ? TV_FT_LONG
+                        : !strcmp(d, "float_range") ? TV_FT_FLOAT
+                        : !strcmp(d, "double_range") ? TV_FT_DOUBLE
+                        : !strcmp(d, "date_range")  ? TV_FT_DATE
+                                                    : TV_FT_IP;
+        if (f->range_type == TV_FT_DATE) {
+            const tv_json *fmt = pv(n, P_FORMAT);
+            f->format = fmt ? tv_arena_strndup(&c->m->arena, fmt->v.s, fmt->len) : TV_DATE_DEFAULT_FORMAT;
+            if (!f->format) return tv_error_oom(c->err);
+        }
+    }
     if (t == TV_FT_MATCH_ONLY_TEXT) f->index_options = TV_IO_DOCS;
     if (tv_field_type_is_text(t) || is_tc) {
         bool bad = false;
@@ -1698,6 +1782,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
 static tv_status finish_tree(fctx *c, mnode *n) {
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = n->kids[i];
+        if (k->is_alias) continue; /* resolve_aliases */
         if (k->f.type != TV_FT_OBJECT) {
             tv_status st = finish_leaf(c, k, n);
             if (st) return st;
@@ -1716,7 +1801,7 @@ static void collect(tv_mapping *m, mnode *n, uint32_t *np, const tv_field *scope
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = n->kids[i];
         k->f.nested_scope = scope;
-        m->by_id[k->f.id] = &k->f;
+        if (!k->is_alias) m->by_id[k->f.id] = &k->f;
         m->by_path[(*np)++] = &k->f;
         if (k->decl_type && strcmp(k->decl_type, "flat_object") == 0) m->has_flat = true;
         collect(m, k, np, k->f.nested ? &k->f : scope);
@@ -1744,6 +1829,63 @@ static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *
     return TROVE_OK;
 }
 
+static const tv_field *exact_field(const tv_mapping *m, const char *path, size_t len);
+
+/* FieldAliasMapper.validate of every alias, once the whole mapping is
+ * known (so a target may come later in the body or in a later update):
+ * the target must be another, existing, non-object field that is not an
+ * alias, in the same nested scope. The alias's entry then becomes a copy
+ * of the target's under its own path. Run after finalize, so its errors
+ * are not wrapped in "Failed to parse mapping" (MapperService validates
+ * the merged mapper outside its parse). */
+static tv_status resolve_aliases(tv_mapping *m, mnode *n, tv_error *err) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = n->kids[i];
+        if (!k->is_alias) {
+            tv_status st = resolve_aliases(m, k, err);
+            if (st) return st;
+            continue;
+        }
+        const char *p = k->alias_to;
+        int pl = (int)k->alias_to_len;
+        if (tv_streq(p, (size_t)pl, k->f.path))
+            return tv_error_set(err, TROVE_EMAPPER,
+                                "Invalid [path] value [%.*s] for field alias [%s]: an alias cannot refer to itself.",
+                                pl, p, k->f.path);
+        const tv_field *t = exact_field(m, p, (size_t)pl);
+        if (!t || t->type == TV_FT_OBJECT)
+            return tv_error_set(err, TROVE_EMAPPER,
+                                "Invalid [path] value [%.*s] for field alias [%s]: an alias must refer to an "
+                                "existing field in the mappings.",
+                                pl, p, k->f.path);
+        if (tv_mnode_of(t)->is_alias)
+            return tv_error_set(err, TROVE_EMAPPER,
+                                "Invalid [path] value [%.*s] for field alias [%s]: an alias cannot refer to "
+                                "another alias.",
+                                pl, p, k->f.path);
+        const tv_field *as = k->f.nested_scope, *ts = t->nested_scope;
+        if (as != ts) {
+            char a1[600], a2[600];
+            if (as) snprintf(a1, sizeof a1, "The alias's nested scope is [%s]", as->path);
+            else snprintf(a1, sizeof a1, "The alias is not nested");
+            if (ts) snprintf(a2, sizeof a2, "the target's nested scope is [%s].", ts->path);
+            else snprintf(a2, sizeof a2, "the target is not nested.");
+            return tv_error_set(err, TROVE_EARG,
+                                "Invalid [path] value [%.*s] for field alias [%s]: an alias must have the same "
+                                "nested scope as its target. %s, but %s",
+                                pl, p, k->f.path, a1, a2);
+        }
+        const char *path = k->f.path;
+        uint32_t path_len = k->f.path_len;
+        k->f = *t;
+        k->f.path = path;
+        k->f.path_len = path_len;
+        k->f.alias_target = t;
+        k->f.nested_scope = as;
+    }
+    return TROVE_OK;
+}
+
 /* Wraps a create-index parse error as OpenSearch does. */
 static void wrap_parse_error(tv_error *err) {
     if (!err || err->code == TROVE_ENOMEM || err->code == TROVE_EUNSUPPORTED) return;
@@ -1767,6 +1909,10 @@ tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysi
         mapping_free(m);
         return NULL;
     }
+    if (resolve_aliases(m, m->root, err)) {
+        mapping_free(m);
+        return NULL;
+    }
     return m;
 }
 
@@ -1785,6 +1931,7 @@ static mnode *clone_tree(tv_arena *a, const mnode *n) {
     for (int i = 0; i < P_COUNT; i++)
         if (n->p[i] && !(c->p[i] = tv_json_copy(a, n->p[i]))) return NULL;
     if (n->copy_to && !(c->copy_to = tv_json_copy(a, n->copy_to))) return NULL;
+    if (n->is_alias && !(c->alias_to = tv_arena_strndup(a, n->alias_to, n->alias_to_len))) return NULL;
     for (uint32_t i = 0; i < n->nkids; i++) {
         mnode *k = clone_tree(a, n->kids[i]);
         if (!k) return NULL;
@@ -1838,6 +1985,17 @@ static tv_status merge_children(pctx *c, mnode *dst, mnode *src) {
             continue;
         }
         bool d_obj = d->f.type == TV_FT_OBJECT, s_obj = s->f.type == TV_FT_OBJECT;
+        if (d->is_alias) {
+            /* FieldAliasMapper.merge: the update's alias replaces it */
+            if (!s->is_alias)
+                return c->st = tv_error_set(c->err, TROVE_EARG,
+                                            "Cannot merge a field alias mapping [%s] with a mapping that is not "
+                                            "for a field alias.",
+                                            d->f.path);
+            d->alias_to = s->alias_to;
+            d->alias_to_len = s->alias_to_len;
+            continue;
+        }
         if (d_obj && !s_obj)
             return c->st = tv_error_set(c->err, TROVE_EARG,
                                         "can't merge a non object mapping [%s] with an object mapping",
@@ -2059,7 +2217,7 @@ tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
     tv_arena_fini(&u->arena);
     tv_free(u);
     if (st) goto fail;
-    if (finalize(m, base->nfields, analysis, err)) goto fail;
+    if (finalize(m, base->nfields, analysis, err) || resolve_aliases(m, m->root, err)) goto fail;
     return m;
 fail:
     mapping_free(m);
@@ -2097,6 +2255,7 @@ static const tv_field *exact_field(const tv_mapping *m, const char *path, size_t
 }
 
 bool tv_field_is_flat_object(const tv_field *f) {
+    f = tv_field_resolve(f);
     if (!f || f->type != TV_FT_KEYWORD) return false;
     const mnode *n = tv_mnode_of(f);
     return n->decl_type && strcmp(n->decl_type, "flat_object") == 0;
@@ -2154,6 +2313,10 @@ const tv_field *tv_mapping_flat_sub(const tv_mapping *m, const tv_field *flat, c
 }
 
 const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len) {
+    return tv_field_resolve(tv_mapping_field_or_alias(m, path, len));
+}
+
+const tv_field *tv_mapping_field_or_alias(const tv_mapping *m, const char *path, size_t len) {
     if (!m) return NULL;
     const tv_field *f = exact_field(m, path, len);
     if (f || !m->has_flat) return f;
@@ -2196,6 +2359,20 @@ tv_dynamic tv_mapping_dynamic_of(const tv_mapping *m, const char *obj_path, size
 /* Glob match with '*' only. */
 static bool glob(const char *p, size_t pl, const char *s, size_t sl) { return tv_glob_match(p, pl, s, sl); }
 
+size_t tv_mapping_match_names(const tv_mapping *m, const char *pattern, size_t len,
+                              const tv_field **out, size_t cap) {
+    size_t n = 0;
+    if (!m) return 0;
+    for (uint32_t i = 0; i < m->nleaves_paths; i++) {
+        const tv_field *f = m->by_path[i];
+        if (f->type == TV_FT_OBJECT) continue;
+        if (!glob(pattern, len, f->path, f->path_len)) continue;
+        if (n < cap) out[n] = f;
+        n++;
+    }
+    return n;
+}
+
 size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t len,
                                const tv_field **out, size_t cap) {
     size_t n = 0;
@@ -2204,6 +2381,17 @@ size_t tv_mapping_match_fields(const tv_mapping *m, const char *pattern, size_t 
         const tv_field *f = m->by_path[i];
         if (f->type == TV_FT_OBJECT) continue;
         if (!glob(pattern, len, f->path, f->path_len)) continue;
+        if (f->alias_target) {
+            const tv_field *t = f->alias_target;
+            /* the target is listed on its own, or by an earlier alias */
+            bool seen = glob(pattern, len, t->path, t->path_len);
+            for (uint32_t j = 0; j < i && !seen; j++) {
+                const tv_field *g = m->by_path[j];
+                seen = g->alias_target == t && glob(pattern, len, g->path, g->path_len);
+            }
+            if (seen) continue;
+            f = t;
+        }
         if (n < cap) out[n] = f;
         n++;
     }
@@ -2259,10 +2447,13 @@ static void write_leaf(tv_jw *w, const mnode *n) {
     bool is_wc = n->decl_type && strcmp(n->decl_type, "wildcard") == 0;
     for (const tparam *t = tp; t->p != P_COUNT; t++) {
         bool print = !param_is_default(n, t);
+        if (n->f.type == TV_FT_RANGE && (t->p == P_FORMAT || t->p == P_LOCALE) &&
+            strcmp(n->decl_type, "date_range") != 0)
+            continue; /* neverSerialize */
         if (is_wc && t->p == P_DOC_VALUES) {
             /* wildcard always prints doc_values (alwaysSerialize) */
             tv_jw_keyz(w, "doc_values");
-            tv_jw_bool(w, pbool(n, P_DOC_VALUES, false));
+            tv_jw_bool(w, pbool(n, P_DOC_VALUES, true));
             continue;
         }
         if (tv_field_type_is_text(n->f.type) &&
@@ -2355,8 +2546,16 @@ static void write_object_body(tv_jw *w, const mnode *n) {
 static void write_node(tv_jw *w, const mnode *n) {
     tv_jw_key(w, n->name, n->name_len);
     tv_jw_obj_begin(w);
-    if (n->f.type == TV_FT_OBJECT) write_object_body(w, n);
-    else write_leaf(w, n);
+    if (n->is_alias) {
+        tv_jw_keyz(w, "type");
+        tv_jw_strz(w, "alias");
+        tv_jw_keyz(w, "path");
+        tv_jw_str(w, n->alias_to, n->alias_to_len);
+    } else if (n->f.type == TV_FT_OBJECT) {
+        write_object_body(w, n);
+    } else {
+        write_leaf(w, n);
+    }
     tv_jw_obj_end(w);
 }
 

@@ -41,6 +41,11 @@ struct mnode {
     /* object options */
     int8_t dynamic;   /* -1 unset, else tv_dynamic */
     int8_t enabled;   /* -1 unset, 0, 1 */
+    /* field aliases: the "path" parameter (alias_to set, f is filled from
+     * the target's entry when the mapping is finalized) */
+    bool is_alias;
+    const char *alias_to;
+    uint32_t alias_to_len;
     int8_t nested_decl; /* objects: -1 no "type" given, 0 "object", 1 "nested"
                            (f.nested says what it is) */
     /* children: object properties or leaf multi-fields, in insertion order

@@ -329,6 +329,8 @@ static tv_status term_query_for(tv_dsl *d, const tv_field *f, const tv_json *v, 
     }
     if (f->type == TV_FT_BINARY)
         return tv_dsl_error(d, TROVE_EQUERYSHARD, v->off, "Binary fields do not support searching");
+    if (f->type == TV_FT_RANGE) /* RangeFieldType.termQuery: intersects [v, v] */
+        return tv_dsl_range_field_query(d, f, v, true, v, true, TV_RANGE_INTERSECTS, NULL, 0, out);
     if (f->type == TV_FT_IP) {
         uint8_t ip[16], hi[16];
         if (v->type == TV_JSON_STRING && memchr(v->v.s, '/', v->len)) {
@@ -1534,6 +1536,7 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     const tv_json *from = NULL, *to = NULL, *format = NULL;
     bool incl_lo = true, incl_hi = true;
     int32_t tz = 0;
+    tv_range_rel rel = TV_RANGE_INTERSECTS;
     for (uint32_t j = 0; j < fm->val.len; j++) {
         const tv_json_member *o = &fm->val.v.members[j];
         const char *k = o->key;
@@ -1558,7 +1561,22 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
             tv_dsl_scalar_text(v, &z, &zl);
             st = tv_date_parse_tz(z, zl, &tz, d->err);
             if (st && d->err) d->err->pos = v->off;
-        } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "relation")) ;
+        } else if (tv_streq(k, kl, "relation")) {
+            /* RangeQueryBuilder.relation (ShapeRelation.getRelationByName) */
+            const char *r;
+            size_t rl;
+            tv_dsl_scalar_text(v, &r, &rl);
+            char low[16];
+            size_t i = 0;
+            for (; i < rl && i < sizeof low - 1; i++) low[i] = (char)(r[i] >= 'A' && r[i] <= 'Z' ? r[i] + 32 : r[i]);
+            low[i] = 0;
+            if (rl < sizeof low && !strcmp(low, "intersects")) rel = TV_RANGE_INTERSECTS;
+            else if (rl < sizeof low && !strcmp(low, "contains")) rel = TV_RANGE_CONTAINS;
+            else if (rl < sizeof low && !strcmp(low, "within")) rel = TV_RANGE_WITHIN;
+            else if (rl < sizeof low && !strcmp(low, "disjoint"))
+                return tv_dsl_error(d, TROVE_EARG, v->off, "[range] query does not support relation [disjoint]");
+            else return tv_dsl_error(d, TROVE_EARG, v->off, "%.*s is not a valid relation", (int)TV_MIN(rl, 200), r);
+        } else if (tv_streq(k, kl, "_name")) ;
         else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[range] query does not support [%s]", k);
         if (st) return st;
     }
@@ -1576,6 +1594,8 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
     }
     if (!f || f->type == TV_FT_OBJECT) {
         q = none(d);
+    } else if (f->type == TV_FT_RANGE) {
+        if ((st = tv_dsl_range_field_query(d, f, from, incl_lo, to, incl_hi, rel, fmt, tz, &q))) return st;
     } else if (f->type == TV_FT_BINARY) {
         return tv_dsl_error(d, TROVE_EARG, body->off, "Field [%s] of type [binary] does not support range queries", f->path);
     } else if (f->type == TV_FT_IP) {

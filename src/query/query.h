@@ -36,6 +36,8 @@
  *                           geo_point field) and geo_bounding_box
  *   roaring.c               the portable RoaringBitmap decoder and the
  *                           terms query's value_type bitmap
+ *   dsl_range_field.c       term and range queries (with `relation`) on
+ *                           range fields (integer_range ... ip_range)
  *   dsl_function_score.c    the function_score query (weight,
  *                           field_value_factor, decays, random_score)
  *   query_string.c          the query_string query, URI search (?q=), the
@@ -357,6 +359,13 @@ bool tv_min_should_match(int32_t n, const char *spec, size_t len, int32_t *out);
 
 /* ---- extension parsers (defined in their own files; see the table in
  * dsl.c). Declare new ones here. */
+/* dsl_range_field.c: the range (from, to: NULL for an open end) and term
+ * ([v, v], intersects) queries on a range field (f->type TV_FT_RANGE):
+ * a constant-score query over the field's stored ranges in relation rel
+ * to the query's; fmt (NULL: the field's) and tz read date_range bounds. */
+tv_status tv_dsl_range_field_query(tv_dsl *d, const tv_field *f, const tv_json *from, bool incl_lo,
+                                   const tv_json *to, bool incl_hi, tv_range_rel rel, const char *fmt, int32_t tz,
+                                   tv_query **out);
 /* regexp.c: term-pattern queries */
 tv_status tv_dsl_parse_wildcard(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_regexp(tv_dsl *d, const tv_json *body, tv_query **out);

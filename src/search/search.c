@@ -1238,6 +1238,9 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
             text_fielddata_error(d->err, s->field);
             return shard_failure(d->err, t);
         }
+        if (f && f->type == TV_FT_RANGE) /* OpenSearch sorts its own binary encoding of the ranges */
+            return tv_error_set(d->err, TROVE_EUNSUPPORTED, "sorting on field [%s] of type [%s] is not supported by trove",
+                                f->path, tv_field_declared_type(f));
         if (s->mode >= TV_SORT_MODE_SUM && (!f || f->dv_kind != TV_DV_NUMERIC))
             return tv_error_set(d->err, TROVE_EQUERYSHARD, "we only support AVG, MEDIAN and SUM on number based fields");
         tc->tf[i].f = f;
@@ -1825,6 +1828,10 @@ static tv_status fetch_checks(const req *r, const coll *c, size_t from, const tv
         if (!t->snap || !t->snap->mapping) continue;
         for (size_t k = 0; k < r->ndv; k++) {
             const tv_field *f = tv_mapping_field(t->snap->mapping, r->dv_fields[k], strlen(r->dv_fields[k]));
+            if (f && f->type == TV_FT_RANGE) /* OpenSearch prints its own binary encoding */
+                return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                    "[docvalue_fields] of field [%s] of type [%s] is not supported by trove", f->path,
+                                    tv_field_declared_type(f));
             if (!f || f->type != TV_FT_TEXT) continue;
             tv_error_set(err, TROVE_EARG, "Error building fetch sub-phases");
             tv_error_as(err, TROVE_EFETCHPHASE);

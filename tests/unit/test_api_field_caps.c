@@ -154,7 +154,7 @@ static void test_types(void **s) {
            "kw_noidx\":{\"keyword\":{\"type\":\"keyword\",\"searchable\":false,\"aggregatable\":true}},\"dn\":{\"dat"
            "e_nanos\":{\"type\":\"date_nanos\",\"searchable\":true,\"aggregatable\":true}},\"blob_dv\":{\"binary\":"
            "{\"type\":\"binary\",\"searchable\":false,\"aggregatable\":true}},\"wc\":{\"wildcard\":{\"type\":\"wildca"
-           "rd\",\"searchable\":true,\"aggregatable\":false}},\"_ignored\":{\"_ignored\":{\"type\":\"_ignored\",\"se"
+           "rd\",\"searchable\":true,\"aggregatable\":true}},\"_ignored\":{\"_ignored\":{\"type\":\"_ignored\",\"se"
            "archable\":true,\"aggregatable\":false}},\"geo\":{\"geo_point\":{\"type\":\"geo_point\",\"searchable\":"
            "true,\"aggregatable\":true}},\"mot\":{\"match_only_text\":{\"type\":\"match_only_text\",\"searchable\""
            ":true,\"aggregatable\":false}},\"sf\":{\"scaled_float\":{\"type\":\"scaled_float\",\"searchable\":true"

@@ -99,7 +99,7 @@ static void test_new_types_parse_and_print(void **state) {
     roundtrip("{\"properties\":{\"c\":{\"type\":\"constant_keyword\",\"value\":\"1\"}}}",
               "{\"properties\":{\"c\":{\"type\":\"constant_keyword\",\"value\":\"1\"}}}");
     roundtrip("{\"properties\":{\"w\":{\"type\":\"wildcard\"}}}",
-              "{\"properties\":{\"w\":{\"type\":\"wildcard\",\"doc_values\":false}}}");
+              "{\"properties\":{\"w\":{\"type\":\"wildcard\",\"doc_values\":true}}}");
     roundtrip("{\"properties\":{\"t\":{\"type\":\"token_count\",\"analyzer\":\"standard\"}}}",
               "{\"properties\":{\"t\":{\"type\":\"token_count\",\"analyzer\":\"standard\"}}}");
     /* typed view */
@@ -126,7 +126,7 @@ static void test_new_types_parse_and_print(void **state) {
     assert_int_equal(F(m, "c")->type, TV_FT_KEYWORD);
     assert_string_equal(tv_field_declared_type(F(m, "c")), "constant_keyword");
     assert_int_equal(F(m, "w")->type, TV_FT_KEYWORD);
-    assert_false(F(m, "w")->doc_values);
+    assert_true(F(m, "w")->doc_values); /* WildcardFieldMapper: doc_values defaults to true */
     assert_string_equal(tv_field_declared_type(F(m, "w")), "wildcard");
     assert_int_equal(F(m, "t")->type, TV_FT_INTEGER);
     assert_string_equal(tv_field_declared_type(F(m, "t")), "token_count");
