@@ -282,7 +282,7 @@ static void test_update_errors(void **s) {
            ERR(400, "x_content_parse_exception",
                "[2:16] [UpdateRequest] detect_noop doesn't support values of type: VALUE_NUMBER"));
     EXPECT("POST", "/m/_update/1", "{\"dok\":{}}", 400,
-           ERR(400, "x_content_parse_exception", "[1:2] [UpdateRequest] unknown field [dok]"));
+           ERR(400, "x_content_parse_exception", "[1:2] [UpdateRequest] unknown field [dok] did you mean [doc]?"));
     EXPECT("POST", "/m/_update/1", "{\"upsert\":{\"a\":1}}", 400,
            ERR(400, "action_request_validation_exception", "Validation Failed: 1: script or doc is missing;"));
     EXPECT("POST", "/m/_update/1", "{\"doc\":{\"n\":\"abc\"}}", 400,
@@ -356,7 +356,7 @@ static void test_bulk_errors(void **s) {
                                                                  "(current version [1])") "}}}]}");
     /* request-level failures */
     EXPECT("POST", "/_bulk", "{\"update\":{\"_index\":\"m\",\"_id\":\"2\"}}\n{\"dok\":{}}\n", 400,
-           ERR(400, "x_content_parse_exception", "[1:2] [UpdateRequest] unknown field [dok]"));
+           ERR(400, "x_content_parse_exception", "[1:2] [UpdateRequest] unknown field [dok] did you mean [doc]?"));
     EXPECT("POST", "/_bulk", "{\"delete\":{\"_index\":\"m\"}}\n", 400,
            ERR(400, "action_request_validation_exception", "Validation Failed: 1: id is missing;"));
     EXPECT("POST", "/_bulk", "{\"index\":\"x\"}\n{}\n", 400,

@@ -348,8 +348,8 @@ static void test_update(void **s) {
            "\"reason\":\"trove does not support scripts (update [script], [scripted_upsert])\"},\"status\":400}");
     EXPECT("POST", "/u/_update/1", "{\"dok\":{}}", 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
-           "unknown field [dok]\"}],\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
-           "unknown field [dok]\"},\"status\":400}");
+           "unknown field [dok] did you mean [doc]?\"}],\"type\":\"x_content_parse_exception\",\"reason\":\"[1:2] [UpdateRequest] "
+           "unknown field [dok] did you mean [doc]?\"},\"status\":400}");
     EXPECT("POST", "/u/_update/1", NULL, 400,
            "{\"error\":{\"root_cause\":[{\"type\":\"action_request_validation_exception\",\"reason\":\"Validation "
            "Failed: 1: script or doc is missing;\"}],\"type\":\"action_request_validation_exception\",\"reason\":"
