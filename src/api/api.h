@@ -500,6 +500,13 @@ void tv_h_cat_count(tv_req *r);
 void tv_h_cat_aliases(tv_req *r);
 void tv_h_stats(tv_req *r);
 void tv_h_flush(tv_req *r);      /* _flush */
+/* h_stats.c: a get by id that started at t0 (tv_mono_ns), in the index's
+ * GetStats (exists or missing, with its time). */
+void tv_api_count_get(tv_index *idx, bool found, uint64_t t0);
+/* h_stats.c: flushes one index as _flush does (translog synced, refreshed,
+ * committed on a data directory) and counts the flush. The close of an
+ * index flushes too. TROVE_OK, or err filled (TROVE_ENOMEM on OOM). */
+tv_status tv_api_flush_index(tv_req *r, tv_index *idx, tv_error *err);
 void tv_h_forcemerge(tv_req *r); /* _forcemerge */
 void tv_h_template_put(tv_req *r);
 void tv_h_template_get(tv_req *r); /* GET and HEAD */

@@ -553,7 +553,9 @@ static bool get_common(tv_req *r, tv_index **idx_out, bool *found, tv_doc_meta *
         return false;
     }
     memset(meta, 0, sizeof *meta);
+    uint64_t t0 = tv_mono_ns();
     tv_status st = tv_index_get(idx, r->p_id, strlen(r->p_id), realtime, &r->arena, found, meta, src, srclen);
+    if (st == TROVE_OK) tv_api_count_get(idx, *found && shard_matches(r, idx, r->p_id, meta), t0);
     if (st != TROVE_OK) {
         tv_index_release(idx);
         r->oom = true;
@@ -969,10 +971,13 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
         memset(&meta, 0, sizeof meta);
         const char *src = NULL;
         size_t srclen = 0;
+        uint64_t t0 = tv_mono_ns();
         if (tv_index_get(idx, id, strlen(id), true, &r->arena, &found, &meta, &src, &srclen) != TROVE_OK) {
             r->oom = true;
             return 0;
         }
+        /* the update's read is a get (ShardGetService.getForUpdate) */
+        tv_api_count_get(idx, found, t0);
         if (found && !tv_same_shard(idx, id, strlen(id), u->opts.routing, u->opts.routing_len, meta.routing,
                                         meta.routing ? meta.routing_len : 0)) {
             /* the document lives on another shard than this routing reaches:
@@ -1067,6 +1072,7 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
                 return 0;
             }
             if (u->detect_noop && !changed) {
+                tv_index_stat_add(idx, TV_STAT_NOOP_UPDATE, 1); /* IndexShard.noopUpdate */
                 res.result = TV_RESULT_NOOP;
                 res.version = meta.version;
                 res.seq_no = meta.seq_no;
@@ -1586,6 +1592,7 @@ void tv_h_mget(tv_req *r) {
         memset(&meta, 0, sizeof meta);
         const char *src = NULL;
         size_t srclen = 0;
+        uint64_t t0 = tv_mono_ns();
         if (tv_index_get(idx, it->id, strlen(it->id), realtime, &r->arena, &found, &meta, &src, &srclen) !=
             TROVE_OK)
             r->oom = true;
@@ -1593,6 +1600,7 @@ void tv_h_mget(tv_req *r) {
                                         it->routing ? strlen(it->routing) : 0, meta.routing,
                                         meta.routing ? meta.routing_len : 0))
             found = false; /* on another shard than the item's routing reaches */
+        if (!r->oom) tv_api_count_get(idx, found, t0);
         if (found) {
             tv_api_write_get_found(r, w, idx, &meta, src, srclen, &local.sc, local.stored, local.nstored, true);
         } else {

@@ -503,12 +503,17 @@ static void open_close(tv_req *r, bool close) {
     if (!opts_for(r, &o, false, true, close ? TV_EXPAND_OPEN : TV_EXPAND_CLOSED, false)) return;
     tv_index_list l;
     if (!tv_node_resolve_ex(r, r->p_index, &o, &l)) return;
+    /* which indices change state (closing a closed index, or opening an
+     * open one, does nothing to it) */
+    bool *changed = tv_arena_calloc(&r->arena, l.len ? l.len : 1, sizeof *changed);
+    if (!changed) r->oom = true;
     pthread_rwlock_wrlock(&r->node->lock);
     for (size_t i = 0; i < l.len && !r->oom; i++) {
         const char *name = tv_index_name(l.items[i]);
+        bool was_closed = tv_map_has(&r->node->st->closed, name, strlen(name));
+        changed[i] = was_closed != close;
         if (close) {
-            if (!tv_map_has(&r->node->st->closed, name, strlen(name)) &&
-                tv_map_put(&r->node->st->closed, name, strlen(name), (void *)1, NULL) != TROVE_OK)
+            if (!was_closed && tv_map_put(&r->node->st->closed, name, strlen(name), (void *)1, NULL) != TROVE_OK)
                 r->oom = true;
         } else {
             tv_map_del(&r->node->st->closed, name, strlen(name));
@@ -519,8 +524,19 @@ static void open_close(tv_req *r, bool close) {
         tv_index_list_release(&l);
         return;
     }
-    if (close)
-        for (size_t i = 0; i < l.len; i++) (void)tv_index_refresh(l.items[i]);
+    /* a close flushes (TransportVerifyShardBeforeCloseAction), and a close
+     * or an open recreates the shards, whose statistics start afresh */
+    for (size_t i = 0; i < l.len; i++) {
+        if (close && changed[i]) {
+            tv_error ferr = TV_ERROR_INIT;
+            if (tv_api_flush_index(r, l.items[i], &ferr) != TROVE_OK && ferr.code == TROVE_ENOMEM) r->oom = true;
+        }
+        if (changed[i]) tv_index_stats_restart(l.items[i]);
+    }
+    if (r->oom) {
+        tv_index_list_release(&l);
+        return;
+    }
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "acknowledged");

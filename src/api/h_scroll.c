@@ -90,6 +90,7 @@ typedef struct sctx {
     const tv_snapshot **snaps;
     int64_t *mrw;
     char *id; /* the encoded scroll / PIT id */
+    bool counted; /* registered: open in the statistics (ctx_count) */
     /* scroll */
     char *body;
     size_t body_len;
@@ -106,8 +107,24 @@ typedef struct registry {
 
 static pthread_mutex_t g_mu = PTHREAD_MUTEX_INITIALIZER;
 
+/* SearchStats' scroll and point-in-time figures: a registered context is
+ * open (scroll_current, point_in_time_current) on each index it reads until
+ * it is freed, which counts it with its lifetime (scroll_total and time, as
+ * onFreeScrollContext / onFreePitContext). */
+static void ctx_count(sctx *c, bool open) {
+    int64_t ns = (tv_now_ms() - c->created) * 1000000;
+    for (size_t i = 0; i < c->n; i++) {
+        if (!c->idx || !c->idx[i]) continue;
+        tv_index_stat_add(c->idx[i], c->pit ? TV_STAT_PIT_CURRENT : TV_STAT_SCROLL_CURRENT, open ? 1 : -1);
+        if (open) continue;
+        tv_index_stat_add(c->idx[i], c->pit ? TV_STAT_PIT_TOTAL : TV_STAT_SCROLL_TOTAL, 1);
+        tv_index_stat_add(c->idx[i], c->pit ? TV_STAT_PIT_NS : TV_STAT_SCROLL_NS, ns < 0 ? 0 : ns);
+    }
+}
+
 static void ctx_free(sctx *c) {
     if (!c) return;
+    if (c->counted) ctx_count(c, false);
     for (size_t i = 0; i < c->n; i++) {
         if (c->names) tv_free(c->names[i]);
         if (c->snaps) tv_snapshot_release(c->snaps[i]);
@@ -447,6 +464,8 @@ static bool ctx_register(tv_req *r, sctx *c, const char **id) {
     }
     c->next = g->head;
     g->head = c;
+    c->counted = true;
+    ctx_count(c, true);
     pthread_mutex_unlock(&g_mu);
     return true;
 }

@@ -319,6 +319,39 @@ out:
     return st;
 }
 
+/* SearchStats of a search that answered: per target (one index is one
+ * shard's worth of work here) a query, or a suggestion when the search
+ * was only a suggest (ShardSearchStats.onQueryPhase), and a fetch when the
+ * page held its hits, or always when the search had one shard in all
+ * (SearchService's query-and-fetch shortcut); the fetch phase's time is
+ * shared among the targets it fetched from. */
+static void count_search(tv_index *const *idx, size_t n, const tv_search_stats *ss) {
+    if (!idx || !ss->done) return;
+    int64_t shards = 0;
+    size_t nfetched = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!idx[i]) continue;
+        tv_index_lock(idx[i]);
+        shards += TV_MAX(tv_index_settings(idx[i])->number_of_shards, 1);
+        tv_index_unlock(idx[i]);
+    }
+    for (size_t i = 0; i < n; i++) nfetched += idx[i] && (ss->fetched[i] || shards == 1);
+    for (size_t i = 0; i < n; i++) {
+        if (!idx[i]) continue;
+        if (ss->suggest_only) {
+            tv_index_stat_add(idx[i], TV_STAT_SUGGEST_TOTAL, 1);
+            tv_index_stat_add(idx[i], TV_STAT_SUGGEST_NS, ss->query_ns[i] + ss->suggest_ns / (int64_t)n);
+        } else {
+            tv_index_stat_add(idx[i], TV_STAT_QUERY_TOTAL, 1);
+            tv_index_stat_add(idx[i], TV_STAT_QUERY_NS, ss->query_ns[i]);
+        }
+        if (ss->fetched[i] || shards == 1) {
+            tv_index_stat_add(idx[i], TV_STAT_FETCH_TOTAL, 1);
+            tv_index_stat_add(idx[i], TV_STAT_FETCH_NS, ss->fetch_ns / (int64_t)nfetched);
+        }
+    }
+}
+
 bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *const *idx, size_t n,
                           const tv_json *body, const tv_search_params *p_in, const char *id_key,
                           const char *id, bool count) {
@@ -329,6 +362,14 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
     pe.node_id = r->node->node_id;
     pe.shard_of = hit_shard;
     pe.shard_ctx = idx;
+    tv_search_stats ss = {0};
+    ss.query_ns = tv_arena_calloc(&r->arena, n ? n : 1, sizeof *ss.query_ns);
+    ss.fetched = tv_arena_calloc(&r->arena, n ? n : 1, sizeof *ss.fetched);
+    if (!ss.query_ns || !ss.fetched) {
+        r->oom = true;
+        return false;
+    }
+    pe.stats = &ss;
     tv_error err;
     tv_error_clear(&err);
     tv_buf out;
@@ -339,6 +380,7 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
     tv_jw_init(&w, &out, id_key ? false : r->pretty);
     tv_status st = count ? tv_search_count(targets, n, body, p, &r->arena, &w, &err)
                          : tv_search_run(targets, n, body, p, &r->arena, &w, &err);
+    if (st == TROVE_OK) count_search(idx, n, &ss);
     bool ok = false;
     if (st == TROVE_ENOMEM || out.oom) {
         r->oom = true;

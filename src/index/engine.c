@@ -105,6 +105,17 @@
  * the recorded version and seq_no instead of the conditions. Syncing is
  * the caller's (tv_index_sync after a request), never under the writer
  * lock's critical path of another write.
+ *
+ * Statistics (index.h, tv_stat): atomic counters per index, added to where
+ * the work is done (writes, refreshes, merges here; gets, flushes and
+ * search phases by the layers above), read one by one by _stats (a
+ * snapshot of each counter, not of them all at once: OpenSearch's are not
+ * either). The translog's operations and bytes since the last commit are
+ * kept under the writer lock beside the write that adds them; without a
+ * translog the bytes are each record's encoded size (tv_tlog_write_size,
+ * computed, not encoded) so memory and data directories report alike.
+ * Rejected: timing with the engine's millisecond clock (sub-millisecond
+ * writes would sum to zero; OpenSearch sums nanoseconds).
  */
 #include "index/codec.h"
 #include "index/engine_int.h"
@@ -330,7 +341,19 @@ struct tv_index {
     bool merging;
     const tv_segment *bg_first;
     size_t bg_k;
+    /* statistics (index.h, tv_stat): counters anyone adds to without the
+     * lock; the translog's operations and bytes since the last commit and
+     * when it was last written, under the lock */
+    atomic_llong stat[TV_STAT__COUNT];
+    uint64_t tlog_ops, tlog_bytes;
+    int64_t tlog_last_ms;
 };
+
+void tv_index_stat_add(tv_index *idx, tv_stat s, int64_t v) {
+    atomic_fetch_add_explicit(&idx->stat[s], v, memory_order_relaxed);
+}
+
+static int64_t ns_since(uint64_t t0) { return (int64_t)(tv_mono_ns() - t0); }
 
 static void lock(tv_index *idx) { pthread_mutex_lock(&idx->mu); }
 static void unlock(tv_index *idx) { pthread_mutex_unlock(&idx->mu); }
@@ -404,6 +427,8 @@ static tv_index *index_alloc(const char *name, size_t name_len) {
     atomic_init(&idx->rc, 1);
     atomic_init(&idx->dirty_since_ms, 0);
     atomic_init(&idx->last_acquire_ms, 0);
+    for (int i = 0; i < TV_STAT__COUNT; i++) atomic_init(&idx->stat[i], 0);
+    idx->tlog_last_ms = tv_engine_now_ms();
     tv_arena_init(&idx->buf_arena);
     tv_arena_init(&idx->scratch);
     /* both maps' keys live in buf_arena (the buffered doc's id, the
@@ -1136,14 +1161,23 @@ static tv_status merge_window(tv_index *idx, size_t i, size_t k) {
     tv_segview stack[TV_ENGINE_MERGE_FACTOR] = {{0}}; /* gcc cannot see views[0..k) filled */
     tv_segview *views = k <= TV_ENGINE_MERGE_FACTOR ? stack : tv_malloc(k * sizeof *views);
     if (!views) return TROVE_ENOMEM;
+    uint64_t t0 = tv_mono_ns(), docs = 0, bytes = 0;
     for (size_t j = 0; j < k; j++) {
         const wseg *w = &idx->segs.items[i + j];
         views[j] = (tv_segview){w->seg, w->live ? w->live->words : NULL, 0, w->max_doc, w->num_docs};
+        docs += w->max_doc;
+        bytes += tv_segment_bytes(w->seg);
     }
     tv_segment *m = NULL;
     tv_status st = tv_segment_merge(views, k, &m);
     if (views != stack) tv_free(views);
     if (st) return st;
+    /* MergeStats: the merged segments' documents (deleted ones too, as
+     * Lucene's totalNumDocs) and bytes */
+    tv_index_stat_add(idx, TV_STAT_MERGE_TOTAL, 1);
+    tv_index_stat_add(idx, TV_STAT_MERGE_DOCS, (int64_t)docs);
+    tv_index_stat_add(idx, TV_STAT_MERGE_BYTES, (int64_t)bytes);
+    tv_index_stat_add(idx, TV_STAT_MERGE_NS, ns_since(t0));
     tv_live *ml = NULL;
     uint32_t m_live = 0;
     if (m && live_for_new(m, &ml, &m_live)) {
@@ -1223,6 +1257,8 @@ typedef struct bgmerge {
     tv_index *idx; /* retained */
     size_t k;
     wseg *win;     /* the window as it was: segments and bitsets retained */
+    uint64_t t0;   /* when it started, and its size (statistics) */
+    int64_t docs, bytes;
 } bgmerge;
 
 /* Deletes in m (live bits ml, count *m_live) the documents of window
@@ -1310,7 +1346,16 @@ static void *bg_merge_main(void *arg) {
     if (tv_engine_bg_merge_hook) tv_engine_bg_merge_hook();
     tv_index *idx = b->idx;
     lock(idx);
-    if (m) bg_install(idx, b, m);
+    if (m) {
+        bg_install(idx, b, m);
+        tv_index_stat_add(idx, TV_STAT_MERGE_TOTAL, 1);
+        tv_index_stat_add(idx, TV_STAT_MERGE_DOCS, b->docs);
+        tv_index_stat_add(idx, TV_STAT_MERGE_BYTES, b->bytes);
+        tv_index_stat_add(idx, TV_STAT_MERGE_NS, ns_since(b->t0));
+    }
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT, -1);
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT_DOCS, -b->docs);
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT_BYTES, -b->bytes);
     idx->merging = false;
     idx->bg_first = NULL;
     unlock(idx);
@@ -1339,7 +1384,11 @@ static bool bg_merge_start(tv_index *idx, size_t start, size_t k) {
         tv_segment_retain(win[j].seg);
         live_retain(win[j].live);
     }
-    *b = (bgmerge){tv_index_retain(idx), k, win};
+    *b = (bgmerge){tv_index_retain(idx), k, win, tv_mono_ns(), 0, 0};
+    for (size_t j = 0; j < k; j++) {
+        b->docs += win[j].max_doc;
+        b->bytes += (int64_t)tv_segment_bytes(win[j].seg);
+    }
     pthread_attr_t at;
     pthread_attr_init(&at);
     pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
@@ -1356,6 +1405,9 @@ static bool bg_merge_start(tv_index *idx, size_t start, size_t k) {
         tv_free(b);
         return false;
     }
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT, 1);
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT_DOCS, b->docs);
+    tv_index_stat_add(idx, TV_STAT_MERGE_CURRENT_BYTES, b->bytes);
     idx->merging = true;
     idx->bg_first = win[0].seg;
     idx->bg_k = k;
@@ -1410,7 +1462,7 @@ static void prune_tombs(tv_index *idx) {
     }
 }
 
-static tv_status refresh_locked(tv_index *idx) {
+static tv_status refresh_work(tv_index *idx) {
     if (atomic_load(&idx->dirty_since_ms) == 0) return TROVE_OK;
     tv_status st = seal_buffer(idx);
     if (st) return st;
@@ -1421,6 +1473,18 @@ static tv_status refresh_locked(tv_index *idx) {
     publish(idx, s);
     atomic_store(&idx->dirty_since_ms, 0);
     return TROVE_OK;
+}
+
+/* A refresh, counted (RefreshStats): every one asked for, by the API, a
+ * write's ?refresh or the periodic refresh, also when nothing changed, as
+ * Lucene's refresh listeners see each maybeRefresh; its time includes the
+ * merges it runs, which are counted as merges too. */
+static tv_status refresh_locked(tv_index *idx) {
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = refresh_work(idx);
+    tv_index_stat_add(idx, TV_STAT_REFRESH_TOTAL, 1);
+    tv_index_stat_add(idx, TV_STAT_REFRESH_NS, ns_since(t0));
+    return st;
 }
 
 tv_status tv_index_refresh(tv_index *idx) {
@@ -1508,6 +1572,9 @@ tv_status tv_index_commit_begin(tv_index *idx, tv_translog *next, tv_commit_poin
         cp->next_seq_no = idx->next_seq_no;
         cp->old_tl = idx->tl;
         idx->tl = next;
+        idx->tlog_ops = 0;
+        idx->tlog_bytes = 0;
+        idx->tlog_last_ms = tv_engine_now_ms();
     }
     unlock(idx);
     if (st) {
@@ -1693,9 +1760,53 @@ static tv_status after_write(tv_index *idx, const tv_write_opts *o, tv_write_res
     return st;
 }
 
+/* A write in the translog's statistics (lock held): with a translog the
+ * file says its bytes; without one, the record's encoded size, framed. */
+static void tlog_count(tv_index *idx, uint8_t type, const tv_doc_meta *m, size_t source_len, bool replay) {
+    idx->tlog_ops++;
+    if (!idx->tl && !replay) idx->tlog_bytes += tv_tlog_write_size(type, m, source_len) + TV_TLOG_FRAME_BYTES;
+    idx->tlog_last_ms = tv_engine_now_ms();
+}
+
+static tv_status put_impl(tv_index *idx, const char *id, size_t id_len, const char *source, size_t source_len,
+                          const tv_write_opts *opts, tv_write_result *res, tv_error *err);
+static tv_status delete_impl(tv_index *idx, const char *id, size_t id_len, const tv_write_opts *opts,
+                             tv_write_result *res, tv_error *err);
+
+/* IndexingStats, as OpenSearch's listeners count them: an applied write
+ * (a delete of a missing document too) counts with its time; an index
+ * refused by its version conditions counts as failed (a delete's failure
+ * counts nowhere); a document that does not parse is refused before the
+ * engine and counts nowhere; translog replay counts nowhere. */
 tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char *source,
                        size_t source_len, const tv_write_opts *opts, tv_write_result *res,
                        tv_error *err) {
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = put_impl(idx, id, id_len, source, source_len, opts, res, err);
+    if (opts && opts->replay) return st;
+    if (st == TROVE_OK) {
+        tv_index_stat_add(idx, TV_STAT_INDEX_TOTAL, 1);
+        tv_index_stat_add(idx, TV_STAT_INDEX_NS, ns_since(t0));
+    } else if (st == TROVE_ECONFLICT) {
+        tv_index_stat_add(idx, TV_STAT_INDEX_FAILED, 1);
+    }
+    return st;
+}
+
+tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv_write_opts *opts,
+                          tv_write_result *res, tv_error *err) {
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = delete_impl(idx, id, id_len, opts, res, err);
+    if (opts && opts->replay) return st;
+    if (st == TROVE_OK) {
+        tv_index_stat_add(idx, TV_STAT_DELETE_TOTAL, 1);
+        tv_index_stat_add(idx, TV_STAT_DELETE_NS, ns_since(t0));
+    }
+    return st;
+}
+
+static tv_status put_impl(tv_index *idx, const char *id, size_t id_len, const char *source, size_t source_len,
+                          const tv_write_opts *opts, tv_write_result *res, tv_error *err) {
     tv_write_opts defaults;
     if (!opts) {
         tv_write_opts_init(&defaults);
@@ -1748,6 +1859,7 @@ tv_status tv_index_put(tv_index *idx, const char *id, size_t id_len, const char 
     }
 
     /* commit: nothing below fails */
+    tlog_count(idx, TV_TLOG_INDEX, &meta, source_len, opts->replay);
     idx->buf.items[idx->buf.len++] = bd;
     idx->buf_live++;
     if (lk.kind == LK_BUF) {
@@ -1780,8 +1892,8 @@ out:
     return st;
 }
 
-tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv_write_opts *opts,
-                          tv_write_result *res, tv_error *err) {
+static tv_status delete_impl(tv_index *idx, const char *id, size_t id_len, const tv_write_opts *opts,
+                             tv_write_result *res, tv_error *err) {
     tv_write_opts defaults;
     if (!opts) {
         tv_write_opts_init(&defaults);
@@ -1837,6 +1949,7 @@ tv_status tv_index_delete(tv_index *idx, const char *id, size_t id_len, const tv
     }
 
     /* commit */
+    tlog_count(idx, TV_TLOG_DELETE, &meta, 0, opts->replay);
     bool found = lk.kind == LK_BUF || lk.kind == LK_SEG;
     *tb = (tomb){version, idx->next_seq_no, PRIMARY_TERM, tv_engine_now_ms()};
     if (lk.kind == LK_BUF) {
@@ -1961,6 +2074,39 @@ void tv_index_get_stats(tv_index *idx, tv_index_stats *out) {
         out->store_bytes += tv_segment_bytes(w->seg);
     }
     out->segments = (uint32_t)idx->segs.len;
+    out->buffer_bytes = idx->buf.len ? buffer_bytes(idx) : 0;
+    out->version_map_bytes = idx->bufmap.cap * sizeof(tv_map_slot) +
+                             idx->tombs.cap * sizeof(tv_map_slot) + idx->tombs.len * sizeof(tomb);
+    out->tlog_ops = idx->tlog_ops;
+    out->tlog_bytes = idx->tl ? tv_translog_size(idx->tl) : idx->tlog_bytes;
+    out->tlog_age_ms = tv_engine_now_ms() - idx->tlog_last_ms;
+    unlock(idx);
+    for (int i = 0; i < TV_STAT__COUNT; i++) out->ctr[i] = atomic_load_explicit(&idx->stat[i], memory_order_relaxed);
+}
+
+void tv_index_stats_restart(tv_index *idx) {
+    for (int i = 0; i < TV_STAT__COUNT; i++) {
+        if (i == TV_STAT_SCROLL_CURRENT || i == TV_STAT_PIT_CURRENT || i == TV_STAT_MERGE_CURRENT ||
+            i == TV_STAT_MERGE_CURRENT_DOCS || i == TV_STAT_MERGE_CURRENT_BYTES)
+            continue;
+        atomic_store(&idx->stat[i], 0);
+    }
+}
+
+void tv_index_note_flush(tv_index *idx, bool counted, bool periodic, int64_t ns) {
+    if (counted) {
+        tv_index_stat_add(idx, TV_STAT_FLUSH_TOTAL, 1);
+        if (periodic) tv_index_stat_add(idx, TV_STAT_FLUSH_PERIODIC, 1);
+        tv_index_stat_add(idx, TV_STAT_FLUSH_NS, ns);
+    }
+    lock(idx);
+    if (!idx->tl) {
+        /* in memory the flush is the commit: what it covered leaves the
+         * translog (a new empty generation, as OpenSearch's flush rolls one) */
+        idx->tlog_ops = 0;
+        idx->tlog_bytes = 0;
+        idx->tlog_last_ms = tv_engine_now_ms();
+    }
     unlock(idx);
 }
 
@@ -2007,6 +2153,16 @@ tv_index *tv_index_clone(tv_index *src, tv_error *err) {
             live_retain(w.live);
             c->segs.items[c->segs.len++] = w;
         }
+        for (int i = 0; i < TV_STAT__COUNT; i++) atomic_store(&c->stat[i], atomic_load(&src->stat[i]));
+        /* a background merge runs for the source only */
+        atomic_store(&c->stat[TV_STAT_MERGE_CURRENT], 0);
+        atomic_store(&c->stat[TV_STAT_MERGE_CURRENT_DOCS], 0);
+        atomic_store(&c->stat[TV_STAT_MERGE_CURRENT_BYTES], 0);
+        /* the clone's translog is in memory: the source's writes since its
+         * flush, when they are known in that form */
+        c->tlog_ops = src->tl ? 0 : src->tlog_ops;
+        c->tlog_bytes = src->tl ? 0 : src->tlog_bytes;
+        c->tlog_last_ms = src->tlog_last_ms;
         atomic_store(&c->dirty_since_ms, atomic_load(&src->dirty_since_ms));
         atomic_store(&c->last_acquire_ms, atomic_load(&src->last_acquire_ms));
     }

@@ -63,4 +63,11 @@ enum { TV_TLOG_INDEX = 1, TV_TLOG_DELETE = 2, TV_TLOG_MAPPING = 3, TV_TLOG_SETTI
 void tv_tlog_encode_write(tv_buf *b, uint8_t type, const tv_doc_meta *m, const char *source,
                           size_t source_len);
 
+/* The bytes tv_tlog_encode_write would append, without encoding (the
+ * in-memory translog statistics count them). */
+size_t tv_tlog_write_size(uint8_t type, const tv_doc_meta *m, size_t source_len);
+/* The store's frame around each translog record (store.h: length and two
+ * checksums). */
+#define TV_TLOG_FRAME_BYTES 12u
+
 #endif /* TROVE_INDEX_ENGINE_INT_H */

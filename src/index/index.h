@@ -981,12 +981,56 @@ tv_status tv_index_force_merge(tv_index *idx, uint32_t max_segments);
  */
 const tv_snapshot *tv_index_acquire(tv_index *idx);
 
+/*
+ * What an index counts for _stats (OpenSearch's shard-level statistics),
+ * kept as atomic counters in the index and added to where the work is done:
+ * the engine counts writes (not replayed ones), refreshes, merges and its
+ * translog; the api and search layers count gets, flushes, no-op updates and
+ * search phases through tv_index_stat_add. Times are nanoseconds of the
+ * monotonic clock (OpenSearch sums nanoseconds and prints milliseconds).
+ * A clone starts with its source's counts (the same history).
+ */
+typedef enum tv_stat {
+    TV_STAT_INDEX_TOTAL = 0, TV_STAT_INDEX_NS, TV_STAT_INDEX_FAILED,
+    TV_STAT_DELETE_TOTAL, TV_STAT_DELETE_NS, TV_STAT_NOOP_UPDATE,
+    TV_STAT_GET_EXISTS, TV_STAT_GET_EXISTS_NS, TV_STAT_GET_MISSING, TV_STAT_GET_MISSING_NS,
+    TV_STAT_QUERY_TOTAL, TV_STAT_QUERY_NS, TV_STAT_FETCH_TOTAL, TV_STAT_FETCH_NS,
+    TV_STAT_SCROLL_TOTAL, TV_STAT_SCROLL_NS, TV_STAT_SCROLL_CURRENT,
+    TV_STAT_PIT_TOTAL, TV_STAT_PIT_NS, TV_STAT_PIT_CURRENT,
+    TV_STAT_SUGGEST_TOTAL, TV_STAT_SUGGEST_NS,
+    TV_STAT_REFRESH_TOTAL, TV_STAT_REFRESH_NS,
+    TV_STAT_FLUSH_TOTAL, TV_STAT_FLUSH_PERIODIC, TV_STAT_FLUSH_NS,
+    TV_STAT_MERGE_TOTAL, TV_STAT_MERGE_NS, TV_STAT_MERGE_DOCS, TV_STAT_MERGE_BYTES,
+    TV_STAT_MERGE_CURRENT, TV_STAT_MERGE_CURRENT_DOCS, TV_STAT_MERGE_CURRENT_BYTES,
+    TV_STAT__COUNT
+} tv_stat;
+/* Adds v to one counter. Thread-safe, lock-free. */
+void tv_index_stat_add(tv_index *idx, tv_stat s, int64_t v);
+/* A flush happened: without a translog it ends the in-memory translog's
+ * operations (with one, the commit's translog swap does). When counted
+ * (POST _flush, the close of an index, or a commit by translog size when
+ * periodic; not the flush inside _forcemerge, as in OpenSearch) it is
+ * added to the flush statistics with its time. */
+void tv_index_note_flush(tv_index *idx, bool counted, bool periodic, int64_t ns);
+/* Zeroes the activity counters (not the figures of what is open: merges,
+ * scrolls and point-in-time contexts): what OpenSearch's statistics show
+ * when a close or an open recreates an index's shards. */
+void tv_index_stats_restart(tv_index *idx);
+
 /* Counts for _stats/_cat. */
 typedef struct tv_index_stats {
     uint64_t docs_count;    /* live docs, refreshed and not */
     uint64_t docs_deleted;
     uint64_t store_bytes;
     uint32_t segments;
+    uint64_t buffer_bytes;      /* the write buffer (index_writer_memory) */
+    uint64_t version_map_bytes; /* id map of the buffer and delete tombstones, estimated */
+    /* translog: INDEX and DELETE records since the last commit (with a
+     * translog: its file's bytes; without: those records' encoded bytes,
+     * framed as the file frames them) and the ms since it was last written */
+    uint64_t tlog_ops, tlog_bytes;
+    int64_t tlog_age_ms;
+    int64_t ctr[TV_STAT__COUNT]; /* the counters, read one by one */
 } tv_index_stats;
 void tv_index_get_stats(tv_index *idx, tv_index_stats *out);
 

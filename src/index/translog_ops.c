@@ -39,6 +39,23 @@ void tv_tlog_encode_write(tv_buf *b, uint8_t type, const tv_doc_meta *m, const c
     }
 }
 
+static size_t varint_len(uint64_t v) {
+    size_t n = 1;
+    while (v >= 0x80) {
+        v >>= 7;
+        n++;
+    }
+    return n;
+}
+
+size_t tv_tlog_write_size(uint8_t type, const tv_doc_meta *m, size_t source_len) {
+    size_t n = 1 + varint_len(m->id_len) + m->id_len + varint_len(m->routing ? (uint64_t)m->routing_len + 1 : 0) +
+               (m->routing ? m->routing_len : 0) + varint_len(zigzag(m->version)) + varint_len((uint64_t)m->seq_no) +
+               varint_len((uint64_t)m->primary_term);
+    if (type == TV_TLOG_INDEX) n += varint_len(source_len) + source_len;
+    return n;
+}
+
 /* A length-prefixed byte string at *q; NULL when it does not fit. */
 static const uint8_t *get_bytes(const uint8_t *q, const uint8_t *end, uint64_t n, const char **out) {
     if (!q || n > (uint64_t)(end - q)) return NULL;

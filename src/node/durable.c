@@ -1077,8 +1077,12 @@ static void commit_full(trove_node *n) {
     if (!list_indices(n, &l)) return;
     for (size_t i = 0; i < l.len; i++) {
         tv_error err = TV_ERROR_INIT;
-        if (tv_index_translog_full(l.items[i]) && tv_durable_commit(n, l.items[i], &err) != TROVE_OK)
+        if (!tv_index_translog_full(l.items[i])) continue;
+        uint64_t t0 = tv_mono_ns();
+        if (tv_durable_commit(n, l.items[i], &err) != TROVE_OK)
             fprintf(stderr, "trove: commit of [%s] by translog size: %s\n", tv_index_name(l.items[i]), err.reason);
+        else /* a periodic flush (IndexShard.afterWriteOperation's) */
+            tv_index_note_flush(l.items[i], true, true, (int64_t)(tv_mono_ns() - t0));
     }
     tv_index_list_release(&l);
 }

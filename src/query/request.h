@@ -99,7 +99,24 @@ typedef struct tv_search_params {
     uint32_t (*shard_of)(const void *ctx, size_t target, const char *id, size_t id_len, const char *routing,
                          size_t routing_len);
     const void *shard_ctx;
+    /* Optional (NULL: not measured): what the search did per target, for
+     * the index statistics the api layer keeps (SearchStats). */
+    struct tv_search_stats *stats;
 } tv_search_params;
+
+/*
+ * Filled by tv_search_run / tv_search_count when params->stats is set; the
+ * caller gives arrays of ntargets entries (zeroed).
+ */
+typedef struct tv_search_stats {
+    int64_t *query_ns;  /* per target: its query phase (collection and aggregations) */
+    bool *fetched;      /* per target: the page held hits of it (a fetch phase ran) */
+    int64_t fetch_ns;   /* the fetch phase: writing the page's hits */
+    int64_t suggest_ns; /* the suggestions (after the hits) */
+    bool suggest_only;  /* a "suggest" without query or aggregations: OpenSearch
+                           counts it as a suggestion, not a query */
+    bool done;          /* the query phase ran for every target */
+} tv_search_stats;
 
 void tv_search_params_init(tv_search_params *p);
 

@@ -67,6 +67,12 @@
  * from the suggest_* URL parameters), run per target and reduced after
  * the hits; "suggest" is written after the aggregations.
  *
+ * Statistics (params->stats, request.h): each target's query phase
+ * (collection, rescoring, its aggregations) is timed on its own, the fetch
+ * phase (the page's hits written) once, and the targets whose hits are on
+ * the page noted, so the api layer counts a query and a fetch per target
+ * as OpenSearch's shards count theirs.
+ *
  * Not yet here (fail loudly, never approximated): script fields, slice,
  * point-in-time slices, the phrase and completion suggesters.
  */
@@ -2290,7 +2296,10 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     if (r.search_after && (st = search_after_values(&d, &r, &c, arena, targets, ntargets))) return st;
     size_t window = 0;
     for (size_t k = 0; k < r.nrescores; k++) window = TV_MAX(window, (size_t)r.rescores[k].window);
+    tv_search_stats *ss = params ? params->stats : NULL;
+    if (ss) ss->suggest_only = r.suggest && !r.query && !r.aggs.n;
     for (size_t i = 0; i < ntargets; i++) {
+        uint64_t tq = tv_mono_ns();
         if (r.nrescores && !count_only) {
             /* each target's own top hits (what a shard returns) are rescored,
              * then merged into the page */
@@ -2328,7 +2337,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (!st && tcs[i].global_aggs) st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results);
             if (st) { collapse_fini(&c); return st; }
         }
+        if (ss && ss->query_ns) ss->query_ns[i] = (int64_t)(tv_mono_ns() - tq);
     }
+    if (ss) ss->done = true;
     if (count_only) {
         tv_jw_obj_begin(out);
         tv_jw_keyz(out, "count");
@@ -2385,7 +2396,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_jw_keyz(out, "hits");
     tv_jw_arr_begin(out);
     bool scores_shown = any_score_sort || r.track_scores;
+    uint64_t tf = tv_mono_ns();
     if ((st = write_page(&r, &c, targets, ntargets, tcs, from, scores_shown, params, arena, out, err))) return st;
+    if (ss) {
+        ss->fetch_ns = (int64_t)(tv_mono_ns() - tf);
+        for (size_t i = (size_t)from; ss->fetched && i < c.n; i++) ss->fetched[c.heap[i].target] = true;
+    }
     tv_jw_arr_end(out);
     tv_jw_obj_end(out);
     if (r.aggs.n) {
@@ -2395,9 +2411,11 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if ((st = tv_aggs_reduce_write(actx, &r.aggs, res, ntargets, params && params->typed_keys, out))) return st;
     }
     /* suggest.c: after hits and aggregations (SearchResponseSections) */
+    uint64_t tsg = tv_mono_ns();
     if (r.suggest && !(params && params->skip_aggs) &&
         (st = tv_suggest_write(r.suggest, targets, ntargets, params && params->typed_keys, arena, out, err)))
         return st;
+    if (ss && r.suggest) ss->suggest_ns = (int64_t)(tv_mono_ns() - tsg);
     tv_jw_obj_end(out);
     return TROVE_OK;
 }

@@ -160,6 +160,34 @@ void tv_java_byte_size(int64_t bytes, char *out, size_t cap) {
         snprintf(out, cap, "%lld.%lld%s", tenths / 10, tenths % 10, suf[k]);
 }
 
+void tv_java_time_value(int64_t ms, char *out, size_t cap) {
+    static const struct {
+        const char *u;
+        int64_t ms;
+    } units[] = {{"d", 86400000}, {"h", 3600000}, {"m", 60000}, {"s", 1000}};
+    if (ms < 0) {
+        snprintf(out, cap, "%lld", (long long)ms);
+        return;
+    }
+    if (ms == 0) {
+        snprintf(out, cap, "0s");
+        return;
+    }
+    for (size_t i = 0; i < TV_ARRAY_LEN(units); i++) {
+        if (ms < units[i].ms) continue;
+        /* TimeValue.formatDecimal: the first decimal of the double's text,
+         * truncated, dropped when zero */
+        double v = (double)ms / (double)units[i].ms;
+        long long tenths = (long long)(v * 10.0);
+        if (tenths % 10 == 0)
+            snprintf(out, cap, "%lld%s", tenths / 10, units[i].u);
+        else
+            snprintf(out, cap, "%lld.%lld%s", tenths / 10, tenths % 10, units[i].u);
+        return;
+    }
+    snprintf(out, cap, "%lldms", (long long)ms);
+}
+
 /* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
  * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */
 bool tv_parse_byte_size(const char *s, size_t n, int64_t *out) {

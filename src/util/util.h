@@ -436,6 +436,10 @@ int64_t tv_java_d2l(double v);
 /* ByteSizeValue.toString: "512b", "1kb", "1.5mb" (one decimal, truncated,
  * dropped when 0). */
 void tv_java_byte_size(int64_t bytes, char *out, size_t cap);
+/* TimeValue.toString of a value in milliseconds: "0s", "12ms", "1.5s",
+ * "9.1m", "1.2d" (the largest unit reached, one decimal truncated,
+ * dropped when 0). */
+void tv_java_time_value(int64_t ms, char *out, size_t cap);
 
 /* ByteSizeValue.parseBytesSizeValue: "-1", "0", or a number with a unit
  * (b, k/kb, m/mb, g/gb, t/tb, p/pb; case-insensitive). */

@@ -242,8 +242,34 @@ static void test_commit_by_translog_size(void **s) {
     }
     assert_non_null(strstr(files, "commit.json"));
     assert_null(strstr(files, "translog.tlog"));
+    /* that commit is a periodic flush in the statistics */
+    EXPECT_HAS("GET", "/z/_stats/flush", NULL, 200, "\"flush\":{\"total\":1,\"periodic\":1,");
     reopen();
     EXPECT_HAS("GET", "/z/_count", NULL, 200, "\"count\":40");
+}
+
+/* The translog statistics of a data directory are its file's: the bytes
+ * (a 16-byte header, then each record framed) and the writes since the
+ * last commit, replayed ones included after a reopen; a flush starts a
+ * new, empty generation. */
+static void test_translog_stats(void **s) {
+    (void)s;
+    OK("PUT", "/t", NULL);
+    EXPECT_HAS("GET", "/t/_stats/translog", NULL, 200,
+               "\"translog\":{\"operations\":0,\"size_in_bytes\":16,\"uncommitted_operations\":0,"
+               "\"uncommitted_size_in_bytes\":16,");
+    OK("PUT", "/t/_doc/1", "{\"a\":1}");
+    OK("PUT", "/t/_doc/2", "{\"a\":2}");
+    /* as in memory (test_api_stats.c): 27 bytes a record, framed */
+    EXPECT_HAS("GET", "/t/_stats/translog", NULL, 200,
+               "\"translog\":{\"operations\":2,\"size_in_bytes\":70,\"uncommitted_operations\":2,");
+    reopen();
+    EXPECT_HAS("GET", "/t/_stats/translog", NULL, 200, "\"translog\":{\"operations\":2,\"size_in_bytes\":70,");
+    EXPECT_HAS("GET", "/t/_stats/indexing", NULL, 200, "\"index_total\":0,"); /* replay is not indexing */
+    OK("POST", "/t/_flush", NULL);
+    EXPECT_HAS("GET", "/t/_stats/translog,flush", NULL, 200,
+               "\"flush\":{\"total\":1,\"periodic\":0,\"total_time_in_millis\":");
+    EXPECT_HAS("GET", "/t/_stats/translog", NULL, 200, "\"translog\":{\"operations\":0,\"size_in_bytes\":16,");
 }
 
 static void test_uuid_survives(void **s) {
@@ -395,6 +421,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_node_metadata_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_flush_commits, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_commit_by_translog_size, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_translog_stats, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),

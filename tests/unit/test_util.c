@@ -331,8 +331,27 @@ static void test_time_value(void **s) {
     assert_false(tv_java_double_syntax("", 0));
 }
 
+/* TimeValue.toString of milliseconds, as _stats?human prints times: the
+ * largest unit reached, one decimal truncated (9.1046m -> 9.1m), ".0"
+ * dropped. */
+static void test_time_value_string(void **s) {
+    (void)s;
+    static const struct {
+        int64_t ms;
+        const char *want;
+    } cases[] = {{0, "0s"}, {12, "12ms"}, {999, "999ms"}, {1000, "1s"}, {1500, "1.5s"}, {1999, "1.9s"},
+                 {546278, "9.1m"}, {60000, "1m"}, {3600000, "1h"}, {9386293, "2.6h"}, {100433772, "1.1d"},
+                 {-1, "-1"}};
+    for (size_t i = 0; i < TV_ARRAY_LEN(cases); i++) {
+        char b[32];
+        tv_java_time_value(cases[i].ms, b, sizeof b);
+        assert_string_equal(b, cases[i].want);
+    }
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_time_value_string),
         cmocka_unit_test(test_status_tables), cmocka_unit_test(test_arena),
         cmocka_unit_test(test_buf),           cmocka_unit_test(test_buf_oom_is_sticky),
         cmocka_unit_test(test_map),           cmocka_unit_test(test_map_borrowed), cmocka_unit_test(test_map_oom),
