@@ -771,6 +771,9 @@ void tv_h_reindex(tv_req *r);          /* POST /_reindex (h_reindex.c) */
  * open object). */
 bool tv_api_node_selects(tv_req *r, const char *ids);
 void tv_api_node_head(tv_req *r, tv_jw *w);
+/* The "_nodes" {total, successful, failed} and "cluster_name" members a
+ * nodes-level answer opens with (one: this node was selected). */
+void tv_api_nodes_header(tv_req *r, tv_jw *w, bool one);
 
 /* --------------------------------- the by-scroll worker (h_byquery.c) */
 

@@ -159,17 +159,7 @@ void tv_h_cluster_stats(tv_req *r) {
 
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "_nodes");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "total");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "successful");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "failed");
-    tv_jw_int(w, 0);
-    tv_jw_obj_end(w);
-    tv_jw_keyz(w, "cluster_name");
-    tv_jw_strz(w, r->node->st->cluster_name);
+    tv_api_nodes_header(r, w, one);
     tv_jw_keyz(w, "cluster_uuid");
     tv_jw_strz(w, r->node->st->cluster_uuid);
     tv_jw_keyz(w, "timestamp");

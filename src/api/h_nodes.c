@@ -169,6 +169,20 @@ bool tv_api_node_selects(tv_req *r, const char *ids) {
     return false;
 }
 
+void tv_api_nodes_header(tv_req *r, tv_jw *w, bool one) {
+    tv_jw_keyz(w, "_nodes");
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "total");
+    tv_jw_int(w, one);
+    tv_jw_keyz(w, "successful");
+    tv_jw_int(w, one);
+    tv_jw_keyz(w, "failed");
+    tv_jw_int(w, 0);
+    tv_jw_obj_end(w);
+    tv_jw_keyz(w, "cluster_name");
+    tv_jw_strz(w, r->node->st->cluster_name);
+}
+
 void tv_api_node_head(tv_req *r, tv_jw *w) {
     tv_jw_keyz(w, "name");
     tv_jw_strz(w, r->node->st->node_name);
@@ -238,17 +252,7 @@ static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
     bool one = tv_api_node_selects(r, ids);
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "_nodes");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "total");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "successful");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "failed");
-    tv_jw_int(w, 0);
-    tv_jw_obj_end(w);
-    tv_jw_keyz(w, "cluster_name");
-    tv_jw_strz(w, r->node->st->cluster_name);
+    tv_api_nodes_header(r, w, one);
     tv_jw_keyz(w, "nodes");
     tv_jw_obj_begin(w);
     if (one) {
@@ -576,17 +580,7 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
     tv_api_sys_info(&sys);
     tv_jw *w = tv_req_json(r, 200);
     tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "_nodes");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "total");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "successful");
-    tv_jw_int(w, one);
-    tv_jw_keyz(w, "failed");
-    tv_jw_int(w, 0);
-    tv_jw_obj_end(w);
-    tv_jw_keyz(w, "cluster_name");
-    tv_jw_strz(w, r->node->st->cluster_name);
+    tv_api_nodes_header(r, w, one);
     tv_jw_keyz(w, "nodes");
     tv_jw_obj_begin(w);
     if (one) {
