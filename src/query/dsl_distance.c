@@ -163,19 +163,8 @@ static double haversin_meters(double lat1, double lon1, double lat2, double lon2
     return EARTH_MEAN_RADIUS_METERS * 2 * asin(a < 1 ? a : 1);
 }
 
-typedef struct df_it {
-    tv_iter it;
-    const df_state *s;
-    tv_dv_reader rd;
-    uint32_t max_doc;
-    float score;
-    int64_t *vals;
-    uint32_t cap;
-    tv_arena *arena;
-} df_it;
-
-static float df_doc_score(df_it *x, const int64_t *v, uint32_t n) {
-    const df_state *s = x->s;
+static bool df_test(const void *st, const int64_t *v, uint32_t n, float *score) {
+    const df_state *s = st;
     double dist = INFINITY;
     for (uint32_t i = 0; i < n; i++) {
         double di;
@@ -192,36 +181,9 @@ static float df_doc_score(df_it *x, const int64_t *v, uint32_t n) {
         if (di < dist) dist = di;
     }
     double pivot = s->geo ? s->pivot_m : (double)s->pivot;
-    return (float)((double)s->boost * (pivot / (pivot + dist)));
+    *score = (float)((double)s->boost * (pivot / (pivot + dist)));
+    return true;
 }
-
-static uint32_t df_advance(tv_iter *it, uint32_t t) {
-    df_it *x = (df_it *)it;
-    for (uint32_t d = t; d < x->max_doc; d++) {
-        uint32_t n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-        if (!n) continue;
-        if (n > x->cap) {
-            int64_t *nv = tv_arena_alloc(x->arena, (size_t)n * sizeof *nv);
-            if (nv) {
-                x->vals = nv;
-                x->cap = n;
-            }
-            n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-            if (n > x->cap) n = x->cap;
-        }
-        x->score = df_doc_score(x, x->vals, n);
-        return it->doc = d;
-    }
-    return it->doc = TV_NO_MORE_DOCS;
-}
-
-static uint32_t df_next(tv_iter *it) {
-    return df_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1);
-}
-
-static float df_score(tv_iter *it) { return ((df_it *)it)->score; }
-
-static const tv_iter_vt df_vt = {.next = df_next, .advance = df_advance, .score = df_score};
 
 static tv_status df_prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena) {
     ((df_state *)q->u.ext.state)->boost = boost;
@@ -229,21 +191,8 @@ static tv_status df_prepare(tv_query *q, const tv_snapshot *snap, float boost, t
 }
 
 static tv_status df_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
-    df_it *x = tv_arena_calloc(ctx->arena, 1, sizeof *x);
-    if (!x) return TROVE_ENOMEM;
-    x->s = q->u.ext.state;
-    x->max_doc = sv->max_doc;
-    x->arena = ctx->arena;
-    x->cap = 16;
-    x->vals = tv_arena_alloc(ctx->arena, x->cap * sizeof *x->vals);
-    if (!x->vals) return TROVE_ENOMEM;
-    tv_segment_dv_reader(sv->seg, q->field_id, &x->rd);
-    x->it.vt = &df_vt;
-    x->it.doc = TV_ITER_UNSET;
-    x->it.cost = sv->max_doc;
-    x->it.max_score = x->s->boost;
-    *out = &x->it;
-    return TROVE_OK;
+    const df_state *st = q->u.ext.state;
+    return tv_iter_dv_scan(sv, q->field_id, df_test, st, st->boost, st->boost, ctx->arena, out);
 }
 
 /* ----------------------------------------------------------------- parse */

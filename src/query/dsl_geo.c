@@ -99,17 +99,6 @@ static bool box_has(const geo_box *b, int64_t packed) {
     return false;
 }
 
-typedef struct geo_it {
-    tv_iter it;
-    const geo_box *b;
-    tv_dv_reader rd;
-    uint32_t max_doc;
-    float score;
-    int64_t *vals;
-    uint32_t cap;
-    tv_arena *arena;
-} geo_it;
-
 static bool doc_matches(const geo_box *b, const int64_t *v, uint32_t n) {
     uint32_t in = 0;
     for (uint32_t i = 0; i < n; i++) in += box_has(b, v[i]);
@@ -118,46 +107,13 @@ static bool doc_matches(const geo_box *b, const int64_t *v, uint32_t n) {
     return in == 0;
 }
 
-static uint32_t geo_advance(tv_iter *it, uint32_t t) {
-    geo_it *x = (geo_it *)it;
-    for (uint32_t d = t; d < x->max_doc; d++) {
-        uint32_t n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-        if (!n) continue;
-        if (n > x->cap) {
-            int64_t *nv = tv_arena_alloc(x->arena, (size_t)n * sizeof *nv);
-            if (nv) {
-                x->vals = nv;
-                x->cap = n;
-            }
-            n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-            if (n > x->cap) n = x->cap;
-        }
-        if (doc_matches(x->b, x->vals, n)) return it->doc = d;
-    }
-    return it->doc = TV_NO_MORE_DOCS;
+static bool geo_test(const void *st, const int64_t *v, uint32_t n, float *score) {
+    (void)score;
+    return doc_matches(st, v, n);
 }
 
-static uint32_t geo_next(tv_iter *it) { return geo_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1); }
-static float geo_score(tv_iter *it) { return ((geo_it *)it)->score; }
-static const tv_iter_vt geo_vt = {.next = geo_next, .advance = geo_advance, .score = geo_score};
-
 static tv_status geo_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
-    geo_it *x = tv_arena_calloc(ctx->arena, 1, sizeof *x);
-    if (!x) return TROVE_ENOMEM;
-    x->b = q->u.ext.state;
-    x->max_doc = sv->max_doc;
-    x->arena = ctx->arena;
-    x->cap = 16;
-    x->vals = tv_arena_alloc(ctx->arena, x->cap * sizeof *x->vals);
-    if (!x->vals) return TROVE_ENOMEM;
-    x->score = q->score_boost;
-    tv_segment_dv_reader(sv->seg, q->field_id, &x->rd);
-    x->it.vt = &geo_vt;
-    x->it.doc = TV_ITER_UNSET;
-    x->it.cost = sv->max_doc;
-    x->it.max_score = x->score;
-    *out = &x->it;
-    return TROVE_OK;
+    return tv_iter_dv_scan(sv, q->field_id, geo_test, q->u.ext.state, q->score_boost, q->score_boost, ctx->arena, out);
 }
 
 static bool num(const tv_json *v, double *out) {

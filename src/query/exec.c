@@ -889,6 +889,65 @@ static tv_iter *make_pair(tv_arena *a, const tv_iter_vt *vt, tv_iter *req, tv_it
     return iter_init(&p->it, vt, req->cost, max);
 }
 
+/* ----------------------------------------------------- doc-values scan */
+
+typedef struct dv_scan {
+    tv_iter it;
+    tv_dv_test test;
+    const void *state;
+    tv_dv_reader rd;
+    uint32_t max_doc;
+    float base, score;
+    int64_t *vals;
+    uint32_t cap;
+    tv_arena *arena;
+} dv_scan;
+
+static uint32_t scan_advance(tv_iter *it, uint32_t t) {
+    dv_scan *x = (dv_scan *)it;
+    for (uint32_t d = t; d < x->max_doc; d++) {
+        uint32_t n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
+        if (!n) continue;
+        if (n > x->cap) { /* more values than ever seen: grow, read again */
+            int64_t *nv = tv_arena_alloc(x->arena, (size_t)n * sizeof *nv);
+            if (nv) {
+                x->vals = nv;
+                x->cap = n;
+            }
+            n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
+            if (n > x->cap) n = x->cap;
+        }
+        x->score = x->base;
+        if (x->test(x->state, x->vals, n, &x->score)) return it->doc = d;
+    }
+    return it->doc = TV_NO_MORE_DOCS;
+}
+
+static uint32_t scan_next(tv_iter *it) { return scan_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1); }
+static float scan_score(tv_iter *it) { return ((dv_scan *)it)->score; }
+static const tv_iter_vt scan_vt = {.next = scan_next, .advance = scan_advance, .score = scan_score};
+
+tv_status tv_iter_dv_scan(const tv_segview *sv, uint32_t field_id, tv_dv_test test, const void *state, float score,
+                          float max_score, tv_arena *arena, tv_iter **out) {
+    dv_scan *x = tv_arena_calloc(arena, 1, sizeof *x);
+    if (!x) return TROVE_ENOMEM;
+    x->test = test;
+    x->state = state;
+    x->max_doc = sv->max_doc;
+    x->arena = arena;
+    x->cap = 16;
+    x->vals = tv_arena_alloc(arena, x->cap * sizeof *x->vals);
+    if (!x->vals) return TROVE_ENOMEM;
+    x->base = x->score = score;
+    tv_segment_dv_reader(sv->seg, field_id, &x->rd);
+    x->it.vt = &scan_vt;
+    x->it.doc = TV_ITER_UNSET;
+    x->it.cost = sv->max_doc;
+    x->it.max_score = max_score;
+    *out = &x->it;
+    return TROVE_OK;
+}
+
 /* ------------------------------------------------------ constant wrapper */
 
 typedef struct const_it {

@@ -511,6 +511,15 @@ typedef struct tv_plan_ctx {
     bool impacts;     /* block-max pruning may be used */
 } tv_plan_ctx;
 
+/* A scan of one field's numeric doc values in segment sv (exec.c): each
+ * doc with values is offered to test(state, values, n, &score), which says
+ * whether it matches and may set its score (score on entry: the iterator's
+ * constant `score`). For queries answered from doc values (geo boxes,
+ * bitmaps, distance_feature). Allocated in the plan's arena. */
+typedef bool (*tv_dv_test)(const void *state, const int64_t *v, uint32_t n, float *score);
+tv_status tv_iter_dv_scan(const tv_segview *sv, uint32_t field_id, tv_dv_test test, const void *state, float score,
+                          float max_score, tv_arena *arena, tv_iter **out);
+
 /* Lucene's Query.rewrite loop (IndexSearcher.rewrite) over the AST:
  * BooleanQuery.rewrite's rules that change matching structure or score
  * arithmetic (one-clause bools, match-none clauses, flattening of nested

@@ -160,57 +160,16 @@ bool tv_roaring_contains(const tv_roaring *r, uint32_t v) {
 
 /* ------------------------------------------------------------- the query */
 
-typedef struct bm_it {
-    tv_iter it;
-    const tv_roaring *r;
-    tv_dv_reader rd;
-    uint32_t max_doc;
-    float score;
-    int64_t *vals;
-    uint32_t cap;
-    tv_arena *arena;
-} bm_it;
-
-static uint32_t bm_advance(tv_iter *it, uint32_t t) {
-    bm_it *x = (bm_it *)it;
-    for (uint32_t d = t; d < x->max_doc; d++) {
-        uint32_t n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-        if (n > x->cap) {
-            int64_t *nv = tv_arena_alloc(x->arena, (size_t)n * sizeof *nv);
-            if (nv) {
-                x->vals = nv;
-                x->cap = n;
-            }
-            n = tv_dv_read_numeric(&x->rd, d, x->vals, x->cap);
-            if (n > x->cap) n = x->cap;
-        }
-        for (uint32_t i = 0; i < n; i++)
-            if (tv_roaring_contains(x->r, (uint32_t)(int32_t)x->vals[i])) return it->doc = d;
-    }
-    return it->doc = TV_NO_MORE_DOCS;
+static bool bm_test(const void *st, const int64_t *v, uint32_t n, float *score) {
+    (void)score;
+    for (uint32_t i = 0; i < n; i++)
+        if (tv_roaring_contains(st, (uint32_t)(int32_t)v[i])) return true;
+    return false;
 }
 
-static uint32_t bm_next(tv_iter *it) { return bm_advance(it, it->doc == TV_ITER_UNSET ? 0 : it->doc + 1); }
-static float bm_score(tv_iter *it) { return ((bm_it *)it)->score; }
-static const tv_iter_vt bm_vt = {.next = bm_next, .advance = bm_advance, .score = bm_score};
 
 static tv_status bm_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
-    bm_it *x = tv_arena_calloc(ctx->arena, 1, sizeof *x);
-    if (!x) return TROVE_ENOMEM;
-    x->r = q->u.ext.state;
-    x->max_doc = sv->max_doc;
-    x->arena = ctx->arena;
-    x->cap = 16;
-    x->vals = tv_arena_alloc(ctx->arena, x->cap * sizeof *x->vals);
-    if (!x->vals) return TROVE_ENOMEM;
-    x->score = q->score_boost;
-    tv_segment_dv_reader(sv->seg, q->field_id, &x->rd);
-    x->it.vt = &bm_vt;
-    x->it.doc = TV_ITER_UNSET;
-    x->it.cost = sv->max_doc;
-    x->it.max_score = x->score;
-    *out = &x->it;
-    return TROVE_OK;
+    return tv_iter_dv_scan(sv, q->field_id, bm_test, q->u.ext.state, q->score_boost, q->score_boost, ctx->arena, out);
 }
 
 tv_status tv_q_bitmap(tv_dsl *d, const tv_field *f, const void *bytes, size_t len, uint32_t off, tv_query **out) {
