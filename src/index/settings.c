@@ -256,6 +256,14 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
     }
     const char *s = e->val->v.s;
     size_t n = e->val->len;
+    /* a pipeline would transform every write: accepting and ignoring it
+     * would store documents OpenSearch would not */
+    if ((strcmp(e->key, "index.default_pipeline") == 0 || strcmp(e->key, "index.final_pipeline") == 0) &&
+        !tv_streq(s, n, "_none"))
+        return tv_error_set(err, TROVE_EUNSUPPORTED,
+                            "index setting [%s] [%.*s] is not supported by trove (ingest pipelines are not "
+                            "supported)",
+                            e->key, (int)n, s);
     switch (d->kind) {
     case S_INT: {
         int64_t v;

@@ -103,6 +103,12 @@ static void test_value_errors(void **state) {
     fails("{\"index.derived_source.enabled\":true}", TROVE_EUNSUPPORTED,
           "index setting [index.derived_source.enabled] [true] is not supported by trove (the "
           "_source is always stored)");
+    fails("{\"index.default_pipeline\":\"p\"}", TROVE_EUNSUPPORTED,
+          "index setting [index.default_pipeline] [p] is not supported by trove (ingest pipelines are not "
+          "supported)");
+    fails("{\"index.final_pipeline\":\"q\"}", TROVE_EUNSUPPORTED,
+          "index setting [index.final_pipeline] [q] is not supported by trove (ingest pipelines are not "
+          "supported)");
     fails("{\"index.codec\":\"snappy\"}", TROVE_EARG,
           "unknown value for [index.codec] must be one of [default, lz4, best_compression, zlib] "
           "but was: snappy");
