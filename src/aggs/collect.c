@@ -1061,9 +1061,20 @@ static tv_status bind_missing(col *g, const tv_json *m) {
     }
     if (tv_field_type_is_floating(f->type)) g->miss_i = tv_double_to_sortable(x);
     else if (f->type == TV_FT_SCALED_FLOAT) g->miss_i = (int64_t)llround(x * f->scaling_factor);
-    else if (f->type == TV_FT_UNSIGNED_LONG) g->miss_i = tv_unsigned_to_sortable(x <= 0 ? 0 : (uint64_t)x);
-    else if (m->type == TV_JSON_INT) g->miss_i = m->v.i;
-    else g->miss_i = (int64_t)x;
+    else if (f->type == TV_FT_UNSIGNED_LONG) {
+        /* exact when the JSON number is an integer; else saturated, as a
+         * double outside the range has no unsigned value */
+        uint64_t u = m->type == TV_JSON_UINT                   ? m->v.u
+                     : m->type == TV_JSON_INT && m->v.i >= 0   ? (uint64_t)m->v.i
+                     : !(x > 0)                                ? 0
+                     : x >= 18446744073709551615.0             ? UINT64_MAX
+                                                               : (uint64_t)x;
+        g->miss_i = tv_unsigned_to_sortable(u);
+    } else if (m->type == TV_JSON_INT) {
+        g->miss_i = m->v.i;
+    } else {
+        g->miss_i = tv_java_d2l(x); /* Java's (long): saturated, NaN 0 */
+    }
     return TROVE_OK;
 }
 

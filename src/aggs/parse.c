@@ -179,7 +179,7 @@ static tv_status long_val(tv_dsl *d, const char *type, const tv_json_member *m, 
     if (v->type == TV_JSON_STRING) {
         double x;
         if (!tv_java_parse_double(v->v.s, v->len, &x)) return tv_dsl_nfe(d, v->v.s, v->len);
-        *out = (int64_t)x;
+        *out = tv_java_d2l(x); /* Java's (long): saturated, NaN 0 */
         return TROVE_OK;
     }
     return bad_token(d, type, m);
