@@ -215,7 +215,8 @@ tv_status tv_dsl_parse_geo_shape(tv_dsl *d, const tv_json *body, tv_query **out)
         return tv_dsl_error(d, TROVE_EUNSUPPORTED, fm->val.off,
                             "[geo_shape] query on a field of type [%s] is not supported by trove",
                             tv_field_declared_type(f));
-    if (min_lat < -90 || max_lat > 90 || min_lon < -180 || max_lon > 180 || isnan(min_lat + max_lat + min_lon + max_lon))
+    if (!(min_lat >= -90 && min_lat <= 90 && max_lat >= -90 && max_lat <= 90 && min_lon >= -180 && min_lon <= 180 &&
+          max_lon >= -180 && max_lon <= 180))
         return unsupported(d, shape->off, "an envelope outside [-90, 90] x [-180, 180]");
     geo_box *b = tv_arena_alloc(d->arena, sizeof *b);
     if (!b) return tv_error_oom(d->err);

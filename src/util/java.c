@@ -335,7 +335,12 @@ static bool parse_affix(const char **pp, bool stop_num, dfmt_affix *a, double *m
             continue;
         }
         if (ch == '%') *mult = 100;
-        else if (!memcmp(p, "\xe2\x80\xb0", 3)) { *mult = 1000; affix_put(a, p, 3); p += 3; continue; }
+        else if (!strncmp(p, "\xe2\x80\xb0", 3)) { /* per mille; strncmp stops at the pattern's end */
+            *mult = 1000;
+            affix_put(a, p, 3);
+            p += 3;
+            continue;
+        }
         else if (!stop_num && (ch == '0' || ch == '#' || ch == ',' || ch == '.')) return false;
         affix_put(a, p, 1);
         p++;
