@@ -55,18 +55,7 @@
 #include <stdlib.h>
 
 #include "api.h"
-
-static const char *kind_name(const tv_json *v) {
-    switch (v->type) {
-    case TV_JSON_OBJECT: return "START_OBJECT";
-    case TV_JSON_ARRAY: return "START_ARRAY";
-    case TV_JSON_STRING: return "VALUE_STRING";
-    case TV_JSON_NULL: return "VALUE_NULL";
-    case TV_JSON_TRUE:
-    case TV_JSON_FALSE: return "VALUE_BOOLEAN";
-    default: return "VALUE_NUMBER";
-    }
-}
+#include "query/parse.h"
 
 /* The request's options once parsed and validated, in the order of
  * AbstractBulkByQueryRestHandler / AbstractBaseReindexRestHandler (the
@@ -126,7 +115,7 @@ static bool body_options(tv_req *r, const char *api, byq_opts *o, const char **c
         if (tv_streq(m->key, m->key_len, "conflicts")) {
             if (v->type != TV_JSON_STRING)
                 return tv_req_fail(r, TROVE_EXCONTENT,
-                                   "[%s] conflicts doesn't support values of type: %s", api + 1, kind_name(v));
+                                   "[%s] conflicts doesn't support values of type: %s", api + 1, tv_dsl_token_name(v));
             *conflicts = v->v.s;
         } else if (tv_streq(m->key, m->key_len, "max_docs") || tv_streq(m->key, m->key_len, "size")) {
             if (v->type != TV_JSON_INT)

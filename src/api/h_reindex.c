@@ -37,18 +37,7 @@
 #include <stdlib.h>
 
 #include "api.h"
-
-static const char *token_name(const tv_json *v) {
-    switch (v->type) {
-    case TV_JSON_OBJECT: return "START_OBJECT";
-    case TV_JSON_ARRAY: return "START_ARRAY";
-    case TV_JSON_STRING: return "VALUE_STRING";
-    case TV_JSON_NULL: return "VALUE_NULL";
-    case TV_JSON_TRUE:
-    case TV_JSON_FALSE: return "VALUE_BOOLEAN";
-    default: return "VALUE_NUMBER";
-    }
-}
+#include "query/parse.h"
 
 typedef struct rx {
     const char *src_expr; /* the source indices as a comma list */
@@ -95,7 +84,7 @@ static bool string_array(tv_req *r, const tv_json *v, const char ***out, size_t 
         for (uint32_t i = 0; i < v->len; i++) {
             if (v->v.items[i].type != TV_JSON_STRING)
                 return tv_req_fail(r, TROVE_EARG, "Expected [index] to be a list of a string but was [%s]",
-                                   token_name(&v->v.items[i]));
+                                   tv_dsl_token_name(&v->v.items[i]));
             a[i] = v->v.items[i].v.s;
         }
         *out = a;
@@ -103,7 +92,7 @@ static bool string_array(tv_req *r, const tv_json *v, const char ***out, size_t 
         return true;
     }
     return tv_req_fail(r, TROVE_EARG, "Expected [index] to be a list of a string but was [%s]",
-                       v->type == TV_JSON_INT ? "number" : token_name(v));
+                       v->type == TV_JSON_INT ? "number" : tv_dsl_token_name(v));
 }
 
 /* ReindexRequest.buildRemoteInfo: username, password, host (required,
@@ -123,11 +112,11 @@ static bool parse_remote(tv_req *r, const tv_json *v, rx *x) {
             tv_streq(m->key, m->key_len, "host")) {
             if (m->val.type != TV_JSON_STRING && m->val.type != TV_JSON_NULL)
                 return tv_req_fail(r, TROVE_EARG, "Expected [%s] to be a string but was [%s]", m->key,
-                                   token_name(&m->val));
+                                   tv_dsl_token_name(&m->val));
             if (tv_streq(m->key, m->key_len, "host") && m->val.type == TV_JSON_STRING) host = m->val.v.s;
         } else if (tv_streq(m->key, m->key_len, "headers")) {
             if (m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_NULL)
-                return tv_req_fail(r, TROVE_EARG, "Expected [headers] to be a map but was [%s]", token_name(&m->val));
+                return tv_req_fail(r, TROVE_EARG, "Expected [headers] to be a map but was [%s]", tv_dsl_token_name(&m->val));
         } else if (!tv_streq(m->key, m->key_len, "socket_timeout") &&
                    !tv_streq(m->key, m->key_len, "connect_timeout")) {
             left[i] = true;
@@ -161,7 +150,7 @@ static bool parse_remote(tv_req *r, const tv_json *v, rx *x) {
         tv_error_clear(&err);
         if (!tv || tv_parse_time_value(tv, strlen(tv), m->key, &ns, &err) != TROVE_OK) {
             if (!tv) return tv_req_fail(r, TROVE_EARG, "Expected [%s] to be a string but was [%s]", m->key,
-                                        token_name(&m->val));
+                                        tv_dsl_token_name(&m->val));
             tv_api_err *e = tv_api_err_from(r, &err, NULL);
             if (e) tv_req_error(r, e);
             return false;
@@ -186,7 +175,7 @@ static bool parse_remote(tv_req *r, const tv_json *v, rx *x) {
 
 static bool parse_source(tv_req *r, const tv_json *v, rx *x) {
     if (v->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, TROVE_EXCONTENT, "[reindex] source doesn't support values of type: %s", token_name(v));
+        return tv_req_fail(r, TROVE_EXCONTENT, "[reindex] source doesn't support values of type: %s", tv_dsl_token_name(v));
     tv_json *sb = tv_arena_alloc(&r->arena, sizeof *sb);
     tv_json_member *ms = tv_arena_calloc(&r->arena, v->len + 1, sizeof *ms);
     if (!sb || !ms) return (r->oom = true), false;
@@ -230,7 +219,7 @@ static bool parse_source(tv_req *r, const tv_json *v, rx *x) {
 
 static bool parse_dest(tv_req *r, const tv_json *v, rx *x) {
     if (v->type != TV_JSON_OBJECT)
-        return tv_req_fail(r, TROVE_EXCONTENT, "[reindex] dest doesn't support values of type: %s", token_name(v));
+        return tv_req_fail(r, TROVE_EXCONTENT, "[reindex] dest doesn't support values of type: %s", tv_dsl_token_name(v));
     for (uint32_t i = 0; i < v->len; i++) {
         const tv_json_member *m = &v->v.members[i];
         const tv_json *mv = &m->val;
@@ -298,7 +287,7 @@ static bool parse_body(tv_req *r, rx *x) {
         } else if (tv_streq(m->key, m->key_len, "conflicts")) {
             if (v->type != TV_JSON_STRING)
                 return tv_req_fail(r, TROVE_EXCONTENT, "[reindex] conflicts doesn't support values of type: %s",
-                                   token_name(v));
+                                   tv_dsl_token_name(v));
             if (strcmp(v->v.s, "proceed") == 0)
                 x->proceed = true;
             else if (strcmp(v->v.s, "abort") != 0)

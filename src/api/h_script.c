@@ -27,6 +27,7 @@
 #include <stdlib.h>
 
 #include "api.h"
+#include "query/parse.h"
 
 /* ---------------------------------------------------- errors */
 
@@ -100,18 +101,6 @@ tv_api_err *tv_api_script_error(tv_req *r, const tv_api_script *s, const tv_scri
 
 /* ------------------------------------------------------ Script.parse */
 
-static const char *token_name(const tv_json *v) {
-    switch (v->type) {
-    case TV_JSON_OBJECT: return "START_OBJECT";
-    case TV_JSON_ARRAY: return "START_ARRAY";
-    case TV_JSON_STRING: return "VALUE_STRING";
-    case TV_JSON_NULL: return "VALUE_NULL";
-    case TV_JSON_TRUE:
-    case TV_JSON_FALSE: return "VALUE_BOOLEAN";
-    default: return "VALUE_NUMBER";
-    }
-}
-
 static tv_api_err *at_err(tv_req *r, uint32_t off, const char *fmt, const char *a, const char *b) {
     uint32_t line = 1, col = 1;
     if (r->body) tv_json_linecol(r->body, r->body_len, off, &line, &col);
@@ -129,7 +118,7 @@ bool tv_api_script_parse(tv_req *r, const tv_json *v, tv_api_script *s, tv_api_e
         return true;
     }
     if (v->type != TV_JSON_OBJECT) {
-        *e = at_err(r, v->off, "[script] Expected START_OBJECT but was: %s%s", token_name(v), "");
+        *e = at_err(r, v->off, "[script] Expected START_OBJECT but was: %s%s", tv_dsl_token_name(v), "");
         return false;
     }
     const tv_json *lang = NULL, *src = NULL, *id = NULL;
@@ -147,32 +136,32 @@ bool tv_api_script_parse(tv_req *r, const tv_json *v, tv_api_script *s, tv_api_e
                     return false;
                 }
                 if (x->type != TV_JSON_STRING) {
-                    *e = at_err(r, x->off, "[script] source doesn't support values of type: %s%s", token_name(x), "");
+                    *e = at_err(r, x->off, "[script] source doesn't support values of type: %s%s", tv_dsl_token_name(x), "");
                     return false;
                 }
                 src = x;
             } else {
                 if (x->type != TV_JSON_STRING) {
-                    *e = at_err(r, x->off, "[script] id doesn't support values of type: %s%s", token_name(x), "");
+                    *e = at_err(r, x->off, "[script] id doesn't support values of type: %s%s", tv_dsl_token_name(x), "");
                     return false;
                 }
                 id = x;
             }
         } else if (tv_streq(m->key, m->key_len, "lang")) {
             if (x->type != TV_JSON_STRING) {
-                *e = at_err(r, x->off, "[script] lang doesn't support values of type: %s%s", token_name(x), "");
+                *e = at_err(r, x->off, "[script] lang doesn't support values of type: %s%s", tv_dsl_token_name(x), "");
                 return false;
             }
             lang = x;
         } else if (tv_streq(m->key, m->key_len, "params")) {
             if (x->type != TV_JSON_OBJECT) {
-                *e = at_err(r, x->off, "[script] params doesn't support values of type: %s%s", token_name(x), "");
+                *e = at_err(r, x->off, "[script] params doesn't support values of type: %s%s", tv_dsl_token_name(x), "");
                 return false;
             }
             s->params = x;
         } else if (tv_streq(m->key, m->key_len, "options")) {
             if (x->type != TV_JSON_OBJECT) {
-                *e = at_err(r, x->off, "[script] options doesn't support values of type: %s%s", token_name(x), "");
+                *e = at_err(r, x->off, "[script] options doesn't support values of type: %s%s", tv_dsl_token_name(x), "");
                 return false;
             }
         } else {
@@ -275,7 +264,7 @@ void tv_h_script_put(tv_req *r) {
     if (!body && r->body_len) return;
     if (!body) return (void)tv_req_fail(r, TROVE_EPARSEEXC, "request body is required");
     if (body->type != TV_JSON_OBJECT)
-        return (void)tv_req_fail(r, TROVE_EPARSE, "unexpected token [%s], expected [{]", token_name(body));
+        return (void)tv_req_fail(r, TROVE_EPARSE, "unexpected token [%s], expected [{]", tv_dsl_token_name(body));
     const tv_json *script = NULL;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
@@ -299,7 +288,7 @@ void tv_h_script_put(tv_req *r) {
             }
         }
     } else if (script->type != TV_JSON_STRING) {
-        return (void)tv_req_fail(r, TROVE_EPARSE, "unexpected token [%s], expected [{, <source>]", token_name(script));
+        return (void)tv_req_fail(r, TROVE_EPARSE, "unexpected token [%s], expected [{, <source>]", tv_dsl_token_name(script));
     } else {
         return (void)tv_req_fail(r, TROVE_EARG, "must specify lang for stored script");
     }
