@@ -193,6 +193,13 @@ typedef struct trove_options {
      * 100%, parent 95% (checked against the resident set). 0: half of the
      * machine's memory. A clone shares its base's breakers. */
     int64_t heap_bytes;
+    /* The node's custom attributes (OpenSearch's node.attr.NAME settings:
+     * allocation-awareness tags such as rack or zone), as "NAME=VALUE"
+     * strings; NULL or empty: none. Shown by _nodes, _cat/nodeattrs, the
+     * cluster state and _cluster/settings?include_defaults. Borrowed: copied
+     * by trove_node_open(). */
+    const char *const *node_attrs;
+    size_t n_node_attrs;
 } trove_options;
 
 /*

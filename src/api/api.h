@@ -548,7 +548,16 @@ void tv_h_cluster_allocation_explain(tv_req *r); /* GET|POST /_cluster/allocatio
 #define TV_API_TRANSPORT_ADDRESS "127.0.0.1:9300"
 extern const char *const tv_api_node_roles[]; /* NULL-ended, sorted */
 void tv_api_write_node_roles(tv_jw *w);
-void tv_api_write_node_attributes(tv_jw *w);
+/* The node's attributes: the custom ones (--node-attr, sorted by name) as
+ * a JSON object in r's arena, and the attributes object _nodes and the
+ * cluster state write (the custom ones, then the
+ * shard_indexing_pressure_enabled OpenSearch adds). */
+const tv_json *tv_api_node_attrs(tv_req *r);
+void tv_api_write_node_attributes(tv_req *r, tv_jw *w);
+/* The node's settings as sorted kv in r's arena: cluster.name, node.name,
+ * node.attr.*, and with `defaults` the defaults of the settings trove
+ * honours (breakers, search.max_buckets, ...). r->oom set on failure. */
+size_t tv_api_node_settings(tv_req *r, bool defaults, tv_kv **out);
 void tv_api_node_ephemeral_id(trove_node *n, char out[24]);
 /* What the process and the system say about themselves (/proc). */
 typedef struct tv_api_sys {
@@ -586,6 +595,7 @@ void tv_h_cat_recovery(tv_req *r);
 void tv_h_cat_cluster_manager(tv_req *r); /* and the deprecated /_cat/master */
 void tv_h_cat_thread_pool(tv_req *r);
 void tv_h_cat_plugins(tv_req *r);
+void tv_h_cat_nodeattrs(tv_req *r);
 void tv_h_cat_nodes(tv_req *r);
 void tv_h_cat_allocation(tv_req *r);
 

@@ -119,6 +119,7 @@ static const rule rules[] = {
     {tv_h_cat_cluster_manager, NULL, ANYM, R, "cluster:monitor/state", K_CLUSTER},
     {tv_h_cat_thread_pool, NULL, ANYM, R, "cluster:monitor/nodes/info", K_CLUSTER},
     {tv_h_cat_plugins, NULL, ANYM, R, "cluster:monitor/nodes/info", K_CLUSTER},
+    {tv_h_cat_nodeattrs, NULL, ANYM, R, "cluster:monitor/nodes/info", K_CLUSTER},
     {tv_h_cat_nodes, NULL, ANYM, R, "cluster:monitor/nodes/stats", K_CLUSTER},
     {tv_h_cat_allocation, NULL, ANYM, R, "cluster:monitor/state", K_CLUSTER},
     {tv_h_cat_snapshots, NULL, ANYM, R, "cluster:admin/snapshot/get", K_CLUSTER},

@@ -145,6 +145,44 @@ void tv_h_cat_plugins(tv_req *r) {
     tv_cat_respond(r, &t);
 }
 
+static const tv_cat_col nodeattr_cols[] = {
+    {"node", NULL, "node name", false, true},
+    {"id", "id,nodeId", "unique node id", false, false},
+    {"pid", "p", "process id", false, false},
+    {"host", "h", "host name", false, true},
+    {"ip", "i", "ip address", false, true},
+    {"port", "po", "bound transport port", false, false},
+    {"attr", "attr.name", "attribute description", false, true},
+    {"value", "attr.value", "attribute value", false, true},
+};
+
+/* GET /_cat/nodeattrs: a row per attribute of the node (the custom ones,
+ * then shard_indexing_pressure_enabled, as _nodes lists them). */
+void tv_h_cat_nodeattrs(tv_req *r) {
+    if (!tv_cat_check_format(r)) return;
+    bool local;
+    if (!tv_req_param_bool(r, "local", false, &local)) return;
+    const tv_json *a = tv_api_node_attrs(r);
+    tv_cat_table t = {.cols = nodeattr_cols, .ncols = TV_ARRAY_LEN(nodeattr_cols)};
+    for (uint32_t i = 0; i <= a->len; i++) {
+        if (!tv_cat_add_row(r, &t)) return;
+        tv_cat_set_str(&t, 0, r->node->st->node_name);
+        tv_cat_set_str(&t, 1, r->node->node_id);
+        tv_cat_set_num(r, &t, 2, (int64_t)getpid());
+        tv_cat_set_str(&t, 3, "127.0.0.1");
+        tv_cat_set_str(&t, 4, "127.0.0.1");
+        tv_cat_set_num(r, &t, 5, 9300);
+        if (i < a->len) {
+            tv_cat_set_str(&t, 6, a->v.members[i].key);
+            tv_cat_set_str(&t, 7, a->v.members[i].val.v.s);
+        } else {
+            tv_cat_set_str(&t, 6, "shard_indexing_pressure_enabled");
+            tv_cat_set_str(&t, 7, "true");
+        }
+    }
+    tv_cat_respond(r, &t);
+}
+
 /* ----------------------------------------------------------- _cat/nodes */
 
 /* The columns trove can fill (RestNodesAction has many more statistics

@@ -325,22 +325,16 @@ void tv_h_cluster_settings_get(tv_req *r) {
     write_kind(r, w, "persistent", p, np, flat);
     write_kind(r, w, "transient", t, nt, flat);
     if (defaults) {
-        tv_kv d[2];
-        tv_json *cn = tv_arena_calloc(&r->arena, 2, sizeof *cn);
-        if (!cn) {
-            r->oom = true;
-            return;
+        /* the defaults of what neither kind sets */
+        tv_kv *d;
+        size_t nd = tv_api_node_settings(r, true, &d), k = 0;
+        for (size_t i = 0; i < nd; i++) {
+            bool set = false;
+            for (size_t j = 0; j < np && !set; j++) set = strcmp(p[j].key, d[i].key) == 0;
+            for (size_t j = 0; j < nt && !set; j++) set = strcmp(t[j].key, d[i].key) == 0;
+            if (!set) d[k++] = d[i];
         }
-        cn[0].type = cn[1].type = TV_JSON_STRING;
-        cn[0].v.s = r->node->st->cluster_name;
-        cn[0].len = (uint32_t)strlen(r->node->st->cluster_name);
-        cn[1].v.s = r->node->st->node_name;
-        cn[1].len = (uint32_t)strlen(r->node->st->node_name);
-        d[0].key = "cluster.name";
-        d[0].val = &cn[0];
-        d[1].key = "node.name";
-        d[1].val = &cn[1];
-        write_kind(r, w, "defaults", d, 2, flat);
+        write_kind(r, w, "defaults", d, k, flat);
     }
     tv_jw_obj_end(w);
 }

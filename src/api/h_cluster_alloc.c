@@ -30,7 +30,7 @@ static void write_node_ref(tv_req *r, tv_jw *w, bool ranking) {
     tv_jw_keyz(w, "transport_address");
     tv_jw_strz(w, TV_API_TRANSPORT_ADDRESS);
     tv_jw_keyz(w, "attributes");
-    tv_api_write_node_attributes(w);
+    tv_api_write_node_attributes(r, w);
     if (ranking) {
         tv_jw_keyz(w, "weight_ranking");
         tv_jw_int(w, 1);
@@ -253,7 +253,7 @@ void tv_h_cluster_allocation_explain(tv_req *r) {
         tv_jw_keyz(w, "transport_address");
         tv_jw_strz(w, TV_API_TRANSPORT_ADDRESS);
         tv_jw_keyz(w, "node_attributes");
-        tv_api_write_node_attributes(w);
+        tv_api_write_node_attributes(r, w);
         tv_jw_keyz(w, "node_decision");
         tv_jw_strz(w, "no");
         tv_jw_keyz(w, "weight_ranking");

@@ -189,7 +189,7 @@ static void write_nodes(tv_req *r, tv_jw *w) {
     tv_jw_keyz(w, "transport_address");
     tv_jw_strz(w, TV_API_TRANSPORT_ADDRESS);
     tv_jw_keyz(w, "attributes");
-    tv_api_write_node_attributes(w);
+    tv_api_write_node_attributes(r, w);
     tv_jw_obj_end(w);
     tv_jw_obj_end(w);
 }

@@ -335,8 +335,87 @@ void tv_api_write_node_roles(tv_jw *w) {
     tv_jw_arr_end(w);
 }
 
-void tv_api_write_node_attributes(tv_jw *w) {
+const tv_json *tv_api_node_attrs(tv_req *r) {
+    static const tv_json none = {.type = TV_JSON_OBJECT};
+    const char *s = r->node->st->node_attrs; /* fixed at open: no lock */
+    tv_json *j = NULL;
+    if (!s || tv_json_parse(&r->arena, s, strlen(s), &j, NULL) != TROVE_OK || j->type != TV_JSON_OBJECT) {
+        if (s) r->oom = true;
+        return &none;
+    }
+    return j;
+}
+
+static int kv_cmp(const void *a, const void *b) {
+    return strcmp(((const tv_kv *)a)->key, ((const tv_kv *)b)->key);
+}
+
+static const tv_json *str_json(tv_arena *a, const char *s) {
+    tv_json *j = tv_arena_calloc(a, 1, sizeof *j);
+    if (!j) return NULL;
+    j->type = TV_JSON_STRING;
+    j->v.s = s;
+    j->len = (uint32_t)strlen(s);
+    return j;
+}
+
+/* The settings every node reports as its own: names and attributes. */
+static const char *const node_setting_defaults[][2] = {
+    {"action.auto_create_index", "true"},
+    {"indices.query.bool.max_clause_count", "1024"},
+    {"script.max_size_in_bytes", "65535"},
+    {"search.allow_expensive_queries", "true"},
+    {"search.max_buckets", "65535"},
+};
+
+size_t tv_api_node_settings(tv_req *r, bool defaults, tv_kv **out) {
+    const tv_json *attrs = tv_api_node_attrs(r);
+    size_t cap = 2 + attrs->len + (defaults ? TV_ARRAY_LEN(node_setting_defaults) + 2 * TV_ARRAY_LEN(settings) : 0);
+    tv_kv *kv = tv_arena_calloc(&r->arena, cap, sizeof *kv);
+    if (!kv) {
+        r->oom = true;
+        *out = NULL;
+        return 0;
+    }
+    size_t n = 0;
+    kv[n].key = "cluster.name";
+    kv[n++].val = str_json(&r->arena, r->node->st->cluster_name);
+    kv[n].key = "node.name";
+    kv[n++].val = str_json(&r->arena, r->node->st->node_name);
+    for (uint32_t i = 0; i < attrs->len; i++) {
+        kv[n].key = tv_arena_sprintf(&r->arena, "node.attr.%s", attrs->v.members[i].key);
+        kv[n++].val = &attrs->v.members[i].val;
+    }
+    if (defaults) {
+        for (size_t i = 0; i < TV_ARRAY_LEN(node_setting_defaults); i++) {
+            kv[n].key = node_setting_defaults[i][0];
+            kv[n++].val = str_json(&r->arena, node_setting_defaults[i][1]);
+        }
+        for (size_t i = 0; i < TV_ARRAY_LEN(settings); i++) { /* the breakers' defaults */
+            kv[n].key = settings[i].limit_key;
+            kv[n++].val = str_json(&r->arena, settings[i].def);
+            if (!settings[i].overhead_key) continue;
+            char buf[32];
+            tv_fmt_double(def_overheads[settings[i].kind], buf);
+            kv[n].key = settings[i].overhead_key;
+            kv[n++].val = str_json(&r->arena, tv_arena_strndup(&r->arena, buf, strlen(buf)));
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!kv[i].key || !kv[i].val) r->oom = true;
+    if (r->oom) n = 0;
+    qsort(kv, n, sizeof *kv, kv_cmp);
+    *out = kv;
+    return n;
+}
+
+void tv_api_write_node_attributes(tv_req *r, tv_jw *w) {
+    const tv_json *a = tv_api_node_attrs(r);
     tv_jw_obj_begin(w);
+    for (uint32_t i = 0; i < a->len; i++) {
+        tv_jw_key(w, a->v.members[i].key, a->v.members[i].key_len);
+        tv_jw_value(w, &a->v.members[i].val);
+    }
     tv_jw_keyz(w, "shard_indexing_pressure_enabled");
     tv_jw_strz(w, "true");
     tv_jw_obj_end(w);
@@ -596,28 +675,19 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
         tv_jw_keyz(w, "roles");
         tv_api_write_node_roles(w);
         tv_jw_keyz(w, "attributes");
-        tv_api_write_node_attributes(w);
+        tv_api_write_node_attributes(r, w);
         if (m & I_SETTINGS) {
             tv_jw_keyz(w, "settings");
-            tv_jw_obj_begin(w);
-            if (flat) {
-                tv_jw_keyz(w, "cluster.name");
-                tv_jw_strz(w, r->node->st->cluster_name);
-                tv_jw_keyz(w, "node.name");
-                tv_jw_strz(w, r->node->st->node_name);
+            tv_kv *kv;
+            size_t nkv = tv_api_node_settings(r, false, &kv);
+            const tv_json *j = tv_kv_to_json(&r->arena, kv, nkv, flat);
+            if (!j) {
+                r->oom = true;
+                tv_jw_obj_begin(w);
+                tv_jw_obj_end(w);
             } else {
-                tv_jw_keyz(w, "cluster");
-                tv_jw_obj_begin(w);
-                tv_jw_keyz(w, "name");
-                tv_jw_strz(w, r->node->st->cluster_name);
-                tv_jw_obj_end(w);
-                tv_jw_keyz(w, "node");
-                tv_jw_obj_begin(w);
-                tv_jw_keyz(w, "name");
-                tv_jw_strz(w, r->node->st->node_name);
-                tv_jw_obj_end(w);
+                tv_jw_value(w, j);
             }
-            tv_jw_obj_end(w);
         }
         if (m & I_OS) {
             tv_jw_keyz(w, "os");

@@ -23,10 +23,70 @@
 
 #include "api.h"
 
+static int attr_cmp(const void *a, const void *b) {
+    const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+    size_t lx = strcspn(x, "="), ly = strcspn(y, "=");
+    int c = memcmp(x, y, lx < ly ? lx : ly);
+    return c ? c : (lx > ly) - (lx < ly);
+}
+
+/* The node's attributes (options "NAME=VALUE") as a compact JSON object
+ * sorted by name into st->node_attrs. TROVE_EARG (message in err) for a
+ * malformed or repeated one; TROVE_ENOMEM. */
+static tv_status node_attrs_build(tv_node_state *st, const trove_options *opts, trove_error *err) {
+    size_t n = opts ? opts->n_node_attrs : 0;
+    const char **v = tv_calloc(n + 1, sizeof *v);
+    if (!v) return TROVE_ENOMEM;
+    for (size_t i = 0; i < n; i++) {
+        const char *a = opts->node_attrs[i], *eq = a ? strchr(a, '=') : NULL;
+        if (!eq || eq == a) {
+            tv_free(v);
+            err->code = TROVE_EARG;
+            err->pos = SIZE_MAX;
+            snprintf(err->message, sizeof err->message, "node attribute [%s] is not NAME=VALUE", a ? a : "");
+            return TROVE_EARG;
+        }
+        v[i] = a;
+    }
+    qsort(v, n, sizeof *v, attr_cmp);
+    for (size_t i = 1; i < n; i++) {
+        if (attr_cmp(&v[i - 1], &v[i]) == 0) {
+            int l = (int)strcspn(v[i], "=");
+            err->code = TROVE_EARG;
+            err->pos = SIZE_MAX;
+            snprintf(err->message, sizeof err->message, "node attribute [node.attr.%.*s] is given twice", l, v[i]);
+            tv_free(v);
+            return TROVE_EARG;
+        }
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    for (size_t i = 0; i < n; i++) {
+        const char *eq = strchr(v[i], '=');
+        tv_jw_key(&w, v[i], (size_t)(eq - v[i]));
+        tv_jw_strz(&w, eq + 1);
+    }
+    tv_jw_obj_end(&w);
+    tv_free(v);
+    st->node_attrs = tv_buf_detach(&b, NULL);
+    return st->node_attrs ? TROVE_OK : TROVE_ENOMEM;
+}
+
 trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
     tv_node_state *st = tv_node_state_new();
     trove_node *n = NULL;
     if (!st) goto oom;
+    trove_error aerr;
+    tv_status as = node_attrs_build(st, opts, &aerr);
+    if (as == TROVE_EARG) {
+        tv_node_state_release(st);
+        if (err) *err = aerr;
+        return NULL;
+    }
+    if (as != TROVE_OK) goto oom;
     const char *nn = opts && opts->node_name ? opts->node_name : "trove";
     const char *cn = opts && opts->cluster_name ? opts->cluster_name : "trove";
     st->node_name = tv_strndup(nn, strlen(nn));

@@ -563,6 +563,7 @@ static const route routes[] = {
     {TV_GET, "/_cat/thread_pool", tv_h_cat_thread_pool, P_CAT("local")},
     {TV_GET, "/_cat/thread_pool/{name}", tv_h_cat_thread_pool, P_CAT("local")},
     {TV_GET, "/_cat/plugins", tv_h_cat_plugins, P_CAT("local")},
+    {TV_GET, "/_cat/nodeattrs", tv_h_cat_nodeattrs, P_CAT("local")},
     {TV_GET, "/_cat/nodes", tv_h_cat_nodes, P_CAT("full_id", "local")},
     {TV_GET, "/_cat/allocation", tv_h_cat_allocation, P_CAT("local")},
     {TV_GET, "/_cat/allocation/{name}", tv_h_cat_allocation, P_CAT("local")},
@@ -611,7 +612,6 @@ static const route routes[] = {
     {TV_GET, "/_cat/fielddata", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat/fielddata/{fields}", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat", tv_h_unsupported, NULL}, /* cat.help */
-    {TV_GET, "/_cat/nodeattrs", tv_h_unsupported, NULL}, /* cat.nodeattrs */
     {TV_GET, "/_cat/pending_tasks", tv_h_unsupported, NULL}, /* cat.pending_tasks */
     {TV_GET, "/_cat/segment_replication", tv_h_unsupported, NULL}, /* cat.segment_replication */
     {TV_GET, "/_cat/segment_replication/{index}", tv_h_unsupported, NULL}, /* cat.segment_replication */

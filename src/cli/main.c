@@ -77,12 +77,15 @@ static void usage(FILE *out) {
             "                   [--seed PATH]... [--data DIR] [--ready-json]\n"
             "                   [--parent-pid PID] [--no-stdin-watch] [--no-ja] [--freeze]\n"
             "                   [--tls-cert FILE --tls-key FILE] [--users FILE] [--heap SIZE] [--sync CONFIG]\n"
+            "                   [--node-attr NAME=VALUE]...\n"
             "           --sync: run the PostgreSQL feed of CONFIG (see trove sync --help) inside the\n"
             "             server, into --data DIR; GET /_trove/sync shows it\n"
             "           --tls-cert/--tls-key: HTTPS (PEM certificate chain and private key; TLS 1.2+);\n"
             "             clone listeners speak TLS too\n"
             "           --header-timeout: a request head not complete this long closes the connection (30)\n"
             "           --max-connections: connections open at once; more are closed on accept (65536)\n"
+            "           --node-attr: a custom node attribute (OpenSearch's node.attr.NAME setting),\n"
+            "             shown by _nodes, _cat/nodeattrs and the cluster state\n"
             "           --heap: the memory budget the circuit breakers' limits are shares of (\"512mb\";\n"
             "             default half of the machine's memory): requests past it answer 429\n"
             "           --users: HTTP Basic authentication; FILE has lines name:argon2id-hash:roles,\n"
@@ -278,6 +281,8 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
     bool freeze = false;
     const char *data_dir = NULL, *tls_cert = NULL, *tls_key = NULL, *users_file = NULL, *sync_config = NULL;
     int64_t heap = 0; /* --heap: the breakers' budget (0: half of memory) */
+    const char *attrs[MAX_SEEDS];
+    size_t nattrs = 0;
     for (int i = first; i < argc; i++) {
         const char *a = argv[i], *v = NULL, *given = argv[i];
         char name[32], dashed[64];
@@ -349,6 +354,9 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         } else if (strcmp(name, "--users") == 0) {
             if (!*v) goto bad;
             users_file = v;
+        } else if (strcmp(name, "--node-attr") == 0) {
+            if (nattrs == MAX_SEEDS || !strchr(v, '=') || *v == '=') goto bad;
+            attrs[nattrs++] = v;
         } else if (strcmp(name, "--heap") == 0) {
             /* the breakers' budget: a byte size ("512mb") */
             if (!tv_parse_byte_size(v, strlen(v), &heap) || heap <= 0) goto bad;
@@ -402,7 +410,7 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
         tv_tls_free(tls);
         return 2;
     }
-    trove_options no = {.data_dir = data_dir, .heap_bytes = heap};
+    trove_options no = {.data_dir = data_dir, .heap_bytes = heap, .node_attrs = attrs, .n_node_attrs = nattrs};
     trove_node *node = trove_node_open(&no, &err);
     if (!node) {
         fprintf(stderr, "trove: cannot open the node: %s\n", err.message);

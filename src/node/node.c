@@ -201,6 +201,7 @@ void tv_node_state_release(tv_node_state *st) {
     tv_free(st->voting_exclusions);
     tv_free(st->node_name);
     tv_free(st->cluster_name);
+    tv_free(st->node_attrs);
     tv_free(st);
 }
 
@@ -248,6 +249,7 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
     bool ok = true;
     n->node_name = dup_or_null(src->node_name, &ok);
     n->cluster_name = dup_or_null(src->cluster_name, &ok);
+    n->node_attrs = dup_or_null(src->node_attrs, &ok);
     memcpy(n->cluster_uuid, src->cluster_uuid, sizeof n->cluster_uuid);
     if (src->naliases) {
         n->aliases = tv_calloc(src->naliases, sizeof *n->aliases);

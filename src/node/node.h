@@ -71,6 +71,9 @@ typedef struct tv_node_state {
     tv_map indices;          /* name -> tv_index* (one reference held) */
     char *node_name;
     char *cluster_name;
+    /* the node's custom attributes (node.attr.*), a compact JSON object
+     * sorted by name ({} when none); fixed at open, copied to clones */
+    char *node_attrs;
     char cluster_uuid[24];
     tv_alias *aliases;       /* sorted by (index, alias) */
     size_t naliases;

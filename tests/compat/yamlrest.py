@@ -748,7 +748,10 @@ class Server:
             self.url = None
             try:
                 self.proc = subprocess.Popen(
-                    [self.binary, "serve", "--port", "0"], stdin=subprocess.DEVNULL,
+                    # node.attr.testattr: the attribute OpenSearch's REST test
+                    # clusters are configured with (the suites read it back)
+                    [self.binary, "serve", "--port", "0", "--node-attr", "testattr=test"],
+                    stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
             except OSError as e:
                 raise SystemExit(f"yamlrest: cannot start {self.binary}: {e}")

@@ -145,6 +145,53 @@ static void test_cat_nodes_allocation(void **s) {
     free(got);
 }
 
+/* --node-attr: the attributes every node view shows, sorted, and their
+ * validation at open. */
+static void test_node_attributes(void **s) {
+    (void)s;
+    trove_node_free(N);
+    const char *attrs[] = {"zone=z1", "rack=r7"};
+    trove_options o = {.node_attrs = attrs, .n_node_attrs = 2};
+    N = trove_node_open(&o, NULL);
+    assert_non_null(N);
+    char *got = get("/_cat/nodeattrs?h=attr,value");
+    assert_string_equal(got, "rack                            r7\n"
+                             "zone                            z1\n"
+                             "shard_indexing_pressure_enabled true\n");
+    free(got);
+    got = get("/_cat/nodeattrs?help");
+    assert_non_null(strstr(got, "value | attr.value | attribute value"));
+    free(got);
+    got = get("/_nodes?filter_path=nodes.*.attributes");
+    assert_non_null(strstr(got, "{\"rack\":\"r7\",\"zone\":\"z1\",\"shard_indexing_pressure_enabled\":\"true\"}"));
+    free(got);
+    got = get("/_cluster/settings?include_defaults&flat_settings&filter_path=defaults.node*");
+    assert_string_equal(got, "{\"defaults\":{\"node.attr.rack\":\"r7\",\"node.attr.zone\":\"z1\",\"node.name\":\"trove\"}}");
+    free(got);
+    /* a default is not repeated once a kind sets it */
+    OK("PUT", "/_cluster/settings", "{\"persistent\":{\"search.max_buckets\":100}}");
+    got = get("/_cluster/settings?include_defaults&flat_settings&filter_path=*.search*");
+    assert_string_equal(got, "{\"persistent\":{\"search.max_buckets\":\"100\"},"
+                             "\"defaults\":{\"search.allow_expensive_queries\":\"true\"}}");
+    free(got);
+    /* a clone keeps them */
+    trove_node *c = trove_node_clone(N, NULL);
+    trove_response resp;
+    assert_int_equal(trove_request(c, "GET", "/_cat/nodeattrs?h=value", NULL, 0, &resp), 0);
+    assert_string_equal(resp.body, "r7\nz1\ntrue\n");
+    trove_response_fini(&resp);
+    trove_node_free(c);
+    /* malformed and repeated names refuse to open */
+    trove_error e;
+    const char *bad[] = {"rack"}, *twice[] = {"a=1", "a=2"};
+    o = (trove_options){.node_attrs = bad, .n_node_attrs = 1};
+    assert_null(trove_node_open(&o, &e));
+    assert_string_equal(e.message, "node attribute [rack] is not NAME=VALUE");
+    o = (trove_options){.node_attrs = twice, .n_node_attrs = 2};
+    assert_null(trove_node_open(&o, &e));
+    assert_string_equal(e.message, "node attribute [node.attr.a] is given twice");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_cat_templates, setup, teardown),
@@ -152,6 +199,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_cat_recovery, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cat_node_tables, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cat_nodes_allocation, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_node_attributes, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
