@@ -54,6 +54,7 @@ typedef struct acc {
     uint32_t length;     /* norms length */
     uint32_t values;
     bool any;
+    TV_VEC(const tv_json *) raw; /* derived source: the values as given (stored fields) */
 } acc;
 
 /* The dynamic update under construction. */
@@ -92,6 +93,7 @@ typedef struct dctx {
     accvec *root_used;
     int flatten; /* > 0: re-walking a nested object into an enclosing doc
                     (include_in_parent / include_in_root) */
+    bool derived; /* index.derived_source.enabled: keep acc.raw */
 } dctx;
 
 static tv_status oom(dctx *c) {
@@ -121,6 +123,7 @@ static void acc_free(acc *x) {
     tv_vec_fini(&x->nums);
     tv_vec_fini(&x->keys);
     tv_vec_fini(&x->key_lens);
+    tv_vec_fini(&x->raw);
 }
 
 /* ------------------------------------------------------------- errors */
@@ -1061,6 +1064,7 @@ static tv_status token_count_value(dctx *c, const tv_field *f, const tv_json *v,
 static tv_status leaf_value(dctx *c, const tv_field *f, const tv_json *v) {
     acc *x = acc_of(c, f);
     if (!x) return oom(c);
+    if (c->derived && tv_vec_push(&x->raw, v)) return oom(c);
     switch (f->type) {
     case TV_FT_TEXT: case TV_FT_MATCH_ONLY_TEXT: return text_value(c, f, v, x);
     case TV_FT_KEYWORD:
@@ -1831,6 +1835,7 @@ void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts) {
     opts->unmap_fields_beyond_limit =
         tv_settings_bool(s, "index.mapping.total_fields.unmap_fields_beyond_limit", false);
     opts->nested_objects_limit = tv_settings_int(s, "index.mapping.nested_objects.limit", 10000);
+    opts->derived_source = tv_settings_bool(s, "index.derived_source.enabled", false);
 }
 
 tv_status tv_doc_parse(const tv_mapping *m, const char *id, size_t id_len, const char *source,
@@ -1971,6 +1976,168 @@ static tv_status walk_nested(dctx *c, const tv_json *obj, const mnode *k, tv_dyn
     return TROVE_OK;
 }
 
+/* ------------------------------------------------------- derived source */
+
+/*
+ * index.derived_source.enabled: the _source stored is the one OpenSearch
+ * rebuilds from doc values and stored fields (DerivedFieldGenerator), made
+ * once at write time from what the fields indexed, so every reader (get,
+ * search, update, reindex) sees it. The mapping was checked derivable
+ * (tv_mapping_check_derivable). Per field, in mapping order: doc values
+ * when the field has them (numbers, dates, booleans and geo points sorted
+ * with duplicates kept, as SortedNumericDocValues; keywords and ips sorted
+ * and unique, as SortedSetDocValues), else the stored values as given
+ * (text is always stored); one value prints as a scalar, several as an
+ * array; a field without values, or an object without any, is left out.
+ * Dates print in the field's first format, floats at their precision.
+ */
+static int cmp_i64(const void *a, const void *b) {
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+typedef struct dkey {
+    const char *s;
+    uint32_t n;
+} dkey;
+
+static int cmp_dkey(const void *a, const void *b) {
+    const dkey *x = a, *y = b;
+    int c = memcmp(x->s, y->s, TV_MIN(x->n, y->n));
+    return c ? c : (x->n > y->n) - (x->n < y->n);
+}
+
+static const acc *derived_acc(const dctx *c, const tv_field *f) {
+    const acc *x = f->id < c->nf ? c->root_accs[f->id] : NULL;
+    return x && x->any && (x->nums.len || x->keys.len || x->raw.len) ? x : NULL;
+}
+
+static bool derived_any(const dctx *c, const mnode *k) {
+    if (k->is_alias || k->is_multi) return false;
+    if (k->f.type != TV_FT_OBJECT) return derived_acc(c, &k->f) != NULL;
+    for (uint32_t i = 0; i < k->nkids; i++)
+        if (derived_any(c, k->kids[i])) return true;
+    return false;
+}
+
+static void derived_num(tv_jw *w, const tv_field *f, int64_t x) {
+    char buf[96];
+    switch (f->type) {
+    case TV_FT_FLOAT: case TV_FT_HALF_FLOAT: tv_jw_float(w, (float)tv_sortable_to_double(x)); break;
+    case TV_FT_DOUBLE: tv_jw_double(w, tv_sortable_to_double(x)); break;
+    case TV_FT_SCALED_FLOAT: tv_jw_double(w, (double)x / f->scaling_factor); break;
+    case TV_FT_UNSIGNED_LONG: tv_jw_uint(w, tv_sortable_to_unsigned(x)); break;
+    case TV_FT_BOOLEAN: tv_jw_bool(w, x != 0); break;
+    case TV_FT_DATE:
+        tv_date_format(x, f->format, buf, sizeof buf);
+        tv_jw_strz(w, buf);
+        break;
+    case TV_FT_DATE_NANOS:
+        tv_date_format_nanos(x, f->format ? f->format : TV_DATE_NANOS_DEFAULT_FORMAT, buf, sizeof buf);
+        tv_jw_strz(w, buf);
+        break;
+    case TV_FT_GEO_POINT: {
+        double lat, lon;
+        tv_geo_decode(x, &lat, &lon);
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "lat");
+        tv_jw_double(w, lat);
+        tv_jw_keyz(w, "lon");
+        tv_jw_double(w, lon);
+        tv_jw_obj_end(w);
+        break;
+    }
+    default: tv_jw_int(w, x); break;
+    }
+}
+
+static void derived_key(tv_jw *w, const tv_field *f, const char *s, uint32_t n) {
+    if (f->type == TV_FT_IP && n == 16) {
+        char buf[64];
+        tv_ip_format((const uint8_t *)s, buf);
+        tv_jw_strz(w, buf);
+    } else {
+        tv_jw_str(w, s, n);
+    }
+}
+
+/* A stored value as given: the string the field stored (numbers and
+ * booleans of a text field as their text). */
+static void derived_raw(tv_jw *w, const tv_json *v) {
+    if (v->type == TV_JSON_STRING) tv_jw_str(w, v->v.s, v->len);
+    else if (v->raw) tv_jw_str(w, v->raw, v->raw_len);
+    else if (v->type == TV_JSON_TRUE || v->type == TV_JSON_FALSE) tv_jw_strz(w, v->type == TV_JSON_TRUE ? "true" : "false");
+    else tv_jw_value(w, v);
+}
+
+static tv_status derived_leaf(dctx *c, tv_jw *w, const mnode *k, const acc *x) {
+    const tv_field *f = &k->f;
+    bool text = tv_field_type_is_text(f->type) || f->type == TV_FT_BINARY;
+    bool dv = !text && f->doc_values;
+    size_t n;
+    if (dv && x->keys.len) { /* sorted set: sorted, unique */
+        dkey *ks = tv_arena_alloc(c->a, x->keys.len * sizeof *ks);
+        if (!ks) return oom(c);
+        for (size_t i = 0; i < x->keys.len; i++) ks[i] = (dkey){x->keys.items[i], x->key_lens.items[i]};
+        qsort(ks, x->keys.len, sizeof *ks, cmp_dkey);
+        n = 0;
+        for (size_t i = 0; i < x->keys.len; i++)
+            if (n == 0 || cmp_dkey(&ks[n - 1], &ks[i]) != 0) ks[n++] = ks[i];
+        if (n > 1) tv_jw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) derived_key(w, f, ks[i].s, ks[i].n);
+        if (n > 1) tv_jw_arr_end(w);
+    } else if (!text && x->nums.len) { /* sorted numeric: sorted, duplicates kept */
+        int64_t *v = (int64_t *)tv_arena_memdup(c->a, x->nums.items, x->nums.len * sizeof *v);
+        if (!v) return oom(c);
+        n = x->nums.len;
+        if (dv) qsort(v, n, sizeof *v, cmp_i64);
+        if (n > 1) tv_jw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) derived_num(w, f, v[i]);
+        if (n > 1) tv_jw_arr_end(w);
+    } else { /* stored: the values as given */
+        n = x->raw.len;
+        if (n > 1) tv_jw_arr_begin(w);
+        for (size_t i = 0; i < n; i++) derived_raw(w, x->raw.items[i]);
+        if (n > 1) tv_jw_arr_end(w);
+    }
+    return TROVE_OK;
+}
+
+static tv_status derived_node(dctx *c, tv_jw *w, const mnode *k) {
+    for (uint32_t i = 0; i < k->nkids; i++) {
+        const mnode *kid = k->kids[i];
+        if (!derived_any(c, kid)) continue;
+        tv_jw_key(w, kid->name, kid->name_len);
+        tv_status st;
+        if (kid->f.type == TV_FT_OBJECT) {
+            tv_jw_obj_begin(w);
+            st = derived_node(c, w, kid);
+            tv_jw_obj_end(w);
+        } else {
+            st = derived_leaf(c, w, kid, derived_acc(c, &kid->f));
+        }
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status derive_source(dctx *c, const tv_mapping *m, tv_parsed_doc *out) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_jw w;
+    tv_jw_init(&w, &b, false);
+    tv_jw_obj_begin(&w);
+    tv_status st = derived_node(c, &w, tv_mapping_root(m));
+    tv_jw_obj_end(&w);
+    if (!st && !b.oom) {
+        out->source = tv_arena_memdup(c->a, b.data, b.len);
+        out->source_len = b.len;
+    }
+    tv_buf_fini(&b);
+    if (st) return st;
+    return out->source ? TROVE_OK : oom(c);
+}
+
 tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const char *id,
                           size_t id_len, const char *source, size_t source_len, tv_arena *arena,
                           tv_parsed_doc *out, tv_json **dynamic_update, tv_error *err) {
@@ -2012,7 +2179,8 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
     accvec root_used = {0};
     dctx c = {.m = m, .a = arena, .err = err, .id = id, .id_len = id_len, .field_budget = -1,
               .used = &root_used, .root_used = &root_used,
-              .nested_limit = opts && opts->nested_objects_limit > 0 ? opts->nested_objects_limit : 10000};
+              .nested_limit = opts && opts->nested_objects_limit > 0 ? opts->nested_objects_limit : 10000,
+              .derived = opts && opts->derived_source};
     if (opts && opts->unmap_fields_beyond_limit && opts->total_fields_limit >= 0) {
         c.field_budget = opts->total_fields_limit;
         c.fields_used = tv_mapping_total_fields(m);
@@ -2065,7 +2233,9 @@ tv_status tv_doc_parse_ex(const tv_mapping *m, const tv_doc_opts *opts, const ch
         st = oom(&c);
         goto done;
     }
-    if (tv_mapping_source_enabled(m)) {
+    if (c.derived && tv_mapping_source_enabled(m)) {
+        if ((st = derive_source(&c, m, out))) goto done;
+    } else if (tv_mapping_source_enabled(m)) {
         const tv_json *inc = m->source_includes, *exc = m->source_excludes;
         if ((inc && inc->len) || (exc && exc->len)) {
             const char **il, **el;

@@ -1672,6 +1672,11 @@ static tv_status parse_doc(tv_index *idx, const char *id, size_t id_len, const c
         if (!update) return TROVE_OK;
         const tv_mapping *m = tv_mapping_merge(idx->mapping, update, idx->an->a, err);
         if (!m) return err && err->code != TROVE_OK ? err->code : TROVE_EMAPPER;
+        /* a dynamic template may map a field derived source cannot rebuild */
+        if (opts.derived_source && (st = tv_mapping_check_derivable(m, &idx->settings, err)) != TROVE_OK) {
+            tv_mapping_release(m);
+            return st;
+        }
         st = install_mapping(idx, m);
         if (st) return tv_error_set(err, st, "out of memory");
     }

@@ -423,6 +423,12 @@ bool tv_settings_bool(const tv_settings *s, const char *key, bool def);
  * extra fields unmapped), so the check only fails explicit mappings.
  */
 tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_error *err);
+/* With index.derived_source.enabled, whether every field of m can have its
+ * source rebuilt (FieldMapper.canDeriveSource): mapper_parsing_exception
+ * naming the first that cannot (copy_to, keyword ignore_above/normalizer,
+ * neither doc values nor store, disabled or nested objects, types without
+ * a derived form). tv_mapping_check_limits runs it too. */
+tv_status tv_mapping_check_derivable(const tv_mapping *m, const tv_settings *s, tv_error *err);
 /* Number of mappers counted against index.mapping.total_fields.limit. */
 uint32_t tv_mapping_total_fields(const tv_mapping *m);
 
@@ -499,6 +505,9 @@ typedef struct tv_doc_opts {
     /* index.mapping.nested_objects.limit (10000): nested docs per document
      * (0 in a zeroed struct: the default) */
     int64_t nested_objects_limit;
+    /* index.derived_source.enabled: the stored _source is the one
+     * OpenSearch derives from doc values and stored fields (doc.c) */
+    bool derived_source;
 } tv_doc_opts;
 /* Fills opts from settings (NULL: defaults, nothing unmapped). */
 void tv_doc_opts_from_settings(const tv_settings *s, tv_doc_opts *opts);

@@ -2624,6 +2624,71 @@ void tv_mapping_write(const tv_mapping *m, tv_jw *w) {
     tv_jw_obj_end(w);
 }
 
+/* ------------------------------------------------------- derived source */
+
+/* FieldMapper.canDeriveSource over one node and what is below it: which
+ * fields index.derived_source.enabled can rebuild from doc values or
+ * stored fields (doc.c's derive_source), with OpenSearch's refusals. */
+static tv_status derivable(const mnode *k, tv_error *err) {
+    const tv_field *f = &k->f;
+    if (k->is_alias) return TROVE_OK;
+    if (f->type == TV_FT_OBJECT) {
+        if (k->enabled == 0 || f->nested)
+            return tv_error_set(err, TROVE_EMAPPER,
+                                "Derived source is not supported for %s field as it is disabled/nested", f->path);
+        for (uint32_t i = 0; i < k->nkids; i++) {
+            tv_status st = derivable(k->kids[i], err);
+            if (st) return st;
+        }
+        return TROVE_OK;
+    }
+    if (k->copy_to && k->copy_to->len)
+        return tv_error_set(err, TROVE_EMAPPER, "Unable to derive source for fields with copy_to parameter set");
+    const char *decl = tv_field_declared_type(f);
+    switch (f->type) {
+    case TV_FT_TEXT:
+    case TV_FT_MATCH_ONLY_TEXT:
+        return TROVE_OK; /* stored whenever derived source is on */
+    case TV_FT_KEYWORD:
+        if (strcmp(decl, "constant_keyword") == 0) return TROVE_OK;
+        if (f->ignore_above >= 0 || f->normalizer)
+            return tv_error_set(err, TROVE_EMAPPER,
+                                "Unable to derive source for [%s] with ignore_above and/or normalizer set", f->path);
+        if (strcmp(decl, "wildcard") == 0 && !f->doc_values)
+            return tv_error_set(err, TROVE_EMAPPER, "Unable to derive source for [%s] with doc values disabled",
+                                f->path);
+        break;
+    case TV_FT_BINARY:
+        if (!f->store)
+            return tv_error_set(err, TROVE_EMAPPER, "Unable to derive source for [%s] with store disabled", f->path);
+        return TROVE_OK;
+    case TV_FT_INTEGER:
+        if (strcmp(decl, "token_count") == 0) goto unsupported;
+        break;
+    case TV_FT_LONG: case TV_FT_SHORT: case TV_FT_BYTE: case TV_FT_DOUBLE: case TV_FT_FLOAT:
+    case TV_FT_HALF_FLOAT: case TV_FT_SCALED_FLOAT: case TV_FT_UNSIGNED_LONG: case TV_FT_DATE:
+    case TV_FT_DATE_NANOS: case TV_FT_BOOLEAN: case TV_FT_IP: case TV_FT_GEO_POINT:
+        break;
+    default:
+    unsupported:
+        return tv_error_set(err, TROVE_EMAPPER, "Derive source is not supported for field [%s] with field type [%s]",
+                            f->path, decl);
+    }
+    if (!f->store && !f->doc_values)
+        return tv_error_set(err, TROVE_EMAPPER, "Unable to derive source for [%s] with stored and docValues disabled",
+                            f->path);
+    return TROVE_OK;
+}
+
+tv_status tv_mapping_check_derivable(const tv_mapping *m, const tv_settings *s, tv_error *err) {
+    if (!m || !tv_settings_bool(s, "index.derived_source.enabled", false)) return TROVE_OK;
+    for (uint32_t i = 0; i < m->root->nkids; i++) {
+        tv_status st = derivable(m->root->kids[i], err);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 /* ---------------------------------------------------------------- limits */
 
 uint32_t tv_mapping_total_fields(const tv_mapping *m) { return m ? m->nleaves_paths : 0; }
@@ -2661,5 +2726,5 @@ tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_
                                     (long long)depth, index, f->path);
         }
     }
-    return TROVE_OK;
+    return tv_mapping_check_derivable(m, s, err);
 }

@@ -80,6 +80,7 @@ static const sdef defs[] = {
     {"index.query.default_field", S_ANY, 0, 0, true, false},
     {"index.query_string.lenient", S_BOOL, 0, 0, true, false},
     {"index.derived_source.enabled", S_BOOL, 0, 0, false, false},
+    {"index.derived_source.translog.enabled", S_BOOL, 0, 0, true, false},
     {"index.mapping.nested_objects.limit", S_INT, 0, INT64_MAX, true, false},
     {"index.mapping.total_fields.unmap_fields_beyond_limit", S_BOOL, 0, 0, true, false},
     {"index.soft_deletes.enabled", S_BOOL, 0, 0, false, false},
@@ -295,11 +296,12 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
                                 "Failed to parse value [%.*s] as only [true] or [false] are "
                                 "allowed.",
                                 (int)n, s);
-        if (tv_streq(s, n, "true") && strcmp(e->key, "index.derived_source.enabled") == 0)
-            /* derived source rebuilds _source from doc values: not done here */
+        if (tv_streq(s, n, "false") && strcmp(e->key, "index.derived_source.translog.enabled") == 0)
+            /* the source trove stores is the derived one from the first
+             * read on: translog reads cannot show the original */
             return tv_error_set(err, TROVE_EUNSUPPORTED,
-                                "index setting [index.derived_source.enabled] [true] is not "
-                                "supported by trove (the _source is always stored)");
+                                "index setting [index.derived_source.translog.enabled] [false] is not "
+                                "supported by trove (translog reads show the derived source too)");
         return TROVE_OK;
     case S_BYTES: {
         int64_t b;
