@@ -1,6 +1,6 @@
 /* test_index_settings_more.c — settings users put in index templates:
  * accepted and echoed as given, OpenSearch's value checks, the typed
- * getters, and derived_source (false only). */
+ * getters, and derived_source (translog reads derived only). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -100,9 +100,9 @@ static void test_template_settings_echoed(void **state) {
 
 static void test_value_errors(void **state) {
     (void)state;
-    fails("{\"index.derived_source.enabled\":true}", TROVE_EUNSUPPORTED,
-          "index setting [index.derived_source.enabled] [true] is not supported by trove (the "
-          "_source is always stored)");
+    fails("{\"index.derived_source.translog.enabled\":false}", TROVE_EUNSUPPORTED,
+          "index setting [index.derived_source.translog.enabled] [false] is not supported by trove "
+          "(translog reads show the derived source too)");
     fails("{\"index.default_pipeline\":\"p\"}", TROVE_EUNSUPPORTED,
           "index setting [index.default_pipeline] [p] is not supported by trove (ingest pipelines are not "
           "supported)");
