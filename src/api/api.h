@@ -648,6 +648,11 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
  * limits (max_result_window, max_docvalue_fields, max_rescore_window,
  * max_analyzed_offset) from its settings. On OOM r->oom is set and *nt
  * says how many were acquired (NULL when none could be allocated). */
+/* A target's shard narrowing (routing, `_shards:` preference) kept beyond
+ * the request (a scroll's later pages): a heap copy (tv_free) or NULL when
+ * every shard is searched, and its restoration into t in r's arena. */
+void *tv_api_target_pick_save(const tv_search_target *t);
+bool tv_api_target_pick_restore(tv_req *r, tv_search_target *t, const void *saved, uint32_t nshards);
 tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt);
 /* Answers a shard failure as OpenSearch reports a search whose every shard
  * failed: search_phase_execution_exception "all shards failed" (phase

@@ -89,6 +89,8 @@ typedef struct sctx {
     tv_index **idx;
     const tv_snapshot **snaps;
     int64_t *mrw;
+    void **picks;      /* per target: its shard narrowing (tv_api_target_pick_save) */
+    uint32_t *nshards; /* per target: the shards it searches */
     char *id; /* the encoded scroll / PIT id */
     bool counted; /* registered: open in the statistics (ctx_count) */
     /* scroll */
@@ -126,6 +128,7 @@ static void ctx_free(sctx *c) {
     if (!c) return;
     if (c->counted) ctx_count(c, false);
     for (size_t i = 0; i < c->n; i++) {
+        if (c->picks) tv_free(c->picks[i]);
         if (c->names) tv_free(c->names[i]);
         if (c->snaps) tv_snapshot_release(c->snaps[i]);
         if (c->idx && c->idx[i]) tv_index_release(c->idx[i]);
@@ -136,6 +139,8 @@ static void ctx_free(sctx *c) {
     }
     tv_free(c->params);
     tv_free(c->names);
+    tv_free(c->picks);
+    tv_free(c->nshards);
     tv_free(c->idx);
     tv_free(c->snaps);
     tv_free(c->mrw);
@@ -421,7 +426,9 @@ static sctx *ctx_new(const tv_search_target *t, tv_index *const *idx, size_t n, 
     c->idx = tv_calloc(k, sizeof *c->idx);
     c->snaps = tv_calloc(k, sizeof *c->snaps);
     c->mrw = tv_calloc(k, sizeof *c->mrw);
-    if (!c->names || !c->idx || !c->snaps || !c->mrw) {
+    c->picks = tv_calloc(k, sizeof *c->picks);
+    c->nshards = tv_calloc(k, sizeof *c->nshards);
+    if (!c->names || !c->idx || !c->snaps || !c->mrw || !c->picks || !c->nshards) {
         ctx_free(c);
         return NULL;
     }
@@ -430,8 +437,10 @@ static sctx *ctx_new(const tv_search_target *t, tv_index *const *idx, size_t n, 
         c->snaps[i] = tv_snapshot_retain(t[i].snap);
         c->idx[i] = idx && idx[i] ? tv_index_retain(idx[i]) : NULL;
         c->mrw[i] = t[i].max_result_window;
+        c->nshards[i] = t[i].nshards;
+        c->picks[i] = tv_api_target_pick_save(&t[i]);
         c->n = i + 1;
-        if (!c->names[i]) {
+        if (!c->names[i] || (t[i].pick && !c->picks[i])) {
             ctx_free(c);
             return NULL;
         }
@@ -570,6 +579,8 @@ static bool hold_locked(tv_req *r, sctx *c, held *h) {
         h->idx[i] = c->idx[i] ? tv_index_retain(c->idx[i]) : NULL;
     }
     h->n = c->n;
+    for (size_t i = 0; i < c->n; i++)
+        if (!tv_api_target_pick_restore(r, &h->t[i], c->picks[i], c->nshards[i])) return false;
     h->size = c->size;
     h->from = c->offset;
     return true;

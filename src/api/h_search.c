@@ -25,8 +25,16 @@
  * reason}], root causes from the shard failure, and caused_by = the shard
  * failure's root cause (a non-OpenSearch exception is wrapped once more,
  * which is why OpenSearch prints it twice).
+ *
+ * Shards: each target searches the index's number_of_shards, or, with
+ * `routing`, an alias's search_routing or a `_shards:` preference, only the
+ * shards those reach (target_shards); the search layer then keeps the
+ * documents living there (a filter on each document's stored routing) and
+ * _shards counts the shards searched. A scroll keeps its targets' narrowing
+ * for its later pages.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "api.h"
 
@@ -630,6 +638,143 @@ static void run(tv_req *r, bool count) {
     tv_index_list_release(&l);
 }
 
+/* ------------------------------------------------- the shards searched */
+
+/* The documents of the shards in set (the target's tv_shard_pick). */
+typedef struct shard_set {
+    tv_shard_route rt;
+    uint64_t bits[16]; /* index.number_of_shards <= 1024 */
+} shard_set;
+
+static bool shard_keep(const void *ud, const char *id, size_t id_len, const char *routing, size_t routing_len) {
+    const shard_set *ss = ud;
+    uint32_t sh = tv_shard_id(&ss->rt, id, id_len, routing, routing_len);
+    return sh < 1024 && (ss->bits[sh / 64] >> (sh % 64) & 1);
+}
+
+/* Adds each comma-separated value of list (trimmed, empty ones skipped,
+ * as Strings.splitStringByCommaToSet) to set. */
+static void add_routings(const tv_shard_route *rt, const char *list, uint64_t *set) {
+    for (const char *p = list; *p;) {
+        const char *e = strchr(p, ',');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        const char *a = p, *z = p + n;
+        while (a < z && (*a == ' ' || *a == '\t')) a++;
+        while (z > a && (z[-1] == ' ' || z[-1] == '\t')) z--;
+        if (z > a) tv_routing_search_shards(rt, a, (size_t)(z - a), set);
+        p = e ? e + 1 : p + n;
+    }
+}
+
+/* The search routing the request's aliases give index (the union of their
+ * search_routing values) when the index expression is only aliases and
+ * each of those reaching index has one; NULL otherwise (IndexNameExpression
+ * Resolver.resolveSearchRouting, without wildcard expressions). */
+static const char *alias_search_routing(tv_req *r, const char *index) {
+    const char *expr = r->p_index;
+    if (!expr || strchr(expr, '*')) return NULL;
+    tv_buf b;
+    tv_buf_init(&b);
+    bool ok = true, any = false;
+    trove_node *n = r->node;
+    pthread_rwlock_rdlock(&n->lock);
+    for (const char *p = expr; *p && ok;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        bool is_alias = false;
+        for (size_t i = 0; i < n->st->naliases; i++) {
+            const tv_alias *a = &n->st->aliases[i];
+            if (strlen(a->alias) != len || memcmp(a->alias, p, len) != 0) continue;
+            is_alias = true;
+            if (strcmp(a->index, index) != 0) continue;
+            if (!a->search_routing) ok = false; /* reaches every shard */
+            else {
+                if (b.len) tv_buf_putc(&b, ',');
+                tv_buf_puts(&b, a->search_routing);
+                any = true;
+            }
+        }
+        if (!is_alias) ok = false; /* an index name: every shard */
+        p = e ? e + 1 : p + len;
+    }
+    pthread_rwlock_unlock(&n->lock);
+    const char *out = ok && any && !b.oom ? tv_arena_strndup(&r->arena, b.data, b.len) : NULL;
+    if (b.oom) r->oom = true;
+    tv_buf_fini(&b);
+    return out;
+}
+
+/* The shards of idx a search reaches (OperationRouting.searchShards): the
+ * routing values' shards (the request's `routing`, and its aliases'
+ * search_routing: both when both are given, as their intersection), then a
+ * `_shards:` preference; every shard when neither narrows them. */
+static void target_shards(tv_req *r, tv_index *idx, tv_search_target *x) {
+    shard_set *ss = tv_arena_calloc(&r->arena, 1, sizeof *ss);
+    if (!ss) {
+        r->oom = true;
+        return;
+    }
+    tv_shard_route_of(idx, &ss->rt);
+    uint32_t ns = ss->rt.num_shards > 1024 ? 1024 : ss->rt.num_shards;
+    x->nshards = ns;
+    const char *req = tv_req_param(r, "routing"), *als = alias_search_routing(r, tv_index_name(idx));
+    const char *pref = tv_req_param(r, "preference");
+    bool narrowed = false;
+    if ((req && *req) || als) {
+        uint64_t a[16] = {0}, b[16] = {0};
+        if (req && *req) add_routings(&ss->rt, req, a);
+        if (als) add_routings(&ss->rt, als, b);
+        for (int i = 0; i < 16; i++) ss->bits[i] = req && *req && als ? a[i] & b[i] : a[i] | b[i];
+        narrowed = true;
+    } else {
+        for (uint32_t i = 0; i < ns; i++) ss->bits[i / 64] |= 1ull << (i % 64);
+    }
+    if (pref && strncmp(pref, "_shards:", 8) == 0) { /* "_shards:0,2" or "_shards:0,2|_local" */
+        uint64_t want[16] = {0};
+        for (const char *p = pref + 8; *p && *p != '|';) {
+            char *end;
+            long v = strtol(p, &end, 10);
+            if (end == p) break;
+            if (v >= 0 && v < (long)ns) want[v / 64] |= 1ull << (v % 64);
+            p = *end == ',' ? end + 1 : end;
+        }
+        for (int i = 0; i < 16; i++) ss->bits[i] &= want[i];
+        narrowed = true;
+    }
+    if (!narrowed) return;
+    uint32_t c = 0;
+    for (int i = 0; i < 16; i++) c += (uint32_t)__builtin_popcountll(ss->bits[i]);
+    x->nshards = c;
+    tv_shard_pick *pk = tv_arena_calloc(&r->arena, 1, sizeof *pk);
+    if (!pk) {
+        r->oom = true;
+        return;
+    }
+    pk->keep = shard_keep;
+    pk->ud = ss;
+    x->pick = pk;
+}
+
+void *tv_api_target_pick_save(const tv_search_target *t) {
+    if (!t->pick) return NULL;
+    shard_set *c = tv_malloc(sizeof *c);
+    if (c) memcpy(c, t->pick->ud, sizeof *c);
+    return c;
+}
+
+bool tv_api_target_pick_restore(tv_req *r, tv_search_target *t, const void *saved, uint32_t nshards) {
+    t->nshards = nshards;
+    t->pick = NULL;
+    if (!saved) return true;
+    shard_set *ss = (shard_set *)tv_arena_memdup(&r->arena, saved, sizeof *ss);
+    tv_shard_pick *pk = tv_arena_calloc(&r->arena, 1, sizeof *pk);
+    if (!ss || !pk) return !(r->oom = true);
+    pk->keep = shard_keep;
+    pk->ud = ss;
+    t->pick = pk;
+    return true;
+}
+
 tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt) {
     *nt = 0;
     tv_search_target *t = tv_arena_calloc(&r->arena, l->len + 1, sizeof *t);
@@ -655,6 +800,7 @@ tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt) 
         x->max_inner_result_window = st ? tv_settings_int(st, "index.max_inner_result_window", 100) : 100;
         x->max_terms_count = st ? tv_settings_int(st, "index.max_terms_count", 65536) : 65536;
         tv_index_unlock(l->items[i]);
+        target_shards(r, l->items[i], x);
     }
     return t;
 }

@@ -284,6 +284,10 @@ void tv_shard_route_of(tv_index *idx, tv_shard_route *rt);
 /* OperationRouting.generateShardId (routing NULL: the _id routes). */
 uint32_t tv_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, const char *routing,
                          size_t routing_len);
+/* Marks in set (num_shards bits) the shards a search with this routing
+ * value reaches (OperationRouting.computeTargetedShards): one, or
+ * routing_partition_size of them on a partitioned index. */
+void tv_routing_search_shards(const tv_shard_route *rt, const char *routing, size_t len, uint64_t *set);
 /* True when a request with req_routing (NULL: none) reaches the shard the
  * document (stored routing doc_routing, NULL: none) lives on. */
 bool tv_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,

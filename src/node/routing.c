@@ -24,6 +24,12 @@
  * the request's from its routing (or _id). Both use the same settings, so
  * the comparison needs no stored shard number.
  *
+ * A search with routing reaches only the shards its values route to
+ * (tv_routing_search_shards: OperationRouting.computeTargetedShards, with
+ * routing_partition_size offsets); the api layer keeps the documents whose
+ * own shard is among them (h_search.c's target_shards) and counts those
+ * shards in _shards.
+ *
  * `_routing.required` in the mapping makes a request without routing fail
  * with routing_missing_exception; the flag is read from the mapping as
  * tv_mapping_write prints it (the index layer's header offers no
@@ -138,6 +144,21 @@ uint32_t tv_shard_id(const tv_shard_route *rt, const char *id, size_t id_len, co
     int32_t sum = (int32_t)((uint32_t)h + (uint32_t)offset);
     uint32_t factor = rt->routing_num_shards / rt->num_shards;
     return (uint32_t)(floor_mod(sum, rt->routing_num_shards) / factor);
+}
+
+void tv_routing_search_shards(const tv_shard_route *rt, const char *routing, size_t len, uint64_t *set) {
+    if (rt->num_shards <= 1) {
+        set[0] |= 1;
+        return;
+    }
+    int32_t h = tv_routing_hash(routing, len);
+    uint32_t factor = rt->routing_num_shards / rt->num_shards;
+    uint32_t parts = rt->partition_size > 1 ? rt->partition_size : 1;
+    for (uint32_t off = 0; off < parts; off++) {
+        int32_t sum = (int32_t)((uint32_t)h + off); /* Java int addition wraps */
+        uint32_t shard = (uint32_t)(floor_mod(sum, rt->routing_num_shards) / factor);
+        set[shard / 64] |= 1ull << (shard % 64);
+    }
 }
 
 bool tv_same_shard(tv_index *idx, const char *id, size_t id_len, const char *req_routing, size_t req_len,

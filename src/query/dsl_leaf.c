@@ -1702,9 +1702,12 @@ tv_status tv_dsl_parse_range(tv_dsl *d, const tv_json *body, tv_query **out) {
  * all (live) documents; _routing matches the documents indexed with a
  * routing (read from each doc's stored metadata: trove keeps no _routing
  * postings); _source is not searchable. *out stays NULL for other names.
+ * The same per-document read of the metadata makes the shard filter of a
+ * routed search (tv_q_shard_pick; ext.state is its tv_shard_pick).
  */
-static tv_status routing_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
+static tv_status meta_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
     *out = NULL;
+    const tv_shard_pick *pick = q->u.ext.state;
     tv_bitset bs;
     uint32_t nbits = sv->max_doc ? sv->max_doc : 1;
     bs.nbits = nbits;
@@ -1717,11 +1720,21 @@ static tv_status routing_plan(tv_query *q, const tv_segview *sv, struct tv_plan_
         memset(&meta, 0, sizeof meta);
         tv_status st = tv_segment_doc(sv->seg, doc, ctx->arena, &meta, NULL, NULL);
         if (st) return st;
-        if (meta.routing) { tv_bitset_set(&bs, doc); any = true; }
+        bool in = pick ? pick->keep(pick->ud, meta.id, meta.id_len, meta.routing, meta.routing_len)
+                       : meta.routing != NULL;
+        if (in) { tv_bitset_set(&bs, doc); any = true; }
     }
     if (!any) return TROVE_OK;
     *out = tv_iter_bitset(ctx->arena, &bs, sv->max_doc, ctx->scores ? q->score_boost : 0.0f);
     return *out ? TROVE_OK : TROVE_ENOMEM;
+}
+
+tv_query *tv_q_shard_pick(tv_dsl *d, const tv_shard_pick *pick) {
+    tv_query *q = tv_q_new(d, TV_Q_EXT);
+    if (!q) return NULL;
+    q->u.ext.plan = meta_plan;
+    q->u.ext.state = (void *)pick;
+    return q;
 }
 
 static tv_status exists_metadata(tv_dsl *d, const char *s, size_t n, const tv_json *fv, tv_query **out) {
@@ -1738,7 +1751,7 @@ static tv_status exists_metadata(tv_dsl *d, const char *s, size_t n, const tv_js
     if (tv_streq(s, n, "_routing")) {
         tv_query *q = tv_q_new(d, TV_Q_EXT);
         if (!q) return oom(d);
-        q->u.ext.plan = routing_plan;
+        q->u.ext.plan = meta_plan;
         *out = q;
     }
     return TROVE_OK;

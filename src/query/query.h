@@ -331,6 +331,10 @@ typedef struct tv_named_q {
 void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_params *params);
 /* Parses a query object ({"match":{...}}) into *out. */
 tv_status tv_dsl_parse_query(tv_dsl *d, const tv_json *q, tv_query **out);
+/* A filter of the documents on the shards pick keeps (a routed search):
+ * each live document's stored _id and _routing read once per segment. NULL
+ * out of memory. */
+tv_query *tv_q_shard_pick(tv_dsl *d, const tv_shard_pick *pick);
 
 /* parsing_exception (or other code) at a JSON value's position. */
 tv_status tv_dsl_error(tv_dsl *d, tv_status code, uint32_t off, const char *fmt, ...)

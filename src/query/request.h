@@ -13,6 +13,14 @@
 #include "json/json.h"
 #include "util/util.h"
 
+/* The shards of an index a search reaches, when routing or a
+ * `_shards:` preference narrows them: keep() says whether a document
+ * (its _id and stored _routing, NULL when none) lives on one of them. */
+typedef struct tv_shard_pick {
+    bool (*keep)(const void *ud, const char *id, size_t id_len, const char *routing, size_t routing_len);
+    const void *ud;
+} tv_shard_pick;
+
 /* One index to search: its name (as echoed in hits' "_index") and a
  * snapshot the caller holds a reference on for the duration of the call. */
 typedef struct tv_search_target {
@@ -27,6 +35,8 @@ typedef struct tv_search_target {
     int64_t max_inner_result_window; /* index.max_inner_result_window (0: the
                                         default, 100): inner hits, top_hits */
     int64_t max_terms_count;         /* index.max_terms_count (0: 65536) */
+    uint32_t nshards;                /* shards searched, for _shards (0: 1) */
+    const tv_shard_pick *pick;       /* NULL: every shard */
 } tv_search_target;
 
 /*

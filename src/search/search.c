@@ -1190,6 +1190,22 @@ static tv_status shard_failure(tv_error *err, const tv_search_target *t) {
     return err->code;
 }
 
+/* A routed search reaches some shards only: the query keeps the documents
+ * that live on them (a filter clause beside it, so scores are unchanged). */
+static tv_status pick_shards(tv_dsl *d, const tv_search_target *t, tv_query **q) {
+    tv_query *b = tv_q_new(d, TV_Q_BOOL), *f = tv_q_shard_pick(d, t->pick);
+    tv_query **must = tv_arena_alloc(d->arena, sizeof *must), **filter = tv_arena_alloc(d->arena, sizeof *filter);
+    if (!b || !f || !must || !filter) return TROVE_ENOMEM;
+    must[0] = *q;
+    filter[0] = f;
+    b->u.boolq.must = must;
+    b->u.boolq.nmust = 1;
+    b->u.boolq.filter = filter;
+    b->u.boolq.nfilter = 1;
+    *q = b;
+    return TROVE_OK;
+}
+
 static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
     d->mapping = t->snap ? t->snap->mapping : NULL;
     d->snap = t->snap;
@@ -1212,6 +1228,7 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         st = tc->q ? TROVE_OK : TROVE_ENOMEM;
     }
     if (!st) st = tv_query_rewrite(&tc->q, d->arena);
+    if (!st && t->pick) st = pick_shards(d, t, &tc->q);
     if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
     if (tv_query_check_nested_clauses(tc->q, d->max_clauses, d->err)) return shard_failure(d->err, t);
     if (r->post_filter) {
@@ -1565,7 +1582,7 @@ static tv_status rescore_target(const req *r, hit *h, size_t n, const tv_search_
 }
 
 /* The global aggregations of a target: every live doc, whatever the query. */
-static tv_status run_global(const tv_search_target *t, tv_agg_shard *g) {
+static tv_status run_global(const tv_search_target *t, tv_agg_shard *g, tv_arena *arena) {
     const tv_snapshot *snap = t->snap;
     if (!snap || !g) return TROVE_OK;
     for (uint32_t si = 0; si < snap->nsegs; si++) {
@@ -1574,13 +1591,21 @@ static tv_status run_global(const tv_search_target *t, tv_agg_shard *g) {
         if (st) return st;
         for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
             if (!tv_segview_live(sv, doc)) continue;
+            if (t->pick) { /* only the searched shards' documents */
+                tv_doc_meta meta;
+                memset(&meta, 0, sizeof meta);
+                if ((st = tv_segment_doc(sv->seg, doc, arena, &meta, NULL, NULL))) return st;
+                if (!t->pick->keep(t->pick->ud, meta.id, meta.id_len, meta.routing, meta.routing_len)) continue;
+            }
             if ((st = tv_agg_collect(g, doc, 1.0f))) return st; /* global: a constant score */
         }
     }
     return TROVE_OK;
 }
 
-static void write_shards(tv_jw *w, size_t n) {
+static void write_shards(tv_jw *w, const tv_search_target *t, size_t nt) {
+    size_t n = 0;
+    for (size_t i = 0; i < nt; i++) n += t[i].nshards ? t[i].nshards : 1;
     tv_jw_keyz(w, "_shards");
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "total");
@@ -2332,7 +2357,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (r.aggs.n) {
             tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
             if (!tcs[i].agg_results) st = tv_error_oom(err);
-            if (!st) st = run_global(&targets[i], tcs[i].global_aggs);
+            if (!st) st = run_global(&targets[i], tcs[i].global_aggs, arena);
             if (!st && tcs[i].aggs) st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results);
             if (!st && tcs[i].global_aggs) st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results);
             if (st) { collapse_fini(&c); return st; }
@@ -2348,7 +2373,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             tv_jw_keyz(out, "terminated_early");
             tv_jw_bool(out, c.terminated);
         }
-        write_shards(out, ntargets);
+        write_shards(out, targets, ntargets);
         tv_jw_obj_end(out);
         return TROVE_OK;
     }
@@ -2366,7 +2391,7 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         tv_jw_keyz(out, "terminated_early");
         tv_jw_bool(out, c.terminated);
     }
-    write_shards(out, ntargets);
+    write_shards(out, targets, ntargets);
     tv_jw_keyz(out, "hits");
     tv_jw_obj_begin(out);
     if (r.track_false && params && params->rest_total_hits_as_int) {
