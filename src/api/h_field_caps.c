@@ -52,9 +52,10 @@
  *
  * A field alias answers under its own name with its target's type and
  * capabilities (MapperService.fieldType resolves it; simpleMatchToFullName
- * lists it). Never arising, because trove's mappings refuse what would
- * produce them: text's hidden "._index_prefix" / "._index_phrase"
- * sub-fields (index_prefixes, index_phrases). Not modelled: a flat_object field is
+ * lists it). Text's hidden "._index_prefix" / "._index_phrase" sub-fields
+ * (index_prefixes, index_phrases), which no name lookup finds, answer
+ * through their parent with their field types' names, "prefix" and
+ * "phrase". Not modelled: a flat_object field is
  * answered as one field; OpenSearch's keyed sub-paths ("f.a.b", looked up
  * by exact name) and its internal "._value" / "._valueAndPath" keyword
  * sub-fields are not listed.
@@ -193,8 +194,18 @@ oom:
 /* A mapped field type of name in m (NULL: none; objects have none). A
  * field alias is its own entry: it answers under its name with its
  * target's capabilities. */
-static const tv_field *field_type(const tv_mapping *m, const char *name) {
-    const tv_field *f = tv_mapping_field_or_alias(m, name, strlen(name));
+static const tv_field *field_type(const tv_mapping *m, const char *name, const char **hidden_type) {
+    size_t nl = strlen(name);
+    const tv_field *f = tv_mapping_field_or_alias(m, name, nl);
+    *hidden_type = NULL;
+    if (!f && nl > 14 && (!strcmp(name + nl - 14, "._index_prefix") || !strcmp(name + nl - 14, "._index_phrase"))) {
+        /* text's hidden sub-fields (PrefixFieldType "prefix", PhraseFieldType
+         * "phrase"), found through their parent */
+        const tv_field *p = tv_mapping_field_or_alias(m, name, nl - 14);
+        bool pre = name[nl - 3] == 'f';
+        f = p ? (pre ? p->prefix_field : p->phrase_field) : NULL;
+        if (f) *hidden_type = pre ? "prefix" : "phrase";
+    }
     if (!f || f->type == TV_FT_OBJECT || f->id >= tv_mapping_field_count(m)) return NULL; /* a flat_object sub-path */
     return f;
 }
@@ -219,7 +230,8 @@ static bool index_caps(tv_req *r, const char *index, const tv_mapping *m, const 
         const char *name = names.items[i];
         fc_ent e = {.field = name, .index = index};
         const meta_field *mf = find_meta(name);
-        const tv_field *f = mf ? NULL : field_type(m, name);
+        const char *hidden_type = NULL;
+        const tv_field *f = mf ? NULL : field_type(m, name, &hidden_type);
         if (mf) {
             e.type = mf->type;
             e.searchable = mf->searchable;
@@ -232,6 +244,7 @@ static bool index_caps(tv_req *r, const char *index, const tv_mapping *m, const 
             e.searchable = c.searchable;
             e.aggregatable = c.aggregatable;
             e.meta = c.meta;
+            if (hidden_type) e.type = hidden_type;
         } else {
             continue;
         }

@@ -86,7 +86,11 @@
  * Not reproduced, each failing loudly: matched_fields and a
  * boundary_scanner_locale other than root answer 400 naming themselves;
  * type fvh fails in the fetch phase as OpenSearch does on a field without
- * term vectors (trove refuses term_vector mappings, so no field has them).
+ * term vectors; on a field mapped with term_vector with_positions_offsets
+ * (where OpenSearch's FastVectorHighlighter would run) it answers 400
+ * unsupported. trove keeps no term vectors: the unified and plain
+ * highlighters re-analyze such fields as any other, which is what their
+ * output depends on.
  * Parsed and ignored, as the unified and plain highlighters ignore them:
  * highlight_filter, force_source, phrase_limit, boundary_chars,
  * boundary_max_scan, fragment_offset, options. A phrase with slop > 0
@@ -595,6 +599,11 @@ tv_status tv_hl_bind(tv_dsl *d, const tv_hl *hl, const tv_search_target *t, cons
             /* fvh cannot highlight a field without term vectors: a
              * wildcard skips it (canHighlight), an explicit name fails
              * in the fetch phase */
+            bool tv_po = f->type == TV_FT_TEXT && (f->term_vector & (TV_TV_POSITIONS | TV_TV_OFFSETS)) ==
+                                                       (TV_TV_POSITIONS | TV_TV_OFFSETS);
+            if (o.type == HL_FVH && tv_po) /* FastVectorHighlighter would run: not reproduced */
+                return tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                                    "the [fvh] highlighter on field [%s] is not supported by trove", named->path);
             if (wild && o.type == HL_FVH) continue;
             leaf_vec lv = {0};
             if ((st = collect(hq, f, o.require_field_match, 1.0f, &lv, 0))) {
@@ -1166,10 +1175,11 @@ static tv_status format_passage(const text *t, const passage *p, const match *ms
     return st;
 }
 
-static bool tokenized(const tv_field *f) { return f->type == TV_FT_TEXT; }
+/* text and match_only_text are analyzed as they were indexed */
+static bool tokenized(const tv_field *f) { return tv_field_type_is_text(f->type); }
 
 static const tv_analyzer *index_analyzer(const tv_field *f) {
-    if (f->type == TV_FT_TEXT && f->analyzer) return f->analyzer;
+    if (tv_field_type_is_text(f->type) && f->analyzer) return f->analyzer;
     if (f->type == TV_FT_KEYWORD && f->normalizer) return f->normalizer;
     return tv_analyzer_builtin("keyword", 7);
 }
@@ -1230,7 +1240,7 @@ static tv_status unified(tv_hl_target *ht, const hl_field *hf, const values *vs,
     const tv_analyzer *an = index_analyzer(hf->f);
     tok_vec toks = {0};
     uint32_t u16_base = 0, pos_base = 0;
-    uint32_t gap = hf->f->type == TV_FT_TEXT ? hf->f->position_increment_gap : 0;
+    uint32_t gap = tv_field_type_is_text(hf->f->type) ? hf->f->position_increment_gap : 0;
     tv_status st = TROVE_OK;
     for (size_t i = 0; i < vs->s.len && !st; i++) {
         tv_tokens tv;

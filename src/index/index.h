@@ -189,6 +189,10 @@ typedef enum tv_dv_kind {
  * tv_field entries of type TV_FT_OBJECT (no postings). Immutable once
  * published in a mapping; borrowed from the mapping.
  */
+/* A text field's term_vector option: TV_TV_NO, or TV_TV_YES plus what
+ * with_positions / with_offsets / _payloads add. */
+enum { TV_TV_NO = 0, TV_TV_YES = 1, TV_TV_POSITIONS = 2, TV_TV_OFFSETS = 4, TV_TV_PAYLOADS = 8 };
+
 typedef struct tv_field {
     const char *path; /* full dotted path, NUL-terminated */
     uint32_t path_len;
@@ -217,6 +221,25 @@ typedef struct tv_field {
     const tv_analyzer *search_analyzer; /* defaults to analyzer */
     const tv_analyzer *search_quote_analyzer; /* defaults to search_analyzer */
     uint32_t position_increment_gap;    /* 100 */
+
+    /* text: the hidden sub-fields of index_prefixes ("<path>._index_prefix",
+     * edge n-grams of prefix_min..prefix_max code points) and index_phrases
+     * ("<path>._index_phrase", 2-shingles); NULL when not enabled. They
+     * are multi-fields that tv_mapping_field does not find by name.
+     * term_vector: the mapping's term_vector option (tv_term_vector bits);
+     * trove keeps no term vectors (highlighters re-analyze, and offsets
+     * come from the analysis), only the option. */
+    const struct tv_field *prefix_field, *phrase_field;
+    uint8_t prefix_min, prefix_max;
+    uint8_t term_vector;
+    /* search_as_you_type (a TV_FT_TEXT declared "search_as_you_type"):
+     * sayt 1 on the root field, 2 on its "._<n>gram" shingle sub-fields,
+     * 3 on its "._index_prefix"; the root's and the shingle fields'
+     * prefix_field is the prefix sub-field (prefix_min 1, prefix_max 20),
+     * shingles[i] the sub-field of shingles of i + 2 tokens (nshingles =
+     * max_shingle_size - 1); shingle_size on the shingle sub-fields. */
+    uint8_t sayt, nshingles, shingle_size;
+    const struct tv_field *shingles[3];
 
     /* keyword */
     int32_t ignore_above;               /* -1: none */

@@ -33,6 +33,21 @@
  * search layer; and dense ids for sub-paths, which would turn each new
  * path of a document into a mapping update.
  *
+ * Text's hidden sub-fields (index_prefixes -> "<f>._index_prefix",
+ * index_phrases -> "<f>._index_phrase", TextFieldMapper's PrefixFieldMapper
+ * and PhraseFieldMapper) are multi-field nodes marked `hidden`, added when
+ * the leaf is parsed: the document parser indexes them with the parent's
+ * value as any multi-field, with the parent's analyzer wrapped in edge
+ * n-grams or 2-shingles (finish_leaf). They get ids like any node but are
+ * never printed and never found by path (the parent's tv_field points at
+ * them), so wildcard expansion, highlighting and `fields` do not see them
+ * (field_caps asks the parent). search_as_you_type (a text field declared
+ * so) adds "_2gram".."_<max_shingle_size>gram" and "_index_prefix" the same
+ * way (SearchAsYouTypeFieldMapper's shingle and prefix mappers), except
+ * that they are found by path: queries name them. Rejected: generating their terms inside doc.c from the
+ * parent's tokens (a special case in the indexing hot path, and their
+ * norms, statistics and positions would need a second accumulator anyway).
+ *
  * Alternatives rejected: storing the mapping as its JSON and re-parsing it
  * on every merge (ids would need a side table and conflicts would be
  * detected on text, not on values); a hash map by path (a sorted array is
@@ -205,6 +220,8 @@ static const struct {
     [P_IGNORE_Z] = {"ignore_z_value", K_BOOL},
     [P_ENABLE_POS_INC] = {"enable_position_increments", K_BOOL},
     [P_DEPTH_LIMIT] = {"depth_limit", K_INT},
+    [P_MAX_SHINGLE] = {"max_shingle_size", K_INT},
+    [P_MULTIVALUED] = {"multivalued", K_BOOL},
 };
 
 /* A parameter of a type: its default (as text: "true", "256", a string, or
@@ -281,6 +298,17 @@ static const tparam ip_params[] = {
     {P_STORE, "false", false}, {P_IGNORE_MALFORMED, "false", true},
     {P_NULL_VALUE, NULL, false}, {P_META, NULL, true},
     TP_END,
+};
+/* search_as_you_type (SearchAsYouTypeFieldMapper.Builder.getParameters;
+ * doc_values and max_shingle_size always print) */
+static const tparam sayt_params[] = {
+    {P_INDEX, "true", false},          {P_STORE, "false", false},
+    {P_DOC_VALUES, "false", false},    {P_MAX_SHINGLE, "3", false},
+    {P_ANALYZER, "default", false},    {P_SEARCH_ANALYZER, NULL, true},
+    {P_SEARCH_QUOTE_ANALYZER, NULL, true}, {P_SIMILARITY, NULL, false},
+    {P_INDEX_OPTIONS, "positions", false}, {P_NORMS, "true", true},
+    {P_TERM_VECTOR, "no", false},      {P_MULTIVALUED, "false", true},
+    {P_META, NULL, true},              TP_END,
 };
 /* match_only_text: in the order its doXContentBody prints them */
 static const tparam mot_params[] = {
@@ -365,12 +393,14 @@ static const tparam *node_params(const mnode *n) {
         if (strcmp(n->decl_type, "wildcard") == 0) return wildcard_params;
         if (strcmp(n->decl_type, "token_count") == 0) return token_count_params;
         if (strcmp(n->decl_type, "flat_object") == 0) return flat_object_params;
+        if (strcmp(n->decl_type, "search_as_you_type") == 0) return n->hidden ? type_params(TV_FT_TEXT) : sayt_params;
     }
     return type_params(n->f.type);
 }
 
 /* The type name a node declared. */
 static const char *node_type_name(const mnode *n) {
+    if (n->hidden == 4) return "prefix"; /* search_as_you_type's PrefixFieldType */
     return n->decl_type ? n->decl_type : tv_field_type_name(n->f.type);
 }
 
@@ -438,6 +468,7 @@ static bool leaf_type_from_name(const char *s, size_t n, tv_field_type *out, con
         {"wildcard", TV_FT_KEYWORD, "wildcard"},
         {"token_count", TV_FT_INTEGER, "token_count"},
         {"flat_object", TV_FT_KEYWORD, "flat_object"},
+        {"search_as_you_type", TV_FT_TEXT, "search_as_you_type"},
         {"integer_range", TV_FT_RANGE, "integer_range"}, {"long_range", TV_FT_RANGE, "long_range"},
         {"float_range", TV_FT_RANGE, "float_range"}, {"double_range", TV_FT_RANGE, "double_range"},
         {"date_range", TV_FT_RANGE, "date_range"}, {"ip_range", TV_FT_RANGE, "ip_range"},
@@ -583,6 +614,8 @@ static tv_status dynamic_value(pctx *c, const tv_json *v, const char *obj_name, 
     return TROVE_OK;
 }
 
+static tv_status prefix_config(pctx *c, mnode *n, const tv_json *v, tv_json **out);
+
 /* Normalises a leaf parameter's JSON into the canonical value stored. */
 static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json *v,
                              const char *type_name) {
@@ -663,6 +696,10 @@ static tv_status parse_param(pctx *c, mnode *n, const tparam *tp, const tv_json 
         break;
     }
     case K_OBJECT:
+        if (p == P_INDEX_PREFIXES && v->type != TV_JSON_NULL) {
+            if (prefix_config(c, n, v, &out)) return c->st;
+            break;
+        }
         if (p == P_META && v->type != TV_JSON_OBJECT)
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                         "[meta] must be an object, got %s[%.*s] for field [%s]",
@@ -688,6 +725,154 @@ static bool str_in(const tv_json *v, const char *const *allowed) {
     for (; *allowed; allowed++)
         if (tv_streq(v->v.s, v->len, *allowed)) return true;
     return false;
+}
+
+/* index_prefixes and index_phrases (TextFieldMapper.Builder's
+ * buildPrefixMapper / buildPhraseMapper, after the position gap check):
+ * validated, then the hidden sub-fields "_index_prefix" / "_index_phrase"
+ * are added as multi-fields marked hidden (indexed with the parent's
+ * value by doc.c like any multi-field; never printed, never found by
+ * name; finish_leaf gives them their analyzers). */
+static tv_status hidden_subfields(pctx *c, mnode *n) {
+    const tv_json *pre = n->p[P_INDEX_PREFIXES], *phr = n->p[P_INDEX_PHRASES];
+    bool want_pre = pre && pre->type == TV_JSON_OBJECT, want_phr = phr && phr->type == TV_JSON_TRUE;
+    bool indexed = !n->p[P_INDEX] || n->p[P_INDEX]->type == TV_JSON_TRUE;
+    if (want_pre && !indexed)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "Cannot set index_prefixes on unindexed field [%s]",
+                                    n->name);
+    if (want_phr && !indexed)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "Cannot set index_phrases on unindexed field [%s]",
+                                    n->name);
+    const tv_json *io = n->p[P_INDEX_OPTIONS];
+    if (want_phr && io && (tv_streq(io->v.s, io->len, "docs") || tv_streq(io->v.s, io->len, "freqs")))
+        return c->st = tv_error_set(c->err, TROVE_EARG,
+                                    "Cannot set index_phrases on field [%s] if positions are not enabled",
+                                    n->name);
+    for (int i = 0; i < 2; i++) {
+        if (!(i == 0 ? want_pre : want_phr)) continue;
+        const char *name = i == 0 ? "_index_prefix" : "_index_phrase";
+        mnode *old = find_child(n, name, 13);
+        if (old && old->hidden) continue;
+        if (old)
+            return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                        "multi-field [%s.%s] beside [%s] on field [%s] is not supported by trove",
+                                        n->f.path, name, i == 0 ? "index_prefixes" : "index_phrases",
+                                        n->f.path);
+        mnode *k = new_node(c, name, 13, n->f.path, n->f.path_len);
+        if (!k) return oom(c);
+        k->f.type = TV_FT_TEXT;
+        k->is_multi = true;
+        k->hidden = i == 0 ? 1 : 2;
+        add_child(n, k);
+    }
+    return TROVE_OK;
+}
+
+/* search_as_you_type (SearchAsYouTypeFieldMapper.Builder): the validators
+ * of doc_values and max_shingle_size, then the sub-fields "_2gram" ..
+ * "_<max>gram" and "_index_prefix" as hidden multi-fields (found by path,
+ * never printed). */
+static tv_status sayt_subfields(pctx *c, mnode *n) {
+    const tv_json *dv = n->p[P_DOC_VALUES], *ms = n->p[P_MAX_SHINGLE];
+    if (dv && dv->type == TV_JSON_TRUE)
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER, "Cannot set [doc_values] on field of type [search_as_you_type]");
+    int64_t max = ms ? ms->v.i : 3;
+    if (max < 2 || max > 4)
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "[max_shingle_size] must be at least [2] and at most [4], got [%lld]", (long long)max);
+    for (int64_t i = 2; i <= max + 1; i++) {
+        char name[16];
+        int nl = i <= max ? snprintf(name, sizeof name, "_%lldgram", (long long)i) : snprintf(name, sizeof name, "_index_prefix");
+        mnode *old = find_child(n, name, (size_t)nl);
+        if (old && old->hidden) continue;
+        if (old)
+            return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                                        "multi-field [%s.%s] of a [search_as_you_type] field is not supported by trove",
+                                        n->f.path, name);
+        mnode *k = new_node(c, name, (size_t)nl, n->f.path, n->f.path_len);
+        if (!k) return oom(c);
+        k->f.type = TV_FT_TEXT;
+        k->decl_type = "search_as_you_type";
+        k->is_multi = true;
+        k->hidden = i <= max ? 3 : 4;
+        add_child(n, k);
+    }
+    return TROVE_OK;
+}
+
+/* PrefixConfig of "index_prefixes" (TextFieldMapper.parsePrefixConfig):
+ * min_chars and max_chars as integers (defaults 2 and 5), nothing else,
+ * 1 <= min <= max < 20. Stored as {"min_chars":m,"max_chars":M}, which is
+ * how GET _mapping prints it. */
+static tv_status prefix_config(pctx *c, mnode *n, const tv_json *v, tv_json **out) {
+    if (v->type != TV_JSON_OBJECT)
+        return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                    "Failed to parse mapping parameter [index_prefixes] on field [%s]",
+                                    n->name);
+    int64_t mm[2] = {2, 5};
+    tv_buf rest;
+    tv_buf_init(&rest);
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        int which = tv_streq(m->key, m->key_len, "min_chars") ? 0
+                    : tv_streq(m->key, m->key_len, "max_chars") ? 1 : -1;
+        if (which < 0) {
+            remaining_fields(m, &rest);
+            continue;
+        }
+        const tv_json *x = &m->val;
+        if (x->type == TV_JSON_NULL) continue; /* nodeIntegerValue(null, default) */
+        if (x->type == TV_JSON_INT) mm[which] = (int32_t)x->v.i; /* Number.intValue() */
+        else if (x->type == TV_JSON_DOUBLE) mm[which] = (int32_t)tv_java_d2l(x->v.d);
+        else {
+            int64_t iv;
+            tv_buf b;
+            tv_buf_init(&b);
+            tv_json_to_java(x, &b);
+            bool ok = b.data && tv_parse_i64(b.data, b.len, &iv) && iv >= INT32_MIN && iv <= INT32_MAX;
+            if (!ok) {
+                c->st = tv_error_set(c->err, TROVE_ENUMBERFORMAT, "For input string: \"%s\"",
+                                     b.data ? b.data : "");
+                tv_buf_fini(&b);
+                tv_buf_fini(&rest);
+                return c->st;
+            }
+            tv_buf_fini(&b);
+            mm[which] = iv;
+        }
+    }
+    if (rest.len) {
+        c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                             "Mapping definition for [index_prefixes] has unsupported parameters: %s",
+                             rest.data);
+        tv_buf_fini(&rest);
+        return c->st;
+    }
+    tv_buf_fini(&rest);
+    if (mm[0] > mm[1])
+        return c->st = tv_error_set(c->err, TROVE_EARG, "min_chars [%lld] must be less than max_chars [%lld]",
+                                    (long long)mm[0], (long long)mm[1]);
+    if (mm[0] < 1)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "min_chars [%lld] must be greater than zero",
+                                    (long long)mm[0]);
+    if (mm[1] >= 20)
+        return c->st = tv_error_set(c->err, TROVE_EARG, "max_chars [%lld] must be less than 20",
+                                    (long long)mm[1]);
+    tv_json *o = tv_arena_calloc(c->a, 1, sizeof *o);
+    tv_json_member *mem = tv_arena_calloc(c->a, 2, sizeof *mem);
+    tv_json *a = json_int(c->a, mm[0]), *b = json_int(c->a, mm[1]);
+    if (!o || !mem || !a || !b) return oom(c);
+    o->type = TV_JSON_OBJECT;
+    o->len = 2;
+    o->v.members = mem;
+    mem[0].key = "min_chars";
+    mem[0].key_len = 9;
+    mem[0].val = *a;
+    mem[1].key = "max_chars";
+    mem[1].key_len = 9;
+    mem[1].val = *b;
+    *out = o;
+    return TROVE_OK;
 }
 
 /* Validates values of a leaf's parameters (OpenSearch's validators) and
@@ -721,10 +906,18 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
                                               "accepted values are [docs, freqs]",
                                         (int)v->len, v->v.s);
     }
-    if ((v = n->p[P_TERM_VECTOR]) && !tv_streq(v->v.s, v->len, "no"))
-        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                    "[term_vector] [%.*s] on field [%s] is not supported by trove",
-                                    (int)v->len, v->v.s, path);
+    if ((v = n->p[P_TERM_VECTOR])) { /* TextParams.termVectors */
+        static const char *const tv_values[] = {"no", "yes", "with_positions", "with_offsets",
+                                                "with_positions_offsets", "with_positions_payloads",
+                                                "with_positions_offsets_payloads", NULL};
+        if (!str_in(v, tv_values))
+            return c->st = tv_error_set(c->err, TROVE_EMAPPER,
+                                        "Unknown value [%.*s] for field [term_vector] - accepted values "
+                                        "are [no, yes, with_positions, with_offsets, "
+                                        "with_positions_offsets, with_positions_payloads, "
+                                        "with_positions_offsets_payloads]",
+                                        (int)v->len, v->v.s);
+    }
     /* keyword-like fields score term queries as constants (3.x), which is
      * what the boolean similarity gives too, unless use_similarity asks
      * for BM25 */
@@ -759,12 +952,9 @@ static tv_status validate_leaf(pctx *c, mnode *n, const char *type_name) {
     if (n->decl_type && strcmp(n->decl_type, "token_count") == 0 && !n->p[P_ANALYZER])
         return c->st = tv_error_set(c->err, TROVE_EMAPPER,
                                     "Analyzer must be set for field [%s] but wasn't.", n->name);
-    if ((v = n->p[P_INDEX_PHRASES]) && v->type == TV_JSON_TRUE)
-        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                    "[index_phrases] on field [%s] is not supported by trove", path);
-    if ((v = n->p[P_INDEX_PREFIXES]) && v->type != TV_JSON_NULL)
-        return c->st = tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                    "[index_prefixes] on field [%s] is not supported by trove", path);
+    bool sayt = n->decl_type && strcmp(n->decl_type, "search_as_you_type") == 0;
+    if (sayt && sayt_subfields(c, n)) return c->st;
+    if (n->f.type == TV_FT_TEXT && !sayt && hidden_subfields(c, n)) return c->st;
     if ((v = n->p[P_POS_GAP])) {
         if (v->v.i < 0)
             return c->st = tv_error_set(c->err, TROVE_EMAPPER,
@@ -1668,6 +1858,10 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
     tv_field *f = &n->f;
     tv_field_type t = f->type;
     f->multi_parent = n->is_multi ? &parent->f : NULL;
+    f->prefix_field = f->phrase_field = NULL; /* set by the hidden kids (clone_tree copied the base's) */
+    f->sayt = f->nshingles = f->shingle_size = 0;
+    memset(f->shingles, 0, sizeof f->shingles);
+    if (n->decl_type && strcmp(n->decl_type, "search_as_you_type") == 0 && !n->hidden) f->sayt = 1;
     bool is_ck = n->decl_type && strcmp(n->decl_type, "constant_keyword") == 0;
     bool is_tc = n->decl_type && strcmp(n->decl_type, "token_count") == 0;
     f->index = t == TV_FT_BINARY ? false : pbool(n, P_INDEX, true);
@@ -1768,6 +1962,100 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
             f->normalizer = an;
         }
     }
+    if (n->hidden >= 3) {
+        /* SearchAsYouTypeFieldMapper.Builder.build: the shingle fields
+         * copy the root's field type and wrap its index and search
+         * analyzers in shingles; the prefix field has no norms, indexes
+         * shingle prefixes and searches with the root's search analyzer
+         * wrapped in shingles of max_shingle_size */
+        const tv_field *pf = &parent->f;
+        tv_field *pw = &((mnode *)parent)->f;
+        const tv_json *ms = pv(parent, P_MAX_SHINGLE);
+        uint32_t max = ms ? (uint32_t)ms->v.i : 3;
+        f->index_options = pf->index_options;
+        f->position_increment_gap = pf->position_increment_gap;
+        f->norms = n->hidden == 3 ? pf->norms : false;
+        uint32_t size = n->hidden == 3 ? (uint32_t)(n->name[1] - '0') : max;
+        tv_analyzer *ai = tv_analyzer_wrap(pf->analyzer, n->hidden == 3 ? TV_WRAP_SHINGLE_N : TV_WRAP_SAYT_PREFIX, size, 0);
+        tv_analyzer *as = tv_analyzer_wrap(pf->search_analyzer, TV_WRAP_SHINGLE_N, size, 0);
+        tv_analyzer **grown = ai && as ? tv_realloc(c->m->owned_analyzers, (c->m->nowned + 2) * sizeof(tv_analyzer *)) : NULL;
+        if (!grown) {
+            tv_analyzer_free(ai);
+            tv_analyzer_free(as);
+            return tv_error_oom(c->err);
+        }
+        c->m->owned_analyzers = grown;
+        c->m->owned_analyzers[c->m->nowned++] = ai;
+        c->m->owned_analyzers[c->m->nowned++] = as;
+        f->analyzer = ai;
+        f->search_analyzer = as;
+        f->search_quote_analyzer = n->hidden == 3 ? as : pf->search_analyzer;
+        const mnode *pre = tv_mnode_child(parent, "_index_prefix", 13);
+        if (n->hidden == 3) {
+            f->sayt = 2;
+            f->shingle_size = (uint8_t)size;
+            f->prefix_field = pre ? &pre->f : NULL;
+            f->prefix_min = 1;
+            f->prefix_max = 20;
+            if (size - 2 < 3) pw->shingles[size - 2] = f;
+            if (size - 1 > pw->nshingles) pw->nshingles = (uint8_t)(size - 1);
+        } else {
+            f->sayt = 3;
+            pw->prefix_field = f;
+            pw->prefix_min = 1;
+            pw->prefix_max = 20;
+        }
+    } else if (n->hidden) {
+        /* TextFieldMapper's PrefixFieldMapper / PhraseFieldMapper: the
+         * parent's field type (prefix: no norms, docs only when the
+         * parent has freqs) and its index analyzer wrapped */
+        const tv_field *pf = &parent->f;
+        f->index_options = pf->index_options;
+        f->position_increment_gap = pf->position_increment_gap;
+        f->norms = n->hidden == 1 ? false : pf->norms;
+        if (n->hidden == 1 && pf->index_options == TV_IO_FREQS) f->index_options = TV_IO_DOCS;
+        const tv_json *pc = pv(parent, P_INDEX_PREFIXES);
+        uint32_t mn = 0, mx = 0;
+        if (n->hidden == 1) {
+            mn = (uint32_t)pc->v.members[0].val.v.i;
+            mx = (uint32_t)pc->v.members[1].val.v.i;
+        }
+        tv_analyzer *an = tv_analyzer_wrap(pf->analyzer, n->hidden == 1 ? TV_WRAP_EDGE_NGRAM : TV_WRAP_SHINGLE2,
+                                           mn, mx);
+        tv_analyzer **grown = an ? tv_realloc(c->m->owned_analyzers, (c->m->nowned + 1) * sizeof(tv_analyzer *))
+                                 : NULL;
+        if (!grown) {
+            tv_analyzer_free(an);
+            return tv_error_oom(c->err);
+        }
+        c->m->owned_analyzers = grown;
+        c->m->owned_analyzers[c->m->nowned++] = an;
+        f->analyzer = f->search_analyzer = f->search_quote_analyzer = an;
+        tv_field *pw = &((mnode *)parent)->f;
+        if (n->hidden == 1) {
+            pw->prefix_field = f;
+            pw->prefix_min = (uint8_t)mn;
+            pw->prefix_max = (uint8_t)mx;
+        } else {
+            pw->phrase_field = f;
+        }
+    }
+    if (t == TV_FT_TEXT) {
+        const tv_json *tvp = pv(n, P_TERM_VECTOR);
+        f->term_vector = TV_TV_NO;
+        if (tvp) {
+            static const char *const names[] = {"no", "yes", "with_positions", "with_offsets",
+                                                "with_positions_offsets", "with_positions_payloads",
+                                                "with_positions_offsets_payloads"};
+            static const uint8_t vals[] = {TV_TV_NO, TV_TV_YES, TV_TV_YES | TV_TV_POSITIONS,
+                                           TV_TV_YES | TV_TV_OFFSETS,
+                                           TV_TV_YES | TV_TV_POSITIONS | TV_TV_OFFSETS,
+                                           TV_TV_YES | TV_TV_POSITIONS | TV_TV_PAYLOADS,
+                                           TV_TV_YES | TV_TV_POSITIONS | TV_TV_OFFSETS | TV_TV_PAYLOADS};
+            for (size_t i = 0; i < TV_ARRAY_LEN(names); i++)
+                if (tv_streq(tvp->v.s, tvp->len, names[i])) f->term_vector = vals[i];
+        }
+    }
     if (t == TV_FT_SCALED_FLOAT) f->scaling_factor = pv(n, P_SCALING_FACTOR)->v.d;
     if (t == TV_FT_DATE || t == TV_FT_DATE_NANOS) {
         const tv_json *fmt = pv(n, P_FORMAT);
@@ -1802,7 +2090,7 @@ static void collect(tv_mapping *m, mnode *n, uint32_t *np, const tv_field *scope
         mnode *k = n->kids[i];
         k->f.nested_scope = scope;
         if (!k->is_alias) m->by_id[k->f.id] = &k->f;
-        m->by_path[(*np)++] = &k->f;
+        if (k->hidden == 0 || k->hidden >= 3) m->by_path[(*np)++] = &k->f; /* text's hidden: reached from the parent only */
         if (k->decl_type && strcmp(k->decl_type, "flat_object") == 0) m->has_flat = true;
         collect(m, k, np, k->f.nested ? &k->f : scope);
     }
@@ -2450,6 +2738,14 @@ static void write_leaf(tv_jw *w, const mnode *n) {
         if (n->f.type == TV_FT_RANGE && (t->p == P_FORMAT || t->p == P_LOCALE) &&
             strcmp(n->decl_type, "date_range") != 0)
             continue; /* neverSerialize */
+        if (n->decl_type && strcmp(n->decl_type, "search_as_you_type") == 0 &&
+            (t->p == P_DOC_VALUES || t->p == P_MAX_SHINGLE)) {
+            /* alwaysSerialize */
+            tv_jw_keyz(w, params[t->p].name);
+            if (t->p == P_DOC_VALUES) tv_jw_bool(w, false);
+            else tv_jw_int(w, n->p[P_MAX_SHINGLE] ? n->p[P_MAX_SHINGLE]->v.i : 3);
+            continue;
+        }
         if (is_wc && t->p == P_DOC_VALUES) {
             /* wildcard always prints doc_values (alwaysSerialize) */
             tv_jw_keyz(w, "doc_values");
@@ -2489,10 +2785,13 @@ static void write_leaf(tv_jw *w, const mnode *n) {
         tv_jw_keyz(w, params[t->p].name);
         write_param_value(w, n, t->p);
     }
-    if (n->nkids) {
+    uint32_t shown = 0;
+    for (uint32_t i = 0; i < n->nkids; i++) shown += !n->kids[i]->hidden;
+    if (shown) {
         tv_jw_keyz(w, "fields");
         tv_jw_obj_begin(w);
-        for (uint32_t i = 0; i < n->nkids; i++) write_node(w, n->kids[i]);
+        for (uint32_t i = 0; i < n->nkids; i++)
+            if (!n->kids[i]->hidden) write_node(w, n->kids[i]);
         tv_jw_obj_end(w);
     }
     if (n->copy_to && n->copy_to->len) {

@@ -21,7 +21,7 @@ typedef enum mparam {
     P_FIELDDATA_FF, P_EAGER, P_INDEX_PHRASES, P_INDEX_PREFIXES, P_BOOST, P_META, P_NULL_VALUE,
     P_IGNORE_ABOVE, P_USE_SIMILARITY, P_NORMALIZER, P_SPLIT_WS, P_IGNORE_MALFORMED, P_COERCE,
     P_SCALING_FACTOR, P_FORMAT, P_LOCALE, P_VALUE, P_IGNORE_Z, P_ENABLE_POS_INC,
-    P_DEPTH_LIMIT,
+    P_DEPTH_LIMIT, P_MAX_SHINGLE, P_MULTIVALUED,
     P_COUNT
 } mparam;
 
@@ -31,6 +31,11 @@ struct mnode {
     uint32_t name_len;
     tv_field f;       /* f.path is the full path; f.id UINT32_MAX until assigned */
     bool is_multi;    /* a multi-field of its parent leaf */
+    uint8_t hidden;   /* a sub-field the mapping adds (also is_multi), never
+                         printed: text's 1 "_index_prefix" and 2
+                         "_index_phrase" (not found by path either);
+                         search_as_you_type's 3 "_<n>gram" and 4
+                         "_index_prefix" (found by path); 0 otherwise */
     const char *decl_type; /* the type name the mapping declared when it differs
                               from tv_field_type_name(f.type) (aliases:
                               constant_keyword, wildcard, token_count); NULL

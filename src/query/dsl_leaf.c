@@ -29,6 +29,13 @@
  * query, rejected alternative: a reserved routing field in the index
  * layer, whose format is not ours); _source is not searchable.
  *
+ * Text fields with hidden sub-fields (tv_dsl_index_prefix / _phrase /
+ * _phrase_prefix): TextFieldType.prefixQuery, phraseQuery and
+ * phrasePrefixQuery's rewrites onto "._index_prefix" and "._index_phrase"
+ * (index_prefixes, index_phrases), and SearchAsYouTypeFieldType's onto its
+ * shingle and prefix fields. Span queries these build in OpenSearch (a
+ * phrase prefix of several terms on such a field) are refused.
+ *
  * Error texts are OpenSearch's (ParsingException from each builder's
  * fromXContent; ObjectParser-based builders — match_all, match_none, ids —
  * give x_content_parse_exception "[l:c] [name] unknown field [x]").
@@ -849,9 +856,137 @@ static tv_status match_term(tv_dsl *d, const tv_field *f, const match_opts *o, c
     return TROVE_OK;
 }
 
+/* The prefix field's terms that extend the prefix by exactly `state`
+ * code points (Automata.makeAnyChar per missing char). */
+static bool prefix_pad_accept(const void *state, const char *term, size_t len) {
+    size_t want = (size_t)(uintptr_t)state, ncp = 0;
+    for (size_t i = 0; i < len; i++) ncp += ((unsigned char)term[i] & 0xC0) != 0x80;
+    return ncp == want;
+}
+
+tv_status tv_dsl_index_prefix(tv_dsl *d, const tv_field *f, const char *p, size_t n, tv_query **out) {
+    *out = NULL;
+    const tv_field *pf = f ? f->prefix_field : NULL;
+    if (!pf) return TROVE_OK;
+    size_t len16 = tv_utf16_len(p, n);
+    if (len16 + 1 < f->prefix_min || len16 > f->prefix_max) return TROVE_OK;
+    char *copy = tv_arena_memdup(d->arena, p, n);
+    if (!copy && n) return oom(d);
+    tv_query *inner;
+    if (len16 >= f->prefix_min) {
+        inner = tv_q_term(d, pf, copy, n);
+        if (!inner) return oom(d);
+    } else {
+        tv_query *a = tv_q_new(d, TV_Q_MULTI_TERM), *b = tv_q_term(d, f, copy, n);
+        tv_query **sh = tv_arena_alloc(d->arena, 2 * sizeof *sh);
+        if (!a || !b || !sh) return oom(d);
+        a->field = pf;
+        a->field_id = pf->id;
+        a->u.multi.m.prefix = copy;
+        a->u.multi.m.prefix_len = (uint32_t)n;
+        size_t ncp = 0;
+        for (size_t i = 0; i < n; i++) ncp += ((unsigned char)p[i] & 0xC0) != 0x80;
+        a->u.multi.m.accept = prefix_pad_accept;
+        a->u.multi.m.state = (const void *)(uintptr_t)(ncp + (f->prefix_min - len16));
+        sh[0] = a;
+        sh[1] = b;
+        inner = tv_q_bool(d, NULL, 0, sh, 2, 0);
+        if (!inner) return oom(d);
+    }
+    tv_query *c = tv_q_new(d, TV_Q_CONST);
+    if (!c) return oom(d);
+    c->u.cnst.inner = inner;
+    *out = c;
+    return TROVE_OK;
+}
+
+tv_status tv_dsl_index_phrase(tv_dsl *d, const tv_field *f, const tv_tokens *toks, uint32_t slop,
+                              tv_query **out) {
+    *out = NULL;
+    if (!f || slop != 0 || toks->len < 2) return TROVE_OK;
+    for (size_t i = 1; i < toks->len; i++) /* hasGaps (and no stacked tokens) */
+        if (toks->items[i].position != toks->items[i - 1].position + 1) return TROVE_OK;
+    /* index_phrases: 2-shingles on "._index_phrase"; search_as_you_type
+     * (SearchAsYouTypeFieldType.phraseQuery): shingles on the sub-field of
+     * shingleFieldForPositions(number of positions) */
+    const tv_field *pf = f->phrase_field;
+    uint32_t size = 2;
+    if (f->sayt == 1 && f->nshingles) {
+        uint32_t idx = (uint32_t)toks->len - 2;
+        if (idx > (uint32_t)f->nshingles - 1) idx = f->nshingles - 1;
+        pf = f->shingles[idx];
+        size = idx + 2;
+    }
+    if (!pf) return TROVE_OK;
+    uint32_t ns = (uint32_t)toks->len - size + 1;
+    tv_qterm *ts = tv_arena_calloc(d->arena, ns, sizeof *ts);
+    if (!ts) return oom(d);
+    for (uint32_t i = 0; i < ns; i++) {
+        size_t len = size - 1;
+        for (uint32_t k = 0; k < size; k++) len += toks->items[i + k].term_len;
+        char *t = tv_arena_alloc(d->arena, len + 1);
+        if (!t) return oom(d);
+        size_t o = 0;
+        for (uint32_t k = 0; k < size; k++) {
+            if (k) t[o++] = ' ';
+            memcpy(t + o, toks->items[i + k].term, toks->items[i + k].term_len);
+            o += toks->items[i + k].term_len;
+        }
+        t[o] = 0;
+        ts[i].term = t;
+        ts[i].len = (uint32_t)o;
+        ts[i].pos = i;
+    }
+    if (ns == 1) { /* PhraseQuery.rewrite of one term */
+        *out = tv_q_term(d, pf, ts[0].term, ts[0].len);
+        return *out ? TROVE_OK : oom(d);
+    }
+    tv_query *q = tv_q_new(d, TV_Q_PHRASE);
+    if (!q) return oom(d);
+    q->field = pf;
+    q->field_id = pf->id;
+    q->u.phrase.terms = ts;
+    q->u.phrase.nterms = ns;
+    q->u.phrase.max_expansions = 50;
+    *out = q;
+    return TROVE_OK;
+}
+
+tv_status tv_dsl_index_phrase_prefix(tv_dsl *d, const tv_field *f, const tv_tokens *toks, uint32_t slop,
+                                     uint32_t off, tv_query **out) {
+    *out = NULL;
+    const tv_field *pf = f ? f->prefix_field : NULL;
+    if (!pf || slop != 0 || !toks->len) return TROVE_OK;
+    if (f->sayt == 1) {
+        /* SearchAsYouTypeFieldType.phrasePrefixQuery: one position is the
+         * ordinary phrase prefix on the root; more go to a shingle
+         * field's span query, not reproduced */
+        if (toks->items[toks->len - 1].position == toks->items[0].position) return TROVE_OK;
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, off,
+                            "[match_phrase_prefix] of several terms on [search_as_you_type] field [%s] is not supported by trove",
+                            f->path);
+    }
+    uint32_t lastpos = toks->items[toks->len - 1].position;
+    size_t first_last = toks->len - 1, nlast = 0;
+    for (size_t i = toks->len; i-- > 0 && toks->items[i].position == lastpos;) {
+        size_t l16 = tv_utf16_len(toks->items[i].term, toks->items[i].term_len);
+        if (l16 < f->prefix_min || l16 > f->prefix_max) return TROVE_OK;
+        first_last = i;
+        nlast++;
+    }
+    if (first_last == 0 && nlast == 1) {
+        *out = tv_q_term(d, pf, toks->items[0].term, toks->items[0].term_len);
+        return *out ? TROVE_OK : oom(d);
+    }
+    return tv_dsl_error(d, TROVE_EUNSUPPORTED, off,
+                        "[match_phrase_prefix] on field [%s] with [index_prefixes] is not supported by trove", f->path);
+}
+
 /* newPrefixQuery: fieldType.prefixQuery of an analyzed term (constant
  * score, the default rewrite). */
 static tv_status match_prefix(tv_dsl *d, const tv_field *f, const char *t, size_t tl, tv_query **out) {
+    tv_status ip = tv_dsl_index_prefix(d, f, t, tl, out);
+    if (ip || *out) return ip;
     tv_status st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes].");
     if (st) return st;
     tv_query *q = tv_q_new(d, TV_Q_MULTI_TERM);
@@ -973,6 +1108,12 @@ static tv_status build_match(tv_dsl *d, const tv_field *f, match_type type, cons
         *out = tv_q_term(d, f, toks.items[0].term, toks.items[0].term_len);
         if (*out) (*out)->u.term.constant = constant;
         return *out ? TROVE_OK : oom(d);
+    }
+    if (type == MT_PHRASE && (f->phrase_field || f->sayt == 1)) {
+        if ((st = tv_dsl_index_phrase(d, f, &toks, o->slop, out)) || *out) return st;
+    }
+    if (type == MT_PHRASE_PREFIX && f->prefix_field) {
+        if ((st = tv_dsl_index_phrase_prefix(d, f, &toks, o->slop, v->off, out)) || *out) return st;
     }
     tv_query *q = tv_q_new(d, type == MT_PHRASE ? TV_Q_PHRASE : TV_Q_PHRASE_PREFIX);
     tv_qterm *ts = tv_arena_calloc(d->arena, toks.len, sizeof *ts);
@@ -1376,6 +1517,10 @@ tv_status tv_dsl_parse_prefix(tv_dsl *d, const tv_json *body, tv_query **out) {
         q = none(d);
         if (!q) return oom(d);
     } else {
+        tv_status ist = tv_dsl_index_prefix(d, f, s, n, &q);
+        if (ist) return ist;
+    }
+    if (!q) {
         tv_status est = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes].");
         if (est) return est;
         q = tv_q_new(d, TV_Q_MULTI_TERM);

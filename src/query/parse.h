@@ -34,6 +34,33 @@ tv_status tv_dsl_parse_filter(tv_dsl *d, const tv_json *q, tv_query **out);
 tv_query *tv_q_bool(tv_dsl *d, tv_query **must, uint32_t nmust, tv_query **should,
                     uint32_t nshould, int32_t msm);
 
+/* TextFieldType.prefixQuery on a text field with index_prefixes (dsl_leaf.c):
+ * when f has a prefix sub-field whose lengths accept the prefix's
+ * (PrefixFieldType.accept: min_chars - 1 <= UTF-16 length <= max_chars),
+ * *out is ConstantScore(term on "<f>._index_prefix"), or for a prefix one
+ * char short of min_chars ConstantScore(prefix field's terms of exactly
+ * min_chars, or f's term equal to the prefix); else *out stays NULL and
+ * the caller builds the ordinary prefix query. */
+tv_status tv_dsl_index_prefix(tv_dsl *d, const tv_field *f, const char *p, size_t n, tv_query **out);
+
+/* TextFieldType.phraseQuery on a text field with index_phrases
+ * (dsl_leaf.c): for slop 0 and tokens at consecutive positions, the
+ * phrase of their 2-shingles on "<f>._index_phrase" (a term query when
+ * there are two tokens); else *out stays NULL. */
+struct tv_tokens;
+tv_status tv_dsl_index_phrase(tv_dsl *d, const tv_field *f, const struct tv_tokens *toks, uint32_t slop,
+                              tv_query **out);
+
+/* TextFieldType.phrasePrefixQuery on a text field with index_prefixes
+ * (createPhrasePrefixQuery with a prefix field; dsl_leaf.c): when slop is
+ * 0 and every last-position term has min_chars..max_chars UTF-16 units,
+ * one position is a term query on "<f>._index_prefix" (SynonymQuery of
+ * one term) and more are refused (SpanNearQuery with a field-masked
+ * prefix span: spans are not reproduced); else *out stays NULL. `off`:
+ * where the error points. */
+tv_status tv_dsl_index_phrase_prefix(tv_dsl *d, const tv_field *f, const struct tv_tokens *toks, uint32_t slop,
+                                     uint32_t off, tv_query **out);
+
 tv_status tv_dsl_parse_match_all(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_match_none(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_dsl_parse_term(tv_dsl *d, const tv_json *body, tv_query **out);

@@ -550,6 +550,12 @@ static tv_status match_field(tv_qs_ctx *c, const tv_field *f, const char *text, 
                            f->path, tv_field_type_name(f->type));
             return soften(c, st, out);
         }
+        if (mtype == TV_QS_M_PHRASE && (f->phrase_field || f->sayt == 1)) {
+            if ((st = tv_dsl_index_phrase(d, f, &toks, slop, out)) || *out) return st;
+        }
+        if (mtype == TV_QS_M_PHRASE_PREFIX && f->prefix_field) {
+            if ((st = tv_dsl_index_phrase_prefix(d, f, &toks, slop, 0, out)) || *out) return st;
+        }
         *out = phrase_node(d, f, &toks, mtype == TV_QS_M_PHRASE ? TV_Q_PHRASE : TV_Q_PHRASE_PREFIX, slop);
         return *out ? TROVE_OK : oom(d);
     }
@@ -618,7 +624,6 @@ static tv_status prefix_single(tv_qs_ctx *c, const tv_field *f, const char *s, s
                        f->path, tv_field_type_name(f->type));
         return soften(c, st, out);
     }
-    if ((st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes]."))) return st;
     if (f->type == TV_FT_TEXT || c->analyzer) {
         if (c->analyze_wildcard && f->type == TV_FT_TEXT) {
             /* analyzed: terms, the last position as a prefix */
@@ -626,6 +631,7 @@ static tv_status prefix_single(tv_qs_ctx *c, const tv_field *f, const char *s, s
             if ((st = tv_dsl_analyze(d, f, field_analyzer(c, f, false), s, n, &toks))) return st;
             if (toks.len == 0) { *out = NULL; return TROVE_OK; }
             if (toks.len > 1) {
+                if ((st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes]."))) return st;
                 uint32_t lastpos = toks.items[toks.len - 1].position;
                 tv_query **cl = tv_arena_calloc(d->arena, toks.len, sizeof *cl);
                 if (!cl) return oom(d);
@@ -653,6 +659,9 @@ static tv_status prefix_single(tv_qs_ctx *c, const tv_field *f, const char *s, s
             return st;
         }
     }
+    /* TextFieldType.prefixQuery: the index_prefixes sub-field when it fits */
+    if ((st = tv_dsl_index_prefix(d, f, s, n, out)) || *out) return st;
+    if ((st = tv_dsl_expensive(d, "[prefix] queries", " For optimised prefix queries on text fields please enable [index_prefixes]."))) return st;
     tv_query *q = tv_q_new(d, TV_Q_MULTI_TERM);
     char *p = tv_arena_memdup(d->arena, s, n);
     if (!q || (!p && n)) return oom(d);

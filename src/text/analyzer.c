@@ -750,6 +750,29 @@ tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     return a;
 }
 
+tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kind, uint32_t min,
+                              uint32_t max) {
+    size_t nb = base->nfilters;
+    tv_filter_def *fl = tv_malloc((nb + 2) * sizeof *fl);
+    if (!fl) return NULL;
+    if (nb) memcpy(fl, base->filters, nb * sizeof *fl);
+    memset(&fl[nb], 0, 2 * sizeof *fl);
+    size_t nf = nb + 1;
+    switch (kind) {
+    case TV_WRAP_EDGE_NGRAM: fl[nb] = (tv_filter_def){.kind = TV_TF_EDGE_NGRAM, .min = min, .max = max}; break;
+    case TV_WRAP_SHINGLE2: fl[nb] = (tv_filter_def){.kind = TV_TF_SHINGLE2}; break;
+    case TV_WRAP_SHINGLE_N: fl[nb] = (tv_filter_def){.kind = TV_TF_SHINGLE_N, .min = min, .max = 0}; break;
+    case TV_WRAP_SAYT_PREFIX:
+        fl[nb] = (tv_filter_def){.kind = TV_TF_SHINGLE_N, .min = min, .max = min - 1};
+        fl[nb + 1] = (tv_filter_def){.kind = TV_TF_EDGE_NGRAM, .min = 1, .max = 20, .preserve_original = true};
+        nf = nb + 2;
+        break;
+    }
+    tv_analyzer *an = analyzer_new(base->name, strlen(base->name), base->tok, fl, nf);
+    tv_free(fl);
+    return an;
+}
+
 tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
                                  const char *const *filters, size_t nfilters, tv_error *err) {
     tv_error_clear(err);

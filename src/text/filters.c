@@ -11,6 +11,29 @@
  *                          the algorithm of Lucene's PorterStemFilter
  *   english_possessive     EnglishPossessiveFilter ('s, ’s, ＇s)
  *   minimal_english        EnglishMinimalStemFilter (plural -s/-es/-ies)
+ *   edge n-grams           EdgeNGramTokenFilter without the original (the
+ *                          hidden ._index_prefix field of index_prefixes):
+ *                          the prefixes of min..max code points of each
+ *                          token, stacked at its position with its offsets;
+ *                          a token shorter than min leaves a position gap
+ *   n-shingles             FixedShingleFilter(n, " ", "") of
+ *                          search_as_you_type's sub-fields: a shingle starts
+ *                          at each token and takes the next n positions, a
+ *                          position without a token (a gap, or one of the
+ *                          extra trailing positions the prefix sub-field
+ *                          adds) contributing an empty filler; a shingle
+ *                          that would run past the last position is not
+ *                          emitted. Edge n-grams there keep the original
+ *                          when it is longer than max (preserveOriginal).
+ *   2-shingles             FixedShingleFilter(2) (the hidden ._index_phrase
+ *                          field of index_phrases): "a b" for each pair of
+ *                          adjacent tokens, at the first one's position,
+ *                          offsets from a's start to b's end. Pairs across a
+ *                          position gap (a removed stop word) are not
+ *                          emitted: Lucene emits them with a "_" filler,
+ *                          which no query trove builds can ask for, since
+ *                          phrase queries whose tokens have gaps do not use
+ *                          the shingle field (TextFieldType.phraseQuery).
  *
  * Filters rewrite the token array in place; a filter that adds tokens
  * (asciifolding with preserve_original) builds a new array in the arena.
@@ -410,6 +433,142 @@ static tv_status minimal_english(tv_arena *a, tv_tokvec *v) {
     return TROVE_OK;
 }
 
+/* EdgeNGramTokenFilter(min, max, preserveOriginal = false). Lengths are
+ * in code points, as Lucene counts them. */
+static tv_status edge_ngram_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
+    tv_tokvec out = {0};
+    uint32_t pending = 0; /* increments of tokens that produced no gram */
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        pending += t->position;
+        const uint8_t *s = (const uint8_t *)t->term, *end = s + t->term_len, *q = s;
+        uint32_t ncp = 0;
+        bool first = true;
+        while (q < end && ncp < f->max) {
+            uint32_t cp;
+            q += tv_utf8_decode(q, end, &cp);
+            ncp++;
+            if (ncp < f->min) continue;
+            tv_token g = *t;
+            g.term_len = (uint32_t)(q - s);
+            g.position = first ? pending : 0;
+            if (tv_tokvec_push(a, &out, &g)) return TROVE_ENOMEM;
+            if (first) pending = 0;
+            first = false;
+        }
+        if (f->preserve_original) { /* all grams emitted; the original when longer (or shorter) */
+            while (q < end && ncp <= f->max) {
+                uint32_t cp;
+                q += tv_utf8_decode(q, end, &cp);
+                ncp++;
+            }
+            if (ncp > f->max || ncp < f->min) {
+                tv_token g = *t;
+                g.position = first ? pending : 0;
+                if (tv_tokvec_push(a, &out, &g)) return TROVE_ENOMEM;
+                if (first) pending = 0;
+            }
+        }
+    }
+    out.trailing = v->trailing + pending;
+    *v = out;
+    return TROVE_OK;
+}
+
+/* FixedShingleFilter(2) over adjacent tokens (see the file comment). */
+static tv_status shingle2_filter(tv_arena *a, tv_tokvec *v) {
+    tv_tokvec out = {0};
+    uint32_t pending = 0;
+    for (size_t i = 0; i < v->len; i++) {
+        const tv_token *t = &v->items[i];
+        pending += t->position;
+        if (i + 1 == v->len || v->items[i + 1].position != 1) continue;
+        const tv_token *u = &v->items[i + 1];
+        char *term = tv_arena_alloc(a, (size_t)t->term_len + u->term_len + 2);
+        if (!term) return TROVE_ENOMEM;
+        memcpy(term, t->term, t->term_len);
+        term[t->term_len] = ' ';
+        memcpy(term + t->term_len + 1, u->term, u->term_len);
+        term[t->term_len + 1 + u->term_len] = 0;
+        tv_token g = *t;
+        g.term = term;
+        g.term_len = t->term_len + 1 + u->term_len;
+        g.end = u->end;
+        g.end16 = u->end16;
+        g.type = TV_TOK_WORD; /* Lucene's "shingle" type */
+        g.position = pending;
+        pending = 0;
+        if (tv_tokvec_push(a, &out, &g)) return TROVE_ENOMEM;
+    }
+    out.trailing = v->trailing + pending;
+    *v = out;
+    return TROVE_OK;
+}
+
+/* FixedShingleFilter(n, " ", "") with f->max extra trailing positions
+ * (see the file comment). Tokens are taken one per position (a stacked
+ * token, increment 0, is dropped: search_as_you_type's analyzers stack
+ * none). */
+static tv_status shingle_n_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
+    uint32_t n = f->min;
+    size_t cnt = 0;
+    uint64_t pos = 0;
+    /* absolute positions (0-based) of the kept tokens */
+    uint64_t *ap = tv_arena_alloc(a, (v->len ? v->len : 1) * sizeof *ap);
+    const tv_token **tk = tv_arena_alloc(a, (v->len ? v->len : 1) * sizeof *tk);
+    if (!ap || !tk) return TROVE_ENOMEM;
+    bool started = false;
+    for (size_t i = 0; i < v->len; i++) {
+        const tv_token *t = &v->items[i];
+        if (started && t->position == 0) continue;
+        pos = started ? pos + t->position : (t->position ? t->position - 1 : 0);
+        started = true;
+        ap[cnt] = pos;
+        tk[cnt++] = t;
+    }
+    tv_tokvec out = {0};
+    if (!cnt) {
+        out.trailing = v->trailing;
+        *v = out;
+        return TROVE_OK;
+    }
+    uint64_t end = ap[cnt - 1] + 1 + f->max; /* one past the last position, fillers included */
+    uint64_t prev = 0;
+    bool any = false;
+    for (size_t i = 0; i < cnt; i++) {
+        if (ap[i] + n > end) break;
+        size_t len = n - 1;
+        for (size_t k = i; k < cnt && ap[k] < ap[i] + n; k++) len += tk[k]->term_len;
+        char *term = tv_arena_alloc(a, len + 1);
+        if (!term) return TROVE_ENOMEM;
+        size_t o = 0, k = i;
+        const tv_token *lastt = tk[i];
+        for (uint32_t j = 0; j < n; j++) {
+            if (j) term[o++] = ' ';
+            if (k < cnt && ap[k] == ap[i] + j) {
+                memcpy(term + o, tk[k]->term, tk[k]->term_len);
+                o += tk[k]->term_len;
+                lastt = tk[k];
+                k++;
+            }
+        }
+        term[o] = 0;
+        tv_token g = *tk[i];
+        g.term = term;
+        g.term_len = (uint32_t)o;
+        g.end = lastt->end;
+        g.end16 = lastt->end16;
+        g.type = TV_TOK_WORD;
+        g.position = (uint32_t)(any ? ap[i] - prev : ap[i] + 1);
+        prev = ap[i];
+        any = true;
+        if (tv_tokvec_push(a, &out, &g)) return TROVE_ENOMEM;
+    }
+    out.trailing = v->trailing;
+    *v = out;
+    return TROVE_OK;
+}
+
 tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
     switch (f->kind) {
     case TV_TF_LOWERCASE: return case_filter(a, v, true);
@@ -421,6 +580,9 @@ tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
     case TV_TF_SNOWBALL: return stem_filter(a, f, v);
     case TV_TF_POSSESSIVE: possessive_filter(v); return TROVE_OK;
     case TV_TF_MINIMAL_EN: return minimal_english(a, v);
+    case TV_TF_EDGE_NGRAM: return edge_ngram_filter(a, f, v);
+    case TV_TF_SHINGLE2: return shingle2_filter(a, v);
+    case TV_TF_SHINGLE_N: return shingle_n_filter(a, f, v);
     default: return TROVE_EINTERNAL;
     }
 }

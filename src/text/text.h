@@ -9,7 +9,9 @@
  * StandardTokenizer, max token length 255), `whitespace`, `keyword`,
  * `letter` and `lowercase` tokenizers, token filters (`lowercase`,
  * `uppercase`, `stop` with `_english_` and custom lists, `asciifolding`,
- * `trim`, `length`, `stemmer`/`snowball`/`porter_stem` through libstemmer),
+ * `trim`, `length`, `stemmer`/`snowball`/`porter_stem` through libstemmer;
+ * edge n-grams and shingles only inside the analyzers of the mapping's
+ * hidden sub-fields, tv_analyzer_wrap),
  * and analyzers: the built-ins (`standard`, `simple`, `whitespace`,
  * `keyword`, `stop`, `english`) and `custom` analyzers defined in index
  * settings (`index.analysis.analyzer.*`, `.tokenizer.*`, `.filter.*`).
@@ -143,6 +145,27 @@ const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_
 tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
                                  const char *const *filters, size_t nfilters, tv_error *err);
 void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
+
+/*
+ * The analyzers of text's hidden sub-fields (OpenSearch's
+ * PrefixWrappedAnalyzer and PhraseWrappedAnalyzer): `base`'s tokenizer and
+ * filters followed by edge n-grams of min..max code points
+ * (TV_WRAP_EDGE_NGRAM, index_prefixes) or by 2-shingles (TV_WRAP_SHINGLE2,
+ * index_phrases; min and max unused). Named as base. Returns owned (free
+ * with tv_analyzer_free, before base's registry) or NULL on OOM.
+ */
+/* search_as_you_type (SearchAsYouTypeAnalyzer): TV_WRAP_SHINGLE_N,
+ * shingles of exactly `min` positions with "" fillers; TV_WRAP_SAYT_PREFIX,
+ * the same with min - 1 extra trailing positions, then edge n-grams of 1..20
+ * code points keeping longer originals (max unused in both). */
+typedef enum tv_analyzer_wrap_kind {
+    TV_WRAP_EDGE_NGRAM,
+    TV_WRAP_SHINGLE2,
+    TV_WRAP_SHINGLE_N,
+    TV_WRAP_SAYT_PREFIX
+} tv_analyzer_wrap_kind;
+tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kind, uint32_t min,
+                              uint32_t max);
 /* Note: an analyzer composed with a registry ctx borrows that registry's
  * stop-word sets: free it before tv_analysis_free(ctx). Analyzers (built-in,
  * registry, composed) are immutable and safe to use from many threads. */

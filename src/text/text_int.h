@@ -74,6 +74,13 @@ enum tv_filter_kind {
     TV_TF_SNOWBALL,   /* libstemmer algorithm `algo` (also porter_stem, stemmer) */
     TV_TF_POSSESSIVE, /* english_possessive / stemmer possessive_english */
     TV_TF_MINIMAL_EN, /* stemmer minimal_english */
+    TV_TF_EDGE_NGRAM, /* EdgeNGramTokenFilter(min, max, preserveOriginal false); only
+                         through tv_analyzer_wrap (index_prefixes), not by name */
+    TV_TF_SHINGLE2,   /* FixedShingleFilter(2): only through tv_analyzer_wrap
+                         (index_phrases), not by name */
+    TV_TF_SHINGLE_N,  /* FixedShingleFilter(min, " ", "") with `max` extra
+                         trailing positions (search_as_you_type's
+                         TrailingShingleTokenFilter): tv_analyzer_wrap only */
 };
 
 /* A set of terms (stop words). Immutable once built; shared. */
