@@ -6,7 +6,10 @@
  * MergingDigest as OpenSearch's TDigestState uses it (percentiles), hdr.c
  * HdrHistogram's DoubleHistogram (percentiles with "hdr"). moving_fn.c
  * holds the moving_fn pipeline's script evaluation (MovingFunctions),
- * auto_date.c auto_date_histogram's rounding ladder.
+ * auto_date.c auto_date_histogram's rounding ladder. significant.c holds
+ * what significant_terms and significant_text need beyond terms' code:
+ * the significance heuristics, Lucene's priority queue they rank in, and
+ * the duplicate-text filter.
  *
  * Aggregations run as OpenSearch runs them, in three stages:
  *
@@ -69,6 +72,8 @@ typedef enum tv_agg_kind {
     TV_AGG_REVERSE_NESTED,
     TV_AGG_COMPOSITE,
     TV_AGG_MULTI_TERMS,
+    TV_AGG_SIGNIFICANT_TERMS,
+    TV_AGG_SIGNIFICANT_TEXT,
     /* metrics */
     TV_AGG_AVG,
     TV_AGG_SUM,
@@ -230,7 +235,26 @@ struct tv_agg {
     uint32_t bs_nsort;
     int64_t bs_from, bs_size;  /* bs_size -1: all */
     tv_movfn movfn;
+
+    /* significant_terms / significant_text (terms' size, shard_size,
+     * min_doc_count, include/exclude above) */
+    int sig_heuristic;         /* tv_sig_heuristic */
+    bool sig_include_negatives, sig_bg_superset;
+    const tv_json *bg_filter;  /* background_filter (NULL: the whole index) */
+    const char *execution_hint; /* significant_terms */
+    bool filter_dup;           /* significant_text: filter_duplicate_text */
+    const char **source_fields; /* significant_text (NULL: the field) */
+    uint32_t nsource_fields;
 };
+
+/* significant.c */
+typedef enum tv_sig_heuristic {
+    TV_SIG_JLH,
+    TV_SIG_MUTUAL_INFORMATION,
+    TV_SIG_CHI_SQUARE,
+    TV_SIG_GND,
+    TV_SIG_PERCENTAGE,
+} tv_sig_heuristic;
 
 void tv_movfn_compile(tv_movfn *m, const char *src, size_t len, const char *lang, const tv_json *params);
 /* The script's value over a window; 400 unsupported for Painless. */
@@ -329,6 +353,8 @@ typedef struct agg_bucket {
     uint64_t doc_count;
     int64_t err;               /* terms: doc_count_error_upper_bound */
     agg_res **subs;            /* one per sub-aggregation (a->nsubs) */
+    uint64_t bg;               /* significant terms: the background frequency */
+    double score;              /* significant terms: the heuristic's score */
 } agg_bucket;
 
 struct agg_res {
@@ -342,6 +368,7 @@ struct agg_res {
     uint64_t other;            /* terms: sum_other_doc_count */
     int64_t err;               /* terms: doc_count_error_upper_bound */
     uint64_t doc_count;        /* single-bucket aggs use b[0]; kept for paths */
+    uint64_t subset_size, superset_size; /* significant terms: doc_count, bg_count */
     /* metrics */
     uint64_t count;
     double sum, comp, min, max, sumsq, sqcomp, wsum, wcomp;
@@ -368,5 +395,22 @@ struct agg_res {
 
 /* The double a numeric doc value stands for (field types' encodings). */
 double tv_agg_value_double(const tv_field *f, int64_t v);
+
+/* significant.c: the heuristic's score (SignificanceHeuristic.getScore);
+ * TROVE_EARG with its IllegalArgumentException message in msg. */
+tv_status tv_sig_score(const tv_agg *a, int64_t sub_df, int64_t sub_size, int64_t sup_df, int64_t sup_size,
+                       double *out, char *msg, size_t cap);
+/* Lucene's PriorityQueue by score, of at most max: items[0..n) inserted
+ * in order (insertWithOverflow), then popped; the queue's content comes
+ * back in items[0..k), best first. SIZE_MAX: out of memory. */
+size_t tv_sig_rank(agg_bucket **items, size_t n, size_t max, tv_arena *arena);
+/* DuplicateByteSequenceSpotter (per parent bucket) and
+ * DeDuplicatingTokenFilter: keep[i] false for the tokens of one value
+ * that repeat a run of 6 already seen. */
+typedef struct tv_dup_spotter tv_dup_spotter;
+tv_dup_spotter *tv_dup_spotter_new(void);
+void tv_dup_spotter_free(tv_dup_spotter *s);
+void tv_dup_spotter_new_sequence(tv_dup_spotter *s);
+tv_status tv_dup_filter(tv_dup_spotter *s, const tv_tokens *toks, bool *keep);
 
 #endif /* TROVE_AGGS_H */

@@ -211,6 +211,28 @@ struct col {
     uint32_t vcap;
     uint32_t *ords;
     uint32_t ocap;
+    /* significant_terms / significant_text */
+    TV_VEC(uint64_t) subset;  /* docs collected per parent ord (subsetSize) */
+    bool ip_inc;              /* include/exclude values are IP texts */
+    bool sig_sorted;          /* candidates ranked in term order (global ordinals) */
+    bool bg_terms;            /* background from the term dictionary (docFreq) */
+    tv_query *bgq;            /* background_filter, prepared */
+    uint64_t **bg_bits;       /* per segment of the snapshot: the filter's docs */
+    bool bg_ready;
+    uint64_t superset;
+    ordmap bg_om;             /* numeric keys -> index into bg_counts */
+    TV_VEC(uint64_t) bg_counts;
+    /* a text field's fielddata: the current segment uninverted (docs'
+     * term ords in unv_ords[unv_start[d] .. unv_start[d + 1]), terms by ord) */
+    uint32_t *unv_start, *unv_ords;
+    termref *unv_terms;
+    uint32_t unv_nterms;
+    /* significant_text: _source re-analysed */
+    tv_arena scratch;
+    bool scratch_init;
+    tv_stored_cache cache;
+    tv_dup_spotter **spot;    /* per parent ord (filter_duplicate_text) */
+    size_t nspot;
 };
 
 struct tv_agg_shard {
@@ -264,6 +286,17 @@ static uint32_t nums(col *g, const tv_field *f, uint32_t doc, const int64_t **ou
 
 /* The doc's keyword ords into g->ords. */
 static uint32_t ords_of(col *g, uint32_t doc) {
+    if (g->unv_start) {
+        uint32_t lo = g->unv_start[doc], n = g->unv_start[doc + 1] - lo;
+        if (n > g->ocap) {
+            uint32_t *no = tv_realloc(g->ords, (size_t)n * sizeof *no);
+            if (!no) return 0;
+            g->ords = no;
+            g->ocap = n;
+        }
+        memcpy(g->ords, g->unv_ords + lo, (size_t)n * sizeof *g->ords);
+        return n;
+    }
     if (!g->f || g->f->dv_kind != TV_DV_SORTED_SET) return 0;
     uint32_t n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
     if (n > g->ocap) {
@@ -274,6 +307,17 @@ static uint32_t ords_of(col *g, uint32_t doc) {
         n = tv_segment_dv_ords(g->sv->seg, g->f->id, doc, g->ords, g->ocap);
     }
     return n;
+}
+
+/* The term of a segment ord (doc values, or the uninverted text field). */
+static bool seg_term(col *g, uint32_t so, const char **t, size_t *tl) {
+    if (g->unv_start) {
+        if (so >= g->unv_nterms) return false;
+        *t = g->unv_terms[so].s;
+        *tl = g->unv_terms[so].len;
+        return true;
+    }
+    return tv_segment_dv_term(g->sv->seg, g->f->id, so, t, tl);
 }
 
 static bool doc_has_value(col *g, uint32_t doc) {
@@ -524,6 +568,13 @@ static bool include_term(col *g, const char *t, size_t tl) {
     }
     if (g->inc_re && !tv_automaton_run(g->inc_re, t, tl)) return false;
     if (g->exc_re && tv_automaton_run(g->exc_re, t, tl)) return false;
+    char ipt[TV_IP_TEXT_MAX + 1];
+    if (g->ip_inc && (g->ninc || g->nexc) && tl == 16) {
+        /* IP values compare as the format prints them (DocValueFormat.IP) */
+        tl = tv_ip_format((const uint8_t *)t, ipt);
+        ipt[tl] = 0;
+        t = ipt;
+    }
     if (g->ninc) {
         bool in = false;
         for (uint32_t i = 0; i < g->ninc && !in; i++) in = tv_streq(t, tl, g->inc_vals[i]);
@@ -612,7 +663,7 @@ static tv_status collect_terms(col *g, uint32_t doc, uint64_t ord) {
             else {
                 const char *t;
                 size_t tl;
-                if (!tv_segment_dv_term(g->sv->seg, g->f->id, so, &t, &tl)) continue;
+                if (!seg_term(g, so, &t, &tl)) continue;
                 if (term_id(g, t, tl, &id)) return c_oom(g);
                 if (so < g->segmap_n) g->segmap[so] = id + 1;
             }
@@ -918,8 +969,166 @@ static tv_status collect_reverse_nested(col *g, uint32_t doc, uint64_t ord) {
     return bucket_hit(g, (uint32_t)p, ord, 0);
 }
 
+/* ------------------------------------------------------ significant terms */
+
+/*
+ * significant_text (SignificantTextAggregatorFactory's collector): the
+ * values at each source field of the doc's _source (extractRawValues:
+ * dotted keys or objects, arrays flattened) are analysed with the field's
+ * index analyzer; each term counts once per doc, after the duplicate
+ * filter (filter_duplicate_text) and include/exclude.
+ */
+static void raw_values(const tv_json *part, const char *path, tv_json const ***vals, size_t *n, size_t *cap,
+                       tv_arena *ar);
+
+static void raw_push(const tv_json *v, tv_json const ***vals, size_t *n, size_t *cap, tv_arena *ar) {
+    if (*n == *cap) {
+        size_t nc = *cap ? *cap * 2 : 8;
+        const tv_json **nv = tv_arena_alloc(ar, nc * sizeof *nv);
+        if (!nv) return;
+        if (*n) memcpy(nv, *vals, *n * sizeof *nv);
+        *vals = nv;
+        *cap = nc;
+    }
+    (*vals)[(*n)++] = v;
+}
+
+static void raw_list(const tv_json *list, const char *path, tv_json const ***vals, size_t *n, size_t *cap,
+                     tv_arena *ar) {
+    for (uint32_t i = 0; i < list->len; i++) {
+        const tv_json *e = &list->v.items[i];
+        if (e->type == TV_JSON_NULL) continue;
+        if (e->type == TV_JSON_OBJECT) raw_values(e, path, vals, n, cap, ar);
+        else if (e->type == TV_JSON_ARRAY) raw_list(e, path, vals, n, cap, ar);
+        else raw_push(e, vals, n, cap, ar);
+    }
+}
+
+/* XContentMapValues.extractRawValues over the rest of the path: the
+ * longest run of path elements joined by dots that names a key (last
+ * duplicate wins, as in a map), shortest first. */
+static void raw_values(const tv_json *part, const char *path, tv_json const ***vals, size_t *n, size_t *cap,
+                       tv_arena *ar) {
+    if (!*path) return;
+    size_t plen = strlen(path);
+    for (size_t end = 0; end <= plen; end++) {
+        if (end < plen && path[end] != '.') continue;
+        const tv_json *cur = NULL;
+        for (uint32_t i = 0; i < part->len; i++) {
+            const tv_json_member *m = &part->v.members[i];
+            if (m->key_len == end && !memcmp(m->key, path, end)) cur = &m->val;
+        }
+        if (!cur || cur->type == TV_JSON_NULL) continue;
+        const char *rest = end < plen ? path + end + 1 : "";
+        if (cur->type == TV_JSON_OBJECT) raw_values(cur, rest, vals, n, cap, ar);
+        else if (cur->type == TV_JSON_ARRAY) raw_list(cur, rest, vals, n, cap, ar);
+        else raw_push(cur, vals, n, cap, ar);
+        return;
+    }
+}
+
+static tv_status sig_text_term(col *g, uint32_t doc, uint64_t ord, const char *t, size_t tl, tv_map *seen) {
+    if (tv_map_get(seen, t, tl)) return TROVE_OK;
+    if (tv_map_put(seen, t, tl, (void *)1, NULL)) return c_oom(g);
+    uint32_t id;
+    if (!tv_map_get(&g->terms, t, tl)) {
+        /* the term outlives the doc: copied into the request's arena */
+        char *c = tv_arena_memdup(g->ctx->arena, t, tl);
+        if (!c) return c_oom(g);
+        t = c;
+    }
+    if (term_id(g, t, tl, &id)) return c_oom(g);
+    if (id == UINT32_MAX) return TROVE_OK;
+    return bucket_hit(g, doc, ord, id);
+}
+
+static tv_status collect_sig_text(col *g, uint32_t doc, uint64_t ord) {
+    tv_arena *ar = &g->scratch;
+    tv_arena_reset(ar);
+    const char *src;
+    size_t slen;
+    tv_doc_meta meta;
+    tv_stored_cache_init(&g->cache);
+    if (tv_segment_doc(g->sv->seg, doc, ar, &meta, &src, &slen)) return c_oom(g);
+    tv_dup_spotter *sp = NULL;
+    if (g->a->filter_dup) {
+        if (ord >= g->nspot) {
+            size_t nc = TV_MAX((size_t)ord + 1, g->nspot * 2);
+            tv_dup_spotter **ns = tv_realloc(g->spot, nc * sizeof *ns);
+            if (!ns) return c_oom(g);
+            memset(ns + g->nspot, 0, (nc - g->nspot) * sizeof *ns);
+            g->spot = ns;
+            g->nspot = nc;
+        }
+        if (!g->spot[ord] && !(g->spot[ord] = tv_dup_spotter_new())) return c_oom(g);
+        sp = g->spot[ord];
+    }
+    tv_json *root = NULL;
+    if (src && slen && tv_json_parse(ar, src, slen, &root, NULL) != TROVE_OK) root = NULL;
+    tv_map seen;
+    tv_map_init_borrowed(&seen);
+    tv_status st = TROVE_OK;
+    uint32_t nf = g->a->source_fields ? g->a->nsource_fields : 1;
+    for (uint32_t fi = 0; fi < nf && !st && root && root->type == TV_JSON_OBJECT; fi++) {
+        /* (an alias reads its target's source, as its MappedFieldType is the target's) */
+        const char *path = g->a->source_fields ? g->a->source_fields[fi] : g->f ? tv_field_resolve(g->f)->path : g->a->src.field;
+        const tv_json **vals = NULL;
+        size_t n = 0, cap = 0;
+        raw_values(root, path, &vals, &n, &cap, ar);
+        if (n && !g->f) {
+            /* an unmapped field has no analyzer (OpenSearch fails on the
+             * first value it finds) */
+            tv_error_set(g->ctx->err, TROVE_EUNSUPPORTED,
+                         "[significant_text] on the unmapped field [%s] is not supported by trove", g->a->src.field);
+            st = shard_err(g);
+            break;
+        }
+        for (size_t i = 0; i < n && !st; i++) {
+            const tv_json *v = vals[i];
+            const char *text;
+            size_t tl;
+            char nb[40];
+            if (v->type == TV_JSON_STRING) { text = v->v.s; tl = v->len; }
+            else if (v->type == TV_JSON_DOUBLE) { tl = tv_fmt_double(v->v.d, nb); text = nb; }
+            else if (!tv_dsl_scalar_text(v, &text, &tl)) continue;
+            tv_tokens toks;
+            /* the index analyzer: a keyword field's is its normalizer or the keyword analyzer */
+            const tv_analyzer *an = g->f->analyzer;
+            if (!tv_field_type_is_text(g->f->type)) an = g->f->normalizer ? g->f->normalizer : tv_analyzer_builtin("keyword", 7);
+            if (!an || tv_analyze(an, ar, text, tl, 0, &toks)) { st = c_oom(g); break; }
+            bool *keep = NULL;
+            if (sp) {
+                keep = tv_arena_alloc(ar, toks.len + 1);
+                if (!keep || tv_dup_filter(sp, &toks, keep)) { st = c_oom(g); break; }
+            }
+            for (size_t k = 0; k < toks.len && !st; k++) {
+                if (keep && !keep[k]) continue;
+                st = sig_text_term(g, doc, ord, toks.items[k].term, toks.items[k].term_len, &seen);
+            }
+        }
+    }
+    tv_map_fini(&seen);
+    if (sp) tv_dup_spotter_new_sequence(sp);
+    return st;
+}
+
+static tv_status collect_significant(col *g, uint32_t doc, uint64_t ord) {
+    if (ord >= g->subset.len) {
+        size_t need = (size_t)ord + 1;
+        if (tv_vec_reserve(&g->subset, need)) return c_oom(g);
+        memset(g->subset.items + g->subset.len, 0, (need - g->subset.len) * sizeof *g->subset.items);
+        g->subset.len = need;
+    }
+    g->subset.items[ord]++;
+    if (g->a->kind == TV_AGG_SIGNIFICANT_TEXT) return collect_sig_text(g, doc, ord);
+    if (g->unmapped && !g->has_missing) return TROVE_OK;
+    return collect_terms(g, doc, ord);
+}
+
 static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
     switch (g->a->kind) {
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT: return collect_significant(g, doc, ord);
     case TV_AGG_COMPOSITE:
     case TV_AGG_MULTI_TERMS: return collect_tuple(g, doc, ord);
     case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
@@ -1272,6 +1481,108 @@ static tv_status bind_subs(col *g) {
     return st;
 }
 
+/*
+ * significant_terms / significant_text on a target, checks in
+ * SignificantTermsAggregatorFactory's order: text fields need fielddata
+ * (then their terms are uninverted per segment); the field must be
+ * searchable; keyword, ip and text give string keys, integers, dates and
+ * booleans long keys, floating point numbers are refused; execution_hint;
+ * regular-expression include/exclude only on plain strings.
+ * significant_text re-analyses _source with the field's index analyzer.
+ */
+static tv_status bind_significant(col *g, tv_dsl *d) {
+    const tv_agg *a = g->a;
+    const tv_field *f = g->f;
+    tv_agg_ctx *c = g->ctx;
+    tv_status st;
+    bool text = a->kind == TV_AGG_SIGNIFICANT_TEXT;
+    g->kk = TV_KEY_BYTES;
+    if (text) {
+        if (f && !tv_field_type_is_text(f->type) && f->type != TV_FT_KEYWORD)
+            return field_error(g, "Field [%s] has no analyzer, but SignificantText requires an analyzed field", f->path);
+        if (!g->scratch_init) {
+            tv_arena_init(&g->scratch);
+            g->scratch_init = true;
+        }
+    } else if (f) {
+        bool is_text = tv_field_type_is_text(f->type);
+        if (is_text && !tv_field_fielddata(f)) {
+            tv_error_set(c->err, TROVE_EARG,
+                         "Text fields are not optimised for operations that require per-document field data like aggregations and sorting, so these operations are disabled by default. Please use a keyword field instead. Alternatively, set fielddata=true on [%s] in order to load field data by uninverting the inverted index. Note that this can use significant memory.",
+                         f->path);
+            return shard_err(g);
+        }
+        if (!is_text && f->dv_kind == TV_DV_NONE)
+            return field_error(g, "Can't load fielddata on [%s] because fielddata is unsupported on fields of type [%s]. Use doc values instead.",
+                               f->path, tv_field_type_name(f->type));
+    }
+    if (f && !f->index)
+        return field_error(g, "SignificantText aggregation requires fields to be searchable, but [%s] is not", f->path);
+    bool numeric = false;
+    if (f && !text) {
+        bool ints = f->type == TV_FT_LONG || f->type == TV_FT_INTEGER || f->type == TV_FT_SHORT || f->type == TV_FT_BYTE ||
+                    f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS || f->type == TV_FT_BOOLEAN;
+        if (tv_field_type_is_text(f->type) || f->type == TV_FT_KEYWORD || f->type == TV_FT_IP) g->kk = TV_KEY_BYTES;
+        else if (ints) { g->kk = TV_KEY_LONG; numeric = true; }
+        else if (tv_field_type_is_floating(f->type) || f->type == TV_FT_SCALED_FLOAT) numeric = true;
+        else if (f->type == TV_FT_UNSIGNED_LONG) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED, "[significant_terms] on the unsigned_long field [%s] is not supported by trove",
+                         f->path);
+            return shard_err(g);
+        } else
+            return field_error(g, "Field [%s] of type [%s] is not supported for aggregation [%s]", f->path,
+                               tv_field_declared_type(f), a->type_name);
+    }
+    bool regex = (a->include && a->include->type == TV_JSON_STRING) || (a->exclude && a->exclude->type == TV_JSON_STRING);
+    if (f && !text && !numeric) {
+        const char *h = a->execution_hint;
+        if (h && strcmp(h, "map") && strcmp(h, "global_ordinals") && strcmp(h, "global_ordinals_hash"))
+            return field_error(g, "Unknown `execution_hint`: [%s], expected any of [map, global_ordinals]", h);
+        if (regex && f->type == TV_FT_IP)
+            return field_error(g, "Aggregation [%s] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of values for include/exclude clauses",
+                               a->name);
+    }
+    if (numeric) {
+        if (regex)
+            return field_error(g, "Aggregation [%s] cannot support regular expression style include/exclude settings as they can only be applied to string fields. Use an array of numeric values for include/exclude clauses used to filter numeric fields",
+                               a->name);
+        if (g->kk != TV_KEY_LONG) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED, "No support for examining floating point numerics");
+            return shard_err(g);
+        }
+    }
+    bind_format(g, text ? NULL : a->src.format);
+    if (text) g->fmt.kind = TV_FMT_RAW;
+    if (!text && (st = bind_missing(g, a->src.missing))) return st;
+    if ((st = compile_inc(g, a->include, true)) || (st = compile_inc(g, a->exclude, false))) return st;
+    if (f && f->type == TV_FT_IP && !text) {
+        /* the values parse as IPs (DocValueFormat.IP.parseBytesRef) and
+         * compare as printed */
+        g->ip_inc = true;
+        for (int pass = 0; pass < 2; pass++) {
+            const char **vals = pass ? g->exc_vals : g->inc_vals;
+            uint32_t n = pass ? g->nexc : g->ninc;
+            for (uint32_t i = 0; i < n; i++) {
+                uint8_t ip[16];
+                char txt[TV_IP_TEXT_MAX + 1];
+                if (!tv_ip_parse(vals[i], strlen(vals[i]), ip))
+                    return field_error(g, "'%s' is not an IP string literal.", vals[i]);
+                size_t l = tv_ip_format(ip, txt);
+                if (!(vals[i] = tv_arena_strndup(c->arena, txt, l))) return c_oom(g);
+            }
+        }
+    }
+    g->bg_terms = f && (g->kk == TV_KEY_BYTES || f->type == TV_FT_BOOLEAN);
+    bool ordinals = f && !text && g->kk == TV_KEY_BYTES && !(a->execution_hint && !strcmp(a->execution_hint, "map"));
+    g->sig_sorted = ordinals && g->top && !a->nsubs && !a->include && !a->exclude;
+    if (a->bg_filter) {
+        if ((st = tv_dsl_parse_filter(d, a->bg_filter, &g->bgq))) return st;
+        if ((st = tv_query_rewrite(&g->bgq, c->arena)) || (st = tv_query_prepare(g->bgq, g->t->snap, c->arena)))
+            return tv_error_set(c->err, st, "out of memory");
+    }
+    return bind_subs(g);
+}
+
 static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
     col *g = tv_arena_calloc(c->arena, 1, sizeof *g);
     if (!g) return tv_error_oom(c->err);
@@ -1295,6 +1606,7 @@ static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search
     }
     g->unmapped = a->src.field && !g->f;
     const tv_field *f = g->f;
+    if (a->kind == TV_AGG_SIGNIFICANT_TERMS || a->kind == TV_AGG_SIGNIFICANT_TEXT) return bind_significant(g, d);
     /* (a field is required at parse time, AggregatorFactories-side) */
     if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
         return field_error(g, "interval must be positive, got: %s", "0.0");
@@ -1547,6 +1859,56 @@ static tv_status register_all_keys(col *g, const tv_segview *sv) {
     return TROVE_OK;
 }
 
+/* A text field's fielddata in this segment (PagedBytesIndexFieldData:
+ * the inverted index uninverted): every doc's term ords, terms in byte
+ * order. Deleted docs keep theirs; the collector only offers live ones. */
+static tv_status uninvert(col *g, const tv_segview *sv) {
+    tv_free(g->unv_start);
+    tv_free(g->unv_ords);
+    g->unv_start = g->unv_ords = NULL;
+    g->unv_nterms = 0;
+    uint32_t nd = sv->max_doc;
+    uint32_t *cnt = tv_calloc((size_t)nd + 2, sizeof *cnt);
+    if (!cnt) return c_oom(g);
+    TV_VEC(termref) terms = {0};
+    TV_VEC(tv_term_state) states = {0};
+    tv_status st = TROVE_OK;
+    tv_terms_iter *it = tv_terms_iter_new(sv->seg, g->f->id, g->ctx->arena);
+    const char *t;
+    size_t tl;
+    tv_term_state ts;
+    size_t total = 0;
+    while (it && tv_terms_iter_next(it, &t, &tl, &ts)) {
+        char *c = tv_arena_memdup(g->ctx->arena, t, tl);
+        termref r = {c, (uint32_t)tl};
+        if (!c || tv_vec_push(&terms, r) || tv_vec_push(&states, ts)) { st = c_oom(g); goto out; }
+        tv_postings *p = tv_postings_open(sv->seg, g->f->id, &ts, 0, g->ctx->arena);
+        if (!p) { st = c_oom(g); goto out; }
+        for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS; d = tv_postings_next(p))
+            if (d < nd) { cnt[d + 1]++; total++; }
+    }
+    for (uint32_t d = 0; d < nd; d++) cnt[d + 1] += cnt[d];
+    g->unv_start = tv_malloc(((size_t)nd + 1) * sizeof *g->unv_start);
+    g->unv_ords = tv_malloc((total + 1) * sizeof *g->unv_ords);
+    if (!g->unv_start || !g->unv_ords) { st = c_oom(g); goto out; }
+    memcpy(g->unv_start, cnt, ((size_t)nd + 1) * sizeof *cnt);
+    for (size_t o = 0; o < terms.len; o++) {
+        tv_postings *p = tv_postings_open(sv->seg, g->f->id, &states.items[o], 0, g->ctx->arena);
+        if (!p) { st = c_oom(g); goto out; }
+        for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS; d = tv_postings_next(p))
+            if (d < nd) g->unv_ords[cnt[d]++] = (uint32_t)o;
+    }
+    g->unv_terms = tv_arena_calloc(g->ctx->arena, terms.len + 1, sizeof *g->unv_terms);
+    if (!g->unv_terms) { st = c_oom(g); goto out; }
+    if (terms.len) memcpy(g->unv_terms, terms.items, terms.len * sizeof *g->unv_terms);
+    g->unv_nterms = (uint32_t)terms.len;
+out:
+    tv_free(cnt);
+    tv_vec_fini(&terms);
+    tv_vec_fini(&states);
+    return st;
+}
+
 /* Per segment: plan filters, reset keyword maps. */
 static tv_status seg_col(col *g, const tv_segview *sv) {
     if (g->counting && g->sv) {
@@ -1555,8 +1917,13 @@ static tv_status seg_col(col *g, const tv_segview *sv) {
     }
     g->sv = sv;
     if (g->f && g->f->dv_kind == TV_DV_NUMERIC) tv_segment_dv_reader(sv->seg, g->f->id, &g->dvr);
-    if (g->kk == TV_KEY_BYTES && g->f && g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) {
-        uint32_t n = tv_segment_dv_ord_count(sv->seg, g->f->id);
+    bool sig_terms = g->a->kind == TV_AGG_SIGNIFICANT_TERMS && g->kk == TV_KEY_BYTES && g->f;
+    if (sig_terms && tv_field_type_is_text(g->f->type)) {
+        tv_status st = uninvert(g, sv);
+        if (st) return st;
+    }
+    if (g->kk == TV_KEY_BYTES && g->f && ((g->f->dv_kind == TV_DV_SORTED_SET && g->a->kind == TV_AGG_TERMS) || sig_terms)) {
+        uint32_t n = g->unv_start ? g->unv_nterms : tv_segment_dv_ord_count(sv->seg, g->f->id);
         if (g->counting && n > g->segcnt_n) {
             tv_free(g->segcnt);
             g->segcnt_n = 0;
@@ -1644,6 +2011,15 @@ static void free_col(col *g) {
     }
     tv_free(g->vals);
     tv_free(g->ords);
+    tv_vec_fini(&g->subset);
+    tv_free(g->bg_om.slots);
+    tv_vec_fini(&g->bg_counts);
+    tv_free(g->bg_bits);
+    tv_free(g->unv_start);
+    tv_free(g->unv_ords);
+    if (g->scratch_init) tv_arena_fini(&g->scratch);
+    for (size_t i = 0; i < g->nspot; i++) tv_dup_spotter_free(g->spot[i]);
+    tv_free(g->spot);
 }
 
 /* ------------------------------------------------------------- results */
@@ -1662,6 +2038,176 @@ static tv_status build_subs(col *g, uint64_t ord, agg_res ***out) {
         if (st) return st;
     }
     *out = subs;
+    return TROVE_OK;
+}
+
+/*
+ * The background (SignificanceLookup): supersetSize is the target's maxDoc
+ * (deleted and nested docs included), or the background filter's count;
+ * a term's frequency is the term dictionary's docFreq (keyword, ip, text,
+ * boolean: TermQuery types), or the filter's docs among its postings;
+ * numbers and dates count the live (or filtered) docs holding the value,
+ * in one pass over the doc values.
+ */
+static tv_status sig_background(col *g) {
+    if (g->bg_ready) return TROVE_OK;
+    g->bg_ready = true;
+    const tv_snapshot *snap = g->t->snap;
+    tv_arena *ar = g->ctx->arena;
+    g->superset = snap->max_doc;
+    if (g->bgq) {
+        g->superset = 0;
+        g->bg_bits = tv_calloc(snap->nsegs + 1, sizeof *g->bg_bits);
+        if (!g->bg_bits) return c_oom(g);
+        for (uint32_t i = 0; i < snap->nsegs; i++) {
+            const tv_segview *sv = &snap->segs[i];
+            uint64_t *bits = tv_arena_calloc(ar, ((size_t)sv->max_doc + 63) / 64 + 1, sizeof *bits);
+            if (!bits) return c_oom(g);
+            g->bg_bits[i] = bits;
+            tv_plan_ctx pc = {ar, snap, false, false};
+            tv_iter *it = NULL;
+            tv_status st = tv_plan(g->bgq, sv, &pc, &it);
+            if (st) return tv_error_set(g->ctx->err, st, "out of memory");
+            if (!it) continue;
+            for (uint32_t doc = tv_iter_next(it); doc < sv->max_doc; doc = tv_iter_next(it)) {
+                bits[doc >> 6] |= 1ull << (doc & 63);
+                g->superset++;
+            }
+        }
+    }
+    if (g->bg_terms || !g->f) return TROVE_OK;
+    int64_t buf[16];
+    for (uint32_t i = 0; i < snap->nsegs; i++) {
+        const tv_segview *sv = &snap->segs[i];
+        for (uint32_t doc = 0; doc < sv->max_doc; doc++) {
+            if (g->bgq ? !((g->bg_bits[i][doc >> 6] >> (doc & 63)) & 1) : !tv_segview_live(sv, doc)) continue;
+            uint32_t n = tv_segment_dv_numeric(sv->seg, g->f->id, doc, buf, 16);
+            const int64_t *v = buf;
+            int64_t *big = NULL;
+            if (n > 16) {
+                big = tv_malloc((size_t)n * sizeof *big);
+                if (!big) return c_oom(g);
+                n = tv_segment_dv_numeric(sv->seg, g->f->id, doc, big, n);
+                v = big;
+            }
+            for (uint32_t k = 0; k < n; k++) {
+                if (k && v[k] == v[k - 1]) continue;
+                uint32_t o;
+                bool added;
+                if (om_get(&g->bg_om, 0, v[k], (uint32_t)g->bg_counts.len, &o, &added) ||
+                    (added && tv_vec_push(&g->bg_counts, 0))) {
+                    tv_free(big);
+                    return c_oom(g);
+                }
+                g->bg_counts.items[o]++;
+            }
+            tv_free(big);
+        }
+    }
+    return TROVE_OK;
+}
+
+static tv_status sig_bg_freq(col *g, const agg_bucket *b, uint64_t *out) {
+    *out = 0;
+    const tv_snapshot *snap = g->t->snap;
+    if (!g->bg_terms) {
+        uint32_t o;
+        bool added;
+        if (om_get(&g->bg_om, 0, b->ki, (uint32_t)g->bg_counts.len, &o, &added) || (added && tv_vec_push(&g->bg_counts, 0)))
+            return c_oom(g);
+        *out = g->bg_counts.items[o];
+        return TROVE_OK;
+    }
+    const char *t = b->ks;
+    size_t tl = b->klen;
+    if (g->kk != TV_KEY_BYTES) { /* boolean: indexed as T / F */
+        t = b->ki ? "T" : "F";
+        tl = 1;
+    }
+    for (uint32_t i = 0; i < snap->nsegs; i++) {
+        const tv_segview *sv = &snap->segs[i];
+        tv_term_state ts;
+        if (!tv_segment_term(sv->seg, g->f->id, t, tl, &ts)) continue;
+        if (!g->bgq) {
+            *out += ts.doc_freq;
+            continue;
+        }
+        tv_postings *p = tv_postings_open(sv->seg, g->f->id, &ts, 0, g->ctx->arena);
+        if (!p) return c_oom(g);
+        for (uint32_t d = tv_postings_next(p); d != TV_NO_MORE_DOCS && d < sv->max_doc; d = tv_postings_next(p))
+            *out += (g->bg_bits[i][d >> 6] >> (d & 63)) & 1;
+    }
+    return TROVE_OK;
+}
+
+static _Thread_local const col *g_sig_col; /* qsort's context */
+
+static int sig_term_qcmp(const void *x, const void *y) {
+    const termref *a = &g_sig_col->tids.items[g_sig_col->b.items[*(const uint32_t *)x].key];
+    const termref *b = &g_sig_col->tids.items[g_sig_col->b.items[*(const uint32_t *)y].key];
+    return tv_memcmp2(a->s, a->len, b->s, b->len);
+}
+
+static tv_status build_subs(col *g, uint64_t ord, agg_res ***out);
+
+/* The shard's significant buckets of parent ord: scored with the shard's
+ * own sizes, cut to shard_size (default 2 * (size * 1.5 + 10)) by Lucene's
+ * queue after shard_min_doc_count; candidates enter it in bucket-ord order
+ * (term order for global ordinals, else first seen). */
+static tv_status build_significant(col *g, uint64_t ord, agg_res *r, uint32_t *sel, size_t nb) {
+    const tv_agg *a = g->a;
+    tv_agg_ctx *c = g->ctx;
+    r->subset_size = ord < g->subset.len ? g->subset.items[ord] : 0;
+    r->nb = 0;
+    /* significant_text has no unmapped result: the name stands in */
+    if (a->kind == TV_AGG_SIGNIFICANT_TEXT) r->mapped = true;
+    if (!r->mapped) { /* UnmappedSignificantTerms: no sizes */
+        r->subset_size = 0;
+        return TROVE_OK;
+    }
+    tv_status st = sig_background(g);
+    if (st) return st;
+    r->superset_size = g->superset;
+    if (g->sig_sorted && g->kk == TV_KEY_BYTES && nb > 1) {
+        g_sig_col = g;
+        qsort(sel, nb, sizeof *sel, sig_term_qcmp);
+    }
+    int64_t shard_size = a->shard_size_set ? a->shard_size : 2 * (int64_t)((double)a->size * 1.5 + 10);
+    size_t maxq = (size_t)TV_MIN((int64_t)g->b.len, shard_size);
+    agg_bucket *cand = tv_arena_calloc(c->arena, nb + 1, sizeof *cand);
+    agg_bucket **ptr = tv_arena_calloc(c->arena, nb + 1, sizeof *ptr);
+    if (!cand || !ptr) return c_oom(g);
+    size_t k = 0;
+    for (size_t i = 0; i < nb; i++) {
+        const bkt *x = &g->b.items[sel[i]];
+        if ((int64_t)x->count < a->shard_min_doc_count) continue;
+        agg_bucket *bk = &cand[k];
+        bk->doc_count = x->count;
+        if (g->kk == TV_KEY_BYTES) {
+            bk->ks = g->tids.items[x->key].s;
+            bk->klen = g->tids.items[x->key].len;
+        } else {
+            bk->ki = x->key;
+        }
+        bk->err = (int64_t)sel[i]; /* the bucket ord, until its subs are built */
+        if ((st = sig_bg_freq(g, bk, &bk->bg))) return st;
+        char msg[300];
+        if (tv_sig_score(a, (int64_t)bk->doc_count, (int64_t)r->subset_size, (int64_t)bk->bg, (int64_t)r->superset_size,
+                         &bk->score, msg, sizeof msg))
+            return field_error(g, "%s", msg);
+        ptr[k++] = bk;
+    }
+    size_t kept = tv_sig_rank(ptr, k, maxq, c->arena);
+    if (kept == SIZE_MAX) return c_oom(g);
+    r->b = tv_arena_calloc(c->arena, kept + 1, sizeof *r->b);
+    if (!r->b) return c_oom(g);
+    for (size_t i = 0; i < kept; i++) {
+        r->b[i] = *ptr[i];
+        uint64_t bo = (uint64_t)r->b[i].err;
+        r->b[i].err = 0;
+        if ((st = build_subs(g, bo, &r->b[i].subs))) return st;
+    }
+    r->nb = kept;
     return TROVE_OK;
 }
 
@@ -1735,6 +2281,8 @@ static tv_status build(col *g, uint64_t ord, agg_res **out) {
     nb = 0;
     for (size_t i = 0; i < g->b.len; i++)
         if (g->b.items[i].parent == ord) sel[nb++] = (uint32_t)i;
+    if (a->kind == TV_AGG_SIGNIFICANT_TERMS || a->kind == TV_AGG_SIGNIFICANT_TEXT)
+        return build_significant(g, ord, r, sel, nb);
     bool single = tv_agg_is_single_bucket(a->kind);
     size_t slots = single ? 1 : a->kind == TV_AGG_FILTERS ? g->nq + (a->other_bucket ? 1 : 0)
                                 : a->kind == TV_AGG_RANGE || a->kind == TV_AGG_DATE_RANGE ? a->nranges : nb;

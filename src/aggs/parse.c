@@ -46,6 +46,8 @@ static const kind_name k_kinds[] = {
     {"reverse_nested", TV_AGG_REVERSE_NESTED},
     {"composite", TV_AGG_COMPOSITE},
     {"multi_terms", TV_AGG_MULTI_TERMS},
+    {"significant_terms", TV_AGG_SIGNIFICANT_TERMS},
+    {"significant_text", TV_AGG_SIGNIFICANT_TEXT},
     {"avg", TV_AGG_AVG},
     {"sum", TV_AGG_SUM},
     {"min", TV_AGG_MIN},
@@ -73,7 +75,7 @@ static const kind_name k_kinds[] = {
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
     "diversified_sampler",
-    "bucket_selector", "bucket_script", "significant_terms", "significant_text",
+    "bucket_selector", "bucket_script",
     "rare_terms", "variable_width_histogram", "ip_range",
     "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
     "moving_avg", "serial_diff", "percentiles_bucket",
@@ -81,7 +83,7 @@ static const char *const k_unsupported[] = {
     "top_metrics", "rate", "multi_range", "weighted_sum", "ip_prefix",
 };
 
-bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_MULTI_TERMS; }
+bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_SIGNIFICANT_TEXT; }
 bool tv_agg_is_pipeline(tv_agg_kind k) { return k >= TV_AGG_CUMULATIVE_SUM; }
 bool tv_agg_is_single_bucket(tv_agg_kind k) {
     return k == TV_AGG_FILTER || k == TV_AGG_MISSING || k == TV_AGG_GLOBAL || k == TV_AGG_SAMPLER || k == TV_AGG_NESTED ||
@@ -314,6 +316,134 @@ static tv_status parse_terms(tv_dsl *d, tv_agg *a, const tv_json *body) {
         } else return unknown_field(d, "terms", m);
         if (st) return st;
     }
+    return TROVE_OK;
+}
+
+/*
+ * significant_terms / significant_text (SignificantTermsAggregationBuilder,
+ * SignificantTextAggregationBuilder): terms' thresholds with their own
+ * defaults (min_doc_count 3), background_filter, and the heuristic as a
+ * named object; an unknown key is the ObjectParser's named-object error,
+ * whose suggestion draws on the declared keys and the heuristics' names.
+ */
+static const char *const k_heuristics[] = {"chi_square", "gnd", "jlh", "mutual_information", "percentage",
+                                           "script_heuristic"};
+
+static tv_status parse_heuristic(tv_dsl *d, tv_agg *a, const tv_json_member *m) {
+    const char *h = m->key;
+    uint32_t l = 0, c = 0;
+    if (m->val.type != TV_JSON_OBJECT) {
+        if (d->src) tv_json_linecol(d->src, d->src_len, m->val.off, &l, &c);
+        return tv_dsl_error(d, TROVE_EXCONTENT, m->val.off, "[%u:%u] [%s] Expected START_OBJECT but was: %s", l, c, h,
+                            tv_dsl_token_name(&m->val));
+    }
+    if (key_is(m, "script_heuristic"))
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->key_off, "[script_heuristic] significance heuristic is not supported by trove");
+    bool nxy = key_is(m, "mutual_information") || key_is(m, "chi_square"), gnd = key_is(m, "gnd");
+    a->sig_heuristic = key_is(m, "jlh") ? TV_SIG_JLH : key_is(m, "percentage") ? TV_SIG_PERCENTAGE
+                       : key_is(m, "mutual_information") ? TV_SIG_MUTUAL_INFORMATION
+                       : key_is(m, "chi_square") ? TV_SIG_CHI_SQUARE : TV_SIG_GND;
+    /* NXYSignificanceHeuristic: include_negatives false, background_is_superset true */
+    a->sig_include_negatives = gnd;
+    a->sig_bg_superset = true;
+    for (uint32_t i = 0; i < m->val.len; i++) {
+        const tv_json_member *x = &m->val.v.members[i];
+        tv_status st;
+        if ((nxy || gnd) && key_is(x, "background_is_superset")) st = bool_val(d, h, x, &a->sig_bg_superset);
+        else if (nxy && key_is(x, "include_negatives")) st = bool_val(d, h, x, &a->sig_include_negatives);
+        else return unknown_field(d, h, x);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
+static tv_status parse_significant(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    bool text = a->kind == TV_AGG_SIGNIFICANT_TEXT;
+    const char *type = text ? "significant_text" : "significant_terms";
+    a->size = 10;
+    a->shard_size = -1;
+    a->min_doc_count = 3;
+    a->shard_min_doc_count = 0;
+    a->sig_heuristic = TV_SIG_JLH;
+    a->sig_bg_superset = true;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        bool done = false;
+        if (!text && (st = source_key(d, type, m, &a->src, &done))) return st;
+        if (done) continue;
+        if (text && key_is(m, "field")) st = str_val(d, type, m, &a->src.field);
+        else if (key_is(m, "size")) {
+            if (!(st = int_val(d, type, m, &a->size)) && a->size <= 0)
+                return field_fail(d, type, m, "[size] must be greater than 0. Found [%lld] in [%s]", (long long)a->size, a->name);
+        } else if (key_is(m, "shard_size")) {
+            if (!(st = int_val(d, type, m, &a->shard_size)) && a->shard_size <= 0)
+                return field_fail(d, type, m, "[shardSize] must be greater than  0. Found [%lld] in [%s]",
+                                  (long long)a->shard_size, a->name);
+            a->shard_size_set = a->shard_size != -1;
+        } else if (key_is(m, "min_doc_count")) {
+            if (!(st = long_val(d, type, m, &a->min_doc_count)) && a->min_doc_count < 0)
+                return field_fail(d, type, m, "[minDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->min_doc_count, a->name);
+        } else if (key_is(m, "shard_min_doc_count")) {
+            if (!(st = long_val(d, type, m, &a->shard_min_doc_count)) && a->shard_min_doc_count < 0)
+                return field_fail(d, type, m, "[shardMinDocCount] must be greater than or equal to 0. Found [%lld] in [%s]",
+                                  (long long)a->shard_min_doc_count, a->name);
+        } else if (!text && key_is(m, "execution_hint")) {
+            st = str_val(d, type, m, &a->execution_hint);
+        } else if (key_is(m, "background_filter")) {
+            if (m->val.type != TV_JSON_OBJECT) st = bad_token(d, type, m);
+            else a->bg_filter = &m->val;
+        } else if (key_is(m, "include")) a->include = &m->val;
+        else if (key_is(m, "exclude")) a->exclude = &m->val;
+        else if (text && key_is(m, "filter_duplicate_text")) st = bool_val(d, type, m, &a->filter_dup);
+        else if (text && key_is(m, "source_fields")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
+            a->source_fields = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->source_fields);
+            if (!a->source_fields) return oom(d);
+            a->nsource_fields = 0;
+            for (uint32_t k = 0; k < m->val.len; k++) {
+                const tv_json *e = &m->val.v.items[k];
+                const char *s;
+                size_t n;
+                if (!scalar(e) || !tv_dsl_scalar_text(e, &s, &n)) return bad_token(d, type, m);
+                if (!(a->source_fields[a->nsource_fields++] = tv_arena_strndup(d->arena, s, n))) return oom(d);
+            }
+        } else {
+            bool heur = false;
+            for (size_t k = 0; k < TV_ARRAY_LEN(k_heuristics) && !heur; k++) heur = key_is(m, k_heuristics[k]);
+            if (heur) st = parse_heuristic(d, a, m);
+            else {
+                /* ObjectParser's unknownIsNamedXContent */
+                static const char *const terms_keys[] = {"field", "missing", "format", "value_type", "script", "size",
+                                                         "shard_size", "min_doc_count", "shard_min_doc_count",
+                                                         "execution_hint", "background_filter", "include", "exclude"};
+                static const char *const text_keys[] = {"field", "source_fields", "filter_duplicate_text", "size",
+                                                        "shard_size", "min_doc_count", "shard_min_doc_count",
+                                                        "background_filter", "include", "exclude"};
+                const char *cands[32];
+                size_t nc = 0;
+                const char *const *keys = text ? text_keys : terms_keys;
+                size_t nk = text ? TV_ARRAY_LEN(text_keys) : TV_ARRAY_LEN(terms_keys);
+                for (size_t k = 0; k < nk; k++) cands[nc++] = keys[k];
+                for (size_t k = 0; k < TV_ARRAY_LEN(k_heuristics); k++) cands[nc++] = k_heuristics[k];
+                char sug[256];
+                tv_dsl_did_you_mean(m->key, m->key_len, cands, nc, sug, sizeof sug);
+                uint32_t l = 0, c = 0, vl = 0, vc = 0;
+                if (d->src) {
+                    tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+                    tv_json_linecol(d->src, d->src_len, m->val.off, &vl, &vc);
+                }
+                tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [%s] unknown field [%s]%s", l, c, type, m->key, sug);
+                tv_error_cause(d->err, TROVE_EXCONTENT, "[%u:%u] unknown field [%s]", vl, vc, m->key);
+                if (d->err) d->err->cause_type = TROVE_ENAMEDOBJECT;
+                return TROVE_EXCONTENT;
+            }
+        }
+        if (st) return st;
+    }
+    if (text && !a->src.field)
+        return tv_dsl_error(d, TROVE_EUNSUPPORTED, body->off, "[significant_text] without [field] is not supported by trove");
     return TROVE_OK;
 }
 
@@ -1074,6 +1204,8 @@ static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     case TV_AGG_COMPOSITE: return parse_composite(d, a, body);
     case TV_AGG_MULTI_TERMS: return parse_multi_terms(d, a, body);
     case TV_AGG_TERMS: return parse_terms(d, a, body);
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT: return parse_significant(d, a, body);
     case TV_AGG_HISTOGRAM: return parse_histogram(d, a, body, false);
     case TV_AGG_DATE_HISTOGRAM: return parse_histogram(d, a, body, true);
     case TV_AGG_AUTO_DATE_HISTOGRAM: return parse_auto_date(d, a, body);
@@ -1191,11 +1323,12 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
                    a->kind != TV_AGG_ADJACENCY_MATRIX && a->kind != TV_AGG_TOP_HITS &&
                    a->kind != TV_AGG_SAMPLER && a->kind != TV_AGG_NESTED && a->kind != TV_AGG_REVERSE_NESTED &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
-                   a->kind != TV_AGG_MULTI_TERMS;
+                   a->kind != TV_AGG_MULTI_TERMS && a->kind != TV_AGG_SIGNIFICANT_TEXT;
     if (sourced && !a->src.field)
         return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
     if (subs) {
-        if (!tv_agg_is_bucket(a->kind)) {
+        /* (SignificantTextAggregationBuilder refuses them too) */
+        if (!tv_agg_is_bucket(a->kind) || a->kind == TV_AGG_SIGNIFICANT_TEXT) {
             tv_error_set(d->err, TROVE_EARG, "Aggregator [%s] of type [%s] cannot accept sub-aggregations", name, a->type_name);
             tv_error_as(d->err, TROVE_EAGGINIT);
             return TROVE_EARG;

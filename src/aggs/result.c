@@ -236,6 +236,10 @@ static const char *bucket_class(const agg_res *r) {
         return r->key_kind == TV_KEY_BYTES ? "StringTerms" : r->key_kind == TV_KEY_DOUBLE ? "DoubleTerms"
                : r->key_kind == TV_KEY_ULONG ? "UnsignedLongTerms" : "LongTerms";
     case TV_AGG_MULTI_TERMS: return "InternalMultiTerms";
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT:
+        if (!r->mapped) return "UnmappedSignificantTerms";
+        return r->key_kind == TV_KEY_BYTES ? "SignificantStringTerms" : "SignificantLongTerms";
     case TV_AGG_HISTOGRAM: return "InternalHistogram";
     case TV_AGG_DATE_HISTOGRAM: return "InternalDateHistogram";
     case TV_AGG_AUTO_DATE_HISTOGRAM: return "InternalAutoDateHistogram";
@@ -876,6 +880,107 @@ static tv_status reduce_auto_date(red *rd, const tv_agg *a, agg_res **list, size
     return TROVE_OK;
 }
 
+/*
+ * InternalSignificantTerms.reduce: the shards' subset and superset sizes
+ * add up; buckets group by key as string in a HashMap (same-key buckets
+ * add their doc counts and background counts and reduce their
+ * sub-aggregations) and are rescored with the global sizes; the final
+ * reduce keeps those scoring above 0 with min_doc_count docs, the best
+ * `size` of them by Lucene's queue, fed in HashMap iteration order.
+ */
+static tv_status reduce_significant(red *rd, const tv_agg *a, agg_res **list, size_t n, bool final, agg_res *o) {
+    tv_arena *ar = rd->c->arena;
+    uint64_t sub = 0, sup = 0;
+    size_t total = 0;
+    const agg_res *proto = NULL;
+    for (size_t i = 0; i < n; i++) {
+        sub += list[i]->subset_size;
+        sup += list[i]->superset_size;
+        total += list[i]->nb;
+        if (!proto && list[i]->mapped) proto = list[i];
+    }
+    o->subset_size = sub;
+    o->superset_size = sup;
+    o->nb = 0;
+    if (!proto) return TROVE_OK; /* UnmappedSignificantTerms.reduce */
+    o->key_kind = proto->key_kind;
+    o->fmt = proto->fmt;
+    /* group by key as string, in first-seen order */
+    const char **keys = tv_arena_calloc(ar, total + 1, sizeof *keys);
+    agg_bucket *grp = tv_arena_calloc(ar, total + 1, sizeof *grp);
+    agg_bucket ***members = tv_arena_calloc(ar, total + 1, sizeof *members);
+    size_t *nmem = tv_arena_calloc(ar, total + 1, sizeof *nmem);
+    if (!keys || !grp || !members || !nmem) return r_oom(rd);
+    tv_map by_key;
+    tv_map_init(&by_key);
+    size_t ng = 0;
+    tv_status st = TROVE_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        agg_res *x = list[i];
+        for (size_t j = 0; j < x->nb; j++) {
+            char buf[600];
+            key_string(x, &x->b[j], buf, sizeof buf);
+            size_t kl = strlen(buf);
+            void *v = tv_map_get(&by_key, buf, kl);
+            size_t gi;
+            if (v) gi = (size_t)(uintptr_t)v - 1;
+            else {
+                gi = ng++;
+                if (!(keys[gi] = tv_arena_strndup(ar, buf, kl)) || tv_map_put(&by_key, buf, kl, (void *)(uintptr_t)(gi + 1), NULL) ||
+                    !(members[gi] = tv_arena_alloc(ar, (n + 1) * sizeof *members[gi]))) {
+                    st = r_oom(rd);
+                    break;
+                }
+                grp[gi] = x->b[j];
+                grp[gi].doc_count = 0;
+                grp[gi].bg = 0;
+                grp[gi].subs = NULL;
+            }
+            grp[gi].doc_count += x->b[j].doc_count;
+            grp[gi].bg += x->b[j].bg;
+            if (nmem[gi] < n) members[gi][nmem[gi]++] = &x->b[j];
+        }
+    }
+    tv_map_fini(&by_key);
+    if (st) return st;
+    agg_bucket **ptr = tv_arena_calloc(ar, ng + 1, sizeof *ptr);
+    uint32_t *order = tv_arena_calloc(ar, ng + 1, sizeof *order);
+    uint32_t *slot = tv_arena_calloc(ar, ng + 1, sizeof *slot);
+    if (!ptr || !order || !slot) return r_oom(rd);
+    /* HashMap<String, List<B>> iteration: by bucket, then insertion */
+    for (size_t g = 0; g < ng; g++) {
+        order[g] = (uint32_t)g;
+        slot[g] = tv_java_hm_bucket(keys[g], strlen(keys[g]), ng);
+    }
+    for (size_t i = 1; i < ng; i++) { /* stable insertion sort, runs are short */
+        uint32_t x = order[i];
+        size_t j = i;
+        while (j > 0 && slot[order[j - 1]] > slot[x]) { order[j] = order[j - 1]; j--; }
+        order[j] = x;
+    }
+    size_t k = 0;
+    for (size_t oi = 0; oi < ng; oi++) {
+        size_t g = order[oi];
+        agg_bucket *b = &grp[g];
+        if ((st = reduce_bucket_subs(rd, a, members[g], nmem[g], final, b))) return st;
+        char msg[300];
+        if (tv_sig_score(a, (int64_t)b->doc_count, (int64_t)sub, (int64_t)b->bg, (int64_t)sup, &b->score, msg, sizeof msg)) {
+            tv_error_set(rd->c->err, TROVE_EARG, "%s", msg);
+            return TROVE_EARG;
+        }
+        if (!final || (b->score > 0 && (int64_t)b->doc_count >= a->min_doc_count)) ptr[k++] = b;
+    }
+    size_t max = final ? (size_t)TV_MIN((int64_t)ng, a->size) : ng;
+    size_t kept = tv_sig_rank(ptr, k, max, ar);
+    if (kept == SIZE_MAX) return r_oom(rd);
+    o->b = tv_arena_calloc(ar, kept + 1, sizeof *o->b);
+    if (!o->b) return r_oom(rd);
+    for (size_t i = 0; i < kept; i++) o->b[i] = *ptr[i];
+    o->nb = kept;
+    if (final && (st = consume(rd, (int64_t)kept))) return st;
+    return TROVE_OK;
+}
+
 static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool final, agg_res **out) {
     agg_res *o = tv_arena_calloc(rd->c->arena, 1, sizeof *o);
     if (!o) return r_oom(rd);
@@ -916,6 +1021,10 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
         if (final && (st = consume(rd, (int64_t)o->nb))) return st;
         break;
     }
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT:
+        if ((st = reduce_significant(rd, a, list, n, final, o))) return st;
+        break;
     case TV_AGG_MULTI_TERMS:
     case TV_AGG_TERMS: {
         if (final && (st = check_order(rd, a))) return st;
@@ -1415,7 +1524,8 @@ static tv_status sibling_pipeline(red *rd, const tv_agg *p, agg_res **level, con
                  host->a->kind == TV_AGG_MULTI_TERMS ||
                  host->a->kind == TV_AGG_DATE_HISTOGRAM || host->a->kind == TV_AGG_RANGE ||
                  host->a->kind == TV_AGG_DATE_RANGE || host->a->kind == TV_AGG_FILTERS ||
-                 host->a->kind == TV_AGG_ADJACENCY_MATRIX || host->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM;
+                 host->a->kind == TV_AGG_ADJACENCY_MATRIX || host->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM ||
+                 host->a->kind == TV_AGG_SIGNIFICANT_TERMS || host->a->kind == TV_AGG_SIGNIFICANT_TEXT;
     if (!multi) {
         tv_error_set(rd->c->err, TROVE_EVALIDATION,
                      "Validation Failed: 1: The first aggregation in buckets_path must be a multi-bucket aggregation for aggregation [%s] found :%s for buckets path: %s;",
@@ -1510,6 +1620,10 @@ static const char *typed_name(const agg_res *r) {
     switch (r->a->kind) {
     case TV_AGG_MULTI_TERMS: return "multi_terms";
     case TV_AGG_COMPOSITE: return "composite";
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT:
+        if (!r->mapped) return "umsigterms";
+        return r->key_kind == TV_KEY_BYTES ? "sigsterms" : "siglterms";
     case TV_AGG_TERMS:
         if (!r->mapped) return "sterms";
         return r->key_kind == TV_KEY_BYTES ? "sterms" : r->key_kind == TV_KEY_DOUBLE ? "dterms"
@@ -1927,6 +2041,52 @@ static tv_status write_terms(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     return st;
 }
 
+/* SignificantStringTerms / SignificantLongTerms.doXContentBody (the
+ * unmapped result prints its empty buckets only); a bucket below
+ * min_doc_count is not printed. */
+static tv_status write_significant(red *rd, tv_jw *w, const agg_res *r, bool typed) {
+    const tv_agg *a = r->a;
+    const agg_fmt *f = &r->fmt;
+    tv_status st = TROVE_OK;
+    char buf[600];
+    if (r->mapped) {
+        tv_jw_keyz(w, "doc_count");
+        tv_jw_uint(w, r->subset_size);
+        tv_jw_keyz(w, "bg_count");
+        tv_jw_uint(w, r->superset_size);
+    }
+    tv_jw_keyz(w, "buckets");
+    tv_jw_arr_begin(w);
+    for (size_t i = 0; i < r->nb && !st; i++) {
+        const agg_bucket *b = &r->b[i];
+        if ((int64_t)b->doc_count < a->min_doc_count) continue;
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "key");
+        if (r->key_kind == TV_KEY_BYTES) {
+            key_string(r, b, buf, sizeof buf);
+            if (f->kind == TV_FMT_IP) tv_jw_strz(w, buf);
+            else tv_jw_str(w, b->ks, b->klen);
+        } else {
+            tv_jw_int(w, b->ki);
+            if (f->kind != TV_FMT_RAW) {
+                key_string(r, b, buf, sizeof buf);
+                tv_jw_keyz(w, "key_as_string");
+                tv_jw_strz(w, buf);
+            }
+        }
+        tv_jw_keyz(w, "doc_count");
+        tv_jw_uint(w, b->doc_count);
+        tv_jw_keyz(w, "score");
+        tv_jw_double(w, b->score);
+        tv_jw_keyz(w, "bg_count");
+        tv_jw_uint(w, b->bg);
+        if (b->subs) st = write_level(rd, w, (const tv_agg *const *)a->subs, b->subs, a->nsubs, typed);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_arr_end(w);
+    return st;
+}
+
 static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     const tv_agg *a = r->a;
     char keybuf[600];
@@ -1965,6 +2125,10 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     case TV_AGG_MULTI_TERMS:
     case TV_AGG_TERMS:
         st = write_terms(rd, w, r, typed);
+        break;
+    case TV_AGG_SIGNIFICANT_TERMS:
+    case TV_AGG_SIGNIFICANT_TEXT:
+        st = write_significant(rd, w, r, typed);
         break;
     case TV_AGG_AUTO_DATE_HISTOGRAM: {
         /* InternalAutoDateHistogram.doXContentBody: the buckets, then the interval */

@@ -128,6 +128,9 @@ typedef struct tv_field_caps {
     const tv_json *meta;
 } tv_field_caps;
 void tv_field_caps_of(const struct tv_field *f, tv_field_caps *out);
+/* The `fielddata` mapping parameter of a text or match_only_text field
+ * (false for every other type). */
+bool tv_field_fielddata(const struct tv_field *f);
 
 /*
  * unsigned_long values (0 .. 2^64-1) in the int64 sortable encoding: the

@@ -418,6 +418,13 @@ const char *tv_field_declared_type(const tv_field *f) {
  * fielddata parameter for text; never for match_only_text; always for
  * constant_keyword (ConstantIndexFieldData). token_count reports
  * "integer". */
+bool tv_field_fielddata(const tv_field *f) {
+    f = tv_field_resolve(f);
+    if (!f || (f->type != TV_FT_TEXT && f->type != TV_FT_MATCH_ONLY_TEXT)) return false;
+    const tv_json *fd = tv_mnode_of(f)->p[P_FIELDDATA];
+    return fd && fd->type == TV_JSON_TRUE;
+}
+
 void tv_field_caps_of(const tv_field *f, tv_field_caps *out) {
     memset(out, 0, sizeof *out);
     f = tv_field_resolve(f); /* an alias reports its target (FieldTypeLookup) */
