@@ -298,6 +298,13 @@ typedef struct tv_agg_ctx {
     TV_VEC(void *) digests;
     TV_VEC(void *) hdrs;
     TV_VEC(struct tv_agg_shard *) shards; /* freed by tv_agg_ctx_fini */
+    bool profile;              /* "profile": true — shards made from now on time
+                                  every aggregator (collect.c) */
+    bool match_all;            /* the target's query matches every live doc and
+                                  nothing else drops docs before the
+                                  aggregations (search.c sets it per target):
+                                  date histograms may count from the values
+                                  (collect.c's filter rewrite) */
 } tv_agg_ctx;
 
 void tv_agg_ctx_init(tv_agg_ctx *c, tv_arena *a, tv_error *err, int64_t max_buckets);
@@ -310,6 +317,17 @@ tv_status tv_aggs_parse(tv_dsl *d, const tv_json *v, tv_aggs *out);
 
 typedef struct tv_agg_shard tv_agg_shard;
 typedef struct agg_res agg_res;
+
+/* AggregationTimingType, in its declaration order. */
+typedef enum tv_atiming {
+    TV_AT_INITIALIZE,
+    TV_AT_BUILD_LEAF_COLLECTOR,
+    TV_AT_COLLECT,
+    TV_AT_POST_COLLECTION,
+    TV_AT_BUILD_AGGREGATION,
+    TV_AT_REDUCE,
+    TV_AT_COUNT
+} tv_atiming;
 
 /* Binds aggs to target t (d->mapping is t's): shard-side errors carry
  * err->index. global: build only the global aggregations (collected over
@@ -327,6 +345,19 @@ bool tv_aggs_need_scores(const tv_aggs *aggs);
  * arena array of aggs->n, entries of the other pass left alone). */
 tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out);
 void tv_agg_shard_free(tv_agg_shard *s); /* tv_agg_ctx_fini calls it */
+/* Profiling (a shard made while ctx->profile was set, after
+ * tv_agg_shard_finish): writes one AggregationProfiler result object per
+ * top-level aggregator of the shard into the array the caller opened
+ * ({"type": the aggregator's class as OpenSearch names it, "description":
+ * the name, "time_in_nanos", "breakdown", "debug" when OpenSearch reports
+ * one, "children"}). s may be NULL (nothing written). */
+void tv_agg_profile_write(const tv_agg_shard *s, tv_jw *w);
+/* The nanoseconds a profiled shard's top-level aggregators spent as a
+ * collector (collect and build_leaf_collector). */
+uint64_t tv_agg_profile_collect_ns(const tv_agg_shard *s);
+/* A shard's top-level aggregators' names ("[a, b]") for the collector
+ * tree's name; NULL when s is NULL. */
+const char *tv_agg_profile_names(const tv_agg_shard *s, tv_arena *a, size_t *count);
 
 /* Reduces results[t][i] (ntargets arrays of aggs->n) and writes the
  * "aggregations" key and object. */

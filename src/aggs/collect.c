@@ -23,6 +23,17 @@
  * histograms repeated keys, and a range counts a doc when any value falls
  * in it.
  *
+ * Profiling ("profile": true, tv_agg_ctx.profile): each aggregator gets
+ * an aprof whose timers wrap bind (initialize), seg_col
+ * (build_leaf_collector), collect, the post-collection and build
+ * (build_aggregation), a sub's time inside its parent's as OpenSearch's
+ * ProfilingAggregator nests them; off, it costs one predictable branch
+ * where a doc enters an aggregator. The profile's type names, breakdown
+ * and debug are written at the end of this file.
+ *
+ * Date histograms may count a segment from its sorted values instead of
+ * collecting it (the filter rewrite, above seg_col).
+ *
  * Shard-side errors (OpenSearch raises them while creating the aggregator
  * on the shard) carry err->index: field types an aggregation does not
  * support, text fields without fielddata, bad date or number values.
@@ -124,8 +135,25 @@ typedef struct termref {
     uint32_t len;
 } termref;
 
+/* Profiling ("profile": true): one per aggregator, NULL when off. */
+typedef struct aprof {
+    uint64_t ns[TV_AT_COUNT], n[TV_AT_COUNT];
+    /* cardinality: the leaf collector each segment used */
+    uint64_t empty, numeric, ordinals, ords_overhead, hashing;
+} aprof;
+
 typedef struct col col;
 struct col {
+    aprof *prof;
+    /* filter rewrite (date histograms): eligibility (0 unknown, 1 yes, 2
+     * no), the shard's bucket ranges, this segment counted already, and
+     * the traversal's debug counts */
+    int fr_state;
+    bool root;                /* a top-level aggregation (no parent) */
+    bool seg_done;
+    int64_t *fr_lo, *fr_hi;   /* [lo, hi) per range, ascending */
+    size_t fr_n;
+    uint64_t fr_segments, fr_optimized, fr_leaf, fr_inner;
     const tv_agg *a;
     tv_agg_ctx *ctx;
     tv_dsl *d;
@@ -329,10 +357,25 @@ static bool doc_has_value(col *g, uint32_t doc) {
 
 static tv_status collect(col *g, uint32_t doc, uint64_t ord);
 
+/* collect, timed and counted when the aggregator is profiled (a sub's
+ * time is inside its parent's, as ProfilingLeafBucketCollector nests) */
+static tv_status collect_prof(col *g, uint32_t doc, uint64_t ord) {
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = collect(g, doc, ord);
+    g->prof->ns[TV_AT_COLLECT] += tv_mono_ns() - t0;
+    g->prof->n[TV_AT_COLLECT]++;
+    return st;
+}
+
+static inline tv_status collect_one(col *g, uint32_t doc, uint64_t ord) {
+    if (TV_UNLIKELY(g->prof != NULL)) return collect_prof(g, doc, ord);
+    return collect(g, doc, ord);
+}
+
 static tv_status collect_subs(col *g, uint32_t doc, uint64_t ord) {
     for (uint32_t i = 0; i < g->nsubs; i++) {
         if (!g->subs[i]) continue;
-        tv_status st = collect(g->subs[i], doc, ord);
+        tv_status st = collect_one(g->subs[i], doc, ord);
         if (st) return st;
     }
     return TROVE_OK;
@@ -1583,7 +1626,24 @@ static tv_status bind_significant(col *g, tv_dsl *d) {
     return bind_subs(g);
 }
 
+static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top,
+                           col **out);
+
+/* Creating the aggregator and its preCollection: initialize, when profiled. */
 static tv_status bind(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top, col **out) {
+    if (TV_LIKELY(!c->profile)) return bind_node(c, d, a, t, top, out);
+    aprof *p = tv_arena_calloc(c->arena, 1, sizeof *p);
+    if (!p) return tv_error_oom(c->err);
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = bind_node(c, d, a, t, top, out);
+    p->ns[TV_AT_INITIALIZE] = tv_mono_ns() - t0;
+    p->n[TV_AT_INITIALIZE] = 1;
+    if (*out) (*out)->prof = p;
+    return st;
+}
+
+static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_search_target *t, bool top,
+                           col **out) {
     col *g = tv_arena_calloc(c->arena, 1, sizeof *g);
     if (!g) return tv_error_oom(c->err);
     g->a = a;
@@ -1909,8 +1969,264 @@ out:
     return st;
 }
 
-/* Per segment: plan filters, reset keyword maps. */
+
+static tv_status seg_col_node(col *g, const tv_segview *sv);
+
+/* CardinalityAggregator.getLeafCollector's choice for this segment:
+ * empty (unmapped), numeric (hashes of the values), ordinals (a bitset
+ * of the segment's ords while it is small next to the sketch), else
+ * string hashing. */
+static void card_leaf_choice(col *g, const tv_segview *sv) {
+    aprof *p = g->prof;
+    if (g->unmapped || !g->f) { p->empty++; return; }
+    if (g->f->dv_kind == TV_DV_NUMERIC) { p->numeric++; return; }
+    if (g->f->dv_kind == TV_DV_SORTED_SET) {
+        /* OrdinalsCollector.memoryOverhead(maxOrd) against a quarter of
+         * HyperLogLogPlusPlus.memoryUsage(precision) */
+        int64_t max_ord = tv_segment_dv_ord_count(sv->seg, g->f->id);
+        int64_t ords = 8 + (max_ord + 7) / 8;
+        int prec = tv_hll_precision(g->a->precision_threshold);
+        int64_t counts = prec > 0 ? (int64_t)1 << prec : 0;
+        if (ords < counts / 4) { p->ordinals++; return; }
+        p->ords_overhead++;
+    }
+    p->hashing++;
+}
+
+/* Per segment (getLeafCollector): timed as build_leaf_collector when profiled. */
 static tv_status seg_col(col *g, const tv_segview *sv) {
+    if (TV_LIKELY(!g->prof)) return seg_col_node(g, sv);
+    uint64_t t0 = tv_mono_ns();
+    if (g->a->kind == TV_AGG_CARDINALITY) card_leaf_choice(g, sv);
+    tv_status st = seg_col_node(g, sv);
+    g->prof->ns[TV_AT_BUILD_LEAF_COLLECTOR] += tv_mono_ns() - t0;
+    g->prof->n[TV_AT_BUILD_LEAF_COLLECTOR]++;
+    return st;
+}
+
+/*
+ * Filter rewrite (OpenSearch's FilterRewriteOptimizationContext for
+ * date_histogram and auto_date_histogram): a top-level date histogram
+ * without sub-aggregations, missing or hard_bounds, on an indexed date
+ * field, under a query that matches every live doc, counts each segment
+ * without deletions whose docs hold at most one value from the segment's
+ * points (sorted by value already) instead of collecting doc by doc. The buckets become
+ * ranges between the shard's rounded min and max (at most
+ * search.max_aggregation_rewrite_filters = 3000 of them, else no rewrite);
+ * the points are cut into Lucene's BKD leaves of 512 points under
+ * its 1-D index tree (getNumLeftLeafNodes' split, each node bounded by
+ * its split values), and the tree is walked as TreeTraversal.
+ * multiRangesTraverse walks it: a node inside one range is counted whole
+ * (inner_visited), a crossing leaf point by point (leaf_visited). The
+ * counts are the ones collection would give; the profile's debug reports
+ * the walk. auto_date_histogram picks its rung from the shard's bounds
+ * first (its bridge's getRounding).
+ */
+typedef struct fr_walk {
+    const tv_points_view *v; /* the segment's points, ascending */
+    size_t n;
+    const int64_t *lo, *hi;
+    size_t nr, active;
+    uint64_t counter;
+    bool stop;
+    col *g;
+    tv_status st;
+} fr_walk;
+
+static void fr_add(fr_walk *w) {
+    if (!w->counter || w->st) { w->counter = 0; return; }
+    col *g = w->g;
+    bool adh = g->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM;
+    int64_t key = tv_rounding_round(adh ? &g->adh_rnd : &g->rnd, w->lo[w->active]);
+    uint32_t o;
+    bool added = false;
+    if (adh) {
+        if (adh_add_key(g, key, &added)) { w->st = c_oom(g); return; }
+        if (key < g->adh_min) g->adh_min = key; /* as collect_auto_date's climb keeps them */
+        if (key > g->adh_max) g->adh_max = key;
+    }
+    if (om_get(&g->om, 0, key, (uint32_t)g->b.len, &o, &added)) { w->st = c_oom(g); return; }
+    if (added) {
+        bkt x = {0, key, 0};
+        if (tv_vec_push(&g->b, x)) { w->st = c_oom(g); return; }
+    }
+    g->b.items[o].count += w->counter;
+    w->counter = 0;
+}
+
+/* iterateRangeEnd: true when no range is left */
+static bool fr_range_end(fr_walk *w, int64_t value) {
+    while (!(value < w->hi[w->active]))
+        if (++w->active >= w->nr) return true;
+    return false;
+}
+
+static void fr_point(fr_walk *w, int64_t value) {
+    if (w->stop) return;
+    if (!(value < w->hi[w->active])) {
+        fr_add(w);
+        if (fr_range_end(w, value)) { w->stop = true; return; }
+    }
+    if (value >= w->lo[w->active]) w->counter++;
+}
+
+enum { FR_OUTSIDE, FR_INSIDE, FR_CROSSES };
+
+static int fr_compare(fr_walk *w, int64_t mn, int64_t mx) {
+    if (!(mn < w->hi[w->active])) {
+        fr_add(w);
+        if (fr_range_end(w, mn)) { w->stop = true; return FR_OUTSIDE; }
+    }
+    int64_t lo = w->lo[w->active], hi = w->hi[w->active];
+    if (!(mx >= lo)) return FR_OUTSIDE;
+    if (mn >= lo && mn < hi && mx >= lo && mx < hi) return FR_INSIDE;
+    return FR_CROSSES;
+}
+
+#define FR_LEAF 512
+
+/* BKDWriter.getNumLeftLeafNodes */
+static size_t fr_left_leaves(size_t leaves) {
+    int last_full = 63 - __builtin_clzll((unsigned long long)leaves);
+    size_t full = (size_t)1 << last_full, left = full / 2, unbalanced = leaves - full;
+    return left + (unbalanced < left ? unbalanced : left);
+}
+
+static void fr_node(fr_walk *w, size_t leaf0, size_t nleaves, int64_t mn, int64_t mx) {
+    if (w->stop) return;
+    int r = fr_compare(w, mn, mx);
+    if (w->stop || r == FR_OUTSIDE) return;
+    size_t first = leaf0 * FR_LEAF, end = (leaf0 + nleaves) * FR_LEAF;
+    if (end > w->n) end = w->n;
+    if (r == FR_INSIDE) {
+        w->counter += end - first;
+        w->g->fr_inner++;
+        return;
+    }
+    if (nleaves > 1) {
+        size_t left = fr_left_leaves(nleaves);
+        int64_t split = tv_points_value(w->v, (leaf0 + left) * FR_LEAF);
+        fr_node(w, leaf0, left, mn, split);
+        fr_node(w, leaf0 + left, nleaves - left, split, mx);
+        return;
+    }
+    for (size_t i = first; i < end && !w->stop; i++) fr_point(w, tv_points_value(w->v, i));
+    w->g->fr_leaf++;
+}
+
+/* The shard-level part (first segment): eligibility, bounds, ranges. */
+static tv_status fr_prepare(col *g) {
+    const tv_agg *a = g->a;
+    g->fr_state = 2;
+    const tv_field *f = g->f;
+    if (!f || f->type != TV_FT_DATE || !f->index || f->dv_kind != TV_DV_NUMERIC || g->has_missing || a->has_hard)
+        return TROVE_OK;
+    for (uint32_t i = 0; i < g->nsubs; i++)
+        if (g->subs[i]) return TROVE_OK;
+    /* Helper.getShardBounds: every segment's points, deleted docs' too */
+    const tv_snapshot *snap = g->t->snap;
+    bool any = false;
+    int64_t low = 0, high = 0;
+    for (uint32_t si = 0; snap && si < snap->nsegs; si++) {
+        tv_points_view pv;
+        tv_segment_points(snap->segs[si].seg, f->id, &pv);
+        if (!pv.n) continue;
+        int64_t a0 = tv_points_value(&pv, 0), z = tv_points_value(&pv, pv.n - 1);
+        if (!any || a0 < low) low = a0;
+        if (!any || z > high) high = z;
+        any = true;
+    }
+    if (!any) return TROVE_OK;
+    const tv_rounding *rnd = &g->rnd;
+    if (a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) {
+        /* AutoDateHistogramAggregatorBridge.getRounding: the first rung
+         * whose largest inner interval covers (high - low) / buckets */
+        int64_t best = (high - low) / (a->size > 0 ? a->size : 1);
+        int levels = tv_adh_levels(a), idx = 0;
+        while (idx < levels - 1 && !((double)best <= (double)tv_adh_max_inner(a, idx) * (double)tv_adh_rough_ms(a, idx)))
+            idx++;
+        if (idx != g->adh_idx) {
+            g->adh_idx = idx;
+            tv_adh_rounding(a, idx, g->tz, &g->adh_rnd);
+        }
+        rnd = &g->adh_rnd;
+    }
+    /* Helper.createRangesFromAgg */
+    size_t count = 0;
+    int64_t k = tv_rounding_round(rnd, low);
+    for (;;) {
+        if (k > high) break;
+        if (++count > 3000) return TROVE_OK;
+        int64_t nk = tv_rounding_next(rnd, k);
+        if (nk <= k) break;
+        k = nk;
+    }
+    if (!count) return TROVE_OK;
+    g->fr_lo = tv_arena_alloc(g->ctx->arena, count * sizeof *g->fr_lo);
+    g->fr_hi = tv_arena_alloc(g->ctx->arena, count * sizeof *g->fr_hi);
+    if (!g->fr_lo || !g->fr_hi) return c_oom(g);
+    k = tv_rounding_round(rnd, low);
+    for (size_t i = 0; i < count; i++) {
+        int64_t nk = tv_rounding_next(rnd, k);
+        g->fr_lo[i] = i == 0 ? low : k;
+        g->fr_hi[i] = i + 1 == count ? high + 1 : nk;
+        k = nk;
+    }
+    g->fr_n = count;
+    g->fr_state = 1;
+    return TROVE_OK;
+}
+
+/* OptimizationContext.tryOptimize for one segment: sets g->seg_done when
+ * the segment was counted from its values. */
+static tv_status fr_segment(col *g, const tv_segview *sv) {
+    if (g->fr_state == 0) {
+        tv_status st = fr_prepare(g);
+        if (st) return st;
+    }
+    if (g->fr_state != 1) return TROVE_OK;
+    g->fr_segments++;
+    if (sv->live) return TROVE_OK; /* deletions */
+    tv_points_view pv;
+    tv_segment_points(sv->seg, g->f->id, &pv);
+    if (!pv.n) return TROVE_OK; /* no points here */
+    /* every doc with points has exactly one (getDocCount() == size()) */
+    if (pv.n > sv->max_doc) return TROVE_OK;
+    size_t nw = ((size_t)sv->max_doc + 63) / 64;
+    uint64_t *seen = tv_calloc(nw ? nw : 1, sizeof *seen);
+    if (!seen) return c_oom(g);
+    for (uint64_t i = 0; i < pv.n; i++) {
+        uint32_t d = tv_points_doc(&pv, i);
+        if (d >= sv->max_doc || (seen[d >> 6] >> (d & 63) & 1)) { tv_free(seen); return TROVE_OK; }
+        seen[d >> 6] |= 1ull << (d & 63);
+    }
+    tv_free(seen);
+    fr_walk w = {&pv, (size_t)pv.n, g->fr_lo, g->fr_hi, g->fr_n, 0, 0, false, g, TROVE_OK};
+    int64_t mn = tv_points_value(&pv, 0), mx = tv_points_value(&pv, pv.n - 1);
+    /* Ranges.firstRangeIndex */
+    bool none = g->fr_lo[0] > mx;
+    while (!none && g->fr_hi[w.active] <= mn)
+        if (++w.active >= w.nr) none = true;
+    if (!none) {
+        fr_node(&w, 0, (w.n + FR_LEAF - 1) / FR_LEAF, mn, mx);
+        fr_add(&w);
+    }
+    if (w.st) return w.st;
+    g->fr_optimized++;
+    g->seg_done = true;
+    return TROVE_OK;
+}
+
+/* Per segment: plan filters, reset keyword maps. */
+static tv_status seg_col_node(col *g, const tv_segview *sv) {
+    g->seg_done = false;
+    if (g->root && g->fr_state != 2 &&
+        (g->a->kind == TV_AGG_DATE_HISTOGRAM || g->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM)) {
+        g->sv = sv;
+        tv_status st = fr_segment(g, sv);
+        if (st) return st;
+        if (g->seg_done) return TROVE_OK;
+    }
     if (g->counting && g->sv) {
         tv_status st = fold_counts(g); /* the previous segment's counts, with its ords */
         if (st) return st;
@@ -2211,8 +2527,21 @@ static tv_status build_significant(col *g, uint64_t ord, agg_res *r, uint32_t *s
     return TROVE_OK;
 }
 
-/* The shard result of g for parent ord `ord`. */
+
+static tv_status build_node(col *g, uint64_t ord, agg_res **out);
+
+/* buildAggregation, timed when profiled */
 static tv_status build(col *g, uint64_t ord, agg_res **out) {
+    if (TV_LIKELY(!g->prof)) return build_node(g, ord, out);
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = build_node(g, ord, out);
+    g->prof->ns[TV_AT_BUILD_AGGREGATION] += tv_mono_ns() - t0;
+    g->prof->n[TV_AT_BUILD_AGGREGATION]++;
+    return st;
+}
+
+/* The shard result of g for parent ord `ord`. */
+static tv_status build_node(col *g, uint64_t ord, agg_res **out) {
     tv_agg_ctx *c = g->ctx;
     if (g->counting && g->sv) {
         tv_status st = fold_counts(g);
@@ -2459,6 +2788,9 @@ tv_status tv_agg_shard_new(tv_agg_ctx *c, tv_dsl *d, const tv_aggs *aggs, const 
         if (tv_agg_is_pipeline(a->kind) || (a->kind == TV_AGG_GLOBAL) != global) continue;
         tv_status st = bind(c, d, a, t, true, &s->cols[i]);
         if (st) return st;
+        s->cols[i]->root = true;
+        /* the filter rewrite looks at the request only now */
+        s->cols[i]->fr_state = c->match_all ? 0 : 2;
     }
     return TROVE_OK;
 }
@@ -2476,8 +2808,8 @@ tv_status tv_agg_shard_segment(tv_agg_shard *s, const tv_segview *sv) {
 tv_status tv_agg_collect(tv_agg_shard *s, uint32_t doc, float score) {
     s->ctx->score = score;
     for (uint32_t i = 0; i < s->aggs->n; i++) {
-        if (!s->cols[i]) continue;
-        tv_status st = collect(s->cols[i], doc, 0);
+        if (!s->cols[i] || s->cols[i]->seg_done) continue;
+        tv_status st = collect_one(s->cols[i], doc, 0);
         if (st) return st;
     }
     return TROVE_OK;
@@ -2524,10 +2856,24 @@ static tv_status replay_samples(col *g) {
     return TROVE_OK;
 }
 
+/* postCollection, when profiled: the last segment's counts folded, then
+ * the subs' (a sampler's replay, done before, is the top's). */
+static tv_status post_prof(col *g, uint64_t t0) {
+    tv_status st = TROVE_OK;
+    if (g->counting && g->sv) st = fold_counts(g);
+    for (uint32_t i = 0; !st && i < g->nsubs; i++)
+        if (g->subs[i] && g->subs[i]->prof) st = post_prof(g->subs[i], tv_mono_ns());
+    g->prof->ns[TV_AT_POST_COLLECTION] += tv_mono_ns() - t0;
+    g->prof->n[TV_AT_POST_COLLECTION]++;
+    return st;
+}
+
 tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out) {
     for (uint32_t i = 0; i < s->aggs->n; i++) {
         if (!s->cols[i]) continue;
+        uint64_t t0 = s->cols[i]->prof ? tv_mono_ns() : 0;
         tv_status st = replay_samples(s->cols[i]);
+        if (!st && s->cols[i]->prof) st = post_prof(s->cols[i], t0);
         if (st) return st;
     }
     for (uint32_t i = 0; i < s->aggs->n; i++) {
@@ -2541,4 +2887,179 @@ tv_status tv_agg_shard_finish(tv_agg_shard *s, agg_res **out) {
 void tv_agg_shard_free(tv_agg_shard *s) {
     if (!s) return;
     for (uint32_t i = 0; i < s->aggs->n; i++) free_col(s->cols[i]);
+}
+
+/* ------------------------------------------------------------ profiling */
+
+/* InternalAggregationProfileTree.getTypeFromElement of the aggregator
+ * OpenSearch's factory builds for the node (nested classes print as
+ * Enclosing.Inner). */
+static const char *agg_class(const col *g) {
+    const tv_agg *a = g->a;
+    bool range = g->f && g->f->type == TV_FT_RANGE;
+    switch (a->kind) {
+    case TV_AGG_TERMS:
+        return g->kk == TV_KEY_BYTES ? "GlobalOrdinalsStringTermsAggregator" : "NumericTermsAggregator";
+    case TV_AGG_HISTOGRAM: return range ? "RangeHistogramAggregator" : "NumericHistogramAggregator";
+    case TV_AGG_DATE_HISTOGRAM: return range ? "DateRangeHistogramAggregator" : "DateHistogramAggregator";
+    case TV_AGG_AUTO_DATE_HISTOGRAM:
+        return g->top ? "AutoDateHistogramAggregator.FromSingle" : "AutoDateHistogramAggregator.FromMany";
+    case TV_AGG_RANGE:
+    case TV_AGG_DATE_RANGE: return "RangeAggregator";
+    case TV_AGG_FILTER: return "FilterAggregator";
+    case TV_AGG_FILTERS: return "FiltersAggregator";
+    case TV_AGG_ADJACENCY_MATRIX: return "AdjacencyMatrixAggregator";
+    case TV_AGG_MISSING: return "MissingAggregator";
+    case TV_AGG_GLOBAL: return "GlobalAggregator";
+    case TV_AGG_SAMPLER: return "SamplerAggregator";
+    case TV_AGG_NESTED: return "NestedAggregator";
+    case TV_AGG_REVERSE_NESTED: return "ReverseNestedAggregator";
+    case TV_AGG_COMPOSITE: return "CompositeAggregator";
+    case TV_AGG_MULTI_TERMS: return "MultiTermsAggregator";
+    case TV_AGG_AVG: return "AvgAggregator";
+    case TV_AGG_SUM: return "SumAggregator";
+    case TV_AGG_MIN: return "MinAggregator";
+    case TV_AGG_MAX: return "MaxAggregator";
+    case TV_AGG_VALUE_COUNT: return "ValueCountAggregator";
+    case TV_AGG_STATS: return "StatsAggregator";
+    case TV_AGG_EXTENDED_STATS: return "ExtendedStatsAggregator";
+    case TV_AGG_WEIGHTED_AVG: return "WeightedAvgAggregator";
+    case TV_AGG_CARDINALITY: return "CardinalityAggregator";
+    case TV_AGG_PERCENTILES: return a->hdr ? "HDRPercentilesAggregator" : "TDigestPercentilesAggregator";
+    case TV_AGG_PERCENTILE_RANKS: return a->hdr ? "HDRPercentileRanksAggregator" : "TDigestPercentileRanksAggregator";
+    case TV_AGG_MAD: return "MedianAbsoluteDeviationAggregator";
+    case TV_AGG_TOP_HITS: return "TopHitsAggregator";
+    default: return "Aggregator";
+    }
+}
+
+/* The breakdown in the order OpenSearch's HashMap of twelve timing keys
+ * iterates (as its responses print it). */
+static const struct {
+    tv_atiming t;
+    bool count;
+    const char *name;
+} k_agg_breakdown[] = {
+    {TV_AT_REDUCE, false, "reduce"},
+    {TV_AT_POST_COLLECTION, true, "post_collection_count"},
+    {TV_AT_BUILD_LEAF_COLLECTOR, false, "build_leaf_collector"},
+    {TV_AT_BUILD_AGGREGATION, false, "build_aggregation"},
+    {TV_AT_BUILD_AGGREGATION, true, "build_aggregation_count"},
+    {TV_AT_BUILD_LEAF_COLLECTOR, true, "build_leaf_collector_count"},
+    {TV_AT_POST_COLLECTION, false, "post_collection"},
+    {TV_AT_INITIALIZE, false, "initialize"},
+    {TV_AT_INITIALIZE, true, "initialize_count"},
+    {TV_AT_REDUCE, true, "reduce_count"},
+    {TV_AT_COLLECT, false, "collect"},
+    {TV_AT_COLLECT, true, "collect_count"},
+};
+
+typedef struct dbg_map {
+    const char *names[8];
+    uint64_t vals[8];
+    uint32_t n;
+} dbg_map;
+
+static void dbg_add(dbg_map *m, const char *name, uint64_t v) {
+    m->names[m->n] = name;
+    m->vals[m->n++] = v;
+}
+
+static void agg_debug(const col *g, tv_jw *w) {
+    const aprof *p = g->prof;
+    dbg_map dbg = {{0}, {0}, 0};
+    switch (g->a->kind) {
+    case TV_AGG_HISTOGRAM:
+    case TV_AGG_DATE_HISTOGRAM:
+    case TV_AGG_AUTO_DATE_HISTOGRAM:
+        /* AbstractHistogramAggregator: the bucket ords created
+         * (auto_date_histogram: those that survived the rebucketing) */
+        dbg_add(&dbg, g->a->kind == TV_AGG_AUTO_DATE_HISTOGRAM ? "surviving_buckets" : "total_buckets", g->b.len);
+        if (g->fr_optimized) { /* OptimizationContext.populateDebugInfo */
+            dbg_add(&dbg, "optimized_segments", g->fr_optimized);
+            dbg_add(&dbg, "unoptimized_segments", g->fr_segments - g->fr_optimized);
+            dbg_add(&dbg, "leaf_visited", g->fr_leaf);
+            dbg_add(&dbg, "inner_visited", g->fr_inner);
+        }
+        break;
+    case TV_AGG_CARDINALITY:
+        dbg_add(&dbg, "empty_collectors_used", p->empty);
+        dbg_add(&dbg, "numeric_collectors_used", p->numeric);
+        dbg_add(&dbg, "ordinals_collectors_used", p->ordinals);
+        dbg_add(&dbg, "ordinals_collectors_overhead_too_high", p->ords_overhead);
+        dbg_add(&dbg, "string_hashing_collectors_used", p->hashing);
+        break;
+    default: return;
+    }
+    /* the breakdown's debug map is a HashMap: printed in its order */
+    uint32_t order[8];
+    tv_java_hashmap_order(dbg.names, dbg.n, order);
+    tv_jw_keyz(w, "debug");
+    tv_jw_obj_begin(w);
+    for (uint32_t i = 0; i < dbg.n; i++) {
+        tv_jw_keyz(w, dbg.names[order[i]]);
+        tv_jw_uint(w, dbg.vals[order[i]]);
+    }
+    tv_jw_obj_end(w);
+}
+
+static void agg_prof_write(const col *g, tv_jw *w) {
+    const aprof *p = g->prof;
+    uint64_t total = 0;
+    for (int i = 0; i < TV_AT_COUNT; i++) total += p->ns[i];
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "type");
+    tv_jw_strz(w, agg_class(g));
+    tv_jw_keyz(w, "description");
+    tv_jw_strz(w, g->a->name);
+    tv_jw_keyz(w, "time_in_nanos");
+    tv_jw_uint(w, total);
+    tv_jw_keyz(w, "breakdown");
+    tv_jw_obj_begin(w);
+    for (size_t i = 0; i < TV_ARRAY_LEN(k_agg_breakdown); i++) {
+        tv_jw_keyz(w, k_agg_breakdown[i].name);
+        tv_jw_uint(w, k_agg_breakdown[i].count ? p->n[k_agg_breakdown[i].t] : p->ns[k_agg_breakdown[i].t]);
+    }
+    tv_jw_obj_end(w);
+    agg_debug(g, w);
+    bool any = false;
+    for (uint32_t i = 0; i < g->nsubs; i++) any |= g->subs[i] && g->subs[i]->prof;
+    if (any) {
+        tv_jw_keyz(w, "children");
+        tv_jw_arr_begin(w);
+        for (uint32_t i = 0; i < g->nsubs; i++)
+            if (g->subs[i] && g->subs[i]->prof) agg_prof_write(g->subs[i], w);
+        tv_jw_arr_end(w);
+    }
+    tv_jw_obj_end(w);
+}
+
+void tv_agg_profile_write(const tv_agg_shard *s, tv_jw *w) {
+    if (!s) return;
+    for (uint32_t i = 0; i < s->aggs->n; i++)
+        if (s->cols[i] && s->cols[i]->prof) agg_prof_write(s->cols[i], w);
+}
+
+const char *tv_agg_profile_names(const tv_agg_shard *s, tv_arena *a, size_t *count) {
+    *count = 0;
+    if (!s) return NULL;
+    tv_buf b;
+    tv_buf_init(&b);
+    for (uint32_t i = 0; i < s->aggs->n; i++) {
+        if (!s->cols[i]) continue;
+        tv_buf_puts(&b, *count ? ", " : "");
+        tv_buf_puts(&b, s->cols[i]->a->name);
+        (*count)++;
+    }
+    const char *out = b.oom ? NULL : tv_arena_strndup(a, b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    return out;
+}
+
+uint64_t tv_agg_profile_collect_ns(const tv_agg_shard *s) {
+    uint64_t ns = 0;
+    for (uint32_t i = 0; s && i < s->aggs->n; i++)
+        if (s->cols[i] && s->cols[i]->prof)
+            ns += s->cols[i]->prof->ns[TV_AT_COLLECT] + s->cols[i]->prof->ns[TV_AT_BUILD_LEAF_COLLECTOR];
+    return ns;
 }

@@ -686,6 +686,16 @@ uint32_t tv_segment_dv_ord_count(const tv_segment *s, uint32_t field);
  * [lo, hi] (sortable encoding, inclusive). */
 tv_status tv_segment_points_range(const tv_segment *s, uint32_t field, int64_t lo, int64_t hi,
                                   tv_bitset *out);
+/* A field's points in a segment, sorted by value (sortable encoding),
+ * deleted docs' included: n entries (0: none), the i-th value and its
+ * doc read with tv_points_value / tv_points_doc (i < n). */
+typedef struct tv_points_view {
+    const void *f; /* the segment's field (private) */
+    uint64_t n;
+} tv_points_view;
+void tv_segment_points(const tv_segment *s, uint32_t field, tv_points_view *out);
+int64_t tv_points_value(const tv_points_view *p, uint64_t i);
+uint32_t tv_points_doc(const tv_points_view *p, uint64_t i);
 
 /* Stored data of a doc: the _source bytes (NULL/0 when not stored), the _id,
  * _routing, and the version metadata. Bytes are allocated in arena (stored

@@ -1559,6 +1559,20 @@ tv_status tv_segment_points_range(const tv_segment *s, uint32_t field, int64_t l
     return TROVE_OK;
 }
 
+void tv_segment_points(const tv_segment *s, uint32_t field, tv_points_view *out) {
+    const tv_segfield *f = tv_segment_field(s, field);
+    out->f = f && f->has_points ? f : NULL;
+    out->n = out->f ? f->pt_vals.n : 0;
+}
+
+int64_t tv_points_value(const tv_points_view *p, uint64_t i) {
+    return tv_col_get(&((const tv_segfield *)p->f)->pt_vals, i);
+}
+
+uint32_t tv_points_doc(const tv_points_view *p, uint64_t i) {
+    return (uint32_t)tv_col_get(&((const tv_segfield *)p->f)->pt_docs, i);
+}
+
 /* ---------------------------------------------------------------- stored */
 
 /* Doc's _id from its front-coded block, into the arena (NUL-terminated).

@@ -51,6 +51,10 @@
  * nested bools (the collector only talks to the root; those keep the
  * exhaustive path).
  *
+ * Profiling (profile.c): plan and prepare look each node up in the plan
+ * context's profile (one branch per node and segment when there is
+ * none), time it, and wrap a profiled node's iterator in a timing one.
+ *
  * Rejected: building a bitset for every node (simple, but loses skipping
  * and scores); a heap-based disjunction (kept linear: the typical query has
  * a handful of clauses, and wide unions — prefix, terms — become bitsets).
@@ -177,7 +181,27 @@ static tv_status expand_phrase_prefix(tv_query *q, const tv_snapshot *snap, tv_a
     return st;
 }
 
+/* The profile whose create_weight timings prepare fills (tv_query_prepare_profiled). */
+static _Thread_local tv_qprof *g_prep_prof;
+
+static tv_status prepare_node(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *a);
+
 static tv_status prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *a) {
+    tv_qprof_node *n = TV_UNLIKELY(g_prep_prof != NULL) ? tv_qprof_find(g_prep_prof, q) : NULL;
+    if (!n) return prepare_node(q, snap, boost, a);
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = prepare_node(q, snap, boost, a);
+    uint64_t dt = tv_mono_ns() - t0;
+    n->ns[TV_QT_CREATE_WEIGHT] += dt;
+    n->count[TV_QT_CREATE_WEIGHT]++;
+    if (n->inner) {
+        n->inner->ns[TV_QT_CREATE_WEIGHT] += dt;
+        n->inner->count[TV_QT_CREATE_WEIGHT]++;
+    }
+    return st;
+}
+
+static tv_status prepare_node(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *a) {
     boost = boost * q->boost;
     q->score_boost = boost;
     tv_status st = TROVE_OK;
@@ -271,6 +295,13 @@ static tv_status prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_a
 
 tv_status tv_query_prepare(tv_query *q, const tv_snapshot *snap, tv_arena *arena) {
     return prepare(q, snap, 1.0f, arena);
+}
+
+tv_status tv_query_prepare_profiled(tv_query *q, const tv_snapshot *snap, tv_arena *arena, tv_qprof *prof) {
+    g_prep_prof = prof;
+    tv_status st = prepare(q, snap, 1.0f, arena);
+    g_prep_prof = NULL;
+    return st;
 }
 
 /* ============================================================== iterators */
@@ -1535,7 +1566,29 @@ static bool range_straddles(const tv_query *q, const tv_segview *sv, tv_arena *a
     return b && u;
 }
 
+static tv_status plan_node(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool scores, tv_iter **out);
+
+/* Profiling (profile.c): a profiled node's plan is timed as build_scorer
+ * and its iterator wrapped; one branch per node and segment otherwise. */
 static tv_status plan(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool scores, tv_iter **out) {
+    tv_qprof_node *n = TV_UNLIKELY(ctx->prof != NULL) ? tv_qprof_find(ctx->prof, q) : NULL;
+    if (!n) return plan_node(q, sv, ctx, scores, out);
+    uint64_t t0 = tv_mono_ns();
+    tv_status st = plan_node(q, sv, ctx, scores, out);
+    uint64_t dt = tv_mono_ns() - t0;
+    n->ns[TV_QT_BUILD_SCORER] += dt;
+    n->count[TV_QT_BUILD_SCORER]++;
+    if (n->inner) {
+        n->inner->ns[TV_QT_BUILD_SCORER] += dt;
+        n->inner->count[TV_QT_BUILD_SCORER]++;
+    }
+    if (st || !*out) return st;
+    if (n->inner && !(*out = tv_qprof_wrap(n->inner, *out, ctx->arena))) return TROVE_ENOMEM;
+    if (!(*out = tv_qprof_wrap(n, *out, ctx->arena))) return TROVE_ENOMEM;
+    return TROVE_OK;
+}
+
+static tv_status plan_node(tv_query *q, const tv_segview *sv, tv_plan_ctx *ctx, bool scores, tv_iter **out) {
     *out = NULL;
     tv_arena *a = ctx->arena;
     float cscore = scores ? q->score_boost : 0.0f;

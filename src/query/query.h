@@ -59,6 +59,9 @@
  *                           (a hit's _explanation, the _explain API)
  *   to_string.c             the AST as Lucene's Query.toString() prints it
  *                           (the explanation of _validate/query)
+ *   profile.c               the Profile API's query tree (Lucene class
+ *                           names and strings) and its timers: a
+ *                           profiling iterator around each profiled node
  *
  * ------------------------------------------------------------------------
  * HOW TO ADD A QUERY KIND (for query_string.c, automaton.c, ...)
@@ -507,12 +510,14 @@ static inline bool tv_iter_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *
  * it did one on this snapshot; else a lookup). False: absent. */
 bool tv_query_term_state(const tv_query *q, const tv_snapshot *snap, const tv_segview *sv, tv_term_state *out);
 
+typedef struct tv_qprof tv_qprof;
 /* What the plan must be able to do. */
 typedef struct tv_plan_ctx {
     tv_arena *arena;
     const tv_snapshot *snap;
     bool scores;      /* scores are needed */
     bool impacts;     /* block-max pruning may be used */
+    tv_qprof *prof;   /* NULL, or time and wrap the nodes it profiles */
 } tv_plan_ctx;
 
 /* A scan of one field's numeric doc values in segment sv (exec.c): each
@@ -558,6 +563,63 @@ tv_iter *tv_iter_all(tv_arena *a, uint32_t max_doc, float score);
  * tv_query_rewrite's result. */
 tv_status tv_query_to_string(const tv_query *q, const tv_mapping *mapping, bool rewritten, tv_arena *arena,
                              const char **out, tv_error *err);
+/* One node of a rewritten tree as Lucene prints it where it stands:
+ * scoring (a MUST/SHOULD clause or the top) or not (MUST_NOT, FILTER,
+ * inside constant_score); depth 0 is the top. TROVE_EUNSUPPORTED with
+ * *bad naming the query kind trove cannot print, TROVE_ENOMEM. */
+tv_status tv_query_to_string_node(const tv_query *q, const tv_mapping *mapping, bool scoring, int depth,
+                                  tv_arena *arena, const char **out, const char **bad);
+
+/* ============================================================== profiling */
+
+/* QueryTimingType, in its declaration order (profile.c). */
+typedef enum tv_qtiming {
+    TV_QT_CREATE_WEIGHT,
+    TV_QT_BUILD_SCORER,
+    TV_QT_NEXT_DOC,
+    TV_QT_ADVANCE,
+    TV_QT_MATCH,
+    TV_QT_SCORE,
+    TV_QT_SHALLOW_ADVANCE,
+    TV_QT_COMPUTE_MAX_SCORE,
+    TV_QT_SET_MIN_COMPETITIVE_SCORE,
+    TV_QT_COUNT
+} tv_qtiming;
+const char *tv_qtiming_name(tv_qtiming t); /* "create_weight", ... */
+
+/* One profiled Lucene query: its class name and toString, the measured
+ * nanoseconds and calls per timing type, its children. */
+typedef struct tv_qprof_node {
+    const tv_query *q;          /* the AST node it measures (NULL: inner) */
+    const char *type, *description;
+    uint64_t ns[TV_QT_COUNT], count[TV_QT_COUNT];
+    struct tv_qprof_node **kids;
+    uint32_t nkids;
+    struct tv_qprof_node *inner; /* a keyword term's TermQuery under its
+                                    ConstantScoreQuery (same iterator) */
+} tv_qprof_node;
+
+/* A search's profiled query trees (the query, then the post_filter). */
+struct tv_qprof {
+    tv_qprof_node **roots;
+    size_t nroots;
+    tv_qprof_node **nodes; /* every node with q set (lookup) */
+    size_t nnodes;
+};
+
+/* Adds the tree of rewritten query q (request_query: the request's own
+ * query, false for the match-all of a request without one) as a new root
+ * of prof (zeroed by the caller first). TROVE_EUNSUPPORTED with err set
+ * for a query whose Lucene tree trove does not reproduce; arena. */
+tv_status tv_qprof_build(const tv_query *q, bool request_query, const tv_mapping *m, tv_arena *a, tv_qprof *prof,
+                         tv_error *err);
+tv_qprof_node *tv_qprof_find(const tv_qprof *p, const tv_query *q);
+/* A node's time_in_nanos: the sum of its timings. */
+uint64_t tv_qprof_node_time(const tv_qprof_node *n);
+/* A profiling iterator around `in` (exec.c wraps each profiled node's). */
+tv_iter *tv_qprof_wrap(tv_qprof_node *n, tv_iter *in, tv_arena *a);
+/* tv_query_prepare with each node's create_weight timed into prof. */
+tv_status tv_query_prepare_profiled(tv_query *q, const tv_snapshot *snap, tv_arena *arena, tv_qprof *prof);
 
 /* Lucene's score explanation of one doc (explain.c). Arena-allocated,
  * read-only. */

@@ -343,3 +343,24 @@ tv_status tv_query_to_string(const tv_query *q, const tv_mapping *mapping, bool 
     tv_buf_fini(&b);
     return st;
 }
+
+tv_status tv_query_to_string_node(const tv_query *q, const tv_mapping *mapping, bool scoring, int depth,
+                                  tv_arena *arena, const char **out, const char **bad) {
+    tv_buf b;
+    tv_buf_init(&b);
+    pctx c = {&b, mapping, true, NULL};
+    *bad = NULL;
+    bool ok = pr(&c, q, depth, scoring, false);
+    tv_status st = TROVE_OK;
+    if (b.oom) {
+        st = TROVE_ENOMEM;
+    } else if (!ok) {
+        *bad = c.bad ? c.bad : "query";
+        st = TROVE_EUNSUPPORTED;
+    } else {
+        *out = tv_arena_strndup(arena, b.data ? b.data : "", b.len);
+        if (!*out) st = TROVE_ENOMEM;
+    }
+    tv_buf_fini(&b);
+    return st;
+}

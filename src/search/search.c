@@ -73,6 +73,17 @@
  * the page noted, so the api layer counts a query and a fetch per target
  * as OpenSearch's shards count theirs.
  *
+ * Profiling ("profile": true, profile.c writes the section): per target
+ * the query trees are built after the rewrite (timed as rewrite_time) and
+ * timed by the query layer (query/profile.c) through the plan context,
+ * the aggregators by the aggregations layer, and the collectors here: the
+ * collection's wall time less the query's own iterator time, split
+ * between the hits collector and the aggregations' (their own measured
+ * collect time). Requests whose collectors trove does not name as
+ * OpenSearch would (field sorts, search_after, collapse, min_score,
+ * terminate_after, rescore, several top-level aggregations) are refused
+ * with profile; nothing is measured when it is off.
+ *
  * Not yet here (fail loudly, never approximated): script fields, slice,
  * point-in-time slices, the phrase and completion suggesters.
  */
@@ -155,6 +166,7 @@ typedef struct req {
     tv_hl *hl;           /* highlight: NULL when not asked for */
     bool explain;         /* explain: true (explain.c writes the explanations) */
     tv_suggest *suggest;  /* suggest.c; NULL: none */
+    bool profile;         /* "profile": true (profile.c writes the section) */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -440,7 +452,9 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             size_t tl;
             if (!tv_dsl_scalar_text(v, &ts, &tl)) { ts = "null"; tl = 4; }
             st = parse_timeout(d, ts, tl, &r->timeout_ns);
-        } else if ((tv_streq(k, kl, "profile") || tv_streq(k, kl, "_name")) && !obj && !arr) ;
+        } else if (tv_streq(k, kl, "profile") && !obj && !arr) {
+            st = tv_dsl_bool(d, "search", "profile", v, &r->profile);
+        } else if (tv_streq(k, kl, "_name") && !obj && !arr) ;
         else if ((tv_streq(k, kl, "aggs") || tv_streq(k, kl, "aggregations")) && obj) {
             if (r->aggs.n)
                 st = perr(d, v->off, "Found two aggregation definitions in [%s]", k);
@@ -1136,6 +1150,7 @@ typedef struct target_ctx {
     tv_named_q *named;     /* named queries of the query and post_filter,
                               each rewritten and prepared alone */
     uint32_t nnamed;
+    tv_shard_prof *prof;   /* "profile": true (NULL: off) */
 } target_ctx;
 
 /* The field sort keys whose field is numeric with different encodings
@@ -1227,13 +1242,17 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
         tc->q = tv_q_new(d, TV_Q_MATCH_ALL);
         st = tc->q ? TROVE_OK : TROVE_ENOMEM;
     }
+    uint64_t trw = tc->prof ? tv_mono_ns() : 0;
     if (!st) st = tv_query_rewrite(&tc->q, d->arena);
+    if (tc->prof) tc->prof->searches[0].rewrite_ns += tv_mono_ns() - trw;
     if (!st && t->pick) st = pick_shards(d, t, &tc->q);
     if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
     if (tv_query_check_nested_clauses(tc->q, d->max_clauses, d->err)) return shard_failure(d->err, t);
     if (r->post_filter) {
         st = tv_dsl_parse_filter(d, r->post_filter, &tc->post);
+        trw = tc->prof ? tv_mono_ns() : 0;
         if (!st) st = tv_query_rewrite(&tc->post, d->arena);
+        if (tc->prof) tc->prof->searches[0].rewrite_ns += tv_mono_ns() - trw;
         if (st) return st == TROVE_ENOMEM ? tv_error_oom(d->err) : st;
         if (tv_query_check_nested_clauses(tc->post, d->max_clauses, d->err)) return shard_failure(d->err, t);
     }
@@ -1334,8 +1353,17 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     /* explain: only the kinds explain.c reproduces (before prepare
      * resolves phrase_prefix into other kinds) */
     if (r->explain && (st = tv_explain_check(tc->q, d->err))) return st;
-    st = tv_query_prepare(tc->q, t->snap, d->arena);
-    if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
+    if (tc->prof) {
+        /* the profile's query trees, before prepare times their weights */
+        tv_qprof *qp = &tc->prof->searches[0].q;
+        if ((st = tv_qprof_build(tc->q, r->query != NULL, d->mapping, d->arena, qp, d->err))) return st;
+        if (tc->post && (st = tv_qprof_build(tc->post, true, d->mapping, d->arena, qp, d->err))) return st;
+        st = tv_query_prepare_profiled(tc->q, t->snap, d->arena, qp);
+        if (!st && tc->post) st = tv_query_prepare_profiled(tc->post, t->snap, d->arena, qp);
+    } else {
+        st = tv_query_prepare(tc->q, t->snap, d->arena);
+        if (!st && tc->post) st = tv_query_prepare(tc->post, t->snap, d->arena);
+    }
     if (st) return tv_error_set(d->err, st, "out of memory");
     return TROVE_OK;
 }
@@ -1430,6 +1458,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
         }
         bool prunable = !count_only && !ag && !c->collapsing && tc->boost == 1 && scores && can_prune(r, c, counted);
         tv_plan_ctx pc = {a, snap, scores && !count_only, prunable};
+        pc.prof = tc->prof ? &tc->prof->searches[0].q : NULL;
         tv_iter *it = NULL, *pf = NULL;
         tv_status st = tv_plan(tc->q, sv, &pc, &it);
         if (st) return st;
@@ -1450,6 +1479,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
         bool pruning = prunable && c->n == c->cap && total_done && tv_iter_set_min_score(it, c->heap[0].score);
         if (tc->post) {
             tv_plan_ctx pc2 = {a, snap, false, false};
+            pc2.prof = pc.prof;
             st = tv_plan(tc->post, sv, &pc2, &pf);
             if (st) return st;
             if (!pf && !ag) continue; /* no hit here; aggregations still see the matches */
@@ -1601,6 +1631,140 @@ static tv_status run_global(const tv_search_target *t, tv_agg_shard *g, tv_arena
         }
     }
     return TROVE_OK;
+}
+
+/* The global aggregations' search when profiled: the match-all
+ * OpenSearch runs for them (ConstantScoreQuery over MatchAllDocsQuery, a
+ * constant-score iterator over every doc, measured through a profiling
+ * wrapper per query), and their collector. */
+static tv_status run_global_profiled(const tv_search_target *t, tv_agg_shard *g, tv_search_prof *sp, tv_arena *a,
+                                     tv_error *err) {
+    const tv_snapshot *snap = t->snap;
+    if (!snap || !g) return TROVE_OK;
+    uint64_t tw = tv_mono_ns();
+    tv_qprof_node *root = tv_arena_calloc(a, 1, sizeof *root), *all = tv_arena_calloc(a, 1, sizeof *all);
+    tv_qprof_node **kids = tv_arena_alloc(a, sizeof *kids), **roots = tv_arena_alloc(a, sizeof *roots);
+    size_t nnames = 0;
+    const char *names = tv_agg_profile_names(g, a, &nnames);
+    if (!root || !all || !kids || !roots || !names) return tv_error_oom(err);
+    root->type = "ConstantScoreQuery";
+    root->description = "ConstantScore(*:*)";
+    all->type = "MatchAllDocsQuery";
+    all->description = "*:*";
+    kids[0] = all;
+    root->kids = kids;
+    root->nkids = 1;
+    root->inner = all;
+    roots[0] = root;
+    sp->q.roots = roots;
+    sp->q.nroots = 1;
+    uint64_t dw = tv_mono_ns() - tw;
+    root->ns[TV_QT_CREATE_WEIGHT] = all->ns[TV_QT_CREATE_WEIGHT] = dw;
+    root->count[TV_QT_CREATE_WEIGHT] = all->count[TV_QT_CREATE_WEIGHT] = 1;
+    uint64_t tcoll = 0;
+    tv_status st;
+    for (uint32_t si = 0; si < snap->nsegs; si++) {
+        const tv_segview *sv = &snap->segs[si];
+        uint64_t tb = tv_mono_ns();
+        tv_iter *it = tv_iter_all(a, sv->max_doc, 1.0f);
+        uint64_t db = tv_mono_ns() - tb;
+        if (!it || !(it = tv_qprof_wrap(all, it, a)) || !(it = tv_qprof_wrap(root, it, a))) return tv_error_oom(err);
+        for (tv_qprof_node *n = root; n; n = n->inner) {
+            n->ns[TV_QT_BUILD_SCORER] += db;
+            n->count[TV_QT_BUILD_SCORER]++;
+        }
+        uint64_t tc = tv_mono_ns();
+        if ((st = tv_agg_shard_segment(g, sv))) return st;
+        tcoll += tv_mono_ns() - tc;
+        for (uint32_t doc = tv_iter_next(it); doc != TV_NO_MORE_DOCS; doc = tv_iter_next(it)) {
+            if (!tv_segview_live(sv, doc)) continue;
+            tc = tv_mono_ns();
+            st = tv_agg_collect(g, doc, 1.0f);
+            tcoll += tv_mono_ns() - tc;
+            if (st) return st;
+        }
+    }
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_printf(&b, "ProfilingAggregator: [%s]", names);
+    sp->coll.name = b.oom ? NULL : tv_arena_strndup(a, b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    if (!sp->coll.name) return tv_error_oom(err);
+    sp->coll.reason = "aggregation_global";
+    sp->coll.ns = tcoll;
+    return TROVE_OK;
+}
+
+/* The collector tree of a profiled target's search (QueryPhase's, as
+ * InternalProfileCollector names them): `total` is the collection's wall
+ * time; the query's own iterator time (its root's timings but
+ * create_weight, measured by query/profile.c) is not the collectors'. */
+static tv_status profile_collectors(const req *r, const coll *c, target_ctx *tc, uint64_t total, tv_arena *a,
+                                    tv_error *err) {
+    tv_search_prof *sp = &tc->prof->searches[0];
+    uint64_t q = 0, post = 0;
+    if (sp->q.nroots) q = tv_qprof_node_time(sp->q.roots[0]) - sp->q.roots[0]->ns[TV_QT_CREATE_WEIGHT];
+    if (sp->q.nroots > 1) post = tv_qprof_node_time(sp->q.roots[1]) - sp->q.roots[1]->ns[TV_QT_CREATE_WEIGHT];
+    uint64_t colls = total > q ? total - q : 0;
+    uint64_t aggs = tc->aggs ? tv_agg_profile_collect_ns(tc->aggs) : 0;
+    uint64_t top = colls > aggs ? colls - aggs : 0;
+    tv_coll_prof t = {0};
+    if (c->cap == 0) {
+        /* EmptyTopDocsCollectorContext: a TotalHitCountCollector, behind
+         * an EarlyTerminatingCollector unless every hit is counted */
+        t.name = r->track_limit == INT64_MAX && !r->track_false ? "TotalHitCountCollector" : "EarlyTerminatingCollector";
+        t.reason = "search_count";
+    } else {
+        t.name = "TopScoreDocCollector";
+        t.reason = "search_top_hits";
+    }
+    t.ns = top;
+    if (tc->post) {
+        tv_coll_prof *k = tv_arena_alloc(a, sizeof *k);
+        if (!k) return tv_error_oom(err);
+        *k = t;
+        k->ns = top > post ? top - post : 0;
+        t = (tv_coll_prof){"FilteredCollector", "search_post_filter", top, k, 1};
+    }
+    if (!tc->aggs) {
+        sp->coll = t;
+        return TROVE_OK;
+    }
+    tv_coll_prof *k = tv_arena_calloc(a, 2, sizeof *k);
+    size_t nnames = 0;
+    const char *names = tv_agg_profile_names(tc->aggs, a, &nnames);
+    if (!k || !names) return tv_error_oom(err);
+    k[0] = t;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_buf_printf(&b, "ProfilingAggregator: [%s]", names);
+    k[1].name = b.oom ? NULL : tv_arena_strndup(a, b.data ? b.data : "", b.len);
+    tv_buf_fini(&b);
+    if (!k[1].name) return tv_error_oom(err);
+    k[1].reason = "aggregation";
+    k[1].ns = aggs;
+    sp->coll = (tv_coll_prof){"MultiCollector", "search_multi", colls, k, 2};
+    return TROVE_OK;
+}
+
+/* What "profile": true cannot describe as OpenSearch would (NULL: all
+ * fine): collectors whose names trove does not reproduce. */
+static const char *profile_refusal(const req *r) {
+    for (size_t i = 0; i < r->nsorts; i++)
+        if (r->sorts[i].kind != TV_SORT_SCORE || !r->sorts[i].desc) return "sort";
+    if (r->search_after) return "search_after";
+    if (r->collapse) return "collapse";
+    if (r->has_min_score) return "min_score";
+    if (r->terminate_after >= 0) return "terminate_after";
+    if (r->nrescores) return "rescore";
+    uint32_t nglobal = 0, nother = 0;
+    for (uint32_t i = 0; i < r->aggs.n; i++) {
+        if (tv_agg_is_pipeline(r->aggs.items[i]->kind)) continue;
+        if (r->aggs.items[i]->kind == TV_AGG_GLOBAL) nglobal++;
+        else nother++;
+    }
+    if (nglobal > 1 || nother > 1) return "several top-level aggregations";
+    return NULL;
 }
 
 static void write_shards(tv_jw *w, const tv_search_target *t, size_t nt) {
@@ -2274,6 +2438,19 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     }
     target_ctx *tcs = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *tcs);
     if (!tcs) return tv_error_oom(err);
+    tv_shard_prof *profs = NULL;
+    if (r.profile && !count_only) {
+        const char *why = profile_refusal(&r);
+        if (why) return tv_error_set(err, TROVE_EUNSUPPORTED, "[profile] with [%s] is not supported by trove", why);
+        profs = tv_arena_calloc(arena, ntargets ? ntargets : 1, sizeof *profs);
+        if (!profs) return tv_error_oom(err);
+        for (size_t i = 0; i < ntargets; i++) {
+            profs[i].index = targets[i].index;
+            profs[i].nsearches = 1;
+            tcs[i].prof = &profs[i];
+        }
+        actx->profile = true;
+    }
     for (size_t i = 0; i < ntargets; i++) {
         /* in SearchService.parseSource's order: query, post_filter, sort,
          * docvalue_fields, search_after; then the result window */
@@ -2288,6 +2465,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
                                 r.nrescores ? "rescore" : "indices_boost");
         if (!count_only && (st = shard_checks(&d, &r, &targets[i], from, size, params))) return st;
         if (r.aggs.n) {
+            /* collect.c's filter rewrite: every live doc reaches the aggregations */
+            actx->match_all = tcs[i].q->kind == TV_Q_MATCH_ALL && !r.has_min_score && r.terminate_after < 0;
             if ((st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], false, &tcs[i].aggs)) ||
                 (st = tv_agg_shard_new(actx, &d, &r.aggs, &targets[i], true, &tcs[i].global_aggs)))
                 return st;
@@ -2348,7 +2527,9 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
             if (ct.n && !(ct.heap[0].score <= c.max_score)) c.max_score = ct.heap[0].score;
             for (size_t k = 0; k < ct.n; k++) offer(&c, ct.heap[k].score, ct.heap[k].target, ct.heap[k].seg, ct.heap[k].doc);
         } else {
+            uint64_t tp = tv_mono_ns();
             st = run_target(&r, &c, (uint32_t)i, &targets[i], &tcs[i], arena, count_only);
+            if (!st && tcs[i].prof) st = profile_collectors(&r, &c, &tcs[i], tv_mono_ns() - tp, arena, err);
         }
     fail:
         if (st) collapse_fini(&c);
@@ -2357,10 +2538,19 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         if (r.aggs.n) {
             tcs[i].agg_results = tv_arena_calloc(arena, r.aggs.n, sizeof *tcs[i].agg_results);
             if (!tcs[i].agg_results) st = tv_error_oom(err);
-            if (!st) st = run_global(&targets[i], tcs[i].global_aggs, arena);
+            if (!st && tcs[i].prof && tcs[i].global_aggs) {
+                tcs[i].prof->nsearches = 2;
+                st = run_global_profiled(&targets[i], tcs[i].global_aggs, &tcs[i].prof->searches[1], arena, err);
+            } else if (!st) {
+                st = run_global(&targets[i], tcs[i].global_aggs, arena);
+            }
             if (!st && tcs[i].aggs) st = tv_agg_shard_finish(tcs[i].aggs, tcs[i].agg_results);
             if (!st && tcs[i].global_aggs) st = tv_agg_shard_finish(tcs[i].global_aggs, tcs[i].agg_results);
             if (st) { collapse_fini(&c); return st; }
+            if (tcs[i].prof) {
+                tcs[i].prof->aggs = tcs[i].aggs;
+                tcs[i].prof->global_aggs = tcs[i].global_aggs;
+            }
         }
         if (ss && ss->query_ns) ss->query_ns[i] = (int64_t)(tv_mono_ns() - tq);
     }
@@ -2441,6 +2631,8 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
         (st = tv_suggest_write(r.suggest, targets, ntargets, params && params->typed_keys, arena, out, err)))
         return st;
     if (ss && r.suggest) ss->suggest_ns = (int64_t)(tv_mono_ns() - tsg);
+    /* profile.c: last (SearchResponse writes it after suggest) */
+    if (profs) tv_search_profile_write(out, profs, ntargets, params ? params->node_id : NULL, arena);
     tv_jw_obj_end(out);
     return TROVE_OK;
 }

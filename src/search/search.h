@@ -19,6 +19,9 @@
  *   explain.c    the _explain API: the document by _id, then the explanation
  *                of its score (built by query/explain.c)
  *   suggest.c    the "suggest" section of _search, with the term suggester
+ *   profile.c    the Profile API's "profile" section: per shard its query
+ *                trees (query/profile.c), rewrite time, collector tree and
+ *                aggregation profiles (aggs/collect.c)
  *   validate.c   _validate/query: parse (and rewrite) a query against each
  *                target without running it, and print the Lucene query
  *                OpenSearch would have built (query/to_string.c)
