@@ -55,15 +55,16 @@
  *                  _cluster/pending_tasks, _remote/info
  *   h_cluster_stats.c  _cluster/stats
  *   h_cluster_alloc.c  _cluster/allocation/explain
- *   h_nodes.c      _nodes info, _nodes/stats, the breaker settings, the
- *                  node's identity and what /proc says of the process
+ *   h_nodes.c      _nodes info, the breaker settings, the node's
+ *                  identity and what /proc says of the process
+ *   h_nodes_stats.c  _nodes/stats (every NodeStats section)
  *   h_stats.c      _stats, _flush, _forcemerge
  *   h_cat.c        _cat: health, indices, count, aliases, and the table
  *                  engine every _cat handler shares (cat_int.h)
  *   h_cat_templates.c  _cat/templates
  *   h_cat_shards.c _cat: shards, recovery
  *   h_cat_node.c   _cat: cluster_manager (master), thread_pool, plugins,
- *                  nodes, allocation
+ *                  nodes, allocation, nodeattrs, pending_tasks
  *   h_component_template.c  component templates
  *   h_snapshot.c   snapshot repositories, snapshots (metadata kept in
  *                  memory), _cat/snapshots and _cat/repositories
@@ -171,6 +172,7 @@ typedef struct tv_req {
     const char *p_id;
     const char *p_name; /* {name}, {alias}, {metric} ... path parameter */
     const char *p_name2; /* a second such parameter (/_cat/aliases/{name}) */
+    const char *p_name3; /* a third (/_nodes/{id}/stats/{metric}/{index_metric}) */
     const char *const *route_params; /* the matched route's parameter list */
     int64_t in_flight; /* bytes reserved on the in-flight requests breaker */
     tv_breaker_trip *trip; /* filled by a refused reservation (trove_request's) */
@@ -204,6 +206,10 @@ void tv_req_breaker_error(tv_req *r, const tv_breaker_trip *t);
  * parameter" error, did-you-mean included, when any of `unread`
  * (NULL-ended) was given; true otherwise. */
 bool tv_req_fail_unread(tv_req *r, const char *const *unread);
+/* Fails with OpenSearch's "request [path] contains unrecognized <what>: [x]
+ * -> did you mean [y]?" (bad: sorted, unique; cands: NULL-terminated). */
+void tv_req_fail_unrecognized(tv_req *r, const char *what, const char *const *bad, size_t nbad,
+                              const char *const *cands);
 /* A URL parameter's value, or NULL when absent. */
 const char *tv_req_param(const tv_req *r, const char *key);
 /* Boolean parameter with OpenSearch's rules ("true"/"false"/"" = true);
@@ -499,6 +505,14 @@ void tv_h_cat_indices(tv_req *r);
 void tv_h_cat_count(tv_req *r);
 void tv_h_cat_aliases(tv_req *r);
 void tv_h_stats(tv_req *r);
+/* h_stats.c, for _nodes/stats: CommonStats' metric names in output order
+ * (bit i of a mask is [i]; NULL-terminated), the fields of one CommonStats
+ * object (the caller opens and closes it), and CommonStats.add. */
+extern const char *const tv_api_stats_metrics[];
+#define TV_API_STATS_ALL ((1u << 16) - 1)
+void tv_api_write_common_stats(tv_jw *w, const tv_index_stats *st, unsigned mask, bool human, bool fd_fields,
+                               bool comp_fields);
+void tv_api_stats_add(tv_index_stats *a, const tv_index_stats *b);
 void tv_h_flush(tv_req *r);      /* _flush */
 /* h_stats.c: a get by id that started at t0 (tv_mono_ns), in the index's
  * GetStats (exists or missing, with its time). */
@@ -595,6 +609,7 @@ void tv_h_cat_recovery(tv_req *r);
 void tv_h_cat_cluster_manager(tv_req *r); /* and the deprecated /_cat/master */
 void tv_h_cat_thread_pool(tv_req *r);
 void tv_h_cat_plugins(tv_req *r);
+void tv_h_cat_pending_tasks(tv_req *r);
 void tv_h_cat_nodeattrs(tv_req *r);
 void tv_h_cat_nodes(tv_req *r);
 void tv_h_cat_allocation(tv_req *r);
@@ -908,6 +923,9 @@ void tv_h_trove_clone_delete_all(tv_req *r); /* DELETE /_trove/clones */
  * layer itself. fn NULL removes it. Call before serving and after the
  * loops end, as the clone transport. */
 void trove_node_set_sync_status(trove_node *n, void (*fn)(void *ud, tv_jw *w), void *ud);
+/* The server's HTTP connection counters of a node (_nodes/stats http):
+ * +1 when it accepts a connection for n, -1 when it closes it. */
+void trove_node_http_conn(trove_node *n, int delta);
 void tv_h_trove_sync(tv_req *r);           /* GET /_trove/sync: {"feeds":[...]} */
 
 /* ------------------------------------------------------ authorization */

@@ -1,7 +1,7 @@
 /*
  * h_cat_node.c — the _cat APIs about the node itself: cluster_manager
  * (and its deprecated name master), thread_pool[/{patterns}], plugins,
- * nodes and allocation.
+ * nodes, allocation, nodeattrs and pending_tasks.
  *
  * cluster_manager: one row, this node (id, host, ip, name), as a
  * single-node cluster elects itself.
@@ -16,6 +16,9 @@
  * prints them.
  *
  * plugins: trove has no plugins, so the table has no rows.
+ *
+ * pending_tasks: the cluster manager's update queue, always empty on one
+ * node that applies every change inside its request.
  *
  * nodes: this node with the columns trove can fill from /proc, statvfs
  * and getloadavg (OpenSearch's statistics columns are not offered, as
@@ -142,6 +145,24 @@ void tv_h_cat_plugins(tv_req *r) {
     bool local;
     if (!tv_req_param_bool(r, "local", false, &local)) return;
     tv_cat_table t = {.cols = plugin_cols, .ncols = TV_ARRAY_LEN(plugin_cols)};
+    tv_cat_respond(r, &t);
+}
+
+static const tv_cat_col pending_cols[] = {
+    {"insertOrder", "o", "task insertion order", true, true},
+    {"timeInQueue", "t", "how long task has been in queue", true, true},
+    {"priority", "p", "task priority", false, true},
+    {"source", "s", "task source", false, true},
+};
+
+/* GET /_cat/pending_tasks: the cluster manager's queue of cluster state
+ * updates; a single node applies each change inside its request, so the
+ * queue is always empty (as _cluster/pending_tasks says). */
+void tv_h_cat_pending_tasks(tv_req *r) {
+    if (!tv_cat_check_format(r)) return;
+    bool local;
+    if (!tv_req_param_bool(r, "local", false, &local)) return;
+    tv_cat_table t = {.cols = pending_cols, .ncols = TV_ARRAY_LEN(pending_cols)};
     tv_cat_respond(r, &t);
 }
 

@@ -1,6 +1,5 @@
 /*
- * h_nodes.c — GET /_nodes/stats/breaker,fs (and /_nodes/{node_id}/stats/
- * ...), the circuit breakers' limits from the cluster settings, nodes info
+ * h_nodes.c — the circuit breakers' limits from the cluster settings, nodes info
  * (GET /_nodes[/{node_id}][/{metric}]), and what the other handlers say
  * of the node itself: its roles and attributes, the process and system
  * figures /proc gives, the thread pools OpenSearch would size.
@@ -32,12 +31,8 @@
  * update the limits are recomputed (tv_api_breakers_apply), transient
  * over persistent over the defaults.
  *
- * Stats. Only the breaker and fs sections of _nodes/stats are produced:
- * a metric list naming anything else answers 400 naming what trove does
- * not report, rather than a response missing sections. The node's envelope is
- * NodeStats': timestamp, name, transport_address, host, ip, roles,
- * attributes, then "breakers" with each child in OpenSearch's HashMap
- * order and the parent last (CircuitBreakerStats: limit_size_in_bytes,
+ * Stats: h_nodes_stats.c writes every section of _nodes/stats (the
+ * breakers among them, as CircuitBreakerStats: limit_size_in_bytes,
  * limit_size, estimated_size_in_bytes, estimated_size, overhead, tripped).
  * fielddata and accounting never hold anything here: trove has no
  * fielddata and does not account segment memory on a breaker.
@@ -46,7 +41,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/resource.h>
-#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -195,134 +189,8 @@ void tv_api_node_head(tv_req *r, tv_jw *w) {
     tv_jw_keyz(w, "roles");
     tv_api_write_node_roles(w);
     tv_jw_keyz(w, "attributes");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "shard_indexing_pressure_enabled");
-    tv_jw_strz(w, "true");
-    tv_jw_obj_end(w);
+    tv_api_write_node_attributes(r, w);
 }
-
-static void write_breaker(tv_jw *w, tv_breakers *b, tv_breaker_kind k) {
-    char s[32];
-    int64_t limit = atomic_load(&b->b[k].limit);
-    /* children: the bytes reserved (ChildMemoryCircuitBreaker.getUsed);
-     * parent: its usage as it checks it */
-    int64_t est = k == TV_BREAKER_PARENT ? tv_breaker_estimate(b, k) : atomic_load(&b->b[k].used);
-    tv_jw_keyz(w, tv_breaker_name(k));
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "limit_size_in_bytes");
-    tv_jw_int(w, limit);
-    tv_jw_keyz(w, "limit_size");
-    tv_java_byte_size(limit, s, sizeof s);
-    tv_jw_strz(w, s);
-    tv_jw_keyz(w, "estimated_size_in_bytes");
-    tv_jw_int(w, est);
-    tv_jw_keyz(w, "estimated_size");
-    tv_java_byte_size(est, s, sizeof s);
-    tv_jw_strz(w, s);
-    tv_jw_keyz(w, "overhead");
-    tv_jw_double(w, k == TV_BREAKER_PARENT ? 1.0 : b->b[k].overhead);
-    tv_jw_keyz(w, "tripped");
-    tv_jw_int(w, atomic_load(&b->b[k].tripped));
-    tv_jw_obj_end(w);
-}
-
-static void write_fs(tv_req *r, tv_jw *w);
-
-static void nodes_stats(tv_req *r, const char *ids, const char *metrics) {
-    /* the metrics asked for: breaker and fs are produced */
-    if (!metrics || !*metrics || strcmp(metrics, "_all") == 0)
-        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                 "trove reports only the [breaker] and [fs] metrics of _nodes/stats (ask for "
-                                 "/_nodes/stats/breaker,fs)");
-    bool want_brk = false, want_fs = false;
-    for (const char *p = metrics; *p;) {
-        const char *e = strchr(p, ',');
-        size_t l = e ? (size_t)(e - p) : strlen(p);
-        if (tv_streq(p, l, "breaker"))
-            want_brk = true;
-        else if (tv_streq(p, l, "fs"))
-            want_fs = true;
-        else
-            return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                     "trove does not report the [%.*s] metric of _nodes/stats (only [breaker] and "
-                                     "[fs])",
-                                     (int)l, p);
-        p = e ? e + 1 : p + l;
-    }
-    bool one = tv_api_node_selects(r, ids);
-    tv_jw *w = tv_req_json(r, 200);
-    tv_jw_obj_begin(w);
-    tv_api_nodes_header(r, w, one);
-    tv_jw_keyz(w, "nodes");
-    tv_jw_obj_begin(w);
-    if (one) {
-        tv_jw_keyz(w, r->node->node_id);
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "timestamp");
-        tv_jw_int(w, tv_now_ms());
-        tv_api_node_head(r, w);
-        if (want_fs) write_fs(r, w);
-        if (want_brk) {
-        tv_jw_keyz(w, "breakers");
-        tv_jw_obj_begin(w);
-        static const tv_breaker_kind order[] = {TV_BREAKER_REQUEST, TV_BREAKER_FIELDDATA, TV_BREAKER_IN_FLIGHT,
-                                                TV_BREAKER_ACCOUNTING, TV_BREAKER_PARENT};
-        for (size_t i = 0; i < TV_ARRAY_LEN(order); i++) write_breaker(w, &r->node->brk->b, order[i]);
-        tv_jw_obj_end(w);
-        }
-        tv_jw_obj_end(w);
-    }
-    tv_jw_obj_end(w);
-    tv_jw_obj_end(w);
-}
-
-/* FsInfo of the file system holding the data directory (the working
- * directory for an in-memory node); trove has no file cache, so its
- * reserved and utilized bytes are 0. */
-static void write_fs_figures(tv_jw *w, const struct statvfs *fs) {
-    tv_jw_keyz(w, "total_in_bytes");
-    tv_jw_int(w, (int64_t)fs->f_blocks * (int64_t)fs->f_frsize);
-    tv_jw_keyz(w, "free_in_bytes");
-    tv_jw_int(w, (int64_t)fs->f_bfree * (int64_t)fs->f_frsize);
-    tv_jw_keyz(w, "available_in_bytes");
-    tv_jw_int(w, (int64_t)fs->f_bavail * (int64_t)fs->f_frsize);
-    tv_jw_keyz(w, "cache_reserved_in_bytes");
-    tv_jw_int(w, 0);
-    tv_jw_keyz(w, "cache_utilized_in_bytes");
-    tv_jw_int(w, 0);
-}
-
-static void write_fs(tv_req *r, tv_jw *w) {
-    const char *dir = tv_durable_dir(r->node->durable);
-    char cwd[1024];
-    if (!dir) dir = getcwd(cwd, sizeof cwd) ? cwd : ".";
-    struct statvfs fs;
-    bool ok = statvfs(dir, &fs) == 0;
-    tv_jw_keyz(w, "fs");
-    tv_jw_obj_begin(w);
-    tv_jw_keyz(w, "timestamp");
-    tv_jw_int(w, tv_now_ms());
-    tv_jw_keyz(w, "total");
-    tv_jw_obj_begin(w);
-    if (ok) write_fs_figures(w, &fs);
-    tv_jw_obj_end(w);
-    tv_jw_keyz(w, "data");
-    tv_jw_arr_begin(w);
-    if (ok) {
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "path");
-        tv_jw_strz(w, dir);
-        write_fs_figures(w, &fs);
-        tv_jw_obj_end(w);
-    }
-    tv_jw_arr_end(w);
-    tv_jw_obj_end(w);
-}
-
-/* GET /_nodes/stats[/{metric}] */
-void tv_h_nodes_stats(tv_req *r) { nodes_stats(r, NULL, r->p_name); }
-/* GET /_nodes/{node_id}/stats[/{metric}] */
-void tv_h_nodes_stats_node(tv_req *r) { nodes_stats(r, r->p_name, r->p_name2); }
 
 /* ------------------------------------------------------ node identity */
 

@@ -67,7 +67,8 @@
 
 /* OpenSearch's metric names, in CommonStats' output order; bit i of a mask
  * selects metrics[i]. */
-static const char *const metrics[] = {"docs",     "store",       "indexing",  "get",        "search",
+#define metrics tv_api_stats_metrics
+const char *const tv_api_stats_metrics[] = {"docs",     "store",       "indexing",  "get",        "search",
                                       "merge",    "refresh",     "flush",     "warmer",     "query_cache",
                                       "fielddata", "completion", "segments",  "translog",   "request_cache",
                                       "recovery", NULL};
@@ -233,10 +234,9 @@ static void write_translog(tv_jw *w, const wopts *o, const tv_index_stats *st) {
     tv_jw_obj_end(w);
 }
 
-static void write_common(tv_jw *w, const tv_index_stats *st, const wopts *o) {
+static void write_common_fields(tv_jw *w, const tv_index_stats *st, const wopts *o) {
     const int64_t *c = st->ctr;
     unsigned m = o->mask;
-    tv_jw_obj_begin(w);
     if (m & M_DOCS) {
         tv_jw_keyz(w, "docs");
         tv_jw_obj_begin(w);
@@ -386,12 +386,23 @@ static void write_common(tv_jw *w, const tv_index_stats *st, const wopts *o) {
         time_field(w, o, "throttle_time", "throttle_time_in_millis", 0);
         tv_jw_obj_end(w);
     }
+}
+
+static void write_common(tv_jw *w, const tv_index_stats *st, const wopts *o) {
+    tv_jw_obj_begin(w);
+    write_common_fields(w, st, o);
     tv_jw_obj_end(w);
+}
+
+void tv_api_write_common_stats(tv_jw *w, const tv_index_stats *st, unsigned mask, bool human, bool fd_fields,
+                               bool comp_fields) {
+    wopts o = {.mask = mask, .human = human, .fd_fields = fd_fields, .comp_fields = comp_fields};
+    write_common_fields(w, st, &o);
 }
 
 /* CommonStats.add: sums, and the translog's earliest age as the smallest
  * one set (TranslogStats.add). */
-static void stats_add(tv_index_stats *a, const tv_index_stats *b) {
+void tv_api_stats_add(tv_index_stats *a, const tv_index_stats *b) {
     a->docs_count += b->docs_count;
     a->docs_deleted += b->docs_deleted;
     a->store_bytes += b->store_bytes;
@@ -511,7 +522,7 @@ void tv_h_stats(tv_req *r) {
     int64_t total = 0, ok = 0;
     for (size_t i = 0; i < l.len; i++) {
         tv_index_get_stats(l.items[i], &st[i]);
-        stats_add(&all, &st[i]);
+        tv_api_stats_add(&all, &st[i]);
         int64_t shards;
         tv_index_lock(l.items[i]);
         shards = tv_index_settings(l.items[i])->number_of_shards;

@@ -295,7 +295,7 @@ static const char *const P_NONE[] = {NULL};
 #define P_CAT_INDICES P_CAT("expand_wildcards", "health", "include_unloaded_segments", "local")
 #define P_NODES_STATS                                                                                   \
     P("completion_fields", "fielddata_fields", "fields", "groups", "include_segment_file_sizes", "level", \
-      "timeout", "types")
+      "timeout", "types", "include_all", "top")
 #define P_TEMPLATE_GET P("cluster_manager_timeout", "flat_settings", "local", "master_timeout")
 #define P_SCRIPT_PUT P("cluster_manager_timeout", "context", "master_timeout", "timeout")
 #define P_SCRIPT_GET P("cluster_manager_timeout", "master_timeout")
@@ -563,6 +563,7 @@ static const route routes[] = {
     {TV_GET, "/_cat/thread_pool", tv_h_cat_thread_pool, P_CAT("local")},
     {TV_GET, "/_cat/thread_pool/{name}", tv_h_cat_thread_pool, P_CAT("local")},
     {TV_GET, "/_cat/plugins", tv_h_cat_plugins, P_CAT("local")},
+    {TV_GET, "/_cat/pending_tasks", tv_h_cat_pending_tasks, P_CAT("local")},
     {TV_GET, "/_cat/nodeattrs", tv_h_cat_nodeattrs, P_CAT("local")},
     {TV_GET, "/_cat/nodes", tv_h_cat_nodes, P_CAT("full_id", "local")},
     {TV_GET, "/_cat/allocation", tv_h_cat_allocation, P_CAT("local")},
@@ -580,6 +581,8 @@ static const route routes[] = {
     {TV_GET, "/_nodes/stats/{metric}", tv_h_nodes_stats, P_NODES_STATS},
     {TV_GET, "/_nodes/{name}/stats", tv_h_nodes_stats_node, P_NODES_STATS},
     {TV_GET, "/_nodes/{name}/stats/{metric}", tv_h_nodes_stats_node, P_NODES_STATS},
+    {TV_GET, "/_nodes/stats/{metric}/{index_metric}", tv_h_nodes_stats, P_NODES_STATS},
+    {TV_GET, "/_nodes/{name}/stats/{metric}/{index_metric}", tv_h_nodes_stats_node, P_NODES_STATS},
     {TV_GET, "/_tasks/{task_id}", tv_h_tasks_get, P("timeout", "wait_for_completion")},
     {TV_GET, "/_index_template", tv_h_template_get, P_TEMPLATE_GET},
     {TV_GET, "/_index_template/{name}", tv_h_template_get, P_TEMPLATE_GET},
@@ -612,7 +615,6 @@ static const route routes[] = {
     {TV_GET, "/_cat/fielddata", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat/fielddata/{fields}", tv_h_unsupported, NULL}, /* cat.fielddata */
     {TV_GET, "/_cat", tv_h_unsupported, NULL}, /* cat.help */
-    {TV_GET, "/_cat/pending_tasks", tv_h_unsupported, NULL}, /* cat.pending_tasks */
     {TV_GET, "/_cat/segment_replication", tv_h_unsupported, NULL}, /* cat.segment_replication */
     {TV_GET, "/_cat/segment_replication/{index}", tv_h_unsupported, NULL}, /* cat.segment_replication */
     {TV_GET, "/_cat/segments", tv_h_unsupported, NULL}, /* cat.segments */
@@ -679,8 +681,6 @@ static const route routes[] = {
     {TV_GET, "/_nodes/{node_id}/hot_threads", tv_h_unsupported, NULL}, /* nodes.hot_threads */
     {TV_POST, "/_nodes/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
     {TV_POST, "/_nodes/{node_id}/reload_secure_settings", tv_h_unsupported, NULL}, /* nodes.reload_secure_settings */
-    {TV_GET, "/_nodes/stats/{metric}/{index_metric}", tv_h_unsupported, NULL}, /* nodes.stats */
-    {TV_GET, "/_nodes/{node_id}/stats/{metric}/{index_metric}", tv_h_unsupported, NULL}, /* nodes.stats */
     {TV_GET, "/_nodes/usage", tv_h_unsupported, NULL}, /* nodes.usage */
     {TV_GET, "/_nodes/{node_id}/usage", tv_h_unsupported, NULL}, /* nodes.usage */
     {TV_GET, "/_nodes/usage/{metric}", tv_h_unsupported, NULL}, /* nodes.usage */
@@ -942,6 +942,44 @@ static bool validate_params(tv_req *r, const char *const *route_params, const ch
     return false;
 }
 
+/* BaseRestHandler.unrecognized for names other than parameters: "request
+ * [path] contains unrecognized <what>[s]: [x] -> did you mean [y]?", each
+ * bad name (sorted, unique) with the candidates more than half similar. */
+void tv_req_fail_unrecognized(tv_req *r, const char *what, const char *const *bad, size_t nbad,
+                              const char *const *cands) {
+    size_t ncand = 0;
+    for (const char *const *p = cands; *p; p++) ncand++;
+    cand *cs = tv_arena_calloc(&r->arena, ncand + 1, sizeof *cs);
+    if (!cs) return (void)(r->oom = true);
+    tv_buf m;
+    tv_buf_init(&m);
+    tv_buf_printf(&m, "request [%s] contains unrecognized %s%s: ", r->path, what, nbad > 1 ? "s" : "");
+    for (size_t i = 0; i < nbad; i++) {
+        size_t nc = 0;
+        for (const char *const *p = cands; *p; p++) {
+            float s = levenshtein_sim(bad[i], *p);
+            if (s > 0.5f) {
+                cs[nc].sim = s;
+                cs[nc].name = *p;
+                nc++;
+            }
+        }
+        qsort(cs, nc, sizeof *cs, cmp_cand);
+        if (i) tv_buf_puts(&m, ", ");
+        tv_buf_printf(&m, "[%s]", bad[i]);
+        if (nc == 1) {
+            tv_buf_printf(&m, " -> did you mean [%s]?", cs[0].name);
+        } else if (nc > 1) {
+            tv_buf_puts(&m, " -> did you mean any of [");
+            for (size_t j = 0; j < nc; j++) tv_buf_printf(&m, "%s%s", j ? ", " : "", cs[j].name);
+            tv_buf_puts(&m, "]?");
+        }
+    }
+    if (m.oom) r->oom = true;
+    else tv_req_fail(r, TROVE_EARG, "%.*s", (int)m.len, m.data);
+    tv_buf_fini(&m);
+}
+
 bool tv_req_fail_unread(tv_req *r, const char *const *unread) {
     return validate_params(r, r->route_params, r->path_params, unread);
 }
@@ -1194,8 +1232,10 @@ static void dispatch(tv_req *r) {
         } else if (npp < 3) {
             if (tv_streq(ps[i].p, ps[i].n, "{name}") || tv_streq(ps[i].p, ps[i].n, "{metric}") ||
                 tv_streq(ps[i].p, ps[i].n, "{alias}") || tv_streq(ps[i].p, ps[i].n, "{new_index}") ||
-                tv_streq(ps[i].p, ps[i].n, "{context}")) {
-                if (r->p_name)
+                tv_streq(ps[i].p, ps[i].n, "{context}") || tv_streq(ps[i].p, ps[i].n, "{index_metric}")) {
+                if (r->p_name2)
+                    r->p_name3 = v;
+                else if (r->p_name)
                     r->p_name2 = v;
                 else
                     r->p_name = v;

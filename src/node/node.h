@@ -121,6 +121,9 @@ struct trove_node {
     void (*sync_status)(void *ud, tv_jw *w); /* GET /_trove/sync (trove serve --sync), or NULL */
     void *sync_status_ud;
     struct tv_node_breakers *brk; /* one reference: shared with clones (h_nodes.c) */
+    /* HTTP connections the server holds for this node, open now and
+     * opened since start (trove_node_http_conn; _nodes/stats http) */
+    atomic_llong http_open, http_opened;
 };
 
 /* The process's circuit breakers, shared by a node and its clones. */

@@ -26,6 +26,7 @@
  * The cache keeps the 100 most recently used scripts by (source,
  * globals), like script.cache.max_size; a hit takes a reference.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <math.h>
@@ -1071,6 +1072,13 @@ static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
 static tv_script *cache[CACHE_SIZE]; /* most recently used first */
 static size_t ncache;
 
+static atomic_llong n_compilations, n_evictions;
+
+void tv_script_cache_stats(int64_t *compilations, int64_t *evictions) {
+    *compilations = (int64_t)atomic_load(&n_compilations);
+    *evictions = (int64_t)atomic_load(&n_evictions);
+}
+
 tv_script *tv_script_get(const char *src, size_t len, unsigned globals, tv_script_error *err) {
     pthread_mutex_lock(&cache_mu);
     for (size_t i = 0; i < ncache; i++) {
@@ -1087,8 +1095,12 @@ tv_script *tv_script_get(const char *src, size_t len, unsigned globals, tv_scrip
     pthread_mutex_unlock(&cache_mu);
     tv_script *s = tv_script_compile(src, len, globals, err);
     if (!s) return NULL;
+    atomic_fetch_add(&n_compilations, 1);
     pthread_mutex_lock(&cache_mu);
-    if (ncache == CACHE_SIZE) tv_script_release(cache[--ncache]);
+    if (ncache == CACHE_SIZE) {
+        tv_script_release(cache[--ncache]);
+        atomic_fetch_add(&n_evictions, 1);
+    }
     memmove(cache + 1, cache, ncache * sizeof *cache);
     cache[0] = s;
     ncache++;

@@ -196,6 +196,9 @@ tv_script *tv_script_compile(const char *src, size_t len, unsigned globals, tv_s
 /* tv_script_compile through the process-wide cache: the same (source,
  * globals) compiles once. Returns one reference. Thread-safe. */
 tv_script *tv_script_get(const char *src, size_t len, unsigned globals, tv_script_error *err);
+/* The cache's counters since the process started (ScriptStats): scripts
+ * compiled through it and entries evicted for room. */
+void tv_script_cache_stats(int64_t *compilations, int64_t *evictions);
 void tv_script_retain(tv_script *s);
 void tv_script_release(tv_script *s); /* NULL is a no-op */
 const char *tv_script_source(const tv_script *s, size_t *len);

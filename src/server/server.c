@@ -349,6 +349,7 @@ static void conn_close(sconn *c) {
     loop *L = c->L;
     unpark(c);
     unhold(c);
+    trove_node_http_conn(c->node, -1); /* before the clone's node can go */
     if (c->cl) clone_unref(c->cl);
     list_del(list_of(c), c);
     epoll_ctl(L->ep, EPOLL_CTL_DEL, c->fd, NULL);
@@ -612,6 +613,7 @@ static void on_accept(loop *L, clone_l *cl) {
         c->last = tv_mono_ns();
         list_add(&L->active, c);
         L->nconns++;
+        trove_node_http_conn(c->node, 1);
     }
 }
 

@@ -496,7 +496,7 @@ FAKE_TROVE = r'''#!/usr/bin/python3
 import json, os, signal, sys
 signal.signal(signal.SIGTERM, lambda *a: sys.exit(0))
 from http.server import BaseHTTPRequestHandler, HTTPServer
-assert sys.argv[1:] == ["serve", "--port", "0"], sys.argv
+assert sys.argv[1:] == ["serve", "--port", "0", "--node-attr", "testattr=test"], sys.argv
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     wbufsize = 1 << 16
