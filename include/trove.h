@@ -147,7 +147,9 @@ extern "C" {
     X(ENOSUCHELEMENT, 400, "no_such_element_exception", 0, "java.util.NoSuchElementException", "no element")\
     X(EFAILEDNODE, 500, "failed_node_exception", 1, NULL, "node failed")                                   \
     X(ENOSUCHNODE, 500, "no_such_node_exception", 1, NULL, "no such node")                                 \
-    X(EUNAVAILSHARDS, 503, "unavailable_shards_exception", 1, NULL, "not enough active shard copies")
+    X(EUNAVAILSHARDS, 503, "unavailable_shards_exception", 1, NULL, "not enough active shard copies")   \
+    X(EFAILPROC, 500, "fail_processor_exception", 0, "org.opensearch.ingest.common.FailProcessorException",  \
+      "fail processor")
 
 typedef enum trove_status {
 #define TROVE_STATUS_ENUM_(name, http, type, os, java, msg) TROVE_##name,

@@ -70,6 +70,11 @@
  *                  memory), _cat/snapshots and _cat/repositories
  *   h_trove.c      the management API under /_trove (clones, freeze, sync
  *                  status; /_osmem its alias)
+ *   ingest.c       ingest pipelines: configurations read and validated into
+ *                  processors, run over documents (the write path's
+ *                  pipelines, _simulate)
+ *   h_ingest.c     the ingest API: PUT/GET/DELETE _ingest/pipeline,
+ *                  _simulate, _ingest/processor/grok
  *
  * Thread safety: a node-level rwlock protects the table of indices (read
  * for lookups, write for create/delete); every request retains the
@@ -522,6 +527,10 @@ void tv_api_count_get(tv_index *idx, bool found, uint64_t t0);
  * index flushes too. TROVE_OK, or err filled (TROVE_ENOMEM on OOM). */
 tv_status tv_api_flush_index(tv_req *r, tv_index *idx, tv_error *err);
 void tv_h_forcemerge(tv_req *r); /* _forcemerge */
+/* The string value of index setting `key` ("default_pipeline") that the
+ * index templates matching a new index `name` would give it (in the
+ * arena), NULL when none does. (h_template.c) */
+const char *tv_api_template_setting(tv_req *r, const char *name, const char *key);
 void tv_h_template_put(tv_req *r);
 void tv_h_template_get(tv_req *r); /* GET and HEAD */
 void tv_h_script_put(tv_req *r);    /* PUT/POST _scripts/{id}[/{context}] */
@@ -927,6 +936,62 @@ void trove_node_set_sync_status(trove_node *n, void (*fn)(void *ud, tv_jw *w), v
  * +1 when it accepts a connection for n, -1 when it closes it. */
 void trove_node_http_conn(trove_node *n, int delta);
 void tv_h_trove_sync(tv_req *r);           /* GET /_trove/sync: {"feeds":[...]} */
+
+/* ------------------------------------------------- ingest (ingest.c) */
+
+/* A request's ingest work: the pipelines it read (once each) and the
+ * scripts they compiled. In the request's arena; tv_ingest_free releases
+ * what it holds outside it. */
+typedef struct tv_ingest tv_ingest;
+tv_ingest *tv_ingest_new(tv_req *r); /* NULL: r->oom */
+void tv_ingest_free(tv_ingest *g);   /* NULL is a no-op */
+
+/* A document on its way to an index (IndexRequest's parts a pipeline may
+ * change). Strings live in the request's arena or the caller's. */
+typedef struct tv_ingest_doc {
+    const char *index;   /* the index (or alias) named by the request */
+    const char *id;      /* NULL: to be generated */
+    const char *routing; /* NULL: none */
+    bool has_version;
+    int64_t version;
+    const char *version_type; /* "internal", ... or NULL */
+    const char *src;
+    size_t src_len;
+    bool dropped;        /* out: a drop processor ended it */
+} tv_ingest_doc;
+
+/* Does a write of index with this request pipeline (NULL: none) run any
+ * pipeline (the request's, the index's default or final)? */
+bool tv_ingest_has_pipelines(tv_req *r, const char *req_pipeline, const char *index);
+/*
+ * Runs the pipelines of a write (IngestService): the request's pipeline
+ * (NULL: the index's index.default_pipeline; "_none": none), then the
+ * index's index.final_pipeline (of the new index when the first pipeline
+ * changed _index). On success d holds the document to write (index, id,
+ * routing and source as the pipelines left them) or d->dropped. False
+ * with *err (the item's failure: "pipeline with id [x] does not exist",
+ * a processor's exception) or r->oom.
+ */
+bool tv_ingest_write(tv_ingest *g, const char *req_pipeline, tv_ingest_doc *d, tv_api_err **err);
+/* Reads a pipeline configuration as PUT does (every processor
+ * validated); false with *err. */
+bool tv_ingest_validate(tv_ingest *g, const char *id, const tv_json *conf, tv_api_err **err);
+/* A stored pipeline's configuration (parsed in the arena), NULL when none. */
+const tv_json *tv_ingest_stored(tv_req *r, const char *id);
+/* The processor types trove runs, sorted, NULL-ended (nodes info). */
+const char *const *tv_ingest_processor_types(void);
+/* _simulate: answers r (the stored pipeline id, or the body's). */
+void tv_ingest_simulate(tv_ingest *g, const char *id, const tv_json *body, bool verbose);
+
+/* "internal", "external", "external_gte" (h_doc.c). */
+const char *tv_api_version_type_name(tv_version_type t);
+/* The members of the answer for a document a drop processor ended (h_doc.c). */
+void tv_api_write_dropped(tv_jw *w, const char *index, const char *id);
+
+void tv_h_ingest_put(tv_req *r);      /* PUT /_ingest/pipeline/{id} */
+void tv_h_ingest_get(tv_req *r);      /* GET /_ingest/pipeline[/{id}] */
+void tv_h_ingest_delete(tv_req *r);   /* DELETE /_ingest/pipeline/{id} */
+void tv_h_ingest_simulate(tv_req *r); /* GET|POST /_ingest/pipeline[/{id}]/_simulate */
 
 /* ------------------------------------------------------ authorization */
 

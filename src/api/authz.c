@@ -178,9 +178,10 @@ static const rule rules[] = {
 
     /* APIs trove answers 400 for: named as OpenSearch names them */
     {tv_h_unsupported, "/_tasks", ANYM, R, "cluster:monitor/task/get", K_CLUSTER},
-    {tv_h_unsupported, "/_ingest/pipeline", TV_GET, R, "cluster:admin/ingest/pipeline/get", K_CLUSTER},
-    {tv_h_unsupported, "/_ingest/pipeline", TV_PUT, A, "cluster:admin/ingest/pipeline/put", K_CLUSTER},
-    {tv_h_unsupported, "/_ingest/pipeline", TV_DELETE, A, "cluster:admin/ingest/pipeline/delete", K_CLUSTER},
+    {tv_h_ingest_get, NULL, ANYM, R, "cluster:admin/ingest/pipeline/get", K_CLUSTER},
+    {tv_h_ingest_put, NULL, ANYM, A, "cluster:admin/ingest/pipeline/put", K_CLUSTER},
+    {tv_h_ingest_delete, NULL, ANYM, A, "cluster:admin/ingest/pipeline/delete", K_CLUSTER},
+    {tv_h_ingest_simulate, NULL, ANYM, R, "cluster:admin/ingest/pipeline/simulate", K_CLUSTER},
     {tv_h_unsupported, "/_scripts", ANYM, A, "cluster:admin/script/put", K_CLUSTER},
     {tv_h_script_put, NULL, ANYM, A, "cluster:admin/script/put", K_CLUSTER},
     {tv_h_script_get, NULL, ANYM, R, "cluster:admin/script/get", K_CLUSTER},

@@ -36,6 +36,7 @@ typedef struct bulk_op {
     size_t src_len;
     tv_update_req upd;
     bool require_alias;
+    const char *pipeline; /* the action's, else the URL's; NULL: none */
 } bulk_op;
 
 static const char *kind_name(op_kind k) {
@@ -128,8 +129,7 @@ static bool parse_meta(tv_req *r, int line, const tv_json *meta, bulk_op *op, co
             if (!value_long(v, &op->upd.retry_on_conflict))
                 return fail_iae(r, "Malformed action/metadata line [%d], [retry_on_conflict] must be a number", line);
         } else if (strcmp(k, "pipeline") == 0) {
-            return tv_req_fail(r, TROVE_EUNSUPPORTED,
-                               "trove does not support ingest pipelines");
+            op->pipeline = value_text(r, v);
         } else if (strcmp(k, "require_alias") == 0) {
             /* parser.booleanValue(): true/false, or their strings */
             const char *t = value_text(r, v);
@@ -346,9 +346,6 @@ void tv_h_bulk(tv_req *r) {
     if (!tv_api_parse_refresh(tv_req_param(r, "refresh"), &refresh))
         return (void)tv_req_fail(r, TROVE_EARG, "Unknown value for refresh: [%s].",
                                  tv_req_param(r, "refresh"));
-    if (tv_req_param(r, "pipeline"))
-        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                 "trove does not support ingest pipelines");
     if (tv_req_param(r, "type"))
         return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
                                  "trove does not support mapping types ([type] in bulk)");
@@ -414,6 +411,8 @@ void tv_h_bulk(tv_req *r) {
     bool errors = false;
     tv_index **touched = NULL;
     size_t ntouched = 0, ctouched = 0;
+    const char *url_pipeline = tv_req_param(r, "pipeline");
+    tv_ingest *ing = NULL;
     for (size_t i = 0; i < nops && !r->oom; i++) {
         bulk_op *op = &ops[i];
         char autoid[24];
@@ -427,7 +426,39 @@ void tv_h_bulk(tv_req *r) {
         tv_jw_obj_begin(&iw);
         tv_api_err *err = NULL;
         tv_index *idx = NULL;
-        if (op->kind == OP_DELETE) {
+        if ((op->kind == OP_INDEX || op->kind == OP_CREATE) && op->index &&
+            !(op->require_alias && !tv_node_is_alias(r->node, op->index))) {
+            const char *pl = op->pipeline ? op->pipeline : url_pipeline;
+            if (tv_ingest_has_pipelines(r, pl, op->index)) {
+                if (!ing) ing = tv_ingest_new(r);
+                if (!ing) break;
+                tv_ingest_doc d = {.index = op->index, .id = op->id, .routing = op->opts.routing, .has_version = true,
+                                   .version = op->opts.version,
+                                   .version_type = tv_api_version_type_name(op->opts.version_type),
+                                   .src = op->src, .src_len = op->src_len};
+                if (!tv_ingest_write(ing, pl, &d, &err)) {
+                    if (r->oom) break;
+                    id = op->id; /* the request's: an auto id is made after the pipelines */
+                } else if (d.dropped) {
+                    tv_api_write_dropped(&iw, op->index, op->id);
+                    tv_jw_keyz(&iw, "status");
+                    tv_jw_int(&iw, 200);
+                    tv_jw_obj_end(&iw);
+                    tv_jw_obj_end(&iw);
+                    continue;
+                } else {
+                    op->index = d.index;
+                    if (d.id) id = d.id;
+                    op->opts.routing = d.routing;
+                    op->opts.routing_len = d.routing ? strlen(d.routing) : 0;
+                    op->src = d.src;
+                    op->src_len = d.src_len;
+                }
+            }
+        }
+        if (err) {
+            /* the pipeline failed this item */
+        } else if (op->kind == OP_DELETE) {
             idx = tv_node_get_index(r->node, op->index);
             if (!idx) err = tv_api_err_no_index(r, op->index);
         } else if (op->require_alias && !tv_node_is_alias(r->node, op->index)) {
@@ -559,6 +590,7 @@ void tv_h_bulk(tv_req *r) {
         tv_jw_obj_end(&iw);
     }
     tv_jw_arr_end(&iw);
+    tv_ingest_free(ing);
     if (!r->oom && refresh == TV_REFRESH_TRUE)
         for (size_t i = 0; i < ntouched; i++)
             if (tv_index_refresh(touched[i]) == TROVE_ENOMEM) r->oom = true;

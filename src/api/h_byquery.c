@@ -43,8 +43,12 @@
  * _update_by_query's script (src/script) runs on each document as its
  * batch is written (apply_script): op noop counts a noop, delete deletes,
  * and OpenSearch's checks of what the script left in ctx apply.
+ * The documents _update_by_query writes go through the ingest pipelines
+ * (?pipeline, else the index's default, then its final) as a bulk's index
+ * requests do; a dropped document counts a noop.
  * Not supported, answered 400 unsupported_operation_exception: a script
- * of _delete_by_query, an ingest pipeline, manual slicing (slice).
+ * of _delete_by_query, a pipeline that changes _index, _id or _routing in
+ * _update_by_query, manual slicing (slice).
  * Response fields in OpenSearch's order (BulkByScrollResponse): took,
  * timed_out, total, updated (update only), deleted, batches,
  * version_conflicts, noops, retries {bulk, search}, throttled_millis,
@@ -817,7 +821,39 @@ typedef struct byq_ctx {
     bool update;
     tv_api_script *as; /* the script (NULL: none) */
     tv_script *sc;     /* ... compiled at the first document (one reference) */
+    const char *pipeline; /* _update_by_query's ?pipeline, or NULL */
+    tv_ingest *ing;       /* the pipelines read, once one runs */
 } byq_ctx;
+
+/* The index request an update by query writes goes through the ingest
+ * pipelines (the request's, else the index's default, then its final) as
+ * a bulk's does. TV_BBS_OK with the source replaced, or *dropped set. */
+static int byq_ingest(tv_req *r, byq_ctx *c, const tv_bbs_doc *d, const char **src, size_t *len, bool *dropped,
+                      tv_api_err **err) {
+    *dropped = false;
+    const char *name = tv_index_name(d->idx);
+    if (!tv_ingest_has_pipelines(r, c->pipeline, name)) return TV_BBS_OK;
+    if (!c->ing && !(c->ing = tv_ingest_new(r))) return TV_BBS_OOM;
+    char *id = tv_arena_strndup(&r->arena, d->id, d->id_len);
+    char *rt = d->routing ? tv_arena_strndup(&r->arena, d->routing, d->routing_len) : NULL;
+    if (!id || (d->routing && !rt)) return TV_BBS_OOM;
+    tv_ingest_doc in = {.index = name, .id = id, .routing = rt, .has_version = true, .version = d->version,
+                        .version_type = "internal", .src = *src, .src_len = *len};
+    if (!tv_ingest_write(c->ing, c->pipeline, &in, err)) return r->oom ? TV_BBS_OOM : TV_BBS_FAILED;
+    if (in.dropped) {
+        *dropped = true;
+        return TV_BBS_OK;
+    }
+    if (strcmp(in.index, name) != 0 || !in.id || strcmp(in.id, id) != 0 ||
+        (in.routing ? !rt || strcmp(in.routing, rt) != 0 : rt != NULL)) {
+        tv_req_fail(r, TROVE_EUNSUPPORTED,
+                    "trove does not support an ingest pipeline that changes _index, _id or _routing in _update_by_query");
+        return TV_BBS_FATAL;
+    }
+    *src = in.src;
+    *len = in.src_len;
+    return TV_BBS_OK;
+}
 
 static int byq_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc, tv_api_err **err) {
     byq_ctx *c = ud;
@@ -847,15 +883,21 @@ static int byq_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *o
     if (c->as && act.kind == ACT_DELETE) {
         ws = tv_index_delete(d->idx, d->id, d->id_len, &o, &wr, &we);
         *oc = TV_BBS_DELETED;
-    } else if (c->as) {
-        ws = tv_index_put(d->idx, d->id, d->id_len, act.src, act.len, &o, &wr, &we);
-        *oc = TV_BBS_UPDATED;
-    } else if (c->update) {
-        if (!d->src) { /* AbstractAsyncBulkByScrollAction.buildBulk */
+    } else if (c->as || c->update) {
+        const char *src = c->as ? act.src : d->src;
+        size_t len = c->as ? act.len : d->src_len;
+        if (!c->as && !d->src) { /* AbstractAsyncBulkByScrollAction.buildBulk */
             tv_req_fail(r, TROVE_EARG, "[%s][%s] didn't store _source", d->index, d->id);
             return TV_BBS_FATAL;
         }
-        ws = tv_index_put(d->idx, d->id, d->id_len, d->src, d->src_len, &o, &wr, &we);
+        bool dropped;
+        int ir = byq_ingest(r, c, d, &src, &len, &dropped, err);
+        if (ir != TV_BBS_OK) return ir;
+        if (dropped) {
+            *oc = TV_BBS_NOOP;
+            return TV_BBS_OK;
+        }
+        ws = tv_index_put(d->idx, d->id, d->id_len, src, len, &o, &wr, &we);
         *oc = TV_BBS_UPDATED;
     } else {
         ws = tv_index_delete(d->idx, d->id, d->id_len, &o, &wr, &we);
@@ -906,9 +948,6 @@ static void by_query(tv_req *r, bool update) {
     if (!tv_req_param_bool(r, "wait_for_completion", true, &wfc)) return;
     if (!tv_req_param_bool(r, "ignore_unavailable", false, &iu)) return;
     if (!tv_req_param_bool(r, "allow_no_indices", true, &ani)) return;
-    if (tv_req_param(r, "pipeline"))
-        return (void)tv_req_fail(r, TROVE_EUNSUPPORTED,
-                                 "trove does not support ingest pipelines");
     tv_bbs_job j;
     memset(&j, 0, sizeof j);
     if (!tv_bbs_parse_wfas(r, &j)) return;
@@ -944,7 +983,7 @@ static void by_query(tv_req *r, bool update) {
     size_t nd;
     if (!tv_node_resolve(r, r->p_index, iu, ani, &l)) goto out;
     if (!tv_bbs_search(r, &l, &t, &nt, bo.sbody, true, update, bo.has_script, &out, &dv, &nd)) goto done;
-    byq_ctx c = {update, bo.has_script ? &bo.script : NULL, NULL};
+    byq_ctx c = {update, bo.has_script ? &bo.script : NULL, NULL, update ? tv_req_param(r, "pipeline") : NULL, NULL};
     j.proceed = bo.proceed;
     j.scroll_size = bo.scroll_size;
     j.max_docs = bo.max_docs;
@@ -961,6 +1000,7 @@ static void by_query(tv_req *r, bool update) {
     }
     tv_bbs_run(r, task, &j, dv, nd, t0, l.items, l.len);
     tv_script_release(c.sc);
+    tv_ingest_free(c.ing);
 done:
     for (size_t i = 0; i < nt; i++) tv_snapshot_release(t[i].snap);
 out:

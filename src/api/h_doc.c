@@ -95,9 +95,6 @@ static bool parse_write_params(tv_req *r, tv_write_opts *o, bool allow_version, 
         o->routing = v;
         o->routing_len = strlen(v);
     }
-    if (tv_req_param(r, "pipeline"))
-        return tv_req_fail(r, TROVE_EUNSUPPORTED,
-                           "trove does not support ingest pipelines");
     bool req_alias;
     if (!tv_req_param_bool(r, "require_alias", false, &req_alias)) return false;
     if (require_alias) *require_alias = req_alias;
@@ -175,6 +172,28 @@ void tv_api_write_result(tv_jw *w, const char *index, const char *id, size_t id_
     }
 }
 
+const char *tv_api_version_type_name(tv_version_type t) {
+    return t == TV_VT_EXTERNAL ? "external" : t == TV_VT_EXTERNAL_GTE ? "external_gte" : "internal";
+}
+
+/* A document a drop processor ended: the UpdateResponse TransportBulkAction
+ * answers for it (version Versions.MATCH_ANY, result noop, no shards). */
+void tv_api_write_dropped(tv_jw *w, const char *index, const char *id) {
+    tv_jw_keyz(w, "_index");
+    tv_jw_strz(w, index);
+    tv_jw_keyz(w, "_id");
+    if (id)
+        tv_jw_strz(w, id);
+    else
+        tv_jw_null(w);
+    tv_jw_keyz(w, "_version");
+    tv_jw_int(w, -3);
+    tv_jw_keyz(w, "result");
+    tv_jw_strz(w, "noop");
+    tv_jw_keyz(w, "_shards");
+    tv_write_shards(w, 0, 0);
+}
+
 /* Answers a write failure from the index layer. A bare JSON error from the
  * document parser is reported as OpenSearch's DocumentParser does. */
 tv_api_err *tv_api_write_error(tv_req *r, const tv_error *err, tv_index *idx) {
@@ -245,7 +264,45 @@ static void do_index(tv_req *r, tv_op_type op) {
     }
     if (!answer_validation(r, r->p_id, &o, false)) return;
     if (req_alias && !require_alias_ok(r)) return;
-    tv_index *idx = tv_node_index_for_write(r, r->p_index);
+    const char *target = r->p_index, *body = r->body;
+    size_t body_len = r->body_len;
+    const char *pipeline = tv_req_param(r, "pipeline");
+    /* the pipelines see the index as the request named it (an alias stays
+     * an alias in ctx._index) */
+    const char *named = r->p_index_given ? r->p_index_given : r->p_index;
+    if (tv_ingest_has_pipelines(r, pipeline, named)) {
+        /* TransportBulkAction: the pipelines run first, then the document
+         * goes where they left it */
+        tv_ingest *g = tv_ingest_new(r);
+        if (!g) return;
+        tv_ingest_doc d = {.index = named, .id = r->p_id, .routing = o.routing, .has_version = true,
+                           .version = o.version, .version_type = tv_api_version_type_name(o.version_type),
+                           .src = r->body, .src_len = r->body_len};
+        tv_api_err *ie = NULL;
+        bool ok = tv_ingest_write(g, pipeline, &d, &ie);
+        tv_ingest_free(g);
+        if (!ok) {
+            if (ie) tv_req_error(r, ie);
+            return;
+        }
+        if (d.dropped) {
+            tv_jw *w = tv_req_json(r, 200);
+            tv_jw_obj_begin(w);
+            tv_api_write_dropped(w, named, r->p_id);
+            tv_jw_obj_end(w);
+            return;
+        }
+        if (d.id) id = d.id;
+        o.routing = d.routing;
+        o.routing_len = d.routing ? strlen(d.routing) : 0;
+        body = d.src;
+        body_len = d.src_len;
+        if (strcmp(d.index, named) != 0) { /* rerouted by a pipeline */
+            target = tv_node_single_target(r, d.index, true);
+            if (!target) return;
+        }
+    }
+    tv_index *idx = tv_node_index_for_write(r, target);
     if (!idx) return;
     if (!o.routing && tv_routing_required(idx)) {
         tv_api_err *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
@@ -257,7 +314,7 @@ static void do_index(tv_req *r, tv_op_type op) {
     memset(&res, 0, sizeof res);
     tv_error err;
     tv_error_clear(&err);
-    tv_status st = tv_index_put(idx, id, strlen(id), r->body, r->body_len, &o, &res, &err);
+    tv_status st = tv_index_put(idx, id, strlen(id), body, body_len, &o, &res, &err);
     if (st == TROVE_ENOMEM) {
         r->oom = true;
     } else if (st != TROVE_OK) {
@@ -963,6 +1020,45 @@ int tv_api_update(tv_req *r, tv_index *idx, const char *id, const tv_update_req 
     if (!u->opts.routing && tv_routing_required(idx)) {
         *e = tv_api_err_routing_missing(r, tv_index_name(idx), id);
         return 0;
+    }
+    tv_update_req pu;
+    if ((u->upsert || (u->doc_as_upsert && u->doc)) && tv_ingest_has_pipelines(r, NULL, tv_index_name(idx))) {
+        /* TransportBulkAction: an update's upsert request goes through the
+         * index's default and final pipelines before the update runs */
+        tv_ingest *g = tv_ingest_new(r);
+        if (!g) return 0;
+        char *rt = u->opts.routing ? tv_arena_strndup(&r->arena, u->opts.routing, u->opts.routing_len) : NULL;
+        tv_ingest_doc d = {.index = tv_index_name(idx), .id = id, .routing = rt, .has_version = true,
+                           .version = u->opts.version, .version_type = tv_api_version_type_name(u->opts.version_type),
+                           .src = u->upsert ? u->upsert_raw : u->doc_raw,
+                           .src_len = u->upsert ? u->upsert_len : u->doc_len};
+        bool ok = (!u->opts.routing || rt) && tv_ingest_write(g, NULL, &d, e);
+        tv_ingest_free(g);
+        if (!ok) {
+            if (!*e) r->oom = true;
+            return 0;
+        }
+        if (d.dropped) {
+            tv_api_write_dropped(w, tv_index_name(idx), id);
+            return 200;
+        }
+        if (strcmp(d.index, tv_index_name(idx)) != 0 || !d.id || strcmp(d.id, id) != 0 ||
+            (d.routing ? !rt || strcmp(d.routing, rt) != 0 : rt != NULL)) {
+            *e = tv_api_err_new(r, TROVE_EUNSUPPORTED,
+                                "trove does not support an ingest pipeline that changes _index, _id or _routing of an "
+                                "update's upsert");
+            return 0;
+        }
+        pu = *u;
+        tv_json *pj;
+        if (tv_json_parse(&r->arena, d.src, d.src_len, &pj, NULL) != TROVE_OK) {
+            r->oom = true;
+            return 0;
+        }
+        pu.upsert = pj;
+        pu.upsert_raw = d.src;
+        pu.upsert_len = d.src_len;
+        u = &pu;
     }
     if (u->has_script) return script_update(r, idx, id, u, w, e);
     for (int64_t attempt = 0;; attempt++) {

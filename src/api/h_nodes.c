@@ -8,7 +8,7 @@
  * settings (cluster and node names), os (uname, /etc/os-release,
  * processors), process (pid), jvm (no JVM: the pid, start time and the
  * heap budget the breakers use), thread_pool, plugins and modules (none),
- * ingest (no processors). transport, http, aggregations, indices and
+ * ingest (the processor types ingest.c runs). transport, http, aggregations, indices and
  * search_pipelines are left out of _all and answer 400 when named: the
  * addresses belong to the server, not the api layer.
  *
@@ -644,6 +644,12 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
             tv_jw_obj_begin(w);
             tv_jw_keyz(w, "processors");
             tv_jw_arr_begin(w);
+            for (const char *const *t = tv_ingest_processor_types(); *t; t++) {
+                tv_jw_obj_begin(w);
+                tv_jw_keyz(w, "type");
+                tv_jw_strz(w, *t);
+                tv_jw_obj_end(w);
+            }
             tv_jw_arr_end(w);
             tv_jw_obj_end(w);
         }

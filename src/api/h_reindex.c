@@ -29,8 +29,10 @@
  * no reindex.remote.allowlist setting and makes no outbound connections).
  *
  * Not supported, answered 400 unsupported_operation_exception: script (no
- * scripting engine, the by-query APIs' answer), dest.pipeline (no ingest
- * pipelines), manual slicing (source.slice).
+ * scripting engine, the by-query APIs' answer), manual slicing
+ * (source.slice). dest.pipeline and the destination's default and final
+ * pipelines run as for a bulk's index request (ingest.c): a dropped
+ * document counts as a noop.
  */
 #include <math.h>
 #include <stdio.h>
@@ -56,6 +58,8 @@ typedef struct rx {
     tv_index *dest_idx;
     bool require_alias;
     const char *remote; /* "host:port" of source.remote, or NULL */
+    const char *pipeline; /* dest.pipeline, or NULL */
+    tv_ingest *ing;       /* the pipelines read, once the first runs */
 } rx;
 
 /* XContentParseException "[line:col] [ctx] unknown field [k]". */
@@ -253,7 +257,7 @@ static bool parse_dest(tv_req *r, const tv_json *v, rx *x) {
                 x->routing_bad = true;
         } else if (tv_streq(m->key, m->key_len, "pipeline")) {
             if (!str) return fail_field(r, "dest", m, mv);
-            return tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support ingest pipelines");
+            x->pipeline = mv->v.s;
         } else {
             return unknown_field(r, "dest", m);
         }
@@ -342,10 +346,57 @@ static int rx_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc
         tv_req_fail(r, TROVE_EARG, "[%s][%s] didn't store _source", d->index, d->id);
         return TV_BBS_FATAL;
     }
+    const char *id = d->id, *src = d->src;
+    size_t id_len = d->id_len, src_len = d->src_len;
+    tv_index *dest = x->dest_idx, *other = NULL;
+    if (tv_ingest_has_pipelines(r, x->pipeline, x->dest)) {
+        if (!x->ing && !(x->ing = tv_ingest_new(r))) return TV_BBS_OOM;
+        char *idz = tv_arena_strndup(&r->arena, d->id, d->id_len);
+        char *rtz = o.routing ? tv_arena_strndup(&r->arena, o.routing, o.routing_len) : NULL;
+        if (!idz || (o.routing && !rtz)) return TV_BBS_OOM;
+        tv_ingest_doc in = {.index = x->dest, .id = idz, .routing = rtz, .has_version = true, .version = o.version,
+                            .version_type = tv_api_version_type_name(o.version_type), .src = d->src,
+                            .src_len = d->src_len};
+        if (!tv_ingest_write(x->ing, x->pipeline, &in, err)) return r->oom ? TV_BBS_OOM : TV_BBS_FAILED;
+        if (in.dropped) {
+            *oc = TV_BBS_NOOP;
+            return TV_BBS_OK;
+        }
+        if (in.id) {
+            id = in.id;
+            id_len = strlen(in.id);
+        }
+        o.routing = in.routing;
+        o.routing_len = in.routing ? strlen(in.routing) : 0;
+        src = in.src;
+        src_len = in.src_len;
+        if (strcmp(in.index, x->dest) != 0) { /* rerouted by the pipeline */
+            tv_api_err *e = NULL;
+            other = tv_node_index_for_write_err(r, in.index, &e);
+            if (!other) {
+                if (e) {
+                    *err = e;
+                    return TV_BBS_FAILED;
+                }
+                return r->oom ? TV_BBS_OOM : TV_BBS_FATAL;
+            }
+            dest = other;
+        }
+    }
     tv_write_result wr;
     tv_error we;
     tv_error_clear(&we);
-    tv_status ws = tv_index_put(x->dest_idx, d->id, d->id_len, d->src, d->src_len, &o, &wr, &we);
+    tv_status ws = tv_index_put(dest, id, id_len, src, src_len, &o, &wr, &we);
+    if (other) {
+        if (ws != TROVE_OK && ws != TROVE_ENOMEM) *err = tv_api_write_error(r, &we, other);
+        tv_index_release(other);
+        if (ws == TROVE_OK) {
+            *oc = wr.result == TV_RESULT_CREATED ? TV_BBS_CREATED : TV_BBS_UPDATED;
+            return TV_BBS_OK;
+        }
+        if (ws == TROVE_ENOMEM || !*err) return TV_BBS_OOM;
+        return ws == TROVE_ECONFLICT ? TV_BBS_CONFLICT : TV_BBS_FAILED;
+    }
     if (ws == TROVE_OK) {
         *oc = wr.result == TV_RESULT_CREATED ? TV_BBS_CREATED : TV_BBS_UPDATED;
         return TV_BBS_OK;
@@ -488,5 +539,6 @@ out:
     tv_buf_fini(&out);
     tv_index_list_release(&l);
     if (x.dest_idx) tv_index_release(x.dest_idx);
+    tv_ingest_free(x.ing);
     if (mine) tv_task_end(r, task);
 }

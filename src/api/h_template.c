@@ -532,6 +532,35 @@ static size_t matching_templates(tv_req *r, const char *name, tsec *out, size_t 
     return k;
 }
 
+/* One index setting ("default_pipeline": index.default_pipeline) in a
+ * template section's settings, nested or flat; NULL when absent. */
+static const tv_json *section_setting(const tv_json *st, const char *key) {
+    if (!st || st->type != TV_JSON_OBJECT) return NULL;
+    const tv_json *ix = tv_json_get(st, "index");
+    const tv_json *v = ix && ix->type == TV_JSON_OBJECT ? tv_json_get(ix, key) : NULL;
+    if (!v) {
+        char flat[128];
+        snprintf(flat, sizeof flat, "index.%s", key);
+        v = tv_json_get(st, flat);
+    }
+    if (!v) v = tv_json_get(st, key);
+    return v;
+}
+
+const char *tv_api_template_setting(tv_req *r, const char *name, const char *key) {
+    const char *out = NULL;
+    pthread_rwlock_rdlock(&r->node->lock);
+    tsec ts[16];
+    size_t nt = matching_templates(r, name, ts, TV_ARRAY_LEN(ts));
+    for (size_t i = 0; i < nt; i++) {
+        const tv_json *v = section_setting(ts[i].settings, key);
+        if (v && v->type == TV_JSON_STRING) out = v->v.s;
+        else if (v && v->type == TV_JSON_NULL) out = NULL;
+    }
+    pthread_rwlock_unlock(&r->node->lock);
+    return out;
+}
+
 tv_index *tv_node_create_index_locked(tv_req *r, const char *name, const tv_json *settings,
                                       const tv_json *mappings, const tv_json *aliases) {
     tsec ts[16];

@@ -135,7 +135,7 @@ static bool is_read_handler(tv_handler h) {
         tv_h_trove_info,     tv_h_trove_freeze,  tv_h_trove_unfreeze, tv_h_trove_clone_create,
         tv_h_trove_clone_list, tv_h_trove_clone_get, tv_h_trove_clone_delete, tv_h_trove_clone_delete_all,
         tv_h_cluster_allocation_explain,
-        tv_h_tasks_cancel,   tv_h_rethrottle,
+        tv_h_tasks_cancel,   tv_h_rethrottle,    tv_h_ingest_simulate,
     };
     for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++)
         if (reads[i] == h) return true;

@@ -596,9 +596,9 @@ static const route routes[] = {
     {TV_PUT, "/_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
     {TV_POST, "/_template/{name}", tv_h_template_put, P_TEMPLATE_PUT},
     {TV_DELETE, "/_template/{name}", tv_h_template_delete, P_TEMPLATE_PUT},
-    {TV_PUT, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
-    {TV_GET, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
-    {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_unsupported, NULL},
+    {TV_PUT, "/_ingest/pipeline/{id}", tv_h_ingest_put, P("cluster_manager_timeout", "master_timeout", "timeout")},
+    {TV_GET, "/_ingest/pipeline/{id}", tv_h_ingest_get, P("cluster_manager_timeout", "master_timeout")},
+    {TV_DELETE, "/_ingest/pipeline/{id}", tv_h_ingest_delete, P("cluster_manager_timeout", "master_timeout", "timeout")},
     {TV_PUT, "/_scripts/{id}", tv_h_script_put, P_SCRIPT_PUT},
     {TV_POST, "/_scripts/{id}", tv_h_script_put, P_SCRIPT_PUT},    /* The rest of OpenSearch's REST API (its rest-api-spec, 3.x paths):
      * what trove does not have answers 400 unsupported_operation_exception
@@ -668,11 +668,11 @@ static const route routes[] = {
     {TV_POST, "/_index_template/_simulate/{name}", tv_h_unsupported, NULL}, /* indices.simulate_template */
     {TV_PUT, "/{index}/_split/{target}", tv_h_unsupported, NULL}, /* indices.split */
     {TV_POST, "/{index}/_split/{target}", tv_h_unsupported, NULL}, /* indices.split */
-    {TV_GET, "/_ingest/pipeline", tv_h_unsupported, NULL}, /* ingest.get_pipeline */
-    {TV_GET, "/_ingest/pipeline/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
-    {TV_POST, "/_ingest/pipeline/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
-    {TV_GET, "/_ingest/pipeline/{id}/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
-    {TV_POST, "/_ingest/pipeline/{id}/_simulate", tv_h_unsupported, NULL}, /* ingest.simulate */
+    {TV_GET, "/_ingest/pipeline", tv_h_ingest_get, P("cluster_manager_timeout", "master_timeout")}, /* ingest.get_pipeline */
+    {TV_GET, "/_ingest/pipeline/_simulate", tv_h_ingest_simulate, P("verbose")}, /* ingest.simulate */
+    {TV_POST, "/_ingest/pipeline/_simulate", tv_h_ingest_simulate, P("verbose")}, /* ingest.simulate */
+    {TV_GET, "/_ingest/pipeline/{id}/_simulate", tv_h_ingest_simulate, P("verbose")}, /* ingest.simulate */
+    {TV_POST, "/_ingest/pipeline/{id}/_simulate", tv_h_ingest_simulate, P("verbose")}, /* ingest.simulate */
     {TV_GET, "/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
     {TV_POST, "/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */
     {TV_GET, "/{index}/_msearch/template", tv_h_unsupported, NULL}, /* msearch_template */

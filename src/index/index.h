@@ -430,6 +430,9 @@ int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def);
 /* A byte-size setting ("512mb", "1kb"), def when unset or malformed. */
 int64_t tv_settings_bytes(const tv_settings *s, const char *key, int64_t def);
 bool tv_settings_bool(const tv_settings *s, const char *key, bool def);
+/* A string setting's value (borrowed while the settings live: read under
+ * the index's lock), NULL when unset. */
+const char *tv_settings_str(const tv_settings *s, const char *key, size_t *len);
 
 /*
  * The index.mapping.* limits OpenSearch's MapperService checks after every

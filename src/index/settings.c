@@ -257,14 +257,6 @@ static tv_status check_value(const sdef *d, const kv *e, tv_error *err) {
     }
     const char *s = e->val->v.s;
     size_t n = e->val->len;
-    /* a pipeline would transform every write: accepting and ignoring it
-     * would store documents OpenSearch would not */
-    if ((strcmp(e->key, "index.default_pipeline") == 0 || strcmp(e->key, "index.final_pipeline") == 0) &&
-        !tv_streq(s, n, "_none"))
-        return tv_error_set(err, TROVE_EUNSUPPORTED,
-                            "index setting [%s] [%.*s] is not supported by trove (ingest pipelines are not "
-                            "supported)",
-                            e->key, (int)n, s);
     switch (d->kind) {
     case S_INT: {
         int64_t v;
@@ -667,6 +659,13 @@ int64_t tv_settings_bytes(const tv_settings *s, const char *key, int64_t def) {
 
 int64_t tv_settings_int(const tv_settings *s, const char *key, int64_t def) {
     return s ? flat_int(s, key, def) : def;
+}
+
+const char *tv_settings_str(const tv_settings *s, const char *key, size_t *len) {
+    const tv_json *v = s ? flat_get(s, key) : NULL;
+    if (!v || v->type != TV_JSON_STRING) return NULL;
+    *len = v->len;
+    return v->v.s;
 }
 
 bool tv_settings_bool(const tv_settings *s, const char *key, bool def) {

@@ -7,7 +7,7 @@
  *   DIR/node.json                    the node's metadata: cluster uuid,
  *                                    aliases, templates (index, legacy and
  *                                    component: "component": true), stored
- *                                    scripts, closed marks,
+ *                                    scripts, ingest pipelines, closed marks,
  *                                    persistent cluster settings (rewritten
  *                                    atomically after a request changed them)
  *   DIR/indices/<uuid>/index.json    {"name", "settings" (flat, with the
@@ -587,6 +587,10 @@ static void meta_write(tv_buf *b, const tv_node_state *st) {
     tv_jw_arr_end(&w);
     tv_jw_keyz(&w, "persistent"); /* transient cluster settings do not survive a restart */
     raw_or_null(&w, st->cluster_persistent);
+    if (st->pipelines) { /* absent until the first pipeline, as voting exclusions */
+        tv_jw_keyz(&w, "ingest_pipelines");
+        raw_or_null(&w, st->pipelines);
+    }
     if (st->voting_exclusions) { /* absent until the first exclusion: older node.json files compare equal */
         tv_jw_keyz(&w, "voting_config_exclusions");
         raw_or_null(&w, st->voting_exclusions);
@@ -685,6 +689,8 @@ static tv_status meta_read(tv_durable *d, tv_node_state *st, tv_error *err) {
         st->cluster_persistent = compact(tv_json_get(j, "persistent"), &ok);
         const tv_json *vx = tv_json_get(j, "voting_config_exclusions");
         if (vx && vx->type == TV_JSON_ARRAY) st->voting_exclusions = compact(vx, &ok);
+        const tv_json *ip = tv_json_get(j, "ingest_pipelines");
+        if (ip && ip->type == TV_JSON_OBJECT && ip->len) st->pipelines = compact(ip, &ok);
     }
     if (!ok && !st2) st2 = tv_error_oom(err);
     tv_arena_fini(&a);

@@ -199,6 +199,7 @@ void tv_node_state_release(tv_node_state *st) {
     tv_free(st->repositories);
     tv_free(st->snapshots);
     tv_free(st->voting_exclusions);
+    tv_free(st->pipelines);
     tv_free(st->node_name);
     tv_free(st->cluster_name);
     tv_free(st->node_attrs);
@@ -294,6 +295,7 @@ static bool copy_meta(tv_node_state *n, const tv_node_state *src) {
     n->repositories = dup_or_null(src->repositories, &ok);
     n->snapshots = dup_or_null(src->snapshots, &ok);
     n->voting_exclusions = dup_or_null(src->voting_exclusions, &ok);
+    n->pipelines = dup_or_null(src->pipelines, &ok);
     return ok;
 }
 

@@ -94,6 +94,10 @@ typedef struct tv_node_state {
     /* voting configuration exclusions [{"node_id":..,"node_name":..}]
      * (h_cluster_state.c), compact JSON or NULL */
     char *voting_exclusions;
+    /* ingest pipelines (api h_ingest.c): compact JSON {"id":{config},...}
+     * in the order they were first put, or NULL when there is none; kept
+     * in node.json */
+    char *pipelines;
 } tv_node_state;
 
 /* A node's data directory (durable.c); NULL: in memory. */

@@ -193,6 +193,22 @@ static void test_node_metadata_survives(void **s) {
     free(root2);
 }
 
+/* Ingest pipelines are node metadata: they survive a restart, and a
+ * deleted one stays deleted. */
+static void test_pipelines_survive(void **s) {
+    (void)s;
+    OK("PUT", "/_ingest/pipeline/keep", "{\"processors\":[{\"set\":{\"field\":\"k\",\"value\":1}}]}");
+    OK("PUT", "/_ingest/pipeline/gone", "{\"processors\":[]}");
+    OK("DELETE", "/_ingest/pipeline/gone", NULL);
+    reopen();
+    EXPECT("GET", "/_ingest/pipeline", NULL, 200, "{\"keep\":{\"processors\":[{\"set\":{\"field\":\"k\",\"value\":1}}]}}");
+    OK("PUT", "/p/_doc/1?pipeline=keep", "{}");
+    EXPECT("GET", "/p/_source/1", NULL, 200, "{\"k\":1}");
+    OK("DELETE", "/_ingest/pipeline/keep", NULL);
+    reopen();
+    EXPECT("GET", "/_ingest/pipeline", NULL, 200, "{}");
+}
+
 /* The files of the one index directory, sorted, space-separated. */
 static void index_files(char *out, size_t cap) {
     char sub[512];
@@ -460,6 +476,7 @@ int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_reopen_keeps_everything, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_node_metadata_survives, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_pipelines_survive, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_flush_commits, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_commit_by_translog_size, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_translog_stats, setup_dir, teardown_dir),

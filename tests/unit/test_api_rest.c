@@ -142,7 +142,7 @@ static void test_router(void **s) {
      * as an index ("/_cat/tasks" is no index) nor "no handler found" */
     static const char *const apis[][2] = {{"GET", "/_cat/tasks"},      {"POST", "/_snapshot/r/s/_restore"},
                                           {"GET", "/_cat/segments"},   {"GET", "/_cat/fielddata"},
-                                          {"GET", "/_ingest/pipeline"}, {"GET", "/i/_termvectors/1"},
+                                          {"GET", "/_search/pipeline"}, {"GET", "/i/_termvectors/1"},
                                           {"POST", "/_cluster/reroute"}};
     for (size_t i = 0; i < sizeof apis / sizeof *apis; i++) {
         char *got = NULL;
@@ -285,9 +285,9 @@ static void test_documents(void **s) {
            "Failed: 1: ifSeqNo is set, but primary term is [0];\"}],\"type\":\"action_request_validation_exception\","
            "\"reason\":\"Validation Failed: 1: ifSeqNo is set, but primary term is [0];\"},\"status\":400}");
     EXPECT("PUT", "/d/_doc/3?pipeline=p", "{}", 400,
-           "{\"error\":{\"root_cause\":[{\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support ingest pipelines\"}],\"type\":\"unsupported_operation_exception\",\"reason\":\"trove does not "
-           "support ingest pipelines\"},\"status\":400}");
+           "{\"error\":{\"root_cause\":[{\"type\":\"illegal_argument_exception\",\"reason\":\"pipeline with id [p] "
+           "does not exist\"}],\"type\":\"illegal_argument_exception\",\"reason\":\"pipeline with id [p] does not "
+           "exist\"},\"status\":400}");
     char *b;
     assert_int_equal(req("PUT", "/d/_doc/4", "{\"a\":", &b, NULL), 400);
     assert_non_null(strstr(b, "{\"type\":\"mapper_parsing_exception\",\"reason\":\"failed to parse\"}]"));

@@ -103,12 +103,23 @@ static void test_value_errors(void **state) {
     fails("{\"index.derived_source.translog.enabled\":false}", TROVE_EUNSUPPORTED,
           "index setting [index.derived_source.translog.enabled] [false] is not supported by trove "
           "(translog reads show the derived source too)");
-    fails("{\"index.default_pipeline\":\"p\"}", TROVE_EUNSUPPORTED,
-          "index setting [index.default_pipeline] [p] is not supported by trove (ingest pipelines are not "
-          "supported)");
-    fails("{\"index.final_pipeline\":\"q\"}", TROVE_EUNSUPPORTED,
-          "index setting [index.final_pipeline] [q] is not supported by trove (ingest pipelines are not "
-          "supported)");
+    /* the pipeline settings are accepted and read back as given */
+    {
+        tv_settings ps;
+        tv_error perr = TV_ERROR_INIT;
+        assert_int_equal(tv_settings_parse(J("{\"index.default_pipeline\":\"p\",\"index\":{\"final_pipeline\":\"q\"}}"),
+                                           "x", &ps, &perr),
+                         TROVE_OK);
+        size_t n = 0;
+        const char *v = tv_settings_str(&ps, "index.default_pipeline", &n);
+        assert_non_null(v);
+        assert_true(n == 1 && v[0] == 'p');
+        v = tv_settings_str(&ps, "index.final_pipeline", &n);
+        assert_non_null(v);
+        assert_true(n == 1 && v[0] == 'q');
+        assert_null(tv_settings_str(&ps, "index.nope", &n));
+        tv_settings_fini(&ps);
+    }
     fails("{\"index.codec\":\"snappy\"}", TROVE_EARG,
           "unknown value for [index.codec] must be one of [default, lz4, best_compression, zlib] "
           "but was: snappy");
