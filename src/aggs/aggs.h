@@ -6,7 +6,8 @@
  * MergingDigest as OpenSearch's TDigestState uses it (percentiles), hdr.c
  * HdrHistogram's DoubleHistogram (percentiles with "hdr"). moving_fn.c
  * holds the moving_fn pipeline's script evaluation (MovingFunctions),
- * auto_date.c auto_date_histogram's rounding ladder. significant.c holds
+ * auto_date.c auto_date_histogram's rounding ladder, vwh.c
+ * variable_width_histogram's clustering (shard and reduce). significant.c holds
  * what significant_terms and significant_text need beyond terms' code:
  * the significance heuristics, Lucene's priority queue they rank in, and
  * the duplicate-text filter.
@@ -74,6 +75,7 @@ typedef enum tv_agg_kind {
     TV_AGG_MULTI_TERMS,
     TV_AGG_SIGNIFICANT_TERMS,
     TV_AGG_SIGNIFICANT_TEXT,
+    TV_AGG_VARIABLE_WIDTH_HISTOGRAM,
     /* metrics */
     TV_AGG_AVG,
     TV_AGG_SUM,
@@ -183,9 +185,13 @@ struct tv_agg {
     int64_t fixed_ms;
     const char *time_zone;
 
-    /* range / date_range */
+    /* range / date_range / geo_distance (kind TV_AGG_RANGE with geo set:
+     * the ranges are over the distances from the origin, in geo_unit_m
+     * meters per unit, arc or plane) */
     tv_agg_range *ranges;
     uint32_t nranges;
+    bool geo, geo_plane;
+    double geo_lat, geo_lon, geo_unit_m;
 
     /* filter / filters */
     const tv_json *filter;
@@ -216,6 +222,9 @@ struct tv_agg {
     tv_agg_tsrc *tsrc;
     uint32_t ntsrc;
     const tv_json *after;      /* composite "after" */
+
+    /* variable_width_histogram: buckets in size, shard_size, and */
+    int64_t initial_buffer;
 
     /* top_hits */
     int64_t th_from, th_size;
@@ -305,6 +314,13 @@ typedef struct tv_agg_ctx {
                                   aggregations (search.c sets it per target):
                                   date histograms may count from the values
                                   (collect.c's filter rewrite) */
+    /* the inner hits of the query's nested queries, per target (set by
+     * the search once bound): top_hits' root hits carry them too, as
+     * OpenSearch's top_hits fetch runs InnerHitsPhase */
+    const struct tv_search_target *ih_targets;
+    tv_nested_q ***ih_defs;
+    const uint32_t *ih_n;
+    size_t ih_ntargets;
 } tv_agg_ctx;
 
 void tv_agg_ctx_init(tv_agg_ctx *c, tv_arena *a, tv_error *err, int64_t max_buckets);
@@ -380,7 +396,8 @@ typedef struct agg_bucket {
     double kd;                 /* DOUBLE keys, range from */
     const char *ks;            /* BYTES keys, range and filters keys */
     uint32_t klen;
-    double to;                 /* range to */
+    double to;                 /* range to; variable_width_histogram max */
+    double lo;                 /* variable_width_histogram min (kd: centroid) */
     uint64_t doc_count;
     int64_t err;               /* terms: doc_count_error_upper_bound */
     agg_res **subs;            /* one per sub-aggregation (a->nsubs) */
@@ -423,6 +440,25 @@ struct agg_res {
     const char **keys;         /* min_bucket / max_bucket */
     size_t nkeys;
 };
+
+/* variable_width_histogram (vwh.c): a shard's clusters. */
+typedef struct tv_vwh {
+    int64_t shard_size, buffer_limit;
+    bool merging;              /* past the buffer */
+    double *buf;
+    size_t nbuf, bufcap;
+    double *cmin, *cmax, *cent, *csize; /* clusters, by centroid */
+    size_t n, cap;
+    double avg;                /* average distance between centroids */
+} tv_vwh;
+void tv_vwh_init(tv_vwh *v, int64_t shard_size, int64_t buffer_limit);
+int tv_vwh_add(tv_vwh *v, double val);    /* -1: out of memory */
+int tv_vwh_finish(tv_vwh *v);             /* -1: out of memory */
+void tv_vwh_fini(tv_vwh *v);
+/* InternalVariableWidthHistogram.reduce of buckets sorted by centroid (kd,
+ * lo min, to max) down to target; work holds 5 * nb words. Returns the
+ * count left in b. */
+size_t tv_vwh_reduce(agg_bucket *b, size_t nb, int64_t target, bool final, size_t *work);
 
 /* The double a numeric doc value stands for (field types' encodings). */
 double tv_agg_value_double(const tv_field *f, int64_t v);

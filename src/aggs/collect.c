@@ -234,6 +234,8 @@ struct col {
     uint32_t *thn;
     size_t thcap;             /* ords with a list */
     tv_dv_reader dvr;         /* g->f's numeric doc values in the current segment */
+    /* variable_width_histogram (vwh.c) */
+    tv_vwh vwh;
     /* value buffers */
     int64_t *vals;
     uint32_t vcap;
@@ -891,6 +893,16 @@ static tv_status collect_auto_date(col *g, uint32_t doc, uint64_t ord) {
     return TROVE_OK;
 }
 
+/* geo_distance: a point's distance from the origin, in the unit
+ * (GeoDistance.calculate(origin, point, unit)). */
+static double geo_dist(const tv_agg *a, int64_t packed) {
+    double lat, lon;
+    tv_geo_decode(packed, &lat, &lon);
+    double m = a->geo_plane ? tv_geo_plane_meters(a->geo_lat, a->geo_lon, lat, lon)
+                            : tv_geo_arc_meters(a->geo_lat, a->geo_lon, lat, lon);
+    return tv_geo_from_meters(m, a->geo_unit_m);
+}
+
 static tv_status collect_range(col *g, uint32_t doc, uint64_t ord) {
     const int64_t *v;
     uint32_t n = nums(g, g->f, doc, &v);
@@ -898,7 +910,7 @@ static tv_status collect_range(col *g, uint32_t doc, uint64_t ord) {
     for (uint32_t r = 0; r < g->a->nranges; r++) {
         bool hit = false;
         for (uint32_t i = 0; i < n && !hit; i++) {
-            double x = tv_agg_value_double(g->f, v[i]);
+            double x = g->a->geo ? geo_dist(g->a, v[i]) : tv_agg_value_double(g->f, v[i]);
             hit = x >= g->from[r] && x < g->to[r];
         }
         if (!hit) continue;
@@ -1168,10 +1180,26 @@ static tv_status collect_significant(col *g, uint32_t doc, uint64_t ord) {
     return collect_terms(g, doc, ord);
 }
 
+/* A doc's distinct values, ascending (doc values are sorted, and every
+ * numeric encoding keeps the order), into the clustering. */
+static tv_status collect_vwh(col *g, uint32_t doc) {
+    const int64_t *v;
+    uint32_t n = nums(g, g->f, doc, &v);
+    double prev = -INFINITY;
+    for (uint32_t i = 0; i < n; i++) {
+        double x = tv_agg_value_double(g->f, v[i]);
+        if (x == prev) continue;
+        prev = x;
+        if (tv_vwh_add(&g->vwh, x)) return c_oom(g);
+    }
+    return TROVE_OK;
+}
+
 static tv_status collect(col *g, uint32_t doc, uint64_t ord) {
     switch (g->a->kind) {
     case TV_AGG_SIGNIFICANT_TERMS:
     case TV_AGG_SIGNIFICANT_TEXT: return collect_significant(g, doc, ord);
+    case TV_AGG_VARIABLE_WIDTH_HISTOGRAM: return g->unmapped && !g->has_missing ? TROVE_OK : collect_vwh(g, doc);
     case TV_AGG_COMPOSITE:
     case TV_AGG_MULTI_TERMS: return collect_tuple(g, doc, ord);
     case TV_AGG_TERMS: return g->unmapped && !g->has_missing ? TROVE_OK : collect_terms(g, doc, ord);
@@ -1720,7 +1748,10 @@ static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_s
             break;
         case TV_AGG_HISTOGRAM:
         case TV_AGG_RANGE:
-            if (!is_numeric_like(f)) return unsupported_type(g);
+            if (a->geo ? f->type != TV_FT_GEO_POINT : !is_numeric_like(f)) return unsupported_type(g);
+            break;
+        case TV_AGG_VARIABLE_WIDTH_HISTOGRAM: /* CoreValuesSourceType.NUMERIC only */
+            if (!tv_field_type_is_numeric(f->type)) return unsupported_type(g);
             break;
         case TV_AGG_DATE_HISTOGRAM:
         case TV_AGG_AUTO_DATE_HISTOGRAM:
@@ -1766,6 +1797,27 @@ static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_s
     }
     if (a->kind == TV_AGG_TERMS) {
         if ((st = compile_inc(g, a->include, true)) || (st = compile_inc(g, a->exclude, false))) return st;
+    }
+    if (a->kind == TV_AGG_VARIABLE_WIDTH_HISTOGRAM) {
+        /* VariableWidthHistogramAggregationBuilder.innerBuild */
+        if (c->max_buckets >= 0 && a->size > c->max_buckets)
+            return field_error(g, "buckets must be less than %lld", (long long)c->max_buckets);
+        if (a->initial_buffer < a->size)
+            return field_error(g, "initial_buffer must be at least buckets but was [%lld<%lld] for [%s]",
+                               (long long)a->initial_buffer, (long long)a->size, a->name);
+        int64_t init = (int64_t)(int32_t)((uint64_t)a->shard_size * 3 / 4);
+        if (init < a->size)
+            return field_error(g, "3/4 of shard_size must be at least buckets but was [%lld<%lld] for [%s]",
+                               (long long)init, (long long)a->size, a->name);
+        /* the aggregator asserts one owning bucket: OpenSearch runs it
+         * at the top level or under single-bucket parents only */
+        if (!g->top) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                         "[variable_width_histogram] under a multi-bucket aggregation is not supported by trove");
+            return shard_err(g);
+        }
+        tv_vwh_init(&g->vwh, a->shard_size, a->initial_buffer);
+        g->kk = TV_KEY_DOUBLE;
     }
     if (a->kind == TV_AGG_AUTO_DATE_HISTOGRAM) {
         /* AutoDateHistogramAggregationBuilder.doBuild: the largest inner
@@ -1821,6 +1873,11 @@ static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_s
             tv_agg_range *rg = &a->ranges[r];
             g->from[r] = -INFINITY;
             g->to[r] = INFINITY;
+            if (a->geo) { /* bounds parsed as doubles */
+                g->from[r] = rg->from_d;
+                g->to[r] = rg->to_d;
+                continue;
+            }
             bool date = a->kind == TV_AGG_DATE_RANGE || (f && (f->type == TV_FT_DATE || f->type == TV_FT_DATE_NANOS));
             if (rg->from && (st = date ? date_bound(g, rg->from, &g->from[r]) : num_bound(g, rg->from, &g->from[r]))) return st;
             if (rg->to && (st = date ? date_bound(g, rg->to, &g->to[r]) : num_bound(g, rg->to, &g->to[r]))) return st;
@@ -2325,6 +2382,7 @@ static void free_col(col *g) {
         }
         tv_free(g->m);
     }
+    tv_vwh_fini(&g->vwh);
     tv_free(g->vals);
     tv_free(g->ords);
     tv_vec_fini(&g->subset);
@@ -2599,6 +2657,20 @@ static tv_status build_node(col *g, uint64_t ord, agg_res **out) {
                 if (pushed) return c_oom(g);
                 s->sk = NULL;
             }
+        }
+        return TROVE_OK;
+    }
+    if (a->kind == TV_AGG_VARIABLE_WIDTH_HISTOGRAM) {
+        if (tv_vwh_finish(&g->vwh)) return c_oom(g);
+        const tv_vwh *v = &g->vwh;
+        r->b = tv_arena_calloc(c->arena, v->n + 1, sizeof *r->b);
+        if (!r->b) return c_oom(g);
+        r->nb = v->n;
+        for (size_t k = 0; k < v->n; k++) {
+            r->b[k].kd = v->cent[k];
+            r->b[k].lo = v->cmin[k];
+            r->b[k].to = v->cmax[k];
+            r->b[k].doc_count = (uint64_t)v->csize[k];
         }
         return TROVE_OK;
     }

@@ -18,6 +18,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "index/rounding.h"
 #include "index/tz.h"
@@ -36,6 +37,7 @@ static const kind_name k_kinds[] = {
     {"auto_date_histogram", TV_AGG_AUTO_DATE_HISTOGRAM},
     {"range", TV_AGG_RANGE},
     {"date_range", TV_AGG_DATE_RANGE},
+    {"geo_distance", TV_AGG_RANGE}, /* a->geo */
     {"filter", TV_AGG_FILTER},
     {"filters", TV_AGG_FILTERS},
     {"adjacency_matrix", TV_AGG_ADJACENCY_MATRIX},
@@ -48,6 +50,7 @@ static const kind_name k_kinds[] = {
     {"multi_terms", TV_AGG_MULTI_TERMS},
     {"significant_terms", TV_AGG_SIGNIFICANT_TERMS},
     {"significant_text", TV_AGG_SIGNIFICANT_TEXT},
+    {"variable_width_histogram", TV_AGG_VARIABLE_WIDTH_HISTOGRAM},
     {"avg", TV_AGG_AVG},
     {"sum", TV_AGG_SUM},
     {"min", TV_AGG_MIN},
@@ -76,14 +79,14 @@ static const kind_name k_kinds[] = {
 static const char *const k_unsupported[] = {
     "diversified_sampler",
     "bucket_selector", "bucket_script",
-    "rare_terms", "variable_width_histogram", "ip_range",
-    "geo_distance", "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
+    "rare_terms", "ip_range",
+    "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
     "moving_avg", "serial_diff", "percentiles_bucket",
     "extended_stats_bucket", "matrix_stats", "children", "parent", "string_stats", "boxplot", "t_test",
     "top_metrics", "rate", "multi_range", "weighted_sum", "ip_prefix",
 };
 
-bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_SIGNIFICANT_TEXT; }
+bool tv_agg_is_bucket(tv_agg_kind k) { return k <= TV_AGG_VARIABLE_WIDTH_HISTOGRAM; }
 bool tv_agg_is_pipeline(tv_agg_kind k) { return k >= TV_AGG_CUMULATIVE_SUM; }
 bool tv_agg_is_single_bucket(tv_agg_kind k) {
     return k == TV_AGG_FILTER || k == TV_AGG_MISSING || k == TV_AGG_GLOBAL || k == TV_AGG_SAMPLER || k == TV_AGG_NESTED ||
@@ -587,6 +590,170 @@ static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool dat
         if (st) return st;
     }
     if (!a->nranges) return tv_error_set(d->err, TROVE_EARG, "No [ranges] specified for the [%s] aggregation", a->name);
+    return TROVE_OK;
+}
+
+/* GeoDistanceAggregationBuilder.parseGeoPoint: "lat,lon" or a geohash,
+ * [lon, lat], or {lat, lon} (numbers). */
+static bool geo_origin(tv_dsl *d, const tv_json *v, double *lat, double *lon) {
+    if (v->type == TV_JSON_STRING) {
+        bool ok = !tv_dsl_geo_point(d, v, lat, lon);
+        tv_error_clear(d->err);
+        return ok;
+    }
+    if (v->type == TV_JSON_ARRAY) {
+        if (v->len != 2 || !tv_json_is_number(&v->v.items[0]) || !tv_json_is_number(&v->v.items[1])) return false;
+        *lon = tv_json_as_double(&v->v.items[0]);
+        *lat = tv_json_as_double(&v->v.items[1]);
+        return true;
+    }
+    if (v->type == TV_JSON_OBJECT) {
+        *lat = *lon = NAN;
+        for (uint32_t i = 0; i < v->len; i++) {
+            const tv_json_member *m = &v->v.members[i];
+            if (!tv_json_is_number(&m->val)) continue;
+            if (key_is(m, "lat")) *lat = tv_json_as_double(&m->val);
+            else if (key_is(m, "lon")) *lon = tv_json_as_double(&m->val);
+        }
+        return !isnan(*lat) && !isnan(*lon);
+    }
+    return false;
+}
+
+/* GeoDistanceAggregationBuilder's parser: the values source (no format),
+ * keyed, ranges (GeoDistanceAggregationBuilder.parseRange: from defaults
+ * to 0, the key generated from the bounds as Range.key writes it), unit,
+ * distance_type, origin (or center, point, por). */
+static tv_status parse_geo_distance(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "geo_distance";
+    bool has_origin = false;
+    a->geo = true;
+    a->geo_unit_m = 1.0;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        if (key_is(m, "format")) return unknown_field(d, type, m);
+        if (key_is(m, "missing"))
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[missing] in aggregation [geo_distance] is not supported by trove");
+        tv_status st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
+        else if (key_is(m, "unit")) {
+            if (!scalar(&m->val) || m->val.type == TV_JSON_NULL) return bad_token(d, type, m);
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(&m->val, &t, &n);
+            if (!(a->geo_unit_m = tv_geo_unit(t, n)))
+                return field_fail(d, type, m, "No distance unit match [%.*s]", (int)TV_MIN(n, 200), t);
+        } else if (key_is(m, "distance_type")) {
+            if (!scalar(&m->val) || m->val.type == TV_JSON_NULL) return bad_token(d, type, m);
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(&m->val, &t, &n);
+            if (n == 5 && !strncasecmp(t, "plane", 5)) a->geo_plane = true;
+            else if (n == 3 && !strncasecmp(t, "arc", 3)) a->geo_plane = false;
+            else return field_fail(d, type, m, "No geo distance for [%.*s]", (int)TV_MIN(n, 200), t);
+        } else if (key_is(m, "origin") || key_is(m, "center") || key_is(m, "point") || key_is(m, "por")) {
+            if (m->val.type != TV_JSON_STRING && m->val.type != TV_JSON_ARRAY && m->val.type != TV_JSON_OBJECT)
+                return bad_token(d, type, m);
+            if (!geo_origin(d, &m->val, &a->geo_lat, &a->geo_lon))
+                return field_fail(d, type, m, "malformed [origin]");
+            has_origin = true;
+        } else if (key_is(m, "ranges")) {
+            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
+            a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
+            if (!a->ranges) return oom(d);
+            for (uint32_t j = 0; j < m->val.len; j++) {
+                const tv_json *r = &m->val.v.items[j];
+                tv_agg_range *o = &a->ranges[a->nranges++];
+                if (r->type != TV_JSON_OBJECT) return bad_token(d, type, m);
+                double from = 0.0, to = INFINITY;
+                const tv_json *fs = NULL, *ts = NULL;
+                const char *key = NULL;
+                for (uint32_t k = 0; k < r->len; k++) {
+                    const tv_json_member *rm = &r->v.members[k];
+                    bool isf = key_is(rm, "from"), ist = key_is(rm, "to"), isk = key_is(rm, "key");
+                    if (rm->val.type == TV_JSON_NULL && (isf || ist || isk)) continue;
+                    if (tv_json_is_number(&rm->val) && (isf || ist)) {
+                        if (isf) from = tv_json_as_double(&rm->val);
+                        else to = tv_json_as_double(&rm->val);
+                    } else if (rm->val.type == TV_JSON_STRING && (isf || ist || isk)) {
+                        if (isk) key = tv_arena_strndup(d->arena, rm->val.v.s, rm->val.len);
+                        else if (isf) fs = &rm->val;
+                        else ts = &rm->val;
+                    } else if (rm->val.type == TV_JSON_OBJECT || rm->val.type == TV_JSON_ARRAY || rm->val.type == TV_JSON_TRUE || rm->val.type == TV_JSON_FALSE) {
+                        return field_fail(d, type, m, "Failed to parse object: unexpected token [%s] found",
+                                          tv_dsl_token_name(&rm->val));
+                    } else {
+                        return field_fail(d, type, m, "Failed to parse object: unknown field [%s] found", rm->key);
+                    }
+                }
+                if (fs || ts) {
+                    /* Double.parseDouble of both texts (of null: a
+                     * NullPointerException) */
+                    if (!fs || !ts || !tv_java_parse_double(fs->v.s, fs->len, &from) ||
+                        !tv_java_parse_double(ts->v.s, ts->len, &to))
+                        return field_fail(d, type, m, "Failed to parse range bounds");
+                }
+                if (!key) {
+                    char fb[40], tb[40], kb[100];
+                    if (from == 0) snprintf(fb, sizeof fb, "*");
+                    else tv_fmt_double(from, fb);
+                    if (isinf(to)) snprintf(tb, sizeof tb, "*");
+                    else tv_fmt_double(to, tb);
+                    snprintf(kb, sizeof kb, "%s-%s", fb, tb);
+                    key = tv_arena_strndup(d->arena, kb, strlen(kb));
+                }
+                if (!key) return oom(d);
+                o->key = key;
+                o->from = r; /* bounded: from_d is the bound */
+                o->to = isinf(to) && to > 0 ? NULL : r;
+                o->from_d = from;
+                o->to_d = to;
+            }
+        } else return unknown_field(d, type, m);
+        if (st) return st;
+    }
+    if (!has_origin) return tv_error_set(d->err, TROVE_EARG, "Aggregation [%s] must define an [origin].", a->name);
+    if (!a->nranges) return tv_error_set(d->err, TROVE_EARG, "No [ranges] specified for the [%s] aggregation", a->name);
+    return TROVE_OK;
+}
+
+/* VariableWidthHistogramAggregationBuilder's parser: the values source,
+ * buckets (> 0), shard_size (> 1), initial_buffer (> 0), each an int the
+ * setter checks (ObjectParser wraps its message). */
+static tv_status parse_vwh(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = "variable_width_histogram";
+    a->size = 10;
+    a->shard_size = -1;
+    a->initial_buffer = -1;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        bool done;
+        if (key_is(m, "format"))
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off,
+                                "[format] in aggregation [variable_width_histogram] is not supported by trove");
+        tv_status st = source_key(d, type, m, &a->src, &done);
+        if (st) return st;
+        if (done) continue;
+        int64_t x = 0;
+        if (key_is(m, "buckets")) {
+            if ((st = int_val(d, type, m, &x))) return st;
+            if (x <= 0) return field_fail(d, type, m, "buckets must be greater than [0] for [%s]", a->name);
+            a->size = x;
+        } else if (key_is(m, "shard_size")) {
+            if ((st = int_val(d, type, m, &x))) return st;
+            if (x <= 1) return field_fail(d, type, m, "shard_size must be greater than [1] for [%s]", a->name);
+            a->shard_size = x;
+        } else if (key_is(m, "initial_buffer")) {
+            if ((st = int_val(d, type, m, &x))) return st;
+            if (x <= 0) return field_fail(d, type, m, "initial_buffer must be greater than [0] for [%s]", a->name);
+            a->initial_buffer = x;
+        } else return unknown_field(d, type, m);
+    }
+    if (a->shard_size < 0) a->shard_size = a->size * 50;
+    if (a->initial_buffer < 0) a->initial_buffer = TV_MIN(10 * a->shard_size, 50000);
     return TROVE_OK;
 }
 
@@ -1207,9 +1374,10 @@ static tv_status parse_body(tv_dsl *d, tv_agg *a, const tv_json *body) {
     case TV_AGG_SIGNIFICANT_TERMS:
     case TV_AGG_SIGNIFICANT_TEXT: return parse_significant(d, a, body);
     case TV_AGG_HISTOGRAM: return parse_histogram(d, a, body, false);
+    case TV_AGG_VARIABLE_WIDTH_HISTOGRAM: return parse_vwh(d, a, body);
     case TV_AGG_DATE_HISTOGRAM: return parse_histogram(d, a, body, true);
     case TV_AGG_AUTO_DATE_HISTOGRAM: return parse_auto_date(d, a, body);
-    case TV_AGG_RANGE: return parse_range(d, a, body, false);
+    case TV_AGG_RANGE: return !strcmp(a->type_name, "geo_distance") ? parse_geo_distance(d, a, body) : parse_range(d, a, body, false);
     case TV_AGG_DATE_RANGE: return parse_range(d, a, body, true);
     case TV_AGG_FILTER: a->filter = body; return TROVE_OK;
     case TV_AGG_FILTERS: return parse_filters(d, a, body);
@@ -1338,6 +1506,9 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
         if (st) return st;
         a->subs = sub.items;
         a->nsubs = sub.n;
+        if (a->kind == TV_AGG_VARIABLE_WIDTH_HISTOGRAM && a->nsubs)
+            return tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                                "[variable_width_histogram] with sub-aggregations is not supported by trove");
     }
     if (a->kind == TV_AGG_GLOBAL && depth > 0)
         return tv_error_set(d->err, TROVE_EARG, "Aggregation [%s] must be a top level aggregation", name);

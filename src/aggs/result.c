@@ -240,10 +240,11 @@ static const char *bucket_class(const agg_res *r) {
     case TV_AGG_SIGNIFICANT_TEXT:
         if (!r->mapped) return "UnmappedSignificantTerms";
         return r->key_kind == TV_KEY_BYTES ? "SignificantStringTerms" : "SignificantLongTerms";
+    case TV_AGG_VARIABLE_WIDTH_HISTOGRAM: return "InternalVariableWidthHistogram";
     case TV_AGG_HISTOGRAM: return "InternalHistogram";
     case TV_AGG_DATE_HISTOGRAM: return "InternalDateHistogram";
     case TV_AGG_AUTO_DATE_HISTOGRAM: return "InternalAutoDateHistogram";
-    case TV_AGG_RANGE: return "InternalRange";
+    case TV_AGG_RANGE: return r->a->geo ? "InternalGeoDistance" : "InternalRange";
     case TV_AGG_DATE_RANGE: return "InternalDateRange";
     case TV_AGG_FILTERS: return "InternalFilters";
     case TV_AGG_ADJACENCY_MATRIX: return "InternalAdjacencyMatrix";
@@ -1062,6 +1063,25 @@ static tv_status reduce(red *rd, const tv_agg *a, agg_res **list, size_t n, bool
     case TV_AGG_AUTO_DATE_HISTOGRAM:
         if ((st = reduce_auto_date(rd, a, list, n, final, o))) return st;
         break;
+    case TV_AGG_VARIABLE_WIDTH_HISTOGRAM: {
+        /* the shards' buckets merged by centroid (ties: the earlier
+         * shard first), then clustered down (vwh.c) */
+        size_t tot = 0;
+        for (size_t i = 0; i < n; i++) tot += list[i]->nb;
+        o->b = tv_arena_calloc(rd->c->arena, tot + 1, sizeof *o->b);
+        size_t *pos = tv_arena_calloc(rd->c->arena, n + 1, sizeof *pos);
+        size_t *work = tv_arena_calloc(rd->c->arena, 5 * tot + 5, sizeof *work);
+        if (!o->b || !pos || !work) return r_oom(rd);
+        for (size_t k = 0; k < tot; k++) {
+            size_t best = n;
+            for (size_t i = 0; i < n; i++)
+                if (pos[i] < list[i]->nb && (best == n || list[i]->b[pos[i]].kd < list[best]->b[pos[best]].kd)) best = i;
+            o->b[k] = list[best]->b[pos[best]++];
+        }
+        o->nb = tv_vwh_reduce(o->b, tot, a->size, final, work);
+        if (final && (st = consume(rd, (int64_t)o->nb))) return st;
+        break;
+    }
     case TV_AGG_ADJACENCY_MATRIX:
         /* InternalAdjacencyMatrix.reduce: buckets merged by key, sorted by key */
         for (size_t i = 0; i < n; i++) list[i]->key_kind = TV_KEY_BYTES;
@@ -1780,6 +1800,24 @@ static tv_status write_bucket_body(red *rd, tv_jw *w, const agg_res *r, const ag
 }
 
 /* Top_hits: the bucket's best hits, fetched as search hits are (write_res). */
+/* A root top_hits hit's "inner_hits": the query's nested inner hits of
+ * its target, run for this one hit (after the page's, which the search
+ * wrote before the aggregations). */
+static tv_status write_th_inner_hits(red *rd, tv_jw *w, const tv_hit *h) {
+    const tv_agg_ctx *c = rd->c;
+    size_t k = 0;
+    while (k < c->ih_ntargets && &c->ih_targets[k] != h->t) k++;
+    if (k == c->ih_ntargets || !c->ih_n[k]) return TROVE_OK;
+    uint32_t page = 0, seg = h->seg, doc = h->doc;
+    tv_status st = tv_inner_hits_collect(c->ih_defs[k], c->ih_n[k], h->t->snap, 1, &page, &seg, &doc, 1, c->arena, c->err);
+    if (st) return st;
+    tv_jw_keyz(w, "inner_hits");
+    tv_jw_obj_begin(w);
+    st = tv_inner_hits_write(c->ih_defs[k], c->ih_n[k], h->t->snap, seg, doc, 0, h->t->index, c->arena, w, c->err);
+    tv_jw_obj_end(w);
+    return st;
+}
+
 static tv_status write_top_hits(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     const tv_agg *a = r->a;
     tv_status st = TROVE_OK;
@@ -1840,6 +1878,7 @@ static tv_status write_top_hits(red *rd, tv_jw *w, const agg_res *r, bool typed)
             tv_fetch_write_source(w, rd->c->arena, src, srclen, a->th_inc, a->th_ninc, a->th_exc, a->th_nexc);
         }
         if (sorted) tv_hit_write_sort(w, &a->th_sort, r->th_fields, h);
+        if (!nested && (st = write_th_inner_hits(rd, w, h))) break;
         tv_jw_obj_end(w);
     }
     tv_jw_arr_end(w);
@@ -2187,6 +2226,23 @@ static tv_status write_res(red *rd, tv_jw *w, const agg_res *r, bool typed) {
     case TV_AGG_RANGE:
     case TV_AGG_DATE_RANGE:
         st = write_ranges(rd, w, r, typed);
+        break;
+    case TV_AGG_VARIABLE_WIDTH_HISTOGRAM:
+        tv_jw_keyz(w, "buckets");
+        tv_jw_arr_begin(w);
+        for (size_t i = 0; i < r->nb && !st; i++) {
+            const agg_bucket *b = &r->b[i];
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "min");
+            tv_jw_double(w, b->lo);
+            tv_jw_keyz(w, "key");
+            tv_jw_double(w, b->kd);
+            tv_jw_keyz(w, "max");
+            tv_jw_double(w, b->to);
+            st = write_bucket_body(rd, w, r, b, typed);
+            tv_jw_obj_end(w);
+        }
+        tv_jw_arr_end(w);
         break;
     case TV_AGG_FILTERS:
         tv_jw_keyz(w, "buckets");

@@ -28,7 +28,8 @@
 
 /* =============================================================== sort */
 
-typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD } tv_sort_kind;
+/* TV_SORT_GEO: _geo_distance (GeoDistanceSortBuilder) */
+typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD, TV_SORT_GEO } tv_sort_kind;
 /* MultiValueMode; DEFAULT: min ascending, max descending */
 typedef enum {
     TV_SORT_MODE_DEFAULT,
@@ -53,6 +54,16 @@ typedef struct tv_sort_spec {
     const char *nested_path;
     const tv_json *nested_filter;
     const tv_json *numeric_type, *format; /* given (the search ignores them) */
+    /* _geo_distance: the field (field/field_len), its points (lat, lon
+     * pairs), meters per unit, plane (else arc), ignore_unmapped */
+    double *geo_points;
+    uint32_t geo_npoints;
+    double geo_unit_m;
+    bool geo_plane, geo_ignore_unmapped;
+    int geo_validation; /* 0 coerce, 1 ignore_malformed, 2 strict */
+    /* _shard_doc (kind TV_SORT_DOC): the value is (shard index << 32) |
+     * the shard-wide doc id (ShardDocSortField) */
+    bool shard_doc;
 } tv_sort_spec;
 
 /* The "sort" value (a name, an object, or an array of those) into *out

@@ -3,7 +3,9 @@
  * SortBuilder.fromXContent's forms (a name, {name: order}, {name: {...}},
  * an array of those, or an object of several), _score, _doc and field
  * sorts with order, missing (_first/_last), mode, unmapped_type, nested
- * {path, filter}, numeric_type and format; OpenSearch's parse errors. The
+ * {path, filter}, numeric_type and format; _geo_distance
+ * (GeoDistanceSortBuilder.fromXContent: points, unit, distance_type, mode,
+ * validation_method, ignore_unmapped); OpenSearch's parse errors. The
  * search runs every option it parses; top_hits and inner_hits
  * (hit_sort.c) refuse by name the ones they do not run.
  *
@@ -15,6 +17,138 @@
 #include "query/parse.h"
 
 typedef TV_VEC(tv_sort_spec) sort_vec;
+
+/* A point of a _geo_distance sort into the points vector. */
+typedef TV_VEC(double) dvec;
+
+static tv_status add_point(tv_dsl *d, dvec *pts, double lat, double lon) {
+    if (tv_vec_push(pts, lat) || tv_vec_push(pts, lon)) return tv_error_oom(d->err);
+    return TROVE_OK;
+}
+
+static bool text_is(const tv_json *o, const char *s, size_t n) {
+    return o->len == n && strncasecmp(o->v.s, s, n) == 0;
+}
+
+/* GeoDistanceSortBuilder.fromXContent: the field's points (an array of
+ * points or one [lon, lat], an object, a string), order, unit,
+ * distance_type, mode, validation_method, ignore_unmapped; nested
+ * answers unsupported. */
+static tv_status parse_geo(tv_dsl *d, const tv_json *o, tv_sort_spec *s) {
+    dvec pts = {0};
+    tv_status st = TROVE_OK;
+    s->kind = TV_SORT_GEO;
+    s->desc = false;
+    s->geo_unit_m = 1.0;
+    s->geo_validation = -1;
+    const char *field = NULL;
+    size_t fl = 0;
+    for (uint32_t i = 0; i < o->len && !st; i++) {
+        const tv_json_member *m = &o->v.members[i];
+        const tv_json *v = &m->val;
+        const char *k = m->key;
+        size_t kl = m->key_len;
+        double lat, lon;
+        if (v->type == TV_JSON_ARRAY) {
+            /* parseGeoPoints: numbers pair up as [lon, lat], else points */
+            for (uint32_t j = 0; j < v->len && !st; j++) {
+                const tv_json *p = &v->v.items[j];
+                if (tv_json_is_number(p)) {
+                    if (j + 1 >= v->len || !tv_json_is_number(&v->v.items[j + 1])) {
+                        st = tv_dsl_error(d, TROVE_EPARSEEXC, p->off,
+                                          "geo point parsing: expected second number but got [%s] instead",
+                                          j + 1 >= v->len ? "END_ARRAY" : tv_dsl_token_name(&v->v.items[j + 1]));
+                        break;
+                    }
+                    lon = tv_json_as_double(p);
+                    lat = tv_json_as_double(&v->v.items[++j]);
+                    st = add_point(d, &pts, lat, lon);
+                } else if (!(st = tv_dsl_geo_point(d, p, &lat, &lon))) {
+                    st = add_point(d, &pts, lat, lon);
+                }
+            }
+            field = k;
+            fl = kl;
+        } else if (v->type == TV_JSON_OBJECT) {
+            if (tv_streq(k, kl, "nested") || tv_streq(k, kl, "nested_filter")) {
+                st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort option [%s] is not supported by trove", k);
+            } else if (field && !(fl == kl && !memcmp(field, k, kl))) {
+                st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Trying to reset fieldName to [%s], already set to [%.*s].", k,
+                                  (int)fl, field);
+            } else {
+                field = k;
+                fl = kl;
+                if (!(st = tv_dsl_geo_point(d, v, &lat, &lon))) st = add_point(d, &pts, lat, lon);
+            }
+        } else if (tv_streq(k, kl, "order")) {
+            if (v->type == TV_JSON_STRING && text_is(v, "asc", 3)) s->desc = false;
+            else if (v->type == TV_JSON_STRING && text_is(v, "desc", 4)) s->desc = true;
+            else st = tv_dsl_error(d, TROVE_EARG, v->off, "Unknown SortOrder [%s]", v->type == TV_JSON_STRING ? v->v.s : "");
+        } else if (tv_streq(k, kl, "unit")) {
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(v, &t, &n);
+            if (!(s->geo_unit_m = tv_geo_unit(t, n)))
+                st = tv_dsl_error(d, TROVE_EARG, v->off, "No distance unit match [%.*s]", (int)TV_MIN(n, 200), t);
+        } else if (tv_streq(k, kl, "distance_type")) {
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(v, &t, &n);
+            if (n == 5 && !strncasecmp(t, "plane", 5)) s->geo_plane = true;
+            else if (n == 3 && !strncasecmp(t, "arc", 3)) s->geo_plane = false;
+            else st = tv_dsl_error(d, TROVE_EARG, v->off, "No geo distance for [%.*s]", (int)TV_MIN(n, 200), t);
+        } else if (tv_streq(k, kl, "validation_method")) {
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(v, &t, &n);
+            if (n == 6 && !strncasecmp(t, "coerce", 6)) s->geo_validation = 0;
+            else if (n == 16 && !strncasecmp(t, "ignore_malformed", 16)) s->geo_validation = 1;
+            else if (n == 6 && !strncasecmp(t, "strict", 6)) s->geo_validation = 2;
+            else st = tv_dsl_error(d, TROVE_EARG, v->off, "operation type [%.*s] not supported.", (int)TV_MIN(n, 200), t);
+        } else if (tv_streq(k, kl, "mode")) {
+            static const char *const modes[] = {"min", "max", "sum", "avg", "median"};
+            const char *t = "";
+            size_t n = 0;
+            tv_dsl_scalar_text(v, &t, &n);
+            s->mode = TV_SORT_MODE_DEFAULT;
+            for (int q = 0; q < 5; q++)
+                if (n == strlen(modes[q]) && strncasecmp(t, modes[q], n) == 0) s->mode = (tv_sort_mode)(q + 1);
+            if (s->mode == TV_SORT_MODE_DEFAULT)
+                st = tv_dsl_error(d, TROVE_EARG, v->off, "Unknown SortMode [%.*s]", (int)TV_MIN(n, 200), t);
+            else if (s->mode == TV_SORT_MODE_SUM)
+                st = tv_dsl_error(d, TROVE_EARG, v->off, "sort_mode [sum] isn't supported for sorting by geo distance");
+        } else if (tv_streq(k, kl, "ignore_unmapped")) {
+            st = tv_dsl_bool(d, "_geo_distance", "ignore_unmapped", v, &s->geo_ignore_unmapped);
+        } else if (tv_streq(k, kl, "nested_path")) {
+            st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort option [nested_path] is not supported by trove");
+        } else if (v->type == TV_JSON_STRING) {
+            if (field && !(fl == kl && !memcmp(field, k, kl))) {
+                st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Trying to reset fieldName to [%s], already set to [%.*s].", k,
+                                  (int)fl, field);
+            } else {
+                field = k;
+                fl = kl;
+                if (!(st = tv_dsl_geo_point(d, v, &lat, &lon))) st = add_point(d, &pts, lat, lon);
+            }
+        } else if (field && fl == kl && !memcmp(field, k, kl)) {
+            st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Only geohashes of type string supported for field [%s]", k);
+        } else {
+            st = tv_dsl_error(d, TROVE_EPARSE, v->off, "[_geo_distance] does not support [%s]", k);
+        }
+    }
+    if (!st && !field) st = tv_dsl_error(d, TROVE_EARG, o->off, "fieldName must not be null");
+    if (!st && !pts.len) st = tv_dsl_error(d, TROVE_EARG, o->off, "Geo distance sorting needs at least one point.");
+    if (!st) {
+        s->field = tv_arena_strndup(d->arena, field, fl);
+        s->field_len = fl;
+        s->geo_npoints = (uint32_t)(pts.len / 2);
+        s->geo_points = tv_arena_alloc(d->arena, pts.len * sizeof(double));
+        if (!s->field || !s->geo_points) st = tv_error_oom(d->err);
+        else memcpy(s->geo_points, pts.items, pts.len * sizeof(double));
+    }
+    tv_vec_fini(&pts);
+    return st;
+}
 
 static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
     tv_sort_spec s = {0};
@@ -33,12 +167,38 @@ static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
     }
     if (tv_streq(name, nl, "_score")) { s.kind = TV_SORT_SCORE; s.desc = true; }
     else if (tv_streq(name, nl, "_doc")) { s.kind = TV_SORT_DOC; s.desc = false; }
-    else if (tv_streq(name, nl, "_shard_doc")) /* ShardDocSortBuilder (with a point in time) */
-        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_shard_doc] sort is not supported by trove");
-    else if (tv_streq(name, nl, "_geo_distance") || tv_streq(name, nl, "_geoDistance"))
-        /* GeoDistanceSortBuilder: its distances are Lucene's SloppyMath
-         * haversine, which trove does not reproduce to the last digit */
-        return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort is not supported by trove");
+    else if (tv_streq(name, nl, "_shard_doc")) {
+        /* ShardDocSortBuilder (the api checks the point in time): an
+         * ObjectParser of "order" alone */
+        s.kind = TV_SORT_DOC;
+        s.shard_doc = true;
+        s.desc = false;
+        if (opts && opts->type == TV_JSON_OBJECT) {
+            for (uint32_t i = 0; i < opts->len; i++) {
+                const tv_json_member *m = &opts->v.members[i];
+                const tv_json *o = &m->val;
+                if (!tv_streq(m->key, m->key_len, "order")) {
+                    uint32_t l = 0, c = 0;
+                    if (d->src) tv_json_linecol(d->src, d->src_len, m->key_off, &l, &c);
+                    return tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[%u:%u] [_shard_doc] unknown field [%s]", l, c,
+                                        m->key);
+                }
+                if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "asc")) s.desc = false;
+                else if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "desc")) s.desc = true;
+                else return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortOrder [%s]", o->type == TV_JSON_STRING ? o->v.s : "");
+            }
+            if (tv_vec_push(out, s)) return tv_error_oom(d->err);
+            return TROVE_OK;
+        }
+    }
+    else if (tv_streq(name, nl, "_geo_distance") || tv_streq(name, nl, "_geoDistance")) {
+        if (!opts || opts->type != TV_JSON_OBJECT)
+            return tv_dsl_error(d, TROVE_EPARSE, v->off, "[_geo_distance] sort expects an object");
+        tv_status st = parse_geo(d, opts, &s);
+        if (st) return st;
+        if (tv_vec_push(out, s)) return tv_error_oom(d->err);
+        return TROVE_OK;
+    }
     else { s.kind = TV_SORT_FIELD; s.desc = false; s.field = tv_arena_strndup(d->arena, name, nl); s.field_len = nl; }
     if (opts && opts->type == TV_JSON_STRING) {
         if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;

@@ -474,6 +474,7 @@ static const parser_entry k_query_parsers[] = {
     {"distance_feature", tv_dsl_parse_distance_feature},
     {"geo_shape", tv_dsl_parse_geo_shape},
     {"geo_bounding_box", tv_dsl_parse_geo_bounding_box},
+    {"geo_distance", tv_dsl_parse_geo_distance},
     {"multi_match", tv_dsl_parse_multi_match},
     {"bool", parse_bool},
     {"prefix", tv_dsl_parse_prefix},

@@ -80,6 +80,19 @@ tv_status tv_dsl_parse_geo_bounding_box(tv_dsl *d, const tv_json *body, tv_query
 /* GeoUtils.parseGeoPoint: [lon, lat], {lat, lon}, "lat,lon" or a geohash
  * (dsl_distance.c). */
 tv_status tv_dsl_geo_point(tv_dsl *d, const tv_json *v, double *lat, double *lon);
+/* dsl_geo_distance.c: the geo_distance query; distances in meters,
+ * GeoDistance.ARC (SloppyMath.haversinMeters) and PLANE
+ * (GeoUtils.planeDistance); tv_geo_unit: DistanceUnit.fromString's
+ * meters per unit (0: no unit of that name); tv_geo_from_meters:
+ * DistanceUnit.fromMeters; tv_geo_normalize: GeoUtils.normalizePoint. */
+tv_status tv_dsl_parse_geo_distance(tv_dsl *d, const tv_json *body, tv_query **out);
+double tv_geo_haversin_sort_key(double lat1, double lon1, double lat2, double lon2);
+double tv_geo_key_meters(double key);
+double tv_geo_arc_meters(double lat1, double lon1, double lat2, double lon2);
+double tv_geo_plane_meters(double lat1, double lon1, double lat2, double lon2);
+double tv_geo_unit(const char *s, size_t n);
+double tv_geo_from_meters(double d, double unit_m);
+void tv_geo_normalize(double *lat, double *lon);
 /* dsl_distance.c */
 tv_status tv_dsl_parse_distance_feature(tv_dsl *d, const tv_json *body, tv_query **out);
 /* DateFieldType.parseToLong of a query value on date field f (date math,

@@ -34,6 +34,9 @@
  *                           geo_point)
  *   dsl_geo.c               the geo_shape query (an envelope on a
  *                           geo_point field) and geo_bounding_box
+ *   dsl_geo_distance.c      geo distances (Lucene's SloppyMath haversine,
+ *                           the plane distance, DistanceUnit) and the
+ *                           geo_distance query
  *   roaring.c               the portable RoaringBitmap decoder and the
  *                           terms query's value_type bitmap
  *   dsl_range_field.c       term and range queries (with `relation`) on

@@ -997,10 +997,64 @@ static void nested_sort_value(const tv_sort_spec *s, const tfield *t, const tv_d
     }
 }
 
+static int dcmp(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The doc's distances to the sort's points (every value against every
+ * point, GeoUtils.distanceValues), picked by the mode (MultiValueMode,
+ * min by default); no value: +Infinity, whatever the order. */
+static double geo_sort_distance(const tv_sort_spec *s, const tv_field *f, const tv_segview *sv, uint32_t doc) {
+    if (!f) return INFINITY;
+    int64_t sbuf[64], *vals = sbuf;
+    uint32_t n = tv_segment_dv_numeric(sv->seg, f->id, doc, vals, 64);
+    if (!n) return INFINITY;
+    if (n > 64) { /* a doc with many points: read them all */
+        if (!(vals = tv_malloc((size_t)n * sizeof *vals))) return INFINITY;
+        n = TV_MIN(tv_segment_dv_numeric(sv->seg, f->id, doc, vals, n), n);
+    }
+    size_t m = (size_t)n * s->geo_npoints;
+    double dbuf[256], *ds = m <= 256 ? dbuf : tv_malloc(m * sizeof *ds);
+    double out = INFINITY;
+    if (ds) {
+        size_t k = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            double lat, lon;
+            tv_geo_decode(vals[i], &lat, &lon);
+            for (uint32_t p = 0; p < s->geo_npoints; p++) {
+                double olat = s->geo_points[2 * p], olon = s->geo_points[2 * p + 1];
+                double meters = s->geo_plane ? tv_geo_plane_meters(olat, olon, lat, lon) : tv_geo_arc_meters(olat, olon, lat, lon);
+                ds[k++] = tv_geo_from_meters(meters, s->geo_unit_m);
+            }
+        }
+        qsort(ds, m, sizeof *ds, dcmp); /* sorted, as SortingNumericDoubleValues */
+        switch (s->mode) {
+        case TV_SORT_MODE_MAX: out = ds[m - 1]; break;
+        case TV_SORT_MODE_AVG: {
+            double sum = 0;
+            for (size_t i = 0; i < m; i++) sum += ds[i];
+            out = sum / (double)m;
+            break;
+        }
+        case TV_SORT_MODE_MEDIAN: out = m % 2 ? ds[m / 2] : (ds[m / 2 - 1] + ds[m / 2]) / 2; break;
+        default: out = ds[0]; break;
+        }
+        if (ds != dbuf) tv_free(ds);
+    }
+    if (vals != sbuf) tv_free(vals);
+    return out;
+}
+
 /* Sort value i of a doc into *o. */
 static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
     o->kind = 0;
     const tv_sort_spec *s = &c->r->sorts[i];
+    if (s->kind == TV_SORT_GEO) {
+        o->kind = 1;
+        o->i = tv_double_to_sortable(geo_sort_distance(s, tf[i].f, sv, doc));
+        return;
+    }
     if (s->kind != TV_SORT_FIELD || !tf[i].f) return;
     const tv_field *f = tf[i].f;
     if (tf[i].npath) {
@@ -1111,7 +1165,7 @@ static bool first_key_loses(coll *c, const tfield *tf, const tv_segview *sv, uin
 }
 
 /* Is the candidate (in scratch) after the search_after values? */
-static bool after_ok(const coll *c, float score, uint32_t gdoc) {
+static bool after_ok(const coll *c, float score, uint32_t gdoc, uint32_t target) {
     for (size_t i = 0; i < c->r->nsorts; i++) {
         const tv_sort_spec *s = &c->r->sorts[i];
         int x;
@@ -1121,7 +1175,8 @@ static bool after_ok(const coll *c, float score, uint32_t gdoc) {
             x = score < a ? -1 : score > a;
         } else if (s->kind == TV_SORT_DOC) {
             int64_t a = c->after[i].i;
-            x = (int64_t)gdoc < a ? -1 : (int64_t)gdoc > a;
+            int64_t v = s->shard_doc ? (int64_t)(((uint64_t)target << 32) | gdoc) : (int64_t)gdoc;
+            x = v < a ? -1 : v > a;
         } else {
             if ((c->scratch[i].kind == 0) != (c->after[i].kind == 0))
                 return sval_cmp(&c->scratch[i], &c->after[i], s->missing_first) > 0;
@@ -1221,6 +1276,43 @@ static tv_status pick_shards(tv_dsl *d, const tv_search_target *t, tv_query **q)
     return TROVE_OK;
 }
 
+/* GeoDistanceSortBuilder.build on the shard: the points' validation
+ * (strict unless ignore_malformed or coerce; coerce normalizes them), the
+ * field (ignore_unmapped: every doc missing). */
+static tv_status bind_geo_sort(tv_dsl *d, const tv_sort_spec *s, const tv_search_target *t, tfield *tf) {
+    if (s->geo_validation != 0 && s->geo_validation != 1) {
+        for (uint32_t p = 0; p < s->geo_npoints; p++) {
+            double lat = s->geo_points[2 * p], lon = s->geo_points[2 * p + 1];
+            char b[40];
+            if (!(lat >= -90 && lat <= 90)) {
+                tv_fmt_double(lat, b);
+                tv_error_set(d->err, TROVE_EPARSEEXC, "illegal latitude value [%s] for [_geo_distance]", b);
+                return shard_failure(d->err, t);
+            }
+            if (!(lon >= -180 && lon <= 180)) {
+                tv_fmt_double(lon, b);
+                tv_error_set(d->err, TROVE_EPARSEEXC, "illegal longitude value [%s] for [_geo_distance]", b);
+                return shard_failure(d->err, t);
+            }
+        }
+    }
+    if (s->geo_validation == 0)
+        for (uint32_t p = 0; p < s->geo_npoints; p++) tv_geo_normalize(&s->geo_points[2 * p], &s->geo_points[2 * p + 1]);
+    const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
+    if (f && f->type == TV_FT_OBJECT) f = NULL;
+    if (!f) {
+        if (s->geo_ignore_unmapped) return TROVE_OK;
+        tv_error_set(d->err, TROVE_EARG, "failed to find mapper for [%s] for geo distance based sort", s->field);
+        return shard_failure(d->err, t);
+    }
+    if (f->type != TV_FT_GEO_POINT)
+        return tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                            "[_geo_distance] sort on field [%s] of type [%s] is not supported by trove", f->path,
+                            tv_field_declared_type(f));
+    tf->f = f;
+    return TROVE_OK;
+}
+
 static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t, target_ctx *tc) {
     d->mapping = t->snap ? t->snap->mapping : NULL;
     d->snap = t->snap;
@@ -1270,6 +1362,10 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
     if (!tc->tf) return TROVE_ENOMEM;
     for (size_t i = 0; i < r->nsorts; i++) {
         const tv_sort_spec *s = &r->sorts[i];
+        if (s->kind == TV_SORT_GEO) {
+            if ((st = bind_geo_sort(d, s, t, &tc->tf[i]))) return st;
+            continue;
+        }
         if (s->kind != TV_SORT_FIELD) continue;
         const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
         if (!f && !s->unmapped_type)
@@ -1524,7 +1620,7 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
                 if (full && first_key_loses(c, tc->tf, sv, doc)) continue;
                 sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == TV_SORT_FIELD ? 1 : 0);
             }
-            if (c->after && !after_ok(c, score, sv->doc_base + doc)) continue;
+            if (c->after && !after_ok(c, score, sv->doc_base + doc, ti)) continue;
             if (c->collapsing) {
                 if ((st = collapse_offer(c, tc->cf, sv, score, ti, si, doc))) return st;
                 continue;
@@ -1803,7 +1899,12 @@ static void write_sort_value(tv_jw *w, const tv_sort_spec *s, const tv_field *f,
                              uint32_t gdoc) {
     if (s->kind == TV_SORT_SCORE) { tv_jw_float(w, h->score); return; }
     /* Lucene's FieldDoc for _doc holds docBase + doc: the shard-wide id */
-    if (s->kind == TV_SORT_DOC) { tv_jw_int(w, (int64_t)gdoc); return; }
+    if (s->kind == TV_SORT_DOC) {
+        /* _shard_doc: ShardDocSortField's (shard index << 32) | doc */
+        tv_jw_int(w, s->shard_doc ? (int64_t)(((uint64_t)h->target << 32) | gdoc) : (int64_t)gdoc);
+        return;
+    }
+    if (s->kind == TV_SORT_GEO) { tv_jw_double(w, tv_sortable_to_double(v->i)); return; }
     if (v->kind == 0) {
         /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
@@ -1949,6 +2050,16 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
             /* the shard-wide doc id (docBase + doc), as written in "sort" */
             o->kind = 1;
             o->i = v->type == TV_JSON_INT ? v->v.i : tv_java_d2l(tv_json_as_double(v));
+            continue;
+        }
+        if (s->kind == TV_SORT_GEO) {
+            double x;
+            if (tv_json_is_number(v)) x = tv_json_as_double(v);
+            else if (!(v->type == TV_JSON_STRING && tv_java_parse_double(v->v.s, v->len, &x)))
+                return tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                                    "a [search_after] value for [_geo_distance] that is not a number is not supported by trove");
+            o->kind = 1;
+            o->i = tv_double_to_sortable(x);
             continue;
         }
         const tv_field *f = NULL;
@@ -2622,6 +2733,18 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     if (r.aggs.n) {
         agg_res ***res = tv_arena_alloc(arena, (ntargets + 1) * sizeof *res);
         if (!res) return tv_error_oom(err);
+        /* top_hits fetch the query's nested inner hits too */
+        tv_nested_q ***ihd = tv_arena_alloc(arena, (ntargets + 1) * sizeof *ihd);
+        uint32_t *ihn = tv_arena_alloc(arena, (ntargets + 1) * sizeof *ihn);
+        if (!ihd || !ihn) return tv_error_oom(err);
+        for (size_t i = 0; i < ntargets; i++) {
+            ihd[i] = tcs[i].nih;
+            ihn[i] = tcs[i].nnih;
+        }
+        actx->ih_targets = targets;
+        actx->ih_defs = ihd;
+        actx->ih_n = ihn;
+        actx->ih_ntargets = ntargets;
         for (size_t i = 0; i < ntargets; i++) res[i] = tcs[i].agg_results;
         if ((st = tv_aggs_reduce_write(actx, &r.aggs, res, ntargets, params && params->typed_keys, out))) return st;
     }

@@ -524,6 +524,37 @@ static void test_include_in_parent(void **s) {
          "{\"query\":{\"nested\":{\"path\":\"a\",\"query\":{\"term\":{\"a.b.y\":\"q\"}}}}}", "", __LINE__);
 }
 
+/* top_hits fetch the query's nested inner hits for their root hits (the
+ * search's fetch sub-phases run for top_hits), after the page's own. */
+static void test_top_hits_inner_hits(void **s) {
+    (void)s;
+    char *got;
+    int st = req("POST", "/n/_search?filter_path=aggregations",
+                 "{\"size\":1,\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match\":{\"comments.text\":\"quick\"}},"
+                 "\"inner_hits\":{\"_source\":false}}},\"aggs\":{\"t\":{\"terms\":{\"field\":\"title\"},"
+                 "\"aggs\":{\"h\":{\"top_hits\":{\"size\":1,\"_source\":false}}}}}}",
+                 &got);
+    assert_int_equal(st, 200);
+    /* t1: comment 0 matches; t2: both, comment 1 ("quick") scoring first */
+    const char *t1 = strstr(got, "\"key\":\"t1\""), *t2 = strstr(got, "\"key\":\"t2\"");
+    assert_non_null(t1);
+    assert_non_null(t2);
+    const char *ih1 = strstr(t1, "\"inner_hits\":{\"comments\":{\"hits\":{\"total\":{\"value\":1,");
+    const char *ih2 = strstr(t2, "\"inner_hits\":{\"comments\":{\"hits\":{\"total\":{\"value\":2,");
+    if (!ih1 || ih1 > t2 || !ih2) fail_msg("%s", got);
+    assert_non_null(strstr(ih1, "\"_nested\":{\"field\":\"comments\",\"offset\":0}"));
+    assert_non_null(strstr(ih2, "\"_nested\":{\"field\":\"comments\",\"offset\":1}"));
+    free(got);
+    /* without inner_hits in the query, none */
+    st = req("POST", "/n/_search?filter_path=aggregations",
+             "{\"size\":0,\"query\":{\"nested\":{\"path\":\"comments\",\"query\":{\"match_all\":{}}}},"
+             "\"aggs\":{\"h\":{\"top_hits\":{\"size\":3}}}}",
+             &got);
+    assert_int_equal(st, 200);
+    assert_null(strstr(got, "inner_hits"));
+    free(got);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_mapping, load, teardown),
@@ -531,6 +562,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_scores, load, teardown),
         cmocka_unit_test_setup_teardown(test_scopes, load, teardown),
         cmocka_unit_test_setup_teardown(test_inner_hits, load, teardown),
+        cmocka_unit_test_setup_teardown(test_top_hits_inner_hits, load, teardown),
         cmocka_unit_test_setup_teardown(test_aggs, load, teardown),
         cmocka_unit_test_setup_teardown(test_sort, load, teardown),
         cmocka_unit_test_setup_teardown(test_errors, load, teardown),

@@ -232,6 +232,55 @@ static void test_pit(void **s) {
     assert_int_equal(req("GET", "/pit/_search?scroll=1m", NULL, NULL), 200);
 }
 
+/* The ids and sort values of a search's hits: "index/id:sort,...". */
+static void sort_list(const char *got, char *out, size_t cap) {
+    size_t o = 0;
+    out[0] = '\0';
+    for (const char *p = strstr(got, "\"hits\":["); p && (p = strstr(p, "\"_index\":\"")) != NULL;) {
+        p += 10;
+        size_t il = strcspn(p, "\"");
+        const char *id = strstr(p, "\"_id\":\"") + 7;
+        size_t idl = strcspn(id, "\"");
+        const char *sv = strstr(id, "\"sort\":[") + 8;
+        size_t svl = strcspn(sv, "]");
+        o += (size_t)snprintf(out + o, cap - o, "%s%.*s/%.*s:%.*s", o ? "," : "", (int)il, p, (int)idl, id, (int)svl, sv);
+        p = sv;
+    }
+}
+
+/* _shard_doc with a point in time: (shard index << 32) | the shard's doc
+ * id, ascending by default, search_after pages across shards. */
+static void test_pit_shard_doc(void **s) {
+    (void)s;
+    docs("sa", 2);
+    docs("sb", 2);
+    char *b, list[512];
+    assert_int_equal(req("POST", "/sa,sb/_search/point_in_time?keep_alive=1m", NULL, &b), 200);
+    char *id = field(b, "pit_id");
+    free(b);
+    char body[600];
+    snprintf(body, sizeof body, "{\"size\":3,\"sort\":[{\"_shard_doc\":{}}],\"pit\":{\"id\":\"%s\"}}", id);
+    assert_int_equal(req("POST", "/_search", body, &b), 200);
+    sort_list(b, list, sizeof list);
+    assert_string_equal(list, "sa/1:0,sa/2:1,sb/1:4294967296");
+    free(b);
+    snprintf(body, sizeof body, "{\"size\":3,\"sort\":[\"_shard_doc\"],\"search_after\":[1],\"pit\":{\"id\":\"%s\"}}", id);
+    assert_int_equal(req("POST", "/_search", body, &b), 200);
+    sort_list(b, list, sizeof list);
+    assert_string_equal(list, "sb/1:4294967296,sb/2:4294967297");
+    free(b);
+    snprintf(body, sizeof body, "{\"size\":2,\"sort\":[{\"_shard_doc\":{\"order\":\"desc\"}}],\"pit\":{\"id\":\"%s\"}}", id);
+    assert_int_equal(req("POST", "/_search", body, &b), 200);
+    sort_list(b, list, sizeof list);
+    assert_string_equal(list, "sb/2:4294967297,sb/1:4294967296");
+    free(b);
+    snprintf(body, sizeof body, "{\"sort\":[{\"_shard_doc\":{\"x\":1}}],\"pit\":{\"id\":\"%s\"}}", id);
+    assert_int_equal(req("POST", "/_search", body, &b), 400);
+    assert_non_null(strstr(b, "[_shard_doc] unknown field [x]"));
+    free(b);
+    free(id);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_uri_search, setup, teardown),
@@ -239,6 +288,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_scroll_expiry_and_all, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scroll_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_pit, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_pit_shard_doc, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
