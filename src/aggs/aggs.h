@@ -93,6 +93,8 @@ typedef enum tv_agg_kind {
     TV_AGG_MIN_BUCKET,
     TV_AGG_MAX_BUCKET,
     TV_AGG_STATS_BUCKET,
+    TV_AGG_BUCKET_SCRIPT,
+    TV_AGG_BUCKET_SELECTOR,
 } tv_agg_kind;
 
 bool tv_agg_is_bucket(tv_agg_kind k);
@@ -230,6 +232,11 @@ struct tv_agg {
     uint32_t bs_nsort;
     int64_t bs_from, bs_size;  /* bs_size -1: all */
     tv_movfn movfn;
+    /* bucket_script / bucket_selector: buckets_path's variables and paths,
+     * the script (compiled when the request parses) */
+    const char **bp_vars, **bp_paths;
+    uint32_t nbp;
+    struct tv_qscript *script;
 };
 
 void tv_movfn_compile(tv_movfn *m, const char *src, size_t len, const char *lang, const tv_json *params);

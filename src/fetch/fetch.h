@@ -28,7 +28,7 @@
 
 /* =============================================================== sort */
 
-typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD } tv_sort_kind;
+typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD, TV_SORT_SCRIPT } tv_sort_kind;
 /* MultiValueMode; DEFAULT: min ascending, max descending */
 typedef enum {
     TV_SORT_MODE_DEFAULT,
@@ -53,6 +53,9 @@ typedef struct tv_sort_spec {
     const char *nested_path;
     const tv_json *nested_filter;
     const tv_json *numeric_type, *format; /* given (the search ignores them) */
+    /* _script (ScriptSortBuilder): the script and its type (string, else number) */
+    const tv_json *script;
+    bool script_string;
 } tv_sort_spec;
 
 /* The "sort" value (a name, an object, or an array of those) into *out

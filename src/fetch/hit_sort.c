@@ -31,6 +31,7 @@ tv_status tv_hit_sort_parse(tv_dsl *d, const tv_json *sort, const char *what, tv
     for (size_t k = 0; k < n; k++) {
         const tv_sort_spec *sp = &specs[k];
         const char *opt = sp->kind == TV_SORT_DOC           ? "_doc"
+                          : sp->kind == TV_SORT_SCRIPT      ? "_script"
                           : sp->missing_first               ? "missing"
                           : sp->mode != TV_SORT_MODE_DEFAULT ? "mode"
                           : sp->unmapped_type                ? "unmapped_type"
