@@ -100,6 +100,8 @@ typedef enum tv_agg_kind {
     TV_AGG_MIN_BUCKET,
     TV_AGG_MAX_BUCKET,
     TV_AGG_STATS_BUCKET,
+    TV_AGG_BUCKET_SCRIPT,
+    TV_AGG_BUCKET_SELECTOR,
 } tv_agg_kind;
 
 bool tv_agg_is_bucket(tv_agg_kind k);
@@ -254,6 +256,11 @@ struct tv_agg {
     bool filter_dup;           /* significant_text: filter_duplicate_text */
     const char **source_fields; /* significant_text (NULL: the field) */
     uint32_t nsource_fields;
+    /* bucket_script / bucket_selector: buckets_path's variables and paths,
+     * the script (compiled when the request parses) */
+    const char **bp_vars, **bp_paths;
+    uint32_t nbp;
+    struct tv_qscript *script;
 };
 
 /* significant.c */

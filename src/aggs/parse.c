@@ -73,12 +73,13 @@ static const kind_name k_kinds[] = {
     {"min_bucket", TV_AGG_MIN_BUCKET},
     {"max_bucket", TV_AGG_MAX_BUCKET},
     {"stats_bucket", TV_AGG_STATS_BUCKET},
+    {"bucket_script", TV_AGG_BUCKET_SCRIPT},
+    {"bucket_selector", TV_AGG_BUCKET_SELECTOR},
 };
 
 /* OpenSearch's other aggregation types: recognised, refused by name. */
 static const char *const k_unsupported[] = {
     "diversified_sampler",
-    "bucket_selector", "bucket_script",
     "rare_terms", "ip_range",
     "geohash_grid", "geotile_grid", "geo_bounds", "geo_centroid", "scripted_metric",
     "moving_avg", "serial_diff", "percentiles_bucket",
@@ -1142,8 +1143,64 @@ static tv_status parse_bucket_sort(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+/* BucketScriptPipelineAggregationBuilder.parse and
+ * BucketSelectorPipelineAggregationBuilder.parse: buckets_path a map of
+ * script variables to paths (a string is {"_value": path}, an array
+ * "_value0".. ), script, gap_policy, format (bucket_script). The script
+ * compiles now (params only: the variables join params). */
+static tv_status parse_bucket_script(tv_dsl *d, tv_agg *a, const tv_json *body) {
+    const char *type = a->type_name;
+    bool selector = a->kind == TV_AGG_BUCKET_SELECTOR;
+    const tv_json *script = NULL, *bp = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        tv_status st = TROVE_OK;
+        if (key_is(m, "buckets_path")) {
+            if (m->val.type != TV_JSON_STRING && m->val.type != TV_JSON_OBJECT && m->val.type != TV_JSON_ARRAY)
+                return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unknown key for a %s in [%s]: [%s].",
+                                    tv_dsl_token_name(&m->val), a->name, m->key);
+            bp = &m->val;
+        } else if (key_is(m, "script")) {
+            script = &m->val;
+        } else if (key_is(m, "gap_policy")) {
+            if (m->val.type != TV_JSON_STRING) return bad_token(d, type, m);
+            if (tv_streq(m->val.v.s, m->val.len, "insert_zeros")) a->gap_insert_zeros = true;
+            else if (tv_streq(m->val.v.s, m->val.len, "skip")) a->gap_insert_zeros = false;
+            else return field_fail(d, type, m, "Invalid gap policy: [%s], accepted values: [skip, insert_zeros]", m->val.v.s);
+        } else if (key_is(m, "format") && !selector) {
+            st = str_val(d, type, m, &a->src.format);
+        } else {
+            return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "Unknown key for a %s in [%s]: [%s].",
+                                tv_dsl_token_name(&m->val), a->name, m->key);
+        }
+        if (st) return st;
+    }
+    if (!bp)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing required field [buckets_path] for %s aggregation [%s]",
+                            type, a->name);
+    if (!script)
+        return tv_dsl_error(d, TROVE_EPARSE, body->off, "Missing required field [script] for %s aggregation [%s]", type,
+                            a->name);
+    uint32_t n = bp->type == TV_JSON_STRING ? 1 : bp->len;
+    a->bp_vars = tv_arena_calloc(d->arena, n + 1, sizeof *a->bp_vars);
+    a->bp_paths = tv_arena_calloc(d->arena, n + 1, sizeof *a->bp_paths);
+    if (!a->bp_vars || !a->bp_paths) return oom(d);
+    for (uint32_t i = 0; i < n; i++) {
+        const tv_json *pv = bp->type == TV_JSON_STRING ? bp : bp->type == TV_JSON_OBJECT ? &bp->v.members[i].val : &bp->v.items[i];
+        if (pv->type != TV_JSON_STRING) return tv_dsl_error(d, TROVE_EPARSE, pv->off, "[%s] buckets_path must be strings", type);
+        a->bp_paths[i] = pv->v.s;
+        if (bp->type == TV_JSON_OBJECT) a->bp_vars[i] = bp->v.members[i].key;
+        else if (bp->type == TV_JSON_STRING) a->bp_vars[i] = "_value";
+        else if (!(a->bp_vars[i] = tv_arena_sprintf(d->arena, "_value%u", i))) return oom(d);
+    }
+    a->nbp = n;
+    a->buckets_path = n ? a->bp_paths[0] : "";
+    return tv_dsl_script(d, script, 0, &a->script);
+}
+
 static tv_status parse_pipeline(tv_dsl *d, tv_agg *a, const tv_json *body) {
     const char *type = a->type_name;
+    if (a->kind == TV_AGG_BUCKET_SCRIPT || a->kind == TV_AGG_BUCKET_SELECTOR) return parse_bucket_script(d, a, body);
     if (a->kind == TV_AGG_MOVING_FN) return parse_moving_fn(d, a, body);
     if (a->kind == TV_AGG_BUCKET_SORT) return parse_bucket_sort(d, a, body);
     for (uint32_t i = 0; i < body->len; i++) {

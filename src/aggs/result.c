@@ -204,6 +204,7 @@ static bool metric_prop(const agg_res *r, const char *prop, double *out) {
     case TV_AGG_CUMULATIVE_SUM:
     case TV_AGG_DERIVATIVE:
     case TV_AGG_MOVING_FN:
+    case TV_AGG_BUCKET_SCRIPT:
     case TV_AGG_AVG_BUCKET:
     case TV_AGG_SUM_BUCKET:
     case TV_AGG_MIN_BUCKET:
@@ -1605,6 +1606,82 @@ static tv_status sibling_pipeline(red *rd, const tv_agg *p, agg_res **level, con
     return TROVE_OK;
 }
 
+/* bucket_script / bucket_selector (BucketScriptPipelineAggregator,
+ * BucketSelectorPipelineAggregator): per bucket of the parent, the
+ * buckets_path values become script params (Doubles, beside the script's
+ * own params). bucket_script's Number is the bucket's simple value (a
+ * skipped gap or a null result leaves the bucket without it);
+ * bucket_selector keeps the buckets its boolean says true of. */
+static tv_status bucket_script(red *rd, const tv_agg *a, agg_res *o, uint32_t si) {
+    const tv_agg *p = a->subs[si];
+    bool selector = p->kind == TV_AGG_BUCKET_SELECTOR;
+    tv_qscript_exec x;
+    tv_qscript_exec_init(&x, p->script, NULL, NULL, rd->c->err);
+    tv_arena vars_arena;
+    tv_arena_init(&vars_arena);
+    tv_status st = TROVE_OK;
+    size_t kept = 0;
+    for (size_t i = 0; i < o->nb && !st; i++) {
+        agg_bucket *b = &o->b[i];
+        tv_arena_reset(&vars_arena);
+        tv_sv vars;
+        if (!tv_sv_map_new(&vars_arena, false, &vars)) { st = r_oom(rd); break; }
+        bool skip = false;
+        for (uint32_t k = 0; k < p->nbp && !st; k++) {
+            double v;
+            st = resolve_value(rd, a, o, b, p->bp_paths[k], p->gap_insert_zeros, p->name, &v);
+            if (st) break;
+            if (!selector && !p->gap_insert_zeros && v != v) { skip = true; break; }
+            if (!tv_sv_map_put_str(&vars_arena, vars.v.map, p->bp_vars[k], strlen(p->bp_vars[k]), tv_sv_double(v)))
+                st = r_oom(rd);
+        }
+        if (st) break;
+        if (skip) { o->b[kept++] = *b; continue; }
+        tv_sv r;
+        if ((st = tv_qscript_run(&x, NULL, 0, 0.0, &vars, &r))) break;
+        if (selector) {
+            if (r.type != TV_SV_BOOL) {
+                tv_script_error se;
+                memset(&se, 0, sizeof se);
+                se.code = TROVE_ESCRIPT;
+                se.cause = TROVE_ECLASSCAST;
+                snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to boolean",
+                         r.type == TV_SV_NULL ? "null" : "java.lang.Object");
+                st = tv_qscript_fail(p->script, NULL, 0, NULL, &se, rd->c->err, NULL);
+                break;
+            }
+            if (r.v.b) o->b[kept++] = *b;
+            continue;
+        }
+        if (r.type != TV_SV_NULL) {
+            double dv;
+            const char *what = NULL;
+            if (!tv_qscript_number(&r, &dv, &what)) {
+                tv_script_error se;
+                memset(&se, 0, sizeof se);
+                se.code = TROVE_ESCRIPT;
+                se.cause = TROVE_ECLASSCAST;
+                snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to java.lang.Number", what);
+                st = tv_qscript_fail(p->script, NULL, 0, NULL, &se, rd->c->err, NULL);
+                break;
+            }
+            if (!b->subs) {
+                b->subs = tv_arena_calloc(rd->c->arena, a->nsubs, sizeof *b->subs);
+                if (!b->subs) { st = r_oom(rd); break; }
+            }
+            agg_res *res = new_res(rd, p);
+            if (!res) { st = r_oom(rd); break; }
+            res->value = dv;
+            b->subs[si] = res;
+        }
+        o->b[kept++] = *b;
+    }
+    if (!st) o->nb = kept;
+    tv_arena_fini(&vars_arena);
+    tv_qscript_exec_fini(&x);
+    return st;
+}
+
 /* Sibling pipelines of the sub-level of every bucket, then parent ones. */
 static tv_status run_pipelines(red *rd, const tv_agg *a, agg_res *o) {
     for (uint32_t si = 0; si < a->nsubs; si++) {
@@ -1612,6 +1689,11 @@ static tv_status run_pipelines(red *rd, const tv_agg *a, agg_res *o) {
         if (!tv_agg_is_pipeline(p->kind)) continue;
         if (p->kind == TV_AGG_BUCKET_SORT) {
             tv_status st = bucket_sort(rd, a, o, si);
+            if (st) return st;
+            continue;
+        }
+        if (p->kind == TV_AGG_BUCKET_SCRIPT || p->kind == TV_AGG_BUCKET_SELECTOR) {
+            tv_status st = bucket_script(rd, a, o, si);
             if (st) return st;
             continue;
         }
@@ -1652,6 +1734,7 @@ static const char *typed_name(const agg_res *r) {
     case TV_AGG_PERCENTILE_RANKS: return r->a->hdr ? "hdr_percentile_ranks" : "tdigest_percentile_ranks";
     case TV_AGG_CUMULATIVE_SUM:
     case TV_AGG_MOVING_FN:
+    case TV_AGG_BUCKET_SCRIPT:
     case TV_AGG_AVG_BUCKET:
     case TV_AGG_SUM_BUCKET: return "simple_value";
     case TV_AGG_MIN_BUCKET:
@@ -2388,6 +2471,13 @@ tv_status tv_aggs_reduce_write(tv_agg_ctx *c, const tv_aggs *aggs, agg_res ***re
             else
                 tv_error_set(c->err, TROVE_EVALIDATION,
                              "Validation Failed: 1: bucket_sort aggregation [%s] must be declared inside of another aggregation;", p->name);
+            return TROVE_EVALIDATION;
+        }
+        if (p->kind == TV_AGG_BUCKET_SCRIPT || p->kind == TV_AGG_BUCKET_SELECTOR) {
+            /* ValidationContext.ForTreeRoot.validateHasParent */
+            tv_error_set(c->err, TROVE_EVALIDATION,
+                         "Validation Failed: 1: %s aggregation [%s] must be declared inside of another aggregation;",
+                         p->type_name, p->name);
             return TROVE_EVALIDATION;
         }
         if (parent_pipe(p->kind)) {

@@ -383,6 +383,10 @@ tv_script *tv_api_script_compile(tv_req *r, tv_api_script *s, unsigned globals, 
 /* A script error as OpenSearch's ScriptException (script_stack, script,
  * lang, position, caused_by), or out of memory (NULL, r->oom). */
 tv_api_err *tv_api_script_error(tv_req *r, const tv_api_script *s, const tv_script_error *err);
+/* tv_stored_script_fn (query/request.h) over the node's stored scripts:
+ * ctx is the tv_req; the source is copied into its arena (NULL: no such
+ * painless script). */
+const char *tv_api_stored_script(const void *ctx, const char *id, size_t *len);
 /* The params of s as a script value (an empty map when none). */
 bool tv_api_script_params(tv_req *r, const tv_api_script *s, tv_sv *out);
 

@@ -215,6 +215,21 @@ static int find_script_locked(const tv_node_state *st, const char *id) {
     return -1;
 }
 
+const char *tv_api_stored_script(const void *ctx, const char *id, size_t *len) {
+    tv_req *r = (tv_req *)ctx;
+    char *src = NULL;
+    pthread_rwlock_rdlock(&r->node->lock);
+    int at = find_script_locked(r->node->st, id);
+    if (at >= 0 && strcmp(r->node->st->scripts[at].lang, "painless") == 0) {
+        const tv_stored_script *ss = &r->node->st->scripts[at];
+        src = tv_arena_strndup(&r->arena, ss->source, strlen(ss->source));
+        if (!src) r->oom = true;
+    }
+    pthread_rwlock_unlock(&r->node->lock);
+    if (src) *len = strlen(src);
+    return src;
+}
+
 tv_script *tv_api_script_compile(tv_req *r, tv_api_script *s, unsigned globals, tv_api_err **e) {
     *e = NULL;
     if (s->id && !s->source) {

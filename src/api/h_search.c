@@ -115,9 +115,19 @@ void tv_api_search_shard_failure(tv_req *r, tv_api_err *se, const char *index, i
 }
 
 static void answer_search_error(tv_req *r, const tv_error *err_in, const tv_search_target *t,
-                                tv_index *const *idxs, size_t n) {
+                                tv_index *const *idxs, size_t n, const tv_script_failure *sf) {
     tv_error errc = *err_in;
     tv_error *err = &errc;
+    if (err->code == TROVE_ESCRIPT && sf && sf->set) {
+        /* a script's ScriptException, on the shard that ran it (or the
+         * coordinator's reduce: no index) */
+        tv_api_script as = {.source = sf->source, .len = sf->len};
+        tv_api_err *se = tv_api_script_error(r, &as, &sf->err);
+        if (!se) return;
+        if (!err->index[0]) tv_req_error(r, se);
+        else tv_api_search_shard_failure(r, se, err->index, 0);
+        return;
+    }
     /* query_shard_exception is raised on a shard by construction: it names
      * the index even when the search layer did not */
     if (err->code == TROVE_EQUERYSHARD && !err->index[0] && n)
@@ -370,6 +380,10 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
     pe.node_id = r->node->node_id;
     pe.shard_of = hit_shard;
     pe.shard_ctx = idx;
+    tv_script_failure sf = {0};
+    pe.script_failure = &sf;
+    pe.stored_script = tv_api_stored_script;
+    pe.stored_script_ctx = r;
     tv_search_stats ss = {0};
     ss.query_ns = tv_arena_calloc(&r->arena, n ? n : 1, sizeof *ss.query_ns);
     ss.fetched = tv_arena_calloc(&r->arena, n ? n : 1, sizeof *ss.fetched);
@@ -397,7 +411,7 @@ bool tv_api_search_answer(tv_req *r, const tv_search_target *targets, tv_index *
         tv_jw *rw = tv_req_json(r, lc.status);
         tv_jw_raw(rw, lc.body ? lc.body : "{}", lc.body ? lc.len : 2);
     } else if (st != TROVE_OK) {
-        answer_search_error(r, &err, targets, idx, n);
+        answer_search_error(r, &err, targets, idx, n, &sf);
     } else if (!id_key) {
         tv_req_json(r, 200);
         tv_buf_append(&r->out, out.data, out.len);
@@ -799,6 +813,7 @@ tv_search_target *tv_api_targets(tv_req *r, const tv_index_list *l, size_t *nt) 
         x->max_analyzed_offset = st ? tv_settings_int(st, "index.highlight.max_analyzed_offset", 1000000) : 1000000;
         x->max_inner_result_window = st ? tv_settings_int(st, "index.max_inner_result_window", 100) : 100;
         x->max_terms_count = st ? tv_settings_int(st, "index.max_terms_count", 65536) : 65536;
+        x->max_script_fields = st ? tv_settings_int(st, "index.max_script_fields", 32) : 32;
         tv_index_unlock(l->items[i]);
         target_shards(r, l->items[i], x);
     }

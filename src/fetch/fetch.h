@@ -28,8 +28,8 @@
 
 /* =============================================================== sort */
 
-/* TV_SORT_GEO: _geo_distance (GeoDistanceSortBuilder) */
-typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD, TV_SORT_GEO } tv_sort_kind;
+/* TV_SORT_GEO: _geo_distance (GeoDistanceSortBuilder); TV_SORT_SCRIPT: _script */
+typedef enum { TV_SORT_SCORE, TV_SORT_DOC, TV_SORT_FIELD, TV_SORT_GEO, TV_SORT_SCRIPT } tv_sort_kind;
 /* MultiValueMode; DEFAULT: min ascending, max descending */
 typedef enum {
     TV_SORT_MODE_DEFAULT,
@@ -64,6 +64,9 @@ typedef struct tv_sort_spec {
     /* _shard_doc (kind TV_SORT_DOC): the value is (shard index << 32) |
      * the shard-wide doc id (ShardDocSortField) */
     bool shard_doc;
+    /* _script (ScriptSortBuilder): the script and its type (string, else number) */
+    const tv_json *script;
+    bool script_string;
 } tv_sort_spec;
 
 /* The "sort" value (a name, an object, or an array of those) into *out

@@ -32,6 +32,7 @@ tv_status tv_hit_sort_parse(tv_dsl *d, const tv_json *sort, const char *what, tv
         const tv_sort_spec *sp = &specs[k];
         const char *opt = sp->kind == TV_SORT_DOC           ? (sp->shard_doc ? "_shard_doc" : "_doc")
                           : sp->kind == TV_SORT_GEO          ? "_geo_distance"
+                          : sp->kind == TV_SORT_SCRIPT      ? "_script"
                           : sp->missing_first               ? "missing"
                           : sp->mode != TV_SORT_MODE_DEFAULT ? "mode"
                           : sp->unmapped_type                ? "unmapped_type"

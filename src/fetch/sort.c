@@ -150,6 +150,51 @@ static tv_status parse_geo(tv_dsl *d, const tv_json *o, tv_sort_spec *s) {
     return st;
 }
 
+/* ScriptSortBuilder.fromXContent: {"_script": {script, type, order, mode}};
+ * the script compiles per target in the search. */
+static tv_status parse_script_sort(tv_dsl *d, const tv_json *v, const tv_json *opts, sort_vec *out) {
+    tv_sort_spec s = {0};
+    s.kind = TV_SORT_SCRIPT;
+    const tv_json *type = NULL;
+    if (!opts || opts->type != TV_JSON_OBJECT)
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "[_script] unexpected token [%s]", opts ? tv_dsl_token_name(opts) : "VALUE_STRING");
+    for (uint32_t i = 0; i < opts->len; i++) {
+        const tv_json_member *m = &opts->v.members[i];
+        const tv_json *o = &m->val;
+        if (tv_streq(m->key, m->key_len, "script")) {
+            s.script = o;
+        } else if (tv_streq(m->key, m->key_len, "type")) {
+            if (o->type != TV_JSON_STRING)
+                return tv_dsl_error(d, TROVE_EXCONTENT, o->off, "[_script] type doesn't support values of type: %s", tv_dsl_token_name(o));
+            type = o;
+        } else if (tv_streq(m->key, m->key_len, "order")) {
+            if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "asc")) s.desc = false;
+            else if (o->type == TV_JSON_STRING && tv_streq(o->v.s, o->len, "desc")) s.desc = true;
+            else return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortOrder [%s]", o->type == TV_JSON_STRING ? o->v.s : "");
+        } else if (tv_streq(m->key, m->key_len, "mode")) {
+            /* one value per document: every mode picks it */
+            static const char *const modes[] = {"min", "max", "sum", "avg", "median"};
+            bool ok = false;
+            for (int k = 0; k < 5 && o->type == TV_JSON_STRING; k++)
+                ok |= o->len == strlen(modes[k]) && strncasecmp(o->v.s, modes[k], o->len) == 0;
+            if (!ok) return tv_dsl_error(d, TROVE_EARG, o->off, "Unknown SortMode [%s]", o->type == TV_JSON_STRING ? o->v.s : "");
+        } else if (tv_streq(m->key, m->key_len, "nested")) {
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, o->off, "[_script] sort option [nested] is not supported by trove");
+        } else {
+            return tv_dsl_error(d, TROVE_EXCONTENT, m->key_off, "[_script] unknown field [%s]", m->key);
+        }
+    }
+    if (!s.script || !type) {
+        const char *miss = !s.script && !type ? "script, type" : !s.script ? "script" : "type";
+        return tv_dsl_error(d, TROVE_EXCONTENT, opts->off, "Required [%s]", miss);
+    }
+    if (tv_streq(type->v.s, type->len, "string")) s.script_string = true;
+    else if (!tv_streq(type->v.s, type->len, "number"))
+        return tv_error_set(d->err, TROVE_EARG, "Unknown ScriptSortType [%s]", type->v.s);
+    if (tv_vec_push(out, s)) return tv_error_oom(d->err);
+    return TROVE_OK;
+}
+
 static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
     tv_sort_spec s = {0};
     const char *name;
@@ -199,6 +244,8 @@ static tv_status parse_entry(tv_dsl *d, const tv_json *v, sort_vec *out) {
         if (tv_vec_push(out, s)) return tv_error_oom(d->err);
         return TROVE_OK;
     }
+    else if (tv_streq(name, nl, "_script"))
+        return parse_script_sort(d, v, opts, out);
     else { s.kind = TV_SORT_FIELD; s.desc = false; s.field = tv_arena_strndup(d->arena, name, nl); s.field_len = nl; }
     if (opts && opts->type == TV_JSON_STRING) {
         if (tv_streq(opts->v.s, opts->len, "asc")) s.desc = false;

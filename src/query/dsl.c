@@ -492,6 +492,8 @@ static const parser_entry k_query_parsers[] = {
     {"query_string", tv_dsl_parse_query_string},
     {"simple_query_string", tv_dsl_parse_simple_query_string},
     {"function_score", tv_dsl_parse_function_score},
+    {"script", tv_dsl_parse_script},
+    {"script_score", tv_dsl_parse_script_score},
     {"nested", tv_dsl_parse_nested},
 };
 
@@ -517,6 +519,7 @@ void tv_dsl_init(tv_dsl *d, tv_arena *arena, tv_error *err, const tv_search_para
         d->disallow_expensive = params->disallow_expensive;
         d->lookup = params->lookup;
         d->lookup_ctx = params->lookup_ctx;
+        d->scripts = params->scripts;
     }
 }
 

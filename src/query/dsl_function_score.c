@@ -64,8 +64,12 @@
  * conjunction, but its errors could not reach the response without a
  * channel from the collector).
  *
+ * script_score runs its Painless script (qscript.c) with _score the
+ * sub-query's score; a negative result fails the shard as
+ * ScriptScoreFunction does.
+ *
  * Not supported (400 unsupported_operation_exception naming it):
- * script_score, decays on geo_point fields, random_score on field types
+ * decays on geo_point fields, random_score on field types
  * other than keyword, numbers, dates, _id and _seq_no.
  */
 #include <float.h>
@@ -76,7 +80,7 @@
 #include "index/date.h"
 #include "query/parse.h"
 
-enum { FK_WEIGHT, FK_FVF, FK_DECAY, FK_RANDOM };
+enum { FK_WEIGHT, FK_FVF, FK_DECAY, FK_RANDOM, FK_SCRIPT };
 enum { MOD_NONE, MOD_LOG, MOD_LOG1P, MOD_LOG2P, MOD_LN, MOD_LN1P, MOD_LN2P, MOD_SQUARE, MOD_SQRT, MOD_RECIPROCAL };
 enum { SM_FIRST, SM_AVG, SM_MAX, SM_SUM, SM_MIN, SM_MULTIPLY };
 enum { BM_MULTIPLY, BM_REPLACE, BM_SUM, BM_AVG, BM_MIN, BM_MAX };
@@ -107,6 +111,8 @@ typedef struct fs_fn {
     int32_t seed;
     int32_t salted;
     int rsrc;
+    /* script_score */
+    tv_qscript *script;
 } fs_fn;
 
 typedef struct fs_state {
@@ -354,6 +360,20 @@ static tv_status parse_random(tv_dsl *d, const tv_json *body, fs_fn *f) {
     return TROVE_OK;
 }
 
+/* ScriptScoreFunctionBuilder.fromXContent (the script compiles in
+ * toFunction, on the shard: build_script). */
+static tv_status parse_script_fn(tv_dsl *d, const tv_json *body, fs_fn *f) {
+    const tv_json *script = NULL;
+    for (uint32_t i = 0; i < body->len; i++) {
+        const tv_json_member *m = &body->v.members[i];
+        if (tv_streq(m->key, m->key_len, "script")) script = &m->val;
+        else return tv_dsl_error(d, TROVE_EPARSE, m->val.off, "script_score query does not support [%s]", m->key);
+    }
+    if (!script) return tv_dsl_error(d, TROVE_EPARSE, obj_end(d, body->off), "script_score function requires 'script' field");
+    f->body = script;
+    return TROVE_OK;
+}
+
 /* parser.namedObject(ScoreFunctionBuilder.class, name, ...). */
 static tv_status parse_function(tv_dsl *d, const tv_json_member *m, fs_fn *f) {
     const tv_json *body = &m->val;
@@ -373,8 +393,10 @@ static tv_status parse_function(tv_dsl *d, const tv_json_member *m, fs_fn *f) {
         f->kind = FK_RANDOM;
         return parse_random(d, body, f);
     }
-    if (tv_streq(m->key, m->key_len, "script_score"))
-        return tv_dsl_error(d, TROVE_EUNSUPPORTED, body->off, "[script_score] score function is not supported by trove");
+    if (tv_streq(m->key, m->key_len, "script_score")) {
+        f->kind = FK_SCRIPT;
+        return parse_script_fn(d, body, f);
+    }
     /* NamedObjectNotFoundException: an XContentParseException "[l:c] ..." */
     uint32_t line = 0, col = 0;
     if (d->src) tv_json_linecol(d->src, d->src_len, body->off, &line, &col);
@@ -672,6 +694,8 @@ typedef struct fs_scratch {
     uint32_t cap;
     tv_iter **fits; /* per function: the filter's iterator (NULL: none or no match) */
     bool *has_filter;
+    tv_qscript_exec *execs; /* per function: script_score's runs (NULL: no script) */
+    float sub;              /* the doc's sub-query score (_score) */
 } fs_scratch;
 
 static tv_status fail_doc(fs_state *s, tv_status code, tv_status type, const char *fmt, ...) TV_PRINTF(4, 5);
@@ -842,6 +866,28 @@ static tv_status fn_score(fs_state *s, fs_fn *f, fs_scratch *x, const tv_segview
         r = (double)((float)(hash & 0x00FFFFFF) / (float)(1 << 24));
         break;
     }
+    case FK_SCRIPT: {
+        /* ScriptScoreFunction.score: the script's double, never negative */
+        tv_qscript_exec *ex = &x->execs[f - s->fns];
+        tv_sv v;
+        tv_status st = tv_qscript_run(ex, sv->seg, doc, x->sub, NULL, &v);
+        if (st) return st;
+        const char *what = NULL;
+        if (!tv_qscript_number(&v, &r, &what)) {
+            tv_script_error se;
+            memset(&se, 0, sizeof se);
+            se.code = TROVE_ESCRIPT;
+            se.cause = TROVE_ECLASSCAST;
+            snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
+            return tv_qscript_fail(f->script, NULL, 0, NULL, &se, s->err, s->index);
+        }
+        if (r < 0) {
+            char rb[40];
+            tv_fmt_double(r, rb);
+            return fail_doc(s, TROVE_EARG, TROVE_OK, "script score function must not produce negative scores, but got: [%s]", rb);
+        }
+        break;
+    }
     default: break;
     }
     if (f->has_weight) r = r * (double)f->weight;
@@ -859,6 +905,7 @@ static bool filter_match(fs_scratch *x, uint32_t i, uint32_t doc) {
 
 /* FunctionFactorScorer.score. */
 static tv_status doc_score(fs_state *s, fs_scratch *x, const tv_segview *sv, uint32_t doc, float sub, float *out) {
+    x->sub = sub;
     if (s->nfns == 0) {
         *out = sub;
         return TROVE_OK;
@@ -1013,7 +1060,15 @@ static tv_status fs_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
     x.has_filter = tv_arena_calloc(a, s->nfns + 1, sizeof *x.has_filter);
     if (!x.vals || !x.dist || !x.fits || !x.has_filter) return TROVE_ENOMEM;
     tv_plan_ctx fc = {a, ctx->snap, false, false};
-    for (uint32_t i = 0; i < s->nfns; i++) {
+    bool scripts = false;
+    for (uint32_t i = 0; i < s->nfns; i++) scripts |= s->fns[i].kind == FK_SCRIPT;
+    if (scripts) {
+        x.execs = tv_arena_calloc(a, s->nfns, sizeof *x.execs);
+        if (!x.execs) return TROVE_ENOMEM;
+        for (uint32_t i = 0; i < s->nfns; i++)
+            tv_qscript_exec_init(&x.execs[i], s->fns[i].script, ctx->snap ? ctx->snap->mapping : NULL, s->index, s->err);
+    }
+    for (uint32_t i = 0; i < s->nfns && !st; i++) {
         if (!s->fns[i].filter) continue;
         x.has_filter[i] = true;
         if ((st = tv_plan(s->fns[i].filter, sv, &fc, &x.fits[i]))) return st;
@@ -1053,6 +1108,8 @@ static tv_status fs_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
     }
     tv_vec_fini(&docs);
     tv_vec_fini(&scores);
+    if (x.execs)
+        for (uint32_t i = 0; i < s->nfns; i++) tv_qscript_exec_fini(&x.execs[i]);
     return st;
 }
 
@@ -1163,6 +1220,7 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
         if (f->kind == FK_FVF) st = build_fvf(d, f);
         else if (f->kind == FK_DECAY) st = build_decay(d, f);
         else if (f->kind == FK_RANDOM) st = build_random(d, f);
+        else if (f->kind == FK_SCRIPT) st = tv_dsl_script(d, f->body, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &f->script);
     }
     fs_state *s = NULL;
     tv_query *q = NULL;
@@ -1195,6 +1253,8 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
     s->has_min = has_min;
     s->min_score = min_score;
     s->needs_sub = s->boost_mode != BM_REPLACE;
+    for (uint32_t i = 0; i < s->nfns; i++)
+        if (s->fns[i].kind == FK_SCRIPT) s->needs_sub = true; /* _score */
     s->err = d->err;
     s->index = d->index;
     /* a filter context with no min_score never asks for scores: the

@@ -41,6 +41,10 @@
  *                           terms query's value_type bitmap
  *   dsl_range_field.c       term and range queries (with `relation`) on
  *                           range fields (integer_range ... ip_range)
+ *   dsl_script.c            the script and script_score queries
+ *   qscript.c               Painless in searches: Script.parse, the per-request
+ *                           compiled scripts, the doc accessor over doc values,
+ *                           runs per document and their failures
  *   dsl_function_score.c    the function_score query (weight,
  *                           field_value_factor, decays, random_score)
  *   query_string.c          the query_string query, URI search (?q=), the
@@ -324,6 +328,7 @@ typedef struct tv_dsl {
     struct tv_named_q *named;
     uint32_t nnamed, cnamed;
     bool named_off;
+    struct tv_qscripts *scripts; /* the request's scripts (NULL: scripts refused) */
 } tv_dsl;
 
 /* One named query: its name and its own tree. */
@@ -431,6 +436,9 @@ const uint64_t *tv_nested_path_bits(const tv_segment *seg, const tv_field *path,
 const uint64_t *tv_nested_parent_bits(const tv_segment *seg, const tv_field *scope, bool *oom);
 /* dsl_function_score.c: function_score */
 tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query **out);
+/* dsl_script.c */
+tv_status tv_dsl_parse_script(tv_dsl *d, const tv_json *body, tv_query **out);
+tv_status tv_dsl_parse_script_score(tv_dsl *d, const tv_json *body, tv_query **out);
 tv_status tv_query_string_from_params(tv_arena *arena, const tv_search_params *p,
                                       const tv_json **out);
 
@@ -649,5 +657,75 @@ tv_status tv_explain_hit(tv_jw *w, tv_query *q, const tv_snapshot *snap, uint32_
                          tv_arena *arena);
 /* The phrase frequency of a phrase iterator's current doc (exec.c). */
 float tv_iter_phrase_freq(const tv_iter *it);
+
+/* ============================================================ scripts */
+
+/*
+ * Painless in searches (qscript.c). A request's scripts compile once
+ * (through the script layer's cache) when the request parses and are held
+ * here until it ends (tv_qscripts_fini); the first script that fails
+ * leaves its ScriptException in `fail` for the api layer.
+ */
+typedef struct tv_qscripts {
+    tv_script **held;
+    uint32_t nheld, cheld;
+    tv_script_failure fail;
+    tv_stored_script_fn stored;
+    const void *stored_ctx;
+} tv_qscripts;
+void tv_qscripts_init(tv_qscripts *c, const tv_search_params *params);
+void tv_qscripts_fini(tv_qscripts *c); /* releases the held scripts */
+
+/* One parsed and compiled script (Script.parse). */
+typedef struct tv_qscript {
+    tv_script *s;       /* held by the request's tv_qscripts */
+    const char *src;    /* the source (arena) */
+    size_t len;
+    tv_sv params;       /* the params map (d->arena), an empty HashMap when none */
+    bool wants_source;  /* the source names _source: params._source is loaded */
+    tv_qscripts *owner;
+} tv_qscript;
+
+/*
+ * Script.parse of v (the string short form or {source|id, lang, params,
+ * options}) and its compilation for a context with `globals`
+ * (TV_SCRIPT_G_*). Parse errors are request errors; a compile error is
+ * the shard's (err->index = d->index) script_exception, recorded in the
+ * request's failure. *out in d->arena.
+ */
+tv_status tv_dsl_script(tv_dsl *d, const tv_json *v, unsigned globals, tv_qscript **out);
+/* Records a script's failure (the first one of the request is kept) and
+ * sets err: script_exception ("compile error"/"runtime error") naming
+ * index (NULL: a request-level failure). Returns err's code. */
+tv_status tv_qscript_fail(const tv_qscript *qs, const char *src, size_t len, tv_qscripts *c,
+                          const tv_script_error *se, tv_error *err, const char *index);
+
+/*
+ * A script run per document: a scratch arena reset before each run (the
+ * result lives there until the next run or fini), the doc accessor over
+ * the segment's doc values, params._source when the script names it.
+ */
+typedef struct tv_qscript_exec {
+    const tv_qscript *qs;
+    const tv_mapping *mapping;
+    const tv_segment *seg;
+    uint32_t doc;
+    tv_arena scratch;
+    const char *index; /* failures name it (NULL: request-level) */
+    tv_error *err;
+    bool quiet;        /* a failure sets err only (ignore_failure): not recorded */
+} tv_qscript_exec;
+void tv_qscript_exec_init(tv_qscript_exec *x, const tv_qscript *qs, const tv_mapping *m, const char *index,
+                          tv_error *err);
+void tv_qscript_exec_fini(tv_qscript_exec *x);
+/* Runs the script for doc of seg (seg NULL: no doc: doc[...] fails) with
+ * _score = score and extra params (vars: a map whose entries are added to
+ * params, or NULL). TROVE_OK with *out, else err set (and the failure
+ * recorded). */
+tv_status tv_qscript_run(tv_qscript_exec *x, const tv_segment *seg, uint32_t doc, double score,
+                         const tv_sv *vars, tv_sv *out);
+/* A script result as a number (Number.doubleValue()); false when it is
+ * not a number (*what gets its Java class name). */
+bool tv_qscript_number(const tv_sv *v, double *out, const char **what);
 
 #endif /* TROVE_QUERY_QUERY_H */

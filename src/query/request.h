@@ -11,6 +11,7 @@
 
 #include "index/index.h"
 #include "json/json.h"
+#include "script/script.h"
 #include "util/util.h"
 
 /* The shards of an index a search reaches, when routing or a
@@ -37,6 +38,7 @@ typedef struct tv_search_target {
     int64_t max_terms_count;         /* index.max_terms_count (0: 65536) */
     uint32_t nshards;                /* shards searched, for _shards (0: 1) */
     const tv_shard_pick *pick;       /* NULL: every shard */
+    int64_t max_script_fields;       /* index.max_script_fields (0: the default, 32) */
 } tv_search_target;
 
 /*
@@ -56,6 +58,21 @@ typedef struct tv_terms_lookup {
  * request-level error: not marked as a shard's). */
 typedef tv_status (*tv_terms_lookup_fn)(const void *ctx, const tv_terms_lookup *l, tv_arena *arena,
                                         tv_json **values, tv_error *err);
+
+/*
+ * A script of the search that failed (compile or runtime error): the
+ * ScriptException's details and the script's source (in the request's
+ * arena), for the api layer to answer as OpenSearch does. set false: none.
+ */
+typedef struct tv_script_failure {
+    bool set;
+    tv_script_error err;
+    const char *source;
+    size_t len;
+} tv_script_failure;
+/* A stored script's source by id (NULL: not found); the api layer reads
+ * the node's state. */
+typedef const char *(*tv_stored_script_fn)(const void *ctx, const char *id, size_t *len);
 
 /*
  * URL parameters of _search / _count that the api layer parsed. Unset
@@ -89,6 +106,14 @@ typedef struct tv_search_params {
     tv_terms_lookup_fn lookup;    /* terms lookups (NULL: answered
                                      unsupported) and its context */
     const void *lookup_ctx;
+    /* Scripts (query/qscript.c): stored scripts by id (NULL: refused), and
+     * where a failing script's error is copied (NULL: not reported beyond
+     * err's script_exception). scripts: the search layer's per-request
+     * state (set by tv_search_run; callers leave it NULL). */
+    tv_stored_script_fn stored_script;
+    const void *stored_script_ctx;
+    tv_script_failure *script_failure;
+    struct tv_qscripts *scripts;
     bool skip_aggs;               /* a scroll's later page: aggregations belong to the first one */
     bool scroll;                  /* the first page of a scroll */
     const char *docvalue_fields;  /* "a,b": added to the body's list */

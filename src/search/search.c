@@ -84,7 +84,11 @@
  * terminate_after, rescore, several top-level aggregations) are refused
  * with profile; nothing is measured when it is off.
  *
- * Not yet here (fail loudly, never approximated): script fields, slice,
+ * script_fields (qscript.c's runs per page hit, after the other document
+ * fields) compile per target after the query; with script_fields the
+ * _source is left out unless asked for (FetchPhase).
+ *
+ * Not yet here (fail loudly, never approximated): slice,
  * point-in-time slices, the phrase and completion suggesters.
  */
 #include <errno.h>
@@ -167,6 +171,7 @@ typedef struct req {
     bool explain;         /* explain: true (explain.c writes the explanations) */
     tv_suggest *suggest;  /* suggest.c; NULL: none */
     bool profile;         /* "profile": true (profile.c writes the section) */
+    const tv_json *script_fields; /* the script_fields object (NULL: none) */
 } req;
 
 static tv_status perr(tv_dsl *d, uint32_t off, const char *fmt, ...) TV_PRINTF(3, 4);
@@ -412,6 +417,35 @@ static tv_status parse_collapse(tv_dsl *d, const tv_json *v, req *r) {
     return TROVE_OK;
 }
 
+/* SearchSourceBuilder's script_fields: {name: {script, ignore_failure}}
+ * (ScriptField's parser); the scripts compile per target (parse_target). */
+static tv_status parse_script_fields(tv_dsl *d, const tv_json *v, req *r) {
+    if (v->type != TV_JSON_OBJECT)
+        return perr(d, v->off, "Unknown key for a %s in [script_fields].", tv_dsl_token_name(v));
+    for (uint32_t i = 0; i < v->len; i++) {
+        const tv_json_member *m = &v->v.members[i];
+        if (m->val.type != TV_JSON_OBJECT)
+            return perr(d, m->val.off, "Expected [START_OBJECT] in [script_fields] but found [%s]", tv_dsl_token_name(&m->val));
+        bool has_script = false;
+        for (uint32_t j = 0; j < m->val.len; j++) {
+            const tv_json_member *f = &m->val.v.members[j];
+            if (tv_streq(f->key, f->key_len, "script")) {
+                has_script = true;
+            } else if (tv_streq(f->key, f->key_len, "ignore_failure")) {
+                if (f->val.type != TV_JSON_TRUE && f->val.type != TV_JSON_FALSE)
+                    return perr(d, f->val.off, "Unknown key for a %s in [%s].", tv_dsl_token_name(&f->val), f->key);
+            } else if (f->val.type == TV_JSON_OBJECT || f->val.type == TV_JSON_ARRAY) {
+                return perr(d, f->val.off, "Unknown key for a %s in [%s].", tv_dsl_token_name(&f->val), f->key);
+            } else {
+                return perr(d, f->val.off, "Unknown key for a %s in [%s].", tv_dsl_token_name(&f->val), f->key);
+            }
+        }
+        if (!has_script) return perr(d, m->val.off, "Expected [script] in [%s] but found none", m->key);
+    }
+    r->script_fields = v;
+    return TROVE_OK;
+}
+
 static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
     if (!body) return TROVE_OK;
     if (body->type != TV_JSON_OBJECT) return perr(d, body->off, "Expected [START_OBJECT] but found [%s]", tv_dsl_token_name(body));
@@ -474,7 +508,9 @@ static tv_status parse_body(tv_dsl *d, const tv_json *body, req *r) {
             st = tv_hl_parse(d, v, &r->hl);
         } else if (tv_streq(k, kl, "suggest") && obj) { /* suggest.c */
             st = tv_suggest_parse(d, v, &r->suggest);
-        } else if (tv_streq(k, kl, "script_fields") || tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
+        } else if (tv_streq(k, kl, "script_fields")) {
+            st = parse_script_fields(d, v, r);
+        } else if (tv_streq(k, kl, "slice") || tv_streq(k, kl, "pit") ||
                  tv_streq(k, kl, "stats") ||
                  tv_streq(k, kl, "ext") || tv_streq(k, kl, "knn") || tv_streq(k, kl, "search_pipeline")) {
             st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[%s] is not supported by trove", k);
@@ -646,6 +682,7 @@ typedef struct tfield {
     const tv_field *npath;
     tv_query *nfilter;
     const uint64_t *nkids;
+    tv_qscript *qs; /* a _script sort: its script, compiled for the target */
 } tfield;
 
 typedef struct coll {
@@ -682,6 +719,13 @@ typedef struct coll {
      * it; floating[t * nsorts + k] says how target t encodes key k */
     const bool *mixed;
     const bool *floating;
+    /* _script sorts: the target's mapping and the doc's score while its
+     * keys are read, and the first script failure (sort_value cannot
+     * return it) */
+    const tv_mapping *cur_mapping;
+    float cur_score;
+    tv_status sst;
+    const char *cur_index;
 } coll;
 
 static int sval_cmp(const sval *a, const sval *b, bool missing_first) {
@@ -1046,6 +1090,49 @@ static double geo_sort_distance(const tv_sort_spec *s, const tv_field *f, const 
     return out;
 }
 
+/* A _script sort's value (ScriptSortBuilder: NumberSortScript's double,
+ * StringSortScript's String, copied into the request arena). */
+static void script_sort_value(coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
+    const tv_sort_spec *s = &c->r->sorts[i];
+    if (c->sst || !tf[i].qs) return;
+    tv_qscript_exec x;
+    tv_qscript_exec_init(&x, tf[i].qs, c->cur_mapping, c->cur_index, c->err);
+    tv_sv v;
+    tv_status st = tv_qscript_run(&x, sv->seg, doc, c->cur_score, NULL, &v);
+    double dv;
+    const char *what = NULL;
+    if (st) {
+        c->sst = st;
+    } else if (s->script_string) {
+        if (v.type == TV_SV_STRING) {
+            char *cp = tv_arena_memdup(c->arena, v.v.s->s, v.v.s->len);
+            if (!cp) c->sst = tv_error_oom(c->err);
+            o->kind = 2;
+            o->s = cp;
+            o->len = v.v.s->len;
+        } else if (v.type != TV_SV_NULL) {
+            tv_script_error se;
+            memset(&se, 0, sizeof se);
+            se.code = TROVE_ESCRIPT;
+            se.cause = TROVE_ECLASSCAST;
+            snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to java.lang.String",
+                     tv_qscript_number(&v, &dv, &what) ? "java.lang.Number" : what);
+            c->sst = tv_qscript_fail(tf[i].qs, NULL, 0, NULL, &se, c->err, c->cur_index);
+        }
+    } else if (tv_qscript_number(&v, &dv, &what)) {
+        o->kind = 1;
+        o->i = tv_double_to_sortable(dv);
+    } else {
+        tv_script_error se;
+        memset(&se, 0, sizeof se);
+        se.code = TROVE_ESCRIPT;
+        se.cause = TROVE_ECLASSCAST;
+        snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
+        c->sst = tv_qscript_fail(tf[i].qs, NULL, 0, NULL, &se, c->err, c->cur_index);
+    }
+    tv_qscript_exec_fini(&x);
+}
+
 /* Sort value i of a doc into *o. */
 static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, uint32_t doc, size_t i, sval *o) {
     o->kind = 0;
@@ -1053,6 +1140,10 @@ static void sort_value(const coll *c, const tfield *tf, const tv_segview *sv, ui
     if (s->kind == TV_SORT_GEO) {
         o->kind = 1;
         o->i = tv_double_to_sortable(geo_sort_distance(s, tf[i].f, sv, doc));
+        return;
+    }
+    if (s->kind == TV_SORT_SCRIPT) {
+        script_sort_value((coll *)c, tf, sv, doc, i, o);
         return;
     }
     if (s->kind != TV_SORT_FIELD || !tf[i].f) return;
@@ -1206,6 +1297,8 @@ typedef struct target_ctx {
                               each rewritten and prepared alone */
     uint32_t nnamed;
     tv_shard_prof *prof;   /* "profile": true (NULL: off) */
+    tv_qscript **sf;       /* script_fields, compiled for this target */
+    bool *sf_ignore;       /* their ignore_failure */
 } target_ctx;
 
 /* The field sort keys whose field is numeric with different encodings
@@ -1366,6 +1459,10 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
             if ((st = bind_geo_sort(d, s, t, &tc->tf[i]))) return st;
             continue;
         }
+        if (s->kind == TV_SORT_SCRIPT) { /* ScriptSortBuilder.build, on the shard */
+            if ((st = tv_dsl_script(d, s->script, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &tc->tf[i].qs))) return st;
+            continue;
+        }
         if (s->kind != TV_SORT_FIELD) continue;
         const tv_field *f = tv_dsl_field(d, s->field, s->field_len);
         if (!f && !s->unmapped_type)
@@ -1410,6 +1507,27 @@ static tv_status parse_target(tv_dsl *d, const req *r, const tv_search_target *t
             tv_error_set(d->err, TROVE_EQUERYSHARD,
                          "it is mandatory to set the [nested] context on the nested sort field: [%s].", f->path);
             return shard_failure(d->err, t);
+        }
+    }
+    if (r->script_fields) {
+        /* SearchService.parseSource: the limit, then each script compiled */
+        int64_t max = t->max_script_fields > 0 ? t->max_script_fields : 32;
+        uint32_t n = r->script_fields->len;
+        if ((int64_t)n > max) {
+            tv_error_set(d->err, TROVE_EARG,
+                         "Trying to retrieve too many script_fields. Must be less than or equal to: [%lld] but was [%u]. "
+                         "This limit can be set by changing the [index.max_script_fields] index level setting.",
+                         (long long)max, n);
+            return shard_failure(d->err, t);
+        }
+        tc->sf = tv_arena_calloc(d->arena, n + 1, sizeof *tc->sf);
+        tc->sf_ignore = tv_arena_calloc(d->arena, n + 1, sizeof *tc->sf_ignore);
+        if (!tc->sf || !tc->sf_ignore) return tv_error_oom(d->err);
+        for (uint32_t i = 0; i < n; i++) {
+            const tv_json *o = &r->script_fields->v.members[i].val;
+            const tv_json *ig = tv_json_get(o, "ignore_failure");
+            tc->sf_ignore[i] = ig && ig->type == TV_JSON_TRUE;
+            if ((st = tv_dsl_script(d, tv_json_get(o, "script"), TV_SCRIPT_G_DOC, &tc->sf[i]))) return st;
         }
     }
     tc->boost = 1;
@@ -1535,6 +1653,8 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
      * many were collected (EarlyTerminatingCollector) */
     int64_t left = r->terminate_after > 0 ? r->terminate_after : -1;
     bool stop = false;
+    c->cur_mapping = snap->mapping;
+    c->cur_index = t->index;
     /* the search timeout (QueryPhase's cancellation check): looked at
      * before each segment and every 1024 docs */
     uint32_t tick = 0;
@@ -1618,7 +1738,9 @@ static tv_status run_target(const req *r, coll *c, uint32_t ti, const tv_search_
             if (r->nsorts) {
                 bool full = c->cap && c->n == c->cap;
                 if (full && first_key_loses(c, tc->tf, sv, doc)) continue;
+                c->cur_score = score;
                 sort_values(c, tc->tf, sv, doc, full && r->sorts[0].kind == TV_SORT_FIELD ? 1 : 0);
+                if (c->sst) return c->sst;
             }
             if (c->after && !after_ok(c, score, sv->doc_base + doc, ti)) continue;
             if (c->collapsing) {
@@ -1905,6 +2027,12 @@ static void write_sort_value(tv_jw *w, const tv_sort_spec *s, const tv_field *f,
         return;
     }
     if (s->kind == TV_SORT_GEO) { tv_jw_double(w, tv_sortable_to_double(v->i)); return; }
+    if (s->kind == TV_SORT_SCRIPT) {
+        if (v->kind == 1) tv_jw_double(w, tv_sortable_to_double(v->i));
+        else if (v->kind == 2) tv_jw_str(w, v->s, v->len);
+        else tv_jw_null(w);
+        return;
+    }
     if (v->kind == 0) {
         /* Lucene's missing value: Long.MAX/MIN for numbers, null for strings */
         if (!f || f->dv_kind == TV_DV_SORTED_SET || (f && f->type == TV_FT_KEYWORD)) { tv_jw_null(w); return; }
@@ -2046,6 +2174,8 @@ static tv_status search_after_values(tv_dsl *d, const req *r, coll *c, tv_arena 
             o->kind = 1;
             continue;
         }
+        if (s->kind == TV_SORT_SCRIPT)
+            return tv_error_set(d->err, TROVE_EUNSUPPORTED, "[search_after] with a [_script] sort is not supported by trove");
         if (s->kind == TV_SORT_DOC) {
             /* the shard-wide doc id (docBase + doc), as written in "sort" */
             o->kind = 1;
@@ -2317,6 +2447,65 @@ static tv_status stored_fields(const req *r, const tv_mapping *m, const tv_doc_m
     return TROVE_OK;
 }
 
+/* ScriptFieldsPhase: each script field's value as the hit's document
+ * field (a Collection's elements, else the one value, null included); a
+ * failing script fails the shard unless its ignore_failure is true. */
+static tv_status script_fields(const req *r, const target_ctx *tc, const tv_search_target *t, const tv_segview *sv,
+                               uint32_t doc, tv_arena *arena, tv_fetched **df, size_t *ndf, tv_error *err) {
+    uint32_t n = r->script_fields->len;
+    tv_fetched *all = tv_arena_alloc(arena, (*ndf + n + 1) * sizeof *all);
+    if (!all) return tv_error_oom(err);
+    if (*ndf) memcpy(all, *df, *ndf * sizeof *all);
+    size_t na = *ndf;
+    tv_status st = TROVE_OK;
+    tv_buf b;
+    tv_buf_init(&b);
+    for (uint32_t i = 0; i < n && !st; i++) {
+        const char *name = r->script_fields->v.members[i].key;
+        tv_qscript_exec x;
+        tv_qscript_exec_init(&x, tc->sf[i], t->snap->mapping, t->index, err);
+        tv_sv v;
+        tv_error e2 = TV_ERROR_INIT;
+        if (tc->sf_ignore[i]) {
+            x.err = &e2;
+            x.quiet = true;
+        }
+        st = tv_qscript_run(&x, sv->seg, doc, 0.0, NULL, &v);
+        if (st == TROVE_ENOMEM) {
+            st = tv_error_oom(err);
+        } else if (st && tc->sf_ignore[i]) {
+            st = TROVE_OK;
+        } else if (!st) {
+            tv_buf_clear(&b);
+            tv_jw w;
+            tv_jw_init(&w, &b, false);
+            if (v.type == TV_SV_LIST) {
+                tv_jw_arr_begin(&w);
+                for (uint32_t k = 0; k < v.v.list->len; k++) tv_sv_write_json(&w, &v.v.list->items[k]);
+                tv_jw_arr_end(&w);
+            } else {
+                tv_jw_arr_begin(&w);
+                tv_sv_write_json(&w, &v);
+                tv_jw_arr_end(&w);
+            }
+            size_t at = na;
+            for (size_t q = 0; q < na; q++)
+                if (!strcmp(all[q].name, name)) at = q; /* a script field replaces a field of its name */
+            all[at].name = name;
+            all[at].json = tv_arena_memdup(arena, b.data ? b.data : "[]", b.len);
+            all[at].len = b.len;
+            if (!all[at].json || b.oom) st = tv_error_oom(err);
+            if (at == na) na++;
+        }
+        tv_qscript_exec_fini(&x);
+    }
+    tv_buf_fini(&b);
+    if (st) return st;
+    *df = all;
+    *ndf = na;
+    return TROVE_OK;
+}
+
 static tv_status write_page(const req *r, coll *c, const tv_search_target *targets, size_t ntargets,
                             target_ctx *tcs, int64_t from, bool scores_shown, const tv_search_params *params,
                             tv_arena *arena, tv_jw *out, tv_error *err) {
@@ -2389,6 +2578,8 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
             for (size_t k = 0; k < r->nstored; k++)
                 if (strcmp(r->stored[k], "_source") == 0) want_src = true;
         }
+        /* FetchPhase: with script_fields, _source only when asked for */
+        if (r->script_fields && !r->src_explicit) want_src = false;
         if (want_src && src) {
             tv_jw_keyz(out, "_source");
             if (!r->src.ninc && !r->src.nexc) {
@@ -2465,6 +2656,10 @@ static tv_status write_page(const req *r, coll *c, const tv_search_target *targe
                     df = all;
                 }
             }
+        }
+        if (r->script_fields && (st = script_fields(r, &tcs[h->target], t, sv, h->doc, arena, &df, &ndf, err))) {
+            tv_buf_fini(&fb);
+            return st;
         }
         if (fb.oom) { tv_buf_fini(&fb); return tv_error_oom(err); }
         tv_buf_fini(&fb);
@@ -2595,8 +2790,12 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     tv_buf_init(&c.gkey);
     bool sort_by_score_first = r.nsorts == 0 || r.sorts[0].kind == TV_SORT_SCORE;
     bool any_score_sort = r.nsorts == 0;
-    for (size_t i = 0; i < r.nsorts; i++) any_score_sort |= r.sorts[i].kind == TV_SORT_SCORE;
-    c.need_scores = any_score_sort || r.track_scores || r.has_min_score || (r.aggs.n && tv_aggs_need_scores(&r.aggs));
+    bool script_sort = false; /* _score in a sort script */
+    for (size_t i = 0; i < r.nsorts; i++) {
+        any_score_sort |= r.sorts[i].kind == TV_SORT_SCORE;
+        script_sort |= r.sorts[i].kind == TV_SORT_SCRIPT;
+    }
+    c.need_scores = any_score_sort || script_sort || r.track_scores || r.has_min_score || (r.aggs.n && tv_aggs_need_scores(&r.aggs));
     c.cap = count_only ? 0 : (size_t)(from + size);
     if (c.cap) {
         c.heap = tv_arena_alloc(arena, c.cap * sizeof *c.heap);
@@ -2770,7 +2969,15 @@ tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const 
     tv_jw_init(&w, &buf, out->pretty);
     tv_agg_ctx actx;
     tv_agg_ctx_init(&actx, arena, err, params && params->max_buckets > 0 ? params->max_buckets : 65535);
-    tv_status st = run(targets, ntargets, body, params, arena, &w, err, false, &actx);
+    tv_search_params p2;
+    if (params) p2 = *params;
+    else tv_search_params_init(&p2);
+    tv_qscripts scripts;
+    tv_qscripts_init(&scripts, params);
+    p2.scripts = &scripts;
+    tv_status st = run(targets, ntargets, body, &p2, arena, &w, err, false, &actx);
+    if (params && params->script_failure && scripts.fail.set) *params->script_failure = scripts.fail;
+    tv_qscripts_fini(&scripts);
     tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
         if (buf.oom) st = tv_error_oom(err);
@@ -2789,7 +2996,15 @@ tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, cons
     tv_jw_init(&w, &buf, out->pretty);
     tv_agg_ctx actx;
     tv_agg_ctx_init(&actx, arena, err, 65535);
-    tv_status st = run(targets, ntargets, body, params, arena, &w, err, true, &actx);
+    tv_search_params p2;
+    if (params) p2 = *params;
+    else tv_search_params_init(&p2);
+    tv_qscripts scripts;
+    tv_qscripts_init(&scripts, params);
+    p2.scripts = &scripts;
+    tv_status st = run(targets, ntargets, body, &p2, arena, &w, err, true, &actx);
+    if (params && params->script_failure && scripts.fail.set) *params->script_failure = scripts.fail;
+    tv_qscripts_fini(&scripts);
     tv_agg_ctx_fini(&actx);
     if (st == TROVE_OK) {
         if (buf.oom) st = tv_error_oom(err);

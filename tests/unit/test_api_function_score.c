@@ -246,8 +246,11 @@ static void test_nested(void **s) {
 static void test_errors(void **s) {
     (void)s;
     ERR(FS("\"foo\":{\"n\":1}"), 400, SIMPLE("named_object_not_found_exception", "[1:35] unknown field [foo]"));
-    ERR(FS("\"script_score\":{\"script\":\"1\"}"), 400,
-        SIMPLE("unsupported_operation_exception", "[script_score] score function is not supported by trove"));
+    /* script_score runs Painless (test_api_script_search.c): its own parse errors */
+    EXPECT_HAS("POST", "/fs/_search", FS("\"script_score\":{\"foo\":1}"), 400,
+               "\"type\":\"parsing_exception\",\"reason\":\"script_score query does not support [foo]\"");
+    EXPECT_HAS("POST", "/fs/_search", FS("\"script_score\":{}"), 400,
+               "\"reason\":\"script_score function requires 'script' field\"");
     ERR(FS("\"gauss\":{\"n\":5}"), 400, PE("malformed score function score parameters.", 1, 42));
     ERR(FS("\"gauss\":{}"), 400, PE("malformed score function score parameters.", 1, 38));
     ERR(FS("\"gauss\":{\"n\":{\"origin\":1}}"), 400,
