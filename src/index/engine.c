@@ -606,7 +606,7 @@ const char *tv_write_result_name(tv_write_result_kind k) {
 }
 
 static tv_index *index_new(const char *name, const tv_json *settings, const tv_json *mappings,
-                           bool restoring, tv_error *err) {
+                           const tv_json *field_ids, bool restoring, tv_error *err) {
     tv_index *idx = index_alloc(name, strlen(name));
     if (!idx) {
         tv_error_oom(err);
@@ -628,7 +628,7 @@ static tv_index *index_new(const char *name, const tv_json *settings, const tv_j
     }
     atomic_init(&idx->an->rc, 1);
     idx->an->a = idx->settings.analysis;
-    idx->mapping = tv_mapping_parse(mappings, idx->settings.analysis, err);
+    idx->mapping = tv_mapping_parse_ids(mappings, field_ids, idx->settings.analysis, err);
     if (!idx->mapping || tv_mapping_check_limits(idx->mapping, &idx->settings, err) != TROVE_OK) {
         index_destroy(idx);
         return NULL;
@@ -645,12 +645,12 @@ static tv_index *index_new(const char *name, const tv_json *settings, const tv_j
 
 tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json *mappings,
                        tv_error *err) {
-    return index_new(name, settings, mappings, false, err);
+    return index_new(name, settings, mappings, NULL, false, err);
 }
 
 tv_index *tv_index_restore(const char *name, const tv_json *flat_settings, const tv_json *mappings,
-                           tv_error *err) {
-    return index_new(name, flat_settings, mappings, true, err);
+                           const tv_json *field_ids, tv_error *err) {
+    return index_new(name, flat_settings, mappings, field_ids, true, err);
 }
 
 tv_index *tv_index_retain(tv_index *idx) {
@@ -1529,6 +1529,7 @@ static char *json_text(void (*write)(const void *, tv_jw *), const void *what) {
     return s;
 }
 static void write_mapping(const void *m, tv_jw *w) { tv_mapping_write(m, w); }
+static void write_field_ids(const void *m, tv_jw *w) { tv_mapping_write_ids(m, w); }
 static void write_flat_settings(const void *s, tv_jw *w) { tv_settings_write(s, w, true); }
 
 void tv_commit_point_fini(tv_commit_point *cp) {
@@ -1539,6 +1540,7 @@ void tv_commit_point_fini(tv_commit_point *cp) {
     tv_free(cp->segs);
     tv_free(cp->settings_json);
     tv_free(cp->mapping_json);
+    tv_free(cp->field_ids_json);
     tv_translog_close(cp->old_tl);
     memset(cp, 0, sizeof *cp);
 }
@@ -1551,7 +1553,8 @@ tv_status tv_index_commit_begin(tv_index *idx, tv_translog *next, tv_commit_poin
         cp->segs = tv_calloc(idx->segs.len ? idx->segs.len : 1, sizeof *cp->segs);
         cp->settings_json = json_text(write_flat_settings, &idx->settings);
         cp->mapping_json = json_text(write_mapping, idx->mapping);
-        if (!cp->segs || !cp->settings_json || !cp->mapping_json) st = TROVE_ENOMEM;
+        cp->field_ids_json = json_text(write_field_ids, idx->mapping);
+        if (!cp->segs || !cp->settings_json || !cp->mapping_json || !cp->field_ids_json) st = TROVE_ENOMEM;
     }
     for (size_t i = 0; !st && i < idx->segs.len; i++) {
         const wseg *w = &idx->segs.items[i];

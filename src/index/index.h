@@ -331,6 +331,19 @@ typedef struct tv_mapping tv_mapping;
  * type that trove lacks gives TROVE_EMAPPER naming it too).
  */
 tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysis, tv_error *err);
+/*
+ * Field ids. A mapping numbers its fields when parsed (in sorted path
+ * order) and a merge numbers only the new ones after the old, so an index
+ * whose mapping grew has ids a fresh parse of the printed mapping would not
+ * give; segments store fields by id. tv_mapping_write_ids writes every
+ * field's {"path": id} (the data directory keeps it beside the mapping), and
+ * tv_mapping_parse_ids parses a mapping giving its fields those ids back
+ * (fields not named get ids after the largest). TROVE_ECORRUPT when ids is
+ * malformed or repeats an id.
+ */
+void tv_mapping_write_ids(const tv_mapping *m, tv_jw *w);
+tv_mapping *tv_mapping_parse_ids(const tv_json *mappings, const tv_json *ids, const tv_analysis *analysis,
+                                 tv_error *err);
 
 /* Merges an update (put mapping body, or a dynamic update) into base with
  * OpenSearch's merge and conflict rules. Returns a new owned mapping (base is
@@ -852,9 +865,10 @@ tv_index *tv_index_new(const char *name, const tv_json *settings, const tv_json 
                        tv_error *err);
 /* The same for an index read back from disk: settings are the flat ones
  * it was created with (private ones such as index.uuid and
- * index.creation_date kept, not generated). */
+ * index.creation_date kept, not generated); field_ids (NULL: as a parse
+ * numbers them) the ids its fields had (tv_mapping_write_ids). */
 tv_index *tv_index_restore(const char *name, const tv_json *flat_settings, const tv_json *mappings,
-                           tv_error *err);
+                           const tv_json *field_ids, tv_error *err);
 tv_index *tv_index_retain(tv_index *idx);
 void tv_index_release(tv_index *idx);
 
@@ -1004,6 +1018,7 @@ typedef struct tv_commit_point {
     uint32_t nsegs;
     int64_t next_seq_no;
     char *settings_json, *mapping_json; /* tv_malloc'd */
+    char *field_ids_json;               /* tv_mapping_write_ids, tv_malloc'd */
     tv_translog *old_tl;                /* owned */
 } tv_commit_point;
 tv_status tv_index_commit_begin(tv_index *idx, tv_translog *next, tv_commit_point *cp, tv_error *err);

@@ -2103,13 +2103,57 @@ static void collect(tv_mapping *m, mnode *n, uint32_t *np, const tv_field *scope
     }
 }
 
-/* Sorts, assigns ids, resolves analyzers, builds lookup tables. */
-static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *analysis,
+/* The ids a restored mapping had (tv_mapping_write_ids: {"path": id}):
+ * each node named there takes its id back; *next is past the largest.
+ * False when an id is not a number below 2^24. */
+static bool apply_ids(mnode *n, const tv_json *ids, uint32_t *next) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        mnode *k = n->kids[i];
+        if (!k->is_alias) {
+            for (uint32_t j = 0; j < ids->len; j++) {
+                const tv_json_member *e = &ids->v.members[j];
+                if (e->key_len != k->f.path_len || memcmp(e->key, k->f.path, e->key_len) != 0) continue;
+                if (e->val.type != TV_JSON_INT || e->val.v.i < 0 || e->val.v.i >= (1 << 24)) return false;
+                k->f.id = (uint32_t)e->val.v.i;
+                if (k->f.id + 1 > *next) *next = k->f.id + 1;
+                break;
+            }
+        }
+        if (!apply_ids(k, ids, next)) return false;
+    }
+    return true;
+}
+
+/* True when two nodes share an id (a corrupt id map). */
+static bool ids_clash(const mnode *n, uint8_t *seen, uint32_t nseen) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const mnode *k = n->kids[i];
+        if (!k->is_alias) {
+            if (k->f.id >= nseen || seen[k->f.id]) return true;
+            seen[k->f.id] = 1;
+        }
+        if (ids_clash(k, seen, nseen)) return true;
+    }
+    return false;
+}
+
+/* Sorts, assigns ids (ids: the ones a restored mapping had, or NULL),
+ * resolves analyzers, builds lookup tables. */
+static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *analysis, const tv_json *ids,
                           tv_error *err) {
     uint32_t count = 0;
     if (sort_tree(m, m->root, &count)) return tv_error_oom(err);
+    if (ids && (ids->type != TV_JSON_OBJECT || !apply_ids(m->root, ids, &base_next)))
+        return tv_error_set(err, TROVE_ECORRUPT, "the saved field ids of the mapping are malformed");
     uint32_t next = base_next, max_id = base_next;
     assign_ids(m->root, &next, &max_id);
+    if (ids) {
+        uint8_t *seen = tv_calloc(max_id ? max_id : 1, 1);
+        if (!seen) return tv_error_oom(err);
+        bool clash = ids_clash(m->root, seen, max_id);
+        tv_free(seen);
+        if (clash) return tv_error_set(err, TROVE_ECORRUPT, "the saved field ids of the mapping repeat an id");
+    }
     m->nfields = max_id;
     m->by_id = tv_calloc(max_id ? max_id : 1, sizeof(tv_field *));
     m->by_path = tv_calloc(count ? count : 1, sizeof(tv_field *));
@@ -2192,6 +2236,11 @@ static void wrap_parse_error(tv_error *err) {
 }
 
 tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysis, tv_error *err) {
+    return tv_mapping_parse_ids(mappings, NULL, analysis, err);
+}
+
+tv_mapping *tv_mapping_parse_ids(const tv_json *mappings, const tv_json *ids, const tv_analysis *analysis,
+                                 tv_error *err) {
     tv_error_clear(err);
     tv_mapping *m = mapping_alloc();
     if (!m) {
@@ -2199,8 +2248,8 @@ tv_mapping *tv_mapping_parse(const tv_json *mappings, const tv_analysis *analysi
         return NULL;
     }
     pctx c = {m, &m->arena, err, TROVE_OK};
-    if (parse_root(&c, mappings) || finalize(m, 0, analysis, err)) {
-        wrap_parse_error(err);
+    if (parse_root(&c, mappings) || finalize(m, 0, analysis, ids, err)) {
+        if (err && err->code != TROVE_ECORRUPT) wrap_parse_error(err);
         mapping_free(m);
         return NULL;
     }
@@ -2512,7 +2561,7 @@ tv_mapping *tv_mapping_merge(const tv_mapping *base, const tv_json *update,
     tv_arena_fini(&u->arena);
     tv_free(u);
     if (st) goto fail;
-    if (finalize(m, base->nfields, analysis, err) || resolve_aliases(m, m->root, err)) goto fail;
+    if (finalize(m, base->nfields, analysis, NULL, err) || resolve_aliases(m, m->root, err)) goto fail;
     return m;
 fail:
     mapping_free(m);
@@ -2993,6 +3042,25 @@ tv_status tv_mapping_check_derivable(const tv_mapping *m, const tv_settings *s, 
         if (st) return st;
     }
     return TROVE_OK;
+}
+
+/* ---------------------------------------------------------------- ids */
+
+static void write_ids(const mnode *n, tv_jw *w) {
+    for (uint32_t i = 0; i < n->nkids; i++) {
+        const mnode *k = n->kids[i];
+        if (!k->is_alias) {
+            tv_jw_key(w, k->f.path, k->f.path_len);
+            tv_jw_uint(w, k->f.id);
+        }
+        write_ids(k, w);
+    }
+}
+
+void tv_mapping_write_ids(const tv_mapping *m, tv_jw *w) {
+    tv_jw_obj_begin(w);
+    if (m) write_ids(m->root, w);
+    tv_jw_obj_end(w);
 }
 
 /* ---------------------------------------------------------------- limits */

@@ -19,6 +19,10 @@
  *   .../translog-<g>.tlog            the operations after commit g
  *   .../commit.json                  the last commit: {"name", "generation",
  *                                    "next_seq_no", "settings", "mappings",
+ *                                    "field_ids" (each field's id: a grown
+ *                                    mapping numbers its fields in the order
+ *                                    they came, which a parse of "mappings"
+ *                                    alone would not give back),
  *                                    "segments": [{"file", "live"}]}, a
  *                                    newline, 8 hex digits of its xxh32
  *   .../seg-<g>-<k>.tvs              a segment's bytes as in memory (the
@@ -224,7 +228,9 @@ static tv_status replay_cb(void *ctx, const uint8_t *rec, size_t len) {
 /* The index an index.json describes, empty (no translog read). Returns
  * owned, or NULL with err. */
 /* The empty index an index.json or commit.json object describes: "name",
- * "settings" (flat), "mappings" (null: created without). NULL with err. */
+ * "settings" (flat), "mappings" (null: created without), and a commit's
+ * "field_ids" (absent in index.json, whose mapping is the one created and
+ * numbers as a parse does). NULL with err. */
 static tv_index *index_from_json(const tv_json *j, const char *path, tv_error *err) {
     const tv_json *name = tv_json_get(j, "name");
     if (!name || name->type != TV_JSON_STRING) {
@@ -232,8 +238,9 @@ static tv_index *index_from_json(const tv_json *j, const char *path, tv_error *e
         return NULL;
     }
     const tv_json *settings = tv_json_get(j, "settings"), *mappings = tv_json_get(j, "mappings");
+    const tv_json *ids = tv_json_get(j, "field_ids");
     if (mappings && mappings->type == TV_JSON_NULL) mappings = NULL;
-    return tv_index_restore(name->v.s, settings, mappings, err); /* strings are NUL-terminated */
+    return tv_index_restore(name->v.s, settings, mappings, ids, err); /* strings are NUL-terminated */
 }
 
 static tv_index *index_from_meta(const char *dir, tv_error *err) {
@@ -995,6 +1002,8 @@ tv_status tv_durable_commit(trove_node *n, tv_index *idx, tv_error *err) {
     tv_jw_raw(&w, cp.settings_json, strlen(cp.settings_json));
     tv_jw_keyz(&w, "mappings");
     tv_jw_raw(&w, cp.mapping_json, strlen(cp.mapping_json));
+    tv_jw_keyz(&w, "field_ids");
+    tv_jw_raw(&w, cp.field_ids_json, strlen(cp.field_ids_json));
     tv_jw_keyz(&w, "segments");
     tv_jw_arr_begin(&w);
     for (uint32_t i = 0; !st && i < cp.nsegs; i++) {

@@ -96,6 +96,32 @@ static void test_reopen_hidden_subfields(void **s) {
     free(after2);
 }
 
+/* A mapping that grew numbers its new fields after the old ones (a field
+ * sorting first included), and the committed segments store fields by
+ * those ids: a reopen must give them back, across several commits. */
+static void test_reopen_grown_mapping(void **s) {
+    (void)s;
+    OK("PUT", "/g", "{\"mappings\":{\"properties\":{\"z\":{\"type\":\"text\"}}}}");
+    OK("PUT", "/g/_doc/1", "{\"z\":\"one\"}");
+    OK("PUT", "/g/_mapping", "{\"properties\":{\"a\":{\"type\":\"text\"}}}");
+    OK("PUT", "/g/_doc/2", "{\"z\":\"two\",\"a\":\"x\",\"b\":{\"c\":1}}"); /* dynamic b, b.c */
+    OK("POST", "/g/_flush", NULL);
+    OK("PUT", "/g/_doc/3", "{\"aa\":\"y\",\"z\":\"three\"}"); /* after the commit: the translog */
+    static const char *const q[] = {"/g/_count?q=z:one", "/g/_count?q=a:x", "/g/_count?q=b.c:1",
+                                    "/g/_count?q=aa:y", "/g/_count?q=z:three"};
+    for (int round = 0; round < 3; round++) {
+        reopen();
+        for (size_t i = 0; i < sizeof q / sizeof *q; i++) EXPECT_HAS("GET", q[i], NULL, 200, "{\"count\":1,");
+        if (round == 0) OK("POST", "/g/_flush", NULL); /* commits the field_ids of the grown mapping */
+        if (round == 1) {
+            OK("PUT", "/g/_mapping", "{\"properties\":{\"0first\":{\"type\":\"keyword\"}}}");
+            OK("PUT", "/g/_doc/4?refresh=true", "{\"0first\":\"k\",\"z\":\"four\"}");
+            OK("POST", "/g/_flush", NULL);
+        }
+    }
+    EXPECT_HAS("GET", "/g/_count?q=0first:k", NULL, 200, "{\"count\":1,");
+}
+
 static void test_reopen_keeps_everything(void **s) {
     (void)s;
     OK("PUT", "/books", "{\"settings\":{\"number_of_replicas\":0},\"mappings\":{\"properties\":{\"t\":{\"type\":\"text\"}}}}");
@@ -483,6 +509,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_uuid_survives, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_lock, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_reopen_hidden_subfields, setup_dir, teardown_dir),
+        cmocka_unit_test_setup_teardown(test_reopen_grown_mapping, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_write_refused_when_disk_is_full, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_failed_fsync_stops_writes, setup_dir, teardown_dir),
         cmocka_unit_test_setup_teardown(test_async_durability_syncs_on_its_own, setup_dir, teardown_dir),
