@@ -870,6 +870,26 @@ void tv_bbs_run(tv_req *r, tv_task *task, const tv_bbs_job *j, tv_bbs_doc *docs,
  * r->oom. */
 bool tv_bbs_search(tv_req *r, const tv_index_list *l, tv_search_target **t, size_t *nt, const tv_json *sbody,
                    bool url_query, bool source, bool version, tv_buf *out, tv_bbs_doc **docs, size_t *nd);
+/* What a by-scroll script (_update_by_query, _reindex) left for its
+ * document: index its new _source, delete it, or nothing; and for a
+ * reindex what it changed of the dest request (NULL / false: unchanged). */
+typedef enum { TV_BBS_ACT_INDEX, TV_BBS_ACT_DELETE, TV_BBS_ACT_NOOP } tv_bbs_act_kind;
+typedef struct tv_bbs_act {
+    tv_bbs_act_kind kind;
+    const char *src; /* TV_BBS_ACT_INDEX: the new source (arena) */
+    size_t len;
+    const char *index, *id; /* reindex: ctx._index / ctx._id set to these */
+    bool routing_set;       /* reindex: ctx._routing changed, to routing (NULL: none) */
+    const char *routing;
+    bool version_cleared;   /* reindex: ctx._version = null (internal versioning) */
+} tv_bbs_act;
+/* Runs the script of a by-scroll request on d (compiled into *sc at the
+ * first document): ctx {_index, _id, _version, _routing, _source, op} and
+ * OpenSearch's checks of what it left there (a reindex may change _index,
+ * _id and _routing; an update by query changes none). False with *e, or
+ * r->oom. */
+bool tv_bbs_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_bbs_doc *d, bool reindex, tv_bbs_act *act,
+                   tv_api_err **e);
 /* Parses a search body as the request's parse would (ReindexRequest
  * parses source as a search source): false with r answered on an error. */
 bool tv_bbs_check_source(tv_req *r, const tv_json *sbody);

@@ -41,7 +41,7 @@
  * unavailable_shards_exception, as a replica-less OpenSearch node does.
  *
  * _update_by_query's script (src/script) runs on each document as its
- * batch is written (apply_script): op noop counts a noop, delete deletes,
+ * batch is written (tv_bbs_script): op noop counts a noop, delete deletes,
  * and OpenSearch's checks of what the script left in ctx apply.
  * The documents _update_by_query writes go through the ingest pipelines
  * (?pipeline, else the index's default, then its final) as a bulk's index
@@ -673,12 +673,6 @@ bool tv_bbs_check_source(tv_req *r, const tv_json *sbody) {
  * and _routing unchanged, op one of noop, index, delete, and nothing else
  * added to ctx. */
 
-typedef enum { ACT_INDEX, ACT_DELETE, ACT_NOOP } act_kind;
-typedef struct script_action {
-    act_kind kind;
-    const char *src; /* ACT_INDEX: the new source (arena) */
-    size_t len;
-} script_action;
 
 static bool ctx_text(tv_req *r, tv_sv *ctx, const char *k, const char *s, size_t n) {
     tv_sv v = tv_sv_null();
@@ -687,9 +681,52 @@ static bool ctx_text(tv_req *r, tv_sv *ctx, const char *k, const char *s, size_t
     return true;
 }
 
-static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_bbs_doc *d, script_action *act,
-                         tv_api_err **e) {
+/* Reindexer's ReindexScriptApplier: what a reindex script may change in
+ * ctx (k: 0 _index, 1 _id, 2 _version, 3 _routing) becomes the dest
+ * request's. A cleared _id (an auto-generated one) and a set _version are
+ * refused as not supported. */
+static bool reindex_changed(tv_req *r, int k, const tv_sv *nv, tv_bbs_act *act, tv_api_err **e) {
+    tv_buf b;
+    tv_buf_init(&b);
+    if (nv->type != TV_SV_NULL) tv_sv_to_string(&b, nv); /* Objects.toString */
+    char *text = nv->type == TV_SV_NULL ? NULL : tv_arena_strndup(&r->arena, b.data ? b.data : "", b.len);
+    bool oom = b.oom || (nv->type != TV_SV_NULL && !text);
+    tv_buf_fini(&b);
+    if (oom) return !(r->oom = true);
+    switch (k) {
+    case 0:
+        if (!text) {
+            *e = tv_api_err_new(r, TROVE_ENULLPOINTER, "Can't reindex without a destination index!");
+            return false;
+        }
+        act->index = text;
+        return true;
+    case 1:
+        if (!text) {
+            *e = tv_api_err_new(r, TROVE_EUNSUPPORTED,
+                                "trove does not support a reindex script that clears [_id] (an auto-generated id)");
+            return false;
+        }
+        act->id = text;
+        return true;
+    case 2:
+        if (text) {
+            *e = tv_api_err_new(r, TROVE_EUNSUPPORTED, "trove does not support a reindex script that sets [_version]");
+            return false;
+        }
+        act->version_cleared = true; /* internal versioning, any version */
+        return true;
+    default:
+        act->routing_set = true;
+        act->routing = text;
+        return true;
+    }
+}
+
+bool tv_bbs_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_bbs_doc *d, bool reindex, tv_bbs_act *act,
+                   tv_api_err **e) {
     *e = NULL;
+    memset(act, 0, sizeof *act);
     if (!*sc) {
         *sc = tv_api_script_compile(r, as, TV_SCRIPT_G_CTX, e);
         if (!*sc) return false;
@@ -756,21 +793,23 @@ static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_
     for (int k = 0; k < 4; k++) {
         tv_sv nv = tv_sv_null();
         tv_sv_map_remove_str(ctx.v.map, fields[k], strlen(fields[k]), &nv);
-        if (!tv_sv_key_equals(&olds[k], &nv)) {
+        if (tv_sv_key_equals(&olds[k], &nv)) continue;
+        if (!reindex) {
             *e = tv_api_err_new(r, TROVE_EARG, "Modifying [%s] not allowed", fields[k]);
             return false;
         }
+        if (!reindex_changed(r, k, &nv, act, e)) return false;
     }
     char lower[64];
     size_t nl = nop->len < sizeof lower - 1 ? nop->len : sizeof lower - 1;
     for (size_t k = 0; k < nl; k++) lower[k] = (char)(nop->s[k] >= 'A' && nop->s[k] <= 'Z' ? nop->s[k] + 32 : nop->s[k]);
     lower[nl] = 0;
     if (strcmp(lower, "noop") == 0) {
-        act->kind = ACT_NOOP;
+        act->kind = TV_BBS_ACT_NOOP;
         return true;
     }
     if (strcmp(lower, "delete") == 0) {
-        act->kind = ACT_DELETE;
+        act->kind = TV_BBS_ACT_DELETE;
         return true;
     }
     if (strcmp(lower, "index") != 0 || nop->len >= sizeof lower) {
@@ -810,7 +849,7 @@ static bool apply_script(tv_req *r, tv_api_script *as, tv_script **sc, const tv_
     act->len = b.len;
     tv_buf_fini(&b);
     if (!c) return (r->oom = true), false;
-    act->kind = ACT_INDEX;
+    act->kind = TV_BBS_ACT_INDEX;
     act->src = c;
     return true;
 }
@@ -857,15 +896,15 @@ static int byq_ingest(tv_req *r, byq_ctx *c, const tv_bbs_doc *d, const char **s
 
 static int byq_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc, tv_api_err **err) {
     byq_ctx *c = ud;
-    script_action act = {ACT_INDEX, NULL, 0};
+    tv_bbs_act act = {.kind = TV_BBS_ACT_INDEX};
     if (c->as) {
         tv_api_err *se = NULL;
-        if (!apply_script(r, c->as, &c->sc, d, &act, &se)) {
+        if (!tv_bbs_script(r, c->as, &c->sc, d, false, &act, &se)) {
             if (r->oom) return TV_BBS_OOM;
             if (se) tv_req_error(r, se);
             return TV_BBS_FATAL;
         }
-        if (act.kind == ACT_NOOP) {
+        if (act.kind == TV_BBS_ACT_NOOP) {
             *oc = TV_BBS_NOOP;
             return TV_BBS_OK;
         }
@@ -880,7 +919,7 @@ static int byq_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *o
     tv_error we;
     tv_error_clear(&we);
     tv_status ws;
-    if (c->as && act.kind == ACT_DELETE) {
+    if (c->as && act.kind == TV_BBS_ACT_DELETE) {
         ws = tv_index_delete(d->idx, d->id, d->id_len, &o, &wr, &we);
         *oc = TV_BBS_DELETED;
     } else if (c->as || c->update) {

@@ -28,9 +28,15 @@
  * it: "[host:port] not allowlisted in reindex.remote.allowlist" (trove has
  * no reindex.remote.allowlist setting and makes no outbound connections).
  *
- * Not supported, answered 400 unsupported_operation_exception: script (no
- * scripting engine, the by-query APIs' answer), manual slicing
- * (source.slice). dest.pipeline and the destination's default and final
+ * The body's script (src/script) runs on each document before it is
+ * written (h_byquery.c's tv_bbs_script, as Reindexer's
+ * ReindexScriptApplier): ctx._source, ctx.op (noop counts a noop, delete
+ * deletes the id from the dest), and ctx._index, _id and _routing, which
+ * change the dest request; then the pipelines run. A script that clears
+ * _id (an auto-generated id) or sets _version is refused.
+ *
+ * Not supported, answered 400 unsupported_operation_exception: manual
+ * slicing (source.slice). dest.pipeline and the destination's default and final
  * pipelines run as for a bulk's index request (ingest.c): a dropped
  * document counts as a noop.
  */
@@ -60,6 +66,9 @@ typedef struct rx {
     const char *remote; /* "host:port" of source.remote, or NULL */
     const char *pipeline; /* dest.pipeline, or NULL */
     tv_ingest *ing;       /* the pipelines read, once the first runs */
+    bool has_script;      /* the body's script */
+    tv_api_script script;
+    tv_script *sc;        /* ... compiled at the first document (one reference) */
 } rx;
 
 /* XContentParseException "[line:col] [ctx] unknown field [k]". */
@@ -301,7 +310,12 @@ static bool parse_body(tv_req *r, rx *x) {
             if (v->type != TV_JSON_INT) return fail_field(r, "reindex", m, v);
             if (!set_max(r, x, v->v.i)) return false;
         } else if (tv_streq(m->key, m->key_len, "script")) {
-            return tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support scripts ([script] of _reindex)");
+            tv_api_err *e = NULL;
+            if (!tv_api_script_parse(r, v, &x->script, &e)) {
+                if (e) tv_req_error(r, e);
+                return false;
+            }
+            x->has_script = true;
         } else {
             return unknown_field(r, "reindex", m);
         }
@@ -319,17 +333,6 @@ static int rx_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc
         *err = tv_api_err_require_alias(r, x->dest);
         return *err ? TV_BBS_FAILED : TV_BBS_OOM;
     }
-    if (!x->dest_idx) { /* the first write creates it, as a bulk's auto-create */
-        tv_api_err *e = NULL;
-        x->dest_idx = tv_node_index_for_write_err(r, x->dest, &e);
-        if (!x->dest_idx) {
-            if (e) {
-                *err = e;
-                return TV_BBS_FAILED;
-            }
-            return r->oom ? TV_BBS_OOM : TV_BBS_FATAL;
-        }
-    }
     tv_write_opts o;
     tv_write_opts_init(&o);
     o.op_type = x->op_type;
@@ -346,17 +349,49 @@ static int rx_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc
         tv_req_fail(r, TROVE_EARG, "[%s][%s] didn't store _source", d->index, d->id);
         return TV_BBS_FATAL;
     }
-    const char *id = d->id, *src = d->src;
+    const char *id = d->id, *src = d->src, *dest_name = x->dest;
     size_t id_len = d->id_len, src_len = d->src_len;
     tv_index *dest = x->dest_idx, *other = NULL;
-    if (tv_ingest_has_pipelines(r, x->pipeline, x->dest)) {
+    bool del = false;
+    if (x->has_script) { /* the script first, then the pipelines (as the bulk it builds) */
+        tv_bbs_act act;
+        tv_api_err *se = NULL;
+        if (!tv_bbs_script(r, &x->script, &x->sc, d, true, &act, &se)) {
+            if (r->oom) return TV_BBS_OOM;
+            if (se) tv_req_error(r, se);
+            return TV_BBS_FATAL;
+        }
+        if (act.kind == TV_BBS_ACT_NOOP) {
+            *oc = TV_BBS_NOOP;
+            return TV_BBS_OK;
+        }
+        del = act.kind == TV_BBS_ACT_DELETE;
+        if (!del) {
+            src = act.src;
+            src_len = act.len;
+        }
+        if (act.id) {
+            id = act.id;
+            id_len = strlen(act.id);
+        }
+        if (act.routing_set) {
+            o.routing = act.routing;
+            o.routing_len = act.routing ? strlen(act.routing) : 0;
+        }
+        if (act.version_cleared) {
+            o.version_type = TV_VT_INTERNAL;
+            o.version = 0;
+        }
+        if (act.index) dest_name = act.index;
+    }
+    if (!del && tv_ingest_has_pipelines(r, x->pipeline, dest_name)) {
         if (!x->ing && !(x->ing = tv_ingest_new(r))) return TV_BBS_OOM;
-        char *idz = tv_arena_strndup(&r->arena, d->id, d->id_len);
+        char *idz = tv_arena_strndup(&r->arena, id, id_len);
         char *rtz = o.routing ? tv_arena_strndup(&r->arena, o.routing, o.routing_len) : NULL;
         if (!idz || (o.routing && !rtz)) return TV_BBS_OOM;
-        tv_ingest_doc in = {.index = x->dest, .id = idz, .routing = rtz, .has_version = true, .version = o.version,
-                            .version_type = tv_api_version_type_name(o.version_type), .src = d->src,
-                            .src_len = d->src_len};
+        tv_ingest_doc in = {.index = dest_name, .id = idz, .routing = rtz, .has_version = true, .version = o.version,
+                            .version_type = tv_api_version_type_name(o.version_type), .src = src,
+                            .src_len = src_len};
         if (!tv_ingest_write(x->ing, x->pipeline, &in, err)) return r->oom ? TV_BBS_OOM : TV_BBS_FAILED;
         if (in.dropped) {
             *oc = TV_BBS_NOOP;
@@ -370,23 +405,40 @@ static int rx_apply(tv_req *r, void *ud, const tv_bbs_doc *d, tv_bbs_outcome *oc
         o.routing_len = in.routing ? strlen(in.routing) : 0;
         src = in.src;
         src_len = in.src_len;
-        if (strcmp(in.index, x->dest) != 0) { /* rerouted by the pipeline */
-            tv_api_err *e = NULL;
-            other = tv_node_index_for_write_err(r, in.index, &e);
-            if (!other) {
-                if (e) {
-                    *err = e;
-                    return TV_BBS_FAILED;
-                }
-                return r->oom ? TV_BBS_OOM : TV_BBS_FATAL;
+        dest_name = in.index; /* rerouted by the pipeline when it differs */
+    }
+    if (strcmp(dest_name, x->dest) != 0) { /* rerouted by the script or a pipeline */
+        tv_api_err *e = NULL;
+        other = tv_node_index_for_write_err(r, dest_name, &e);
+        if (!other) {
+            if (e) {
+                *err = e;
+                return TV_BBS_FAILED;
             }
-            dest = other;
+            return r->oom ? TV_BBS_OOM : TV_BBS_FATAL;
+        }
+        dest = other;
+    } else if (!dest) { /* the first write creates it, as a bulk's auto-create */
+        tv_api_err *e = NULL;
+        x->dest_idx = dest = tv_node_index_for_write_err(r, x->dest, &e);
+        if (!dest) {
+            if (e) {
+                *err = e;
+                return TV_BBS_FAILED;
+            }
+            return r->oom ? TV_BBS_OOM : TV_BBS_FATAL;
         }
     }
     tv_write_result wr;
     tv_error we;
     tv_error_clear(&we);
-    tv_status ws = tv_index_put(dest, id, id_len, src, src_len, &o, &wr, &we);
+    tv_status ws = del ? tv_index_delete(dest, id, id_len, &o, &wr, &we)
+                       : tv_index_put(dest, id, id_len, src, src_len, &o, &wr, &we);
+    if (del && (ws == TROVE_OK || ws == TROVE_ENOTFOUND)) { /* counted by its op type, found or not */
+        if (other) tv_index_release(other);
+        *oc = TV_BBS_DELETED;
+        return TV_BBS_OK;
+    }
     if (other) {
         if (ws != TROVE_OK && ws != TROVE_ENOMEM) *err = tv_api_write_error(r, &we, other);
         tv_index_release(other);
@@ -540,5 +592,6 @@ out:
     tv_index_list_release(&l);
     if (x.dest_idx) tv_index_release(x.dest_idx);
     tv_ingest_free(x.ing);
+    tv_script_release(x.sc);
     if (mine) tv_task_end(r, task);
 }

@@ -155,7 +155,7 @@ static void test_validation(void **s) {
     EXPECT_HAS("POST", "/_reindex", "{\"source\":{\"index\":\"t\"},\"dest\":{\"index\":\"d\",\"op_type\":\"upsert\"}}",
                400, "opType must be 'create' or 'index', found: [upsert]");
     EXPECT_HAS("POST", "/_reindex", "{\"source\":{\"index\":\"t\"},\"dest\":{\"index\":\"d\"},\"script\":{}}", 400,
-               "trove does not support scripts ([script] of _reindex)");
+               "must specify either [source] for an inline script or [id] for a stored script");
     /* a missing source index; reading and writing one index */
     EXPECT_HAS("POST", "/_reindex", "{\"source\":{\"index\":\"missing\"},\"dest\":{\"index\":\"d\"}}", 404,
                "\"type\":\"index_not_found_exception\",\"reason\":\"no such index [missing]\"");
@@ -211,6 +211,43 @@ static void test_task(void **s) {
     free(got);
 }
 
+/* A reindex script (ReindexScriptApplier): ctx._source changes, op noop
+ * and delete, _index and _id move the copy, _routing sets its routing;
+ * a cleared _index fails as OpenSearch's null check does. */
+static void test_script(void **s) {
+    (void)s;
+    for (int i = 1; i <= 4; i++) {
+        char path[32], body[64];
+        snprintf(path, sizeof path, "/src/_doc/%d", i);
+        snprintf(body, sizeof body, "{\"n\":%d}", i);
+        put(path, body);
+    }
+    OK("POST", "/src/_refresh", NULL);
+    EXPECT_HAS("POST", "/_reindex?refresh=true",
+               "{\"source\":{\"index\":\"src\"},\"dest\":{\"index\":\"dst\"},\"script\":{\"lang\":\"painless\","
+               "\"params\":{\"k\":10},\"source\":\"if (ctx._source.n == 2) { ctx.op = 'noop' } "
+               "else if (ctx._source.n == 3) { ctx._index = 'other'; ctx._id = 'z' + ctx._id } "
+               "else if (ctx._source.n == 4) { ctx._routing = 'r' } ctx._source.m = ctx._source.n * params.k\"}}",
+               200, "\"total\":4,\"updated\":0,\"created\":3,\"deleted\":0,\"batches\":1,\"version_conflicts\":0,\"noops\":1,");
+    OK("POST", "/other/_refresh", NULL);
+    EXPECT_HAS("GET", "/dst/_doc/1", NULL, 200, "\"_source\":{\"m\":10,\"n\":1}");
+    EXPECT_STATUS("GET", "/dst/_doc/2", NULL, 404);
+    EXPECT_STATUS("GET", "/dst/_doc/3", NULL, 404);
+    EXPECT_HAS("GET", "/other/_doc/z3", NULL, 200, "\"_source\":{\"m\":30,\"n\":3}");
+    EXPECT_HAS("GET", "/dst/_doc/4?routing=r", NULL, 200, "\"_routing\":\"r\"");
+    /* op delete removes the ids from the dest; each counts as deleted */
+    EXPECT_HAS("POST", "/_reindex?refresh=true",
+               "{\"source\":{\"index\":\"src\"},\"dest\":{\"index\":\"dst\"},\"script\":\"ctx.op = 'delete'\"}", 200,
+               "\"created\":0,\"deleted\":4,");
+    EXPECT_STATUS("GET", "/dst/_doc/1", NULL, 404);
+    EXPECT_HAS("POST", "/_reindex",
+               "{\"source\":{\"index\":\"src\"},\"dest\":{\"index\":\"dst\"},\"script\":\"ctx._index = null\"}", 500,
+               "\"type\":\"null_pointer_exception\",\"reason\":\"Can't reindex without a destination index!\"");
+    EXPECT_HAS("POST", "/_reindex",
+               "{\"source\":{\"index\":\"src\"},\"dest\":{\"index\":\"dst\"},\"script\":\"ctx._version = 7\"}", 400,
+               "trove does not support a reindex script that sets [_version]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_basic, setup, teardown),
@@ -219,6 +256,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_validation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_remote, setup, teardown),
         cmocka_unit_test_setup_teardown(test_task, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_script, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
