@@ -137,6 +137,7 @@ typedef struct tv_agg_source {
 typedef struct tv_movfn {
     const char *src;
     int fn;
+    struct tv_qscript *qs; /* fn 0: the Painless script (values, MovingFunctions) */
     bool avg_arg;      /* stdDev(values, MovingFunctions.unweightedAvg(values)) */
     double args[5];
 } tv_movfn;
@@ -276,16 +277,7 @@ void tv_movfn_compile(tv_movfn *m, const char *src, size_t len, const char *lang
 /* The script's value over a window; 400 unsupported for Painless. */
 tv_status tv_movfn_eval(const tv_movfn *m, const double *values, size_t n, double *out, tv_error *err);
 /* MovingFunctions */
-double tv_movfn_max(const double *v, size_t n);
-double tv_movfn_min(const double *v, size_t n);
-double tv_movfn_sum(const double *v, size_t n);
-double tv_movfn_unweighted_avg(const double *v, size_t n);
-double tv_movfn_std_dev(const double *v, size_t n, double avg);
-double tv_movfn_linear_weighted_avg(const double *v, size_t n);
-double tv_movfn_ewma(const double *v, size_t n, double alpha);
-double tv_movfn_holt(const double *v, size_t n, double alpha, double beta);
-tv_status tv_movfn_holt_winters(const double *v, size_t n, double alpha, double beta, double gamma, int period,
-                                bool multiplicative, double *out, tv_error *err);
+
 
 /* auto_date_histogram's rounding ladder (auto_date.c), rungs counted
  * from a->adh_first. */

@@ -5,26 +5,15 @@
  *
  * What. MovFnPipelineAggregator hands its script the window `values` (the
  * non-NaN bucket values from index - window + shift to index + shift,
- * clamped) and prints what it returns. The script is Painless, which trove
- * does not run yet. A script that is exactly one call
+ * clamped) and prints what it returns. A script that is exactly one call
  * `MovingFunctions.f(values[, args])` (optionally `return ...;`), with
  * number or boolean literals or `params.x` as arguments, is evaluated here
- * natively: max, min, sum, unweightedAvg, linearWeightedAvg, ewma, holt,
- * holtWinters, stdDev. Anything else answers 400
- * unsupported_operation_exception "[moving_fn] scripts are not supported
- * by trove yet" from tv_movfn_eval, the one place a Painless engine will
- * plug in.
- *
- * The functions follow MovingFunctions' arithmetic operation by operation
- * (Java doubles are IEEE doubles; no fused multiply-add): sum is
- * DoubleStream.sum, a Kahan-compensated sum with a plain sum kept for
- * infinities (Collectors.sumWithCompensation / computeFinalSum); holt's
- * forecast is s + 0 * b (MovingFunctions returns the first of its
- * forecasts, i = 0); holtWinters needs 2 * period values.
- *
- * Rejected: a general expression evaluator for Painless arithmetic (the
- * Painless helper owns the language; a second, partial one would answer
- * some scripts and not others for reasons a user cannot see).
+ * natively (no interpreter run per bucket): max, min, sum, unweightedAvg,
+ * linearWeightedAvg, ewma, holt, holtWinters, stdDev. Any other script
+ * runs in Painless (the moving-function context: `values` and the
+ * MovingFunctions class, src/script/movfn.c, which also holds the
+ * functions' arithmetic both paths share), compiled when the request
+ * parses.
  */
 #include <math.h>
 #include <stdio.h>
@@ -32,134 +21,6 @@
 #include <string.h>
 
 #include "aggs/aggs.h"
-
-double tv_movfn_max(const double *v, size_t n) {
-    /* DoubleStream.max: Math.max, NaN wins */
-    if (!n) return NAN;
-    double m = v[0];
-    for (size_t i = 1; i < n; i++) m = (m != m || v[i] != v[i]) ? NAN : (v[i] > m || (v[i] == 0 && m == 0 && !signbit(v[i]))) ? v[i] : m;
-    return m;
-}
-
-double tv_movfn_min(const double *v, size_t n) {
-    if (!n) return NAN;
-    double m = v[0];
-    for (size_t i = 1; i < n; i++) m = (m != m || v[i] != v[i]) ? NAN : (v[i] < m || (v[i] == 0 && m == 0 && signbit(v[i]))) ? v[i] : m;
-    return m;
-}
-
-double tv_movfn_sum(const double *v, size_t n) {
-    if (!n) return 0.0;
-    double sum = 0, comp = 0, simple = 0;
-    for (size_t i = 0; i < n; i++) {
-        double x = v[i] != v[i] ? 0.0 : v[i];
-        double t = x - comp;
-        double velvel = sum + t;
-        comp = (velvel - sum) - t;
-        sum = velvel;
-        simple += x;
-    }
-    double r = sum - comp;
-    if (r != r && isinf(simple)) return simple;
-    return r;
-}
-
-double tv_movfn_unweighted_avg(const double *v, size_t n) {
-    double avg = 0.0;
-    int64_t count = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == v[i]) { avg += v[i]; count++; }
-    return count == 0 ? NAN : avg / (double)count;
-}
-
-double tv_movfn_std_dev(const double *v, size_t n, double avg) {
-    if (avg != avg) return NAN;
-    int64_t count = 0;
-    double sq = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == v[i]) { sq += (v[i] - avg) * (v[i] - avg); count++; }
-    return sqrt(sq / (double)count);
-}
-
-double tv_movfn_linear_weighted_avg(const double *v, size_t n) {
-    double avg = 0;
-    int64_t total = 1, cur = 1;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == v[i]) { avg += v[i] * (double)cur; total += cur; cur++; }
-    return total == 1 ? NAN : avg / (double)total;
-}
-
-double tv_movfn_ewma(const double *v, size_t n, double alpha) {
-    double avg = NAN;
-    bool first = true;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] != v[i]) continue;
-        if (first) { avg = v[i]; first = false; }
-        else avg = (v[i] * alpha) + (avg * (1 - alpha));
-    }
-    return avg;
-}
-
-double tv_movfn_holt(const double *v, size_t n, double alpha, double beta) {
-    if (!n) return NAN;
-    double s = 0, last_s = 0, b = 0, last_b = 0;
-    int counter = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] != v[i]) continue;
-        if (counter == 0) { s = v[i]; b = 0; }
-        else {
-            s = alpha * v[i] + (1.0 - alpha) * (last_s + last_b);
-            b = beta * (s - last_s) + (1 - beta) * last_b;
-        }
-        counter++;
-        last_s = s;
-        last_b = b;
-    }
-    if (!counter) return NAN;
-    return s + (0 * b);
-}
-
-tv_status tv_movfn_holt_winters(const double *v, size_t n, double alpha, double beta, double gamma, int period,
-                                bool mult, double *out, tv_error *err) {
-    *out = NAN;
-    if (!n) return TROVE_OK;
-    if ((int64_t)n < 2 * (int64_t)period)
-        return tv_error_set(err, TROVE_EARG,
-                            "Holt-Winters aggregation requires at least (2 * period == 2 * %d == %d) data-points to function.  Only [%zu] were provided.",
-                            period, 2 * period, n);
-    if (period <= 0) return tv_error_set(err, TROVE_EARG, "Holt-Winters aggregation requires a positive period");
-    double padding = mult ? 0.0000000001 : 0.0;
-    double *vs = tv_calloc(n, sizeof *vs), *seasonal = tv_calloc(n, sizeof *seasonal);
-    if (!vs || !seasonal) { tv_free(vs); tv_free(seasonal); return tv_error_oom(err); }
-    size_t counter = 0;
-    for (size_t i = 0; i < n; i++)
-        if (v[i] == v[i]) vs[counter++] = v[i] + padding;
-    if (!counter) { tv_free(vs); tv_free(seasonal); return TROVE_OK; }
-    double s = 0, last_s, b = 0, last_b = 0;
-    for (int i = 0; i < period; i++) {
-        s += vs[i];
-        b += (vs[i + period] - vs[i]) / period;
-    }
-    s /= period;
-    b /= period;
-    last_s = s;
-    if (s != 0.0) /* Double.compare with 0.0 and -0.0: both zeros fill 0 */
-        for (int i = 0; i < period; i++) seasonal[i] = vs[i] / s;
-    for (size_t i = (size_t)period; i < n; i++) {
-        if (mult) s = alpha * (vs[i] / seasonal[i - period]) + (1.0 - alpha) * (last_s + last_b);
-        else s = alpha * (vs[i] - seasonal[i - period]) + (1.0 - alpha) * (last_s + last_b);
-        b = beta * (s - last_s) + (1 - beta) * last_b;
-        if (mult) seasonal[i] = gamma * (vs[i] / (last_s + last_b)) + (1 - gamma) * seasonal[i - period];
-        else seasonal[i] = gamma * (vs[i] - (last_s - last_b)) + (1 - gamma) * seasonal[i - period];
-        last_s = s;
-        last_b = b;
-    }
-    size_t idx = n - (size_t)period;
-    *out = mult ? (s + (1 * b)) * seasonal[idx] : s + (1 * b) + seasonal[idx];
-    tv_free(vs);
-    tv_free(seasonal);
-    return TROVE_OK;
-}
 
 /* ------------------------------------------------------- the script */
 
@@ -290,7 +151,30 @@ tv_status tv_movfn_eval(const tv_movfn *m, const double *v, size_t n, double *ou
     case F_HW:
         return tv_movfn_holt_winters(v, n, m->args[0], m->args[1], m->args[2], (int)m->args[3], m->args[4] != 0, out, err);
     default:
-        /* Painless: not here yet */
-        return tv_error_set(err, TROVE_EUNSUPPORTED, "[moving_fn] scripts are not supported by trove yet");
+        break;
     }
+    /* Painless: the window as a list of Doubles, the result a double */
+    if (!m->qs) return tv_error_set(err, TROVE_EUNSUPPORTED, "[moving_fn] script is not compiled");
+    tv_arena wa;
+    tv_arena_init(&wa);
+    tv_qscript_exec x;
+    tv_qscript_exec_init(&x, m->qs, NULL, NULL, err);
+    tv_status st = TROVE_OK;
+    if (!tv_sv_list_new(&wa, TV_SV_ARRAY, &x.values)) st = tv_error_oom(err);
+    for (size_t i = 0; !st && i < n; i++)
+        if (!tv_sv_list_add(&wa, x.values.v.list, tv_sv_double(v[i]))) st = tv_error_oom(err);
+    tv_sv r;
+    const char *what = NULL;
+    if (!st) st = tv_qscript_run(&x, NULL, 0, 0.0, NULL, &r);
+    if (!st && !tv_qscript_number(&r, out, &what)) { /* MovingFunctionScript.execute returns a double */
+        tv_script_error se;
+        memset(&se, 0, sizeof se);
+        se.code = TROVE_ESCRIPT;
+        se.cause = TROVE_ECLASSCAST;
+        snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
+        st = tv_qscript_fail(m->qs, NULL, 0, NULL, &se, err, NULL);
+    }
+    tv_qscript_exec_fini(&x);
+    tv_arena_fini(&wa);
+    return st;
 }

@@ -1001,7 +1001,7 @@ static tv_status parse_moving_fn(tv_dsl *d, tv_agg *a, const tv_json *body) {
     bool has_window = false;
     const char *src = NULL, *lang = NULL;
     size_t src_len = 0;
-    const tv_json *params = NULL;
+    const tv_json *params = NULL, *script = NULL;
     uint32_t last_req = body->off;
     for (uint32_t i = 0; i < body->len; i++) {
         const tv_json_member *m = &body->v.members[i];
@@ -1028,6 +1028,7 @@ static tv_status parse_moving_fn(tv_dsl *d, tv_agg *a, const tv_json *body) {
             st = str_val(d, type, m, &a->src.format);
         } else if (key_is(m, "script")) {
             const tv_json *v = &m->val;
+            script = v;
             if (v->type == TV_JSON_STRING) { src = v->v.s; src_len = v->len; }
             else if (v->type == TV_JSON_OBJECT) {
                 for (uint32_t k = 0; k < v->len; k++) {
@@ -1065,6 +1066,8 @@ static tv_status parse_moving_fn(tv_dsl *d, tv_agg *a, const tv_json *body) {
         return tv_error_cause(d->err, TROVE_EARG, "[window] must be a positive, non-zero integer.");
     }
     tv_movfn_compile(&a->movfn, src, src_len, lang, params);
+    /* anything but one MovingFunctions call: Painless, compiled now */
+    if (!a->movfn.fn) return tv_dsl_script(d, script, TV_SCRIPT_G_VALUES, &a->movfn.qs);
     return TROVE_OK;
 }
 

@@ -296,6 +296,7 @@ tv_status tv_qscript_run(tv_qscript_exec *x, const tv_segment *seg, uint32_t doc
     env.arena = &x->scratch;
     env.params = qs->params;
     env.score = score;
+    env.values = x->values;
     env.doc = doc_values;
     env.doc_ud = x;
     if (vars || (qs->wants_source && seg)) {

@@ -714,6 +714,7 @@ typedef struct tv_qscript_exec {
     const char *index; /* failures name it (NULL: request-level) */
     tv_error *err;
     bool quiet;        /* a failure sets err only (ignore_failure): not recorded */
+    tv_sv values;      /* TV_SCRIPT_G_VALUES: the moving-function window (null: none) */
 } tv_qscript_exec;
 void tv_qscript_exec_init(tv_qscript_exec *x, const tv_qscript *qs, const tv_mapping *m, const char *index,
                           tv_error *err);

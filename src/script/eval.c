@@ -1348,12 +1348,70 @@ static bool math_fn(R *r, const snode *n, const tv_sv *args, uint32_t nargs, tv_
                    n->name, nargs);
 }
 
+/* A MovingFunctions method's double[] argument: the list's numbers. */
+static bool movfn_values(R *r, const snode *n, const tv_sv *v, double **out, size_t *cnt) {
+    if (v->type != TV_SV_LIST)
+        return rt_fail(r, n->off, TROVE_ECLASSCAST, "Cannot cast %s to double[]", tv_sv_class(v));
+    const tv_sv_list *l = v->v.list;
+    double *d = tv_arena_alloc(r->env->arena, (l->len ? l->len : 1) * sizeof *d);
+    if (!d) return rt_fail(r, n->off, TROVE_ENOMEM, "out of memory");
+    for (uint32_t i = 0; i < l->len; i++)
+        if (!want_double(r, n->off, &l->items[i], &d[i])) return false;
+    *out = d;
+    *cnt = l->len;
+    return true;
+}
+
+/* MovingFunctions (movfn.c): the moving-function context's class. */
+static bool movfn_fn(R *r, const snode *n, const tv_sv *args, uint32_t nargs, tv_sv *out) {
+    double *v = NULL, a[4] = {0};
+    size_t cnt = 0;
+    static const struct {
+        const char *name;
+        uint32_t nargs;
+    } k[] = {{"max", 1}, {"min", 1}, {"sum", 1}, {"unweightedAvg", 1}, {"linearWeightedAvg", 1},
+             {"stdDev", 2}, {"ewma", 2}, {"holt", 3}, {"holtWinters", 6}};
+    size_t f = 0;
+    while (f < TV_ARRAY_LEN(k) && !M(k[f].name, k[f].nargs)) f++;
+    if (f == TV_ARRAY_LEN(k))
+        return rt_fail(r, n->off, TROVE_EARG, "unknown call [%.*s] with [%u] arguments on type [MovingFunctions]",
+                       (int)n->nlen, n->name, nargs);
+    if (!movfn_values(r, n, &args[0], &v, &cnt)) return false;
+    for (uint32_t i = 1; i < nargs && i <= 4; i++)
+        if (!(f == 8 && i == 4) && !want_double(r, n->off, &args[i], &a[i - 1])) return false;
+    switch (f) {
+    case 0: return *out = tv_sv_double(tv_movfn_max(v, cnt)), true;
+    case 1: return *out = tv_sv_double(tv_movfn_min(v, cnt)), true;
+    case 2: return *out = tv_sv_double(tv_movfn_sum(v, cnt)), true;
+    case 3: return *out = tv_sv_double(tv_movfn_unweighted_avg(v, cnt)), true;
+    case 4: return *out = tv_sv_double(tv_movfn_linear_weighted_avg(v, cnt)), true;
+    case 5: return *out = tv_sv_double(tv_movfn_std_dev(v, cnt, a[0])), true;
+    case 6: return *out = tv_sv_double(tv_movfn_ewma(v, cnt, a[0])), true;
+    case 7: return *out = tv_sv_double(tv_movfn_holt(v, cnt, a[0], a[1])), true;
+    default: {
+        /* holtWinters(double[], double, double, double, int period, boolean multiplicative) */
+        if (args[4].type != TV_SV_INT && args[4].type != TV_SV_CHAR)
+            return rt_fail(r, n->off, TROVE_ECLASSCAST, "Cannot cast %s to int", tv_sv_class(&args[4]));
+        if (args[5].type != TV_SV_BOOL)
+            return rt_fail(r, n->off, TROVE_ECLASSCAST, "Cannot cast %s to boolean", tv_sv_class(&args[5]));
+        tv_error err;
+        tv_error_clear(&err);
+        double d;
+        int period = args[4].type == TV_SV_CHAR ? args[4].v.c : args[4].v.i;
+        if (tv_movfn_holt_winters(v, cnt, a[0], a[1], a[2], period, args[5].v.b, &d, &err))
+            return rt_fail(r, n->off, err.code == TROVE_ENOMEM ? TROVE_ENOMEM : TROVE_EARG, "%s", err.reason);
+        return *out = tv_sv_double(d), true;
+    }
+    }
+}
+
 static bool call_static(R *r, const snode *n, const tv_sv *args, uint32_t nargs, tv_sv *out) {
     sty t = (sty)n->type;
     int64_t l = 0;
     double d = 0;
     switch (t) {
     case TY_MATH: return math_fn(r, n, args, nargs, out);
+    case TY_MOVFN: return movfn_fn(r, n, args, nargs, out);
     case TY_INT_B:
     case TY_LONG_B: {
         bool isint = t == TY_INT_B;
@@ -1676,6 +1734,7 @@ static bool ev_node(R *r, const snode *n, tv_sv *out) {
     case N_PARAMS: *out = r->params; return true;
     case N_CTX: *out = r->env->ctx; return true;
     case N_SCORE: *out = tv_sv_double(r->env->score); return true;
+    case N_VALUES: *out = r->env->values; return true;
     case N_DOC: return rt_fail(r, n->off, TROVE_EUNSUPPORTED, "trove does not support [doc] other than doc['field']");
     case N_FIELD: {
         if (n->a->k == N_DOC) return doc_field(r, n->off, n->name, n->nlen, out);

@@ -44,7 +44,7 @@ static const struct {
     {"Number", TY_NUMBER},     {"String", TY_STRING},       {"List", TY_LIST},       {"ArrayList", TY_ARRAYLIST},
     {"Map", TY_MAP},           {"HashMap", TY_HASHMAP},     {"LinkedHashMap", TY_LINKEDHASHMAP},
     {"Collection", TY_COLLECTION}, {"Math", TY_MATH},       {"Collections", TY_COLLECTIONS},
-    {"Objects", TY_OBJECTS},
+    {"Objects", TY_OBJECTS},     {"MovingFunctions", TY_MOVFN},
 };
 
 sty tv_script_type_named(const char *s, size_t n) {
@@ -327,6 +327,8 @@ static snode *variable(P *p, tok *t) {
         k = N_DOC;
     else if (tv_streq(t->val, t->vlen, "_score") && (p->globals & TV_SCRIPT_G_SCORE))
         k = N_SCORE;
+    else if (tv_streq(t->val, t->vlen, "values") && (p->globals & TV_SCRIPT_G_VALUES))
+        k = N_VALUES;
     if (!k) {
         if (!p->unresolved) {
             p->unresolved = true;
@@ -443,6 +445,8 @@ static snode *primary(P *p) {
     if (is_kw(t, "this") || is_kw(t, "try") || is_kw(t, "throw"))
         return unsupported(p, t->off, is_kw(t, "this") ? "[this]" : "exceptions"), NULL;
     sty ty = tok_type(t);
+    if (ty == TY_MOVFN && !(p->globals & TV_SCRIPT_G_VALUES)) /* whitelisted in moving_fn scripts only */
+        return fail(p, t->off, TROVE_EARG, "cannot resolve symbol [%.*s]", (int)t->vlen, t->val), NULL;
     if (ty != TY_NONE) {
         p->i++;
         if (!is_p(cur(p), ".")) return unexpected(p), NULL;

@@ -40,6 +40,7 @@
  *             toString and equals, conversion from and to JSON
  *   eval.c    the interpreter: operators, statements, the methods and
  *             static classes of the subset, runtime errors
+ *   movfn.c   MovingFunctions (the moving-function context's class)
  */
 #ifndef TROVE_SCRIPT_H
 #define TROVE_SCRIPT_H
@@ -159,6 +160,7 @@ enum {
     TV_SCRIPT_G_CTX = 1u << 0,   /* ctx: update, update_by_query, reindex, ingest */
     TV_SCRIPT_G_DOC = 1u << 1,   /* doc['field']: search contexts */
     TV_SCRIPT_G_SCORE = 1u << 2, /* _score: score and sort scripts */
+    TV_SCRIPT_G_VALUES = 1u << 3, /* values and MovingFunctions: moving_fn scripts */
 };
 
 /* script.max_size_in_bytes's default. */
@@ -221,6 +223,7 @@ typedef struct tv_script_env {
     tv_sv params;    /* a map, or null (an empty map is used) */
     tv_sv ctx;       /* TV_SCRIPT_G_CTX: the ctx map */
     double score;    /* TV_SCRIPT_G_SCORE: _score */
+    tv_sv values;    /* TV_SCRIPT_G_VALUES: the window (a list of Doubles) */
     tv_script_doc_fn doc; /* TV_SCRIPT_G_DOC */
     void *doc_ud;
     size_t max_bytes; /* 0: 64 MiB; a run that takes more fails */
@@ -234,5 +237,22 @@ typedef struct tv_script_env {
  * only env and its arena.
  */
 tv_status tv_script_run(const tv_script *s, tv_script_env *env, tv_sv *result, tv_script_error *err);
+
+/* ---------------------------------------------------- MovingFunctions */
+
+/* OpenSearch's MovingFunctions over a window of n doubles (movfn.c):
+ * what the moving-function context's scripts call, and the aggregations'
+ * native path for a script that is one such call. holtWinters fails with
+ * OpenSearch's message when the window holds fewer than 2 * period values. */
+double tv_movfn_max(const double *v, size_t n);
+double tv_movfn_min(const double *v, size_t n);
+double tv_movfn_sum(const double *v, size_t n);
+double tv_movfn_unweighted_avg(const double *v, size_t n);
+double tv_movfn_std_dev(const double *v, size_t n, double avg);
+double tv_movfn_linear_weighted_avg(const double *v, size_t n);
+double tv_movfn_ewma(const double *v, size_t n, double alpha);
+double tv_movfn_holt(const double *v, size_t n, double alpha, double beta);
+tv_status tv_movfn_holt_winters(const double *v, size_t n, double alpha, double beta, double gamma, int period,
+                                bool multiplicative, double *out, tv_error *err);
 
 #endif /* TROVE_SCRIPT_H */

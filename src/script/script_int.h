@@ -66,6 +66,7 @@ typedef enum sty {
     TY_MATH,
     TY_COLLECTIONS,
     TY_OBJECTS,
+    TY_MOVFN, /* MovingFunctions: the moving-function context only */
     TY_COUNT_
 } sty;
 
@@ -82,6 +83,7 @@ typedef enum nkind {
     N_PARAMS,
     N_CTX,
     N_SCORE,
+    N_VALUES,    /* the moving-function context's window */
     N_DOC,
     N_FIELD,     /* a.name (flag: ?.) */
     N_INDEX,     /* a[b] */

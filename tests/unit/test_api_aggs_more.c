@@ -85,15 +85,15 @@ static void test_moving_fn(void **s) {
     EXPECT_HAS("POST", "/h/_search",
                DH "\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"window\":2,\"script\":{\"source\":\"return MovingFunctions.ewma(values, params.al);\",\"params\":{\"al\":0.5}}}}}}}}", 200,
                "\"a\":{\"value\":1101.0},\"m\":{\"value\":26.0}");
-    /* errors: window at parse, the parent at validation, Painless at reduce */
+    /* errors: window at parse, the parent at validation, Painless's compile error at parse */
     EXPECT_HAS("POST", "/h/_search", DH "\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"window\":0,\"script\":\"MovingFunctions.max(values)\"}}}}}}", 400,
                "[window] must be a positive, non-zero integer.");
     EXPECT_HAS("POST", "/h/_search", "{\"aggs\":{\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"script\":\"x\"}}}}", 400, "Required [window]");
     EXPECT_HAS("POST", "/h/_search",
                "{\"size\":0,\"aggs\":{\"t\":{\"terms\":{\"field\":\"k\"},\"aggs\":{\"a\":{\"max\":{\"field\":\"v\"}},\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"window\":2,\"script\":\"MovingFunctions.max(values)\"}}}}}}",
                400, "moving_fn aggregation [m] must have a histogram, date_histogram or auto_date_histogram as parent");
-    EXPECT_HAS("POST", "/h/_search", DH "\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"window\":2,\"script\":\"values.length\"}}}}}}", 400,
-               "\"type\":\"unsupported_operation_exception\",\"reason\":\"[moving_fn] scripts are not supported by trove yet\"");
+    EXPECT_HAS("POST", "/h/_search", DH "\"m\":{\"moving_fn\":{\"buckets_path\":\"a\",\"window\":2,\"script\":\"values +\"}}}}}}", 400,
+               "\"type\":\"script_exception\",\"reason\":\"compile error\"");
 }
 
 static void test_bucket_sort(void **s) {

@@ -197,6 +197,39 @@ static void test_bucket_scripts(void **s) {
                400, "\"reason\":\"Validation Failed: 1: bucket_selector aggregation [r] must be declared inside of another aggregation;\"");
 }
 
+/* moving_fn scripts beyond one MovingFunctions call run in Painless with
+ * `values` (the window) and the MovingFunctions class, which other
+ * contexts do not know. */
+static void test_moving_fn_scripts(void **s) {
+    (void)s;
+    for (int i = 1; i <= 4; i++) {
+        char path[32], body[64];
+        snprintf(path, sizeof path, "/mf/_doc/%d", i);
+        snprintf(body, sizeof body, "{\"t\":%d,\"v\":%d}", i, i * i);
+        OK("PUT", path, body);
+    }
+    OK("POST", "/mf/_refresh", NULL);
+    /* windows of 2 before each bucket: [], [1], [1,4], [4,9] */
+    const char *q = "{\"size\":0,\"aggs\":{\"h\":{\"histogram\":{\"field\":\"t\",\"interval\":1},\"aggs\":{"
+                    "\"s\":{\"sum\":{\"field\":\"v\"}},\"mf\":{\"moving_fn\":{\"buckets_path\":\"s\",\"window\":2,"
+                    "\"script\":{\"source\":\"double t = 0; for (double x : values) { t += x } "
+                    "return MovingFunctions.max(values) - MovingFunctions.min(values) + t * params.f\","
+                    "\"params\":{\"f\":10}}}}}}}}";
+    EXPECT_HAS("POST", "/mf/_search", q, 200, "\"key\":1.0,\"doc_count\":1,\"s\":{\"value\":1.0},\"mf\":{\"value\":null}");
+    EXPECT_HAS("POST", "/mf/_search", q, 200, "\"key\":2.0,\"doc_count\":1,\"s\":{\"value\":4.0},\"mf\":{\"value\":10.0}");
+    EXPECT_HAS("POST", "/mf/_search", q, 200, "\"key\":3.0,\"doc_count\":1,\"s\":{\"value\":9.0},\"mf\":{\"value\":53.0}");
+    EXPECT_HAS("POST", "/mf/_search", q, 200, "\"key\":4.0,\"doc_count\":1,\"s\":{\"value\":16.0},\"mf\":{\"value\":135.0}");
+    /* a result that is no number */
+    EXPECT_HAS("POST", "/mf/_search",
+               "{\"size\":0,\"aggs\":{\"h\":{\"histogram\":{\"field\":\"t\",\"interval\":1},\"aggs\":{"
+               "\"s\":{\"sum\":{\"field\":\"v\"}},\"mf\":{\"moving_fn\":{\"buckets_path\":\"s\",\"window\":2,"
+               "\"script\":\"return 'x'\"}}}}}}",
+               400, "\"caused_by\":{\"type\":\"class_cast_exception\",\"reason\":\"Cannot cast java.lang.String to double\"}");
+    /* MovingFunctions is the moving-function context's class only */
+    EXPECT_HAS("POST", "/mf/_search", "{\"query\":{\"script\":{\"script\":\"MovingFunctions.max([1.0]) > 0\"}}}", 400,
+               "\"reason\":\"compile error\"");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_doc_values, setup, teardown),
@@ -204,6 +237,7 @@ int main(void) {
         cmocka_unit_test_setup_teardown(test_script_queries, setup, teardown),
         cmocka_unit_test_setup_teardown(test_script_sort, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bucket_scripts, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_moving_fn_scripts, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
