@@ -98,24 +98,23 @@ static void int_field(tv_jw *w, const char *k, int64_t v) {
     tv_jw_int(w, v);
 }
 
-static void bytes_field(nctx *c, const char *human, const char *raw, int64_t v) {
+/* The raw number, preceded with ?human by its text as fmt spells it. */
+static void human_field(nctx *c, const char *human, const char *raw, int64_t v, void (*fmt)(int64_t, char *, size_t)) {
     if (c->human) {
         char b[32];
-        tv_java_byte_size(v, b, sizeof b);
+        fmt(v, b, sizeof b);
         tv_jw_keyz(c->w, human);
         tv_jw_strz(c->w, b);
     }
     int_field(c->w, raw, v);
 }
 
+static void bytes_field(nctx *c, const char *human, const char *raw, int64_t v) {
+    human_field(c, human, raw, v, tv_java_byte_size);
+}
+
 static void time_field(nctx *c, const char *human, const char *raw, int64_t ms) {
-    if (c->human) {
-        char b[32];
-        tv_java_time_value(ms, b, sizeof b);
-        tv_jw_keyz(c->w, human);
-        tv_jw_strz(c->w, b);
-    }
-    int_field(c->w, raw, ms);
+    human_field(c, human, raw, ms, tv_java_time_value);
 }
 
 static void obj(tv_jw *w, const char *k) {
@@ -207,6 +206,13 @@ static void write_indices(nctx *c, const tv_index_list *l, const tv_index_stats 
     tv_jw_obj_end(w);
 }
 
+/* os.mem and os.swap's sizes. */
+static void total_free_used(nctx *c, int64_t total, int64_t freeb) {
+    bytes_field(c, "total", "total_in_bytes", total);
+    bytes_field(c, "free", "free_in_bytes", freeb);
+    bytes_field(c, "used", "used_in_bytes", total - freeb);
+}
+
 static void write_os(nctx *c, const tv_api_sys *s, int64_t now) {
     tv_jw *w = c->w;
     obj(w, "os");
@@ -228,16 +234,12 @@ static void write_os(nctx *c, const tv_api_sys *s, int64_t now) {
     tv_jw_obj_end(w);
     obj(w, "mem");
     int64_t total = s->mem_total, freeb = s->mem_free;
-    bytes_field(c, "total", "total_in_bytes", total);
-    bytes_field(c, "free", "free_in_bytes", freeb);
-    bytes_field(c, "used", "used_in_bytes", total - freeb);
+    total_free_used(c, total, freeb);
     int_field(w, "free_percent", total ? (int64_t)(100.0 * (double)freeb / (double)total + 0.5) : 0);
     int_field(w, "used_percent", total ? (int64_t)(100.0 * (double)(total - freeb) / (double)total + 0.5) : 0);
     tv_jw_obj_end(w);
     obj(w, "swap");
-    bytes_field(c, "total", "total_in_bytes", s->swap_total);
-    bytes_field(c, "free", "free_in_bytes", s->swap_free);
-    bytes_field(c, "used", "used_in_bytes", s->swap_total - s->swap_free);
+    total_free_used(c, s->swap_total, s->swap_free);
     tv_jw_obj_end(w);
     tv_jw_obj_end(w);
 }

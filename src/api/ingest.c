@@ -493,8 +493,10 @@ static bool cfg_bool(cfg *c, const char *key, bool def, bool *out) {
     return true;
 }
 
-/* readOptionalList / readList of strings. */
-static bool cfg_str_list(cfg *c, const char *key, bool required, const char ***out, size_t *n) {
+/* A list of strings; a non-string item fails with readList's message
+ * ("isn't a list of strings") or, item_type, with the item's type (as
+ * readOptionalStringOrList). */
+static bool cfg_strs(cfg *c, const char *key, bool required, bool item_type, const char ***out, size_t *n) {
     const tv_json *v = cfg_get(c, key);
     *out = NULL;
     *n = 0;
@@ -507,8 +509,11 @@ static bool cfg_str_list(cfg *c, const char *key, bool required, const char ***o
     const char **a = tv_arena_calloc(&c->r->arena, v->len + 1, sizeof *a);
     if (!a) return c->r->oom = true, false;
     for (uint32_t i = 0; i < v->len; i++) {
-        if (v->v.items[i].type != TV_JSON_STRING)
+        if (v->v.items[i].type != TV_JSON_STRING) {
+            if (item_type)
+                return cfg_fail(c, key, "[%s] property isn't a string, but of type [%s]", key, json_class(&v->v.items[i]));
             return cfg_fail(c, key, "[%s] property isn't a list of strings", key);
+        }
         a[i] = v->v.items[i].v.s;
     }
     *out = a;
@@ -516,35 +521,25 @@ static bool cfg_str_list(cfg *c, const char *key, bool required, const char ***o
     return true;
 }
 
+/* readOptionalList / readList of strings. */
+static bool cfg_str_list(cfg *c, const char *key, bool required, const char ***out, size_t *n) {
+    return cfg_strs(c, key, required, false, out, n);
+}
+
 /* A string or a list of strings (remove's field). */
 static bool cfg_str_or_list(cfg *c, const char *key, bool required, const char ***out, size_t *n) {
     const tv_json *v = cfg_get(c, key);
-    *out = NULL;
-    *n = 0;
-    if (!v) {
-        if (required) return cfg_fail(c, key, "[%s] required property is missing", key);
-        return true;
-    }
-    if (v->type == TV_JSON_STRING) {
+    if (v && v->type == TV_JSON_STRING) {
         const char **a = tv_arena_calloc(&c->r->arena, 1, sizeof *a);
+        *out = NULL;
+        *n = 0;
         if (!a) return c->r->oom = true, false;
         a[0] = v->v.s;
         *out = a;
         *n = 1;
         return true;
     }
-    if (v->type != TV_JSON_ARRAY)
-        return cfg_fail(c, key, "[%s] property isn't a list, but of type [%s]", key, json_class(v));
-    const char **a = tv_arena_calloc(&c->r->arena, v->len + 1, sizeof *a);
-    if (!a) return c->r->oom = true, false;
-    for (uint32_t i = 0; i < v->len; i++) {
-        if (v->v.items[i].type != TV_JSON_STRING)
-            return cfg_fail(c, key, "[%s] property isn't a string, but of type [%s]", key, json_class(&v->v.items[i]));
-        a[i] = v->v.items[i].v.s;
-    }
-    *out = a;
-    *n = v->len;
-    return true;
+    return cfg_strs(c, key, required, true, out, n);
 }
 
 static bool cfg_rx(cfg *c, const char *key, const char *pat, tv_rx **out) {
@@ -1239,6 +1234,21 @@ static bool parse_index(const char *s, size_t n, long *out) {
     return true;
 }
 
+/* A list element of a path as an index into l: false with *e when it is
+ * not an integer or out of bounds (IngestDocument's messages). */
+static bool list_index(ing_run *x, const tv_sv_list *l, const char *el, size_t n, const char *path, long *i,
+                       tv_api_err **e) {
+    if (!parse_index(el, n, i)) {
+        *e = run_err(x, TROVE_EARG, "[%.*s] is not an integer, cannot be used as an index as part of path [%s]", (int)n, el, path);
+        return false;
+    }
+    if (*i < 0 || (uint32_t)*i >= l->len) {
+        *e = run_err(x, TROVE_EARG, "[%ld] is out of bounds for array with length [%u] as part of path [%s]", *i, l->len, path);
+        return false;
+    }
+    return true;
+}
+
 /* Resolves one path element against ctx (a map or list). *out NULL when
  * absent; *e set when the element cannot be resolved (errors as
  * IngestDocument's resolve). */
@@ -1257,15 +1267,7 @@ static tv_sv *resolve_step(ing_run *x, tv_sv *ctx, const char *el, size_t n, con
     }
     if (ctx->type == TV_SV_LIST) {
         long i;
-        if (!parse_index(el, n, &i)) {
-            *e = run_err(x, TROVE_EARG, "[%.*s] is not an integer, cannot be used as an index as part of path [%s]", (int)n, el, path);
-            return NULL;
-        }
-        if (i < 0 || (uint32_t)i >= ctx->v.list->len) {
-            *e = run_err(x, TROVE_EARG, "[%ld] is out of bounds for array with length [%u] as part of path [%s]", i,
-                         ctx->v.list->len, path);
-            return NULL;
-        }
+        if (!list_index(x, ctx->v.list, el, n, path, &i, e)) return NULL;
         return &ctx->v.list->items[i];
     }
     *e = run_err(x, TROVE_EARG, "cannot resolve [%.*s] from object of type [%s] as part of path [%s]", (int)n, el,
@@ -1344,15 +1346,7 @@ static bool set_field(ing_run *x, const char *path, tv_sv val, bool append, bool
             }
             if (ctx->type == TV_SV_LIST) {
                 long i;
-                if (!parse_index(p, n, &i)) {
-                    *e = run_err(x, TROVE_EARG, "[%.*s] is not an integer, cannot be used as an index as part of path [%s]", (int)n, p, path);
-                    return false;
-                }
-                if (i < 0 || (uint32_t)i >= ctx->v.list->len) {
-                    *e = run_err(x, TROVE_EARG, "[%ld] is out of bounds for array with length [%u] as part of path [%s]", i,
-                                 ctx->v.list->len, path);
-                    return false;
-                }
+                if (!list_index(x, ctx->v.list, p, n, path, &i, e)) return false;
                 if (append) {
                     tv_sv *slot = &ctx->v.list->items[i];
                     tv_sv list = *slot;
@@ -1383,22 +1377,10 @@ static bool set_field(ing_run *x, const char *path, tv_sv val, bool append, bool
                 next = tv_sv_map_get_str(ctx->v.map, p, n);
             }
             ctx = (tv_sv *)next;
-        } else if (ctx->type == TV_SV_LIST) {
-            long i;
-            if (!parse_index(p, n, &i)) {
-                *e = run_err(x, TROVE_EARG, "[%.*s] is not an integer, cannot be used as an index as part of path [%s]", (int)n, p, path);
-                return false;
-            }
-            if (i < 0 || (uint32_t)i >= ctx->v.list->len) {
-                *e = run_err(x, TROVE_EARG, "[%ld] is out of bounds for array with length [%u] as part of path [%s]", i,
-                             ctx->v.list->len, path);
-                return false;
-            }
-            ctx = &ctx->v.list->items[i];
         } else {
-            *e = run_err(x, TROVE_EARG, "cannot resolve [%.*s] from object of type [%s] as part of path [%s]", (int)n, p,
-                         sv_class(ctx), path);
-            return false;
+            /* a list index, or resolve's error */
+            ctx = resolve_step(x, ctx, p, n, path, e);
+            if (!ctx) return false;
         }
         p = dot + 1;
     }
@@ -1423,15 +1405,8 @@ static bool remove_field(ing_run *x, const char *path, tv_api_err **e) {
             }
             if (ctx->type == TV_SV_LIST) {
                 long i;
-                if (!parse_index(p, n, &i)) {
-                    *e = run_err(x, TROVE_EARG, "[%.*s] is not an integer, cannot be used as an index as part of path [%s]", (int)n, p, path);
-                    return false;
-                }
                 tv_sv_list *l = ctx->v.list;
-                if (i < 0 || (uint32_t)i >= l->len) {
-                    *e = run_err(x, TROVE_EARG, "[%ld] is out of bounds for array with length [%u] as part of path [%s]", i, l->len, path);
-                    return false;
-                }
+                if (!list_index(x, l, p, n, path, &i, e)) return false;
                 memmove(&l->items[i], &l->items[i + 1], (l->len - (uint32_t)i - 1) * sizeof *l->items);
                 l->len--;
                 return true;
@@ -1619,6 +1594,54 @@ static tv_sv *field_value(ing_run *x, const ing_proc *p, bool *skip, tv_api_err 
     return v;
 }
 
+/* The error of a field value that is not a String ("cannot be cast"). */
+static tv_api_err *str_cast_err(ing_run *x, const ing_proc *p, const tv_sv *v) {
+    return run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(v));
+}
+
+/* The error of an item of a list field that is not a String. */
+static tv_api_err *item_cast_err(ing_run *x, const ing_proc *p, const tv_sv *it) {
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_sv_to_string(&b, it);
+    tv_api_err *e = run_err(x, TROVE_EARG, "value [%s] of type [%s] in list field [%s] cannot be cast to [java.lang.String]",
+                            b.data ? b.data : "", sv_class(it), p->field);
+    tv_buf_fini(&b);
+    return e;
+}
+
+/* field_value that must be a String (split, kv, csv). */
+static tv_sv *string_field(ing_run *x, const ing_proc *p, bool *skip, tv_api_err **e) {
+    tv_sv *v = field_value(x, p, skip, e);
+    if (v && v->type != TV_SV_STRING) {
+        *e = str_cast_err(x, p, v);
+        return NULL;
+    }
+    return v;
+}
+
+/* A field that must be a List (join, sort): NULL with *e otherwise. */
+static tv_sv *list_field(ing_run *x, const ing_proc *p, tv_api_err **e) {
+    tv_sv *v = get_field(x, p->field, e);
+    if (v && v->type != TV_SV_LIST) {
+        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.util.List]", p->field, sv_class(v));
+        return NULL;
+    }
+    return v;
+}
+
+/* v's toString into b (initialised here); false out of memory (then b is
+ * already released). */
+static bool sv_text(ing_run *x, const tv_sv *v, tv_buf *b) {
+    tv_buf_init(b);
+    tv_sv_to_string(b, v);
+    if (b->oom) {
+        tv_buf_fini(b);
+        return x->r->oom = true, false;
+    }
+    return true;
+}
+
 static bool html_strip(ing_run *x, const char *s, size_t n, tv_sv *out);
 static bool url_decode(ing_run *x, const char *s, size_t n, tv_sv *out, tv_api_err **e);
 
@@ -1671,7 +1694,10 @@ static bool string_op(ing_run *x, const ing_proc *p, const tv_sv_str *s, tv_sv *
     }
 }
 
-static bool run_string_proc(ing_run *x, const ing_proc *p, tv_api_err **e) {
+/* Applies one to a field's value, or to each item of a list value (into
+ * a new ArrayList), and sets the target: the string processors, convert. */
+typedef bool (*ing_value_fn)(ing_run *x, const ing_proc *p, const tv_sv *v, bool in_list, tv_sv *out, tv_api_err **e);
+static bool map_field(ing_run *x, const ing_proc *p, ing_value_fn one, tv_api_err **e) {
     bool skip;
     tv_sv *v = field_value(x, p, &skip, e);
     if (!v) return skip;
@@ -1679,28 +1705,25 @@ static bool run_string_proc(ing_run *x, const ing_proc *p, tv_api_err **e) {
     if (v->type == TV_SV_LIST) {
         if (!tv_sv_list_new(&x->r->arena, TV_SV_ARRAYLIST, &out)) return x->r->oom = true, false;
         for (uint32_t i = 0; i < v->v.list->len; i++) {
-            const tv_sv *it = &v->v.list->items[i];
-            if (it->type != TV_SV_STRING) {
-                tv_buf b;
-                tv_buf_init(&b);
-                tv_sv_to_string(&b, it);
-                *e = run_err(x, TROVE_EARG, "value [%s] of type [%s] in list field [%s] cannot be cast to [java.lang.String]",
-                             b.data ? b.data : "", sv_class(it), p->field);
-                tv_buf_fini(&b);
-                return false;
-            }
             tv_sv o;
-            if (!string_op(x, p, it->v.s, &o, e)) return false;
+            if (!one(x, p, &v->v.list->items[i], true, &o, e)) return false;
             if (!tv_sv_list_add(&x->r->arena, out.v.list, o)) return x->r->oom = true, false;
         }
-    } else if (v->type != TV_SV_STRING) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(v));
-        return false;
-    } else if (!string_op(x, p, v->v.s, &out, e)) {
+    } else if (!one(x, p, v, false, &out, e)) {
         return false;
     }
     return set_field(x, p->target, out, false, true, e);
 }
+
+static bool string_one(ing_run *x, const ing_proc *p, const tv_sv *v, bool in_list, tv_sv *out, tv_api_err **e) {
+    if (v->type != TV_SV_STRING) {
+        *e = in_list ? item_cast_err(x, p, v) : str_cast_err(x, p, v);
+        return false;
+    }
+    return string_op(x, p, v->v.s, out, e);
+}
+
+static bool run_string_proc(ing_run *x, const ing_proc *p, tv_api_err **e) { return map_field(x, p, string_one, e); }
 
 static bool html_strip(ing_run *x, const char *s, size_t n, tv_sv *out) {
     /* HTMLStripCharFilter, the common cases: tags removed, block-level
@@ -1787,14 +1810,10 @@ static bool url_decode(ing_run *x, const char *s, size_t n, tv_sv *out, tv_api_e
 }
 
 /* ConvertProcessor. */
-static bool convert_one(ing_run *x, const ing_proc *p, const tv_sv *v, tv_sv *out, tv_api_err **e) {
+static bool convert_one(ing_run *x, const ing_proc *p, const tv_sv *v, bool in_list, tv_sv *out, tv_api_err **e) {
+    (void)in_list;
     tv_buf b;
-    tv_buf_init(&b);
-    tv_sv_to_string(&b, v);
-    if (b.oom) {
-        tv_buf_fini(&b);
-        return x->r->oom = true, false;
-    }
+    if (!sv_text(x, v, &b)) return false;
     const char *s = b.data ? b.data : "";
     size_t n = b.len;
     bool ok = true;
@@ -1890,34 +1909,13 @@ static bool convert_one(ing_run *x, const ing_proc *p, const tv_sv *v, tv_sv *ou
     return ok;
 }
 
-static bool run_convert(ing_run *x, const ing_proc *p, tv_api_err **e) {
-    bool skip;
-    tv_sv *v = field_value(x, p, &skip, e);
-    if (!v) return skip;
-    tv_sv out;
-    if (v->type == TV_SV_LIST) {
-        if (!tv_sv_list_new(&x->r->arena, TV_SV_ARRAYLIST, &out)) return x->r->oom = true, false;
-        for (uint32_t i = 0; i < v->v.list->len; i++) {
-            tv_sv o;
-            if (!convert_one(x, p, &v->v.list->items[i], &o, e)) return false;
-            if (!tv_sv_list_add(&x->r->arena, out.v.list, o)) return x->r->oom = true, false;
-        }
-    } else if (!convert_one(x, p, v, &out, e)) {
-        return false;
-    }
-    return set_field(x, p->target, out, false, true, e);
-}
+static bool run_convert(ing_run *x, const ing_proc *p, tv_api_err **e) { return map_field(x, p, convert_one, e); }
 
 static bool run_date(ing_run *x, const ing_proc *p, tv_api_err **e) {
     tv_sv *v = get_field(x, p->field, e);
     if (!v) return false;
     tv_buf b;
-    tv_buf_init(&b);
-    tv_sv_to_string(&b, v);
-    if (b.oom) {
-        tv_buf_fini(&b);
-        return x->r->oom = true, false;
-    }
+    if (!sv_text(x, v, &b)) return false;
     const char *s = b.data ? b.data : "";
     int64_t ms = 0;
     bool ok = false;
@@ -1996,12 +1994,8 @@ static bool rx_split(ing_run *x, const tv_rx *rx, const char *s, size_t n, int l
 
 static bool run_split(ing_run *x, const ing_proc *p, tv_api_err **e) {
     bool skip;
-    tv_sv *v = field_value(x, p, &skip, e);
+    tv_sv *v = string_field(x, p, &skip, e);
     if (!v) return skip;
-    if (v->type != TV_SV_STRING) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(v));
-        return false;
-    }
     tv_sv list;
     if (!rx_split(x, p->rx1, v->v.s->s, v->v.s->len, p->preserve_trailing ? -1 : 0, &list)) return false;
     return set_field(x, p->target, list, false, true, e);
@@ -2023,16 +2017,7 @@ static bool run_gsub(ing_run *x, const ing_proc *p, tv_api_err **e) {
     for (uint32_t k = 0; k < nitems; k++) {
         const tv_sv *it = &items[k];
         if (it->type != TV_SV_STRING) {
-            if (list) {
-                tv_buf b;
-                tv_buf_init(&b);
-                tv_sv_to_string(&b, it);
-                *e = run_err(x, TROVE_EARG, "value [%s] of type [%s] in list field [%s] cannot be cast to [java.lang.String]",
-                             b.data ? b.data : "", sv_class(it), p->field);
-                tv_buf_fini(&b);
-            } else {
-                *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(it));
-            }
+            *e = list ? item_cast_err(x, p, it) : str_cast_err(x, p, it);
             return false;
         }
         if (strchr(p->str2, '$') || strchr(p->str2, '\\')) {
@@ -2071,12 +2056,8 @@ static bool run_gsub(ing_run *x, const ing_proc *p, tv_api_err **e) {
 }
 
 static bool run_join(ing_run *x, const ing_proc *p, tv_api_err **e) {
-    tv_sv *v = get_field(x, p->field, e);
+    tv_sv *v = list_field(x, p, e);
     if (!v) return false;
-    if (v->type != TV_SV_LIST) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.util.List]", p->field, sv_class(v));
-        return false;
-    }
     tv_buf b;
     tv_buf_init(&b);
     for (uint32_t i = 0; i < v->v.list->len; i++) {
@@ -2094,12 +2075,7 @@ static bool run_json(ing_run *x, const ing_proc *p, tv_api_err **e) {
     tv_sv *v = get_field(x, p->field, e);
     if (!v) return false;
     tv_buf b;
-    tv_buf_init(&b);
-    tv_sv_to_string(&b, v);
-    if (b.oom) {
-        tv_buf_fini(&b);
-        return x->r->oom = true, false;
-    }
+    if (!sv_text(x, v, &b)) return false;
     char *copy = tv_arena_strndup(&x->r->arena, b.data ? b.data : "", b.len);
     size_t n = b.len;
     tv_buf_fini(&b);
@@ -2140,12 +2116,8 @@ static int sv_cmp(const tv_sv *a, const tv_sv *b) {
 }
 
 static bool run_sort(ing_run *x, const ing_proc *p, tv_api_err **e) {
-    tv_sv *v = get_field(x, p->field, e);
+    tv_sv *v = list_field(x, p, e);
     if (!v) return false;
-    if (v->type != TV_SV_LIST) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.util.List]", p->field, sv_class(v));
-        return false;
-    }
     tv_sv copy;
     if (!sv_copy(x, v, &copy)) return false;
     tv_sv_list *l = copy.v.list;
@@ -2202,12 +2174,8 @@ static bool trim_chars(const char *set, const char *s, size_t *a, size_t *z) {
 
 static bool run_kv(ing_run *x, const ing_proc *p, tv_api_err **e) {
     bool skip;
-    tv_sv *v = field_value(x, p, &skip, e);
+    tv_sv *v = string_field(x, p, &skip, e);
     if (!v) return skip;
-    if (v->type != TV_SV_STRING) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(v));
-        return false;
-    }
     tv_sv pairs;
     if (!rx_split(x, p->rx1, v->v.s->s, v->v.s->len, 0, &pairs)) return false;
     for (uint32_t i = 0; i < pairs.v.list->len; i++) {
@@ -2245,12 +2213,8 @@ static bool run_kv(ing_run *x, const ing_proc *p, tv_api_err **e) {
 
 static bool run_csv(ing_run *x, const ing_proc *p, tv_api_err **e) {
     bool skip;
-    tv_sv *v = field_value(x, p, &skip, e);
+    tv_sv *v = string_field(x, p, &skip, e);
     if (!v) return skip;
-    if (v->type != TV_SV_STRING) {
-        *e = run_err(x, TROVE_EARG, "field [%s] of type [%s] cannot be cast to [java.lang.String]", p->field, sv_class(v));
-        return false;
-    }
     const char *s = v->v.s->s;
     size_t n = v->v.s->len, i = 0;
     size_t col = 0;
@@ -2338,29 +2302,44 @@ static bool is_meta(const char *name) {
                               !strcmp(name, "_if_seq_no") || !strcmp(name, "_if_primary_term"));
 }
 
-/* RemoveByPatternProcessor: top-level fields (not metadata) matching a
- * pattern go, or with exclude_field_pattern those matching none. */
-static bool run_remove_by_pattern(ing_run *x, const ing_proc *p) {
+/* Removes the top-level fields of the document that drops(p, keep, name)
+ * picks (collected first: the map cannot change while walked). */
+typedef bool (*ing_drop_fn)(const ing_proc *p, const char *const *keep, const tv_sv_str *name);
+static bool drop_top_fields(ing_run *x, const ing_proc *p, const char *const *keep, ing_drop_fn drops) {
     tv_sv_map *m = x->doc->src.v.map;
     uint32_t it = 0;
     const tv_sv *k, *val;
     const char **drop = tv_arena_calloc(&x->r->arena, tv_sv_map_size(m) + 1, sizeof *drop);
     size_t nd = 0;
     if (!drop) return x->r->oom = true, false;
-    while (tv_sv_map_next(m, &it, &k, &val)) {
-        const char *name = k->v.s->s;
-        if (is_meta(name)) continue;
-        bool matched = false;
-        const char **pats = p->fields ? p->fields : p->exclude;
-        size_t np = p->fields ? p->nfields : p->nexclude;
-        for (size_t i = 0; i < np && !matched; i++) matched = tv_simple_match(pats[i], name, k->v.s->len);
-        if (matched == (p->fields != NULL)) drop[nd++] = name;
-    }
+    while (tv_sv_map_next(m, &it, &k, &val))
+        if (drops(p, keep, k->v.s)) drop[nd++] = k->v.s->s;
     for (size_t i = 0; i < nd; i++) {
         tv_sv old;
         tv_sv_map_remove_str(m, drop[i], strlen(drop[i]), &old);
     }
     return true;
+}
+
+static bool drops_by_pattern(const ing_proc *p, const char *const *keep, const tv_sv_str *name) {
+    (void)keep;
+    if (is_meta(name->s)) return false;
+    bool matched = false;
+    const char **pats = p->fields ? p->fields : p->exclude;
+    size_t np = p->fields ? p->nfields : p->nexclude;
+    for (size_t i = 0; i < np && !matched; i++) matched = tv_simple_match(pats[i], name->s, name->len);
+    return matched == (p->fields != NULL);
+}
+
+/* RemoveByPatternProcessor: top-level fields (not metadata) matching a
+ * pattern go, or with exclude_field_pattern those matching none. */
+static bool run_remove_by_pattern(ing_run *x, const ing_proc *p) { return drop_top_fields(x, p, NULL, drops_by_pattern); }
+
+/* remove's exclude_field: all but the metadata and the (rendered) keep. */
+static bool drops_unkept(const ing_proc *p, const char *const *keep, const tv_sv_str *name) {
+    bool kept = is_meta(name->s);
+    for (size_t i = 0; i < p->nexclude && !kept; i++) kept = strcmp(keep[i], name->s) == 0;
+    return !kept;
 }
 
 /* CopyProcessor. */
@@ -2434,23 +2413,7 @@ static bool run_remove(ing_run *x, const ing_proc *p, tv_api_err **e) {
         keep[i] = render_str(x, p->exclude[i], e);
         if (!keep[i]) return false;
     }
-    tv_sv_map *m = x->doc->src.v.map;
-    uint32_t it = 0;
-    const tv_sv *k, *val;
-    const char **drop = tv_arena_calloc(&x->r->arena, tv_sv_map_size(m) + 1, sizeof *drop);
-    size_t nd = 0;
-    if (!drop) return x->r->oom = true, false;
-    while (tv_sv_map_next(m, &it, &k, &val)) {
-        const char *name = k->v.s->s;
-        bool kept = is_meta(name);
-        for (size_t i = 0; i < p->nexclude && !kept; i++) kept = strcmp(keep[i], name) == 0;
-        if (!kept) drop[nd++] = name;
-    }
-    for (size_t i = 0; i < nd; i++) {
-        tv_sv old;
-        tv_sv_map_remove_str(m, drop[i], strlen(drop[i]), &old);
-    }
-    return true;
+    return drop_top_fields(x, p, keep, drops_unkept);
 }
 
 static bool run_set(ing_run *x, const ing_proc *p, tv_api_err **e) {
@@ -3024,32 +2987,25 @@ bool tv_ingest_write(tv_ingest *g, const char *req_pipeline, tv_ingest_doc *d, t
     ing_doc doc;
     if (!doc_init(g, &x, &doc, d, err)) return false;
     const char *orig = d->index;
-    if (first) {
-        if (!exec_one(&x, first, err)) return false;
+    /* step 0 the first pipeline, step 1 the final one */
+    for (int step = 0; step < 2; step++) {
+        const char *id = step == 0 ? first : fin;
+        if (!id) continue;
+        if (!exec_one(&x, id, err)) return false;
         if (x.dropped) {
             d->dropped = true;
             return true;
         }
         const char *now = meta_str(&x, "_index");
-        if (now && strcmp(now, orig) != 0) {
-            /* a rerouted document gets its new index's final pipeline */
-            const char *d2, *f2;
-            index_pipelines(r, now, &d2, &f2);
-            fin = f2;
-            orig = now;
-        }
-    }
-    if (fin) {
-        if (!exec_one(&x, fin, err)) return false;
-        if (x.dropped) {
-            d->dropped = true;
-            return true;
-        }
-        const char *now = meta_str(&x, "_index");
-        if (now && strcmp(now, orig) != 0) {
+        if (!now || strcmp(now, orig) == 0) continue;
+        if (step == 1) {
             *err = tv_api_err_new(r, TROVE_EINTERNAL, "final pipeline [%s] can't change the target index", fin);
             return false;
         }
+        /* a rerouted document gets its new index's final pipeline */
+        const char *d2;
+        index_pipelines(r, now, &d2, &fin);
+        orig = now;
     }
     return doc_finish(&x, d);
 }
@@ -3150,6 +3106,27 @@ static ing_pipeline *simulate_pipeline(tv_ingest *g, const char *id, const tv_js
     return read_pipeline(g, "_simulate_pipeline", pj, err);
 }
 
+/* The simulate body's docs, every one checked before any runs: false
+ * with *e (NULL out of memory) for the first fault. */
+static bool sim_docs_ok(tv_req *r, const tv_json *docs, tv_api_err **e) {
+    if (!docs || docs->type == TV_JSON_NULL)
+        return *e = cfg_err(r, NULL, NULL, "docs", "[docs] required property is missing"), false;
+    if (docs->type != TV_JSON_ARRAY)
+        return *e = cfg_err(r, NULL, NULL, "docs", "[docs] property isn't a list, but of type [%s]", json_class(docs)), false;
+    if (docs->len == 0) return *e = cfg_err(r, NULL, NULL, "docs", "must specify at least one document in [docs]"), false;
+    for (uint32_t i = 0; i < docs->len; i++) {
+        const tv_json *d = &docs->v.items[i];
+        if (d->type != TV_JSON_OBJECT)
+            return *e = cfg_err(r, NULL, NULL, NULL, "malformed [docs] section, should include an inner object"), false;
+        const tv_json *s = tv_json_get(d, "_source");
+        if (!s) return *e = cfg_err(r, NULL, NULL, "_source", "[_source] required property is missing"), false;
+        if (s->type != TV_JSON_OBJECT)
+            return *e = cfg_err(r, NULL, NULL, "_source", "[_source] property isn't a map, but of type [%s]", json_class(s)),
+                   false;
+    }
+    return true;
+}
+
 void tv_ingest_simulate(tv_ingest *g, const char *id, const tv_json *body, bool verbose) {
     tv_req *r = g->r;
     tv_api_err *err = NULL;
@@ -3161,40 +3138,9 @@ void tv_ingest_simulate(tv_ingest *g, const char *id, const tv_json *body, bool 
         return;
     }
     const tv_json *docs = tv_json_get(body, "docs");
-    if (!docs || docs->type == TV_JSON_NULL) {
-        tv_api_err *e = cfg_err(r, NULL, NULL, "docs", "[docs] required property is missing");
-        if (e) tv_req_error(r, e);
+    if (!sim_docs_ok(r, docs, &err)) {
+        if (err) tv_req_error(r, err);
         return;
-    }
-    if (docs->type != TV_JSON_ARRAY) {
-        tv_api_err *e = cfg_err(r, NULL, NULL, "docs", "[docs] property isn't a list, but of type [%s]", json_class(docs));
-        if (e) tv_req_error(r, e);
-        return;
-    }
-    if (docs->len == 0) {
-        tv_api_err *e = cfg_err(r, NULL, NULL, "docs", "must specify at least one document in [docs]");
-        if (e) tv_req_error(r, e);
-        return;
-    }
-    /* every document is checked before any runs */
-    for (uint32_t i = 0; i < docs->len; i++) {
-        const tv_json *d = &docs->v.items[i];
-        if (d->type != TV_JSON_OBJECT) {
-            tv_api_err *e = cfg_err(r, NULL, NULL, NULL, "malformed [docs] section, should include an inner object");
-            if (e) tv_req_error(r, e);
-            return;
-        }
-        const tv_json *s = tv_json_get(d, "_source");
-        if (!s) {
-            tv_api_err *e = cfg_err(r, NULL, NULL, "_source", "[_source] required property is missing");
-            if (e) tv_req_error(r, e);
-            return;
-        }
-        if (s->type != TV_JSON_OBJECT) {
-            tv_api_err *e = cfg_err(r, NULL, NULL, "_source", "[_source] property isn't a map, but of type [%s]", json_class(s));
-            if (e) tv_req_error(r, e);
-            return;
-        }
     }
     tv_buf out;
     tv_buf_init(&out);

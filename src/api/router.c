@@ -215,6 +215,22 @@ static int cmp_cand(const void *a, const void *b) {
     return strcmp(x->name, y->name);
 }
 
+/* Appends bad name i of an "unrecognized" message with its candidates
+ * (sorted most similar first): "[x] -> did you mean [y]?" or "... any of
+ * [y, z]?". */
+static void put_suggestion(tv_buf *m, size_t i, const char *bad, cand *cs, size_t nc) {
+    qsort(cs, nc, sizeof *cs, cmp_cand);
+    if (i) tv_buf_puts(m, ", ");
+    tv_buf_printf(m, "[%s]", bad);
+    if (nc == 1) {
+        tv_buf_printf(m, " -> did you mean [%s]?", cs[0].name);
+    } else if (nc > 1) {
+        tv_buf_puts(m, " -> did you mean any of [");
+        for (size_t j = 0; j < nc; j++) tv_buf_printf(m, "%s%s", j ? ", " : "", cs[j].name);
+        tv_buf_puts(m, "]?");
+    }
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(const char *const *)a, *(const char *const *)b); }
 
 static bool in_list(const char *const *list, const char *s) {
@@ -912,16 +928,7 @@ static bool validate_params(tv_req *r, const char *const *route_params, const ch
                     nc++;
                 }
             }
-        qsort(cs, nc, sizeof *cs, cmp_cand);
-        if (i) tv_buf_puts(&m, ", ");
-        tv_buf_printf(&m, "[%s]", bad[i]);
-        if (nc == 1) {
-            tv_buf_printf(&m, " -> did you mean [%s]?", cs[0].name);
-        } else if (nc > 1) {
-            tv_buf_puts(&m, " -> did you mean any of [");
-            for (size_t j = 0; j < nc; j++) tv_buf_printf(&m, "%s%s", j ? ", " : "", cs[j].name);
-            tv_buf_puts(&m, "]?");
-        }
+        put_suggestion(&m, i, bad[i], cs, nc);
     }
     if (m.oom) {
         tv_buf_fini(&m);
@@ -964,16 +971,7 @@ void tv_req_fail_unrecognized(tv_req *r, const char *what, const char *const *ba
                 nc++;
             }
         }
-        qsort(cs, nc, sizeof *cs, cmp_cand);
-        if (i) tv_buf_puts(&m, ", ");
-        tv_buf_printf(&m, "[%s]", bad[i]);
-        if (nc == 1) {
-            tv_buf_printf(&m, " -> did you mean [%s]?", cs[0].name);
-        } else if (nc > 1) {
-            tv_buf_puts(&m, " -> did you mean any of [");
-            for (size_t j = 0; j < nc; j++) tv_buf_printf(&m, "%s%s", j ? ", " : "", cs[j].name);
-            tv_buf_puts(&m, "]?");
-        }
+        put_suggestion(&m, i, bad[i], cs, nc);
     }
     if (m.oom) r->oom = true;
     else tv_req_fail(r, TROVE_EARG, "%.*s", (int)m.len, m.data);
