@@ -559,6 +559,15 @@ static tv_status parse_auto_date(tv_dsl *d, tv_agg *a, const tv_json *body) {
     return TROVE_OK;
 }
 
+/* The [ranges] member of range, date_range and geo_distance: an array,
+ * for whose items a->ranges gets room (the caller parses them). */
+static tv_status ranges_array(tv_dsl *d, const char *type, const tv_json_member *m, tv_agg *a) {
+    if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
+    a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
+    if (!a->ranges) return oom(d);
+    return TROVE_OK;
+}
+
 static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool date) {
     const char *type = date ? "date_range" : "range";
     for (uint32_t i = 0; i < body->len; i++) {
@@ -570,9 +579,7 @@ static tv_status parse_range(tv_dsl *d, tv_agg *a, const tv_json *body, bool dat
         if (key_is(m, "keyed")) st = bool_val(d, type, m, &a->keyed);
         else if (date && key_is(m, "time_zone")) st = zone_val(d, type, m, &a->time_zone);
         else if (key_is(m, "ranges")) {
-            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
-            a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
-            if (!a->ranges) return oom(d);
+            if ((st = ranges_array(d, type, m, a))) return st;
             for (uint32_t j = 0; j < m->val.len; j++) {
                 const tv_json *r = &m->val.v.items[j];
                 tv_agg_range *o = &a->ranges[a->nranges++];
@@ -662,9 +669,7 @@ static tv_status parse_geo_distance(tv_dsl *d, tv_agg *a, const tv_json *body) {
                 return field_fail(d, type, m, "malformed [origin]");
             has_origin = true;
         } else if (key_is(m, "ranges")) {
-            if (m->val.type != TV_JSON_ARRAY) return bad_token(d, type, m);
-            a->ranges = tv_arena_calloc(d->arena, m->val.len + 1, sizeof *a->ranges);
-            if (!a->ranges) return oom(d);
+            if ((st = ranges_array(d, type, m, a))) return st;
             for (uint32_t j = 0; j < m->val.len; j++) {
                 const tv_json *r = &m->val.v.items[j];
                 tv_agg_range *o = &a->ranges[a->nranges++];

@@ -1641,13 +1641,8 @@ static tv_status bucket_script(red *rd, const tv_agg *a, agg_res *o, uint32_t si
         if ((st = tv_qscript_run(&x, NULL, 0, 0.0, &vars, &r))) break;
         if (selector) {
             if (r.type != TV_SV_BOOL) {
-                tv_script_error se;
-                memset(&se, 0, sizeof se);
-                se.code = TROVE_ESCRIPT;
-                se.cause = TROVE_ECLASSCAST;
-                snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to boolean",
-                         r.type == TV_SV_NULL ? "null" : "java.lang.Object");
-                st = tv_qscript_fail(p->script, NULL, 0, NULL, &se, rd->c->err, NULL);
+                st = tv_qscript_cast_fail(p->script, r.type == TV_SV_NULL ? "null" : "java.lang.Object", "boolean",
+                                          rd->c->err, NULL);
                 break;
             }
             if (r.v.b) o->b[kept++] = *b;
@@ -1657,12 +1652,7 @@ static tv_status bucket_script(red *rd, const tv_agg *a, agg_res *o, uint32_t si
             double dv;
             const char *what = NULL;
             if (!tv_qscript_number(&r, &dv, &what)) {
-                tv_script_error se;
-                memset(&se, 0, sizeof se);
-                se.code = TROVE_ESCRIPT;
-                se.cause = TROVE_ECLASSCAST;
-                snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to java.lang.Number", what);
-                st = tv_qscript_fail(p->script, NULL, 0, NULL, &se, rd->c->err, NULL);
+                st = tv_qscript_cast_fail(p->script, what, "java.lang.Number", rd->c->err, NULL);
                 break;
             }
             if (!b->subs) {

@@ -26,6 +26,20 @@ static tv_status add_point(tv_dsl *d, dvec *pts, double lat, double lon) {
     return TROVE_OK;
 }
 
+/* The point of key k (an object or a string) of a _geo_distance sort:
+ * the field name is set once (GeoDistanceSortBuilder refuses another). */
+static tv_status field_point(tv_dsl *d, const tv_json *v, const char *k, size_t kl, const char **field, size_t *fl,
+                             dvec *pts) {
+    if (*field && !(*fl == kl && !memcmp(*field, k, kl)))
+        return tv_dsl_error(d, TROVE_EPARSE, v->off, "Trying to reset fieldName to [%s], already set to [%.*s].", k,
+                            (int)*fl, *field);
+    *field = k;
+    *fl = kl;
+    double lat, lon;
+    tv_status st = tv_dsl_geo_point(d, v, &lat, &lon);
+    return st ? st : add_point(d, pts, lat, lon);
+}
+
 static bool text_is(const tv_json *o, const char *s, size_t n) {
     return o->len == n && strncasecmp(o->v.s, s, n) == 0;
 }
@@ -72,13 +86,8 @@ static tv_status parse_geo(tv_dsl *d, const tv_json *o, tv_sort_spec *s) {
         } else if (v->type == TV_JSON_OBJECT) {
             if (tv_streq(k, kl, "nested") || tv_streq(k, kl, "nested_filter")) {
                 st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort option [%s] is not supported by trove", k);
-            } else if (field && !(fl == kl && !memcmp(field, k, kl))) {
-                st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Trying to reset fieldName to [%s], already set to [%.*s].", k,
-                                  (int)fl, field);
             } else {
-                field = k;
-                fl = kl;
-                if (!(st = tv_dsl_geo_point(d, v, &lat, &lon))) st = add_point(d, &pts, lat, lon);
+                st = field_point(d, v, k, kl, &field, &fl, &pts);
             }
         } else if (tv_streq(k, kl, "order")) {
             if (v->type == TV_JSON_STRING && text_is(v, "asc", 3)) s->desc = false;
@@ -122,14 +131,7 @@ static tv_status parse_geo(tv_dsl *d, const tv_json *o, tv_sort_spec *s) {
         } else if (tv_streq(k, kl, "nested_path")) {
             st = tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off, "[_geo_distance] sort option [nested_path] is not supported by trove");
         } else if (v->type == TV_JSON_STRING) {
-            if (field && !(fl == kl && !memcmp(field, k, kl))) {
-                st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Trying to reset fieldName to [%s], already set to [%.*s].", k,
-                                  (int)fl, field);
-            } else {
-                field = k;
-                fl = kl;
-                if (!(st = tv_dsl_geo_point(d, v, &lat, &lon))) st = add_point(d, &pts, lat, lon);
-            }
+            st = field_point(d, v, k, kl, &field, &fl, &pts);
         } else if (field && fl == kl && !memcmp(field, k, kl)) {
             st = tv_dsl_error(d, TROVE_EPARSE, v->off, "Only geohashes of type string supported for field [%s]", k);
         } else {

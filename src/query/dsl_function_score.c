@@ -52,12 +52,13 @@
  * Execution: with scores needed (or a min_score), plan() walks the
  * segment's sub-query iterator once, scores every live doc and keeps the
  * (doc, score) pairs that pass min_score in the request arena; the
- * iterator replays them. Materialising costs 8 bytes per match but gives
- * the scoring errors OpenSearch raises a way out (plan returns a status,
- * score() cannot), an exact max_score and an exact count. The price: a
- * function_score under a conjunction scores docs the other clauses would
- * have excluded, so a scoring error can surface where OpenSearch, which
- * only scores the conjunction's matches, would not raise it. Without
+ * iterator replays them (tv_iter_replay, dsl_script.c). Materialising
+ * costs 8 bytes per match but gives the scoring errors OpenSearch raises
+ * a way out (plan returns a status, score() cannot), an exact max_score
+ * and an exact count. The price: a function_score under a conjunction
+ * scores docs the other clauses would have excluded, so a scoring error
+ * can surface where OpenSearch, which only scores the conjunction's
+ * matches, would not raise it. Without
  * scores (size 0, counts, filter context) and without min_score the
  * sub-query is used as is, as FunctionScoreQuery.createWeight does.
  * Rejected: a lazy iterator scoring in score() (faster for top-k under a
@@ -873,14 +874,7 @@ static tv_status fn_score(fs_state *s, fs_fn *f, fs_scratch *x, const tv_segview
         tv_status st = tv_qscript_run(ex, sv->seg, doc, x->sub, NULL, &v);
         if (st) return st;
         const char *what = NULL;
-        if (!tv_qscript_number(&v, &r, &what)) {
-            tv_script_error se;
-            memset(&se, 0, sizeof se);
-            se.code = TROVE_ESCRIPT;
-            se.cause = TROVE_ECLASSCAST;
-            snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
-            return tv_qscript_fail(f->script, NULL, 0, NULL, &se, s->err, s->index);
-        }
+        if (!tv_qscript_number(&v, &r, &what)) return tv_qscript_cast_fail(f->script, what, "double", s->err, s->index);
         if (r < 0) {
             char rb[40];
             tv_fmt_double(r, rb);
@@ -982,48 +976,6 @@ static tv_status doc_score(fs_state *s, fs_scratch *x, const tv_segview *sv, uin
     return TROVE_OK;
 }
 
-/* ============================================================== iterator */
-
-/* The segment's scored matches, replayed. */
-typedef struct fs_it {
-    tv_iter it;
-    const uint32_t *docs;
-    const float *scores;
-    uint32_t n, i;
-} fs_it;
-
-static uint32_t fs_next(tv_iter *it) {
-    fs_it *f = (fs_it *)it;
-    f->i = it->doc == TV_ITER_UNSET ? 0 : f->i + 1;
-    if (f->i >= f->n) { f->i = f->n; return it->doc = TV_NO_MORE_DOCS; }
-    return it->doc = f->docs[f->i];
-}
-
-static uint32_t fs_advance(tv_iter *it, uint32_t target) {
-    fs_it *f = (fs_it *)it;
-    uint32_t lo = it->doc == TV_ITER_UNSET ? 0 : f->i, hi = f->n;
-    while (lo < hi) { /* first docs[k] >= target */
-        uint32_t mid = lo + (hi - lo) / 2;
-        if (f->docs[mid] < target) lo = mid + 1;
-        else hi = mid;
-    }
-    f->i = lo;
-    return it->doc = lo < f->n ? f->docs[lo] : TV_NO_MORE_DOCS;
-}
-
-static float fs_iscore(tv_iter *it) {
-    fs_it *f = (fs_it *)it;
-    return f->i < f->n ? f->scores[f->i] : 0.0f;
-}
-
-static bool fs_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
-    (void)cx;
-    *out = ((fs_it *)it)->n;
-    return true;
-}
-
-static const tv_iter_vt fs_vt = {fs_next, fs_advance, fs_iscore, NULL, NULL, NULL, fs_count, NULL};
-
 /* ================================================================= hooks */
 
 static tv_status fs_prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena) {
@@ -1085,27 +1037,7 @@ static tv_status fs_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
         if (tv_vec_push(&docs, doc) || tv_vec_push(&scores, fin)) { st = TROVE_ENOMEM; break; }
         if (fin > mx) mx = fin;
     }
-    fs_it *it = NULL;
-    if (!st && docs.len) {
-        it = tv_arena_alloc(a, sizeof *it);
-        uint32_t *dd = tv_arena_alloc(a, docs.len * sizeof *dd);
-        float *ss = tv_arena_alloc(a, scores.len * sizeof *ss);
-        if (!it || !dd || !ss) {
-            st = TROVE_ENOMEM;
-        } else {
-            memcpy(dd, docs.items, docs.len * sizeof *dd);
-            memcpy(ss, scores.items, scores.len * sizeof *ss);
-            it->it.vt = &fs_vt;
-            it->it.doc = TV_ITER_UNSET;
-            it->it.cost = docs.len;
-            it->it.max_score = mx;
-            it->docs = dd;
-            it->scores = ss;
-            it->n = (uint32_t)docs.len;
-            it->i = 0;
-            *out = &it->it;
-        }
-    }
+    if (!st) st = tv_iter_replay(docs.items, scores.items, (uint32_t)docs.len, mx, a, out);
     tv_vec_fini(&docs);
     tv_vec_fini(&scores);
     if (x.execs)

@@ -28,7 +28,9 @@
  * circle), indexed_shape, the contains relation, and geo_shape fields.
  *
  * It is a TV_Q_EXT node whose plan walks the segment's doc values (the
- * packed LatLonDocValuesField encoding, tv_geo_encode).
+ * packed LatLonDocValuesField encoding, tv_geo_encode). tv_dsl_geo_node
+ * builds it (or the match_none of an unmapped field or an empty box) for
+ * every geo query, geo_distance's circle included.
  *
  * Alternatives rejected: a bitset from a points index (geo_point fields
  * keep doc values only), and decoding to degrees before comparing (the
@@ -126,6 +128,22 @@ static tv_status unsupported(tv_dsl *d, uint32_t off, const char *what) {
     return tv_dsl_error(d, TROVE_EUNSUPPORTED, off, "[geo_shape] %s is not supported by trove", what);
 }
 
+tv_status tv_dsl_geo_node(tv_dsl *d, const tv_field *f,
+                          tv_status (*plan)(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out),
+                          void *state, float boost, tv_query **out) {
+    tv_query *q = tv_q_new(d, state ? TV_Q_EXT : TV_Q_MATCH_NONE);
+    if (!q) return tv_error_oom(d->err);
+    if (state) {
+        q->field = f;
+        q->field_id = f->id;
+        q->u.ext.plan = plan;
+        q->u.ext.state = state;
+    }
+    q->boost *= boost;
+    *out = q;
+    return TROVE_OK;
+}
+
 /* An envelope's corners: [[minLon, maxLat], [maxLon, minLat]]. */
 static tv_status envelope(tv_dsl *d, const tv_json *co, double c[4]) {
     /* GeoJSON's parse errors are not reproduced: a malformed envelope is
@@ -198,18 +216,13 @@ tv_status tv_dsl_parse_geo_shape(tv_dsl *d, const tv_json *body, tv_query **out)
     double min_lon = c[0], max_lat = c[1], max_lon = c[2], min_lat = c[3];
     if (max_lat < min_lat) return tv_dsl_error(d, TROVE_EARG, shape->off, "max y cannot be less than min y");
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
-    tv_query *q;
     if (!f || f->type == TV_FT_OBJECT) {
         if (!ignore_unmapped) {
             tv_dsl_error(d, TROVE_EQUERYSHARD, fm->val.off, "failed to find type for field [%s]", fm->key);
             if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
             return TROVE_EQUERYSHARD;
         }
-        q = tv_q_new(d, TV_Q_MATCH_NONE);
-        if (!q) return tv_error_oom(d->err);
-        q->boost *= boost;
-        *out = q;
-        return TROVE_OK;
+        return tv_dsl_geo_node(d, NULL, NULL, NULL, boost, out);
     }
     if (f->type != TV_FT_GEO_POINT)
         return tv_dsl_error(d, TROVE_EUNSUPPORTED, fm->val.off,
@@ -222,21 +235,9 @@ tv_status tv_dsl_parse_geo_shape(tv_dsl *d, const tv_json *body, tv_query **out)
     if (!b) return tv_error_oom(d->err);
     box_init(b, min_lat, max_lat, min_lon, max_lon);
     b->relation = relation;
-    if (b->none && relation != REL_DISJOINT) {
-        q = tv_q_new(d, TV_Q_MATCH_NONE);
-        if (!q) return tv_error_oom(d->err);
-    } else {
-        if (b->none) b->nlon = 0; /* disjoint from an empty box: every doc with a point */
-        q = tv_q_new(d, TV_Q_EXT);
-        if (!q) return tv_error_oom(d->err);
-        q->field = f;
-        q->field_id = f->id;
-        q->u.ext.plan = geo_plan;
-        q->u.ext.state = b;
-    }
-    q->boost *= boost;
-    *out = q;
-    return TROVE_OK;
+    if (b->none && relation != REL_DISJOINT) return tv_dsl_geo_node(d, NULL, NULL, NULL, boost, out);
+    if (b->none) b->nlon = 0; /* disjoint from an empty box: every doc with a point */
+    return tv_dsl_geo_node(d, f, geo_plan, b, boost, out);
 }
 
 /* ------------------------------------------------------ geo_bounding_box */
@@ -249,17 +250,7 @@ static tv_status box_query(tv_dsl *d, const tv_field *f, double top, double left
     if (!b) return tv_error_oom(d->err);
     box_init(b, bottom, top, left, right);
     b->relation = REL_INTERSECTS;
-    tv_query *q = tv_q_new(d, b->none ? TV_Q_MATCH_NONE : TV_Q_EXT);
-    if (!q) return tv_error_oom(d->err);
-    if (!b->none) {
-        q->field = f;
-        q->field_id = f->id;
-        q->u.ext.plan = geo_plan;
-        q->u.ext.state = b;
-    }
-    q->boost *= boost;
-    *out = q;
-    return TROVE_OK;
+    return tv_dsl_geo_node(d, f, geo_plan, b->none ? NULL : b, boost, out);
 }
 
 static tv_status bbox_parse_error(tv_dsl *d, uint32_t off, const char *inner) {
@@ -363,13 +354,7 @@ tv_status tv_dsl_parse_geo_bounding_box(tv_dsl *d, const tv_json *body, tv_query
     }
     const tv_field *f = tv_dsl_field(d, fm->key, fm->key_len);
     if (!f || f->type == TV_FT_OBJECT) {
-        if (ignore_unmapped) {
-            tv_query *q = tv_q_new(d, TV_Q_MATCH_NONE);
-            if (!q) return tv_error_oom(d->err);
-            q->boost *= boost;
-            *out = q;
-            return TROVE_OK;
-        }
+        if (ignore_unmapped) return tv_dsl_geo_node(d, NULL, NULL, NULL, boost, out);
         tv_dsl_error(d, TROVE_EQUERYSHARD, fm->val.off, "failed to find geo field [%s]", fm->key);
         if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
         return TROVE_EQUERYSHARD;

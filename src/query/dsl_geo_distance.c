@@ -411,15 +411,8 @@ tv_status tv_dsl_parse_geo_distance(tv_dsl *d, const tv_json *body, tv_query **o
     char *fname = tv_arena_strndup(d->arena, field, field_len);
     if (!fname) return tv_error_oom(d->err);
     const tv_field *f = tv_dsl_field(d, fname, field_len);
-    tv_query *q;
     if (!f || f->type == TV_FT_OBJECT) {
-        if (ignore_unmapped) {
-            q = tv_q_new(d, TV_Q_MATCH_NONE);
-            if (!q) return tv_error_oom(d->err);
-            q->boost *= boost;
-            *out = q;
-            return TROVE_OK;
-        }
+        if (ignore_unmapped) return tv_dsl_geo_node(d, NULL, NULL, NULL, boost, out);
         tv_dsl_error(d, TROVE_EQUERYSHARD, body->off, "failed to find geo field [%s]", fname);
         if (d->err && d->index) snprintf(d->err->index, sizeof d->err->index, "%s", d->index);
         return TROVE_EQUERYSHARD;
@@ -445,13 +438,5 @@ tv_status tv_dsl_parse_geo_distance(tv_dsl *d, const tv_json *body, tv_query **o
     c->lat = lat;
     c->lon = lon;
     c->key = distance_query_sort_key(dist);
-    q = tv_q_new(d, TV_Q_EXT);
-    if (!q) return tv_error_oom(d->err);
-    q->field = f;
-    q->field_id = f->id;
-    q->u.ext.plan = circle_plan;
-    q->u.ext.state = c;
-    q->boost *= boost;
-    *out = q;
-    return TROVE_OK;
+    return tv_dsl_geo_node(d, f, circle_plan, c, boost, out);
 }

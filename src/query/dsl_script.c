@@ -15,7 +15,8 @@
  * status, as OpenSearch's scorer throws. Without scores and min_score,
  * script_score is its sub-query, as ScriptScoreQuery.createWeight does.
  * Rejected: a lazy two-phase iterator (its errors could not reach the
- * response without a channel from the collector).
+ * response without a channel from the collector). The replaying iterator
+ * (tv_iter_replay) lives here and serves function_score's plan too.
  *
  * Both are expensive queries: search.allow_expensive_queries false refuses
  * them with OpenSearch's message.
@@ -39,15 +40,16 @@ typedef struct sq_state {
     const char *index;
 } sq_state;
 
-typedef struct sq_it {
+/* The replay of a plan's materialised (doc, score) pairs (tv_iter_replay). */
+typedef struct replay_it {
     tv_iter it;
     const uint32_t *docs;
     const float *scores;
     uint32_t n, i;
-} sq_it;
+} replay_it;
 
-static uint32_t sq_next(tv_iter *it) {
-    sq_it *f = (sq_it *)it;
+static uint32_t replay_next(tv_iter *it) {
+    replay_it *f = (replay_it *)it;
     f->i = it->doc == TV_ITER_UNSET ? 0 : f->i + 1;
     if (f->i >= f->n) {
         f->i = f->n;
@@ -56,10 +58,10 @@ static uint32_t sq_next(tv_iter *it) {
     return it->doc = f->docs[f->i];
 }
 
-static uint32_t sq_advance(tv_iter *it, uint32_t target) {
-    sq_it *f = (sq_it *)it;
+static uint32_t replay_advance(tv_iter *it, uint32_t target) {
+    replay_it *f = (replay_it *)it;
     uint32_t lo = it->doc == TV_ITER_UNSET ? 0 : f->i, hi = f->n;
-    while (lo < hi) {
+    while (lo < hi) { /* first docs[k] >= target */
         uint32_t mid = lo + (hi - lo) / 2;
         if (f->docs[mid] < target) lo = mid + 1;
         else hi = mid;
@@ -68,18 +70,40 @@ static uint32_t sq_advance(tv_iter *it, uint32_t target) {
     return it->doc = lo < f->n ? f->docs[lo] : TV_NO_MORE_DOCS;
 }
 
-static float sq_score(tv_iter *it) {
-    sq_it *f = (sq_it *)it;
+static float replay_score(tv_iter *it) {
+    replay_it *f = (replay_it *)it;
     return f->i < f->n ? f->scores[f->i] : 0.0f;
 }
 
-static bool sq_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
+static bool replay_count(tv_iter *it, const tv_count_ctx *cx, uint64_t *out) {
     (void)cx;
-    *out = ((sq_it *)it)->n;
+    *out = ((replay_it *)it)->n;
     return true;
 }
 
-static const tv_iter_vt sq_vt = {sq_next, sq_advance, sq_score, NULL, NULL, NULL, sq_count, NULL};
+static const tv_iter_vt replay_vt = {replay_next, replay_advance, replay_score, NULL, NULL, NULL, replay_count, NULL};
+
+tv_status tv_iter_replay(const uint32_t *docs, const float *scores, uint32_t n, float max_score, tv_arena *a,
+                         tv_iter **out) {
+    *out = NULL;
+    if (!n) return TROVE_OK;
+    replay_it *it = tv_arena_alloc(a, sizeof *it);
+    uint32_t *dd = tv_arena_alloc(a, n * sizeof *dd);
+    float *ss = tv_arena_alloc(a, n * sizeof *ss);
+    if (!it || !dd || !ss) return TROVE_ENOMEM;
+    memcpy(dd, docs, n * sizeof *dd);
+    memcpy(ss, scores, n * sizeof *ss);
+    it->it.vt = &replay_vt;
+    it->it.doc = TV_ITER_UNSET;
+    it->it.cost = n;
+    it->it.max_score = max_score;
+    it->docs = dd;
+    it->scores = ss;
+    it->n = n;
+    it->i = 0;
+    *out = &it->it;
+    return TROVE_OK;
+}
 
 static tv_status sq_prepare(tv_query *q, const tv_snapshot *snap, float boost, tv_arena *arena) {
     sq_state *s = q->u.ext.state;
@@ -98,12 +122,7 @@ static tv_status filter_result(const sq_state *s, const tv_sv *v, bool *out) {
     double d;
     const char *what = "java.lang.Object";
     if (tv_qscript_number(v, &d, &what)) what = v->type == TV_SV_INT ? "java.lang.Integer" : v->type == TV_SV_LONG ? "java.lang.Long" : "java.lang.Double";
-    tv_script_error se;
-    memset(&se, 0, sizeof se);
-    se.code = TROVE_ESCRIPT;
-    se.cause = TROVE_ECLASSCAST;
-    snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to boolean", what);
-    return tv_qscript_fail(s->qs, NULL, 0, NULL, &se, s->err, s->index);
+    return tv_qscript_cast_fail(s->qs, what, "boolean", s->err, s->index);
 }
 
 static tv_status sq_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out) {
@@ -133,12 +152,7 @@ static tv_status sq_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
             double dv;
             const char *what = NULL;
             if (!tv_qscript_number(&r, &dv, &what)) {
-                tv_script_error se;
-                memset(&se, 0, sizeof se);
-                se.code = TROVE_ESCRIPT;
-                se.cause = TROVE_ECLASSCAST;
-                snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
-                st = tv_qscript_fail(s->qs, NULL, 0, NULL, &se, s->err, s->index);
+                st = tv_qscript_cast_fail(s->qs, what, "double", s->err, s->index);
                 break;
             }
             float f = (float)dv;
@@ -166,26 +180,7 @@ static tv_status sq_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
         if (sc > mx) mx = sc;
     }
     tv_qscript_exec_fini(&x);
-    if (!st && docs.len) {
-        sq_it *it = tv_arena_alloc(a, sizeof *it);
-        uint32_t *dd = tv_arena_alloc(a, docs.len * sizeof *dd);
-        float *ss = tv_arena_alloc(a, scores.len * sizeof *ss);
-        if (!it || !dd || !ss) {
-            st = TROVE_ENOMEM;
-        } else {
-            memcpy(dd, docs.items, docs.len * sizeof *dd);
-            memcpy(ss, scores.items, scores.len * sizeof *ss);
-            it->it.vt = &sq_vt;
-            it->it.doc = TV_ITER_UNSET;
-            it->it.cost = docs.len;
-            it->it.max_score = mx;
-            it->docs = dd;
-            it->scores = ss;
-            it->n = (uint32_t)docs.len;
-            it->i = 0;
-            *out = &it->it;
-        }
-    }
+    if (!st) st = tv_iter_replay(docs.items, scores.items, (uint32_t)docs.len, mx, a, out);
     tv_vec_fini(&docs);
     tv_vec_fini(&scores);
     return st;

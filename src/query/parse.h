@@ -80,6 +80,12 @@ tv_status tv_dsl_parse_geo_bounding_box(tv_dsl *d, const tv_json *body, tv_query
 /* GeoUtils.parseGeoPoint: [lon, lat], {lat, lon}, "lat,lon" or a geohash
  * (dsl_distance.c). */
 tv_status tv_dsl_geo_point(tv_dsl *d, const tv_json *v, double *lat, double *lon);
+/* The node of a geo query (dsl_geo.c): a TV_Q_EXT on field f planned by
+ * plan over state, or a match_none when state is NULL (an unmapped field,
+ * an empty shape); its boost times boost. */
+tv_status tv_dsl_geo_node(tv_dsl *d, const tv_field *f,
+                          tv_status (*plan)(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *ctx, tv_iter **out),
+                          void *state, float boost, tv_query **out);
 /* dsl_geo_distance.c: the geo_distance query; distances in meters,
  * GeoDistance.ARC (SloppyMath.haversinMeters) and PLANE
  * (GeoUtils.planeDistance); tv_geo_unit: DistanceUnit.fromString's

@@ -33,7 +33,9 @@
  * phase parse), a runtime error while the shard runs; both become the
  * script_exception of a shard failure (err->index), the ScriptException's
  * details kept in tv_qscripts.fail for the api layer, which answers
- * search_phase_execution_exception around it as OpenSearch does.
+ * search_phase_execution_exception around it as OpenSearch does. A
+ * result of the wrong type for its context is the ClassCastException
+ * runtime error every context raises alike (tv_qscript_cast_fail).
  */
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +92,16 @@ tv_status tv_qscript_fail(const tv_qscript *qs, const char *src, size_t len, tv_
     }
     if (err && index) snprintf(err->index, sizeof err->index, "%s", index);
     return st;
+}
+
+tv_status tv_qscript_cast_fail(const tv_qscript *qs, const char *what, const char *to, tv_error *err,
+                               const char *index) {
+    tv_script_error se;
+    memset(&se, 0, sizeof se);
+    se.code = TROVE_ESCRIPT;
+    se.cause = TROVE_ECLASSCAST;
+    snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to %s", what, to);
+    return tv_qscript_fail(qs, NULL, 0, NULL, &se, err, index);
 }
 
 /* ------------------------------------------------------------ Script.parse */

@@ -41,7 +41,9 @@
  *                           terms query's value_type bitmap
  *   dsl_range_field.c       term and range queries (with `relation`) on
  *                           range fields (integer_range ... ip_range)
- *   dsl_script.c            the script and script_score queries
+ *   dsl_script.c            the script and script_score queries, and the
+ *                           iterator replaying pre-scored matches
+ *                           (tv_iter_replay, function_score's too)
  *   qscript.c               Painless in searches: Script.parse, the per-request
  *                           compiled scripts, the doc accessor over doc values,
  *                           runs per document and their failures
@@ -539,6 +541,13 @@ typedef struct tv_plan_ctx {
 typedef bool (*tv_dv_test)(const void *state, const int64_t *v, uint32_t n, float *score);
 tv_status tv_iter_dv_scan(const tv_segview *sv, uint32_t field_id, tv_dv_test test, const void *state, float score,
                           float max_score, tv_arena *arena, tv_iter **out);
+/* An iterator replaying n (doc, score) pairs (docs ascending), copied into
+ * arena, with max_score and an exact count: how the script_score and
+ * function_score plans hand over the matches they scored up front
+ * (dsl_script.c). *out NULL when n is 0; TROVE_ENOMEM (err untouched) when
+ * the arena fails. */
+tv_status tv_iter_replay(const uint32_t *docs, const float *scores, uint32_t n, float max_score, tv_arena *arena,
+                         tv_iter **out);
 
 /* Lucene's Query.rewrite loop (IndexSearcher.rewrite) over the AST:
  * BooleanQuery.rewrite's rules that change matching structure or score
@@ -699,6 +708,11 @@ tv_status tv_dsl_script(tv_dsl *d, const tv_json *v, unsigned globals, tv_qscrip
  * index (NULL: a request-level failure). Returns err's code. */
 tv_status tv_qscript_fail(const tv_qscript *qs, const char *src, size_t len, tv_qscripts *c,
                           const tv_script_error *se, tv_error *err, const char *index);
+/* A script result of the wrong type: the runtime error of a
+ * ClassCastException "Cannot cast <what> to <to>" (what: a Java class
+ * name or "null"), recorded and set as tv_qscript_fail does. */
+tv_status tv_qscript_cast_fail(const tv_qscript *qs, const char *what, const char *to, tv_error *err,
+                               const char *index);
 
 /*
  * A script run per document: a scratch arena reset before each run (the

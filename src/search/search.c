@@ -1111,24 +1111,14 @@ static void script_sort_value(coll *c, const tfield *tf, const tv_segview *sv, u
             o->s = cp;
             o->len = v.v.s->len;
         } else if (v.type != TV_SV_NULL) {
-            tv_script_error se;
-            memset(&se, 0, sizeof se);
-            se.code = TROVE_ESCRIPT;
-            se.cause = TROVE_ECLASSCAST;
-            snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to java.lang.String",
-                     tv_qscript_number(&v, &dv, &what) ? "java.lang.Number" : what);
-            c->sst = tv_qscript_fail(tf[i].qs, NULL, 0, NULL, &se, c->err, c->cur_index);
+            c->sst = tv_qscript_cast_fail(tf[i].qs, tv_qscript_number(&v, &dv, &what) ? "java.lang.Number" : what,
+                                          "java.lang.String", c->err, c->cur_index);
         }
     } else if (tv_qscript_number(&v, &dv, &what)) {
         o->kind = 1;
         o->i = tv_double_to_sortable(dv);
     } else {
-        tv_script_error se;
-        memset(&se, 0, sizeof se);
-        se.code = TROVE_ESCRIPT;
-        se.cause = TROVE_ECLASSCAST;
-        snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
-        c->sst = tv_qscript_fail(tf[i].qs, NULL, 0, NULL, &se, c->err, c->cur_index);
+        c->sst = tv_qscript_cast_fail(tf[i].qs, what, "double", c->err, c->cur_index);
     }
     tv_qscript_exec_fini(&x);
 }
@@ -2959,23 +2949,25 @@ static tv_status run(const tv_search_target *targets, size_t ntargets, const tv_
     return TROVE_OK;
 }
 
-tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
-                        const tv_search_params *params, tv_arena *arena, tv_jw *out,
-                        tv_error *err) {
-    /* write into a scratch buffer so that errors leave `out` untouched */
+/* tv_search_run and tv_search_count: run() into a scratch buffer, so that
+ * errors leave `out` untouched, with the request's scripts held until the
+ * run ends (their first failure copied to params->script_failure). */
+static tv_status run_buffered(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                              const tv_search_params *params, tv_arena *arena, tv_jw *out, tv_error *err,
+                              bool count, int64_t max_buckets) {
     tv_buf buf;
     tv_buf_init(&buf);
     tv_jw w;
     tv_jw_init(&w, &buf, out->pretty);
     tv_agg_ctx actx;
-    tv_agg_ctx_init(&actx, arena, err, params && params->max_buckets > 0 ? params->max_buckets : 65535);
+    tv_agg_ctx_init(&actx, arena, err, max_buckets);
     tv_search_params p2;
     if (params) p2 = *params;
     else tv_search_params_init(&p2);
     tv_qscripts scripts;
     tv_qscripts_init(&scripts, params);
     p2.scripts = &scripts;
-    tv_status st = run(targets, ntargets, body, &p2, arena, &w, err, false, &actx);
+    tv_status st = run(targets, ntargets, body, &p2, arena, &w, err, count, &actx);
     if (params && params->script_failure && scripts.fail.set) *params->script_failure = scripts.fail;
     tv_qscripts_fini(&scripts);
     tv_agg_ctx_fini(&actx);
@@ -2987,29 +2979,15 @@ tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const 
     return st;
 }
 
+tv_status tv_search_run(const tv_search_target *targets, size_t ntargets, const tv_json *body,
+                        const tv_search_params *params, tv_arena *arena, tv_jw *out,
+                        tv_error *err) {
+    return run_buffered(targets, ntargets, body, params, arena, out, err, false,
+                        params && params->max_buckets > 0 ? params->max_buckets : 65535);
+}
+
 tv_status tv_search_count(const tv_search_target *targets, size_t ntargets, const tv_json *body,
                           const tv_search_params *params, tv_arena *arena, tv_jw *out,
                           tv_error *err) {
-    tv_buf buf;
-    tv_buf_init(&buf);
-    tv_jw w;
-    tv_jw_init(&w, &buf, out->pretty);
-    tv_agg_ctx actx;
-    tv_agg_ctx_init(&actx, arena, err, 65535);
-    tv_search_params p2;
-    if (params) p2 = *params;
-    else tv_search_params_init(&p2);
-    tv_qscripts scripts;
-    tv_qscripts_init(&scripts, params);
-    p2.scripts = &scripts;
-    tv_status st = run(targets, ntargets, body, &p2, arena, &w, err, true, &actx);
-    if (params && params->script_failure && scripts.fail.set) *params->script_failure = scripts.fail;
-    tv_qscripts_fini(&scripts);
-    tv_agg_ctx_fini(&actx);
-    if (st == TROVE_OK) {
-        if (buf.oom) st = tv_error_oom(err);
-        else tv_jw_raw(out, buf.data, buf.len);
-    }
-    tv_buf_fini(&buf);
-    return st;
+    return run_buffered(targets, ntargets, body, params, arena, out, err, true, 65535);
 }
