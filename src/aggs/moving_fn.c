@@ -166,14 +166,8 @@ tv_status tv_movfn_eval(const tv_movfn *m, const double *v, size_t n, double *ou
     tv_sv r;
     const char *what = NULL;
     if (!st) st = tv_qscript_run(&x, NULL, 0, 0.0, NULL, &r);
-    if (!st && !tv_qscript_number(&r, out, &what)) { /* MovingFunctionScript.execute returns a double */
-        tv_script_error se;
-        memset(&se, 0, sizeof se);
-        se.code = TROVE_ESCRIPT;
-        se.cause = TROVE_ECLASSCAST;
-        snprintf(se.cause_reason, sizeof se.cause_reason, "Cannot cast %s to double", what);
-        st = tv_qscript_fail(m->qs, NULL, 0, NULL, &se, err, NULL);
-    }
+    if (!st && !tv_qscript_number(&r, out, &what)) /* MovingFunctionScript.execute returns a double */
+        st = tv_qscript_cast_fail(m->qs, what, "double", err, NULL);
     tv_qscript_exec_fini(&x);
     tv_arena_fini(&wa);
     return st;
