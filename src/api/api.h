@@ -581,6 +581,11 @@ void tv_api_write_node_roles(tv_jw *w);
  * shard_indexing_pressure_enabled OpenSearch adds). */
 const tv_json *tv_api_node_attrs(tv_req *r);
 void tv_api_write_node_attributes(tv_req *r, tv_jw *w);
+/* Reads a whole small /proc file into buf (NUL-terminated); false when it
+ * cannot be read. The number after "key" (and blanks or a colon) in such
+ * a text, -1 when the key is absent. (h_nodes.c) */
+bool tv_api_read_proc(const char *path, char *buf, size_t cap);
+int64_t tv_api_proc_field(const char *text, const char *key);
 /* The node's settings as sorted kv in r's arena: cluster.name, node.name,
  * node.attr.*, and with `defaults` the defaults of the settings trove
  * honours (breakers, search.max_buckets, ...). r->oom set on failure. */

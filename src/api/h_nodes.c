@@ -304,9 +304,7 @@ void tv_api_node_ephemeral_id(trove_node *n, char out[24]) {
 
 /* ------------------------------------------------- process and system */
 
-/* Reads a whole small /proc file into buf (NUL-terminated); false when
- * it cannot be read. */
-static bool read_proc(const char *path, char *buf, size_t cap) {
+bool tv_api_read_proc(const char *path, char *buf, size_t cap) {
     FILE *f = fopen(path, "r");
     if (!f) return false;
     size_t n = fread(buf, 1, cap - 1, f);
@@ -315,11 +313,11 @@ static bool read_proc(const char *path, char *buf, size_t cap) {
     return n > 0;
 }
 
-static int64_t meminfo_kb(const char *text, const char *key) {
+int64_t tv_api_proc_field(const char *text, const char *key) {
     const char *p = strstr(text, key);
     if (!p) return -1;
     p += strlen(key);
-    while (*p == ' ' || *p == ':') p++;
+    while (*p == ' ' || *p == '\t' || *p == ':') p++;
     return strtoll(p, NULL, 10);
 }
 
@@ -330,7 +328,7 @@ void tv_api_sys_info(tv_api_sys *s) {
     s->processors = cpus > 0 ? cpus : 1;
     long page = sysconf(_SC_PAGESIZE);
     char buf[4096];
-    if (read_proc("/proc/self/statm", buf, sizeof buf)) {
+    if (tv_api_read_proc("/proc/self/statm", buf, sizeof buf)) {
         long long size = 0, res = 0;
         if (sscanf(buf, "%lld %lld", &size, &res) == 2) {
             s->virtual_bytes = size * page;
@@ -343,12 +341,12 @@ void tv_api_sys_info(tv_api_sys *s) {
     static char stat[16384];
     static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&mu);
-    if (read_proc("/proc/stat", stat, sizeof stat)) {
+    if (tv_api_read_proc("/proc/stat", stat, sizeof stat)) {
         const char *p = strstr(stat, "\nbtime ");
         if (p) btime = strtoll(p + 7, NULL, 10);
     }
     pthread_mutex_unlock(&mu);
-    if (read_proc("/proc/self/stat", buf, sizeof buf)) {
+    if (tv_api_read_proc("/proc/self/stat", buf, sizeof buf)) {
         const char *p = strrchr(buf, ')'); /* after the command name */
         if (p) {
             /* fields from 3 (state) on; utime 14, stime 15, starttime 22 */
@@ -364,12 +362,12 @@ void tv_api_sys_info(tv_api_sys *s) {
             if (btime) s->start_ms = (btime * 1000) + (int64_t)(v[22] * 1000ull / (unsigned long long)ticks);
         }
     }
-    if (read_proc("/proc/meminfo", buf, sizeof buf)) {
-        int64_t total = meminfo_kb(buf, "MemTotal"), avail = meminfo_kb(buf, "MemAvailable");
-        if (avail < 0) avail = meminfo_kb(buf, "MemFree");
+    if (tv_api_read_proc("/proc/meminfo", buf, sizeof buf)) {
+        int64_t total = tv_api_proc_field(buf, "MemTotal"), avail = tv_api_proc_field(buf, "MemAvailable");
+        if (avail < 0) avail = tv_api_proc_field(buf, "MemFree");
         s->mem_total = total > 0 ? total * 1024 : 0;
         s->mem_free = avail > 0 ? avail * 1024 : 0;
-        int64_t st = meminfo_kb(buf, "SwapTotal"), sf = meminfo_kb(buf, "SwapFree");
+        int64_t st = tv_api_proc_field(buf, "SwapTotal"), sf = tv_api_proc_field(buf, "SwapFree");
         s->swap_total = st > 0 ? st * 1024 : 0;
         s->swap_free = sf > 0 ? sf * 1024 : 0;
     }
@@ -390,7 +388,7 @@ void tv_api_sys_info(tv_api_sys *s) {
         snprintf(s->os_version, sizeof s->os_version, "%s", u.release);
     }
     s->pretty_name[0] = '\0';
-    if (read_proc("/etc/os-release", buf, sizeof buf)) {
+    if (tv_api_read_proc("/etc/os-release", buf, sizeof buf)) {
         const char *p = strstr(buf, "PRETTY_NAME=");
         if (p) {
             p += 12;

@@ -129,22 +129,6 @@ static void empty_obj(tv_jw *w, const char *k) {
 
 /* ------------------------------------------------------------ samples */
 
-static bool read_file(const char *path, char *buf, size_t cap) {
-    FILE *f = fopen(path, "r");
-    if (!f) return false;
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    return n > 0;
-}
-
-static int64_t status_field(const char *text, const char *key) {
-    const char *p = strstr(text, key);
-    if (!p) return -1;
-    p += strlen(key);
-    while (*p == ' ' || *p == '\t' || *p == ':') p++;
-    return strtoll(p, NULL, 10);
-}
 
 /* Percent figures over the time since the previous sample (OsProbe and
  * ProcessProbe read the same kind of deltas from the OS). */
@@ -155,7 +139,7 @@ static int64_t peak_threads;
 
 static int64_t os_cpu_percent(void) {
     char buf[512];
-    if (!read_file("/proc/stat", buf, sizeof buf) || strncmp(buf, "cpu ", 4) != 0) return -1;
+    if (!tv_api_read_proc("/proc/stat", buf, sizeof buf) || strncmp(buf, "cpu ", 4) != 0) return -1;
     unsigned long long v[8] = {0};
     sscanf(buf + 4, "%llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6],
            &v[7]);
@@ -222,7 +206,7 @@ static void write_os(nctx *c, const tv_api_sys *s, int64_t now) {
     int_field(w, "percent", pct < 0 ? 0 : pct);
     char buf[256];
     double la[3];
-    if (read_file("/proc/loadavg", buf, sizeof buf) && sscanf(buf, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3) {
+    if (tv_api_read_proc("/proc/loadavg", buf, sizeof buf) && sscanf(buf, "%lf %lf %lf", &la[0], &la[1], &la[2]) == 3) {
         obj(w, "load_average");
         static const char *const k[] = {"1m", "5m", "15m"};
         for (int i = 0; i < 3; i++) {
@@ -279,9 +263,9 @@ static void write_jvm(nctx *c, const tv_api_sys *s, int64_t now) {
     int64_t heap_max = c->r->node->brk->b.heap, used = s->rss_bytes;
     char buf[4096];
     int64_t threads = 0, hwm = used;
-    if (read_file("/proc/self/status", buf, sizeof buf)) {
-        threads = status_field(buf, "\nThreads");
-        int64_t kb = status_field(buf, "\nVmHWM");
+    if (tv_api_read_proc("/proc/self/status", buf, sizeof buf)) {
+        threads = tv_api_proc_field(buf, "\nThreads");
+        int64_t kb = tv_api_proc_field(buf, "\nVmHWM");
         if (kb > 0) hwm = kb * 1024;
     }
     if (threads < 0) threads = 0;
