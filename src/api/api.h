@@ -657,7 +657,6 @@ typedef enum tv_body_ctx {
     TV_BODY_PARSER, /* a streaming parser: json_parse_exception / x_content_parse_exception */
 } tv_body_ctx;
 const tv_json *tv_req_parse_body(tv_req *r, tv_body_ctx ctx);
-/* A body that must be a JSON object (else the response is set). */
 
 
 
