@@ -247,24 +247,32 @@ static tv_status parse_order_one(tv_dsl *d, tv_agg *a, const tv_json *o, order_v
     return TROVE_OK;
 }
 
-static tv_status parse_order(tv_dsl *d, tv_agg *a, const tv_json *v) {
+/* One order or an array of them (terms' order, bucket_sort's sort), each
+ * parsed by one(), into an arena array *out of *n. */
+typedef tv_status (*order_one_fn)(tv_dsl *d, tv_agg *a, const tv_json *o, order_vec *out);
+static tv_status order_list(tv_dsl *d, tv_agg *a, const tv_json *v, order_one_fn one, tv_agg_order **out,
+                            uint32_t *n) {
     order_vec ords = {0};
     tv_status st = TROVE_OK;
     if (v->type == TV_JSON_ARRAY) {
-        for (uint32_t i = 0; i < v->len && !st; i++) st = parse_order_one(d, a, &v->v.items[i], &ords);
+        for (uint32_t i = 0; i < v->len && !st; i++) st = one(d, a, &v->v.items[i], &ords);
     } else {
-        st = parse_order_one(d, a, v, &ords);
+        st = one(d, a, v, &ords);
     }
     if (!st && ords.len) {
-        a->order = tv_arena_alloc(d->arena, ords.len * sizeof *a->order);
-        if (!a->order) st = oom(d);
+        *out = tv_arena_alloc(d->arena, ords.len * sizeof **out);
+        if (!*out) st = oom(d);
         else {
-            memcpy(a->order, ords.items, ords.len * sizeof *a->order);
-            a->norder = (uint32_t)ords.len;
+            memcpy(*out, ords.items, ords.len * sizeof **out);
+            *n = (uint32_t)ords.len;
         }
     }
     tv_vec_fini(&ords);
     return st;
+}
+
+static tv_status parse_order(tv_dsl *d, tv_agg *a, const tv_json *v) {
+    return order_list(d, a, v, parse_order_one, &a->order, &a->norder);
 }
 
 /* --------------------------------------------------------- type bodies */
@@ -1120,19 +1128,7 @@ static tv_status parse_bucket_sort(tv_dsl *d, tv_agg *a, const tv_json *body) {
         const tv_json_member *m = &body->v.members[i];
         tv_status st = TROVE_OK;
         if (key_is(m, "sort")) {
-            order_vec v = {0};
-            if (m->val.type == TV_JSON_ARRAY)
-                for (uint32_t k = 0; k < m->val.len && !st; k++) st = bucket_sort_one(d, a, &m->val.v.items[k], &v);
-            else st = bucket_sort_one(d, a, &m->val, &v);
-            if (!st && v.len) {
-                a->bs_sort = tv_arena_alloc(d->arena, v.len * sizeof *a->bs_sort);
-                if (!a->bs_sort) st = oom(d);
-                else {
-                    memcpy(a->bs_sort, v.items, v.len * sizeof *a->bs_sort);
-                    a->bs_nsort = (uint32_t)v.len;
-                }
-            }
-            tv_vec_fini(&v);
+            st = order_list(d, a, &m->val, bucket_sort_one, &a->bs_sort, &a->bs_nsort);
         } else if (key_is(m, "from")) {
             if (!(st = int_val(d, type, m, &a->bs_from)) && a->bs_from < 0)
                 return field_fail(d, type, m, "[from] must be a non-negative integer: [%lld]", (long long)a->bs_from);
