@@ -39,8 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         run(tv_analyzer_builtin(names[i], strlen(names[i])), text, size, i != 3);
     static const char *const f1[] = {"asciifolding", "uppercase", "snowball"};
     static const char *const f2[] = {"trim", "length", "stop", "porter_stem"};
-    tv_analyzer *a1 = tv_analyzer_compose(NULL, "lowercase", f1, 3, NULL);
-    tv_analyzer *a2 = tv_analyzer_compose(NULL, "whitespace", f2, 4, NULL);
+    tv_analyzer *a1 = tv_analyzer_compose(NULL, NULL, 0, "lowercase", f1, 3, NULL, 0, NULL);
+    tv_analyzer *a2 = tv_analyzer_compose(NULL, NULL, 0, "whitespace", f2, 4, NULL, 0, NULL);
     if (!a1 || !a2) abort();
     run(a1, text, size, false);
     run(a2, text, size, false);

@@ -126,6 +126,7 @@ extern "C" {
     X(EARRAYINDEX, 500, "array_index_out_of_bounds_exception", 0, "java.lang.ArrayIndexOutOfBoundsException", \
       "index out of bounds")                                                                               \
     X(EEXCEPTION, 500, "exception", 1, NULL, "failed")                                                     \
+    X(ERUNTIME, 500, "runtime_exception", 0, "java.lang.RuntimeException", "runtime error")                \
     X(EFROZEN, 403, "trove_base_frozen", 0, NULL, "the base is frozen")                                    \
     X(EOSMEMFROZEN, 403, "osmem_base_frozen", 0, NULL, "the base is frozen")                               \
     X(EOSMEMNOCLONE, 404, "osmem_clone_not_found", 0, NULL, "no such clone")                               \

@@ -13,8 +13,9 @@
  * gap (100 for custom analyzers and text fields, 0 for built-ins and
  * composed chains), offsets += the text's length + 1.
  *
- * Not offered: explain:true (detailed per-filter output), inline tokenizer
- * or filter definitions, char_filter: answered with
+ * Tokenizers, filters and char filters are names or inline definitions
+ * (objects), composed with the index's registry. Not offered: explain:true
+ * (detailed per-filter output) and normalizers: answered with
  * unsupported_operation_exception.
  */
 #include <stdio.h>
@@ -76,39 +77,100 @@ void tv_h_analyze(tv_req *r) {
         tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze explain");
         return;
     }
-    if ((cf && !(cf->type == TV_JSON_ARRAY && cf->len == 0)) || (tok && tok->type != TV_JSON_STRING) || norm) {
-        tv_req_fail(r, TROVE_EUNSUPPORTED,
-                    "trove supports _analyze with named analyzers, tokenizers and filters only");
+    if (norm) {
+        tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze with a normalizer");
         return;
     }
-    const char **fnames = NULL;
-    size_t nf = 0;
-    if (filt) {
-        if (filt->type != TV_JSON_ARRAY) {
-            tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] failed to parse field [filter]");
+    /* tokenizer, filters and char filters: names, or inline definitions
+     * gathered into one "analysis" object under generated names */
+    tv_buf inl;
+    tv_buf_init(&inl);
+    tv_jw iw;
+    tv_jw_init(&iw, &inl, false);
+    tv_jw_obj_begin(&iw);
+    const char *tokname = NULL, **fnames = NULL, **cfnames = NULL;
+    size_t nf = 0, ncf = 0;
+    if (tok && tok->type == TV_JSON_OBJECT) {
+        tv_jw_keyz(&iw, "tokenizer");
+        tv_jw_obj_begin(&iw);
+        tv_jw_keyz(&iw, "_inline_tokenizer");
+        tv_jw_value(&iw, tok);
+        tv_jw_obj_end(&iw);
+        tokname = "_inline_tokenizer";
+    } else if (tok && tok->type == TV_JSON_STRING) {
+        tokname = tok->v.s;
+    } else if (tok) {
+        tv_buf_fini(&inl);
+        tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] failed to parse field [tokenizer]");
+        return;
+    }
+    const tv_json *lists[2] = {filt, cf};
+    const char *kinds[2] = {"filter", "char_filter"};
+    const char **outs[2] = {NULL, NULL};
+    size_t counts[2] = {0, 0};
+    for (int l = 0; l < 2; l++) {
+        const tv_json *list = lists[l];
+        if (!list) continue;
+        if (list->type != TV_JSON_ARRAY) {
+            tv_buf_fini(&inl);
+            tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] failed to parse field [%s]",
+                        kinds[l]);
             return;
         }
-        fnames = tv_arena_calloc(&r->arena, filt->len + 1, sizeof *fnames);
-        if (!fnames) {
+        outs[l] = tv_arena_calloc(&r->arena, list->len + 1, sizeof *outs[l]);
+        if (!outs[l]) {
+            tv_buf_fini(&inl);
             r->oom = true;
             return;
         }
-        for (uint32_t i = 0; i < filt->len; i++) {
-            if (filt->v.items[i].type != TV_JSON_STRING) {
-                tv_req_fail(r, TROVE_EUNSUPPORTED,
-                            "trove does not support inline filter definitions in _analyze");
+        bool opened = false;
+        for (uint32_t i = 0; i < list->len; i++) {
+            const tv_json *e = &list->v.items[i];
+            if (e->type == TV_JSON_STRING) {
+                outs[l][counts[l]++] = e->v.s;
+                continue;
+            }
+            if (e->type != TV_JSON_OBJECT) {
+                tv_buf_fini(&inl);
+                tv_req_fail(r, TROVE_EXCONTENT, "[1:2] [analyze_request] failed to parse field [%s]",
+                            kinds[l]);
                 return;
             }
-            fnames[nf++] = filt->v.items[i].v.s;
+            if (!opened) {
+                tv_jw_keyz(&iw, kinds[l]);
+                tv_jw_obj_begin(&iw);
+                opened = true;
+            }
+            char *nm = tv_arena_sprintf(&r->arena, "_inline_%s_%u", kinds[l], i);
+            if (!nm) {
+                tv_buf_fini(&inl);
+                r->oom = true;
+                return;
+            }
+            tv_jw_keyz(&iw, nm);
+            tv_jw_value(&iw, e);
+            outs[l][counts[l]++] = nm;
         }
+        if (opened) tv_jw_obj_end(&iw);
+    }
+    tv_jw_obj_end(&iw);
+    fnames = outs[0];
+    nf = counts[0];
+    cfnames = outs[1];
+    ncf = counts[1];
+    if (inl.oom) {
+        tv_buf_fini(&inl);
+        r->oom = true;
+        return;
     }
 
     tv_index *idx = NULL;
     if (r->p_index) {
         const char *t = tv_node_single_target(r, r->p_index, false);
-        if (!t) return;
-        idx = tv_node_get_index(r->node, t);
+        if (t) idx = tv_node_get_index(r->node, t);
         if (!idx) {
+            tv_buf_fini(&inl);
+            if (!t) return;
             tv_api_err *e = tv_api_err_no_index(r, r->p_index);
             if (e) tv_req_error(r, e);
             return;
@@ -137,8 +199,8 @@ void tv_h_analyze(tv_req *r) {
             goto done;
         }
         if (a != tv_analyzer_builtin(name, strlen(name))) gap = 100;
-    } else if (tok || nf) {
-        owned = tv_analyzer_compose(reg, tok ? tok->v.s : NULL, fnames, nf, &err);
+    } else if (tok || nf || ncf) {
+        owned = tv_analyzer_compose(reg, inl.data, inl.len, tokname, fnames, nf, cfnames, ncf, &err);
         if (!owned) {
             if (err.code == TROVE_ENOMEM || err.code == TROVE_OK)
                 r->oom = true;
@@ -195,6 +257,7 @@ void tv_h_analyze(tv_req *r) {
         tv_jw_obj_end(w);
     }
 done:
+    tv_buf_fini(&inl);
     tv_analyzer_free(owned);
     tv_mapping_release(mapping);
     if (idx) tv_index_release(idx);

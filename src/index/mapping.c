@@ -1956,7 +1956,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
                                     (int)nz->len, nz->v.s, f->path);
             const char *filters[] = {"lowercase"};
             tv_error e2;
-            tv_analyzer *an = tv_analyzer_compose(c->analysis, "keyword", filters, 1, &e2);
+            tv_analyzer *an = tv_analyzer_compose(c->analysis, NULL, 0, "keyword", filters, 1, NULL, 0, &e2);
             if (!an) return tv_error_set(c->err, e2.code ? e2.code : TROVE_ENOMEM, "%s", e2.reason);
             tv_analyzer **grown = tv_realloc(c->m->owned_analyzers,
                                              (c->m->nowned + 1) * sizeof(tv_analyzer *));

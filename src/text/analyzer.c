@@ -29,9 +29,11 @@
 /* ------------------------------------------------------------- names */
 
 const char *tv_token_type_name(uint8_t type) {
-    static const char *const names[] = {"word", "<ALPHANUM>", "<NUM>", "<SOUTHEAST_ASIAN>",
-                                        "<IDEOGRAPHIC>", "<HIRAGANA>", "<KATAKANA>",
-                                        "<HANGUL>", "<EMOJI>"};
+    static const char *const names[TV_TOK_TYPE_COUNT] = {
+        "word", "<ALPHANUM>", "<NUM>", "<SOUTHEAST_ASIAN>", "<IDEOGRAPHIC>", "<HIRAGANA>",
+        "<KATAKANA>", "<HANGUL>", "<EMOJI>", "shingle", "SYNONYM", "<DOUBLE>", "<SINGLE>",
+        "<APOSTROPHE>", "<ACRONYM>", "<COMPANY>", "<EMAIL>", "<HOST>", "<CJ>", "<ACRONYM_DEP>",
+        "<URL>", "fingerprint", "MIN_HASH", "keyword"};
     return type < TV_ARRAY_LEN(names) ? names[type] : "word";
 }
 
@@ -39,12 +41,53 @@ const char *tv_analyzer_name(const tv_analyzer *an) { return an ? an->name : "";
 
 /* ------------------------------------------------------------ running */
 
+/* Maps token byte offsets through the char filters' corrections (the last
+ * filter's first) onto the original input, and recounts their UTF-16
+ * offsets there. */
+static void correct_offsets(const tv_offmap *maps, size_t nmaps, const char *src, size_t srclen,
+                            tv_tokvec *v) {
+    tv_u16pos ps = {(const uint8_t *)src, 0, 0}, pe = ps;
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        uint32_t s = t->start, e = t->end;
+        for (size_t k = nmaps; k-- > 0;) {
+            s = tv_offmap_correct(&maps[k], s);
+            e = tv_offmap_correct(&maps[k], e);
+        }
+        if (s > srclen) s = (uint32_t)srclen;
+        if (e > srclen) e = (uint32_t)srclen;
+        if (e < s) e = s;
+        t->start = s;
+        t->end = e;
+        if (s < ps.byte) ps = (tv_u16pos){(const uint8_t *)src, 0, 0};
+        if (e < pe.byte) pe = (tv_u16pos){(const uint8_t *)src, 0, 0};
+        t->start16 = tv_u16_at(&ps, s);
+        t->end16 = tv_u16_at(&pe, e);
+    }
+}
+
 tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
                      uint32_t position_offset, tv_tokens *out) {
     memset(out, 0, sizeof *out);
     out->end_position = position_offset;
     if (len > UINT32_MAX) return TROVE_ELIMIT;
     if (!text) text = "";
+    /* char filters: the tokenizer reads their output (in the arena); token
+     * offsets are mapped back through each filter's corrections below */
+    const char *src = text;
+    size_t srclen = len;
+    tv_offmap maps[TV_PARTS_MAX_CHARFILTERS];
+    size_t nmaps = an->ncharfilters < TV_PARTS_MAX_CHARFILTERS ? an->ncharfilters
+                                                                : TV_PARTS_MAX_CHARFILTERS;
+    for (size_t i = 0; i < nmaps; i++) {
+        tv_cfout o = {0};
+        tv_status st = an->charfilters[i].ext->run(arena, an->charfilters[i].cfg, text, len, &o);
+        if (st) return st;
+        if (o.len > UINT32_MAX) return TROVE_ELIMIT;
+        maps[i] = o.map;
+        text = o.text ? o.text : "";
+        len = o.len;
+    }
     tv_tokvec v = {0};
     /* pre-size for ordinary prose (a token per ~6 bytes) to avoid regrowth */
     size_t guess = len / 6 + 8;
@@ -58,8 +101,10 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
     }
-    /* copy terms that still borrow the input into one arena block */
-    uintptr_t lo = (uintptr_t)text, hi = lo + len;
+    if (nmaps) correct_offsets(maps, nmaps, src, srclen, &v);
+    /* copy terms that still borrow the input into one arena block (those
+     * borrowing a char filter's output are in the arena already) */
+    uintptr_t lo = (uintptr_t)src, hi = lo + srclen;
     size_t borrowed = 0;
     for (size_t i = 0; i < v.len; i++) {
         uintptr_t t = (uintptr_t)v.items[i].term;
@@ -125,12 +170,6 @@ static void builtins_init(void) {
 #include <pthread.h>
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
-const tv_analyzer *tv_analyzer_builtin(const char *name, size_t len) {
-    pthread_once(&builtins_once, builtins_init);
-    for (size_t i = 0; i < TV_ARRAY_LEN(builtins); i++)
-        if (tv_streq(name, len, builtins[i].name)) return &builtins[i];
-    return NULL;
-}
 
 /* ------------------------------------------------------------ registry */
 
@@ -142,18 +181,38 @@ typedef struct named_filter {
     char *name;
     tv_filter_def def;
 } named_filter;
+typedef struct named_cf {
+    char *name;
+    tv_charfilter_def def;
+} named_cf;
 
 struct tv_analysis {
     TV_VEC(tv_analyzer *) analyzers;
     TV_VEC(named_tok) toks;
     TV_VEC(named_filter) filters;
+    TV_VEC(named_cf) cfs;
     TV_VEC(tv_termset *) sets;
+    tv_arena arena; /* component configurations (tv_comp_alloc) */
 };
+
+void *tv_analysis_alloc(tv_analysis *a, size_t n) { return tv_arena_alloc(&a->arena, n); }
+
+tv_status tv_analysis_keep_set(tv_analysis *a, tv_termset *ts) {
+    return tv_vec_push(&a->sets, ts) ? TROVE_ENOMEM : TROVE_OK;
+}
+
+static tv_analysis *analysis_alloc(void) {
+    tv_analysis *a = tv_calloc(1, sizeof *a);
+    if (a) tv_arena_init(&a->arena);
+    return a;
+}
 
 static void analyzer_destroy(tv_analyzer *an) {
     if (!an) return;
     tv_free(an->name);
     tv_free(an->filters);
+    tv_free(an->charfilters);
+    tv_analysis_free(an->scratch);
     tv_free(an);
 }
 
@@ -167,12 +226,24 @@ void tv_analysis_free(tv_analysis *a) {
     for (size_t i = 0; i < a->analyzers.len; i++) analyzer_destroy(a->analyzers.items[i]);
     for (size_t i = 0; i < a->toks.len; i++) tv_free(a->toks.items[i].name);
     for (size_t i = 0; i < a->filters.len; i++) tv_free(a->filters.items[i].name);
+    for (size_t i = 0; i < a->cfs.len; i++) tv_free(a->cfs.items[i].name);
     for (size_t i = 0; i < a->sets.len; i++) tv_termset_free(a->sets.items[i]);
     tv_vec_fini(&a->analyzers);
     tv_vec_fini(&a->toks);
     tv_vec_fini(&a->filters);
+    tv_vec_fini(&a->cfs);
     tv_vec_fini(&a->sets);
+    tv_arena_fini(&a->arena);
     tv_free(a);
+}
+
+static const tv_analyzer *catalog_builtin(const char *name, size_t len);
+
+const tv_analyzer *tv_analyzer_builtin(const char *name, size_t len) {
+    pthread_once(&builtins_once, builtins_init);
+    for (size_t i = 0; i < TV_ARRAY_LEN(builtins); i++)
+        if (tv_streq(name, len, builtins[i].name)) return &builtins[i];
+    return catalog_builtin(name, len);
 }
 
 const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_t len) {
@@ -183,13 +254,19 @@ const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_
     return tv_analyzer_builtin(name, len);
 }
 
-/* Built-in tokenizers and filters by name (for custom analyzers and _analyze). */
-static bool builtin_tokenizer(const char *n, size_t len, tv_tokenizer_def *d) {
+/* A component with no settings (referred to by bare name), in registry a. */
+static tv_comp bare_comp(tv_analysis *a, const char *kind, const char *name, size_t len) {
+    return (tv_comp){.name = name, .name_len = len, .kind = kind, .all = NULL, .reg = a};
+}
+
+/* Core tokenizers by name. */
+static bool core_tokenizer(const char *n, size_t len, tv_tokenizer_def *d) {
     static const struct { const char *name; uint8_t kind; } t[] = {
         {"standard", TV_TK_STANDARD}, {"whitespace", TV_TK_WHITESPACE}, {"keyword", TV_TK_KEYWORD},
         {"letter", TV_TK_LETTER}, {"lowercase", TV_TK_LOWERCASE}};
     for (size_t i = 0; i < TV_ARRAY_LEN(t); i++)
         if (tv_streq(n, len, t[i].name)) {
+            memset(d, 0, sizeof *d);
             d->kind = t[i].kind;
             d->max_token_length = 255;
             return true;
@@ -197,7 +274,8 @@ static bool builtin_tokenizer(const char *n, size_t len, tv_tokenizer_def *d) {
     return false;
 }
 
-static bool builtin_filter(const char *n, size_t len, tv_filter_def *d) {
+/* Core filters by bare name (their defaults). */
+static bool core_filter(const char *n, size_t len, tv_filter_def *d) {
     memset(d, 0, sizeof *d);
     if (tv_streq(n, len, "lowercase")) d->kind = TV_TF_LOWERCASE;
     else if (tv_streq(n, len, "uppercase")) d->kind = TV_TF_UPPERCASE;
@@ -219,195 +297,105 @@ static bool builtin_filter(const char *n, size_t len, tv_filter_def *d) {
     return true;
 }
 
-static const char *const unsupported_tokenizers[] = {
-    "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
-    "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
-    "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
-    "smartcn_tokenizer"};
-static const char *const unsupported_filters[] = {
-    "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
-    "word_delimiter", "word_delimiter_graph", "keyword_marker", "keyword_repeat", "kstem",
-    "stemmer_override", "elision", "truncate", "unique", "pattern_capture", "pattern_replace",
-    "limit", "hunspell", "common_grams", "cjk_width", "cjk_bigram", "decimal_digit",
-    "fingerprint", "min_hash", "delimited_payload", "keep", "keep_types", "classic",
-    "apostrophe", "reverse", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
-    "multiplexer", "condition", "predicate_token_filter", "remove_duplicates", "flatten_graph",
-    "arabic_normalization", "german_normalization", "hindi_normalization", "indic_normalization",
-    "persian_normalization", "scandinavian_normalization", "scandinavian_folding",
-    "serbian_normalization", "sorani_normalization", "arabic_stem", "brazilian_stem",
-    "czech_stem", "dutch_stem", "french_stem", "german_stem", "russian_stem", "cjk_width",
-    "icu_folding", "icu_normalizer", "delimited_term_freq", "mapping"};
-static const char *const unsupported_analyzers[] = {
-    "pattern", "fingerprint", "arabic", "armenian", "basque", "bengali", "brazilian",
-    "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "estonian", "finnish", "french",
-    "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
-    "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian", "russian",
-    "sorani", "spanish", "swedish", "turkish", "thai", "snowball", "classic"};
-
-static bool in_list(const char *const *l, size_t n, const char *s, size_t len) {
-    for (size_t i = 0; i < n; i++)
-        if (tv_streq(s, len, l[i])) return true;
-    return false;
+/* A catalog tokenizer/filter/char filter built from component c. */
+static tv_status ext_tokenizer(const tv_tokenizer_type *t, tv_comp *c, tv_tokenizer_def *d,
+                               tv_error *err) {
+    memset(d, 0, sizeof *d);
+    d->kind = TV_TK_EXT;
+    d->ext = t;
+    return t->build ? t->build(c, &d->cfg, err) : TROVE_OK;
+}
+static tv_status ext_filter(const tv_filter_type *t, tv_comp *c, tv_filter_def *d,
+                            tv_error *err) {
+    memset(d, 0, sizeof *d);
+    d->kind = TV_TF_EXT;
+    d->ext = t;
+    return t->build ? t->build(c, &d->cfg, err) : TROVE_OK;
+}
+static tv_status ext_charfilter(const tv_charfilter_type *t, tv_comp *c, tv_charfilter_def *d,
+                                tv_error *err) {
+    memset(d, 0, sizeof *d);
+    d->ext = t;
+    return t->build ? t->build(c, &d->cfg, err) : TROVE_OK;
 }
 
-/* --- settings access over the flattened list --- */
-
-typedef struct comp {
-    const char *name; /* component name */
-    size_t name_len;
-    const char *kind; /* "analyzer", "tokenizer", "filter" */
-    const tv_sjson_entry *e; /* entries of this component: [e, e+n) is not contiguous: scan */
-    const tv_sjson_list *all;
-    size_t prefix_len; /* strlen(kind) + 1 + name_len + 1 */
-} comp;
-
-static const tv_sjson_entry *setting(const comp *c, const char *key) {
-    size_t kl = strlen(key);
-    for (size_t i = 0; i < c->all->len; i++) {
-        const tv_sjson_entry *e = &c->all->items[i];
-        size_t kind_len = strlen(c->kind);
-        if (e->key_len != c->prefix_len + kl) continue;
-        if (memcmp(e->key, c->kind, kind_len) != 0 || e->key[kind_len] != '.') continue;
-        if (memcmp(e->key + kind_len + 1, c->name, c->name_len) != 0) continue;
-        if (e->key[kind_len + 1 + c->name_len] != '.') continue;
-        if (memcmp(e->key + c->prefix_len, key, kl) == 0) return e;
-    }
+/* Resolves a tokenizer/filter/char filter referred to by name: the
+ * registry's own (ctx, then reg), then the core and catalog ones with
+ * default settings (built in reg). TROVE_ENOTFOUND (err untouched) when none has the name,
+ * TROVE_EUNSUPPORTED (err set) when OpenSearch has it and trove does not. */
+static const tv_tokenizer_def *find_tok(const tv_analysis *a, const char *n, size_t len) {
+    for (size_t i = 0; a && i < a->toks.len; i++)
+        if (tv_streq(n, len, a->toks.items[i].name)) return &a->toks.items[i].def;
+    return NULL;
+}
+static const tv_filter_def *find_filter(const tv_analysis *a, const char *n, size_t len) {
+    for (size_t i = 0; a && i < a->filters.len; i++)
+        if (tv_streq(n, len, a->filters.items[i].name)) return &a->filters.items[i].def;
+    return NULL;
+}
+static const tv_charfilter_def *find_cf(const tv_analysis *a, const char *n, size_t len) {
+    for (size_t i = 0; a && i < a->cfs.len; i++)
+        if (tv_streq(n, len, a->cfs.items[i].name)) return &a->cfs.items[i].def;
     return NULL;
 }
 
-static const char *setting_str(const comp *c, const char *key, size_t *len) {
-    const tv_sjson_entry *e = setting(c, key);
-    if (!e || e->is_array || e->nvals != 1 || e->vals[0].is_null) return NULL;
-    *len = e->vals[0].len;
-    return e->vals[0].s;
-}
-
-static tv_status setting_int(const comp *c, const char *key, int64_t def, int64_t *out,
-                             tv_error *err) {
-    size_t n;
-    const char *s = setting_str(c, key, &n);
-    if (!s) {
-        *out = def;
+static tv_status resolve_tok(const tv_analysis *ctx, tv_analysis *reg, const char *n, size_t len,
+                             tv_tokenizer_def *d, tv_error *err) {
+    const tv_tokenizer_def *td = find_tok(reg, n, len);
+    if (!td) td = find_tok(ctx, n, len);
+    if (td) {
+        *d = *td;
         return TROVE_OK;
     }
-    if (!tv_parse_i64(s, n, out) || *out < INT32_MIN || *out > INT32_MAX)
-        return tv_error_set(err, TROVE_EARG, "Failed to parse value [%s] for setting [%s]", s, key);
-    return TROVE_OK;
-}
-
-static tv_status setting_bool(const comp *c, const char *key, bool def, bool *out,
-                              tv_error *err) {
-    size_t n;
-    const char *s = setting_str(c, key, &n);
-    if (!s) *out = def;
-    else if (tv_streq(s, n, "true")) *out = true;
-    else if (tv_streq(s, n, "false")) *out = false;
-    else
-        return tv_error_set(err, TROVE_EARG,
-                            "Failed to parse value [%s] as only [true] or [false] are allowed.", s);
-    return TROVE_OK;
-}
-
-/* Stop words: "_english_", "_none_", a list, or a comma-separated string. */
-static tv_status parse_stopwords(tv_analysis *a, const comp *c, const tv_termset *def,
-                                 const tv_termset **out, tv_error *err) {
-    bool ignore_case;
-    tv_status st = setting_bool(c, "ignore_case", false, &ignore_case, err);
-    if (st) return st;
-    if (setting(c, "stopwords_path"))
-        return tv_error_set(err, TROVE_EUNSUPPORTED, "[stopwords_path] is not supported for [%s]",
-                            c->name);
-    const tv_sjson_entry *e = setting(c, "stopwords");
-    const char *words_buf[1];
-    size_t lens_buf[1];
-    const char **words = NULL;
-    size_t *lens = NULL, n = 0;
-    if (!e) {
-        if (!ignore_case || !def) {
-            *out = def;
-            return TROVE_OK;
-        }
-        words = (const char **)def->words;
-        n = def->n;
-    } else if (!e->is_array) {
-        const char *s = e->vals[0].s;
-        size_t sl = e->vals[0].len;
-        if (tv_streq(s, sl, "_english_")) {
-            if (!ignore_case) {
-                *out = tv_stop_english();
-                return TROVE_OK;
-            }
-            words = (const char **)tv_stop_english()->words;
-            n = tv_stop_english()->n;
-        } else if (tv_streq(s, sl, "_none_")) {
-            n = 0;
-        } else if (sl > 1 && s[0] == '_' && s[sl - 1] == '_') {
-            return tv_error_set(err, TROVE_EUNSUPPORTED, "stop words [%s] are not supported", s);
-        } else {
-            /* comma-separated */
-            size_t cnt = 1;
-            for (size_t i = 0; i < sl; i++) cnt += s[i] == ',';
-            words = tv_malloc(cnt * sizeof *words);
-            lens = tv_malloc(cnt * sizeof *lens);
-            if (!words || !lens) {
-                tv_free(words);
-                tv_free(lens);
-                return TROVE_ENOMEM;
-            }
-            size_t b = 0;
-            for (size_t i = 0; i <= sl; i++) {
-                if (i == sl || s[i] == ',') {
-                    size_t x = b, y = i;
-                    while (x < y && s[x] == ' ') x++;
-                    while (y > x && s[y - 1] == ' ') y--;
-                    if (y > x) {
-                        words[n] = s + x;
-                        lens[n++] = y - x;
-                    }
-                    b = i + 1;
-                }
-            }
-        }
-    } else {
-        n = e->nvals;
-        words = n ? tv_malloc(n * sizeof *words) : words_buf;
-        lens = n ? tv_malloc(n * sizeof *lens) : lens_buf;
-        if (!words || !lens) {
-            if (words != words_buf) tv_free(words);
-            if (lens != lens_buf) tv_free(lens);
-            return TROVE_ENOMEM;
-        }
-        for (size_t i = 0; i < n; i++) {
-            words[i] = e->vals[i].s;
-            lens[i] = e->vals[i].len;
-        }
+    if (core_tokenizer(n, len, d)) return TROVE_OK;
+    const tv_tokenizer_type *t = tv_catalog_tokenizer(n, len);
+    if (t) {
+        tv_comp c = bare_comp(reg, "tokenizer", n, len);
+        return ext_tokenizer(t, &c, d, err);
     }
-    bool own_lens = lens != NULL && lens != lens_buf;
-    if (!lens) { /* words came from a static set */
-        lens = n ? tv_malloc(n * sizeof *lens) : lens_buf;
-        if (!lens) return TROVE_ENOMEM;
-        for (size_t i = 0; i < n; i++) lens[i] = strlen(words[i]);
-        own_lens = n != 0;
-        tv_termset *ts = tv_termset_new(words, lens, n, ignore_case);
-        if (own_lens) tv_free(lens);
-        if (!ts) return TROVE_ENOMEM;
-        if (tv_vec_push(&a->sets, ts)) {
-            tv_termset_free(ts);
-            return TROVE_ENOMEM;
-        }
-        *out = ts;
+    if (tv_catalog_unsupported("tokenizer", n, len))
+        return tv_error_set(err, TROVE_EUNSUPPORTED, "tokenizer [%.*s] is not supported",
+                            (int)len, n);
+    return TROVE_ENOTFOUND;
+}
+
+static tv_status resolve_filter(const tv_analysis *ctx, tv_analysis *reg, const char *n,
+                                size_t len, tv_filter_def *d, tv_error *err) {
+    const tv_filter_def *fd = find_filter(reg, n, len);
+    if (!fd) fd = find_filter(ctx, n, len);
+    if (fd) {
+        *d = *fd;
         return TROVE_OK;
     }
-    tv_termset *ts = tv_termset_new(words, lens, n, ignore_case);
-    if (words != words_buf) tv_free(words);
-    if (own_lens) tv_free(lens);
-    if (!ts) return TROVE_ENOMEM;
-    if (tv_vec_push(&a->sets, ts)) {
-        tv_termset_free(ts);
-        return TROVE_ENOMEM;
+    if (core_filter(n, len, d)) return TROVE_OK;
+    const tv_filter_type *t = tv_catalog_filter(n, len);
+    if (t) {
+        tv_comp c = bare_comp(reg, "filter", n, len);
+        return ext_filter(t, &c, d, err);
     }
-    *out = ts;
-    return TROVE_OK;
+    if (tv_catalog_unsupported("filter", n, len))
+        return tv_error_set(err, TROVE_EUNSUPPORTED, "filter [%.*s] is not supported", (int)len,
+                            n);
+    return TROVE_ENOTFOUND;
+}
+
+static tv_status resolve_cf(const tv_analysis *ctx, tv_analysis *reg, const char *n, size_t len,
+                            tv_charfilter_def *d, tv_error *err) {
+    const tv_charfilter_def *cd = find_cf(reg, n, len);
+    if (!cd) cd = find_cf(ctx, n, len);
+    if (cd) {
+        *d = *cd;
+        return TROVE_OK;
+    }
+    const tv_charfilter_type *t = tv_catalog_charfilter(n, len);
+    if (t) {
+        tv_comp c = bare_comp(reg, "char_filter", n, len);
+        return ext_charfilter(t, &c, d, err);
+    }
+    if (tv_catalog_unsupported("char_filter", n, len))
+        return tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter [%.*s] is not supported",
+                            (int)len, n);
+    return TROVE_ENOTFOUND;
 }
 
 /* OpenSearch `stemmer` languages mapped onto libstemmer; others unsupported. */
@@ -429,9 +417,10 @@ static int stemmer_language(const char *l, size_t n, bool *possessive, bool *min
     return -1;
 }
 
-static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, tv_error *err) {
+
+static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
     size_t tn = 0;
-    const char *type = setting_str(c, "type", &tn);
+    const char *type = tv_comp_str(c, "type", &tn);
     memset(d, 0, sizeof *d);
     if (!type)
         return tv_error_set(err, TROVE_EARG, "filter [%s] must specify either an analyzer type, or a tokenizer",
@@ -440,29 +429,31 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
     if (tv_streq(type, tn, "lowercase") || tv_streq(type, tn, "uppercase")) {
         d->kind = type[0] == 'l' ? TV_TF_LOWERCASE : TV_TF_UPPERCASE;
         size_t ln;
-        const char *lang = setting_str(c, "language", &ln);
+        const char *lang = tv_comp_str(c, "language", &ln);
         if (lang && ln)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "lowercase filter language [%s] is not supported", lang);
     } else if (tv_streq(type, tn, "stop")) {
         d->kind = TV_TF_STOP;
-        bool remove_trailing;
-        if ((st = setting_bool(c, "remove_trailing", true, &remove_trailing, err))) return st;
+        bool remove_trailing, ignore_case;
+        if ((st = tv_comp_bool(c, "remove_trailing", true, &remove_trailing, err))) return st;
         if (!remove_trailing)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "stop filter [%s] with remove_trailing [false] is not supported",
                                 c->name);
-        if ((st = parse_stopwords(a, c, tv_stop_english(), &d->stop, err))) return st;
+        if ((st = tv_comp_bool(c, "ignore_case", false, &ignore_case, err))) return st;
+        if ((st = tv_comp_words(c, "stopwords", tv_stop_english(), ignore_case, &d->stop, err)))
+            return st;
     } else if (tv_streq(type, tn, "asciifolding")) {
         d->kind = TV_TF_ASCIIFOLDING;
-        if ((st = setting_bool(c, "preserve_original", false, &d->preserve_original, err))) return st;
+        if ((st = tv_comp_bool(c, "preserve_original", false, &d->preserve_original, err))) return st;
     } else if (tv_streq(type, tn, "trim")) {
         d->kind = TV_TF_TRIM;
     } else if (tv_streq(type, tn, "length")) {
         d->kind = TV_TF_LENGTH;
         int64_t mn, mx;
-        if ((st = setting_int(c, "min", 0, &mn, err))) return st;
-        if ((st = setting_int(c, "max", INT32_MAX, &mx, err))) return st;
+        if ((st = tv_comp_int(c, "min", 0, &mn, err))) return st;
+        if ((st = tv_comp_int(c, "max", INT32_MAX, &mx, err))) return st;
         if (mn < 0 || mx < mn)
             return tv_error_set(err, TROVE_EARG, "minimum length must be greater than or equal to zero and less than or equal to maximum length");
         d->min = (uint32_t)mn;
@@ -472,8 +463,8 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
         d->algo = tv_stem_algo_find("porter", 6);
     } else if (tv_streq(type, tn, "stemmer")) {
         size_t ln;
-        const char *lang = setting_str(c, "language", &ln);
-        if (!lang) lang = setting_str(c, "name", &ln);
+        const char *lang = tv_comp_str(c, "language", &ln);
+        if (!lang) lang = tv_comp_str(c, "name", &ln);
         if (!lang) {
             lang = "porter";
             ln = 6;
@@ -490,7 +481,7 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
                                 lang);
     } else if (tv_streq(type, tn, "snowball")) {
         size_t ln;
-        const char *lang = setting_str(c, "language", &ln);
+        const char *lang = tv_comp_str(c, "language", &ln);
         if (!lang) {
             lang = "English";
             ln = 7;
@@ -506,7 +497,9 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
                                 lang);
         d->kind = TV_TF_SNOWBALL;
         d->algo = algo;
-    } else if (in_list(unsupported_filters, TV_ARRAY_LEN(unsupported_filters), type, tn)) {
+    } else if (tv_catalog_filter(type, tn)) {
+        return ext_filter(tv_catalog_filter(type, tn), c, d, err);
+    } else if (tv_catalog_unsupported("filter", type, tn)) {
         return tv_error_set(err, TROVE_EUNSUPPORTED, "filter type [%s] is not supported", type);
     } else {
         return tv_error_set(err, TROVE_EARG, "Unknown filter type [%s] for [%s]", type, c->name);
@@ -514,22 +507,24 @@ static tv_status build_filter(tv_analysis *a, const comp *c, tv_filter_def *d, t
     return TROVE_OK;
 }
 
-static tv_status build_tokenizer(const comp *c, tv_tokenizer_def *d, tv_error *err) {
+static tv_status build_tokenizer(tv_comp *c, tv_tokenizer_def *d, tv_error *err) {
     size_t tn = 0;
-    const char *type = setting_str(c, "type", &tn);
+    const char *type = tv_comp_str(c, "type", &tn);
     if (!type)
         return tv_error_set(err, TROVE_EARG,
                             "tokenizer [%s] must specify either an analyzer type, or a tokenizer",
                             c->name);
-    if (!builtin_tokenizer(type, tn, d)) {
-        if (in_list(unsupported_tokenizers, TV_ARRAY_LEN(unsupported_tokenizers), type, tn))
+    if (!core_tokenizer(type, tn, d)) {
+        const tv_tokenizer_type *t = tv_catalog_tokenizer(type, tn);
+        if (t) return ext_tokenizer(t, c, d, err);
+        if (tv_catalog_unsupported("tokenizer", type, tn))
             return tv_error_set(err, TROVE_EUNSUPPORTED, "tokenizer type [%s] is not supported",
                                 type);
         return tv_error_set(err, TROVE_EARG, "Unknown tokenizer type [%s] for [%s]", type, c->name);
     }
     if (d->kind != TV_TK_KEYWORD) {
         int64_t m;
-        tv_status st = setting_int(c, "max_token_length", 255, &m, err);
+        tv_status st = tv_comp_int(c, "max_token_length", 255, &m, err);
         if (st) return st;
         if (m <= 0 || m > 1024 * 1024)
             return tv_error_set(err, TROVE_EARG, "maxTokenLen must be greater than 0 and less than %d passed: %lld",
@@ -539,137 +534,172 @@ static tv_status build_tokenizer(const comp *c, tv_tokenizer_def *d, tv_error *e
     return TROVE_OK;
 }
 
-static tv_analyzer *analyzer_new(const char *name, size_t nlen, tv_tokenizer_def tok,
-                                 const tv_filter_def *filters, size_t nfilters) {
+static tv_status build_charfilter(tv_comp *c, tv_charfilter_def *d, tv_error *err) {
+    size_t tn = 0;
+    const char *type = tv_comp_str(c, "type", &tn);
+    if (!type)
+        return tv_error_set(err, TROVE_EARG,
+                            "char filter [%s] must specify either an analyzer type, or a tokenizer",
+                            c->name);
+    const tv_charfilter_type *t = tv_catalog_charfilter(type, tn);
+    if (t) return ext_charfilter(t, c, d, err);
+    if (tv_catalog_unsupported("char_filter", type, tn))
+        return tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter type [%s] is not supported", type);
+    return tv_error_set(err, TROVE_EARG, "Unknown char_filter type [%s] for [%s]", type, c->name);
+}
+
+static tv_analyzer *analyzer_new(const char *name, size_t nlen, const tv_analyzer_parts *p) {
     tv_analyzer *an = tv_calloc(1, sizeof *an);
     if (!an) return NULL;
     an->name = tv_strndup(name, nlen);
-    an->tok = tok;
-    an->nfilters = nfilters;
-    an->filters = tv_malloc((nfilters ? nfilters : 1) * sizeof *an->filters);
-    if (!an->name || !an->filters) {
+    an->tok = p->tok;
+    an->nfilters = p->nfilters;
+    an->filters = tv_malloc((p->nfilters ? p->nfilters : 1) * sizeof *an->filters);
+    if (p->ncharfilters) {
+        an->ncharfilters = p->ncharfilters;
+        an->charfilters = tv_malloc(p->ncharfilters * sizeof *an->charfilters);
+    }
+    if (!an->name || !an->filters || (p->ncharfilters && !an->charfilters)) {
         analyzer_destroy(an);
         return NULL;
     }
-    if (nfilters) memcpy(an->filters, filters, nfilters * sizeof *filters);
+    if (p->nfilters) memcpy(an->filters, p->filters, p->nfilters * sizeof *p->filters);
+    if (p->ncharfilters)
+        memcpy(an->charfilters, p->charfilters, p->ncharfilters * sizeof *p->charfilters);
     return an;
 }
 
-static const tv_filter_def *find_filter(const tv_analysis *a, const char *n, size_t len) {
-    for (size_t i = 0; a && i < a->filters.len; i++)
-        if (tv_streq(n, len, a->filters.items[i].name)) return &a->filters.items[i].def;
-    return NULL;
-}
-static const tv_tokenizer_def *find_tok(const tv_analysis *a, const char *n, size_t len) {
-    for (size_t i = 0; a && i < a->toks.len; i++)
-        if (tv_streq(n, len, a->toks.items[i].name)) return &a->toks.items[i].def;
-    return NULL;
+/* A custom analyzer's char_filter, tokenizer and filter lists (OpenSearch's
+ * CustomAnalyzerProvider). */
+static tv_status build_custom(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
+    const char *const *names;
+    const size_t *lens;
+    size_t n;
+    tv_status st;
+    size_t kn = 0;
+    const char *tokname = tv_comp_str(c, "tokenizer", &kn);
+    if (!tokname)
+        return tv_error_set(err, TROVE_EARG,
+                            "Custom Analyzer [%s] must be configured with a tokenizer", c->name);
+    st = resolve_tok(NULL, c->reg, tokname, kn, &p->tok, err);
+    if (st == TROVE_ENOTFOUND)
+        return tv_error_set(err, TROVE_EARG,
+                            "Custom Analyzer [%s] failed to find tokenizer under name [%s]",
+                            c->name, tokname);
+    if (st) return st;
+    tv_comp_list(c, "char_filter", &names, &lens, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (p->ncharfilters == TV_PARTS_MAX_CHARFILTERS)
+            return tv_error_set(err, TROVE_ELIMIT, "too many char filters in analyzer [%s]",
+                                c->name);
+        st = resolve_cf(NULL, c->reg, names[i], lens[i], &p->charfilters[p->ncharfilters], err);
+        if (st == TROVE_ENOTFOUND)
+            return tv_error_set(err, TROVE_EARG,
+                                "Custom Analyzer [%s] failed to find char_filter under name [%s]",
+                                c->name, names[i]);
+        if (st) return st;
+        p->ncharfilters++;
+    }
+    tv_comp_list(c, "filter", &names, &lens, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (p->nfilters == TV_PARTS_MAX_FILTERS)
+            return tv_error_set(err, TROVE_ELIMIT, "too many filters in analyzer [%s]", c->name);
+        st = resolve_filter(NULL, c->reg, names[i], lens[i], &p->filters[p->nfilters], err);
+        if (st == TROVE_ENOTFOUND)
+            return tv_error_set(err, TROVE_EARG,
+                                "Custom Analyzer [%s] failed to find filter under name [%s]",
+                                c->name, names[i]);
+        if (st) return st;
+        p->nfilters++;
+    }
+    return TROVE_OK;
 }
 
-static tv_status build_analyzer(tv_analysis *a, const comp *c, tv_error *err) {
-    size_t tn = 0, kn = 0;
-    const char *type = setting_str(c, "type", &tn);
-    const char *tokname = setting_str(c, "tokenizer", &kn);
-    tv_tokenizer_def tok = {TV_TK_STANDARD, 255};
-    tv_filter_def fl[64];
-    size_t nf = 0;
+/* The core built-in analyzer types, configured (stopwords, max_token_length). */
+static tv_status build_core(tv_comp *c, const char *type, size_t tn, tv_analyzer_parts *p,
+                            tv_error *err) {
+    const tv_analyzer *b = tv_analyzer_builtin(type, tn);
     tv_status st;
-    if (setting(c, "char_filter")) {
-        const tv_sjson_entry *e = setting(c, "char_filter");
-        if (e->nvals > 0)
-            return tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter is not supported (analyzer [%s])",
-                                c->name);
+    p->tok = b->tok;
+    for (size_t i = 0; i < b->nfilters; i++) p->filters[p->nfilters++] = b->filters[i];
+    if (p->tok.kind == TV_TK_STANDARD || p->tok.kind == TV_TK_WHITESPACE) {
+        int64_t m;
+        if ((st = tv_comp_int(c, "max_token_length", 255, &m, err))) return st;
+        if (m <= 0 || m > 1024 * 1024)
+            return tv_error_set(err, TROVE_EARG, "maxTokenLen must be greater than 0 and less than %d passed: %lld",
+                                1024 * 1024, (long long)m);
+        p->tok.max_token_length = (uint32_t)m;
     }
+    bool ignore_case;
+    if ((st = tv_comp_bool(c, "ignore_case", false, &ignore_case, err))) return st;
+    if (tv_streq(type, tn, "standard")) {
+        /* standard: no stop words unless configured */
+        const tv_termset *ts = NULL;
+        if ((st = tv_comp_words(c, "stopwords", NULL, ignore_case, &ts, err))) return st;
+        if (ts && ts->n) {
+            memset(&p->filters[p->nfilters], 0, sizeof p->filters[0]);
+            p->filters[p->nfilters].kind = TV_TF_STOP;
+            p->filters[p->nfilters++].stop = ts;
+        }
+    } else if (tv_streq(type, tn, "stop") || tv_streq(type, tn, "english")) {
+        const tv_termset *ts = NULL;
+        if (tv_comp_has(c, "stem_exclusion"))
+            return tv_error_set(err, TROVE_EUNSUPPORTED, "[stem_exclusion] is not supported");
+        if ((st = tv_comp_words(c, "stopwords", tv_stop_english(), ignore_case, &ts, err)))
+            return st;
+        size_t o = 0;
+        for (size_t i = 0; i < p->nfilters; i++) {
+            if (p->filters[i].kind == TV_TF_STOP) {
+                if (!ts || !ts->n) continue; /* drop an empty stop filter */
+                p->filters[i].stop = ts;
+            }
+            p->filters[o++] = p->filters[i];
+        }
+        p->nfilters = o;
+    }
+    return TROVE_OK;
+}
+
+static bool is_core_analyzer(const char *type, size_t tn) {
+    for (size_t i = 0; i < TV_ARRAY_LEN(builtins); i++)
+        if (tv_streq(type, tn, builtins[i].name)) return true;
+    return false;
+}
+
+static tv_status build_analyzer(tv_comp *c, tv_error *err) {
+    size_t tn = 0;
+    const char *type = tv_comp_str(c, "type", &tn);
+    tv_analyzer_parts *p = tv_comp_alloc(c, sizeof *p);
+    if (!p) return TROVE_ENOMEM;
+    memset(p, 0, sizeof *p);
+    tv_status st;
     if (!type || tv_streq(type, tn, "custom")) {
-        if (!tokname) {
-            if (!type)
-                return tv_error_set(err, TROVE_EARG,
-                                    "analyzer [%s] must specify either an analyzer type, or a tokenizer",
-                                    c->name);
+        if (!type && !tv_comp_has(c, "tokenizer"))
             return tv_error_set(err, TROVE_EARG,
-                                "Custom Analyzer [%s] must be configured with a tokenizer", c->name);
-        }
-        const tv_tokenizer_def *td = find_tok(a, tokname, kn);
-        if (td) tok = *td;
-        else if (!builtin_tokenizer(tokname, kn, &tok)) {
-            if (in_list(unsupported_tokenizers, TV_ARRAY_LEN(unsupported_tokenizers), tokname, kn))
-                return tv_error_set(err, TROVE_EUNSUPPORTED, "tokenizer [%s] is not supported",
-                                    tokname);
-            return tv_error_set(err, TROVE_EARG,
-                                "Custom Analyzer [%s] failed to find tokenizer under name [%s]",
-                                c->name, tokname);
-        }
-        const tv_sjson_entry *e = setting(c, "filter");
-        for (size_t i = 0; e && i < e->nvals; i++) {
-            const char *fn = e->vals[i].s;
-            size_t fnl = e->vals[i].len;
-            if (nf == TV_ARRAY_LEN(fl))
-                return tv_error_set(err, TROVE_ELIMIT, "too many filters in analyzer [%s]", c->name);
-            const tv_filter_def *fd = find_filter(a, fn, fnl);
-            if (fd) fl[nf++] = *fd;
-            else if (builtin_filter(fn, fnl, &fl[nf])) nf++;
-            else if (in_list(unsupported_filters, TV_ARRAY_LEN(unsupported_filters), fn, fnl))
-                return tv_error_set(err, TROVE_EUNSUPPORTED, "filter [%s] is not supported", fn);
-            else
-                return tv_error_set(err, TROVE_EARG,
-                                    "Custom Analyzer [%s] failed to find filter under name [%s]",
-                                    c->name, fn);
-        }
-    } else if (tv_streq(type, tn, "standard") || tv_streq(type, tn, "stop") ||
-               tv_streq(type, tn, "english") || tv_streq(type, tn, "simple") ||
-               tv_streq(type, tn, "whitespace") || tv_streq(type, tn, "keyword")) {
-        const tv_analyzer *b = tv_analyzer_builtin(type, tn);
-        tok = b->tok;
-        for (size_t i = 0; i < b->nfilters; i++) fl[nf++] = b->filters[i];
-        if (tok.kind == TV_TK_STANDARD || tok.kind == TV_TK_WHITESPACE) {
-            int64_t m;
-            if ((st = setting_int(c, "max_token_length", 255, &m, err))) return st;
-            if (m <= 0 || m > 1024 * 1024)
-                return tv_error_set(err, TROVE_EARG, "maxTokenLen must be greater than 0 and less than %d passed: %lld",
-                                    1024 * 1024, (long long)m);
-            tok.max_token_length = (uint32_t)m;
-        }
-        if (tv_streq(type, tn, "standard")) {
-            /* standard: stop words none unless configured */
-            const tv_termset *ts = NULL;
-            if ((st = parse_stopwords(a, c, NULL, &ts, err))) return st;
-            if (ts && ts->n) {
-                fl[nf].kind = TV_TF_STOP;
-                memset(&fl[nf], 0, sizeof fl[nf]);
-                fl[nf].kind = TV_TF_STOP;
-                fl[nf].stop = ts;
-                nf++;
-            }
-        } else if (tv_streq(type, tn, "stop") || tv_streq(type, tn, "english")) {
-            const tv_termset *ts = NULL;
-            if (setting(c, "stem_exclusion"))
-                return tv_error_set(err, TROVE_EUNSUPPORTED, "[stem_exclusion] is not supported");
-            if ((st = parse_stopwords(a, c, tv_stop_english(), &ts, err))) return st;
-            for (size_t i = 0; i < nf; i++)
-                if (fl[i].kind == TV_TF_STOP) fl[i].stop = ts;
-            if (!ts || !ts->n) { /* drop an empty stop filter */
-                size_t o = 0;
-                for (size_t i = 0; i < nf; i++)
-                    if (fl[i].kind != TV_TF_STOP) fl[o++] = fl[i];
-                nf = o;
-            }
-        }
-    } else if (in_list(unsupported_analyzers, TV_ARRAY_LEN(unsupported_analyzers), type, tn)) {
+                                "analyzer [%s] must specify either an analyzer type, or a tokenizer",
+                                c->name);
+        st = build_custom(c, p, err);
+    } else if (is_core_analyzer(type, tn)) {
+        st = build_core(c, type, tn, p, err);
+    } else if (tv_catalog_analyzer(type, tn)) {
+        st = tv_catalog_analyzer(type, tn)->build(c, p, err);
+    } else if (tv_catalog_unsupported("analyzer", type, tn)) {
         return tv_error_set(err, TROVE_EUNSUPPORTED, "analyzer type [%s] is not supported", type);
     } else {
         return tv_error_set(err, TROVE_EARG, "Unknown analyzer type [%s] for [%s]", type, c->name);
     }
-    tv_analyzer *an = analyzer_new(c->name, c->name_len, tok, fl, nf);
+    if (st) return st;
+    tv_analyzer *an = analyzer_new(c->name, c->name_len, p);
     if (!an) return TROVE_ENOMEM;
     an->is_registry = true;
-    if (tv_vec_push(&a->analyzers, an)) {
+    if (tv_vec_push(&c->reg->analyzers, an)) {
         analyzer_destroy(an);
         return TROVE_ENOMEM;
     }
     return TROVE_OK;
 }
 
-/* Component names of a kind, in order of first appearance. */
+/* Builds every component of a kind, in order of first appearance. */
 static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const char *kind,
                                 tv_error *err) {
     size_t kl = strlen(kind);
@@ -686,15 +716,15 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             seen = f->key_len > kl + 1 + nl && memcmp(f->key, e->key, kl + 1 + nl + 1) == 0;
         }
         if (seen) continue;
-        comp c = {.name = name, .name_len = nl, .kind = kind, .all = l, .prefix_len = kl + 1 + nl + 1};
         char namez[256];
         if (nl >= sizeof namez) return tv_error_set(err, TROVE_EARG, "analysis component name too long");
         memcpy(namez, name, nl);
         namez[nl] = 0;
-        c.name = namez;
+        tv_comp c = {.name = namez, .name_len = nl, .kind = kind, .all = l,
+                     .prefix_len = kl + 1 + nl + 1, .reg = a};
         tv_status st;
         if (kind[0] == 'a') {
-            st = build_analyzer(a, &c, err);
+            st = build_analyzer(&c, err);
         } else if (kind[0] == 't') {
             named_tok nt = {0};
             st = build_tokenizer(&c, &nt.def, err);
@@ -707,7 +737,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             }
         } else if (kind[0] == 'f') {
             named_filter nf = {0};
-            st = build_filter(a, &c, &nf.def, err);
+            st = build_filter(&c, &nf.def, err);
             if (!st) {
                 nf.name = tv_strndup(name, nl);
                 if (!nf.name || tv_vec_push(&a->filters, nf)) {
@@ -715,8 +745,16 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
                     st = TROVE_ENOMEM;
                 }
             }
-        } else { /* char_filter */
-            st = tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter [%s] is not supported", namez);
+        } else {
+            named_cf ncf = {0};
+            st = build_charfilter(&c, &ncf.def, err);
+            if (!st) {
+                ncf.name = tv_strndup(name, nl);
+                if (!ncf.name || tv_vec_push(&a->cfs, ncf)) {
+                    tv_free(ncf.name);
+                    st = TROVE_ENOMEM;
+                }
+            }
         }
         if (st == TROVE_ENOMEM) tv_error_oom(err);
         if (st) return st;
@@ -724,9 +762,10 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
     return TROVE_OK;
 }
 
-tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
-    tv_error_clear(err);
-    tv_analysis *a = tv_calloc(1, sizeof *a);
+/* Parses `json` into a new registry (tokenizers, filters and char filters
+ * before the analyzers that name them). */
+static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) {
+    tv_analysis *a = analysis_alloc();
     if (!a) {
         tv_error_oom(err);
         return NULL;
@@ -750,14 +789,59 @@ tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     return a;
 }
 
+tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
+    tv_error_clear(err);
+    return analysis_build(json, len, err);
+}
+
+/* Catalog analyzers by bare name ("french"): built once with their
+ * defaults into a registry that lives as long as the process. */
+static pthread_mutex_t catalog_mu = PTHREAD_MUTEX_INITIALIZER;
+static tv_analysis *catalog_reg;
+
+static const tv_analyzer *catalog_builtin(const char *name, size_t len) {
+    const tv_analyzer_type *t = tv_catalog_analyzer(name, len);
+    if (!t) return NULL;
+    const tv_analyzer *found = NULL;
+    pthread_mutex_lock(&catalog_mu);
+    if (!catalog_reg) catalog_reg = analysis_alloc();
+    for (size_t i = 0; catalog_reg && i < catalog_reg->analyzers.len && !found; i++)
+        if (tv_streq(name, len, catalog_reg->analyzers.items[i]->name))
+            found = catalog_reg->analyzers.items[i];
+    if (!found && catalog_reg) {
+        tv_comp c = bare_comp(catalog_reg, "analyzer", t->name, strlen(t->name));
+        tv_analyzer_parts *p = tv_comp_alloc(&c, sizeof *p);
+        tv_error err;
+        tv_error_clear(&err);
+        if (p) {
+            memset(p, 0, sizeof *p);
+            tv_analyzer *an = t->build(&c, p, &err) ? NULL : analyzer_new(t->name, strlen(t->name), p);
+            if (an) {
+                an->is_static = true;
+                if (tv_vec_push(&catalog_reg->analyzers, an)) analyzer_destroy(an);
+                else found = an;
+            }
+        }
+    }
+    pthread_mutex_unlock(&catalog_mu);
+    return found;
+}
+
 tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kind, uint32_t min,
                               uint32_t max) {
     size_t nb = base->nfilters;
-    tv_filter_def *fl = tv_malloc((nb + 2) * sizeof *fl);
-    if (!fl) return NULL;
-    if (nb) memcpy(fl, base->filters, nb * sizeof *fl);
-    memset(&fl[nb], 0, 2 * sizeof *fl);
-    size_t nf = nb + 1;
+    tv_analyzer_parts *p = tv_calloc(1, sizeof *p);
+    if (!p || nb + 2 > TV_PARTS_MAX_FILTERS) {
+        tv_free(p);
+        return NULL;
+    }
+    p->tok = base->tok;
+    if (nb) memcpy(p->filters, base->filters, nb * sizeof *p->filters);
+    p->ncharfilters = base->ncharfilters;
+    if (base->ncharfilters)
+        memcpy(p->charfilters, base->charfilters, base->ncharfilters * sizeof *p->charfilters);
+    tv_filter_def *fl = p->filters;
+    p->nfilters = nb + 1;
     switch (kind) {
     case TV_WRAP_EDGE_NGRAM: fl[nb] = (tv_filter_def){.kind = TV_TF_EDGE_NGRAM, .min = min, .max = max}; break;
     case TV_WRAP_SHINGLE2: fl[nb] = (tv_filter_def){.kind = TV_TF_SHINGLE2}; break;
@@ -765,53 +849,58 @@ tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kin
     case TV_WRAP_SAYT_PREFIX:
         fl[nb] = (tv_filter_def){.kind = TV_TF_SHINGLE_N, .min = min, .max = min - 1};
         fl[nb + 1] = (tv_filter_def){.kind = TV_TF_EDGE_NGRAM, .min = 1, .max = 20, .preserve_original = true};
-        nf = nb + 2;
+        p->nfilters = nb + 2;
         break;
     }
-    tv_analyzer *an = analyzer_new(base->name, strlen(base->name), base->tok, fl, nf);
-    tv_free(fl);
+    tv_analyzer *an = analyzer_new(base->name, strlen(base->name), p);
+    tv_free(p);
     return an;
 }
 
-tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
-                                 const char *const *filters, size_t nfilters, tv_error *err) {
+tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json,
+                                 size_t inline_len, const char *tokenizer,
+                                 const char *const *filters, size_t nfilters,
+                                 const char *const *charfilters, size_t ncharfilters,
+                                 tv_error *err) {
     tv_error_clear(err);
-    tv_tokenizer_def tok = {TV_TK_STANDARD, 255};
-    if (tokenizer) {
-        size_t kn = strlen(tokenizer);
-        const tv_tokenizer_def *td = find_tok(ctx, tokenizer, kn);
-        if (td) tok = *td;
-        else if (!builtin_tokenizer(tokenizer, kn, &tok)) {
-            if (in_list(unsupported_tokenizers, TV_ARRAY_LEN(unsupported_tokenizers), tokenizer, kn)) {
-                tv_error_set(err, TROVE_EUNSUPPORTED, "tokenizer [%s] is not supported", tokenizer);
-                return NULL;
-            }
-            tv_error_set(err, TROVE_EARG, "failed to find %stokenizer under [%s]",
-                         ctx ? "" : "global ", tokenizer);
-            return NULL;
+    tv_analysis *scratch = analysis_build(inline_json, inline_len, err);
+    if (!scratch) return NULL;
+    tv_analyzer_parts *p = tv_calloc(1, sizeof *p);
+    tv_analyzer *an = NULL;
+    tv_status st = p ? TROVE_OK : TROVE_ENOMEM;
+    if (!st && (nfilters > TV_PARTS_MAX_FILTERS || ncharfilters > TV_PARTS_MAX_CHARFILTERS))
+        st = tv_error_set(err, TROVE_ELIMIT, "too many filters");
+    if (!st) {
+        p->tok = (tv_tokenizer_def){.kind = TV_TK_STANDARD, .max_token_length = 255};
+        if (tokenizer) {
+            size_t kn = strlen(tokenizer);
+            st = resolve_tok(ctx, scratch, tokenizer, kn, &p->tok, err);
+            if (st == TROVE_ENOTFOUND)
+                st = tv_error_set(err, TROVE_EARG, "failed to find %stokenizer under [%s]",
+                                  ctx ? "" : "global ", tokenizer);
         }
     }
-    tv_filter_def *fl = tv_malloc((nfilters ? nfilters : 1) * sizeof *fl);
-    if (!fl) {
-        tv_error_oom(err);
-        return NULL;
+    for (size_t i = 0; !st && i < ncharfilters; i++) {
+        st = resolve_cf(ctx, scratch, charfilters[i], strlen(charfilters[i]), &p->charfilters[i], err);
+        if (st == TROVE_ENOTFOUND)
+            st = tv_error_set(err, TROVE_EARG, "failed to find %schar_filter under [%s]",
+                              ctx ? "" : "global ", charfilters[i]);
+        p->ncharfilters = i + 1;
     }
-    for (size_t i = 0; i < nfilters; i++) {
-        size_t fnl = strlen(filters[i]);
-        const tv_filter_def *fd = find_filter(ctx, filters[i], fnl);
-        if (fd) fl[i] = *fd;
-        else if (!builtin_filter(filters[i], fnl, &fl[i])) {
-            if (in_list(unsupported_filters, TV_ARRAY_LEN(unsupported_filters), filters[i], fnl))
-                tv_error_set(err, TROVE_EUNSUPPORTED, "filter [%s] is not supported", filters[i]);
-            else
-                tv_error_set(err, TROVE_EARG, "failed to find %sfilter under [%s]",
-                             ctx ? "" : "global ", filters[i]);
-            tv_free(fl);
-            return NULL;
-        }
+    for (size_t i = 0; !st && i < nfilters; i++) {
+        st = resolve_filter(ctx, scratch, filters[i], strlen(filters[i]), &p->filters[i], err);
+        if (st == TROVE_ENOTFOUND)
+            st = tv_error_set(err, TROVE_EARG, "failed to find %sfilter under [%s]",
+                              ctx ? "" : "global ", filters[i]);
+        p->nfilters = i + 1;
     }
-    tv_analyzer *an = analyzer_new("_anonymous_", 11, tok, fl, nfilters);
-    tv_free(fl);
-    if (!an) tv_error_oom(err);
+    if (!st) {
+        an = analyzer_new("_anonymous_", 11, p);
+        if (an) an->scratch = scratch;
+        else st = TROVE_ENOMEM;
+    }
+    if (st == TROVE_ENOMEM) tv_error_oom(err);
+    if (!an) tv_analysis_free(scratch);
+    tv_free(p);
     return an;
 }

@@ -383,6 +383,7 @@ static tv_status stem_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) 
     if (!st) return TROVE_ENOMEM;
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
+        if (t->flags & TV_TOKF_KEYWORD) continue;
         const sb_symbol *r = sb_stemmer_stem(st, (const sb_symbol *)t->term, (int)t->term_len);
         if (!r) return TROVE_ENOMEM;
         int n = sb_stemmer_length(st);
@@ -414,7 +415,7 @@ static tv_status minimal_english(tv_arena *a, tv_tokvec *v) {
         tv_token *t = &v->items[i];
         const char *s = t->term;
         uint32_t n = t->term_len;
-        if (n < 3 || s[n - 1] != 's') continue;
+        if (n < 3 || s[n - 1] != 's' || (t->flags & TV_TOKF_KEYWORD)) continue;
         char c2 = s[n - 2];
         if (c2 == 'u' || c2 == 's') continue;
         if (c2 == 'e') {
@@ -583,6 +584,7 @@ tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
     case TV_TF_EDGE_NGRAM: return edge_ngram_filter(a, f, v);
     case TV_TF_SHINGLE2: return shingle2_filter(a, v);
     case TV_TF_SHINGLE_N: return shingle_n_filter(a, f, v);
+    case TV_TF_EXT: return f->ext->apply(a, f->cfg, v);
     default: return TROVE_EINTERNAL;
     }
 }

@@ -26,3 +26,20 @@ add_custom_command(
   COMMENT "Generating Unicode tables from ${TROVE_UCD_DIR}"
   VERBATIM)
 target_sources(trove_text_obj PRIVATE ${TROVE_UC_TABLES})
+
+# Stop word lists and stemmer rules from Debian's Lucene 4.10 jars
+# (liblucene4.10-java), embedded by gen_resources.py; see resources.c.
+set(TROVE_LUCENE_JAR_DIR "/usr/share/java" CACHE PATH "Debian's Lucene 4.10 jars (liblucene4.10-java)")
+file(GLOB TROVE_LUCENE_ANALYSIS_JARS ${TROVE_LUCENE_JAR_DIR}/lucene-analyzers-*-4.10*.jar)
+if(NOT TROVE_LUCENE_ANALYSIS_JARS)
+  message(FATAL_ERROR "Lucene 4.10 jars not found in ${TROVE_LUCENE_JAR_DIR}: apt-get install liblucene4.10-java")
+endif()
+set(TROVE_TEXT_RESOURCES ${CMAKE_BINARY_DIR}/generated/text_resources.c)
+add_custom_command(
+  OUTPUT ${TROVE_TEXT_RESOURCES}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_JAR_DIR} ${TROVE_TEXT_RESOURCES}
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_ANALYSIS_JARS}
+  COMMENT "Embedding analysis resources from ${TROVE_LUCENE_JAR_DIR}"
+  VERBATIM)
+target_sources(trove_text_obj PRIVATE ${TROVE_TEXT_RESOURCES})

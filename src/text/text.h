@@ -32,13 +32,27 @@
  *   tokenizers.c          the `whitespace`, `letter`, `lowercase` and
  *                         `keyword` tokenizers, and the dispatch over
  *                         tokenizer kinds
- *   filters.c             the token filters, each as its Lucene counterpart
- *   analyzer.c            running an analyzer (tv_analyze), the built-in
- *                         analyzers, analyzers composed for _analyze, and
- *                         the per-index registry built from the "analysis"
- *                         settings
+ *   filters.c             the core token filters, each as its Lucene
+ *                         counterpart
+ *   analyzer.c            running an analyzer (tv_analyze: char filters,
+ *                         tokenizer, filters, offsets mapped back), the
+ *                         built-in analyzers, analyzers composed for
+ *                         _analyze, and the per-index registry built from
+ *                         the "analysis" settings
+ *   component.c           reading one component's settings (tv_comp_*)
+ *   catalog.c             the component types beyond the core ones, by
+ *                         OpenSearch name, and the names trove lacks
+ *   offmap.c              char filters' offset corrections (BaseCharFilter)
+ *   resources.c           stop word lists and stemmer rules embedded from
+ *                         Debian's Lucene 4.10 jars (gen_resources.py)
+ *   cf_mapping.c          the `mapping` char filter
+ *   tf_reverse.c          the `reverse` token filter
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
+ *
+ * Components beyond the core live one family per file: tok_*.c
+ * tokenizers, tf_*.c token filters, cf_*.c char filters, lang_*.c language
+ * analyzers and their stemmers and word sets; catalog.c lists them.
  */
 #ifndef TROVE_TEXT_H
 #define TROVE_TEXT_H
@@ -74,7 +88,13 @@ typedef struct tv_token {
     uint32_t start, end; /* byte offsets of the source span in the input */
     uint32_t start16, end16; /* the same span in UTF-16 code units */
     uint8_t type;        /* tv_token_type: <ALPHANUM>, <NUM>, ... */
+    uint8_t flags;       /* TV_TOKF_*: Lucene's KeywordAttribute, ... */
+    uint16_t pos_len;    /* Lucene's positionLength (0 and 1 both mean 1) */
 } tv_token;
+
+enum {
+    TV_TOKF_KEYWORD = 1, /* keyword_marker & co.: stemmers leave the token alone */
+};
 
 typedef enum tv_token_type {
     TV_TOK_WORD = 0,     /* "word" (whitespace/keyword/letter tokenizers) */
@@ -86,6 +106,22 @@ typedef enum tv_token_type {
     TV_TOK_KATAKANA,     /* "<KATAKANA>" */
     TV_TOK_HANGUL,       /* "<HANGUL>" */
     TV_TOK_EMOJI,        /* "<EMOJI>" */
+    TV_TOK_SHINGLE,      /* "shingle" (ShingleFilter) */
+    TV_TOK_SYNONYM,      /* "SYNONYM" (synonym filters) */
+    TV_TOK_DOUBLE,       /* "<DOUBLE>" (cjk_bigram) */
+    TV_TOK_SINGLE,       /* "<SINGLE>" (cjk_bigram) */
+    TV_TOK_APOSTROPHE,   /* "<APOSTROPHE>" (classic) */
+    TV_TOK_ACRONYM,      /* "<ACRONYM>" (classic) */
+    TV_TOK_COMPANY,      /* "<COMPANY>" (classic) */
+    TV_TOK_EMAIL,        /* "<EMAIL>" (classic, uax_url_email) */
+    TV_TOK_HOST,         /* "<HOST>" (classic) */
+    TV_TOK_CJ,           /* "<CJ>" (classic) */
+    TV_TOK_ACRONYM_DEP,  /* "<ACRONYM_DEP>" (classic) */
+    TV_TOK_URL,          /* "<URL>" (uax_url_email) */
+    TV_TOK_FINGERPRINT,  /* "fingerprint" (fingerprint filter) */
+    TV_TOK_MIN_HASH,     /* "MIN_HASH" (min_hash filter) */
+    TV_TOK_KEYWORD_TYPE, /* "keyword" */
+    TV_TOK_TYPE_COUNT
 } tv_token_type;
 
 /* "<ALPHANUM>" etc. Borrowed, static. */
@@ -138,12 +174,18 @@ void tv_analysis_free(tv_analysis *a);
 const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_t len);
 
 /*
- * For `_analyze` with inline definitions: builds a one-off analyzer from a
- * tokenizer name (or NULL for "standard"), filter names, in a registry
- * context (may be NULL). Returns owned; free with tv_analyzer_free.
+ * For `_analyze` without a named analyzer: builds a one-off analyzer from a
+ * tokenizer name (or NULL for "standard"), filter and char filter names, in
+ * a registry context (may be NULL: built-ins only). `inline_json` (NULL/0
+ * for none) is an "analysis"-shaped object defining components that the
+ * names may refer to (the request's inline definitions, under names the
+ * caller chose). Returns owned; free with tv_analyzer_free.
  */
-tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *tokenizer,
-                                 const char *const *filters, size_t nfilters, tv_error *err);
+tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json,
+                                 size_t inline_len, const char *tokenizer,
+                                 const char *const *filters, size_t nfilters,
+                                 const char *const *charfilters, size_t ncharfilters,
+                                 tv_error *err);
 void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
 
 /*

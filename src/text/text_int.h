@@ -48,11 +48,15 @@ enum tv_tokenizer_kind {
     TV_TK_KEYWORD,
     TV_TK_LETTER,
     TV_TK_LOWERCASE,
+    TV_TK_EXT, /* a tokenizer of the catalog: `ext` runs it over `cfg` */
 };
 
+struct tv_tokenizer_type;
 typedef struct tv_tokenizer_def {
     uint8_t kind;
     uint32_t max_token_length; /* standard, whitespace, letter, lowercase: 255 */
+    const struct tv_tokenizer_type *ext; /* TV_TK_EXT only */
+    const void *cfg;                     /* its configuration (registry-owned or static) */
 } tv_tokenizer_def;
 
 tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32_t max_len,
@@ -81,6 +85,7 @@ enum tv_filter_kind {
     TV_TF_SHINGLE_N,  /* FixedShingleFilter(min, " ", "") with `max` extra
                          trailing positions (search_as_you_type's
                          TrailingShingleTokenFilter): tv_analyzer_wrap only */
+    TV_TF_EXT,        /* a filter of the catalog: `ext` applies it with `cfg` */
 };
 
 /* A set of terms (stop words). Immutable once built; shared. */
@@ -96,8 +101,11 @@ tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t 
                            bool ignore_case);
 void tv_termset_free(tv_termset *s);
 
+struct tv_filter_type;
 typedef struct tv_filter_def {
     uint8_t kind;
+    const struct tv_filter_type *ext; /* TV_TF_EXT only */
+    const void *cfg;                  /* its configuration (registry-owned or static) */
     bool preserve_original;    /* asciifolding */
     uint32_t min, max;         /* length */
     int algo;                  /* snowball: index into tv_stem_algos */
@@ -115,6 +123,169 @@ extern const char *const tv_stem_algos[];
 extern const size_t tv_stem_algo_count;
 int tv_stem_algo_find(const char *name, size_t len); /* -1 if unknown */
 
+/* ------------------------------------------------------------ char filters */
+
+/*
+ * Offset correction, as Lucene's BaseCharFilter: a char filter that changes
+ * the text's length records, at each output offset where the difference
+ * changes, the cumulative difference (input offset - output offset) from
+ * there on. Offsets are bytes here; tv_analyze turns the corrected byte
+ * offsets into UTF-16 ones over the original input.
+ */
+typedef struct tv_offmap {
+    uint32_t *off;  /* ascending output offsets */
+    int32_t *diff;  /* cumulative diff from off[i] on */
+    size_t n, cap;
+} tv_offmap;
+/* Records that from output offset `out_off` on, input = output + diff.
+ * A later point at the same offset replaces the earlier one. */
+tv_status tv_offmap_add(tv_arena *a, tv_offmap *m, uint32_t out_off, int32_t diff);
+/* The input offset of output offset `off`. */
+uint32_t tv_offmap_correct(const tv_offmap *m, uint32_t off);
+
+/* What a char filter produces: the new text (in the arena) and its map. */
+typedef struct tv_cfout {
+    const char *text;
+    size_t len;
+    tv_offmap map;
+} tv_cfout;
+
+struct tv_charfilter_type;
+typedef struct tv_charfilter_def {
+    const struct tv_charfilter_type *ext;
+    const void *cfg;
+} tv_charfilter_def;
+
+/* ------------------------------------------------------------ components */
+
+/*
+ * A component being built from settings: its name, its settings
+ * ("filter.my_ngram.min_gram" is key "min_gram" of filter my_ngram) and
+ * the registry whose memory holds what the component keeps. Valid only
+ * during the build call; strings read from it must be copied
+ * (tv_comp_strdup) to outlive the call. A component referred to by bare
+ * name ("filter": ["ngram"]) is built with no settings at all.
+ */
+typedef struct tv_comp tv_comp;
+struct tv_sjson_list;
+struct tv_analysis;
+struct tv_comp {
+    const char *name;                /* NUL-terminated */
+    size_t name_len;
+    const char *kind;                /* "analyzer", "tokenizer", "filter", "char_filter" */
+    const struct tv_sjson_list *all; /* the flattened settings; NULL: none */
+    size_t prefix_len;               /* strlen(kind) + 1 + name_len + 1 */
+    struct tv_analysis *reg;         /* the registry being built */
+};
+/* The registry's memory (analyzer.c): lives until tv_analysis_free. */
+void *tv_analysis_alloc(struct tv_analysis *a, size_t n);
+tv_status tv_analysis_keep_set(struct tv_analysis *a, tv_termset *ts);
+
+const char *tv_comp_name(const tv_comp *c);
+/* Whether `key` is set (to anything, null included). */
+bool tv_comp_has(const tv_comp *c, const char *key);
+/* `key` as one string: NULL when absent, null or an array. */
+const char *tv_comp_str(const tv_comp *c, const char *key, size_t *len);
+/* `key` as an int32 / double / boolean, `def` when absent; a value that
+ * does not parse is TROVE_EARG with OpenSearch's message. */
+tv_status tv_comp_int(const tv_comp *c, const char *key, int64_t def, int64_t *out, tv_error *err);
+tv_status tv_comp_double(const tv_comp *c, const char *key, double def, double *out, tv_error *err);
+tv_status tv_comp_bool(const tv_comp *c, const char *key, bool def, bool *out, tv_error *err);
+/* `key` as a list of strings: an array's elements, or one value as a list
+ * of one; *n = 0 when absent. Borrowed for the build call. */
+void tv_comp_list(const tv_comp *c, const char *key, const char *const **vals,
+                  const size_t **lens, size_t *n);
+/* Memory that lives as long as the registry. NULL on OOM. */
+void *tv_comp_alloc(tv_comp *c, size_t n);
+char *tv_comp_strdup(tv_comp *c, const char *s, size_t n);
+/* A term set owned by the registry, from n words (copied). */
+tv_status tv_comp_termset(tv_comp *c, const char *const *words, const size_t *lens, size_t n,
+                          bool ignore_case, const tv_termset **out);
+/*
+ * A word set setting as OpenSearch's Analysis.parseWords reads it: `key`
+ * (e.g. "stopwords", "stem_exclusion", "articles") as a list, a
+ * comma-separated string, a named set ("_english_", "_french_", "_none_"),
+ * or absent (then `def`, which may be NULL). `key`_path answers
+ * unsupported. ignore_case lower-cases the set and the lookups.
+ */
+tv_status tv_comp_words(tv_comp *c, const char *key, const tv_termset *def, bool ignore_case,
+                        const tv_termset **out, tv_error *err);
+
+/* ------------------------------------------------------------ resources */
+
+/* Files of Debian's Lucene 4.10 analyzers jars, embedded at build time
+ * (gen_resources.py): stop word lists and stemmer rules, named by their
+ * path below org/apache/lucene/analysis/ ("snowball/french_stop.txt"). */
+typedef struct tv_text_resource {
+    const char *name;
+    size_t len;
+    const char *data;
+} tv_text_resource;
+extern const tv_text_resource tv_text_resources[];
+extern const size_t tv_text_resource_count;
+
+/* A resource's bytes, NULL if there is none by that name. Static. */
+const char *tv_resource(const char *name, size_t *len);
+/* A word list resource as a set, parsed as Lucene's WordlistLoader does:
+ * snowball format ('|' starts a comment, several words per line) or plain
+ * (a word per line, lines starting with '#' skipped, words trimmed).
+ * Built once, cached for the life of the process; NULL if there is no such
+ * resource (or on OOM). Case-sensitive. */
+const tv_termset *tv_resource_words(const char *name, bool snowball);
+
+/* ------------------------------------------------------------ the catalog */
+
+/* A tokenizer, token filter, char filter or analyzer type beyond the core
+ * kinds above, listed in catalog.c. `build` reads the component's settings
+ * into a configuration allocated with tv_comp_alloc (NULL build: none). */
+typedef struct tv_tokenizer_type {
+    const char *name;
+    tv_status (*build)(tv_comp *c, const void **cfg, tv_error *err);
+    /* Appends the tokens of [text, text+len) to out (position = increment). */
+    tv_status (*run)(tv_arena *a, const void *cfg, const char *text, size_t len, tv_tokvec *out);
+} tv_tokenizer_type;
+
+typedef struct tv_filter_type {
+    const char *name;
+    tv_status (*build)(tv_comp *c, const void **cfg, tv_error *err);
+    /* Rewrites v (in place or into a new array in the arena). */
+    tv_status (*apply)(tv_arena *a, const void *cfg, tv_tokvec *v);
+} tv_filter_type;
+
+typedef struct tv_charfilter_type {
+    const char *name;
+    tv_status (*build)(tv_comp *c, const void **cfg, tv_error *err);
+    /* Filters [in, in+len) into out (text in the arena, offsets mapped). */
+    tv_status (*run)(tv_arena *a, const void *cfg, const char *in, size_t len, tv_cfout *out);
+} tv_charfilter_type;
+
+#define TV_PARTS_MAX_FILTERS 64
+#define TV_PARTS_MAX_CHARFILTERS 16
+/* An analyzer's pieces, as an analyzer type's build fills them. */
+typedef struct tv_analyzer_parts {
+    tv_tokenizer_def tok;
+    tv_filter_def filters[TV_PARTS_MAX_FILTERS];
+    size_t nfilters;
+    tv_charfilter_def charfilters[TV_PARTS_MAX_CHARFILTERS];
+    size_t ncharfilters;
+} tv_analyzer_parts;
+
+typedef struct tv_analyzer_type {
+    const char *name;
+    /* Fills parts from the analyzer's settings (stopwords, stem_exclusion...). */
+    tv_status (*build)(tv_comp *c, tv_analyzer_parts *parts, tv_error *err);
+} tv_analyzer_type;
+
+const tv_tokenizer_type *tv_catalog_tokenizer(const char *name, size_t len);
+const tv_filter_type *tv_catalog_filter(const char *name, size_t len);
+const tv_charfilter_type *tv_catalog_charfilter(const char *name, size_t len);
+const tv_analyzer_type *tv_catalog_analyzer(const char *name, size_t len);
+/* A named word set ("_english_", "_french_"...), NULL if unknown. */
+const tv_termset *tv_catalog_words(const char *name, size_t len);
+/* Whether OpenSearch has a component of that kind and name that trove does
+ * not implement (kind: "tokenizer", "filter", "char_filter", "analyzer"). */
+bool tv_catalog_unsupported(const char *kind, const char *name, size_t len);
+
 /* -------------------------------------------------------------- analyzers */
 
 struct tv_analyzer {
@@ -124,6 +295,9 @@ struct tv_analyzer {
     tv_tokenizer_def tok;
     size_t nfilters;
     tv_filter_def *filters; /* owned unless is_static */
+    size_t ncharfilters;
+    tv_charfilter_def *charfilters; /* owned unless is_static; NULL when none */
+    struct tv_analysis *scratch; /* owned: inline components of a composed analyzer */
 };
 
 #endif /* TROVE_TEXT_INT_H */

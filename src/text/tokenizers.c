@@ -96,6 +96,8 @@ tv_status tv_tokenize(tv_arena *a, const tv_tokenizer_def *def, const char *text
                       .end = (uint32_t)len, .start16 = 0, .end16 = n16, .type = TV_TOK_WORD};
         return tv_tokvec_push(a, out, &t);
     }
+    case TV_TK_EXT:
+        return def->ext->run(a, def->cfg, text, len, out);
     default:
         return tv_tokenize_chars(a, def, text, len, out);
     }

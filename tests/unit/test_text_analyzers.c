@@ -9,56 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "text/text.h"
-
-typedef struct exp_tok {
-    const char *term;
-    const char *type; /* NULL: not checked */
-    int pos;          /* -1: not checked */
-    int start16, end16; /* -1: not checked */
-} exp_tok;
-
-#define END {NULL, NULL, -1, -1, -1}
-
-static void check(const tv_analyzer *an, const char *text, const exp_tok *exp) {
-    assert_non_null(an);
-    tv_arena a;
-    tv_arena_init(&a);
-    tv_tokens toks;
-    assert_int_equal(tv_analyze(an, &a, text, strlen(text), 0, &toks), TROVE_OK);
-    size_t n = 0;
-    while (exp[n].term) n++;
-    bool ok = toks.len == n;
-    for (size_t i = 0; ok && i < n; i++) {
-        const tv_token *t = &toks.items[i];
-        if (t->term_len != strlen(exp[i].term) || memcmp(t->term, exp[i].term, t->term_len) != 0) ok = false;
-        if (exp[i].type && strcmp(tv_token_type_name(t->type), exp[i].type) != 0) ok = false;
-        if (exp[i].pos >= 0 && (int)t->position != exp[i].pos) ok = false;
-        if (exp[i].start16 >= 0 && ((int)t->start16 != exp[i].start16 || (int)t->end16 != exp[i].end16)) ok = false;
-    }
-    if (!ok) {
-        fprintf(stderr, "analyzer %s on [%s]:\n", tv_analyzer_name(an), text);
-        for (size_t i = 0; i < toks.len; i++) {
-            const tv_token *t = &toks.items[i];
-            fprintf(stderr, "  got [%.*s] %s pos=%u off=%u-%u bytes=%u-%u\n", (int)t->term_len, t->term,
-                    tv_token_type_name(t->type), t->position, t->start16, t->end16, t->start, t->end);
-        }
-        for (size_t i = 0; i < n; i++)
-            fprintf(stderr, "  want [%s] %s pos=%d off=%d-%d\n", exp[i].term, exp[i].type ? exp[i].type : "?",
-                    exp[i].pos, exp[i].start16, exp[i].end16);
-    }
-    /* invariants: byte offsets agree with the UTF-16 ones */
-    for (size_t i = 0; i < toks.len; i++) {
-        const tv_token *t = &toks.items[i];
-        assert_true(t->start <= t->end && t->end <= strlen(text));
-        assert_int_equal(t->start16, tv_utf16_len(text, t->start));
-        assert_int_equal(t->end16, tv_utf16_len(text, t->end));
-    }
-    tv_arena_fini(&a);
-    assert_true(ok);
-}
-
-static const tv_analyzer *B(const char *name) { return tv_analyzer_builtin(name, strlen(name)); }
+#include "text_test.h"
 
 #define A "<ALPHANUM>"
 #define NUM "<NUM>"
@@ -227,63 +178,59 @@ static void test_positions_and_end(void **state) {
 static void test_compose_filters(void **state) {
     (void)state;
     tv_error err = TV_ERROR_INIT;
-    tv_analyzer *an = tv_analyzer_compose(NULL, "standard", (const char *[]){"asciifolding"}, 1, &err);
+    tv_analyzer *an = tv_analyzer_compose(NULL, NULL, 0, "standard", (const char *[]){"asciifolding"}, 1, NULL, 0, &err);
     assert_non_null(an);
     check(an, "açaí à la carte Ærøskøbing ﬁsh ①",
           (exp_tok[]){{"acai", A, 0, -1, -1}, {"a", A, 1, -1, -1}, {"la", A, 2, -1, -1},
                       {"carte", A, 3, -1, -1}, {"AEroskobing", A, 4, -1, -1}, {"fish", A, 5, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, "whitespace", (const char *[]){"uppercase", "porter_stem"}, 2, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "whitespace", (const char *[]){"uppercase", "porter_stem"}, 2, NULL, 0, &err);
     assert_non_null(an);
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, "whitespace", (const char *[]){"lowercase", "porter_stem"}, 2, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "whitespace", (const char *[]){"lowercase", "porter_stem"}, 2, NULL, 0, &err);
     check(an, "Running ponies caresses relational",
           (exp_tok[]){{"run", "word", 0, -1, -1}, {"poni", "word", 1, -1, -1}, {"caress", "word", 2, -1, -1},
                       {"relat", "word", 3, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, "keyword", (const char *[]){"trim", "lowercase"}, 2, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "keyword", (const char *[]){"trim", "lowercase"}, 2, NULL, 0, &err);
     check(an, "  Fox \t", (exp_tok[]){{"fox", "word", 0, 0, 7}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, "letter", NULL, 0, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "letter", NULL, 0, NULL, 0, &err);
     check(an, "Hello,World", (exp_tok[]){{"Hello", "word", 0, 0, 5}, {"World", "word", 1, 6, 11}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, "lowercase", NULL, 0, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "lowercase", NULL, 0, NULL, 0, &err);
     check(an, "İSTANBUL ΣΑΣ", (exp_tok[]){{"istanbul", "word", 0, -1, -1}, {"σασ", "word", 1, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, NULL, (const char *[]){"snowball"}, 1, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"snowball"}, 1, NULL, 0, &err);
     assert_non_null(an);
     check(an, "generously running", (exp_tok[]){{"generous", A, 0, -1, -1}, {"run", A, 1, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, NULL, (const char *[]){"porter_stem"}, 1, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"porter_stem"}, 1, NULL, 0, &err);
     check(an, "generously", (exp_tok[]){{"gener", A, 0, -1, -1}, END});
     tv_analyzer_free(an);
     /* errors */
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, "nope", NULL, 0, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, "nope", NULL, 0, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EARG);
     assert_string_equal(err.reason, "failed to find global tokenizer under [nope]");
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, NULL, (const char *[]){"nope"}, 1, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"nope"}, 1, NULL, 0, &err));
     assert_string_equal(err.reason, "failed to find global filter under [nope]");
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, "ngram", NULL, 0, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, "ngram", NULL, 0, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, NULL, (const char *[]){"shingle"}, 1, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"shingle"}, 1, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_analyzer_free(NULL);
     tv_analyzer_free((tv_analyzer *)B("standard")); /* no-op */
-}
-
-static tv_analysis *reg(const char *json, tv_error *err) {
-    return tv_analysis_new(json, strlen(json), err);
 }
 
 static void test_registry(void **state) {
@@ -313,12 +260,12 @@ static void test_registry(void **state) {
     assert_ptr_equal(tv_analysis_get(r, "standard", 8), B("standard"));
     assert_null(tv_analysis_get(r, "nope", 4));
     tv_error_clear(&err);
-    tv_analyzer *c = tv_analyzer_compose(r, "my_ws", (const char *[]){"my_stop"}, 1, &err);
+    tv_analyzer *c = tv_analyzer_compose(r, NULL, 0, "my_ws", (const char *[]){"my_stop"}, 1, NULL, 0, &err);
     assert_non_null(c);
     check(c, "Foo ab", (exp_tok[]){{"ab", "word", 1, -1, -1}, END});
     tv_analyzer_free(c);
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(r, "nope", NULL, 0, &err));
+    assert_null(tv_analyzer_compose(r, NULL, 0, "nope", NULL, 0, NULL, 0, &err));
     assert_string_equal(err.reason, "failed to find tokenizer under [nope]");
     tv_analysis_free(r);
 
@@ -400,6 +347,72 @@ static void test_oom(void **state) {
     assert_true(ok);
 }
 
+/* The mapping char filter: longest match wins, offsets of shrunk and grown
+ * replacements map back onto the input (BaseCharFilter), rule errors. */
+static void test_mapping_char_filter(void **state) {
+    (void)state;
+    tv_error err = TV_ERROR_INIT;
+    tv_analysis *r = reg("{\"char_filter\":{\"m\":{\"type\":\"mapping\",\"mappings\":"
+                         "[\"ph => f\",\"p => P\",\"\\u00fc => ue\",\"& => and\",\"\\\\u0041 => a\","
+                         "\"x => y => z\"]}},"
+                         "\"analyzer\":{\"a\":{\"tokenizer\":\"whitespace\",\"char_filter\":[\"m\"]}}}",
+                         &err);
+    assert_non_null(r);
+    /* "phone" -> "fone": the token covers all of "phone"; "über" -> "ueber"
+     * keeps its 4 input chars; "A" came through \u0041; the last "=>"
+     * splits "x => y => z", so "x => y" becomes "z" */
+    check(tv_analysis_get(r, "a", 1), "phone pup \xc3\xbc" "ber & A x => y",
+          (exp_tok[]){{"fone", "word", 0, 0, 5}, {"PuP", "word", 1, 6, 9},
+                      {"ueber", "word", 2, 10, 14}, {"and", "word", 3, 15, 16},
+                      {"a", "word", 4, 17, 18}, {"z", "word", 5, 19, 25}, END});
+    tv_analysis_free(r);
+    const char *bad[][2] = {
+        {"[\"a\"]", "Line [1]: Invalid mapping rule : [a]"},
+        {"[\"a => b\",\"a:b\"]", "Line [2]: Invalid mapping rule : [a:b]"},
+        {"[\"a\\\\ => b\"]", "Line [1]: Invalid escaped char in [a\\]"},
+        {"[\" => b\"]", "cannot match the empty string"},
+        {"[\"a => b\",\"a => c\"]", "match \"a\" was already added"},
+    };
+    for (size_t i = 0; i < TV_ARRAY_LEN(bad); i++) {
+        char json[256];
+        snprintf(json, sizeof json, "{\"char_filter\":{\"m\":{\"type\":\"mapping\",\"mappings\":%s}}}",
+                 bad[i][0]);
+        tv_error_clear(&err);
+        assert_null(reg(json, &err));
+        assert_string_equal(err.reason, bad[i][1]);
+    }
+    tv_error_clear(&err);
+    assert_null(reg("{\"char_filter\":{\"m\":{\"type\":\"mapping\"}}}", &err));
+    assert_string_equal(err.reason,
+                        "mapping requires either `mappings` or `mappings_path` to be configured");
+}
+
+/* Inline components for _analyze, the reverse filter, named word sets
+ * inside stop word lists, and names OpenSearch has that trove lacks. */
+static void test_compose_inline(void **state) {
+    (void)state;
+    tv_error err = TV_ERROR_INIT;
+    const char *inl = "{\"filter\":{\"s\":{\"type\":\"stop\",\"stopwords\":[\"_english_\",\"fox\"]}},"
+                      "\"char_filter\":{\"c\":{\"type\":\"mapping\",\"mappings\":[\"0 => zero\"]}}}";
+    tv_analyzer *an = tv_analyzer_compose(NULL, inl, strlen(inl), "whitespace",
+                                          (const char *[]){"s", "reverse"}, 2,
+                                          (const char *[]){"c"}, 1, &err);
+    assert_non_null(an);
+    check(an, "the fox ate 0 \xf0\x9f\x98\x80" "b",
+          (exp_tok[]){{"eta", "word", 2, 8, 11}, {"orez", "word", 3, 12, 13},
+                      {"b\xf0\x9f\x98\x80", "word", 4, 14, 17}, END});
+    tv_analyzer_free(an);
+    tv_error_clear(&err);
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, "whitespace", NULL, 0,
+                                    (const char *[]){"html_strip"}, 1, &err));
+    assert_int_equal(err.code, TROVE_EUNSUPPORTED);
+    assert_string_equal(err.reason, "char_filter [html_strip] is not supported");
+    tv_error_clear(&err);
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, "whitespace", NULL, 0,
+                                    (const char *[]){"nope"}, 1, &err));
+    assert_string_equal(err.reason, "failed to find global char_filter under [nope]");
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_basic),    cmocka_unit_test(test_standard_unicode),
@@ -407,6 +420,7 @@ int main(void) {
         cmocka_unit_test(test_other_builtins),    cmocka_unit_test(test_positions_and_end),
         cmocka_unit_test(test_compose_filters),   cmocka_unit_test(test_registry),
         cmocka_unit_test(test_registry_errors),   cmocka_unit_test(test_oom),
+        cmocka_unit_test(test_mapping_char_filter), cmocka_unit_test(test_compose_inline),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
