@@ -14,12 +14,15 @@
  * composed chains), offsets += the text's length + 1.
  *
  * Tokenizers, filters and char filters are names or inline definitions
- * (objects), composed with the index's registry. Not offered: explain:true
- * (detailed per-filter output) and normalizers: answered with
- * unsupported_operation_exception.
+ * (objects), composed with the index's registry. explain:true shows each
+ * stage of a custom chain (char filters' texts, the tokenizer's and each
+ * filter's tokens, with their other attributes) or a built-in analyzer's
+ * final tokens; index.analyze.max_token_count bounds every list. Not
+ * offered: normalizers (unsupported_operation_exception).
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <strings.h>
 
 #include "api.h"
 
@@ -31,6 +34,97 @@ static uint32_t utf16_len(const char *s, size_t n) {
         u += c >= 0xF0 ? 2 : 1;
     }
     return u;
+}
+
+/* The UTF-16 length of each text (offsets of later texts start after it). */
+static const uint32_t *texts_u16(tv_req *r, const tv_json *text, size_t ntexts) {
+    uint32_t *u = tv_arena_calloc(&r->arena, ntexts + 1, sizeof *u);
+    for (size_t i = 0; u && i < ntexts; i++) {
+        const tv_json *t = text->type == TV_JSON_STRING ? text : &text->v.items[i];
+        u[i] = t->type == TV_JSON_STRING ? utf16_len(t->v.s, t->len) : 0;
+    }
+    return u;
+}
+
+/* Whether explain's `attributes` filter lets attribute `key` through. */
+static bool attr_wanted(const tv_json *attrs, const char *key) {
+    if (!attrs) return true;
+    const tv_json *one = attrs->type == TV_JSON_STRING ? attrs : NULL;
+    size_t n = one ? 1 : attrs->type == TV_JSON_ARRAY ? attrs->len : 0;
+    if (n == 0) return true;
+    for (size_t i = 0; i < n; i++) {
+        const tv_json *a = one ? one : &attrs->v.items[i];
+        if (a->type == TV_JSON_STRING && strcasecmp(a->v.s, key) == 0) return true;
+    }
+    return false;
+}
+
+/*
+ * One list of tokens: stage s of every text, positions and offsets
+ * continued across texts (+ gap positions, + 1 offset). With `extended`,
+ * each token carries Lucene's other attributes, sorted by name, as explain
+ * shows them: bytes, keyword (when the chain has KeywordAttribute),
+ * positionLength, termFrequency.
+ */
+static void write_tokens(tv_jw *w, const tv_stage *stages, size_t ntexts, size_t nst, size_t s,
+                         uint32_t gap, const uint32_t *u16, const tv_json *attrs, bool extended) {
+    tv_jw_arr_begin(w);
+    uint32_t pos_base = 0, off_base = 0;
+    for (size_t i = 0; i < ntexts; i++) {
+        const tv_stage *st = &stages[i * nst + s];
+        const tv_tokens *toks = &st->tokens;
+        for (size_t k = 0; k < toks->len; k++) {
+            const tv_token *tk = &toks->items[k];
+            uint32_t plen = tk->pos_len > 1 ? tk->pos_len : 1;
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "token");
+            tv_jw_str(w, tk->term, tk->term_len);
+            tv_jw_keyz(w, "start_offset");
+            tv_jw_int(w, (int64_t)off_base + tk->start16);
+            tv_jw_keyz(w, "end_offset");
+            tv_jw_int(w, (int64_t)off_base + tk->end16);
+            tv_jw_keyz(w, "type");
+            tv_jw_strz(w, tv_token_type_name(tk->type));
+            tv_jw_keyz(w, "position");
+            tv_jw_int(w, (int64_t)pos_base + tk->position);
+            if (plen > 1) {
+                tv_jw_keyz(w, "positionLength");
+                tv_jw_int(w, plen);
+            }
+            if (extended) {
+                if (attr_wanted(attrs, "bytes")) {
+                    char hex[3 * 64 + 8];
+                    tv_buf b;
+                    tv_buf_init(&b);
+                    tv_buf_putc(&b, '[');
+                    for (uint32_t x = 0; x < tk->term_len; x++) {
+                        snprintf(hex, sizeof hex, x ? " %02x" : "%02x", (unsigned char)tk->term[x]);
+                        tv_buf_puts(&b, hex);
+                    }
+                    tv_buf_putc(&b, ']');
+                    tv_jw_keyz(w, "bytes");
+                    tv_jw_str(w, b.data ? b.data : "[]", b.data ? b.len : 2);
+                    tv_buf_fini(&b);
+                }
+                if (st->keyword_attr && attr_wanted(attrs, "keyword")) {
+                    tv_jw_keyz(w, "keyword");
+                    tv_jw_bool(w, (tk->flags & TV_TOKF_KEYWORD) != 0);
+                }
+                if (attr_wanted(attrs, "positionLength")) {
+                    tv_jw_keyz(w, "positionLength");
+                    tv_jw_int(w, plen);
+                }
+                if (attr_wanted(attrs, "termFrequency")) {
+                    tv_jw_keyz(w, "termFrequency");
+                    tv_jw_int(w, 1);
+                }
+            }
+            tv_jw_obj_end(w);
+        }
+        pos_base += (toks->len ? toks->end_position : 0) + gap;
+        off_base += u16[i] + 1;
+    }
+    tv_jw_arr_end(w);
 }
 
 void tv_h_analyze(tv_req *r) {
@@ -73,10 +167,6 @@ void tv_h_analyze(tv_req *r) {
         return;
     }
     tv_buf_fini(&v);
-    if (explain && explain->type == TV_JSON_TRUE) {
-        tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze explain");
-        return;
-    }
     if (norm) {
         tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze with a normalizer");
         return;
@@ -222,38 +312,98 @@ void tv_h_analyze(tv_req *r) {
     if (!a) a = tv_analyzer_builtin("standard", 8);
     {
         size_t ntexts = text->type == TV_JSON_STRING ? 1 : text->len;
-        tv_jw *w = tv_req_json(r, 200);
-        tv_jw_obj_begin(w);
-        tv_jw_keyz(w, "tokens");
-        tv_jw_arr_begin(w);
-        uint32_t pos_base = 0, off_base = 0;
+        bool detail = explain && explain->type == TV_JSON_TRUE;
+        size_t nst = detail ? tv_analyzer_stage_count(a) : 1;
+        tv_stage *stages = tv_arena_calloc(&r->arena, ntexts * nst + 1, sizeof *stages);
+        if (!stages) {
+            r->oom = true;
+            goto done;
+        }
         for (size_t i = 0; i < ntexts; i++) {
             const tv_json *t = text->type == TV_JSON_STRING ? text : &text->v.items[i];
-            if (t->type != TV_JSON_STRING) continue;
-            tv_tokens toks;
-            if (tv_analyze(a, &r->arena, t->v.s, t->len, pos_base, &toks) != TROVE_OK) {
+            const char *ts = t->type == TV_JSON_STRING ? t->v.s : "";
+            size_t tl = t->type == TV_JSON_STRING ? t->len : 0;
+            tv_status st = detail ? tv_analyze_stages(a, &r->arena, ts, tl, 0, &stages[i * nst])
+                                  : tv_analyze(a, &r->arena, ts, tl, 0, &stages[i].tokens);
+            if (st != TROVE_OK) {
                 r->oom = true;
-                break;
+                goto done;
             }
-            for (size_t k = 0; k < toks.len; k++) {
-                const tv_token *tk = &toks.items[k];
-                tv_jw_obj_begin(w);
-                tv_jw_keyz(w, "token");
-                tv_jw_str(w, tk->term, tk->term_len);
-                tv_jw_keyz(w, "start_offset");
-                tv_jw_int(w, (int64_t)off_base + tk->start16);
-                tv_jw_keyz(w, "end_offset");
-                tv_jw_int(w, (int64_t)off_base + tk->end16);
-                tv_jw_keyz(w, "type");
-                tv_jw_strz(w, tv_token_type_name(tk->type));
-                tv_jw_keyz(w, "position");
-                tv_jw_int(w, tk->position);
-                tv_jw_obj_end(w);
-            }
-            pos_base = (toks.len ? toks.end_position : pos_base) + gap;
-            off_base += utf16_len(t->v.s, t->len) + 1;
         }
-        tv_jw_arr_end(w);
+        /* index.analyze.max_token_count bounds each list of tokens */
+        int64_t max_tokens = idx ? tv_settings_int(tv_index_settings(idx), "index.analyze.max_token_count", 10000)
+                                 : 10000;
+        for (size_t s = 0; s < nst; s++) {
+            int64_t count = 0;
+            for (size_t i = 0; i < ntexts; i++) count += (int64_t)stages[i * nst + s].tokens.len;
+            if (count > max_tokens) {
+                tv_req_fail(r, TROVE_EINTERNAL,
+                            "The number of tokens produced by calling _analyze has exceeded the allowed "
+                            "maximum of [%lld]. This limit can be set by changing the "
+                            "[index.analyze.max_token_count] index level setting.",
+                            (long long)max_tokens);
+                goto done;
+            }
+        }
+        const tv_json *attrs = tv_json_get(body, "attributes");
+        tv_jw *w = tv_req_json(r, 200);
+        tv_jw_obj_begin(w);
+        if (!detail) {
+            tv_jw_keyz(w, "tokens");
+            write_tokens(w, stages, ntexts, 1, 0, gap, texts_u16(r, text, ntexts), NULL, false);
+        } else {
+            const uint32_t *u16 = texts_u16(r, text, ntexts);
+            tv_jw_keyz(w, "detail");
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "custom_analyzer");
+            tv_jw_bool(w, stages[0].kind != TV_STAGE_ANALYZER);
+            if (stages[0].kind == TV_STAGE_ANALYZER) {
+                tv_jw_keyz(w, "analyzer");
+                tv_jw_obj_begin(w);
+                tv_jw_keyz(w, "name");
+                tv_jw_strz(w, stages[0].name);
+                tv_jw_keyz(w, "tokens");
+                write_tokens(w, stages, ntexts, nst, 0, gap, u16, attrs, true);
+                tv_jw_obj_end(w);
+            } else {
+                size_t s = 0;
+                tv_jw_keyz(w, "charfilters");
+                tv_jw_arr_begin(w);
+                for (; s < nst && stages[s].kind == TV_STAGE_CHARFILTER; s++) {
+                    tv_jw_obj_begin(w);
+                    tv_jw_keyz(w, "name");
+                    tv_jw_strz(w, stages[s].name);
+                    tv_jw_keyz(w, "filtered_text");
+                    tv_jw_arr_begin(w);
+                    for (size_t i = 0; i < ntexts; i++)
+                        tv_jw_str(w, stages[i * nst + s].text, stages[i * nst + s].text_len);
+                    tv_jw_arr_end(w);
+                    tv_jw_obj_end(w);
+                }
+                tv_jw_arr_end(w);
+                for (bool first = true; s < nst; s++, first = false) {
+                    if (first) {
+                        tv_jw_keyz(w, "tokenizer");
+                    } else if (stages[s - 1].kind == TV_STAGE_TOKENIZER) {
+                        tv_jw_keyz(w, "tokenfilters");
+                        tv_jw_arr_begin(w);
+                    }
+                    tv_jw_obj_begin(w);
+                    tv_jw_keyz(w, "name");
+                    tv_jw_strz(w, stages[s].name);
+                    tv_jw_keyz(w, "tokens");
+                    write_tokens(w, stages, ntexts, nst, s, gap, u16, attrs, true);
+                    tv_jw_obj_end(w);
+                }
+                if (nst && stages[nst - 1].kind == TV_STAGE_FILTER) tv_jw_arr_end(w);
+                else {
+                    tv_jw_keyz(w, "tokenfilters");
+                    tv_jw_arr_begin(w);
+                    tv_jw_arr_end(w);
+                }
+            }
+            tv_jw_obj_end(w);
+        }
         tv_jw_obj_end(w);
     }
 done:

@@ -54,6 +54,7 @@ static const sdef defs[] = {
     {"index.max_shingle_diff", S_INT, 0, INT32_MAX, true, false},
     {"index.max_terms_count", S_INT, 1, INT32_MAX, true, false},
     {"index.max_regex_length", S_INT, 1, INT32_MAX, true, false},
+    {"index.analyze.max_token_count", S_INT, 1, INT32_MAX, true, false},
     {"index.highlight.max_analyzed_offset", S_INT, 1, INT32_MAX, true, false},
     {"index.mapping.total_fields.limit", S_INT, 0, INT64_MAX, true, false},
     {"index.mapping.depth.limit", S_INT, 1, INT64_MAX, true, false},

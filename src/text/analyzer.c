@@ -66,8 +66,26 @@ static void correct_offsets(const tv_offmap *maps, size_t nmaps, const char *src
     }
 }
 
-tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
-                     uint32_t position_offset, tv_tokens *out) {
+/* Runs the first ncf char filters over [*text, +*len), replacing both with
+ * the output and filling maps[0 .. ncf). */
+static tv_status run_charfilters(const tv_analyzer *an, tv_arena *arena, size_t ncf,
+                                 const char **text, size_t *len, tv_offmap *maps) {
+    for (size_t i = 0; i < ncf; i++) {
+        tv_cfout o = {0};
+        tv_status st = an->charfilters[i].ext->run(arena, an->charfilters[i].cfg, *text, *len, &o);
+        if (st) return st;
+        if (o.len > UINT32_MAX) return TROVE_ELIMIT;
+        maps[i] = o.map;
+        *text = o.text ? o.text : "";
+        *len = o.len;
+    }
+    return TROVE_OK;
+}
+
+/* The chain of `an` with its char filters, tokenizer and first nfilters
+ * filters (tv_analyze runs all of them; explain runs prefixes). */
+static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
+                           uint32_t position_offset, size_t nfilters, tv_tokens *out) {
     memset(out, 0, sizeof *out);
     out->end_position = position_offset;
     if (len > UINT32_MAX) return TROVE_ELIMIT;
@@ -79,15 +97,8 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     tv_offmap maps[TV_PARTS_MAX_CHARFILTERS];
     size_t nmaps = an->ncharfilters < TV_PARTS_MAX_CHARFILTERS ? an->ncharfilters
                                                                 : TV_PARTS_MAX_CHARFILTERS;
-    for (size_t i = 0; i < nmaps; i++) {
-        tv_cfout o = {0};
-        tv_status st = an->charfilters[i].ext->run(arena, an->charfilters[i].cfg, text, len, &o);
-        if (st) return st;
-        if (o.len > UINT32_MAX) return TROVE_ELIMIT;
-        maps[i] = o.map;
-        text = o.text ? o.text : "";
-        len = o.len;
-    }
+    tv_status cst = run_charfilters(an, arena, nmaps, &text, &len, maps);
+    if (cst) return cst;
     tv_tokvec v = {0};
     /* pre-size for ordinary prose (a token per ~6 bytes) to avoid regrowth */
     size_t guess = len / 6 + 8;
@@ -97,7 +108,7 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
-    for (size_t i = 0; i < an->nfilters; i++) {
+    for (size_t i = 0; i < nfilters && i < an->nfilters; i++) {
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
     }
@@ -134,6 +145,86 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     out->items = v.items;
     out->len = v.len;
     out->end_position = (uint32_t)(v.len ? pos + 1 + v.trailing : (int64_t)position_offset + v.trailing);
+    return TROVE_OK;
+}
+
+tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
+                     uint32_t position_offset, tv_tokens *out) {
+    return run_chain(an, arena, text, len, position_offset, an->nfilters, out);
+}
+
+size_t tv_analyzer_stage_count(const tv_analyzer *an) {
+    return an->is_custom ? an->ncharfilters + 1 + an->nfilters : 1;
+}
+
+static const char *tok_name(const tv_tokenizer_def *d) {
+    static const char *const core[] = {"standard", "whitespace", "keyword", "letter", "lowercase"};
+    if (d->name) return d->name;
+    if (d->kind == TV_TK_EXT) return d->ext->name;
+    return d->kind < TV_ARRAY_LEN(core) ? core[d->kind] : "tokenizer";
+}
+
+static const char *filter_name(const tv_filter_def *d) {
+    static const char *const core[] = {"lowercase", "uppercase", "stop", "asciifolding", "trim",
+                                       "length", "snowball", "english_possessive",
+                                       "minimal_english", "edge_ngram", "shingle", "shingle"};
+    if (d->name) return d->name;
+    if (d->kind == TV_TF_EXT) return d->ext->name;
+    return d->kind < TV_ARRAY_LEN(core) ? core[d->kind] : "filter";
+}
+
+static bool adds_keyword_attr(const tv_filter_def *d) {
+    if (d->kind == TV_TF_EXT) return (d->ext->traits & TV_TRAIT_KEYWORD_ATTR) != 0;
+    return d->kind == TV_TF_SNOWBALL || d->kind == TV_TF_MINIMAL_EN;
+}
+
+/* Whether a filter may run in a normalizer (NormalizingTokenFilterFactory). */
+static bool is_normalizing(const tv_filter_def *d) {
+    if (d->kind == TV_TF_EXT) return (d->ext->traits & TV_TRAIT_NORMALIZING) != 0;
+    return d->kind == TV_TF_LOWERCASE || d->kind == TV_TF_UPPERCASE ||
+           d->kind == TV_TF_ASCIIFOLDING || d->kind == TV_TF_TRIM;
+}
+
+tv_status tv_analyze_stages(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
+                            uint32_t position_offset, tv_stage *out) {
+    if (!an->is_custom) {
+        memset(out, 0, sizeof *out);
+        out->kind = TV_STAGE_ANALYZER;
+        out->name = an->name;
+        for (size_t i = 0; i < an->nfilters; i++) out->keyword_attr |= adds_keyword_attr(&an->filters[i]);
+        return tv_analyze(an, arena, text, len, position_offset, &out->tokens);
+    }
+    size_t k = 0;
+    tv_status st;
+    tv_offmap maps[TV_PARTS_MAX_CHARFILTERS];
+    const char *in = text;
+    size_t inlen = len;
+    for (size_t i = 0; i < an->ncharfilters && i < TV_PARTS_MAX_CHARFILTERS; i++) {
+        tv_stage *s = &out[k++];
+        memset(s, 0, sizeof *s);
+        s->kind = TV_STAGE_CHARFILTER;
+        s->name = an->charfilters[i].name ? an->charfilters[i].name : an->charfilters[i].ext->name;
+        s->text = text ? text : "";
+        s->text_len = len;
+        /* each char filter's own output over the previous one's */
+        tv_analyzer one = *an;
+        one.charfilters = (tv_charfilter_def *)&an->charfilters[i];
+        if ((st = run_charfilters(&one, arena, 1, &s->text, &s->text_len, maps))) return st;
+        text = s->text;
+        len = s->text_len;
+    }
+    /* the token stages run over the original input, as Lucene rebuilds the
+     * stream per stage, so their offsets point into it */
+    bool kw = false;
+    for (size_t j = 0; j <= an->nfilters; j++) {
+        tv_stage *s = &out[k++];
+        memset(s, 0, sizeof *s);
+        s->kind = j ? TV_STAGE_FILTER : TV_STAGE_TOKENIZER;
+        s->name = j ? filter_name(&an->filters[j - 1]) : tok_name(&an->tok);
+        if (j) kw |= adds_keyword_attr(&an->filters[j - 1]);
+        s->keyword_attr = kw;
+        if ((st = run_chain(an, arena, in, inlen, position_offset, j, &s->tokens))) return st;
+    }
     return TROVE_OK;
 }
 
@@ -347,11 +438,13 @@ static tv_status resolve_tok(const tv_analysis *ctx, tv_analysis *reg, const cha
         *d = *td;
         return TROVE_OK;
     }
-    if (core_tokenizer(n, len, d)) return TROVE_OK;
+    tv_comp c = bare_comp(reg, "tokenizer", n, len);
+    if (core_tokenizer(n, len, d)) return (d->name = tv_comp_strdup(&c, n, len)) ? TROVE_OK : TROVE_ENOMEM;
     const tv_tokenizer_type *t = tv_catalog_tokenizer(n, len);
     if (t) {
-        tv_comp c = bare_comp(reg, "tokenizer", n, len);
-        return ext_tokenizer(t, &c, d, err);
+        tv_status st = ext_tokenizer(t, &c, d, err);
+        if (!st && !(d->name = tv_comp_strdup(&c, n, len))) st = TROVE_ENOMEM;
+        return st;
     }
     if (tv_catalog_unsupported("tokenizer", n, len))
         return tv_error_set(err, TROVE_EUNSUPPORTED, "tokenizer [%.*s] is not supported",
@@ -367,11 +460,13 @@ static tv_status resolve_filter(const tv_analysis *ctx, tv_analysis *reg, const 
         *d = *fd;
         return TROVE_OK;
     }
-    if (core_filter(n, len, d)) return TROVE_OK;
+    tv_comp c = bare_comp(reg, "filter", n, len);
+    if (core_filter(n, len, d)) return (d->name = tv_comp_strdup(&c, n, len)) ? TROVE_OK : TROVE_ENOMEM;
     const tv_filter_type *t = tv_catalog_filter(n, len);
     if (t) {
-        tv_comp c = bare_comp(reg, "filter", n, len);
-        return ext_filter(t, &c, d, err);
+        tv_status st = ext_filter(t, &c, d, err);
+        if (!st && !(d->name = tv_comp_strdup(&c, n, len))) st = TROVE_ENOMEM;
+        return st;
     }
     if (tv_catalog_unsupported("filter", n, len))
         return tv_error_set(err, TROVE_EUNSUPPORTED, "filter [%.*s] is not supported", (int)len,
@@ -390,7 +485,9 @@ static tv_status resolve_cf(const tv_analysis *ctx, tv_analysis *reg, const char
     const tv_charfilter_type *t = tv_catalog_charfilter(n, len);
     if (t) {
         tv_comp c = bare_comp(reg, "char_filter", n, len);
-        return ext_charfilter(t, &c, d, err);
+        tv_status st = ext_charfilter(t, &c, d, err);
+        if (!st && !(d->name = tv_comp_strdup(&c, n, len))) st = TROVE_ENOMEM;
+        return st;
     }
     if (tv_catalog_unsupported("char_filter", n, len))
         return tv_error_set(err, TROVE_EUNSUPPORTED, "char_filter [%.*s] is not supported",
@@ -692,11 +789,18 @@ static tv_status build_analyzer(tv_comp *c, tv_error *err) {
     tv_analyzer *an = analyzer_new(c->name, c->name_len, p);
     if (!an) return TROVE_ENOMEM;
     an->is_registry = true;
+    an->is_custom = !type || tv_streq(type, tn, "custom");
     if (tv_vec_push(&c->reg->analyzers, an)) {
         analyzer_destroy(an);
         return TROVE_ENOMEM;
     }
     return TROVE_OK;
+}
+
+/* The name explain shows for a component: _analyze's inline definitions
+ * (registered as "_inline_...") are anonymous, as in OpenSearch. */
+static const char *display_name(const char *name, const char *anonymous) {
+    return name && strncmp(name, "_inline_", 8) == 0 ? anonymous : name;
 }
 
 /* Builds every component of a kind, in order of first appearance. */
@@ -730,6 +834,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_tokenizer(&c, &nt.def, err);
             if (!st) {
                 nt.name = tv_strndup(name, nl);
+                nt.def.name = display_name(nt.name, "_anonymous_tokenizer");
                 if (!nt.name || tv_vec_push(&a->toks, nt)) {
                     tv_free(nt.name);
                     st = TROVE_ENOMEM;
@@ -740,6 +845,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_filter(&c, &nf.def, err);
             if (!st) {
                 nf.name = tv_strndup(name, nl);
+                nf.def.name = display_name(nf.name, "_anonymous_tokenfilter");
                 if (!nf.name || tv_vec_push(&a->filters, nf)) {
                     tv_free(nf.name);
                     st = TROVE_ENOMEM;
@@ -750,6 +856,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_charfilter(&c, &ncf.def, err);
             if (!st) {
                 ncf.name = tv_strndup(name, nl);
+                ncf.def.name = display_name(ncf.name, "_anonymous_charfilter");
                 if (!ncf.name || tv_vec_push(&a->cfs, ncf)) {
                     tv_free(ncf.name);
                     st = TROVE_ENOMEM;
@@ -871,7 +978,9 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
     if (!st && (nfilters > TV_PARTS_MAX_FILTERS || ncharfilters > TV_PARTS_MAX_CHARFILTERS))
         st = tv_error_set(err, TROVE_ELIMIT, "too many filters");
     if (!st) {
-        p->tok = (tv_tokenizer_def){.kind = TV_TK_STANDARD, .max_token_length = 255};
+        /* filters without a tokenizer run over the whole text, as
+         * OpenSearch builds them (a keyword tokenizer, normalizer style) */
+        p->tok = (tv_tokenizer_def){.kind = TV_TK_KEYWORD, .max_token_length = 255};
         if (tokenizer) {
             size_t kn = strlen(tokenizer);
             st = resolve_tok(ctx, scratch, tokenizer, kn, &p->tok, err);
@@ -893,10 +1002,16 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
             st = tv_error_set(err, TROVE_EARG, "failed to find %sfilter under [%s]",
                               ctx ? "" : "global ", filters[i]);
         p->nfilters = i + 1;
+        if (!st && !tokenizer && !is_normalizing(&p->filters[i]))
+            st = tv_error_set(err, TROVE_EARG, "Custom normalizer may not use filter [%s]",
+                              filter_name(&p->filters[i]));
     }
     if (!st) {
         an = analyzer_new("_anonymous_", 11, p);
-        if (an) an->scratch = scratch;
+        if (an) {
+            an->scratch = scratch;
+            an->is_custom = true;
+        }
         else st = TROVE_ENOMEM;
     }
     if (st == TROVE_ENOMEM) tv_error_oom(err);

@@ -146,6 +146,30 @@ typedef struct tv_analyzer tv_analyzer;
 tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
                      uint32_t position_offset, tv_tokens *out);
 
+/*
+ * _analyze explain: the analyzer's stages, each run on its own as
+ * OpenSearch's TransportAnalyzeAction does. A custom or composed chain has
+ * its char filters (each stage's filtered text), its tokenizer and each
+ * token filter (the tokens of the chain up to it); any other analyzer has
+ * one stage, its final tokens. Stage tokens have absolute positions from
+ * position_offset and offsets into the input. Everything is in arena.
+ */
+typedef enum tv_stage_kind { TV_STAGE_CHARFILTER, TV_STAGE_TOKENIZER, TV_STAGE_FILTER,
+                             TV_STAGE_ANALYZER } tv_stage_kind;
+typedef struct tv_stage {
+    tv_stage_kind kind;
+    const char *name;     /* the component's or analyzer's name */
+    const char *text;     /* TV_STAGE_CHARFILTER: the filtered text */
+    size_t text_len;
+    tv_tokens tokens;     /* the other kinds */
+    bool keyword_attr;    /* the chain so far carries Lucene's KeywordAttribute */
+} tv_stage;
+/* The number of stages tv_analyze_stages fills. */
+size_t tv_analyzer_stage_count(const tv_analyzer *an);
+/* Fills out[0 .. tv_analyzer_stage_count(an)). TROVE_OK or TROVE_ENOMEM. */
+tv_status tv_analyze_stages(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
+                            uint32_t position_offset, tv_stage *out);
+
 /* The analyzer's name as configured ("standard", "my_analyzer"). Borrowed. */
 const char *tv_analyzer_name(const tv_analyzer *an);
 
@@ -175,7 +199,8 @@ const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_
 
 /*
  * For `_analyze` without a named analyzer: builds a one-off analyzer from a
- * tokenizer name (or NULL for "standard"), filter and char filter names, in
+ * tokenizer name (NULL: the keyword tokenizer, as OpenSearch runs filters
+ * given without one), filter and char filter names, in
  * a registry context (may be NULL: built-ins only). `inline_json` (NULL/0
  * for none) is an "analysis"-shaped object defining components that the
  * names may refer to (the request's inline definitions, under names the

@@ -57,6 +57,7 @@ typedef struct tv_tokenizer_def {
     uint32_t max_token_length; /* standard, whitespace, letter, lowercase: 255 */
     const struct tv_tokenizer_type *ext; /* TV_TK_EXT only */
     const void *cfg;                     /* its configuration (registry-owned or static) */
+    const char *name;                    /* as _analyze explain shows it (NULL: the type's) */
 } tv_tokenizer_def;
 
 tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32_t max_len,
@@ -106,6 +107,7 @@ typedef struct tv_filter_def {
     uint8_t kind;
     const struct tv_filter_type *ext; /* TV_TF_EXT only */
     const void *cfg;                  /* its configuration (registry-owned or static) */
+    const char *name;                 /* as _analyze explain shows it (NULL: the type's) */
     bool preserve_original;    /* asciifolding */
     uint32_t min, max;         /* length */
     int algo;                  /* snowball: index into tv_stem_algos */
@@ -154,6 +156,7 @@ struct tv_charfilter_type;
 typedef struct tv_charfilter_def {
     const struct tv_charfilter_type *ext;
     const void *cfg;
+    const char *name; /* as _analyze explain shows it (NULL: the type's) */
 } tv_charfilter_def;
 
 /* ------------------------------------------------------------ components */
@@ -250,7 +253,18 @@ typedef struct tv_filter_type {
     tv_status (*build)(tv_comp *c, const void **cfg, tv_error *err);
     /* Rewrites v (in place or into a new array in the arena). */
     tv_status (*apply)(tv_arena *a, const void *cfg, tv_tokvec *v);
+    /* TV_TRAIT_*: what OpenSearch knows of the filter beyond running it. */
+    unsigned traits;
 } tv_filter_type;
+
+enum {
+    /* adds Lucene's KeywordAttribute to the stream (stemmers and keyword
+     * markers), which _analyze explain lists */
+    TV_TRAIT_KEYWORD_ATTR = 1,
+    /* a NormalizingTokenFilterFactory: usable in normalizers (and in
+     * _analyze chains given without a tokenizer) */
+    TV_TRAIT_NORMALIZING = 2,
+};
 
 typedef struct tv_charfilter_type {
     const char *name;
@@ -298,6 +312,7 @@ struct tv_analyzer {
     size_t ncharfilters;
     tv_charfilter_def *charfilters; /* owned unless is_static; NULL when none */
     struct tv_analysis *scratch; /* owned: inline components of a composed analyzer */
+    bool is_custom; /* a custom or composed chain: _analyze explain shows its stages */
 };
 
 #endif /* TROVE_TEXT_INT_H */

@@ -207,14 +207,23 @@ static void test_compose_filters(void **state) {
     check(an, "İSTANBUL ΣΑΣ", (exp_tok[]){{"istanbul", "word", 0, -1, -1}, {"σασ", "word", 1, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"snowball"}, 1, NULL, 0, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "standard", (const char *[]){"snowball"}, 1, NULL, 0, &err);
     assert_non_null(an);
     check(an, "generously running", (exp_tok[]){{"generous", A, 0, -1, -1}, {"run", A, 1, -1, -1}, END});
     tv_analyzer_free(an);
     tv_error_clear(&err);
-    an = tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"porter_stem"}, 1, NULL, 0, &err);
+    an = tv_analyzer_compose(NULL, NULL, 0, "standard", (const char *[]){"porter_stem"}, 1, NULL, 0, &err);
     check(an, "generously", (exp_tok[]){{"gener", A, 0, -1, -1}, END});
     tv_analyzer_free(an);
+    /* filters without a tokenizer run as a normalizer over the whole text:
+     * the keyword tokenizer, and only normalizing filters */
+    tv_error_clear(&err);
+    an = tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"lowercase"}, 1, NULL, 0, &err);
+    check(an, "Foo BAR", (exp_tok[]){{"foo bar", "word", 0, 0, 7}, END});
+    tv_analyzer_free(an);
+    tv_error_clear(&err);
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"snowball"}, 1, NULL, 0, &err));
+    assert_string_equal(err.reason, "Custom normalizer may not use filter [snowball]");
     /* errors */
     tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, NULL, 0, "nope", NULL, 0, NULL, 0, &err));
