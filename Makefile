@@ -8,9 +8,13 @@
 
 RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data liblucene4.10-java tzdata liblz4-dev libzstd-dev \
 	libxxhash-dev libstemmer-dev zlib1g-dev libssl-dev libargon2-dev libpq-dev
+# tests/analysis (trove's _analyze against Lucene 4.10's): the JDK, the Lucene and ICU4J jars, and the
+# packages whose translations, ISO names and dictionary make its corpus
+ANALYSIS_PACKAGES := openjdk-17-jdk-headless liblucene4.10-java libicu4j-java iso-codes libglib2.0-data \
+	shared-mime-info libc-l10n hunspell-en-us
 TEST_PACKAGES := $(RUN_PACKAGES) clang llvm libclang-rt-14-dev libcmocka-dev openssl postgresql nodejs \
-	python3-pytest python3-requests python3-yaml python3-elasticsearch python3-psycopg2
-BENCH_PACKAGES := $(TEST_PACKAGES) libjansson-dev openjdk-17-jdk-headless liblucene4.10-java libxapian-dev \
+	python3-pytest python3-requests python3-yaml python3-elasticsearch python3-psycopg2 $(ANALYSIS_PACKAGES)
+BENCH_PACKAGES := $(TEST_PACKAGES) libjansson-dev libxapian-dev \
 	libsqlite3-dev dict-gcide dict-wn dict-devil perl-doc linux-doc-6.1 dict-foldoc dict-jargon fortunes wrk valgrind
 JOBS ?= $(shell nproc)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
