@@ -78,7 +78,7 @@ int main(int argc, char **argv) {
         for (char *save = NULL, *p = strtok_r(fl, ",", &save); p && nf < 32; p = strtok_r(NULL, ",", &save))
             filters[nf++] = p;
         tv_error err = {0};
-        owned = tv_analyzer_compose(NULL, tok, filters, nf, &err);
+        owned = tv_analyzer_compose(NULL, NULL, 0, tok, filters, nf, NULL, 0, &err);
         an = owned;
         if (!owned) {
             printf("{\"error\":");

@@ -236,7 +236,8 @@ static tv_filter_def stop_filters[2] = {{.kind = TV_TF_LOWERCASE}, {.kind = TV_T
 static tv_filter_def english_filters[4] = {{.kind = TV_TF_POSSESSIVE},
                                            {.kind = TV_TF_LOWERCASE},
                                            {.kind = TV_TF_STOP},
-                                           {.kind = TV_TF_SNOWBALL, .algo = 0 /* porter */}};
+                                           {.kind = TV_TF_SNOWBALL, .algo = 0 /* porter */,
+                                            .min = 3 /* PorterStemFilter */}};
 
 static tv_analyzer builtins[] = {
     {.name = (char *)"standard", .is_static = true, .tok = {TV_TK_STANDARD, 255},
@@ -381,6 +382,7 @@ static bool core_filter(const char *n, size_t len, tv_filter_def *d) {
     } else if (tv_streq(n, len, "porter_stem") || tv_streq(n, len, "stemmer")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("porter", 6);
+        d->min = 3; /* PorterStemFilter */
     } else if (tv_streq(n, len, "snowball")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("english", 7);
@@ -558,6 +560,7 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
     } else if (tv_streq(type, tn, "porter_stem")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("porter", 6);
+        d->min = 3; /* PorterStemFilter */
     } else if (tv_streq(type, tn, "stemmer")) {
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
@@ -573,6 +576,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         else if (algo >= 0) {
             d->kind = TV_TF_SNOWBALL;
             d->algo = algo;
+            /* "english" and "porter" are Lucene's PorterStemFilter */
+            if (algo == tv_stem_algo_find("porter", 6)) d->min = 3;
         } else
             return tv_error_set(err, TROVE_EUNSUPPORTED, "stemmer language [%s] is not supported",
                                 lang);

@@ -109,7 +109,7 @@ typedef struct tv_filter_def {
     const void *cfg;                  /* its configuration (registry-owned or static) */
     const char *name;                 /* as _analyze explain shows it (NULL: the type's) */
     bool preserve_original;    /* asciifolding */
-    uint32_t min, max;         /* length */
+    uint32_t min, max;         /* length; snowball: min UTF-16 length stemmed (0: any) */
     int algo;                  /* snowball: index into tv_stem_algos */
     const tv_termset *stop;    /* stop: borrowed (static or owned by the registry) */
 } tv_filter_def;
