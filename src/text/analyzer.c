@@ -284,8 +284,18 @@ struct tv_analysis {
     TV_VEC(named_filter) filters;
     TV_VEC(named_cf) cfs;
     TV_VEC(tv_termset *) sets;
+    TV_VEC(struct on_free { void (*fn)(void *); void *p; }) on_free;
     tv_arena arena; /* component configurations (tv_comp_alloc) */
 };
+
+tv_status tv_analysis_on_free(tv_analysis *a, void (*fn)(void *), void *p) {
+    struct on_free f = {fn, p};
+    if (tv_vec_push(&a->on_free, f)) {
+        fn(p);
+        return TROVE_ENOMEM;
+    }
+    return TROVE_OK;
+}
 
 void *tv_analysis_alloc(tv_analysis *a, size_t n) { return tv_arena_alloc(&a->arena, n); }
 
@@ -320,6 +330,8 @@ void tv_analysis_free(tv_analysis *a) {
     for (size_t i = 0; i < a->filters.len; i++) tv_free(a->filters.items[i].name);
     for (size_t i = 0; i < a->cfs.len; i++) tv_free(a->cfs.items[i].name);
     for (size_t i = 0; i < a->sets.len; i++) tv_termset_free(a->sets.items[i]);
+    for (size_t i = a->on_free.len; i-- > 0;) a->on_free.items[i].fn(a->on_free.items[i].p);
+    tv_vec_fini(&a->on_free);
     tv_vec_fini(&a->analyzers);
     tv_vec_fini(&a->toks);
     tv_vec_fini(&a->filters);

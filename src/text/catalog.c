@@ -18,15 +18,26 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+#ifdef TROVE_HAVE_ICU
+extern const tv_filter_type tv_tf_icu_normalizer, tv_tf_icu_transform;
+extern const tv_charfilter_type tv_cf_icu_normalizer;
+#define ICU_FILTERS &tv_tf_icu_normalizer, &tv_tf_icu_transform,
+#define ICU_CHARFILTERS &tv_cf_icu_normalizer,
+#else
+#define ICU_FILTERS
+#define ICU_CHARFILTERS
+#endif
 
 static const tv_tokenizer_type *const tokenizers[] = {
     NULL,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+    ICU_FILTERS
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
+    ICU_CHARFILTERS
 };
 static const tv_analyzer_type *const analyzers[] = {
     NULL,

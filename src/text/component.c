@@ -103,6 +103,10 @@ void tv_comp_list(const tv_comp *c, const char *key, const char *const **vals,
 
 void *tv_comp_alloc(tv_comp *c, size_t n) { return tv_analysis_alloc(c->reg, n ? n : 1); }
 
+tv_status tv_comp_on_free(tv_comp *c, void (*fn)(void *), void *p) {
+    return tv_analysis_on_free(c->reg, fn, p);
+}
+
 char *tv_comp_strdup(tv_comp *c, const char *s, size_t n) {
     char *d = tv_comp_alloc(c, n + 1);
     if (!d) return NULL;

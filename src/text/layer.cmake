@@ -43,3 +43,16 @@ add_custom_command(
   COMMENT "Embedding analysis resources from ${TROVE_LUCENE_JAR_DIR}"
   VERBATIM)
 target_sources(trove_text_obj PRIVATE ${TROVE_TEXT_RESOURCES})
+
+# ICU (Debian's libicu-dev), optional: the analysis-icu components
+# (tf_icu.c) are built when it is found, and answer 400 naming themselves
+# when it is not. TROVE_TEXT_LIBS carries it to libtrove and trove.pc.
+pkg_check_modules(ICU IMPORTED_TARGET icu-uc icu-i18n)
+option(TROVE_ICU "Build the analysis-icu components when ICU is found" ON)
+if(ICU_FOUND AND TROVE_ICU)
+  target_compile_definitions(trove_text_obj PUBLIC TROVE_HAVE_ICU=1)
+  target_link_libraries(trove_text_obj PUBLIC PkgConfig::ICU)
+  target_link_libraries(trove_text PUBLIC PkgConfig::ICU)
+  list(APPEND TROVE_TEXT_LIBS PkgConfig::ICU)
+  set(TROVE_TEXT_PC_LIBS "${TROVE_TEXT_PC_LIBS} -licui18n -licuuc")
+endif()

@@ -47,6 +47,8 @@
  *                         Debian's Lucene 4.10 jars (gen_resources.py)
  *   cf_mapping.c          the `mapping` char filter
  *   tf_reverse.c          the `reverse` token filter
+ *   tf_icu.c              analysis-icu's icu_normalizer (filter and char
+ *                         filter) and icu_transform, through libicu
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *

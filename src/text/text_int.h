@@ -182,6 +182,7 @@ struct tv_comp {
 };
 /* The registry's memory (analyzer.c): lives until tv_analysis_free. */
 void *tv_analysis_alloc(struct tv_analysis *a, size_t n);
+tv_status tv_analysis_on_free(struct tv_analysis *a, void (*fn)(void *), void *p);
 tv_status tv_analysis_keep_set(struct tv_analysis *a, tv_termset *ts);
 
 const char *tv_comp_name(const tv_comp *c);
@@ -200,6 +201,10 @@ void tv_comp_list(const tv_comp *c, const char *key, const char *const **vals,
                   const size_t **lens, size_t *n);
 /* Memory that lives as long as the registry. NULL on OOM. */
 void *tv_comp_alloc(tv_comp *c, size_t n);
+/* Has the registry call fn(p) when it is freed (configurations holding
+ * outside resources: compiled patterns, ICU objects). If registering fails
+ * (OOM) fn(p) runs at once and TROVE_ENOMEM is returned. */
+tv_status tv_comp_on_free(tv_comp *c, void (*fn)(void *), void *p);
 char *tv_comp_strdup(tv_comp *c, const char *s, size_t n);
 /* A term set owned by the registry, from n words (copied). */
 tv_status tv_comp_termset(tv_comp *c, const char *const *words, const size_t *lens, size_t n,

@@ -864,7 +864,7 @@ public class LuceneOracle {
                 break;
             }
             case "icu_normalizer": {
-                com.ibm.icu.text.Normalizer2 n = icuNormalizer(p);
+                com.ibm.icu.text.Normalizer2 n = icuNormalizer(p, false);
                 f = in -> new org.apache.lucene.analysis.icu.ICUNormalizer2Filter(in, n);
                 break;
             }
@@ -897,9 +897,11 @@ public class LuceneOracle {
         return f;
     }
 
-    static com.ibm.icu.text.Normalizer2 icuNormalizer(P p) {
+    /** OpenSearch's icu_normalizer: only the char filter reads `mode` (the token filter composes). */
+    static com.ibm.icu.text.Normalizer2 icuNormalizer(P p, boolean charFilter) {
         String name = p.str("name", "nfkc_cf");
-        String mode = p.str("mode", "compose");
+        String mode = charFilter ? p.str("mode", "compose") : "compose";
+        if (!charFilter && p.has("mode")) p.str("mode", "compose"); /* read, and ignored */
         if (p.has("unicode_set_filter")) throw new IllegalArgumentException("oracle: unicode_set_filter unsupported");
         return com.ibm.icu.text.Normalizer2.getInstance(null, name,
                 mode.equals("compose") ? com.ibm.icu.text.Normalizer2.Mode.COMPOSE : com.ibm.icu.text.Normalizer2.Mode.DECOMPOSE);
@@ -956,7 +958,7 @@ public class LuceneOracle {
                 break;
             }
             case "icu_normalizer": {
-                com.ibm.icu.text.Normalizer2 n = icuNormalizer(p);
+                com.ibm.icu.text.Normalizer2 n = icuNormalizer(p, true);
                 f = r -> new org.apache.lucene.analysis.icu.ICUNormalizer2CharFilter(r, n);
                 break;
             }
