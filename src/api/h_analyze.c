@@ -7,7 +7,8 @@
  * `filter`s composed on the spot, a `field` (its index-time analyzer, a
  * keyword field's normalizer or the keyword analyzer, the index default
  * for an unmapped field), else the standard analyzer. Each token is
- * {token, start_offset, end_offset, type, position} with offsets in UTF-16
+ * {token, start_offset, end_offset, type, position[, positionLength when
+ * above 1]} with offsets in UTF-16
  * units, as Java strings count them. Several texts continue positions and
  * offsets as Lucene does: position += the analyzer's position increment
  * gap (100 for custom analyzers and text fields, 0 for built-ins and
@@ -248,6 +249,10 @@ void tv_h_analyze(tv_req *r) {
                 tv_jw_strz(w, tv_token_type_name(tk->type));
                 tv_jw_keyz(w, "position");
                 tv_jw_int(w, tk->position);
+                if (tk->pos_len > 1) { /* AnalyzeToken: only when above 1 */
+                    tv_jw_keyz(w, "positionLength");
+                    tv_jw_int(w, tk->pos_len);
+                }
                 tv_jw_obj_end(w);
             }
             pos_base = (toks.len ? toks.end_position : pos_base) + gap;

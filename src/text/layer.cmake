@@ -43,3 +43,9 @@ add_custom_command(
   COMMENT "Embedding analysis resources from ${TROVE_LUCENE_JAR_DIR}"
   VERBATIM)
 target_sources(trove_text_obj PRIVATE ${TROVE_TEXT_RESOURCES})
+
+# Thai word segmentation (tok_thai.c): ICU's dictionary BreakIterator
+# (Debian's libicu-dev). Linked into the text layer and libtrove.
+pkg_check_modules(ICUUC REQUIRED IMPORTED_TARGET icu-uc)
+target_link_libraries(trove_text_obj PUBLIC PkgConfig::ICUUC)
+target_link_libraries(trove_text PUBLIC PkgConfig::ICUUC)

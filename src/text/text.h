@@ -47,6 +47,22 @@
  *                         Debian's Lucene 4.10 jars (gen_resources.py)
  *   cf_mapping.c          the `mapping` char filter
  *   tf_reverse.c          the `reverse` token filter
+ *   lang_common.c         what the language files share: UTF-16 rule
+ *                         runs, stem_exclusion marking, `decimal_digit`,
+ *                         stop sets, `stemmer` language names (lang_int.h)
+ *   lang_cjk.c            `cjk_width`, `cjk_bigram`, the `cjk` analyzer
+ *   lang_arabic.c         Arabic, Persian and Sorani normalizers, stemmers
+ *                         and analyzers
+ *   lang_indic.c          `indic_normalization`, Hindi and Bengali
+ *                         normalizers, stemmers and analyzers
+ *   lang_cyrillic.c       `russian_stem`, the Bulgarian stemmer, the
+ *                         `russian` and `bulgarian` analyzers
+ *   lang_misc.c           `czech_stem`, the Indonesian stemmer, the
+ *                         `czech`, `armenian` and `indonesian` analyzers
+ *   tok_thai.c            the `thai` tokenizer (ICU's word breaks) and
+ *                         the `thai` analyzer
+ *   lang_greek.c          Greek lower-casing, the Greek stemmer, the
+ *                         `greek` analyzer
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
