@@ -7,7 +7,8 @@
  * `filter`s composed on the spot, a `field` (its index-time analyzer, a
  * keyword field's normalizer or the keyword analyzer, the index default
  * for an unmapped field), else the standard analyzer. Each token is
- * {token, start_offset, end_offset, type, position} with offsets in UTF-16
+ * {token, start_offset, end_offset, type, position[, positionLength when
+ * above 1]} with offsets in UTF-16
  * units, as Java strings count them. Several texts continue positions and
  * offsets as Lucene does: position += the analyzer's position increment
  * gap (100 for custom analyzers and text fields, 0 for built-ins and

@@ -541,6 +541,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         d->kind = type[0] == 'l' ? TV_TF_LOWERCASE : TV_TF_UPPERCASE;
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
+        if (lang && ln && type[0] == 'l' && tv_lang_lowercase(lang, ln))
+            return ext_filter(tv_lang_lowercase(lang, ln), c, d, err);
         if (lang && ln)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "lowercase filter language [%s] is not supported", lang);
@@ -581,6 +583,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
             lang = "porter";
             ln = 6;
         }
+        const tv_filter_type *lt = tv_lang_stemmer(lang, ln);
+        if (lt) return ext_filter(lt, c, d, err);
         bool poss, minimal;
         int algo = stemmer_language(lang, ln, &poss, &minimal);
         if (poss) d->kind = TV_TF_POSSESSIVE;

@@ -49,6 +49,23 @@
  *   tf_reverse.c          the `reverse` token filter
  *   tf_icu.c              analysis-icu's icu_normalizer (filter and char
  *                         filter) and icu_transform, through libicu
+ *   lang_common.c         what the language files share: UTF-16 rule
+ *                         runs, stem_exclusion marking, `decimal_digit`,
+ *                         stop sets, `stemmer` language names (lang_int.h)
+ *   lang_cjk.c            `cjk_width`, `cjk_bigram`, the `cjk` analyzer
+ *   lang_arabic.c         Arabic, Persian and Sorani normalizers, stemmers
+ *                         and analyzers
+ *   lang_indic.c          `indic_normalization`, Hindi and Bengali
+ *                         normalizers, stemmers and analyzers
+ *   lang_cyrillic.c       `russian_stem`, the Bulgarian stemmer, the
+ *                         `russian` and `bulgarian` analyzers
+ *   lang_misc.c           `czech_stem`, the Indonesian stemmer, the
+ *                         `czech`, `armenian` and `indonesian` analyzers
+ *   tok_thai.c            the `thai` tokenizer (ICU's word breaks) and
+ *                         the `thai` analyzer, not listed in the catalog
+ *                         (ICU's Thai words are not the JDK's)
+ *   lang_greek.c          Greek lower-casing, the Greek stemmer, the
+ *                         `greek` analyzer
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -178,6 +195,9 @@ const char *tv_analyzer_name(const tv_analyzer *an);
 /* A built-in analyzer by name, or NULL if unknown. Borrowed, static,
  * thread-safe. */
 const tv_analyzer *tv_analyzer_builtin(const char *name, size_t len);
+/* Whether OpenSearch has a built-in analyzer of that name that trove does
+ * not implement (callers answer unsupported_operation_exception). */
+bool tv_analyzer_unsupported(const char *name, size_t len);
 
 /*
  * The analysis registry of one index: built-in analyzers plus those defined

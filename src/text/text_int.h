@@ -299,6 +299,14 @@ const tv_tokenizer_type *tv_catalog_tokenizer(const char *name, size_t len);
 const tv_filter_type *tv_catalog_filter(const char *name, size_t len);
 const tv_charfilter_type *tv_catalog_charfilter(const char *name, size_t len);
 const tv_analyzer_type *tv_catalog_analyzer(const char *name, size_t len);
+/* The `stemmer` filter's languages that are rule sets of the lang_*.c
+ * files (arabic, bengali, bulgarian, czech, greek, hindi,
+ * indonesian, sorani, light_russian; ASCII case
+ * ignored, as OpenSearch's equalsIgnoreCase), NULL for others. */
+const tv_filter_type *tv_lang_stemmer(const char *lang, size_t len);
+/* The `lowercase` filter's `language` values that lang_*.c implement
+ * (greek), NULL for others. */
+const tv_filter_type *tv_lang_lowercase(const char *lang, size_t len);
 /* A named word set ("_english_", "_french_"...), NULL if unknown. */
 const tv_termset *tv_catalog_words(const char *name, size_t len);
 /* Whether OpenSearch has a component of that kind and name that trove does
