@@ -2,10 +2,12 @@
  * fuzz_script_painless.c — the Painless interpreter against arbitrary
  * source text.
  *
- * Compiles the input for a context with every global (ctx, doc, _score)
- * and, when it compiles, runs it over a small ctx (_source with numbers,
- * a string, a list and a map), params and a doc accessor, under the run
- * limits (loop counter, an 8 MiB memory cap). Whatever the input, compile
+ * Compiles the input for a context with every global (ctx, doc, _score,
+ * the score context's functions) and, when it compiles, runs it over a
+ * small ctx (_source with numbers, a string, a list and a map), params, a
+ * doc accessor (fields named d* hold dates, g* GeoPoints, others a long)
+ * and a host whose functions answer a constant, under the run limits
+ * (loop counter, an 8 MiB memory cap). Whatever the input, compile
  * and run must return (no crash, no leak under ASan), an error must carry
  * its OpenSearch shape (a cause, an excerpt with "^---- HERE" inside the
  * source's range), and ctx must still print as JSON that parses.
@@ -31,7 +33,31 @@ static tv_status doc_values(void *ud, const char *field, size_t len, tv_arena *a
     }
     if (!tv_sv_list_new(a, TV_SV_DOCVALUES, out)) return TROVE_ENOMEM;
     out->v.list->field = field;
-    if (!tv_sv_list_add(a, out->v.list, tv_sv_long((int64_t)len))) return TROVE_ENOMEM;
+    tv_sv v = tv_sv_long((int64_t)len);
+    if (field[0] == 'd') {
+        out->v.list->dv = TV_SV_DV_DATES;
+        if (!tv_sv_date(a, TV_SV_O_DATE, (int64_t)len * 86400 * 365 - 40000000000LL, (int32_t)len * 1000, &v))
+            return TROVE_ENOMEM;
+    } else if (field[0] == 'g') {
+        out->v.list->dv = TV_SV_DV_GEO;
+        if (!tv_sv_geo(a, (double)len, -(double)len, &v)) return TROVE_ENOMEM;
+    }
+    if (len > 1 && !tv_sv_list_add(a, out->v.list, v)) return TROVE_ENOMEM; /* "x": a missing value */
+    return TROVE_OK;
+}
+
+static tv_status host(void *ud, tv_script_fn fn, const tv_sv *args, uint32_t nargs, tv_arena *a, tv_sv *out,
+                      tv_script_error *err) {
+    (void)ud;
+    (void)a;
+    (void)args;
+    (void)nargs;
+    if (fn == TV_SCRIPT_FN_DECAY_DATE_EXP) {
+        err->cause = TROVE_EPARSEEXC;
+        snprintf(err->cause_reason, sizeof err->cause_reason, "could not read the current timestamp");
+        return TROVE_ESCRIPT;
+    }
+    *out = tv_sv_double(0.5);
     return TROVE_OK;
 }
 
@@ -46,7 +72,7 @@ static void check_error(const tv_script_error *err, size_t len) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     const char *src = (const char *)data;
     tv_script_error err;
-    tv_script *s = tv_script_compile(src, size, TV_SCRIPT_G_CTX | TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &err);
+    tv_script *s = tv_script_compile(src, size, TV_SCRIPT_G_CTX | TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE | TV_SCRIPT_G_SCOREFN, &err);
     if (!s) {
         check_error(&err, size);
         return 0;
@@ -65,6 +91,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     env.max_bytes = 8u << 20;
     env.score = 1.5;
     env.doc = doc_values;
+    env.host = host;
+    uint32_t nb = tv_script_nbinds(s);
+    env.binds = nb ? tv_arena_calloc(&a, nb, sizeof *env.binds) : NULL;
+    env.bind_arena = &a;
+    check(!nb || env.binds, "binds");
     check(tv_sv_from_json(&a, cj, true, &env.ctx) == TROVE_OK, "ctx value");
     check(tv_sv_from_json(&a, pj, false, &env.params) == TROVE_OK, "params value");
     tv_sv res;
@@ -87,6 +118,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (st == TROVE_OK) {
         tv_buf_init(&b);
         tv_sv_to_string(&b, &res);
+        tv_buf_fini(&b);
+        tv_buf_init(&b); /* the result (dates, GeoPoints ...) prints as JSON that parses */
+        tv_jw_init(&w, &b, false);
+        tv_sv_write_json(&w, &res);
+        if (!b.oom && b.len) {
+            tv_json *back = NULL;
+            tv_arena a2;
+            tv_arena_init(&a2);
+            check(tv_json_parse(&a2, b.data, b.len, &back, NULL) == TROVE_OK, "the result does not print as JSON");
+            tv_arena_fini(&a2);
+        }
         tv_buf_fini(&b);
     }
     tv_arena_fini(&a);

@@ -130,6 +130,9 @@ typedef struct tv_agg_source {
     const tv_json *missing;    /* "missing" */
     const char *format;        /* "format" */
     const char *value_type;    /* "value_type" (checked, informational) */
+    const tv_json *script;     /* "script" (numeric metrics): the values, or
+                                  with a field a value script over _value;
+                                  compiled when the shard binds */
 } tv_agg_source;
 
 /* A moving_fn script (moving_fn.c): a MovingFunctions call evaluated

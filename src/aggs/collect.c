@@ -203,6 +203,11 @@ struct col {
     /* metrics */
     mslot *m;
     size_t mcap;
+    /* a script values source (numeric metrics): its runs and the doc's values */
+    tv_qscript_exec sx;
+    bool sx_init;
+    double *sdv;
+    uint32_t sdcap;
     /* nested: the children of `npath` under each collected doc of the
      * parent scope; reverse_nested: the doc of `npath` (NULL: the root)
      * above each collected doc, once per bucket (the last parent per ord) */
@@ -452,10 +457,112 @@ static void kahan(double *sum, double *comp, double v) {
     }
 }
 
+/* ------------------------------------------------ script values sources */
+
+static tv_status sdv_push(col *g, uint32_t *n, double x) {
+    if (*n == g->sdcap) {
+        uint32_t nc = g->sdcap ? g->sdcap * 2 : 8;
+        double *nd = tv_realloc(g->sdv, (size_t)nc * sizeof *nd);
+        if (!nd) return c_oom(g);
+        g->sdv = nd;
+        g->sdcap = nc;
+    }
+    g->sdv[(*n)++] = x;
+    return TROVE_OK;
+}
+
+/* ScriptDoubleValues' toDoubleValue: a number, a boolean (1 or 0) or a
+ * date (epoch millis); anything else is OpenSearch's
+ * AggregationExecutionException. */
+static tv_status script_double(col *g, const tv_sv *v, double *out) {
+    const char *what;
+    if (tv_qscript_number(v, out, &what)) return TROVE_OK;
+    if (v->type == TV_SV_BOOL) return *out = v->v.b ? 1.0 : 0.0, TROVE_OK;
+    if (v->type == TV_SV_OBJ && v->v.obj->kind != TV_SV_O_GEO && v->v.obj->kind != TV_SV_O_DOW)
+        return *out = (double)tv_sv_date_millis(v->v.obj), TROVE_OK;
+    tv_buf b;
+    tv_buf_init(&b);
+    tv_sv_to_string(&b, v);
+    tv_error_set(g->ctx->err, TROVE_EAGGEXEC, "Unsupported script value [%.*s], expected a number, date, or boolean",
+                 (int)TV_MIN(b.len, 300), b.data ? b.data : "");
+    tv_buf_fini(&b);
+    return shard_err(g);
+}
+
+static int dbl_qcmp(const void *x, const void *y) {
+    double a = *(const double *)x, b = *(const double *)y;
+    return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* The doc's values from the script (ScriptDoubleValues: null none, a
+ * collection each of its items, sorted) or, with a field, the script over
+ * each field value as _value (ValuesSource.Numeric.WithScript). value_count
+ * (a bytes source) only counts: *count. */
+static tv_status script_values(col *g, uint32_t doc, uint32_t *n, uint64_t *count) {
+    tv_qscript_exec *x = &g->sx;
+    tv_sv r;
+    tv_status st;
+    *n = 0;
+    *count = 0;
+    if (g->f) {
+        const int64_t *v;
+        uint32_t k = nums(g, g->f, doc, &v);
+        for (uint32_t i = 0; i < k; i++)
+            if ((st = sdv_push(g, n, tv_agg_value_double(g->f, v[i])))) return st;
+        for (uint32_t i = 0; i < k; i++) {
+            x->agg_value = tv_sv_double(g->sdv[i]);
+            if ((st = tv_qscript_run(x, g->sv->seg, doc, g->ctx->score, NULL, &r))) return st;
+            if (g->a->kind == TV_AGG_VALUE_COUNT) {
+                (*count)++;
+                continue;
+            }
+            if ((st = script_double(g, &r, &g->sdv[i]))) return st;
+        }
+        return TROVE_OK;
+    }
+    if ((st = tv_qscript_run(x, g->sv->seg, doc, g->ctx->score, NULL, &r))) return st;
+    if (r.type == TV_SV_NULL) return TROVE_OK;
+    if (g->a->kind == TV_AGG_VALUE_COUNT) { /* ScriptBytesValues: a collection's size, else one value */
+        *count = r.type == TV_SV_LIST ? r.v.list->len : 1;
+        return TROVE_OK;
+    }
+    if (r.type == TV_SV_LIST) {
+        for (uint32_t i = 0; i < r.v.list->len; i++) {
+            double d;
+            if ((st = script_double(g, &r.v.list->items[i], &d)) || (st = sdv_push(g, n, d))) return st;
+        }
+        qsort(g->sdv, *n, sizeof *g->sdv, dbl_qcmp);
+        return TROVE_OK;
+    }
+    double d;
+    if ((st = script_double(g, &r, &d))) return st;
+    return sdv_push(g, n, d);
+}
+
 static tv_status collect_metric(col *g, uint32_t doc, uint64_t ord) {
     const tv_agg *a = g->a;
     if (mgrow(g, ord)) return c_oom(g);
     mslot *s = &g->m[ord];
+    if (g->sx_init) { /* a script values source: value_count, avg, sum, min, max, (extended_)stats */
+        uint32_t n;
+        uint64_t cnt;
+        tv_status st = script_values(g, doc, &n, &cnt);
+        if (st) return st;
+        if (a->kind == TV_AGG_VALUE_COUNT) {
+            s->count += cnt;
+            return TROVE_OK;
+        }
+        for (uint32_t i = 0; i < n; i++) {
+            double x = g->sdv[i];
+            s->count++;
+            kahan(&s->sum, &s->comp, x);
+            if (x < s->min || (x != x)) s->min = x != x ? s->min : x;
+            if (x > s->max) s->max = x;
+            if (a->kind == TV_AGG_EXTENDED_STATS) kahan(&s->sumsq, &s->sqcomp, x * x);
+        }
+        return TROVE_OK;
+    }
+
     if (a->kind == TV_AGG_VALUE_COUNT || a->kind == TV_AGG_CARDINALITY) {
         if (g->f && g->f->dv_kind == TV_DV_SORTED_SET) {
             uint32_t n = ords_of(g, doc);
@@ -1694,6 +1801,27 @@ static tv_status bind_node(tv_agg_ctx *c, tv_dsl *d, const tv_agg *a, const tv_s
     }
     g->unmapped = a->src.field && !g->f;
     const tv_field *f = g->f;
+    if (a->src.script) {
+        /* what trove does not reproduce of a script values source answers 400 */
+        if (a->src.missing) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED, "[missing] with a [script] in aggregation [%s] is not supported by trove",
+                         a->type_name);
+            return shard_err(g);
+        }
+        if (f && f->dv_kind != TV_DV_NUMERIC) {
+            tv_error_set(c->err, TROVE_EUNSUPPORTED,
+                         "a value [script] over field [%s] of type [%s] in aggregation [%s] is not supported by trove",
+                         f->path, tv_field_type_name(f->type), a->type_name);
+            return shard_err(g);
+        }
+        if (!g->unmapped) {
+            tv_qscript *qs;
+            st = tv_dsl_script(d, a->src.script, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE | TV_SCRIPT_G_AGGVALUE, &qs);
+            if (st) return st;
+            tv_qscript_exec_init(&g->sx, qs, d->mapping, t->index, c->err);
+            g->sx_init = true;
+        }
+    }
     if (a->kind == TV_AGG_SIGNIFICANT_TERMS || a->kind == TV_AGG_SIGNIFICANT_TEXT) return bind_significant(g, d);
     /* (a field is required at parse time, AggregatorFactories-side) */
     if (a->kind == TV_AGG_HISTOGRAM && !(a->interval > 0))
@@ -2383,6 +2511,8 @@ static void free_col(col *g) {
         tv_free(g->m);
     }
     tv_vwh_fini(&g->vwh);
+    if (g->sx_init) tv_qscript_exec_fini(&g->sx);
+    tv_free(g->sdv);
     tv_free(g->vals);
     tv_free(g->ords);
     tv_vec_fini(&g->subset);

@@ -215,8 +215,21 @@ static tv_status source_key(tv_dsl *d, const char *type, const tv_json_member *m
     if (key_is(m, "missing")) { s->missing = &m->val; return TROVE_OK; }
     if (key_is(m, "format")) return str_val(d, type, m, &s->format);
     if (key_is(m, "value_type")) return str_val(d, type, m, &s->value_type);
-    if (key_is(m, "script"))
+    if (key_is(m, "script")) {
+        /* a script values source (AggregationScript: doc, params, _score,
+         * and _value when a field feeds it): the numeric metrics only */
+        static const char *const scripted[] = {"avg", "sum", "min", "max", "stats", "extended_stats", "value_count"};
+        for (size_t i = 0; i < TV_ARRAY_LEN(scripted); i++)
+            if (strcmp(type, scripted[i]) == 0) {
+                /* compiled on the shard (collect.c), as ValuesSourceConfig does */
+                if (m->val.type != TV_JSON_STRING && m->val.type != TV_JSON_OBJECT)
+                    return tv_dsl_error(d, TROVE_EXCONTENT, m->val.off, "[script] Expected START_OBJECT but was: %s",
+                                        tv_dsl_token_name(&m->val));
+                s->script = &m->val;
+                return TROVE_OK;
+            }
         return tv_dsl_error(d, TROVE_EUNSUPPORTED, m->val.off, "[script] in aggregation [%s] is not supported by trove", type);
+    }
     *done = false;
     return TROVE_OK;
 }
@@ -1553,7 +1566,7 @@ static tv_status parse_one(tv_dsl *d, const tv_json_member *nm, int depth, tv_ag
                    a->kind != TV_AGG_SAMPLER && a->kind != TV_AGG_NESTED && a->kind != TV_AGG_REVERSE_NESTED &&
                    a->kind != TV_AGG_GLOBAL && a->kind != TV_AGG_WEIGHTED_AVG && a->kind != TV_AGG_COMPOSITE &&
                    a->kind != TV_AGG_MULTI_TERMS && a->kind != TV_AGG_SIGNIFICANT_TEXT;
-    if (sourced && !a->src.field)
+    if (sourced && !a->src.field && !a->src.script)
         return tv_error_set(d->err, TROVE_EARG, "Required one of fields [field, script], but none were specified. ");
     if (subs) {
         /* (SignificantTextAggregationBuilder refuses them too) */

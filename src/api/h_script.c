@@ -321,7 +321,7 @@ void tv_h_script_put(tv_req *r) {
     /* compiled when stored: any context's globals */
     tv_api_script as = {.source = src->v.s, .len = src->len};
     tv_script_error err;
-    tv_script *sc = tv_script_get(src->v.s, src->len, TV_SCRIPT_G_CTX | TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &err);
+    tv_script *sc = tv_script_get(src->v.s, src->len, TV_SCRIPT_G_CTX | TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE | TV_SCRIPT_G_SCOREFN, &err);
     if (!sc) {
         if (err.code == TROVE_ENOMEM) return (void)(r->oom = true);
         tv_api_err *c = tv_api_script_error(r, &as, &err);

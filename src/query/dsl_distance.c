@@ -84,6 +84,20 @@ static bool geohash_point(const char *s, size_t n, double *lat, double *lon) {
     return true;
 }
 
+bool tv_geo_parse_string(const char *s, size_t n, double *lat, double *lon, char *msg, size_t cap) {
+    const char *comma = memchr(s, ',', n);
+    if (comma) {
+        if (!tv_java_parse_double(s, (size_t)(comma - s), lat) || !tv_java_parse_double(comma + 1, n - (size_t)(comma + 1 - s), lon)) {
+            snprintf(msg, cap, "latitude must be a number");
+            return false;
+        }
+    } else if (!geohash_point(s, n, lat, lon)) {
+        snprintf(msg, cap, "unsupported symbol [%c] in geohash [%.*s]", n ? s[0] : ' ', (int)TV_MIN(n, 100), s);
+        return false;
+    }
+    return true;
+}
+
 static bool num_of(const tv_json *v, double *out) {
     if (tv_json_is_number(v)) {
         *out = tv_json_as_double(v);
@@ -104,15 +118,9 @@ tv_status tv_dsl_geo_point(tv_dsl *d, const tv_json *v, double *lat, double *lon
         if (!la || !num_of(la, lat)) return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "field [lat] missing");
         if (!lo || !num_of(lo, lon)) return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "field [lon] missing");
     } else if (v->type == TV_JSON_STRING) {
-        const char *s = v->v.s, *comma = memchr(s, ',', v->len);
-        if (comma) {
-            if (!tv_java_parse_double(s, (size_t)(comma - s), lat) ||
-                !tv_java_parse_double(comma + 1, v->len - (size_t)(comma + 1 - s), lon))
-                return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "latitude must be a number");
-        } else if (!geohash_point(s, v->len, lat, lon)) {
-            return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "unsupported symbol [%c] in geohash [%.*s]",
-                                v->len ? s[0] : ' ', (int)TV_MIN(v->len, 100), s);
-        }
+        char msg[256];
+        if (!tv_geo_parse_string(v->v.s, v->len, lat, lon, msg, sizeof msg))
+            return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "%s", msg);
     } else {
         return tv_dsl_error(d, TROVE_EPARSEEXC, v->off, "geo_point expected");
     }

@@ -1017,8 +1017,10 @@ static tv_status fs_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
     if (scripts) {
         x.execs = tv_arena_calloc(a, s->nfns, sizeof *x.execs);
         if (!x.execs) return TROVE_ENOMEM;
-        for (uint32_t i = 0; i < s->nfns; i++)
+        for (uint32_t i = 0; i < s->nfns; i++) {
             tv_qscript_exec_init(&x.execs[i], s->fns[i].script, ctx->snap ? ctx->snap->mapping : NULL, s->index, s->err);
+            x.execs[i].doc_base = sv->doc_base;
+        }
     }
     for (uint32_t i = 0; i < s->nfns && !st; i++) {
         if (!s->fns[i].filter) continue;
@@ -1152,7 +1154,8 @@ tv_status tv_dsl_parse_function_score(tv_dsl *d, const tv_json *body, tv_query *
         if (f->kind == FK_FVF) st = build_fvf(d, f);
         else if (f->kind == FK_DECAY) st = build_decay(d, f);
         else if (f->kind == FK_RANDOM) st = build_random(d, f);
-        else if (f->kind == FK_SCRIPT) st = tv_dsl_script(d, f->body, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &f->script);
+        else if (f->kind == FK_SCRIPT)
+            st = tv_dsl_script(d, f->body, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE | TV_SCRIPT_G_SCOREFN, &f->script);
     }
     fs_state *s = NULL;
     tv_query *q = NULL;

@@ -226,6 +226,11 @@ static bool parse_distance(const char *s, size_t n, double unit_m, double *out, 
     return true;
 }
 
+bool tv_geo_parse_meters(const char *s, size_t n, double *out) {
+    size_t nl;
+    return parse_distance(s, n, 1.0, out, &nl);
+}
+
 /* GeoUtils.centeredModulus */
 static double centered_mod(double x, double m) {
     double r = fmod(x, m);

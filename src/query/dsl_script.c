@@ -138,6 +138,7 @@ static tv_status sq_plan(tv_query *q, const tv_segview *sv, struct tv_plan_ctx *
     }
     tv_qscript_exec x;
     tv_qscript_exec_init(&x, s->qs, ctx->snap ? ctx->snap->mapping : NULL, s->index, s->err);
+    x.doc_base = sv->doc_base;
     u32v docs = {0};
     f32v scores = {0};
     float mx = 0;
@@ -259,7 +260,7 @@ tv_status tv_dsl_parse_script_score(tv_dsl *d, const tv_json *body, tv_query **o
     if ((st = tv_dsl_parse_query(d, query, &s->sub))) return st;
     if ((st = tv_query_rewrite(&s->sub, d->arena))) return tv_error_set(d->err, st, "rewrite failed");
     if ((st = tv_dsl_expensive(d, "[script score] queries", ""))) return st;
-    if ((st = tv_dsl_script(d, script, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE, &s->qs))) return st;
+    if ((st = tv_dsl_script(d, script, TV_SCRIPT_G_DOC | TV_SCRIPT_G_SCORE | TV_SCRIPT_G_SCOREFN, &s->qs))) return st;
     s->scored = true;
     return finish(d, s, boost, out);
 }

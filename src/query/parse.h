@@ -97,6 +97,12 @@ double tv_geo_key_meters(double key);
 double tv_geo_arc_meters(double lat1, double lon1, double lat2, double lon2);
 double tv_geo_plane_meters(double lat1, double lon1, double lat2, double lon2);
 double tv_geo_unit(const char *s, size_t n);
+/* DistanceUnit.DEFAULT.parse(s, METERS): a number with an optional unit
+ * suffix, in meters; false when Double.parseDouble refuses the number. */
+bool tv_geo_parse_meters(const char *s, size_t n, double *out);
+/* GeoUtils.parseGeoPoint of a string: "lat,lon" or a geohash; false with
+ * OpenSearch's message in msg (dsl_distance.c). */
+bool tv_geo_parse_string(const char *s, size_t n, double *lat, double *lon, char *msg, size_t cap);
 double tv_geo_from_meters(double d, double unit_m);
 void tv_geo_normalize(double *lat, double *lon);
 /* dsl_distance.c */

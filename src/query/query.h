@@ -729,6 +729,13 @@ typedef struct tv_qscript_exec {
     tv_error *err;
     bool quiet;        /* a failure sets err only (ignore_failure): not recorded */
     tv_sv values;      /* TV_SCRIPT_G_VALUES: the moving-function window (null: none) */
+    uint32_t doc_base; /* the segment's first doc in the target (randomScore's _getDocBaseId) */
+    tv_sv agg_value;   /* TV_SCRIPT_G_AGGVALUE: _value */
+    /* the script instance's class bindings (one instance per segment, as
+     * OpenSearch makes a ScoreScript per leaf) and their strings */
+    tv_script_bind *binds;
+    const tv_segment *bind_seg;
+    tv_arena keep;
 } tv_qscript_exec;
 void tv_qscript_exec_init(tv_qscript_exec *x, const tv_qscript *qs, const tv_mapping *m, const char *index,
                           tv_error *err);

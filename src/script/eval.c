@@ -14,10 +14,18 @@
  *
  * Methods are dispatched by the receiver's runtime type and the method's
  * name and arity (Painless's def call sites): the List, Map, Map.Entry,
- * String, boxed number and doc-values methods listed in the functions
- * below, and static Math, Integer, Long, Double, Float, Boolean, String,
+ * String, boxed number, doc-values (GeoPoints' distances too), date
+ * (JodaCompatibleZonedDateTime's getters, toInstant; the ZonedDateTime
+ * arithmetic it lacks is a 400 naming it), GeoPoint and DayOfWeek methods
+ * listed in the functions below, and static Math, Integer, Long, Double, Float, Boolean, String,
  * Collections and Objects methods. Anything else is Painless's
  * "dynamic method [class, name/arity] not found".
+ *
+ * A context's imported functions (N_HCALL) convert their arguments to the
+ * parameter types as Painless casts a def, compute what is pure
+ * arithmetic here (saturation, sigmoid, the numeric decays) and ask the
+ * host (tv_script_env.host) for the rest; a class binding's constructor
+ * arguments come from its first call when the caller keeps binds.
  *
  * Runtime errors are ScriptException "runtime error" with the statement
  * being run as the excerpt (from its start to the next statement's, as
@@ -152,11 +160,20 @@ static int32_t d2i(double d) {
 
 /* ----------------------------------------------------------- conversions */
 
+/* The JVM's ClassCastException text: java.* classes are java.base's,
+ * OpenSearch's (org.opensearch.*) the application loader's. */
+static const char *java_module(const char *cls) {
+    return strncmp(cls, "java.", 5) == 0 ? "module java.base of loader 'bootstrap'" : "unnamed module of loader 'app'";
+}
+
 static bool java_cast_msg(R *r, uint32_t off, const tv_sv *v, const char *to) {
     const char *from = tv_sv_class(v);
-    return rt_fail(r, off, TROVE_ECLASSCAST,
-                   "class %s cannot be cast to class %s (%s and %s are in module java.base of loader 'bootstrap')",
-                   from, to, from, to);
+    const char *mf = java_module(from), *mt = java_module(to);
+    if (mf == mt)
+        return rt_fail(r, off, TROVE_ECLASSCAST, "class %s cannot be cast to class %s (%s and %s are in %s)", from, to,
+                       from, to, mf);
+    return rt_fail(r, off, TROVE_ECLASSCAST, "class %s cannot be cast to class %s (%s is in %s; %s is in %s)", from,
+                   to, from, mf, to, mt);
 }
 
 static const char *java_class_of(sty t) {
@@ -529,6 +546,50 @@ static bool doc_field(R *r, uint32_t off, const char *name, size_t len, tv_sv *o
     return true;
 }
 
+/* ------------------------------------------------ dates, GeoPoints, DayOfWeek */
+
+/* The getters of an object (no arguments): 1 done, 0 failed, -1 none. */
+static int obj_getter(R *r, uint32_t off, const tv_sv_obj *o, const char *m, tv_sv *out) {
+    if (o->kind == TV_SV_O_GEO) {
+        if (!strcmp(m, "getLat")) return *out = tv_sv_double(o->lat), 1;
+        if (!strcmp(m, "getLon")) return *out = tv_sv_double(o->lon), 1;
+        return -1;
+    }
+    if (o->kind == TV_SV_O_DOW) {
+        if (!strcmp(m, "getValue")) return *out = tv_sv_int((int32_t)o->sec), 1;
+        return -1;
+    }
+    if (o->kind == TV_SV_O_INSTANT) {
+        if (!strcmp(m, "getEpochSecond")) return *out = tv_sv_long(o->sec), 1;
+        if (!strcmp(m, "getNano")) return *out = tv_sv_int(o->nano), 1;
+        return -1;
+    }
+    tv_sv_civil_t c;
+    tv_sv_civil(o->sec, &c);
+    if (!strcmp(m, "getYear")) {
+        if (c.year > INT32_MAX || c.year < INT32_MIN) return -1;
+        return *out = tv_sv_int((int32_t)c.year), 1;
+    }
+    if (!strcmp(m, "getMonthValue")) return *out = tv_sv_int(c.month), 1;
+    if (!strcmp(m, "getDayOfMonth")) return *out = tv_sv_int(c.day), 1;
+    if (!strcmp(m, "getDayOfYear")) return *out = tv_sv_int(c.doy), 1;
+    if (!strcmp(m, "getHour")) return *out = tv_sv_int(c.hour), 1;
+    if (!strcmp(m, "getMinute")) return *out = tv_sv_int(c.minute), 1;
+    if (!strcmp(m, "getSecond")) return *out = tv_sv_int(c.second), 1;
+    if (!strcmp(m, "getNano")) return *out = tv_sv_int(o->nano), 1;
+    if (!strcmp(m, "getDayOfWeek") || !strcmp(m, "getDayOfWeekEnum")) {
+        tv_sv_obj *d = tv_arena_calloc(r->a, 1, sizeof *d);
+        if (!d) return rt_oom(r), 0;
+        d->kind = TV_SV_O_DOW;
+        d->sec = c.dow;
+        out->type = TV_SV_OBJ;
+        out->v.obj = d;
+        return 1;
+    }
+    (void)off;
+    return -1;
+}
+
 static bool get_field(R *r, uint32_t off, const tv_sv *obj, const char *name, uint32_t nlen, bool nullsafe,
                       tv_sv *out) {
     switch (obj->type) {
@@ -549,6 +610,14 @@ static bool get_field(R *r, uint32_t off, const tv_sv *obj, const char *name, ui
             }
             if (tv_streq(name, nlen, "values")) return *out = *obj, true;
             if (tv_streq(name, nlen, "empty")) return *out = tv_sv_bool(l->len == 0), true;
+            if (l->dv == TV_SV_DV_GEO && (tv_streq(name, nlen, "lat") || tv_streq(name, nlen, "lon"))) {
+                if (!l->len) return rt_fail(r, off, TROVE_EILLEGALSTATE, "%s", no_value);
+                const tv_sv_obj *o = l->items[0].v.obj;
+                return *out = tv_sv_double(name[1] == 'a' ? o->lat : o->lon), true;
+            }
+            if (l->dv == TV_SV_DV_GEO && (tv_streq(name, nlen, "lats") || tv_streq(name, nlen, "lons")))
+                return rt_fail(r, off, TROVE_EUNSUPPORTED, "trove does not support [GeoPoints.get%s] (double[]) in Painless scripts",
+                               name[3] == 't' ? "Lats" : "Lons");
         } else if (l->kind == TV_SV_ARRAY) {
             if (tv_streq(name, nlen, "length")) return *out = tv_sv_int((int32_t)l->len), true;
         } else {
@@ -569,6 +638,15 @@ static bool get_field(R *r, uint32_t off, const tv_sv *obj, const char *name, ui
     case TV_SV_STRING:
         if (tv_streq(name, nlen, "empty")) return *out = tv_sv_bool(obj->v.s->len == 0), true;
         break;
+    case TV_SV_OBJ: {
+        /* Painless's getters: x.year is x.getYear() */
+        char m[64];
+        if (nlen == 0 || nlen > 40) break;
+        snprintf(m, sizeof m, "get%c%.*s", name[0] >= 'a' && name[0] <= 'z' ? name[0] - 32 : name[0], (int)nlen - 1, name + 1);
+        int got = obj_getter(r, off, obj->v.obj, m, out);
+        if (got >= 0) return got > 0;
+        break;
+    }
     default: break;
     }
     return rt_fail(r, off, TROVE_EARG, "dynamic getter [%s, %.*s] not found", tv_sv_class(obj), (int)nlen, name);
@@ -690,6 +768,15 @@ static bool compare_values(R *r, uint32_t off, const tv_sv *a, const tv_sv *b, i
         return java_cast_msg(r, off, b, tv_sv_class(a));
     }
     switch (a->type) {
+    case TV_SV_OBJ: {
+        const tv_sv_obj *x = a->v.obj, *y = b->v.obj;
+        if (x->kind != y->kind) return java_cast_msg(r, off, b, tv_sv_class(a));
+        if (x->kind == TV_SV_O_GEO)
+            return rt_fail(r, off, TROVE_ECLASSCAST,
+                           "class org.opensearch.common.geo.GeoPoint cannot be cast to class java.lang.Comparable");
+        *out = x->sec != y->sec ? (x->sec < y->sec ? -1 : 1) : x->nano != y->nano ? (x->nano < y->nano ? -1 : 1) : 0;
+        return true;
+    }
     case TV_SV_STRING: {
         /* UTF-16 order: equal to code point order except for surrogates vs U+E000..U+FFFF */
         const uint8_t *p = (const uint8_t *)a->v.s->s, *pe = p + a->v.s->len;
@@ -752,6 +839,104 @@ static bool sort_list(R *r, uint32_t off, tv_sv_list *l, bool reverse) {
     return true;
 }
 
+/* The ZonedDateTime methods trove leaves out: a 400 naming them, never
+ * "not found" for a method OpenSearch has. */
+static const char *const k_zdt_missing[] = {
+    "format", "get", "getLong", "getChronology", "getOffset", "getZone", "getMonth", "isSupported", "range",
+    "minus", "minusYears", "minusMonths", "minusWeeks", "minusDays", "minusHours", "minusMinutes", "minusSeconds",
+    "minusNanos", "plus", "plusYears", "plusMonths", "plusWeeks", "plusDays", "plusHours", "plusMinutes",
+    "plusSeconds", "plusNanos", "query", "until", "toLocalDate", "toLocalTime", "toLocalDateTime",
+    "toOffsetDateTime", "truncatedTo", "with", "withDayOfMonth", "withDayOfYear", "withEarlierOffsetAtOverlap",
+    "withFixedOffsetZone", "withHour", "withLaterOffsetAtOverlap", "withMinute", "withMonth", "withNano",
+    "withSecond", "withYear", "withZoneSameLocal", "withZoneSameInstant", "getZonedDateTime",
+};
+
+static bool obj_compare(R *r, uint32_t off, const tv_sv_obj *a, const tv_sv *b, int *c) {
+    if (b->type == TV_SV_NULL) return npe(r, off);
+    if (b->type != TV_SV_OBJ || b->v.obj->kind != a->kind || a->kind == TV_SV_O_GEO)
+        return java_cast_msg(r, off, b, a->kind == TV_SV_O_INSTANT ? "java.time.Instant" : "java.time.chrono.ChronoZonedDateTime");
+    const tv_sv_obj *o = b->v.obj;
+    *c = a->sec != o->sec ? (a->sec < o->sec ? -1 : 1) : a->nano != o->nano ? (a->nano < o->nano ? -1 : 1) : 0;
+    return true;
+}
+
+static bool obj_method(R *r, const snode *n, const tv_sv *self, const tv_sv *args, uint32_t nargs, tv_sv *out) {
+    const tv_sv_obj *o = self->v.obj;
+    if (nargs == 0 && n->nlen < 60) {
+        char m[64];
+        snprintf(m, sizeof m, "%.*s", (int)n->nlen, n->name);
+        int got = obj_getter(r, n->off, o, m, out);
+        if (got >= 0) return got > 0;
+    }
+    if (o->kind == TV_SV_O_DATE || o->kind == TV_SV_O_INSTANT) {
+        if (M("toEpochSecond", 0) && o->kind == TV_SV_O_DATE) return *out = tv_sv_long(o->sec), true;
+        if (M("toEpochMilli", 0) && o->kind == TV_SV_O_INSTANT) {
+            /* Math.multiplyExact / addExact: an instant past the long millis overflows */
+            int64_t ms;
+            if (__builtin_mul_overflow(o->sec, (int64_t)1000, &ms) || __builtin_add_overflow(ms, (int64_t)(o->nano / 1000000), &ms))
+                return rt_fail(r, n->off, TROVE_EARITHMETIC, "long overflow");
+            return *out = tv_sv_long(ms), true;
+        }
+        if (M("toInstant", 0) && o->kind == TV_SV_O_DATE) {
+            if (!tv_sv_date(r->a, TV_SV_O_INSTANT, o->sec, o->nano, out)) return rt_oom(r);
+            return true;
+        }
+        if (M("isBefore", 1) || M("isAfter", 1) || M("isEqual", 1) || M("compareTo", 1)) {
+            int c = 0;
+            if (!obj_compare(r, n->off, o, &args[0], &c)) return false;
+            if (n->name[0] == 'c') return *out = tv_sv_int(c), true;
+            return *out = tv_sv_bool(n->name[2] == 'B' ? c < 0 : n->name[2] == 'A' ? c > 0 : c == 0), true;
+        }
+        if (o->kind == TV_SV_O_DATE)
+            for (size_t i = 0; i < TV_ARRAY_LEN(k_zdt_missing); i++)
+                if (tv_streq(n->name, n->nlen, k_zdt_missing[i]))
+                    return rt_fail(r, n->off, TROVE_EUNSUPPORTED,
+                                   "trove does not support [JodaCompatibleZonedDateTime.%s] in Painless scripts", k_zdt_missing[i]);
+    } else if (o->kind == TV_SV_O_DOW) {
+        if (M("name", 0)) return str_of(r, self, out);
+        if (M("ordinal", 0)) return *out = tv_sv_int((int32_t)o->sec - 1), true;
+        if (M("compareTo", 1)) {
+            if (args[0].type == TV_SV_NULL) return npe(r, n->off);
+            if (args[0].type != TV_SV_OBJ || args[0].v.obj->kind != TV_SV_O_DOW)
+                return java_cast_msg(r, n->off, &args[0], "java.lang.Enum");
+            return *out = tv_sv_int((int32_t)(o->sec - args[0].v.obj->sec)), true;
+        }
+        if (M("plus", 1) || M("minus", 1) || M("getDisplayName", 2))
+            return rt_fail(r, n->off, TROVE_EUNSUPPORTED, "trove does not support [DayOfWeek.%.*s] in Painless scripts",
+                           (int)n->nlen, n->name);
+    }
+    if (M("equals", 1)) return *out = tv_sv_bool(tv_sv_key_equals(self, &args[0])), true;
+    if (M("hashCode", 0)) return *out = tv_sv_int((int32_t)tv_sv_hash(self)), true;
+    if (M("toString", 0)) return str_of(r, self, out);
+    return no_method(r, n, self, nargs);
+}
+
+/* GeoPoints' methods (ScriptDocValues.GeoPoints): distances to (lat, lon)
+ * from the first value, by the host's GeoUtils. 1 done, 0 failed, -1 none. */
+static bool host_fn(R *r, uint32_t off, tv_script_fn fn, const char *what, const tv_sv *args, uint32_t nargs, tv_sv *out);
+
+static int geo_dv_method(R *r, const snode *n, const tv_sv_list *l, const tv_sv *args, uint32_t nargs, tv_sv *out) {
+    bool arc = M("arcDistance", 2) || M("arcDistanceWithDefault", 3);
+    bool plane = M("planeDistance", 2) || M("planeDistanceWithDefault", 3);
+    if (M("getLat", 0) || M("getLon", 0)) {
+        if (!l->len) return rt_fail(r, n->off, TROVE_EILLEGALSTATE, "%s", no_value), 0;
+        return *out = tv_sv_double(n->name[4] == 'a' ? l->items[0].v.obj->lat : l->items[0].v.obj->lon), 1;
+    }
+    if (M("getLats", 0) || M("getLons", 0) || M("geohashDistance", 1) || M("geohashDistanceWithDefault", 2))
+        return rt_fail(r, n->off, TROVE_EUNSUPPORTED, "trove does not support [GeoPoints.%.*s] in Painless scripts",
+                       (int)n->nlen, n->name), 0;
+    if (!arc && !plane) return -1;
+    double d[3];
+    for (uint32_t i = 0; i < nargs; i++)
+        if (!want_double(r, n->off, &args[i], &d[i])) return 0;
+    if (nargs == 3 && !l->len) return *out = tv_sv_double(d[2]), 1;
+    if (!l->len) return rt_fail(r, n->off, TROVE_EILLEGALSTATE, "%s", no_value), 0;
+    tv_sv a[4] = {tv_sv_double(l->items[0].v.obj->lat), tv_sv_double(l->items[0].v.obj->lon), tv_sv_double(d[0]),
+                  tv_sv_double(d[1])};
+    return host_fn(r, n->off, arc ? TV_SCRIPT_FN_ARC_DISTANCE : TV_SCRIPT_FN_PLANE_DISTANCE,
+                   arc ? "arcDistance" : "planeDistance", a, 4, out) ? 1 : 0;
+}
+
 static bool common_method(R *r, const snode *n, const tv_sv *self, const tv_sv *args, uint32_t nargs, tv_sv *out,
                           bool *done) {
     *done = true;
@@ -776,8 +961,16 @@ static bool list_method(R *r, const snode *n, tv_sv_list *l, const tv_sv *self, 
     if (M("size", 0)) return *out = tv_sv_int((int32_t)l->len), true;
     if (M("isEmpty", 0)) return *out = tv_sv_bool(l->len == 0), true;
     if (M("get", 1)) {
+        if (l->dv == TV_SV_DV_DATES && l->len && args[0].type == TV_SV_INT && args[0].v.i >= 0 &&
+            (uint32_t)args[0].v.i >= l->len)
+            return rt_fail(r, n->off, TROVE_EINDEXBOUNDS, "attempted to fetch the [%d] date when there are only [%u] dates.",
+                           args[0].v.i, l->len);
         if (!list_index(r, n->off, l, &args[0], &at, false)) return false;
         return *out = l->items[at], true;
+    }
+    if (l->kind == TV_SV_DOCVALUES && l->dv == TV_SV_DV_GEO) {
+        int got = geo_dv_method(r, n, l, args, nargs, out);
+        if (got >= 0) return got > 0;
     }
     if (M("contains", 1) || M("indexOf", 1) || M("lastIndexOf", 1)) {
         int32_t found = -1;
@@ -1193,6 +1386,7 @@ static bool call_method(R *r, const snode *n, const tv_sv *self, const tv_sv *ar
     case TV_SV_LONG:
     case TV_SV_FLOAT:
     case TV_SV_DOUBLE: return number_method(r, n, self, args, nargs, out);
+    case TV_SV_OBJ: return obj_method(r, n, self, args, nargs, out);
     default: break;
     }
     bool done;
@@ -1703,6 +1897,109 @@ static bool incdec(R *r, const snode *n, tv_sv *out) {
     return true;
 }
 
+/* ------------------------------------------------------ imported functions */
+
+static bool host_fn(R *r, uint32_t off, tv_script_fn fn, const char *what, const tv_sv *args, uint32_t nargs, tv_sv *out) {
+    if (!r->env->host) return rt_fail(r, off, TROVE_EUNSUPPORTED, "trove does not support [%s] in this context", what);
+    tv_script_error e;
+    memset(&e, 0, sizeof e);
+    tv_status st = r->env->host(r->env->host_ud, fn, args, nargs, r->a, out, &e);
+    if (st == TROVE_ENOMEM) return rt_oom(r);
+    if (st != TROVE_OK) return rt_fail(r, off, e.cause ? e.cause : TROVE_EARG, "%s", e.cause_reason);
+    return true;
+}
+
+/* Math.max(0.0, x): NaN stays NaN */
+static double max0(double x) { return x != x ? x : x > 0.0 ? x : 0.0; }
+
+/* A parameter of an imported function: the value converted to its type
+ * ('d' double, 'i' int, 's' String, 'g' GeoPoint, 't' a date), as
+ * Painless casts a def argument. */
+static bool param_of(R *r, uint32_t off, char ty, tv_sv *v) {
+    switch (ty) {
+    case 'd': return implicit(r, off, v, TY_DOUBLE);
+    case 'i': return implicit(r, off, v, TY_INT);
+    case 's':
+        if (v->type == TV_SV_NULL) return npe(r, off);
+        return implicit(r, off, v, TY_STRING);
+    case 'g':
+        if (v->type == TV_SV_NULL) return npe(r, off);
+        if (v->type != TV_SV_OBJ || v->v.obj->kind != TV_SV_O_GEO)
+            return java_cast_msg(r, off, v, "org.opensearch.common.geo.GeoPoint");
+        return true;
+    default:
+        if (v->type == TV_SV_NULL) return npe(r, off);
+        if (v->type != TV_SV_OBJ || v->v.obj->kind != TV_SV_O_DATE)
+            return java_cast_msg(r, off, v, "org.opensearch.script.JodaCompatibleZonedDateTime");
+        return true;
+    }
+}
+
+static bool import_call(R *r, const snode *n, tv_sv *out) {
+    const char *sig;
+    switch ((tv_script_fn)n->slot) {
+    case TV_SCRIPT_FN_SATURATION: sig = "dd"; break;
+    case TV_SCRIPT_FN_SIGMOID: sig = "ddd"; break;
+    case TV_SCRIPT_FN_RANDOM_DOC: sig = "i"; break;
+    case TV_SCRIPT_FN_RANDOM_FIELD: sig = "is"; break;
+    case TV_SCRIPT_FN_DECAY_GEO_LINEAR:
+    case TV_SCRIPT_FN_DECAY_GEO_EXP:
+    case TV_SCRIPT_FN_DECAY_GEO_GAUSS: sig = "sssdg"; break;
+    case TV_SCRIPT_FN_DECAY_DATE_LINEAR:
+    case TV_SCRIPT_FN_DECAY_DATE_EXP:
+    case TV_SCRIPT_FN_DECAY_DATE_GAUSS: sig = "sssdt"; break;
+    default: sig = "ddddd"; break;
+    }
+    uint32_t ctor = n->flag;
+    tv_script_bind *b = ctor && r->env->binds ? &r->env->binds[n->st1] : NULL;
+    tv_sv args[5];
+    for (uint32_t i = 0; i < n->n && i < 5; i++) {
+        if (b && b->set && i < ctor) { /* the instance made at the first call: its arguments are not evaluated again */
+            args[i] = b->args[i];
+            continue;
+        }
+        if (!ev(r, n->kids[i], &args[i]) || !param_of(r, n->kids[i]->off, sig[i], &args[i])) return false;
+    }
+    if (b && !b->set) {
+        for (uint32_t i = 0; i < ctor && i < TV_SCRIPT_BIND_ARGS; i++) {
+            b->args[i] = args[i];
+            if (args[i].type == TV_SV_STRING &&
+                !tv_sv_string(r->env->bind_arena, args[i].v.s->s, args[i].v.s->len, &b->args[i]))
+                return rt_oom(r);
+        }
+        b->set = true;
+    }
+    const double *dv = NULL;
+    double d[5];
+    for (uint32_t i = 0; i < n->n && i < 5; i++) d[i] = args[i].type == TV_SV_DOUBLE ? args[i].v.d : 0;
+    dv = d;
+    switch ((tv_script_fn)n->slot) {
+    case TV_SCRIPT_FN_SATURATION: /* value / (k + value) */
+        return *out = tv_sv_double(dv[0] / (dv[1] + dv[0])), true;
+    case TV_SCRIPT_FN_SIGMOID: /* value^a / (k^a + value^a) */
+        return *out = tv_sv_double(pow(dv[0], dv[2]) / (pow(dv[1], dv[2]) + pow(dv[0], dv[2]))), true;
+    case TV_SCRIPT_FN_DECAY_NUM_LINEAR: { /* origin, scale, offset, decay, docValue */
+        double scaling = dv[1] / (1.0 - dv[3]);
+        double dist = max0(fabs(dv[4] - dv[0]) - dv[2]);
+        return *out = tv_sv_double(max0((scaling - dist) / scaling)), true;
+    }
+    case TV_SCRIPT_FN_DECAY_NUM_EXP: {
+        double scaling = log(dv[3]) / dv[1];
+        double dist = max0(fabs(dv[4] - dv[0]) - dv[2]);
+        return *out = tv_sv_double(exp(scaling * dist)), true;
+    }
+    case TV_SCRIPT_FN_DECAY_NUM_GAUSS: {
+        double scaling = 0.5 * pow(dv[1], 2.0) / log(dv[3]);
+        double dist = max0(fabs(dv[4] - dv[0]) - dv[2]);
+        return *out = tv_sv_double(exp(0.5 * pow(dist, 2.0) / scaling)), true;
+    }
+    default: break;
+    }
+    char what[64];
+    snprintf(what, sizeof what, "%.*s", (int)TV_MIN(n->nlen, 60), n->name);
+    return host_fn(r, n->off, (tv_script_fn)n->slot, what, args, n->n, out);
+}
+
 static bool eval_args(R *r, const snode *n, tv_sv **args) {
     *args = n->n ? tv_arena_alloc(r->a, n->n * sizeof **args) : NULL;
     if (n->n && !*args) return rt_oom(r);
@@ -1735,6 +2032,7 @@ static bool ev_node(R *r, const snode *n, tv_sv *out) {
     case N_CTX: *out = r->env->ctx; return true;
     case N_SCORE: *out = tv_sv_double(r->env->score); return true;
     case N_VALUES: *out = r->env->values; return true;
+    case N_AGGVALUE: *out = r->env->agg_value; return true;
     case N_DOC: return rt_fail(r, n->off, TROVE_EUNSUPPORTED, "trove does not support [doc] other than doc['field']");
     case N_FIELD: {
         if (n->a->k == N_DOC) return doc_field(r, n->off, n->name, n->nlen, out);
@@ -1785,6 +2083,7 @@ static bool ev_node(R *r, const snode *n, tv_sv *out) {
         if (!eval_args(r, n, &args)) return false;
         return call_static(r, n, args, n->n, out) && mem_check(r, n->off);
     }
+    case N_HCALL: return import_call(r, n, out);
     case N_NEW: {
         tv_sv *args;
         if (!eval_args(r, n, &args)) return false;
@@ -2010,6 +2309,8 @@ loop_end:
     r->stmt = saved;
     return C_NORMAL;
 }
+
+uint32_t tv_script_nbinds(const tv_script *s) { return s->nbinds; }
 
 tv_status tv_script_run(const tv_script *s, tv_script_env *env, tv_sv *result, tv_script_error *err) {
     memset(err, 0, sizeof *err);

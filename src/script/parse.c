@@ -95,6 +95,7 @@ typedef struct P {
                         Painless's syntax errors come first */
     uint32_t unres_off;
     char unres_msg[256];
+    uint32_t nbinds; /* class-binding call sites numbered so far */
     uint32_t err_off;
     tv_status cause;
     char msg[512];
@@ -329,6 +330,8 @@ static snode *variable(P *p, tok *t) {
         k = N_SCORE;
     else if (tv_streq(t->val, t->vlen, "values") && (p->globals & TV_SCRIPT_G_VALUES))
         k = N_VALUES;
+    else if (tv_streq(t->val, t->vlen, "_value") && (p->globals & TV_SCRIPT_G_AGGVALUE))
+        k = N_AGGVALUE;
     if (!k) {
         if (!p->unresolved) {
             p->unresolved = true;
@@ -359,6 +362,58 @@ static bool static_field(P *p, sty cls, const tok *name, tv_sv *out) {
     if (cls == TY_DOUBLE_B && tv_streq(s, n, "NaN")) return *out = tv_sv_double(NAN), true;
     (void)p;
     return false;
+}
+
+/* The functions a context imports (Painless's static imports and class
+ * bindings): name, arity, id, and whether it is a class binding (its
+ * first `ctor` arguments construct an instance once per script
+ * instance). */
+static const struct {
+    const char *name;
+    uint8_t nargs, ctor;
+    uint8_t fn;
+    unsigned globals;
+} k_imports[] = {
+    {"saturation", 2, 0, TV_SCRIPT_FN_SATURATION, TV_SCRIPT_G_SCOREFN},
+    {"sigmoid", 3, 0, TV_SCRIPT_FN_SIGMOID, TV_SCRIPT_G_SCOREFN},
+    {"randomScore", 1, 1, TV_SCRIPT_FN_RANDOM_DOC, TV_SCRIPT_G_SCOREFN},
+    {"randomScore", 2, 2, TV_SCRIPT_FN_RANDOM_FIELD, TV_SCRIPT_G_SCOREFN},
+    {"decayGeoLinear", 5, 4, TV_SCRIPT_FN_DECAY_GEO_LINEAR, TV_SCRIPT_G_SCOREFN},
+    {"decayGeoExp", 5, 4, TV_SCRIPT_FN_DECAY_GEO_EXP, TV_SCRIPT_G_SCOREFN},
+    {"decayGeoGauss", 5, 4, TV_SCRIPT_FN_DECAY_GEO_GAUSS, TV_SCRIPT_G_SCOREFN},
+    {"decayNumericLinear", 5, 4, TV_SCRIPT_FN_DECAY_NUM_LINEAR, TV_SCRIPT_G_SCOREFN},
+    {"decayNumericExp", 5, 4, TV_SCRIPT_FN_DECAY_NUM_EXP, TV_SCRIPT_G_SCOREFN},
+    {"decayNumericGauss", 5, 4, TV_SCRIPT_FN_DECAY_NUM_GAUSS, TV_SCRIPT_G_SCOREFN},
+    {"decayDateLinear", 5, 4, TV_SCRIPT_FN_DECAY_DATE_LINEAR, TV_SCRIPT_G_SCOREFN},
+    {"decayDateExp", 5, 4, TV_SCRIPT_FN_DECAY_DATE_EXP, TV_SCRIPT_G_SCOREFN},
+    {"decayDateGauss", 5, 4, TV_SCRIPT_FN_DECAY_DATE_GAUSS, TV_SCRIPT_G_SCOREFN},
+};
+
+/* name(args): a function the context imports, else Painless's
+ * "Unknown call [name] with [n] arguments." (reported, as an unresolved
+ * symbol is, after the syntax of the whole script). */
+static snode *local_call(P *p, tok *t) {
+    snode *n = node(p, N_HCALL, t->off);
+    if (!n) return NULL;
+    n->name = t->val;
+    n->nlen = t->vlen;
+    nvec v = {0};
+    if (!args(p, &v)) return tv_vec_fini(&v), NULL;
+    if (!finish_kids(p, n, &v)) return NULL;
+    for (size_t i = 0; i < TV_ARRAY_LEN(k_imports); i++)
+        if ((p->globals & k_imports[i].globals) && k_imports[i].nargs == n->n &&
+            tv_streq(t->val, t->vlen, k_imports[i].name)) {
+            n->slot = k_imports[i].fn;
+            n->flag = k_imports[i].ctor;
+            if (n->flag) n->st1 = p->nbinds++;
+            return n;
+        }
+    if (!p->unresolved) {
+        p->unresolved = true;
+        p->unres_off = t->off;
+        snprintf(p->unres_msg, sizeof p->unres_msg, "Unknown call [%.*s] with [%u] arguments.", (int)t->vlen, t->val, n->n);
+    }
+    return n;
 }
 
 static snode *primary(P *p) {
@@ -476,6 +531,7 @@ static snode *primary(P *p) {
     if (foreign(t)) return unsupported(p, t->off, "this class"), NULL;
     if (is_reserved(t)) return unexpected(p), NULL;
     p->i++;
+    if (is_p(cur(p), "(")) return local_call(p, t);
     return variable(p, t);
 }
 
@@ -759,7 +815,7 @@ static snode *declaration(P *p, sty ty, bool need_end) {
 }
 
 static bool effective(const snode *e) {
-    return e->k == N_ASSIGN || e->k == N_INCDEC || e->k == N_CALL || e->k == N_SCALL || e->k == N_NEW;
+    return e->k == N_ASSIGN || e->k == N_INCDEC || e->k == N_CALL || e->k == N_SCALL || e->k == N_HCALL || e->k == N_NEW;
 }
 
 static snode *block(P *p) {
@@ -928,7 +984,12 @@ static snode *statement(P *p, bool last_allowed) {
             fail(p, e->off, TROVE_EARG, "not a statement: result not used");
             goto out_null;
         }
-        r = node(p, effective(e) || !last ? N_EXPR : N_RETURN, t->off);
+        /* the last statement returns its value (SExpression: a call or an
+         * assignment too, a void method's value being null) unless the
+         * context returns void (those with ctx: update, by-query, reindex,
+         * ingest) */
+        bool rtn = last && (!effective(e) || !(p->globals & TV_SCRIPT_G_CTX));
+        r = node(p, rtn ? N_RETURN : N_EXPR, t->off);
         if (r) r->a = e;
     }
     p->depth--;
@@ -1027,6 +1088,7 @@ tv_script *tv_script_compile(const char *src, size_t len, unsigned globals, tv_s
         goto fail;
     }
     s->nslots = (uint32_t)p.slot_types.len;
+    s->nbinds = p.nbinds;
     s->slot_type = tv_arena_alloc(&s->arena, s->nslots + 1);
     if (!s->slot_type) goto nomem;
     if (s->nslots) memcpy(s->slot_type, p.slot_types.items, s->nslots);

@@ -62,6 +62,7 @@ typedef enum tv_sv_type {
     TV_SV_LIST,   /* v.list: ArrayList, String[] or doc values */
     TV_SV_MAP,    /* v.map: HashMap or LinkedHashMap */
     TV_SV_ENTRY,  /* v.entry: a Map.Entry of entrySet() */
+    TV_SV_OBJ,    /* v.obj: a date, a GeoPoint or a DayOfWeek (tv_sv_obj) */
 } tv_sv_type;
 
 typedef struct tv_sv_str {
@@ -73,6 +74,7 @@ typedef struct tv_sv_str {
 typedef struct tv_sv_list tv_sv_list;
 typedef struct tv_sv_map tv_sv_map;
 typedef struct tv_sv_entry tv_sv_entry;
+typedef struct tv_sv_obj tv_sv_obj;
 
 typedef struct tv_sv {
     uint8_t type; /* tv_sv_type */
@@ -87,6 +89,7 @@ typedef struct tv_sv {
         tv_sv_list *list;
         tv_sv_map *map;
         tv_sv_entry *entry;
+        const tv_sv_obj *obj;
     } v;
 } tv_sv;
 
@@ -97,11 +100,35 @@ typedef enum tv_sv_list_kind {
     TV_SV_DOCVALUES,     /* ScriptDocValues: .value, .values, .empty, size(), get(i), [i] */
 } tv_sv_list_kind;
 
+/* What the values of a TV_SV_DOCVALUES list are (ScriptDocValues' class). */
+typedef enum tv_sv_dv_kind {
+    TV_SV_DV_PLAIN = 0, /* Longs, Doubles, Strings, Booleans */
+    TV_SV_DV_DATES,     /* Dates: JodaCompatibleZonedDateTime */
+    TV_SV_DV_GEO,       /* GeoPoints */
+} tv_sv_dv_kind;
+
 struct tv_sv_list {
     tv_sv *items;
     uint32_t len, cap;
     uint8_t kind; /* tv_sv_list_kind */
+    uint8_t dv;   /* TV_SV_DOCVALUES: tv_sv_dv_kind */
     const char *field; /* TV_SV_DOCVALUES: the field's name (for errors) */
+};
+
+/* The objects of the subset that are neither numbers, strings nor
+ * collections: immutable, in the run's arena. */
+typedef enum tv_sv_obj_kind {
+    TV_SV_O_DATE = 0, /* JodaCompatibleZonedDateTime at UTC: sec, nano */
+    TV_SV_O_INSTANT,  /* java.time.Instant: sec, nano */
+    TV_SV_O_GEO,      /* org.opensearch.common.geo.GeoPoint: lat, lon */
+    TV_SV_O_DOW,      /* java.time.DayOfWeek: sec is 1 (MONDAY) .. 7 */
+} tv_sv_obj_kind;
+
+struct tv_sv_obj {
+    uint8_t kind;  /* tv_sv_obj_kind */
+    int32_t nano;  /* 0 .. 999,999,999 */
+    int64_t sec;   /* seconds since the epoch */
+    double lat, lon;
 };
 
 struct tv_sv_entry {
@@ -116,6 +143,13 @@ static inline tv_sv tv_sv_double(double d) { tv_sv v = {.type = TV_SV_DOUBLE, .v
 
 /* A String value (bytes copied into a). Returns false out of memory. */
 bool tv_sv_string(tv_arena *a, const char *s, size_t len, tv_sv *out);
+/* A date (kind TV_SV_O_DATE or TV_SV_O_INSTANT: epoch seconds and the
+ * nanoseconds of that second), a GeoPoint. False out of memory. */
+bool tv_sv_date(tv_arena *a, uint8_t kind, int64_t sec, int32_t nano, tv_sv *out);
+bool tv_sv_geo(tv_arena *a, double lat, double lon, tv_sv *out);
+/* A date's epoch milliseconds (Instant.toEpochMilli, saturated where Java
+ * would overflow). */
+int64_t tv_sv_date_millis(const tv_sv_obj *o);
 /* An empty list (kind) or map (ordered: LinkedHashMap, else HashMap). */
 bool tv_sv_list_new(tv_arena *a, tv_sv_list_kind kind, tv_sv *out);
 bool tv_sv_map_new(tv_arena *a, bool ordered, tv_sv *out);
@@ -150,6 +184,8 @@ void tv_sv_to_string(tv_buf *b, const tv_sv *v);
 bool tv_sv_equals(const tv_sv *a, const tv_sv *b);
 /* Object.equals (HashMap key equality: Integer 1 and Long 1 differ). */
 bool tv_sv_key_equals(const tv_sv *a, const tv_sv *b);
+/* The Java class a value prints as in errors ("java.lang.Integer"). */
+const char *tv_sv_class(const tv_sv *v);
 
 /* ---------------------------------------------------------- compile */
 
@@ -161,6 +197,9 @@ enum {
     TV_SCRIPT_G_DOC = 1u << 1,   /* doc['field']: search contexts */
     TV_SCRIPT_G_SCORE = 1u << 2, /* _score: score and sort scripts */
     TV_SCRIPT_G_VALUES = 1u << 3, /* values and MovingFunctions: moving_fn scripts */
+    TV_SCRIPT_G_AGGVALUE = 1u << 5, /* _value: an aggregation's value script */
+    TV_SCRIPT_G_SCOREFN = 1u << 4, /* the score context's functions (ScoreScriptUtils):
+                                      saturation, sigmoid, randomScore, decay* */
 };
 
 /* script.max_size_in_bytes's default. */
@@ -218,14 +257,66 @@ const char *tv_script_source(const tv_script *s, size_t *len);
 typedef tv_status (*tv_script_doc_fn)(void *ud, const char *field, size_t len, tv_arena *a, tv_sv *out,
                                       tv_script_error *err);
 
+/*
+ * The functions a script's context provides (OpenSearch's static imports
+ * and class bindings) that need more than the script layer knows: the
+ * host (the query layer) computes them. Arguments arrive converted to the
+ * parameter types (numbers as doubles or ints, Strings, a GeoPoint or a
+ * date object). The host returns TROVE_OK with *out, or an error with
+ * err->cause and err->cause_reason set (the run's runtime error).
+ */
+typedef enum tv_script_fn {
+    TV_SCRIPT_FN_NONE = 0,
+    /* the score context's (TV_SCRIPT_G_SCOREFN); computed in the script layer: */
+    TV_SCRIPT_FN_SATURATION,     /* (double value, double k) */
+    TV_SCRIPT_FN_SIGMOID,        /* (double value, double k, double a) */
+    TV_SCRIPT_FN_DECAY_NUM_LINEAR, /* (double origin, scale, offset, decay, docValue) */
+    TV_SCRIPT_FN_DECAY_NUM_EXP,
+    TV_SCRIPT_FN_DECAY_NUM_GAUSS,
+    /* ... by the host: */
+    TV_SCRIPT_FN_RANDOM_DOC,     /* (int seed) */
+    TV_SCRIPT_FN_RANDOM_FIELD,   /* (int seed, String field) */
+    TV_SCRIPT_FN_DECAY_GEO_LINEAR, /* (String origin, String scale, String offset, double decay, GeoPoint) */
+    TV_SCRIPT_FN_DECAY_GEO_EXP,
+    TV_SCRIPT_FN_DECAY_GEO_GAUSS,
+    TV_SCRIPT_FN_DECAY_DATE_LINEAR, /* (String origin, String scale, String offset, double decay, date) */
+    TV_SCRIPT_FN_DECAY_DATE_EXP,
+    TV_SCRIPT_FN_DECAY_DATE_GAUSS,
+    /* GeoPoints' distances (any context with doc): (lat1, lon1, lat2, lon2) in meters */
+    TV_SCRIPT_FN_ARC_DISTANCE,   /* GeoUtils.arcDistance */
+    TV_SCRIPT_FN_PLANE_DISTANCE, /* GeoUtils.planeDistance */
+} tv_script_fn;
+
+typedef tv_status (*tv_script_host_fn)(void *ud, tv_script_fn fn, const tv_sv *args, uint32_t nargs, tv_arena *a,
+                                       tv_sv *out, tv_script_error *err);
+
+/* A class binding's constructor arguments, kept from its first call for
+ * the life of a script instance (Painless constructs a bound class once
+ * per instance: OpenSearch makes one ScoreScript per segment). */
+#define TV_SCRIPT_BIND_ARGS 4
+typedef struct tv_script_bind {
+    bool set;
+    tv_sv args[TV_SCRIPT_BIND_ARGS];
+} tv_script_bind;
+/* The number of class-binding call sites of s (env->binds' length). */
+uint32_t tv_script_nbinds(const tv_script *s);
+
 typedef struct tv_script_env {
     tv_arena *arena; /* the run's values live here */
     tv_sv params;    /* a map, or null (an empty map is used) */
     tv_sv ctx;       /* TV_SCRIPT_G_CTX: the ctx map */
     double score;    /* TV_SCRIPT_G_SCORE: _score */
     tv_sv values;    /* TV_SCRIPT_G_VALUES: the window (a list of Doubles) */
+    tv_sv agg_value; /* TV_SCRIPT_G_AGGVALUE: _value */
     tv_script_doc_fn doc; /* TV_SCRIPT_G_DOC */
     void *doc_ud;
+    tv_script_host_fn host; /* the context's functions (NULL: none) */
+    void *host_ud;
+    /* class-binding instances (tv_script_nbinds entries, cleared by the
+     * caller for a new instance) and the arena their strings are copied
+     * to; NULL: each call constructs anew */
+    tv_script_bind *binds;
+    tv_arena *bind_arena;
     size_t max_bytes; /* 0: 64 MiB; a run that takes more fails */
 } tv_script_env;
 

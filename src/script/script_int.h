@@ -84,11 +84,14 @@ typedef enum nkind {
     N_CTX,
     N_SCORE,
     N_VALUES,    /* the moving-function context's window */
+    N_AGGVALUE,  /* _value of an aggregation's value script */
     N_DOC,
     N_FIELD,     /* a.name (flag: ?.) */
     N_INDEX,     /* a[b] */
     N_CALL,      /* a.name(kids) (flag: ?.) */
     N_SCALL,     /* type.name(kids) */
+    N_HCALL,     /* name(kids): an imported function (slot: tv_script_fn;
+                    flag: class-binding constructor arguments, st1 its site) */
     N_NEW,       /* new type(kids) */
     N_LISTINIT,  /* [kids] */
     N_MAPINIT,   /* [k:v,...]: kids alternate */
@@ -152,6 +155,7 @@ struct tv_script {
     unsigned globals;
     snode *root;
     uint32_t nslots;
+    uint32_t nbinds;    /* class-binding call sites (N_HCALL with flag) */
     uint8_t *slot_type; /* sty of each slot */
     uint32_t *stmt;     /* statement start offsets, sorted */
     uint32_t nstmt;
@@ -182,8 +186,6 @@ bool tv_sv_map_remove(tv_sv_map *m, const tv_sv *key, tv_sv *old);
 void tv_sv_map_clear(tv_sv_map *m);
 /* Live entry positions in iteration order (arena array of *n). */
 uint32_t *tv_sv_map_order(tv_arena *a, const tv_sv_map *m, uint32_t *n);
-/* The Java class a value prints as in errors ("java.lang.Integer"). */
-const char *tv_sv_class(const tv_sv *v);
 /* The number of UTF-16 units of a string. */
 uint32_t tv_sv_str_u16len(const tv_sv_str *s);
 /* Byte offset of UTF-16 index i (i <= length). */
@@ -191,5 +193,17 @@ uint32_t tv_sv_str_byte_at(const tv_sv_str *s, uint32_t i);
 /* A string from a buffer's bytes. */
 bool tv_sv_string_buf(tv_arena *a, const tv_buf *b, tv_sv *out);
 bool tv_sv_list_reserve(tv_arena *a, tv_sv_list *l, uint32_t n);
+/* The calendar fields of epoch seconds at UTC (java.time's ISO chronology). */
+typedef struct tv_sv_civil_t {
+    int64_t year;
+    int month, day, hour, minute, second;
+    int doy; /* day of year, 1.. */
+    int dow; /* 1 Monday .. 7 Sunday */
+} tv_sv_civil_t;
+void tv_sv_civil(int64_t sec, tv_sv_civil_t *c);
+/* A date as OpenSearch prints it (strict_date_time; ISO_INSTANT for an
+ * Instant), NUL-terminated in buf; returns its length. */
+size_t tv_sv_date_format(const tv_sv_obj *o, char *buf, size_t cap);
+extern const char *const tv_sv_dow_names[8]; /* [1] "MONDAY" .. [7] "SUNDAY" */
 
 #endif /* TROVE_SCRIPT_INT_H */

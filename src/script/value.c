@@ -103,6 +103,126 @@ bool tv_sv_map_new(tv_arena *a, bool ordered, tv_sv *out) {
 
 /* ---- hashing and equality ---- */
 
+
+/* ------------------------------------------------------------- objects */
+
+bool tv_sv_date(tv_arena *a, uint8_t kind, int64_t sec, int32_t nano, tv_sv *out) {
+    tv_sv_obj *o = tv_arena_calloc(a, 1, sizeof *o);
+    if (!o) return false;
+    o->kind = kind;
+    o->sec = sec;
+    o->nano = nano;
+    out->type = TV_SV_OBJ;
+    out->v.obj = o;
+    return true;
+}
+
+bool tv_sv_geo(tv_arena *a, double lat, double lon, tv_sv *out) {
+    tv_sv_obj *o = tv_arena_calloc(a, 1, sizeof *o);
+    if (!o) return false;
+    o->kind = TV_SV_O_GEO;
+    o->lat = lat;
+    o->lon = lon;
+    out->type = TV_SV_OBJ;
+    out->v.obj = o;
+    return true;
+}
+
+int64_t tv_sv_date_millis(const tv_sv_obj *o) {
+    int64_t ms;
+    if (__builtin_mul_overflow(o->sec, (int64_t)1000, &ms) || __builtin_add_overflow(ms, (int64_t)(o->nano / 1000000), &ms))
+        return o->sec < 0 ? INT64_MIN : INT64_MAX;
+    return ms;
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a / b - (a % b != 0 && ((a < 0) != (b < 0))); }
+
+/* The proleptic Gregorian calendar fields of an instant at UTC (java.time's
+ * ISO chronology): days to civil date by era arithmetic. */
+void tv_sv_civil(int64_t sec, tv_sv_civil_t *c) {
+    int64_t days = floor_div(sec, 86400), sod = sec - days * 86400;
+    c->hour = (int)(sod / 3600);
+    c->minute = (int)(sod / 60 % 60);
+    c->second = (int)(sod % 60);
+    c->dow = (int)((days % 7 + 7 + 3) % 7) + 1; /* 1970-01-01 was a Thursday (4) */
+    int64_t z = days + 719468;
+    int64_t era = floor_div(z, 146097);
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t y = yoe + era * 400;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    c->day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    c->month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    c->year = y + (c->month <= 2);
+    bool leap = (c->year % 4 == 0 && c->year % 100 != 0) || c->year % 400 == 0;
+    static const int cum[12] = {0, 31, 59, 90, 120, 151, 181, 212, 243, 273, 304, 334};
+    c->doy = cum[c->month - 1] + c->day + (leap && c->month > 2);
+}
+
+/* strict_date_time / strict_date_optional_time_nanos as OpenSearch prints
+ * a date: yyyy-MM-dd'T'HH:mm:ss, a fraction of 3 to 9 digits, 'Z'. An
+ * Instant (ISO_INSTANT) prints its fraction in groups of 3, none when 0. */
+size_t tv_sv_date_format(const tv_sv_obj *o, char *buf, size_t cap) {
+    tv_sv_civil_t c;
+    tv_sv_civil(o->sec, &c);
+    char y[32];
+    if (c.year > 9999) snprintf(y, sizeof y, "+%lld", (long long)c.year);
+    else if (c.year < 0) snprintf(y, sizeof y, "-%04lld", (long long)-c.year);
+    else snprintf(y, sizeof y, "%04lld", (long long)c.year);
+    char frac[16] = "";
+    int32_t n = o->nano;
+    if (o->kind == TV_SV_O_INSTANT) {
+        if (n % 1000000 == 0 && n) snprintf(frac, sizeof frac, ".%03d", n / 1000000);
+        else if (n % 1000 == 0 && n) snprintf(frac, sizeof frac, ".%06d", n / 1000);
+        else if (n) snprintf(frac, sizeof frac, ".%09d", n);
+    } else {
+        snprintf(frac, sizeof frac, ".%09d", n);
+        size_t l = strlen(frac);
+        while (l > 4 && frac[l - 1] == '0') frac[--l] = 0;
+    }
+    int w = snprintf(buf, cap, "%s-%02d-%02dT%02d:%02d:%02d%sZ", y, c.month, c.day, c.hour, c.minute, c.second, frac);
+    return w < 0 ? 0 : (size_t)w >= cap ? cap - 1 : (size_t)w;
+}
+
+const char *const tv_sv_dow_names[8] = {"", "MONDAY", "TUESDAY", "WEDNESDAY", "THURSDAY", "FRIDAY", "SATURDAY", "SUNDAY"};
+
+static uint32_t java_long_hash(int64_t l) { return (uint32_t)((uint64_t)l ^ ((uint64_t)l >> 32)); }
+
+static uint32_t obj_hash(const tv_sv_obj *o) {
+    switch (o->kind) {
+    case TV_SV_O_INSTANT: return java_long_hash(o->sec) + 51u * (uint32_t)o->nano;
+    case TV_SV_O_DATE: { /* ZonedDateTime at UTC: LocalDate ^ LocalTime (the offset and zone hash to 0) */
+        tv_sv_civil_t c;
+        tv_sv_civil(o->sec, &c);
+        int32_t yv = (int32_t)c.year;
+        uint32_t dh = ((uint32_t)yv & 0xFFFFF800u) ^ (((uint32_t)yv << 11) + ((uint32_t)c.month << 6) + (uint32_t)c.day);
+        int64_t nod = ((int64_t)c.hour * 3600 + c.minute * 60 + c.second) * 1000000000LL + o->nano;
+        return dh ^ java_long_hash(nod);
+    }
+    case TV_SV_O_GEO: {
+        int64_t a, b;
+        double la = o->lat, lo = o->lon;
+        if (la != la) la = NAN;
+        if (lo != lo) lo = NAN;
+        memcpy(&a, &la, 8);
+        memcpy(&b, &lo, 8);
+        if (o->lat == 0.0 && !signbit(o->lat)) a = 0;
+        if (o->lon == 0.0 && !signbit(o->lon)) b = 0;
+        return 31u * java_long_hash(a) + java_long_hash(b);
+    }
+    default: return (uint32_t)o->sec;
+    }
+}
+
+static bool obj_equals(const tv_sv_obj *a, const tv_sv_obj *b) {
+    if (a->kind != b->kind) return false;
+    if (a->kind == TV_SV_O_GEO)
+        return (a->lat == b->lat || (a->lat != a->lat && b->lat != b->lat)) &&
+               (a->lon == b->lon || (a->lon != a->lon && b->lon != b->lon));
+    return a->sec == b->sec && a->nano == b->nano;
+}
+
 static uint32_t java_double_hash(double d) {
     uint64_t bits;
     if (d != d) bits = 0x7ff8000000000000ull;
@@ -156,6 +276,7 @@ static uint32_t hash_rec(const tv_sv *v) {
         return h;
     }
     case TV_SV_ENTRY: return tv_sv_hash(&v->v.entry->key) ^ tv_sv_hash(&v->v.entry->val);
+    case TV_SV_OBJ: return obj_hash(v->v.obj);
     }
     return 0;
 }
@@ -217,6 +338,7 @@ static bool key_equals_rec(const tv_sv *a, const tv_sv *b) {
     case TV_SV_ENTRY:
         return tv_sv_key_equals(&a->v.entry->key, &b->v.entry->key) &&
                tv_sv_key_equals(&a->v.entry->val, &b->v.entry->val);
+    case TV_SV_OBJ: return a->v.obj == b->v.obj || obj_equals(a->v.obj, b->v.obj);
     }
     return false;
 }
@@ -517,6 +639,25 @@ static void write_json(tv_jw *w, const tv_sv *v, tv_arena *scratch, int depth, l
         write_json(w, &v->v.entry->val, scratch, depth + 1, work);
         tv_jw_obj_end(w);
         break;
+    case TV_SV_OBJ: {
+        const tv_sv_obj *o = v->v.obj;
+        if (o->kind == TV_SV_O_GEO) { /* GeoPoint.toXContent */
+            tv_jw_obj_begin(w);
+            tv_jw_keyz(w, "lat");
+            tv_jw_double(w, o->lat);
+            tv_jw_keyz(w, "lon");
+            tv_jw_double(w, o->lon);
+            tv_jw_obj_end(w);
+        } else if (o->kind == TV_SV_O_DOW) {
+            tv_jw_strz(w, tv_sv_dow_names[o->sec]);
+        } else { /* XContentBuilder's dates: strict_date_optional_time_nanos */
+            char b[64];
+            tv_sv_obj z = *o;
+            z.kind = TV_SV_O_DATE;
+            tv_jw_str(w, b, tv_sv_date_format(&z, b, sizeof b));
+        }
+        break;
+    }
     }
 }
 
@@ -588,6 +729,20 @@ static void to_string(tv_buf *b, const tv_sv *v, tv_arena *scratch, int depth, l
         tv_buf_putc(b, '=');
         to_string(b, &v->v.entry->val, scratch, depth + 1, work);
         break;
+    case TV_SV_OBJ: {
+        const tv_sv_obj *o = v->v.obj;
+        if (o->kind == TV_SV_O_GEO) { /* GeoPoint.toString: lat + ", " + lon */
+            tv_buf_append(b, tmp, tv_fmt_double(o->lat, tmp));
+            tv_buf_puts(b, ", ");
+            tv_buf_append(b, tmp, tv_fmt_double(o->lon, tmp));
+        } else if (o->kind == TV_SV_O_DOW) {
+            tv_buf_puts(b, tv_sv_dow_names[o->sec]);
+        } else {
+            char d[64];
+            tv_buf_append(b, d, tv_sv_date_format(o, d, sizeof d));
+        }
+        break;
+    }
     }
 }
 
@@ -615,6 +770,13 @@ const char *tv_sv_class(const tv_sv *v) {
                                                     : "java.util.ArrayList";
     case TV_SV_MAP: return v->v.map->ordered ? "java.util.LinkedHashMap" : "java.util.HashMap";
     case TV_SV_ENTRY: return "java.util.HashMap$Node";
+    case TV_SV_OBJ:
+        switch (v->v.obj->kind) {
+        case TV_SV_O_DATE: return "org.opensearch.script.JodaCompatibleZonedDateTime";
+        case TV_SV_O_INSTANT: return "java.time.Instant";
+        case TV_SV_O_GEO: return "org.opensearch.common.geo.GeoPoint";
+        default: return "java.time.DayOfWeek";
+        }
     }
     return "java.lang.Object";
 }
