@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "text/settings_json.h"
+#include "text/lang_eu.h"
 #include "text/text_int.h"
 
 /* ------------------------------------------------------------- names */
@@ -145,7 +146,7 @@ static tv_filter_def stop_filters[2] = {{.kind = TV_TF_LOWERCASE}, {.kind = TV_T
 static tv_filter_def english_filters[4] = {{.kind = TV_TF_POSSESSIVE},
                                            {.kind = TV_TF_LOWERCASE},
                                            {.kind = TV_TF_STOP},
-                                           {.kind = TV_TF_SNOWBALL, .algo = 0 /* porter */}};
+                                           {.kind = TV_TF_SNOWBALL, .algo = 0 /* porter */, .min = 3}};
 
 static tv_analyzer builtins[] = {
     {.name = (char *)"standard", .is_static = true, .tok = {TV_TK_STANDARD, 255},
@@ -290,6 +291,7 @@ static bool core_filter(const char *n, size_t len, tv_filter_def *d) {
     } else if (tv_streq(n, len, "porter_stem") || tv_streq(n, len, "stemmer")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("porter", 6);
+        d->min = 3; /* PorterStemFilter */
     } else if (tv_streq(n, len, "snowball")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("english", 7);
@@ -430,6 +432,10 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         d->kind = type[0] == 'l' ? TV_TF_LOWERCASE : TV_TF_UPPERCASE;
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
+        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "irish"))
+            return ext_filter(&tv_tf_irish_lowercase, c, d, err);
+        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "turkish"))
+            return ext_filter(&tv_tf_turkish_lowercase, c, d, err);
         if (lang && ln)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "lowercase filter language [%s] is not supported", lang);
@@ -461,6 +467,7 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
     } else if (tv_streq(type, tn, "porter_stem")) {
         d->kind = TV_TF_SNOWBALL;
         d->algo = tv_stem_algo_find("porter", 6);
+        d->min = 3; /* PorterStemFilter */
     } else if (tv_streq(type, tn, "stemmer")) {
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
@@ -469,6 +476,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
             lang = "porter";
             ln = 6;
         }
+        st = tv_lang_stemmer(lang, ln, d, err);
+        if (st != TROVE_ENOTFOUND) return st;
         bool poss, minimal;
         int algo = stemmer_language(lang, ln, &poss, &minimal);
         if (poss) d->kind = TV_TF_POSSESSIVE;
@@ -476,6 +485,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         else if (algo >= 0) {
             d->kind = TV_TF_SNOWBALL;
             d->algo = algo;
+            /* english and porter are Lucene's PorterStemFilter */
+            if (tv_streq(lang, ln, "english") || tv_streq(lang, ln, "porter")) d->min = 3;
         } else
             return tv_error_set(err, TROVE_EUNSUPPORTED, "stemmer language [%s] is not supported",
                                 lang);
@@ -495,8 +506,7 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         if (algo < 0 || ln >= sizeof low)
             return tv_error_set(err, TROVE_EUNSUPPORTED, "snowball language [%s] is not supported",
                                 lang);
-        d->kind = TV_TF_SNOWBALL;
-        d->algo = algo;
+        *d = tv_lang_snowball_def(algo);
     } else if (tv_catalog_filter(type, tn)) {
         return ext_filter(tv_catalog_filter(type, tn), c, d, err);
     } else if (tv_catalog_unsupported("filter", type, tn)) {
@@ -642,9 +652,16 @@ static tv_status build_core(tv_comp *c, const char *type, size_t tn, tv_analyzer
             p->filters[p->nfilters++].stop = ts;
         }
     } else if (tv_streq(type, tn, "stop") || tv_streq(type, tn, "english")) {
-        const tv_termset *ts = NULL;
-        if (tv_comp_has(c, "stem_exclusion"))
-            return tv_error_set(err, TROVE_EUNSUPPORTED, "[stem_exclusion] is not supported");
+        const tv_termset *ts = NULL, *excl = NULL;
+        if (type[0] == 'e' && tv_comp_has(c, "stem_exclusion")) {
+            /* a SetKeywordMarkerFilter before the Porter stemmer */
+            if ((st = tv_comp_words(c, "stem_exclusion", NULL, false, &excl, err))) return st;
+            if (excl && excl->n && p->nfilters < TV_PARTS_MAX_FILTERS) {
+                p->filters[p->nfilters] = p->filters[p->nfilters - 1];
+                p->filters[p->nfilters - 1] = tv_lang_keyword_def(excl);
+                p->nfilters++;
+            }
+        }
         if ((st = tv_comp_words(c, "stopwords", tv_stop_english(), ignore_case, &ts, err)))
             return st;
         size_t o = 0;

@@ -18,18 +18,46 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+/* lang_eu.c */
+extern const tv_filter_type tv_tf_elision, tv_tf_apostrophe, tv_tf_german_normalization,
+    tv_tf_scandinavian_normalization, tv_tf_scandinavian_folding, tv_tf_german_stem,
+    tv_tf_french_stem, tv_tf_dutch_stem, tv_tf_brazilian_stem;
+extern const tv_analyzer_type tv_an_french, tv_an_german, tv_an_spanish, tv_an_italian,
+    tv_an_portuguese, tv_an_brazilian, tv_an_galician, tv_an_catalan, tv_an_dutch, tv_an_danish,
+    tv_an_norwegian, tv_an_swedish, tv_an_finnish, tv_an_hungarian, tv_an_estonian, tv_an_irish, tv_an_basque,
+    tv_an_romanian, tv_an_lithuanian, tv_an_latvian, tv_an_turkish, tv_an_snowball;
+#define STOPSET(id) const tv_termset *tv_stop_##id(void);
+STOPSET(french) STOPSET(german) STOPSET(spanish) STOPSET(italian) STOPSET(portuguese)
+STOPSET(dutch) STOPSET(danish) STOPSET(norwegian) STOPSET(swedish) STOPSET(finnish)
+STOPSET(hungarian) STOPSET(brazilian) STOPSET(catalan) STOPSET(galician) STOPSET(basque)
+STOPSET(irish) STOPSET(romanian) STOPSET(latvian) STOPSET(turkish) STOPSET(estonian)
+STOPSET(lithuanian)
+#undef STOPSET
 
 static const tv_tokenizer_type *const tokenizers[] = {
     NULL,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+    &tv_tf_elision,
+    &tv_tf_apostrophe,
+    &tv_tf_german_normalization,
+    &tv_tf_scandinavian_normalization,
+    &tv_tf_scandinavian_folding,
+    &tv_tf_german_stem,
+    &tv_tf_french_stem,
+    &tv_tf_dutch_stem,
+    &tv_tf_brazilian_stem,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
 };
 static const tv_analyzer_type *const analyzers[] = {
-    NULL,
+    &tv_an_french, &tv_an_german, &tv_an_spanish, &tv_an_italian, &tv_an_portuguese,
+    &tv_an_brazilian, &tv_an_galician, &tv_an_catalan, &tv_an_dutch, &tv_an_danish,
+    &tv_an_norwegian, &tv_an_swedish, &tv_an_finnish, &tv_an_hungarian, &tv_an_estonian,
+    &tv_an_irish, &tv_an_basque, &tv_an_romanian, &tv_an_lithuanian, &tv_an_latvian, &tv_an_turkish,
+    &tv_an_snowball,
 };
 
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
@@ -38,6 +66,27 @@ static const struct {
     const tv_termset *(*get)(void);
 } word_sets[] = {
     {"_english_", tv_stop_english},
+    {"_basque_", tv_stop_basque},
+    {"_brazilian_", tv_stop_brazilian},
+    {"_catalan_", tv_stop_catalan},
+    {"_danish_", tv_stop_danish},
+    {"_dutch_", tv_stop_dutch},
+    {"_estonian_", tv_stop_estonian},
+    {"_finnish_", tv_stop_finnish},
+    {"_french_", tv_stop_french},
+    {"_galician_", tv_stop_galician},
+    {"_german_", tv_stop_german},
+    {"_hungarian_", tv_stop_hungarian},
+    {"_irish_", tv_stop_irish},
+    {"_italian_", tv_stop_italian},
+    {"_latvian_", tv_stop_latvian},
+    {"_lithuanian_", tv_stop_lithuanian},
+    {"_norwegian_", tv_stop_norwegian},
+    {"_portuguese_", tv_stop_portuguese},
+    {"_romanian_", tv_stop_romanian},
+    {"_spanish_", tv_stop_spanish},
+    {"_swedish_", tv_stop_swedish},
+    {"_turkish_", tv_stop_turkish},
 };
 
 /* ----------------------------------------- what OpenSearch has, trove not */
@@ -50,28 +99,24 @@ static const char *const unsupported_tokenizers[] = {
 static const char *const unsupported_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
     "word_delimiter", "word_delimiter_graph", "keyword_marker", "keyword_repeat", "kstem",
-    "stemmer_override", "elision", "truncate", "unique", "pattern_capture", "pattern_replace",
+    "stemmer_override", "truncate", "unique", "pattern_capture", "pattern_replace",
     "limit", "hunspell", "common_grams", "cjk_width", "cjk_bigram", "decimal_digit",
     "fingerprint", "min_hash", "delimited_payload", "keep", "keep_types", "classic",
-    "apostrophe", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
+    "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
     "multiplexer", "condition", "predicate_token_filter", "remove_duplicates", "flatten_graph",
-    "arabic_normalization", "german_normalization", "hindi_normalization", "indic_normalization",
-    "persian_normalization", "scandinavian_normalization", "scandinavian_folding",
-    "serbian_normalization", "sorani_normalization", "arabic_stem", "brazilian_stem",
-    "czech_stem", "dutch_stem", "french_stem", "german_stem", "russian_stem",
+    "arabic_normalization", "hindi_normalization", "indic_normalization",
+    "persian_normalization", "serbian_normalization", "sorani_normalization", "arabic_stem",
+    "czech_stem", "russian_stem",
     "icu_folding", "icu_normalizer", "icu_collation", "icu_transform", "delimited_term_freq",
     "kuromoji_baseform", "kuromoji_part_of_speech", "kuromoji_readingform", "kuromoji_stemmer",
     "ja_stop", "kuromoji_number", "bengali_normalization", "decimal_digit", "greek_lowercase",
-    "irish_lowercase", "turkish_lowercase", "cjk_width", "porter2"};
+    "cjk_width", "porter2"};
 static const char *const unsupported_charfilters[] = {
     "html_strip", "pattern_replace", "icu_normalizer", "kuromoji_iteration_mark"};
 static const char *const unsupported_analyzers[] = {
-    "pattern", "fingerprint", "arabic", "armenian", "basque", "bengali", "brazilian",
-    "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "estonian", "finnish", "french",
-    "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
-    "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian", "russian",
-    "sorani", "spanish", "swedish", "turkish", "thai", "snowball", "classic", "kuromoji",
-    "icu_analyzer", "smartcn", "nori"};
+    "pattern", "fingerprint", "arabic", "armenian", "bengali", "bulgarian", "cjk", "czech",
+    "greek", "hindi", "indonesian", "persian", "russian", "sorani", "thai", "classic",
+    "kuromoji", "icu_analyzer", "smartcn", "nori"};
 
 /* ------------------------------------------------------------- lookups */
 

@@ -384,6 +384,9 @@ static tv_status stem_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) 
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (t->flags & TV_TOKF_KEYWORD) continue;
+        /* f->min: Lucene's PorterStemmer leaves words of one or two chars
+         * alone (its Snowball Porter stems "s" to "") */
+        if (f->min && tv_utf16_len(t->term, t->term_len) < f->min) continue;
         const sb_symbol *r = sb_stemmer_stem(st, (const sb_symbol *)t->term, (int)t->term_len);
         if (!r) return TROVE_ENOMEM;
         int n = sb_stemmer_length(st);

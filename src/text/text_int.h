@@ -107,7 +107,8 @@ typedef struct tv_filter_def {
     const struct tv_filter_type *ext; /* TV_TF_EXT only */
     const void *cfg;                  /* its configuration (registry-owned or static) */
     bool preserve_original;    /* asciifolding */
-    uint32_t min, max;         /* length */
+    uint32_t min, max;         /* length; snowball: min = shortest term stemmed
+                                  (PorterStemFilter: 3, SnowballFilter: 0) */
     int algo;                  /* snowball: index into tv_stem_algos */
     const tv_termset *stop;    /* stop: borrowed (static or owned by the registry) */
 } tv_filter_def;
