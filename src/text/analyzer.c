@@ -24,6 +24,7 @@
 #include <stdlib.h>
 
 #include "text/settings_json.h"
+#include "text/lang_eu.h"
 #include "text/text_int.h"
 
 /* ------------------------------------------------------------- names */
@@ -543,6 +544,10 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         const char *lang = tv_comp_str(c, "language", &ln);
         if (lang && ln && type[0] == 'l' && tv_lang_lowercase(lang, ln))
             return ext_filter(tv_lang_lowercase(lang, ln), c, d, err);
+        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "irish"))
+            return ext_filter(&tv_tf_irish_lowercase, c, d, err);
+        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "turkish"))
+            return ext_filter(&tv_tf_turkish_lowercase, c, d, err);
         if (lang && ln)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "lowercase filter language [%s] is not supported", lang);
@@ -585,6 +590,8 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         }
         const tv_filter_type *lt = tv_lang_stemmer(lang, ln);
         if (lt) return ext_filter(lt, c, d, err);
+        st = tv_lang_eu_stemmer(lang, ln, d, err);
+        if (st != TROVE_ENOTFOUND) return st;
         bool poss, minimal;
         int algo = stemmer_language(lang, ln, &poss, &minimal);
         if (poss) d->kind = TV_TF_POSSESSIVE;
@@ -613,8 +620,7 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         if (algo < 0 || ln >= sizeof low)
             return tv_error_set(err, TROVE_EUNSUPPORTED, "snowball language [%s] is not supported",
                                 lang);
-        d->kind = TV_TF_SNOWBALL;
-        d->algo = algo;
+        *d = tv_lang_snowball_def(algo);
     } else if (tv_catalog_filter(type, tn)) {
         return ext_filter(tv_catalog_filter(type, tn), c, d, err);
     } else if (tv_catalog_unsupported("filter", type, tn)) {
@@ -760,9 +766,16 @@ static tv_status build_core(tv_comp *c, const char *type, size_t tn, tv_analyzer
             p->filters[p->nfilters++].stop = ts;
         }
     } else if (tv_streq(type, tn, "stop") || tv_streq(type, tn, "english")) {
-        const tv_termset *ts = NULL;
-        if (tv_comp_has(c, "stem_exclusion"))
-            return tv_error_set(err, TROVE_EUNSUPPORTED, "[stem_exclusion] is not supported");
+        const tv_termset *ts = NULL, *excl = NULL;
+        if (type[0] == 'e' && tv_comp_has(c, "stem_exclusion")) {
+            /* a SetKeywordMarkerFilter before the Porter stemmer */
+            if ((st = tv_comp_words(c, "stem_exclusion", NULL, false, &excl, err))) return st;
+            if (excl && excl->n && p->nfilters < TV_PARTS_MAX_FILTERS) {
+                p->filters[p->nfilters] = p->filters[p->nfilters - 1];
+                p->filters[p->nfilters - 1] = tv_lang_keyword_def(excl);
+                p->nfilters++;
+            }
+        }
         if ((st = tv_comp_words(c, "stopwords", tv_stop_english(), ignore_case, &ts, err)))
             return st;
         size_t o = 0;

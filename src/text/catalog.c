@@ -6,8 +6,7 @@
  * unsupported_operation_exception naming themselves, never "unknown").
  *
  * Adding a component: write it in its own file (tok_*.c, tf_*.c, cf_*.c,
- * lang_*.c), declare its type object below, list it in its table, and take
- * its name out of the unsupported list. Lookups are linear over a few
+ * lang_*.c), declare its type object below and list it in its table. Lookups are linear over a few
  * dozen names, done when an index's settings are parsed, never per
  * document; rejected: a hash (nothing to gain) and self-registration from
  * constructors (order and linking become invisible).
@@ -35,6 +34,21 @@ extern const tv_filter_type tv_tf_cjk_width, tv_tf_cjk_bigram, tv_tf_arabic_norm
 extern const tv_analyzer_type tv_an_cjk, tv_an_arabic, tv_an_persian, tv_an_sorani, tv_an_hindi,
     tv_an_bengali, tv_an_russian, tv_an_bulgarian, tv_an_czech, tv_an_armenian, tv_an_greek,
     tv_an_indonesian;
+/* lang_eu.c */
+extern const tv_filter_type tv_tf_elision, tv_tf_apostrophe, tv_tf_german_normalization,
+    tv_tf_scandinavian_normalization, tv_tf_scandinavian_folding, tv_tf_german_stem,
+    tv_tf_french_stem, tv_tf_dutch_stem, tv_tf_brazilian_stem;
+extern const tv_analyzer_type tv_an_french, tv_an_german, tv_an_spanish, tv_an_italian,
+    tv_an_portuguese, tv_an_brazilian, tv_an_galician, tv_an_catalan, tv_an_dutch, tv_an_danish,
+    tv_an_norwegian, tv_an_swedish, tv_an_finnish, tv_an_hungarian, tv_an_estonian, tv_an_irish, tv_an_basque,
+    tv_an_romanian, tv_an_lithuanian, tv_an_latvian, tv_an_turkish, tv_an_snowball;
+#define STOPSET(id) const tv_termset *tv_stop_##id(void);
+STOPSET(french) STOPSET(german) STOPSET(spanish) STOPSET(italian) STOPSET(portuguese)
+STOPSET(dutch) STOPSET(danish) STOPSET(norwegian) STOPSET(swedish) STOPSET(finnish)
+STOPSET(hungarian) STOPSET(brazilian) STOPSET(catalan) STOPSET(galician) STOPSET(basque)
+STOPSET(irish) STOPSET(romanian) STOPSET(latvian) STOPSET(turkish) STOPSET(estonian)
+STOPSET(lithuanian)
+#undef STOPSET
 
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
@@ -58,6 +72,15 @@ static const tv_filter_type *const filters[] = {
     &tv_tf_bengali_normalization,
     &tv_tf_russian_stem,
     &tv_tf_czech_stem,
+    &tv_tf_elision,
+    &tv_tf_apostrophe,
+    &tv_tf_german_normalization,
+    &tv_tf_scandinavian_normalization,
+    &tv_tf_scandinavian_folding,
+    &tv_tf_german_stem,
+    &tv_tf_french_stem,
+    &tv_tf_dutch_stem,
+    &tv_tf_brazilian_stem,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
@@ -67,6 +90,11 @@ static const tv_analyzer_type *const analyzers[] = {
     &tv_an_cjk,     &tv_an_arabic,   &tv_an_persian,  &tv_an_sorani,     &tv_an_hindi,
     &tv_an_bengali, &tv_an_russian,  &tv_an_bulgarian, &tv_an_czech,     &tv_an_armenian,
     &tv_an_greek,   &tv_an_indonesian,
+    &tv_an_french, &tv_an_german, &tv_an_spanish, &tv_an_italian, &tv_an_portuguese,
+    &tv_an_brazilian, &tv_an_galician, &tv_an_catalan, &tv_an_dutch, &tv_an_danish,
+    &tv_an_norwegian, &tv_an_swedish, &tv_an_finnish, &tv_an_hungarian, &tv_an_estonian,
+    &tv_an_irish, &tv_an_basque, &tv_an_romanian, &tv_an_lithuanian, &tv_an_latvian, &tv_an_turkish,
+    &tv_an_snowball,
 };
 
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
@@ -87,40 +115,65 @@ static const struct {
     {"_russian_", tv_words_russian},
     {"_sorani_", tv_words_sorani},
     {"_thai_", tv_words_thai},
+    {"_basque_", tv_stop_basque},
+    {"_brazilian_", tv_stop_brazilian},
+    {"_catalan_", tv_stop_catalan},
+    {"_danish_", tv_stop_danish},
+    {"_dutch_", tv_stop_dutch},
+    {"_estonian_", tv_stop_estonian},
+    {"_finnish_", tv_stop_finnish},
+    {"_french_", tv_stop_french},
+    {"_galician_", tv_stop_galician},
+    {"_german_", tv_stop_german},
+    {"_hungarian_", tv_stop_hungarian},
+    {"_irish_", tv_stop_irish},
+    {"_italian_", tv_stop_italian},
+    {"_latvian_", tv_stop_latvian},
+    {"_lithuanian_", tv_stop_lithuanian},
+    {"_norwegian_", tv_stop_norwegian},
+    {"_portuguese_", tv_stop_portuguese},
+    {"_romanian_", tv_stop_romanian},
+    {"_spanish_", tv_stop_spanish},
+    {"_swedish_", tv_stop_swedish},
+    {"_turkish_", tv_stop_turkish},
 };
 
-/* ----------------------------------------- what OpenSearch has, trove not */
+/* ------------------------------------------ every name OpenSearch has */
 
-static const char *const unsupported_tokenizers[] = {
+/* The tokenizers, filters, char filters and analyzers of OpenSearch 3.x
+ * and its analysis plugins. A name here that no table above lists answers
+ * unsupported_operation_exception naming itself; listing a type above is
+ * all it takes to support it (these lists need no edit). */
+static const char *const os_tokenizers[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
     "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
     "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
     "smartcn_tokenizer"};
-static const char *const unsupported_filters[] = {
+static const char *const os_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
     "word_delimiter", "word_delimiter_graph", "keyword_marker", "keyword_repeat", "kstem",
     "stemmer_override", "elision", "truncate", "unique", "pattern_capture", "pattern_replace",
-    "limit", "hunspell", "common_grams",
-    "fingerprint", "min_hash", "delimited_payload", "keep", "keep_types", "classic",
-    "apostrophe", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
+    "limit", "hunspell", "common_grams", "cjk_width", "cjk_bigram", "decimal_digit",
+    "fingerprint", "min_hash", "delimited_payload", "delimited_termfreq", "keep", "keep_types",
+    "classic", "apostrophe", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
     "multiplexer", "condition", "predicate_token_filter", "remove_duplicates", "flatten_graph",
-    "german_normalization",
-    "scandinavian_normalization", "scandinavian_folding",
-    "serbian_normalization", "brazilian_stem",
-    "dutch_stem", "french_stem", "german_stem",
-    "icu_folding", "icu_normalizer", "icu_collation", "icu_transform", "delimited_term_freq",
+    "arabic_normalization", "german_normalization", "hindi_normalization", "indic_normalization",
+    "bengali_normalization", "persian_normalization", "scandinavian_normalization",
+    "scandinavian_folding", "serbian_normalization", "sorani_normalization", "arabic_stem",
+    "brazilian_stem", "czech_stem", "dutch_stem", "french_stem", "german_stem", "russian_stem",
+    "persian_stem", "icu_folding", "icu_normalizer", "icu_collation", "icu_transform",
     "kuromoji_baseform", "kuromoji_part_of_speech", "kuromoji_readingform", "kuromoji_stemmer",
-    "ja_stop", "kuromoji_number",
-    "irish_lowercase", "turkish_lowercase", "porter2"};
-static const char *const unsupported_charfilters[] = {
-    "html_strip", "pattern_replace", "icu_normalizer", "kuromoji_iteration_mark"};
-static const char *const unsupported_analyzers[] = {
-    "pattern", "fingerprint", "basque", "brazilian",
-    "catalan", "danish", "dutch", "estonian", "finnish", "french",
-    "galician", "german", "hungarian", "irish", "italian",
-    "latvian", "lithuanian", "norwegian", "portuguese", "romanian",
-    "spanish", "swedish", "turkish", "thai", "snowball", "classic", "kuromoji",
-    "icu_analyzer", "smartcn", "nori"};
+    "ja_stop", "kuromoji_number", "kuromoji_completion", "nori_part_of_speech",
+    "nori_readingform", "nori_number", "smartcn_stop", "stempel", "polish_stop"};
+static const char *const os_charfilters[] = {
+    "html_strip", "pattern_replace", "mapping", "icu_normalizer", "kuromoji_iteration_mark"};
+static const char *const os_analyzers[] = {
+    "pattern", "fingerprint", "snowball", "arabic", "armenian", "basque", "bengali", "brazilian",
+    "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "english", "estonian", "finnish",
+    "french", "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish",
+    "italian", "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian",
+    "russian", "sorani", "spanish", "swedish", "turkish", "thai", "kuromoji",
+    "kuromoji_completion", "icu_analyzer", "smartcn", "nori", "polish"};
 
 /* ------------------------------------------------------------- lookups */
 
@@ -156,11 +209,10 @@ static bool in_list(const char *const *l, size_t n, const char *s, size_t len) {
 
 bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
     switch (kind[0]) {
-    case 't': return in_list(unsupported_tokenizers, TV_ARRAY_LEN(unsupported_tokenizers), name, len);
-    case 'f': return in_list(unsupported_filters, TV_ARRAY_LEN(unsupported_filters), name, len);
-    case 'c':
-        return in_list(unsupported_charfilters, TV_ARRAY_LEN(unsupported_charfilters), name, len);
-    default: return in_list(unsupported_analyzers, TV_ARRAY_LEN(unsupported_analyzers), name, len);
+    case 't': return in_list(os_tokenizers, TV_ARRAY_LEN(os_tokenizers), name, len);
+    case 'f': return in_list(os_filters, TV_ARRAY_LEN(os_filters), name, len);
+    case 'c': return in_list(os_charfilters, TV_ARRAY_LEN(os_charfilters), name, len);
+    default: return in_list(os_analyzers, TV_ARRAY_LEN(os_analyzers), name, len);
     }
 }
 

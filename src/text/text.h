@@ -66,6 +66,18 @@
  *                         (ICU's Thai words are not the JDK's)
  *   lang_greek.c          Greek lower-casing, the Greek stemmer, the
  *                         `greek` analyzer
+ *   lang_eu.c             the Latin-script European language analyzers
+ *                         (french ... turkish, snowball), elision,
+ *                         apostrophe, Irish/Turkish lower-casing, their
+ *                         stop sets and the `stemmer` table for them
+ *   lang_romance.c        French/Spanish/Italian/Portuguese light and
+ *                         minimal stemmers, RSLP (Portuguese, Galician)
+ *   lang_germanic.c       German light/minimal stemmers, normalization,
+ *                         german_stem
+ *   lang_nordic.c         Swedish/Norwegian light and minimal stemmers,
+ *                         Scandinavian normalization and folding
+ *   lang_uralic.c         Finnish and Hungarian light stemmers
+ *   lang_baltic.c         the Latvian stemmer
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *

@@ -309,8 +309,9 @@ const tv_filter_type *tv_lang_stemmer(const char *lang, size_t len);
 const tv_filter_type *tv_lang_lowercase(const char *lang, size_t len);
 /* A named word set ("_english_", "_french_"...), NULL if unknown. */
 const tv_termset *tv_catalog_words(const char *name, size_t len);
-/* Whether OpenSearch has a component of that kind and name that trove does
- * not implement (kind: "tokenizer", "filter", "char_filter", "analyzer"). */
+/* Whether OpenSearch has a component of that kind and name (kind:
+ * "tokenizer", "filter", "char_filter", "analyzer"); callers ask the
+ * catalog first, so a name that reaches this is one trove lacks. */
 bool tv_catalog_unsupported(const char *kind, const char *name, size_t len);
 
 /* -------------------------------------------------------------- analyzers */
