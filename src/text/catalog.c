@@ -18,18 +18,26 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+extern const tv_tokenizer_type tv_tok_ngram, tv_tok_ngram_old, tv_tok_edge_ngram,
+    tv_tok_edge_ngram_old, tv_tok_pattern, tv_tok_char_group, tv_tok_path_hierarchy,
+    tv_tok_path_hierarchy_old, tv_tok_simple_pattern, tv_tok_simple_pattern_split;
+extern const tv_charfilter_type tv_cf_pattern_replace;
+extern const tv_analyzer_type tv_an_pattern, tv_an_fingerprint;
 
 static const tv_tokenizer_type *const tokenizers[] = {
-    NULL,
+    &tv_tok_ngram, &tv_tok_ngram_old, &tv_tok_edge_ngram, &tv_tok_edge_ngram_old,
+    &tv_tok_pattern, &tv_tok_char_group, &tv_tok_path_hierarchy, &tv_tok_path_hierarchy_old,
+    &tv_tok_simple_pattern, &tv_tok_simple_pattern_split,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
+    &tv_cf_pattern_replace,
 };
 static const tv_analyzer_type *const analyzers[] = {
-    NULL,
+    &tv_an_pattern, &tv_an_fingerprint,
 };
 
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
@@ -43,9 +51,8 @@ static const struct {
 /* ----------------------------------------- what OpenSearch has, trove not */
 
 static const char *const unsupported_tokenizers[] = {
-    "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
-    "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
-    "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
+    "classic", "uax_url_email", "thai", "icu_tokenizer",
+    "kuromoji_tokenizer", "nori_tokenizer",
     "smartcn_tokenizer"};
 static const char *const unsupported_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
@@ -64,14 +71,26 @@ static const char *const unsupported_filters[] = {
     "ja_stop", "kuromoji_number", "bengali_normalization", "decimal_digit", "greek_lowercase",
     "irish_lowercase", "turkish_lowercase", "cjk_width", "porter2"};
 static const char *const unsupported_charfilters[] = {
-    "html_strip", "pattern_replace", "icu_normalizer", "kuromoji_iteration_mark"};
+    "html_strip", "icu_normalizer", "kuromoji_iteration_mark"};
 static const char *const unsupported_analyzers[] = {
-    "pattern", "fingerprint", "arabic", "armenian", "basque", "bengali", "brazilian",
+    "arabic", "armenian", "basque", "bengali", "brazilian",
     "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "estonian", "finnish", "french",
     "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
     "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian", "russian",
     "sorani", "spanish", "swedish", "turkish", "thai", "snowball", "classic", "kuromoji",
     "icu_analyzer", "smartcn", "nori"};
+
+/* Types that work on whole values, so normalizers may use them
+ * (OpenSearch's NormalizingTokenFilterFactory / NormalizingCharFilterFactory
+ * implementations in analysis-common and the analysis plugins). */
+static const char *const normalizing_filters[] = {
+    "lowercase", "uppercase", "asciifolding", "trim", "elision", "cjk_width", "decimal_digit",
+    "arabic_normalization", "bengali_normalization", "german_normalization",
+    "hindi_normalization", "indic_normalization", "persian_normalization",
+    "scandinavian_folding", "scandinavian_normalization", "serbian_normalization",
+    "sorani_normalization", "icu_folding", "icu_normalizer", "icu_transform"};
+static const char *const normalizing_charfilters[] = {"mapping", "pattern_replace",
+                                                      "icu_normalizer"};
 
 /* ------------------------------------------------------------- lookups */
 
@@ -113,4 +132,10 @@ bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
         return in_list(unsupported_charfilters, TV_ARRAY_LEN(unsupported_charfilters), name, len);
     default: return in_list(unsupported_analyzers, TV_ARRAY_LEN(unsupported_analyzers), name, len);
     }
+}
+
+bool tv_catalog_normalizing(const char *kind, const char *type, size_t len) {
+    if (kind[0] == 'f')
+        return in_list(normalizing_filters, TV_ARRAY_LEN(normalizing_filters), type, len);
+    return in_list(normalizing_charfilters, TV_ARRAY_LEN(normalizing_charfilters), type, len);
 }
