@@ -18,8 +18,8 @@
  * (objects), composed with the index's registry. explain:true shows each
  * stage of a custom chain (char filters' texts, the tokenizer's and each
  * filter's tokens, with their other attributes) or a built-in analyzer's
- * final tokens; index.analyze.max_token_count bounds every list. Not
- * offered: normalizers (unsupported_operation_exception).
+ * final tokens; index.analyze.max_token_count bounds every list. A
+ * `normalizer` is the index's (or the built-in `lowercase`).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -168,10 +168,6 @@ void tv_h_analyze(tv_req *r) {
         return;
     }
     tv_buf_fini(&v);
-    if (norm) {
-        tv_req_fail(r, TROVE_EUNSUPPORTED, "trove does not support _analyze with a normalizer");
-        return;
-    }
     /* tokenizer, filters and char filters: names, or inline definitions
      * gathered into one "analysis" object under generated names */
     tv_buf inl;
@@ -280,7 +276,16 @@ void tv_h_analyze(tv_req *r) {
     uint32_t gap = 0;
     tv_error err;
     tv_error_clear(&err);
-    if (an) {
+    if (norm) {
+        /* TransportAnalyzeAction: the index's normalizer, its char filters
+         * and filters ahead of the keyword tokenizer */
+        const char *name = norm->type == TV_JSON_STRING ? norm->v.s : "";
+        a = tv_analysis_normalizer(reg, name, strlen(name));
+        if (!a) {
+            tv_req_fail(r, TROVE_EARG, "failed to find normalizer under [%s]", name);
+            goto done;
+        }
+    } else if (an) {
         const char *name = an->type == TV_JSON_STRING ? an->v.s : "";
         a = idx ? tv_analysis_get(reg, name, strlen(name)) : tv_analyzer_builtin(name, strlen(name));
         if (!a) {
@@ -291,7 +296,11 @@ void tv_h_analyze(tv_req *r) {
         }
         if (a != tv_analyzer_builtin(name, strlen(name))) gap = 100;
     } else if (tok || nf || ncf) {
-        owned = tv_analyzer_compose(reg, inl.data, inl.len, tokname, fnames, nf, cfnames, ncf, &err);
+        /* filters without a tokenizer make a custom normalizer (keyword
+         * tokenizer; only filters that work on whole values) */
+        bool as_norm = !tok;
+        owned = tv_analyzer_compose(reg, inl.data, inl.len, as_norm ? "keyword" : tokname, fnames, nf,
+                                    cfnames, ncf, &err);
         if (!owned) {
             if (err.code == TROVE_ENOMEM || err.code == TROVE_OK)
                 r->oom = true;
@@ -300,6 +309,18 @@ void tv_h_analyze(tv_req *r) {
             goto done;
         }
         a = owned;
+        bool in_cf = false;
+        long bad = as_norm ? tv_analyzer_not_normalizing(owned, &in_cf) : -1;
+        if (bad >= 0) {
+            /* named as OpenSearch names the factory: inline ones anonymous */
+            const tv_json *list = in_cf ? cf : filt;
+            const tv_json *e = &list->v.items[bad];
+            const tv_json *ty = e->type == TV_JSON_OBJECT ? tv_json_get(e, "type") : NULL;
+            tv_req_fail(r, TROVE_EARG, "Custom normalizer may not use %s [%s%s]",
+                        in_cf ? "char filter" : "filter", e->type == TV_JSON_STRING ? "" : "__anonymous__",
+                        e->type == TV_JSON_STRING ? e->v.s : ty && ty->type == TV_JSON_STRING ? ty->v.s : "");
+            goto done;
+        }
     } else if (field && field->type == TV_JSON_STRING && mapping) {
         const tv_field *f = tv_mapping_field(mapping, field->v.s, field->len);
         if (f && f->type == TV_FT_TEXT) {

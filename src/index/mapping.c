@@ -1952,23 +1952,11 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         if (ia && ia->v.i != INT32_MAX) f->ignore_above = (int32_t)ia->v.i;
         const tv_json *nz = pv(n, P_NORMALIZER);
         if (nz && !tv_streq(nz->v.s, nz->len, "default")) {
-            if (!tv_streq(nz->v.s, nz->len, "lowercase"))
-                return tv_error_set(c->err, TROVE_EUNSUPPORTED,
-                                    "normalizer [%.*s] on field [%s] is not supported by trove "
-                                    "(only [lowercase] is)",
+            /* KeywordFieldMapper: the index's normalizers, then `lowercase` */
+            const tv_analyzer *an = tv_analysis_normalizer(c->analysis, nz->v.s, nz->len);
+            if (!an)
+                return tv_error_set(c->err, TROVE_EMAPPER, "normalizer [%.*s] not found for field [%s]",
                                     (int)nz->len, nz->v.s, f->path);
-            const char *filters[] = {"lowercase"};
-            tv_error e2;
-            tv_analyzer *an = tv_analyzer_compose(c->analysis, NULL, 0, "keyword", filters, 1, NULL, 0, &e2);
-            if (!an) return tv_error_set(c->err, e2.code ? e2.code : TROVE_ENOMEM, "%s", e2.reason);
-            tv_analyzer **grown = tv_realloc(c->m->owned_analyzers,
-                                             (c->m->nowned + 1) * sizeof(tv_analyzer *));
-            if (!grown) {
-                tv_analyzer_free(an);
-                return tv_error_oom(c->err);
-            }
-            c->m->owned_analyzers = grown;
-            c->m->owned_analyzers[c->m->nowned++] = an;
             f->normalizer = an;
         }
     }

@@ -390,8 +390,10 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
         }
     }
     tv_analysis *an;
+    tv_analysis_limits lim = {(int32_t)flat_int(s, "index.max_ngram_diff", 1),
+                              (int32_t)flat_int(s, "index.max_shingle_diff", 3)};
     if (lo == SIZE_MAX) {
-        an = tv_analysis_new(NULL, 0, err);
+        an = tv_analysis_new_limits(NULL, 0, &lim, err);
     } else {
         tv_buf b;
         tv_buf_init(&b);
@@ -402,7 +404,7 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
             tv_buf_fini(&b);
             return tv_error_oom(err);
         }
-        an = tv_analysis_new(b.data, b.len, err);
+        an = tv_analysis_new_limits(b.data, b.len, &lim, err);
         tv_buf_fini(&b);
     }
     if (!an) return err && err->code ? err->code : TROVE_ENOMEM;

@@ -16,9 +16,17 @@
  *   "analyzer [name] must specify either an analyzer type, or a tokenizer",
  *   "Custom Analyzer [name] failed to find tokenizer under name [x]",
  *   "Custom Analyzer [name] failed to find filter under name [x]".
- * Components that OpenSearch has but trove does not implement (ngram,
- * synonym, pattern, ...) fail with TROVE_EUNSUPPORTED naming them, so an
- * index never silently analyzes differently from OpenSearch.
+ * Components that OpenSearch has but trove does not implement (synonym,
+ * html_strip, ...) fail with TROVE_EUNSUPPORTED naming them, so an index
+ * never silently analyzes differently from OpenSearch.
+ *
+ * Normalizers (index.analysis.normalizer.*, OpenSearch's
+ * CustomNormalizerProvider) are analyzers over the keyword tokenizer whose
+ * char filters and filters must all work on whole values (catalog.c's
+ * normalizing lists): "Custom normalizer [n] may not use filter [f]". The
+ * registry also keeps the index-level limits components check
+ * (index.max_ngram_diff) and cleanups for memory outside its arena
+ * (compiled regular expressions).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,17 +182,13 @@ static const char *filter_name(const tv_filter_def *d) {
     return d->kind < TV_ARRAY_LEN(core) ? core[d->kind] : "filter";
 }
 
+static bool normalizing_filter(const tv_filter_def *d);
+
 static bool adds_keyword_attr(const tv_filter_def *d) {
     if (d->kind == TV_TF_EXT) return (d->ext->traits & TV_TRAIT_KEYWORD_ATTR) != 0;
     return d->kind == TV_TF_SNOWBALL || d->kind == TV_TF_MINIMAL_EN;
 }
 
-/* Whether a filter may run in a normalizer (NormalizingTokenFilterFactory). */
-static bool is_normalizing(const tv_filter_def *d) {
-    if (d->kind == TV_TF_EXT) return (d->ext->traits & TV_TRAIT_NORMALIZING) != 0;
-    return d->kind == TV_TF_LOWERCASE || d->kind == TV_TF_UPPERCASE ||
-           d->kind == TV_TF_ASCIIFOLDING || d->kind == TV_TF_TRIM;
-}
 
 tv_status tv_analyze_stages(const tv_analyzer *an, tv_arena *arena, const char *text, size_t len,
                             uint32_t position_offset, tv_stage *out) {
@@ -279,14 +283,21 @@ typedef struct named_cf {
     tv_charfilter_def def;
 } named_cf;
 
+struct on_free {
+    void (*fn)(void *);
+    void *p;
+};
+
 struct tv_analysis {
     TV_VEC(tv_analyzer *) analyzers;
+    TV_VEC(tv_analyzer *) normalizers; /* index.analysis.normalizer.* */
     TV_VEC(named_tok) toks;
     TV_VEC(named_filter) filters;
     TV_VEC(named_cf) cfs;
     TV_VEC(tv_termset *) sets;
-    TV_VEC(struct on_free { void (*fn)(void *); void *p; }) on_free;
+    TV_VEC(struct on_free) on_free; /* run when the registry is freed */
     tv_arena arena; /* component configurations (tv_comp_alloc) */
+    tv_analysis_limits limits; /* index-level limits components check */
 };
 
 tv_status tv_analysis_on_free(tv_analysis *a, void (*fn)(void *), void *p) {
@@ -298,6 +309,12 @@ tv_status tv_analysis_on_free(tv_analysis *a, void (*fn)(void *), void *p) {
     return TROVE_OK;
 }
 
+static const tv_analysis_limits default_limits = {.max_ngram_diff = 1, .max_shingle_diff = 3};
+
+const tv_analysis_limits *tv_comp_limits(const tv_comp *c) {
+    return c->reg ? &c->reg->limits : &default_limits;
+}
+
 void *tv_analysis_alloc(tv_analysis *a, size_t n) { return tv_arena_alloc(&a->arena, n); }
 
 tv_status tv_analysis_keep_set(tv_analysis *a, tv_termset *ts) {
@@ -306,7 +323,10 @@ tv_status tv_analysis_keep_set(tv_analysis *a, tv_termset *ts) {
 
 static tv_analysis *analysis_alloc(void) {
     tv_analysis *a = tv_calloc(1, sizeof *a);
-    if (a) tv_arena_init(&a->arena);
+    if (a) {
+        tv_arena_init(&a->arena);
+        a->limits = default_limits;
+    }
     return a;
 }
 
@@ -327,6 +347,8 @@ void tv_analyzer_free(tv_analyzer *an) {
 void tv_analysis_free(tv_analysis *a) {
     if (!a) return;
     for (size_t i = 0; i < a->analyzers.len; i++) analyzer_destroy(a->analyzers.items[i]);
+    for (size_t i = 0; i < a->normalizers.len; i++) analyzer_destroy(a->normalizers.items[i]);
+    tv_vec_fini(&a->normalizers);
     for (size_t i = 0; i < a->toks.len; i++) tv_free(a->toks.items[i].name);
     for (size_t i = 0; i < a->filters.len; i++) tv_free(a->filters.items[i].name);
     for (size_t i = 0; i < a->cfs.len; i++) tv_free(a->cfs.items[i].name);
@@ -837,6 +859,107 @@ static const char *display_name(const char *name, const char *anonymous) {
     return name && strncmp(name, "_inline_", 8) == 0 ? anonymous : name;
 }
 
+/* Whether a filter may run in a normalizer (OpenSearch's
+ * NormalizingTokenFilterFactory / NormalizingCharFilterFactory). */
+static bool normalizing_filter(const tv_filter_def *d) {
+    switch (d->kind) {
+    case TV_TF_LOWERCASE:
+    case TV_TF_UPPERCASE:
+    case TV_TF_ASCIIFOLDING:
+    case TV_TF_TRIM: return true;
+    case TV_TF_EXT: return tv_catalog_normalizing("filter", d->ext->name, strlen(d->ext->name));
+    default: return false;
+    }
+}
+
+/* A custom normalizer (OpenSearch's CustomNormalizerProvider): the keyword
+ * tokenizer, then char filters and filters that all work on whole values. */
+static tv_status build_normalizer(tv_comp *c, tv_error *err) {
+    size_t tn = 0;
+    const char *type = tv_comp_str(c, "type", &tn);
+    if (type && !tv_streq(type, tn, "custom"))
+        return tv_error_set(err, TROVE_EARG, "Unknown normalizer type [%s] for [%s]", type, c->name);
+    if (tv_comp_has(c, "tokenizer"))
+        return tv_error_set(err, TROVE_EARG, "Custom normalizer [%s] cannot configure a tokenizer",
+                            c->name);
+    tv_analyzer_parts *p = tv_comp_alloc(c, sizeof *p);
+    if (!p) return TROVE_ENOMEM;
+    memset(p, 0, sizeof *p);
+    p->tok.kind = TV_TK_KEYWORD;
+    const char *const *names;
+    const size_t *lens;
+    size_t n;
+    tv_status st;
+    tv_comp_list(c, "char_filter", &names, &lens, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (p->ncharfilters == TV_PARTS_MAX_CHARFILTERS)
+            return tv_error_set(err, TROVE_ELIMIT, "too many char filters in normalizer [%s]", c->name);
+        tv_charfilter_def *d = &p->charfilters[p->ncharfilters];
+        st = resolve_cf(NULL, c->reg, names[i], lens[i], d, err);
+        if (st == TROVE_ENOTFOUND)
+            return tv_error_set(err, TROVE_EARG,
+                                "Custom normalizer [%s] failed to find char_filter under name [%s]",
+                                c->name, names[i]);
+        if (st) return st;
+        if (!tv_catalog_normalizing("char_filter", d->ext->name, strlen(d->ext->name)))
+            return tv_error_set(err, TROVE_EARG, "Custom normalizer [%s] may not use char filter [%s]",
+                                c->name, names[i]);
+        p->ncharfilters++;
+    }
+    tv_comp_list(c, "filter", &names, &lens, &n);
+    for (size_t i = 0; i < n; i++) {
+        if (p->nfilters == TV_PARTS_MAX_FILTERS)
+            return tv_error_set(err, TROVE_ELIMIT, "too many filters in normalizer [%s]", c->name);
+        tv_filter_def *d = &p->filters[p->nfilters];
+        st = resolve_filter(NULL, c->reg, names[i], lens[i], d, err);
+        if (st == TROVE_ENOTFOUND)
+            return tv_error_set(err, TROVE_EARG,
+                                "Custom normalizer [%s] failed to find filter under name [%s]",
+                                c->name, names[i]);
+        if (st) return st;
+        if (!normalizing_filter(d))
+            return tv_error_set(err, TROVE_EARG, "Custom normalizer [%s] may not use filter [%s]",
+                                c->name, names[i]);
+        p->nfilters++;
+    }
+    tv_analyzer *an = analyzer_new(c->name, c->name_len, p);
+    if (!an) return TROVE_ENOMEM;
+    an->is_registry = true;
+    if (tv_vec_push(&c->reg->normalizers, an)) {
+        analyzer_destroy(an);
+        return TROVE_ENOMEM;
+    }
+    return TROVE_OK;
+}
+
+long tv_analyzer_not_normalizing(const tv_analyzer *an, bool *in_charfilters) {
+    for (size_t i = 0; i < an->ncharfilters; i++) {
+        const char *t = an->charfilters[i].ext->name;
+        if (!tv_catalog_normalizing("char_filter", t, strlen(t))) {
+            *in_charfilters = true;
+            return (long)i;
+        }
+    }
+    for (size_t i = 0; i < an->nfilters; i++)
+        if (!normalizing_filter(&an->filters[i])) {
+            *in_charfilters = false;
+            return (long)i;
+        }
+    return -1;
+}
+
+/* The built-in `lowercase` normalizer (OpenSearch's LowercaseNormalizer). */
+static tv_analyzer lowercase_normalizer = {.name = (char *)"lowercase", .is_static = true,
+                                           .tok = {TV_TK_KEYWORD, 0}, .nfilters = 1,
+                                           .filters = (tv_filter_def *)&f_lower};
+
+const tv_analyzer *tv_analysis_normalizer(const tv_analysis *a, const char *name, size_t len) {
+    for (size_t i = 0; a && i < a->normalizers.len; i++)
+        if (tv_streq(name, len, a->normalizers.items[i]->name)) return a->normalizers.items[i];
+    if (tv_streq(name, len, "lowercase")) return &lowercase_normalizer;
+    return NULL;
+}
+
 /* Builds every component of a kind, in order of first appearance. */
 static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const char *kind,
                                 tv_error *err) {
@@ -863,6 +986,8 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
         tv_status st;
         if (kind[0] == 'a') {
             st = build_analyzer(&c, err);
+        } else if (kind[0] == 'n') {
+            st = build_normalizer(&c, err);
         } else if (kind[0] == 't') {
             named_tok nt = {0};
             st = build_tokenizer(&c, &nt.def, err);
@@ -905,12 +1030,14 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
 
 /* Parses `json` into a new registry (tokenizers, filters and char filters
  * before the analyzers that name them). */
-static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) {
+static tv_analysis *analysis_build(const char *json, size_t len, const tv_analysis_limits *lim,
+                                   tv_error *err) {
     tv_analysis *a = analysis_alloc();
     if (!a) {
         tv_error_oom(err);
         return NULL;
     }
+    if (lim) a->limits = *lim;
     if (!json || len == 0) return a;
     tv_arena ar;
     tv_arena_init(&ar);
@@ -922,6 +1049,7 @@ static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) 
     if (!st) st = each_component(a, &l, "filter", err);
     if (!st) st = each_component(a, &l, "char_filter", err);
     if (!st) st = each_component(a, &l, "analyzer", err);
+    if (!st) st = each_component(a, &l, "normalizer", err);
     tv_arena_fini(&ar);
     if (st) {
         tv_analysis_free(a);
@@ -932,7 +1060,13 @@ static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) 
 
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, err);
+    return analysis_build(json, len, NULL, err);
+}
+
+tv_analysis *tv_analysis_new_limits(const char *json, size_t len, const tv_analysis_limits *lim,
+                                    tv_error *err) {
+    tv_error_clear(err);
+    return analysis_build(json, len, lim, err);
 }
 
 /* Catalog analyzers by bare name ("french"): built once with their
@@ -1004,7 +1138,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
                                  const char *const *charfilters, size_t ncharfilters,
                                  tv_error *err) {
     tv_error_clear(err);
-    tv_analysis *scratch = analysis_build(inline_json, inline_len, err);
+    tv_analysis *scratch = analysis_build(inline_json, inline_len, ctx ? &ctx->limits : NULL, err);
     if (!scratch) return NULL;
     tv_analyzer_parts *p = tv_calloc(1, sizeof *p);
     tv_analyzer *an = NULL;
@@ -1036,7 +1170,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
             st = tv_error_set(err, TROVE_EARG, "failed to find %sfilter under [%s]",
                               ctx ? "" : "global ", filters[i]);
         p->nfilters = i + 1;
-        if (!st && !tokenizer && !is_normalizing(&p->filters[i]))
+        if (!st && !tokenizer && !normalizing_filter(&p->filters[i]))
             st = tv_error_set(err, TROVE_EARG, "Custom normalizer may not use filter [%s]",
                               filter_name(&p->filters[i]));
     }

@@ -49,12 +49,19 @@ STOPSET(hungarian) STOPSET(brazilian) STOPSET(catalan) STOPSET(galician) STOPSET
 STOPSET(irish) STOPSET(romanian) STOPSET(latvian) STOPSET(turkish) STOPSET(estonian)
 STOPSET(lithuanian)
 #undef STOPSET
+extern const tv_tokenizer_type tv_tok_ngram, tv_tok_ngram_old, tv_tok_edge_ngram,
+    tv_tok_edge_ngram_old, tv_tok_pattern, tv_tok_char_group, tv_tok_path_hierarchy,
+    tv_tok_path_hierarchy_old, tv_tok_simple_pattern, tv_tok_simple_pattern_split;
+extern const tv_charfilter_type tv_cf_pattern_replace;
+extern const tv_analyzer_type tv_an_pattern, tv_an_fingerprint;
 
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
  * (27 of 100 corpus sentences agree), so `thai` answers 400 instead. */
 static const tv_tokenizer_type *const tokenizers[] = {
-    NULL,
+    &tv_tok_ngram, &tv_tok_ngram_old, &tv_tok_edge_ngram, &tv_tok_edge_ngram_old,
+    &tv_tok_pattern, &tv_tok_char_group, &tv_tok_path_hierarchy, &tv_tok_path_hierarchy_old,
+    &tv_tok_simple_pattern, &tv_tok_simple_pattern_split,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
@@ -85,6 +92,7 @@ static const tv_filter_type *const filters[] = {
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
     ICU_CHARFILTERS
+    &tv_cf_pattern_replace,
 };
 static const tv_analyzer_type *const analyzers[] = {
     &tv_an_cjk,     &tv_an_arabic,   &tv_an_persian,  &tv_an_sorani,     &tv_an_hindi,
@@ -95,6 +103,7 @@ static const tv_analyzer_type *const analyzers[] = {
     &tv_an_norwegian, &tv_an_swedish, &tv_an_finnish, &tv_an_hungarian, &tv_an_estonian,
     &tv_an_irish, &tv_an_basque, &tv_an_romanian, &tv_an_lithuanian, &tv_an_latvian, &tv_an_turkish,
     &tv_an_snowball,
+    &tv_an_pattern, &tv_an_fingerprint,
 };
 
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
@@ -175,6 +184,18 @@ static const char *const os_analyzers[] = {
     "russian", "sorani", "spanish", "swedish", "turkish", "thai", "kuromoji",
     "kuromoji_completion", "icu_analyzer", "smartcn", "nori", "polish"};
 
+/* Types that work on whole values, so normalizers may use them
+ * (OpenSearch's NormalizingTokenFilterFactory / NormalizingCharFilterFactory
+ * implementations in analysis-common and the analysis plugins). */
+static const char *const normalizing_filters[] = {
+    "lowercase", "uppercase", "asciifolding", "trim", "elision", "cjk_width", "decimal_digit",
+    "arabic_normalization", "bengali_normalization", "german_normalization",
+    "hindi_normalization", "indic_normalization", "persian_normalization",
+    "scandinavian_folding", "scandinavian_normalization", "serbian_normalization",
+    "sorani_normalization", "icu_folding", "icu_normalizer", "icu_transform"};
+static const char *const normalizing_charfilters[] = {"mapping", "pattern_replace",
+                                                      "icu_normalizer"};
+
 /* ------------------------------------------------------------- lookups */
 
 #define FIND(table, name, len)                                                    \
@@ -218,4 +239,10 @@ bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
 
 bool tv_analyzer_unsupported(const char *name, size_t len) {
     return !tv_catalog_analyzer(name, len) && tv_catalog_unsupported("analyzer", name, len);
+}
+
+bool tv_catalog_normalizing(const char *kind, const char *type, size_t len) {
+    if (kind[0] == 'f')
+        return in_list(normalizing_filters, TV_ARRAY_LEN(normalizing_filters), type, len);
+    return in_list(normalizing_charfilters, TV_ARRAY_LEN(normalizing_charfilters), type, len);
 }

@@ -101,6 +101,38 @@ void tv_comp_list(const tv_comp *c, const char *key, const char *const **vals,
     *n = e->nvals;
 }
 
+void tv_comp_list_csv(const tv_comp *c, const char *key, const char *const **vals,
+                      const size_t **lens, size_t *n) {
+    size_t sl;
+    const char *s = tv_comp_str(c, key, &sl);
+    if (!s) {
+        tv_comp_list(c, key, vals, lens, n);
+        return;
+    }
+    *vals = NULL;
+    *lens = NULL;
+    *n = 0;
+    size_t cnt = 1;
+    for (size_t i = 0; i < sl; i++) cnt += s[i] == ',';
+    const char **v = tv_comp_alloc((tv_comp *)c, cnt * sizeof *v);
+    size_t *l = tv_comp_alloc((tv_comp *)c, cnt * sizeof *l);
+    if (!v || !l) return;
+    size_t m = 0, keep = 0, b = 0;
+    for (size_t i = 0; sl && i <= sl; i++) {
+        if (i < sl && s[i] != ',') continue;
+        size_t x = b, y = i;
+        if (y > x) keep = m + 1; /* String.split drops trailing empty pieces */
+        while (x < y && (unsigned char)s[x] <= ' ') x++;
+        while (y > x && (unsigned char)s[y - 1] <= ' ') y--;
+        v[m] = s + x;
+        l[m++] = y - x;
+        b = i + 1;
+    }
+    *vals = v;
+    *lens = l;
+    *n = keep;
+}
+
 void *tv_comp_alloc(tv_comp *c, size_t n) { return tv_analysis_alloc(c->reg, n ? n : 1); }
 
 tv_status tv_comp_on_free(tv_comp *c, void (*fn)(void *), void *p) {

@@ -29,6 +29,13 @@ F = dict(EXTPICT=1 << 0, EMOJI=1 << 1, EMB=1 << 2, EM=1 << 3, EMOJICHAR=1 << 4, 
 N = 0x110000
 
 
+# General categories numbered as Java's Character.getType (UNASSIGNED = 0,
+# UPPERCASE_LETTER = 1, ...; 17 is unused there too).
+JAVA_GC = ["Cn", "Lu", "Ll", "Lt", "Lm", "Lo", "Mn", "Me", "Mc", "Nd", "Nl", "No", "Zs", "Zl",
+           "Zp", "Cc", "Cf", "", "Co", "Cs", "Pd", "Ps", "Pe", "Pc", "Po", "Sm", "Sc", "Sk", "So",
+           "Pi", "Pf"]
+
+
 def ranges(path):
     """Yields (lo, hi, value) from a UCD 'cp..cp ; value # comment' file."""
     with open(path, encoding="utf-8") as f:
@@ -123,7 +130,7 @@ def main():
     rec_list = []
     idx = [0] * N
     for c in range(N):
-        r = (wb[c], flags[c], lower[c], upper[c])
+        r = (wb[c], JAVA_GC.index(gc[c]), flags[c], lower[c], upper[c])
         i = records.get(r)
         if i is None:
             i = records[r] = len(rec_list)
@@ -249,7 +256,7 @@ def main():
         w.append("_Static_assert(TV_UCF_%s == %d, \"flag numbering\");" % (n, v))
     w.append("const tv_uc_record tv_uc_props_table[%d] = {" % len(rec_list))
     for r in rec_list:
-        w.append("{%d,%d,%d,%d}," % r)
+        w.append("{%d,%d,%d,%d,%d}," % r)
     w.append("};")
     w.append("const uint16_t tv_uc_stage1[0x110000 >> 7] = {")
     for i in range(0, len(stage1), 32):

@@ -78,6 +78,17 @@
  *                         Scandinavian normalization and folding
  *   lang_uralic.c         Finnish and Hungarian light stemmers
  *   lang_baltic.c         the Latvian stemmer
+ *   tok_ngram.c           the `ngram` and `edge_ngram` tokenizers
+ *   tok_pattern.c         the `pattern` tokenizer
+ *   tok_char_group.c      the `char_group` tokenizer
+ *   tok_simple_pattern.c  the `simple_pattern` and `simple_pattern_split`
+ *                         tokenizers (Lucene RegExp run through PCRE2's DFA)
+ *   tok_path_hierarchy.c  the `path_hierarchy` tokenizer
+ *   cf_pattern_replace.c  the `pattern_replace` char filter
+ *   an_pattern.c          the `pattern` analyzer
+ *   an_fingerprint.c      the `fingerprint` analyzer
+ *   jregex.c              Java regular expressions over PCRE2 (flags,
+ *                         find() semantics, replacement strings)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -226,10 +237,23 @@ typedef struct tv_analysis tv_analysis;
  * reason (e.g. "failed to find analyzer type [foo] or tokenizer for [bar]"),
  * unsupported-but-real ones TROVE_EUNSUPPORTED naming them. */
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err);
+/* Index-level settings that components check while they are built
+ * (OpenSearch's IndexSettings): index.max_ngram_diff (1 by default) and
+ * index.max_shingle_diff (3). tv_analysis_new uses the defaults. */
+typedef struct tv_analysis_limits {
+    int32_t max_ngram_diff;
+    int32_t max_shingle_diff;
+} tv_analysis_limits;
+tv_analysis *tv_analysis_new_limits(const char *json, size_t len, const tv_analysis_limits *lim,
+                                    tv_error *err);
 void tv_analysis_free(tv_analysis *a);
 /* Looks up an analyzer by name (custom first, then built-in). Borrowed until
  * tv_analysis_free. NULL registry means built-ins only. */
 const tv_analyzer *tv_analysis_get(const tv_analysis *a, const char *name, size_t len);
+/* Looks up a normalizer (index.analysis.normalizer.*, then the built-in
+ * `lowercase`): an analyzer whose one token is the normalized value. NULL
+ * if none has the name. Borrowed as tv_analysis_get's. */
+const tv_analyzer *tv_analysis_normalizer(const tv_analysis *a, const char *name, size_t len);
 
 /*
  * For `_analyze` without a named analyzer: builds a one-off analyzer from a
@@ -246,6 +270,10 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
                                  const char *const *charfilters, size_t ncharfilters,
                                  tv_error *err);
 void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
+/* For a chain composed as a normalizer (_analyze with filters but no
+ * tokenizer): the index of its first char filter or filter that may not run
+ * in a normalizer (*in_charfilters tells which list), -1 when none. */
+long tv_analyzer_not_normalizing(const tv_analyzer *an, bool *in_charfilters);
 
 /*
  * The analyzers of text's hidden sub-fields (OpenSearch's

@@ -40,6 +40,25 @@ typedef struct tv_u16pos {
 /* UTF-16 offset of byte offset `b` (b >= the last one asked). */
 uint32_t tv_u16_at(tv_u16pos *p, size_t b);
 
+/* Java's character classes over the Unicode tables (Character.isLetter,
+ * isDigit, isWhitespace; OpenSearch CharMatcher's PUNCTUATION and SYMBOL). */
+static inline bool tv_java_letter(uint32_t cp) {
+    uint8_t g = tv_uc_props(cp)->gc;
+    return g >= TV_GC_LU && g <= TV_GC_LO;
+}
+static inline bool tv_java_digit(uint32_t cp) { return tv_uc_props(cp)->gc == TV_GC_ND; }
+static inline bool tv_java_white(uint32_t cp) {
+    return (tv_uc_props(cp)->flags & TV_UCF_JWHITE) != 0;
+}
+static inline bool tv_java_punct(uint32_t cp) {
+    uint8_t g = tv_uc_props(cp)->gc;
+    return (g >= TV_GC_PD && g <= TV_GC_PO) || g == TV_GC_PI || g == TV_GC_PF;
+}
+static inline bool tv_java_symbol(uint32_t cp) {
+    uint8_t g = tv_uc_props(cp)->gc;
+    return g >= TV_GC_SM && g <= TV_GC_SO;
+}
+
 /* ------------------------------------------------------------ tokenizers */
 
 enum tv_tokenizer_kind {
@@ -186,6 +205,8 @@ tv_status tv_analysis_on_free(struct tv_analysis *a, void (*fn)(void *), void *p
 tv_status tv_analysis_keep_set(struct tv_analysis *a, tv_termset *ts);
 
 const char *tv_comp_name(const tv_comp *c);
+/* The index-level limits of the registry being built (analyzer.c). */
+const tv_analysis_limits *tv_comp_limits(const tv_comp *c);
 /* Whether `key` is set (to anything, null included). */
 bool tv_comp_has(const tv_comp *c, const char *key);
 /* `key` as one string: NULL when absent, null or an array. */
@@ -199,6 +220,10 @@ tv_status tv_comp_bool(const tv_comp *c, const char *key, bool def, bool *out, t
  * of one; *n = 0 when absent. Borrowed for the build call. */
 void tv_comp_list(const tv_comp *c, const char *key, const char *const **vals,
                   const size_t **lens, size_t *n);
+/* As tv_comp_list, but one string value is split on commas and each piece
+ * trimmed (OpenSearch's Settings.getAsList, trailing empty pieces dropped). */
+void tv_comp_list_csv(const tv_comp *c, const char *key, const char *const **vals,
+                      const size_t **lens, size_t *n);
 /* Memory that lives as long as the registry. NULL on OOM. */
 void *tv_comp_alloc(tv_comp *c, size_t n);
 /* Has the registry call fn(p) when it is freed (configurations holding
@@ -218,6 +243,50 @@ tv_status tv_comp_termset(tv_comp *c, const char *const *words, const size_t *le
  */
 tv_status tv_comp_words(tv_comp *c, const char *key, const tv_termset *def, bool ignore_case,
                         const tv_termset **out, tv_error *err);
+
+/* Runs fn(p) when the registry is freed (for memory not in its arena,
+ * e.g. compiled regular expressions). TROVE_ENOMEM: fn was not recorded. */
+tv_status tv_comp_on_free(tv_comp *c, void (*fn)(void *), void *p);
+
+/* ------------------------------------------------ Java regular expressions */
+
+/* java.util.regex over PCRE2 (jregex.c): a compiled pattern, owned by the
+ * registry (freed with it); immutable and shareable between threads. */
+typedef struct tv_jregex tv_jregex;
+/* Compiles `pat` with OpenSearch's flag names (`flags` "A|B", NULL: none). */
+tv_status tv_jregex_compile(tv_comp *c, const char *pat, size_t plen, const char *flags,
+                            size_t flen, tv_jregex **out, tv_error *err);
+uint32_t tv_jregex_groups(const tv_jregex *r); /* capturing groups */
+/* A matcher walking one text with Matcher.find() semantics. */
+typedef struct tv_jmatcher {
+    const tv_jregex *re;
+    const char *text;
+    size_t len, next;
+    size_t start, end; /* the last match (bytes) */
+    void *md;          /* pcre2 match data */
+    size_t *ov;
+    uint32_t nov;
+    bool done, valid;
+} tv_jmatcher;
+tv_status tv_jregex_start(tv_jmatcher *m, const tv_jregex *r, const char *text, size_t len);
+bool tv_jregex_find(tv_jmatcher *m);
+/* Group g of the last match: false when it did not participate. */
+bool tv_jregex_group(const tv_jmatcher *m, uint32_t g, size_t *s, size_t *e);
+void tv_jmatcher_end(tv_jmatcher *m);
+/* A parsed Matcher.appendReplacement string. */
+typedef struct tv_jrepl_part {
+    const char *lit;
+    uint32_t len;
+    int group; /* >= 0: a group reference; -1: the literal */
+} tv_jrepl_part;
+typedef struct tv_jrepl {
+    tv_jrepl_part *parts;
+    size_t n;
+} tv_jrepl;
+tv_status tv_jrepl_parse(tv_comp *c, const tv_jregex *r, const char *s, size_t n, tv_jrepl *out,
+                         tv_error *err);
+/* Appends the replacement of m's last match to b. */
+void tv_jrepl_append(const tv_jrepl *rp, const tv_jmatcher *m, tv_buf *b);
 
 /* ------------------------------------------------------------ resources */
 
@@ -266,9 +335,6 @@ enum {
     /* adds Lucene's KeywordAttribute to the stream (stemmers and keyword
      * markers), which _analyze explain lists */
     TV_TRAIT_KEYWORD_ATTR = 1,
-    /* a NormalizingTokenFilterFactory: usable in normalizers (and in
-     * _analyze chains given without a tokenizer) */
-    TV_TRAIT_NORMALIZING = 2,
 };
 
 typedef struct tv_charfilter_type {
@@ -313,6 +379,9 @@ const tv_termset *tv_catalog_words(const char *name, size_t len);
  * "tokenizer", "filter", "char_filter", "analyzer"); callers ask the
  * catalog first, so a name that reaches this is one trove lacks. */
 bool tv_catalog_unsupported(const char *kind, const char *name, size_t len);
+/* Whether a filter or char filter type (kind "filter" / "char_filter") may
+ * run in a normalizer (OpenSearch's Normalizing*FilterFactory). */
+bool tv_catalog_normalizing(const char *kind, const char *type, size_t len);
 
 /* -------------------------------------------------------------- analyzers */
 

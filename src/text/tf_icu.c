@@ -336,9 +336,7 @@ static tv_status trans_apply(tv_arena *a, const void *cfg_, tv_tokvec *v) {
     return st;
 }
 
-const tv_filter_type tv_tf_icu_normalizer = {"icu_normalizer", norm_filter_build, norm_apply,
-                                             TV_TRAIT_NORMALIZING};
-const tv_filter_type tv_tf_icu_transform = {"icu_transform", trans_build, trans_apply,
-                                            TV_TRAIT_NORMALIZING};
+const tv_filter_type tv_tf_icu_normalizer = {"icu_normalizer", norm_filter_build, norm_apply};
+const tv_filter_type tv_tf_icu_transform = {"icu_transform", trans_build, trans_apply};
 const tv_charfilter_type tv_cf_icu_normalizer = {"icu_normalizer", norm_cf_build, norm_cf_run};
 #endif /* TROVE_HAVE_ICU */

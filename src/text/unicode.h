@@ -59,8 +59,17 @@ enum {
     TV_UCF_MARK = 1u << 12,     /* general category Mn/Mc/Me */
 };
 
+/* General categories, numbered as Java's Character.getType. */
+enum {
+    TV_GC_CN = 0, TV_GC_LU, TV_GC_LL, TV_GC_LT, TV_GC_LM, TV_GC_LO, TV_GC_MN, TV_GC_ME, TV_GC_MC,
+    TV_GC_ND, TV_GC_NL, TV_GC_NO, TV_GC_ZS, TV_GC_ZL, TV_GC_ZP, TV_GC_CC, TV_GC_CF,
+    TV_GC_CO = 18, TV_GC_CS, TV_GC_PD, TV_GC_PS, TV_GC_PE, TV_GC_PC, TV_GC_PO, TV_GC_SM,
+    TV_GC_SC, TV_GC_SK, TV_GC_SO, TV_GC_PI, TV_GC_PF
+};
+
 typedef struct tv_uc_record {
     uint8_t wb;     /* TV_WB_* */
+    uint8_t gc;     /* general category, numbered as Java's Character.getType (TV_GC_*) */
     uint16_t flags; /* TV_UCF_* */
     int32_t lower;  /* simple lowercase mapping minus cp (UnicodeData field 13) */
     int32_t upper;  /* simple uppercase mapping minus cp (UnicodeData field 12) */

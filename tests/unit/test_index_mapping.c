@@ -293,11 +293,10 @@ static void test_parse_errors(void **state) {
                 "Failed to parse mapping [_doc]: Mapping definition for [o] has unsupported "
                 "parameters:  [foo : true]",
                 TROVE_EMAPPER, NULL);
-    /* features trove lacks fail loudly */
-    tv_error err = TV_ERROR_INIT;
-    assert_null(tv_mapping_parse(
-        J("{\"properties\":{\"k\":{\"type\":\"keyword\",\"normalizer\":\"mine\"}}}"), NULL, &err));
-    assert_int_equal(err.code, TROVE_EUNSUPPORTED);
+    /* a normalizer the index does not define */
+    parse_fails("{\"properties\":{\"k\":{\"type\":\"keyword\",\"normalizer\":\"mine\"}}}", TROVE_EMAPPER,
+                "Failed to parse mapping [_doc]: normalizer [mine] not found for field [k]", TROVE_EMAPPER,
+                "normalizer [mine] not found for field [k]");
     /* deprecated no-op parameters are ignored where undeclared */
     tv_mapping *m = parse_ok("{\"properties\":{\"p\":{\"type\":\"scaled_float\",\"scaling_factor\":"
                              "2,\"boost\":2}}}");

@@ -233,7 +233,7 @@ static void test_compose_filters(void **state) {
     assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"nope"}, 1, NULL, 0, &err));
     assert_string_equal(err.reason, "failed to find global filter under [nope]");
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, NULL, 0, "ngram", NULL, 0, NULL, 0, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, "classic", NULL, 0, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_error_clear(&err);
     assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"shingle"}, 1, NULL, 0, &err));
@@ -313,7 +313,7 @@ static void test_registry_errors(void **state) {
     expect_error("{\"filter\":{\"f\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown filter type [nope] for [f]");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown tokenizer type [nope] for [t]");
     expect_error("{\"filter\":{\"f\":{\"type\":\"synonym\"}}}", TROVE_EUNSUPPORTED, "filter type [synonym] is not supported");
-    expect_error("{\"tokenizer\":{\"t\":{\"type\":\"ngram\"}}}", TROVE_EUNSUPPORTED, "tokenizer type [ngram] is not supported");
+    expect_error("{\"tokenizer\":{\"t\":{\"type\":\"classic\"}}}", TROVE_EUNSUPPORTED, "tokenizer type [classic] is not supported");
     expect_error("{\"filter\":{\"f\":{\"type\":\"stemmer\",\"language\":\"light_english\"}}}", TROVE_EUNSUPPORTED,
                  "stemmer language [light_english] is not supported");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"standard\",\"max_token_length\":\"x\"}}}", TROVE_EARG,
