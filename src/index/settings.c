@@ -389,8 +389,11 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
         }
     }
     tv_analysis *an;
+    tv_analysis_index ix = TV_ANALYSIS_INDEX_DEFAULTS;
+    ix.max_ngram_diff = (int32_t)flat_int(s, "index.max_ngram_diff", 1);
+    ix.max_shingle_diff = (int32_t)flat_int(s, "index.max_shingle_diff", 3);
     if (lo == SIZE_MAX) {
-        an = tv_analysis_new(NULL, 0, err);
+        an = tv_analysis_new_ex(NULL, 0, &ix, err);
     } else {
         tv_buf b;
         tv_buf_init(&b);
@@ -401,7 +404,7 @@ static tv_status derive(tv_settings *s, tv_error *err, bool build_analysis) {
             tv_buf_fini(&b);
             return tv_error_oom(err);
         }
-        an = tv_analysis_new(b.data, b.len, err);
+        an = tv_analysis_new_ex(b.data, b.len, &ix, err);
         tv_buf_fini(&b);
     }
     if (!an) return err && err->code ? err->code : TROVE_ENOMEM;

@@ -33,7 +33,7 @@ const char *tv_token_type_name(uint8_t type) {
         "word", "<ALPHANUM>", "<NUM>", "<SOUTHEAST_ASIAN>", "<IDEOGRAPHIC>", "<HIRAGANA>",
         "<KATAKANA>", "<HANGUL>", "<EMOJI>", "shingle", "SYNONYM", "<DOUBLE>", "<SINGLE>",
         "<APOSTROPHE>", "<ACRONYM>", "<COMPANY>", "<EMAIL>", "<HOST>", "<CJ>", "<ACRONYM_DEP>",
-        "<URL>", "fingerprint", "MIN_HASH", "keyword"};
+        "<URL>", "fingerprint", "MIN_HASH", "keyword", "gram"};
     return type < TV_ARRAY_LEN(names) ? names[type] : "word";
 }
 
@@ -97,7 +97,17 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
+    uint32_t final16 = 0;
+    for (size_t i = 0; i < an->nfilters; i++)
+        if (an->filters[i].kind == TV_TF_EXT) {
+            final16 = (uint32_t)tv_utf16_len(text, len);
+            break;
+        }
     for (size_t i = 0; i < an->nfilters; i++) {
+        /* the end of the text (Lucene's final offset), re-set for each
+         * filter: filters that build a new array need not carry it */
+        v.final_off = (uint32_t)len;
+        v.final_off16 = final16;
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
     }
@@ -193,6 +203,10 @@ struct tv_analysis {
     TV_VEC(named_cf) cfs;
     TV_VEC(tv_termset *) sets;
     tv_arena arena; /* component configurations (tv_comp_alloc) */
+    tv_analysis_index ix;           /* the index settings components read */
+    const struct tv_analysis *ctx;  /* while building an _analyze scratch: the index's */
+    const tv_sjson_list *settings;  /* while building: the flattened settings */
+    int ref_depth;                  /* nesting of tv_comp_filter_ref builds */
 };
 
 void *tv_analysis_alloc(tv_analysis *a, size_t n) { return tv_arena_alloc(&a->arena, n); }
@@ -203,9 +217,14 @@ tv_status tv_analysis_keep_set(tv_analysis *a, tv_termset *ts) {
 
 static tv_analysis *analysis_alloc(void) {
     tv_analysis *a = tv_calloc(1, sizeof *a);
-    if (a) tv_arena_init(&a->arena);
+    if (a) {
+        tv_arena_init(&a->arena);
+        a->ix = (tv_analysis_index)TV_ANALYSIS_INDEX_DEFAULTS;
+    }
     return a;
 }
+
+const tv_analysis_index *tv_comp_index(const tv_comp *c) { return &c->reg->ix; }
 
 static void analyzer_destroy(tv_analyzer *an) {
     if (!an) return;
@@ -430,9 +449,27 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         d->kind = type[0] == 'l' ? TV_TF_LOWERCASE : TV_TF_UPPERCASE;
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
-        if (lang && ln)
-            return tv_error_set(err, TROVE_EUNSUPPORTED,
-                                "lowercase filter language [%s] is not supported", lang);
+        if (lang && d->kind == TV_TF_LOWERCASE) {
+            /* LowerCaseTokenFilterFactory: greek, irish and turkish have
+             * their own filters (the catalog's <language>_lowercase) */
+            char low[16]; /* equalsIgnoreCase */
+            size_t k = 0;
+            for (; k < ln && k < sizeof low - 1; k++)
+                low[k] = (char)(lang[k] >= 'A' && lang[k] <= 'Z' ? lang[k] + 32 : lang[k]);
+            low[k] = 0;
+            if (ln >= sizeof low || (strcmp(low, "greek") && strcmp(low, "irish") &&
+                                     strcmp(low, "turkish")))
+                return tv_error_set(err, TROVE_EARG, "language [%s] not support for lower case",
+                                    lang);
+            char lname[32];
+            snprintf(lname, sizeof lname, "%s_lowercase", low);
+            const tv_filter_type *lt = tv_catalog_filter(lname, strlen(lname));
+            if (!lt)
+                return tv_error_set(err, TROVE_EUNSUPPORTED,
+                                    "lowercase filter language [%s] is not supported", lang);
+            tv_comp bc = bare_comp(c->reg, "filter", lname, strlen(lname));
+            return ext_filter(lt, &bc, d, err);
+        }
     } else if (tv_streq(type, tn, "stop")) {
         d->kind = TV_TF_STOP;
         bool remove_trailing, ignore_case;
@@ -736,6 +773,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
                 }
             }
         } else if (kind[0] == 'f') {
+            if (find_filter(a, namez, nl)) continue; /* built already, by tv_comp_filter_ref */
             named_filter nf = {0};
             st = build_filter(&c, &nf.def, err);
             if (!st) {
@@ -762,14 +800,61 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
     return TROVE_OK;
 }
 
+/* A filter that another one refers to (multiplexer, condition): one of
+ * the registry's (built now from the settings if it is defined there and
+ * not built yet, as OpenSearch resolves references after building every
+ * filter), of the index's for an _analyze scratch, or a core or catalog
+ * one with its defaults. */
+tv_status tv_comp_filter_ref(tv_comp *c, const char *name, size_t len, tv_filter_def *out,
+                             tv_error *err) {
+    tv_analysis *a = c->reg;
+    const tv_filter_def *fd = find_filter(a, name, len);
+    if (fd) {
+        *out = *fd;
+        return TROVE_OK;
+    }
+    const tv_sjson_list *l = a->settings;
+    for (size_t i = 0; l && i < l->len; i++) {
+        const tv_sjson_entry *e = &l->items[i];
+        if (e->key_len <= 7 + len + 1 || memcmp(e->key, "filter.", 7) != 0 ||
+            memcmp(e->key + 7, name, len) != 0 || e->key[7 + len] != '.')
+            continue;
+        if (a->ref_depth > 16)
+            return tv_error_set(err, TROVE_EARG, "filter [%.*s] refers to itself", (int)len, name);
+        char namez[256];
+        if (len >= sizeof namez) return TROVE_ENOTFOUND;
+        memcpy(namez, name, len);
+        namez[len] = 0;
+        tv_comp rc = {.name = namez, .name_len = len, .kind = "filter", .all = l,
+                      .prefix_len = 7 + len + 1, .reg = a};
+        named_filter nf = {0};
+        a->ref_depth++;
+        tv_status st = build_filter(&rc, &nf.def, err);
+        a->ref_depth--;
+        if (st) return st;
+        nf.name = tv_strndup(name, len);
+        if (!nf.name || tv_vec_push(&a->filters, nf)) {
+            tv_free(nf.name);
+            return TROVE_ENOMEM;
+        }
+        *out = nf.def;
+        return TROVE_OK;
+    }
+    return resolve_filter(a->ctx, a, name, len, out, err);
+}
+
 /* Parses `json` into a new registry (tokenizers, filters and char filters
  * before the analyzers that name them). */
-static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) {
+static tv_analysis *analysis_build(const char *json, size_t len, const tv_analysis *ctx,
+                                   const tv_analysis_index *ix, tv_error *err) {
     tv_analysis *a = analysis_alloc();
     if (!a) {
         tv_error_oom(err);
         return NULL;
     }
+    a->ctx = ctx;
+    if (ix) a->ix = *ix;
+    else if (ctx) a->ix = ctx->ix;
     if (!json || len == 0) return a;
     tv_arena ar;
     tv_arena_init(&ar);
@@ -777,10 +862,12 @@ static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) 
     tv_status st = tv_sjson_flatten(&ar, json, len, &l);
     if (st == TROVE_ENOMEM) tv_error_oom(err);
     else if (st) tv_error_set(err, TROVE_EARG, "failed to parse analysis settings");
+    a->settings = &l;
     if (!st) st = each_component(a, &l, "tokenizer", err);
     if (!st) st = each_component(a, &l, "filter", err);
     if (!st) st = each_component(a, &l, "char_filter", err);
     if (!st) st = each_component(a, &l, "analyzer", err);
+    a->settings = NULL;
     tv_arena_fini(&ar);
     if (st) {
         tv_analysis_free(a);
@@ -791,7 +878,13 @@ static tv_analysis *analysis_build(const char *json, size_t len, tv_error *err) 
 
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, err);
+    return analysis_build(json, len, NULL, NULL, err);
+}
+
+tv_analysis *tv_analysis_new_ex(const char *json, size_t len, const tv_analysis_index *ix,
+                                tv_error *err) {
+    tv_error_clear(err);
+    return analysis_build(json, len, NULL, ix, err);
 }
 
 /* Catalog analyzers by bare name ("french"): built once with their
@@ -863,7 +956,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
                                  const char *const *charfilters, size_t ncharfilters,
                                  tv_error *err) {
     tv_error_clear(err);
-    tv_analysis *scratch = analysis_build(inline_json, inline_len, err);
+    tv_analysis *scratch = analysis_build(inline_json, inline_len, ctx, NULL, err);
     if (!scratch) return NULL;
     tv_analyzer_parts *p = tv_calloc(1, sizeof *p);
     tv_analyzer *an = NULL;

@@ -18,12 +18,70 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+extern const tv_filter_type tv_tf_ngram;
+extern const tv_filter_type tv_tf_edge_ngram;
+extern const tv_filter_type tv_tf_ngram_old;
+extern const tv_filter_type tv_tf_edge_ngram_old;
+extern const tv_filter_type tv_tf_truncate;
+extern const tv_filter_type tv_tf_limit;
+extern const tv_filter_type tv_tf_unique;
+extern const tv_filter_type tv_tf_remove_duplicates;
+extern const tv_filter_type tv_tf_keyword_marker;
+extern const tv_filter_type tv_tf_keyword_repeat;
+extern const tv_filter_type tv_tf_stemmer_override;
+extern const tv_filter_type tv_tf_kstem;
+extern const tv_filter_type tv_tf_pattern_replace;
+extern const tv_filter_type tv_tf_pattern_capture;
+extern const tv_filter_type tv_tf_keep;
+extern const tv_filter_type tv_tf_keep_types;
+extern const tv_filter_type tv_tf_decimal_digit;
+extern const tv_filter_type tv_tf_elision;
+extern const tv_filter_type tv_tf_apostrophe;
+extern const tv_filter_type tv_tf_classic;
+extern const tv_filter_type tv_tf_fingerprint;
+extern const tv_filter_type tv_tf_common_grams;
+extern const tv_filter_type tv_tf_min_hash;
+extern const tv_filter_type tv_tf_multiplexer;
+extern const tv_filter_type tv_tf_condition;
+extern const tv_filter_type tv_tf_predicate;
+extern const tv_filter_type tv_tf_delimited_payload;
+extern const tv_filter_type tv_tf_delimited_term_freq;
+extern const tv_filter_type tv_tf_hunspell;
 
 static const tv_tokenizer_type *const tokenizers[] = {
     NULL,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+    &tv_tf_ngram,
+    &tv_tf_edge_ngram,
+    &tv_tf_ngram_old,
+    &tv_tf_edge_ngram_old,
+    &tv_tf_truncate,
+    &tv_tf_limit,
+    &tv_tf_unique,
+    &tv_tf_remove_duplicates,
+    &tv_tf_keyword_marker,
+    &tv_tf_keyword_repeat,
+    &tv_tf_stemmer_override,
+    &tv_tf_kstem,
+    &tv_tf_pattern_replace,
+    &tv_tf_pattern_capture,
+    &tv_tf_keep,
+    &tv_tf_keep_types,
+    &tv_tf_decimal_digit,
+    &tv_tf_elision,
+    &tv_tf_apostrophe,
+    &tv_tf_classic,
+    &tv_tf_fingerprint,
+    &tv_tf_common_grams,
+    &tv_tf_min_hash,
+    &tv_tf_multiplexer,
+    &tv_tf_condition,
+    &tv_tf_predicate,
+    &tv_tf_delimited_payload,
+    &tv_tf_delimited_term_freq,
+    &tv_tf_hunspell,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
@@ -48,20 +106,15 @@ static const char *const unsupported_tokenizers[] = {
     "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
     "smartcn_tokenizer"};
 static const char *const unsupported_filters[] = {
-    "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
-    "word_delimiter", "word_delimiter_graph", "keyword_marker", "keyword_repeat", "kstem",
-    "stemmer_override", "elision", "truncate", "unique", "pattern_capture", "pattern_replace",
-    "limit", "hunspell", "common_grams", "cjk_width", "cjk_bigram", "decimal_digit",
-    "fingerprint", "min_hash", "delimited_payload", "keep", "keep_types", "classic",
-    "apostrophe", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
-    "multiplexer", "condition", "predicate_token_filter", "remove_duplicates", "flatten_graph",
+    "shingle", "synonym", "synonym_graph",
+    "word_delimiter", "word_delimiter_graph", "cjk_width", "cjk_bigram", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
+    "flatten_graph",
     "arabic_normalization", "german_normalization", "hindi_normalization", "indic_normalization",
     "persian_normalization", "scandinavian_normalization", "scandinavian_folding",
     "serbian_normalization", "sorani_normalization", "arabic_stem", "brazilian_stem",
     "czech_stem", "dutch_stem", "french_stem", "german_stem", "russian_stem",
-    "icu_folding", "icu_normalizer", "icu_collation", "icu_transform", "delimited_term_freq",
-    "kuromoji_baseform", "kuromoji_part_of_speech", "kuromoji_readingform", "kuromoji_stemmer",
-    "ja_stop", "kuromoji_number", "bengali_normalization", "decimal_digit", "greek_lowercase",
+    "icu_folding", "icu_normalizer", "icu_collation", "icu_transform", "kuromoji_baseform", "kuromoji_part_of_speech", "kuromoji_readingform", "kuromoji_stemmer",
+    "ja_stop", "kuromoji_number", "bengali_normalization", "greek_lowercase",
     "irish_lowercase", "turkish_lowercase", "cjk_width", "porter2"};
 static const char *const unsupported_charfilters[] = {
     "html_strip", "pattern_replace", "icu_normalizer", "kuromoji_iteration_mark"};

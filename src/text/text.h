@@ -47,6 +47,23 @@
  *                         Debian's Lucene 4.10 jars (gen_resources.py)
  *   cf_mapping.c          the `mapping` char filter
  *   tf_reverse.c          the `reverse` token filter
+ *   tf_ngram.c            `ngram` and `edge_ngram` token filters
+ *   tf_limit.c            `truncate` and `limit`
+ *   tf_dedup.c            `unique` and `remove_duplicates`
+ *   tf_keyword.c          `keyword_marker`, `keyword_repeat`,
+ *                         `stemmer_override` (and `kstem`, refused)
+ *   tf_pattern.c          Java regexes through PCRE2; `pattern_replace`
+ *                         and `pattern_capture`
+ *   tf_keep.c             `keep` and `keep_types`
+ *   tf_elision.c          `elision` and `apostrophe`
+ *   tf_classic.c          `classic` and `decimal_digit`
+ *   tf_fingerprint.c      the `fingerprint` token filter
+ *   tf_common_grams.c     `common_grams` (index and query mode)
+ *   tf_min_hash.c         `min_hash` (MurmurHash3, as MinHashFilter)
+ *   tf_multiplexer.c      `multiplexer` (and `condition`,
+ *                         `predicate_token_filter`, refused)
+ *   tf_payload.c          `delimited_payload`, `delimited_termfreq`
+ *   tf_hunspell.c         `hunspell` (refused)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -121,6 +138,7 @@ typedef enum tv_token_type {
     TV_TOK_FINGERPRINT,  /* "fingerprint" (fingerprint filter) */
     TV_TOK_MIN_HASH,     /* "MIN_HASH" (min_hash filter) */
     TV_TOK_KEYWORD_TYPE, /* "keyword" */
+    TV_TOK_GRAM,         /* "gram" (common_grams) */
     TV_TOK_TYPE_COUNT
 } tv_token_type;
 
@@ -168,6 +186,16 @@ typedef struct tv_analysis tv_analysis;
  * reason (e.g. "failed to find analyzer type [foo] or tokenizer for [bar]"),
  * unsupported-but-real ones TROVE_EUNSUPPORTED naming them. */
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err);
+/* The index settings analysis components read (IndexSettings). */
+typedef struct tv_analysis_index {
+    int32_t max_ngram_diff;   /* index.max_ngram_diff, 1 by default */
+    int32_t max_shingle_diff; /* index.max_shingle_diff, 3 by default */
+} tv_analysis_index;
+#define TV_ANALYSIS_INDEX_DEFAULTS {1, 3}
+/* tv_analysis_new with the index's settings (NULL: the defaults). An
+ * analyzer composed for _analyze with this registry as ctx reads them too. */
+tv_analysis *tv_analysis_new_ex(const char *json, size_t len, const tv_analysis_index *ix,
+                                tv_error *err);
 void tv_analysis_free(tv_analysis *a);
 /* Looks up an analyzer by name (custom first, then built-in). Borrowed until
  * tv_analysis_free. NULL registry means built-ins only. */
