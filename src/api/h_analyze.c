@@ -128,6 +128,33 @@ static void write_tokens(tv_jw *w, const tv_stage *stages, size_t ntexts, size_t
     tv_jw_arr_end(w);
 }
 
+/* OpenSearch builds an inline definition under the name "__anonymous__"
+ * followed by its type (AnalysisRegistry.getComponentFactory), which its
+ * errors show; trove's generated names (unique per definition) are put
+ * back to that in an error's reason (a buffer of cap bytes), in place.
+ * Names are taken last first, so "_inline_filter_1" never eats the start
+ * of "_inline_filter_12". */
+typedef struct inline_name {
+    const char *gen, *type;
+} inline_name;
+
+static void anonymous_names(char *reason, size_t cap, const inline_name *names, size_t n) {
+    for (size_t k = n; k-- > 0;) {
+        if (!names[k].gen || !names[k].type) continue;
+        char to[160];
+        snprintf(to, sizeof to, "__anonymous__%s", names[k].type);
+        size_t fl = strlen(names[k].gen), tl = strlen(to);
+        char *p = reason;
+        while ((p = strstr(p, names[k].gen))) {
+            size_t rest = strlen(p + fl) + 1;
+            if ((size_t)(p - reason) + tl + rest > cap) break; /* no room: leave it */
+            memmove(p + tl, p + fl, rest);
+            memcpy(p, to, tl);
+            p += tl;
+        }
+    }
+}
+
 void tv_h_analyze(tv_req *r) {
     const tv_json *body = NULL;
     if (r->body_len) {
@@ -177,6 +204,18 @@ void tv_h_analyze(tv_req *r) {
     tv_jw_obj_begin(&iw);
     const char *tokname = NULL, **fnames = NULL, **cfnames = NULL;
     size_t nf = 0, ncf = 0;
+    inline_name *gen_names = NULL; /* the generated names, for errors */
+    size_t ngen = 0;
+    {
+        size_t cap = 1 + (filt && filt->type == TV_JSON_ARRAY ? filt->len : 0) +
+                     (cf && cf->type == TV_JSON_ARRAY ? cf->len : 0);
+        gen_names = tv_arena_calloc(&r->arena, cap, sizeof *gen_names);
+        if (!gen_names) {
+            tv_buf_fini(&inl);
+            r->oom = true;
+            return;
+        }
+    }
     if (tok && tok->type == TV_JSON_OBJECT) {
         tv_jw_keyz(&iw, "tokenizer");
         tv_jw_obj_begin(&iw);
@@ -184,6 +223,8 @@ void tv_h_analyze(tv_req *r) {
         tv_jw_value(&iw, tok);
         tv_jw_obj_end(&iw);
         tokname = "_inline_tokenizer";
+        const tv_json *ty = tv_json_get(tok, "type");
+        gen_names[ngen++] = (inline_name){tokname, ty && ty->type == TV_JSON_STRING ? ty->v.s : NULL};
     } else if (tok && tok->type == TV_JSON_STRING) {
         tokname = tok->v.s;
     } else if (tok) {
@@ -237,6 +278,8 @@ void tv_h_analyze(tv_req *r) {
             tv_jw_keyz(&iw, nm);
             tv_jw_value(&iw, e);
             outs[l][counts[l]++] = nm;
+            const tv_json *ty = tv_json_get(e, "type");
+            gen_names[ngen++] = (inline_name){nm, ty && ty->type == TV_JSON_STRING ? ty->v.s : NULL};
         }
         if (opened) tv_jw_obj_end(&iw);
     }
@@ -302,10 +345,12 @@ void tv_h_analyze(tv_req *r) {
         owned = tv_analyzer_compose(reg, inl.data, inl.len, as_norm ? "keyword" : tokname, fnames, nf,
                                     cfnames, ncf, &err);
         if (!owned) {
-            if (err.code == TROVE_ENOMEM || err.code == TROVE_OK)
+            if (err.code == TROVE_ENOMEM || err.code == TROVE_OK) {
                 r->oom = true;
-            else
+            } else {
+                anonymous_names(err.reason, sizeof err.reason, gen_names, ngen);
                 tv_req_fail_tv(r, &err, idx);
+            }
             goto done;
         }
         a = owned;

@@ -42,7 +42,7 @@ const char *tv_token_type_name(uint8_t type) {
         "word", "<ALPHANUM>", "<NUM>", "<SOUTHEAST_ASIAN>", "<IDEOGRAPHIC>", "<HIRAGANA>",
         "<KATAKANA>", "<HANGUL>", "<EMOJI>", "shingle", "SYNONYM", "<DOUBLE>", "<SINGLE>",
         "<APOSTROPHE>", "<ACRONYM>", "<COMPANY>", "<EMAIL>", "<HOST>", "<CJ>", "<ACRONYM_DEP>",
-        "<URL>", "fingerprint", "MIN_HASH", "keyword"};
+        "<URL>", "fingerprint", "MIN_HASH", "keyword", "gram"};
     return type < TV_ARRAY_LEN(names) ? names[type] : "word";
 }
 
@@ -117,7 +117,17 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
     v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
+    uint32_t final16 = 0;
+    for (size_t i = 0; i < an->nfilters; i++)
+        if (an->filters[i].kind == TV_TF_EXT) {
+            final16 = (uint32_t)tv_utf16_len(text, len);
+            break;
+        }
     for (size_t i = 0; i < nfilters && i < an->nfilters; i++) {
+        /* the end of the text (Lucene's final offset), re-set for each
+         * filter: filters that build a new array need not carry it */
+        v.final_off = (uint32_t)len;
+        v.final_off16 = final16;
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
     }
@@ -298,6 +308,9 @@ struct tv_analysis {
     TV_VEC(struct on_free) on_free; /* run when the registry is freed */
     tv_arena arena; /* component configurations (tv_comp_alloc) */
     tv_analysis_limits limits; /* index-level limits components check */
+    const struct tv_analysis *ctx;  /* while building an _analyze scratch: the index's */
+    const tv_sjson_list *settings;  /* while building: the flattened settings */
+    int ref_depth;                  /* nesting of tv_comp_filter_ref builds */
 };
 
 tv_status tv_analysis_on_free(tv_analysis *a, void (*fn)(void *), void *p) {
@@ -329,6 +342,7 @@ static tv_analysis *analysis_alloc(void) {
     }
     return a;
 }
+
 
 static void analyzer_destroy(tv_analyzer *an) {
     if (!an) return;
@@ -564,12 +578,22 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         d->kind = type[0] == 'l' ? TV_TF_LOWERCASE : TV_TF_UPPERCASE;
         size_t ln;
         const char *lang = tv_comp_str(c, "language", &ln);
-        if (lang && ln && type[0] == 'l' && tv_lang_lowercase(lang, ln))
-            return ext_filter(tv_lang_lowercase(lang, ln), c, d, err);
-        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "irish"))
-            return ext_filter(&tv_tf_irish_lowercase, c, d, err);
-        if (lang && ln && type[0] == 'l' && tv_streq(lang, ln, "turkish"))
-            return ext_filter(&tv_tf_turkish_lowercase, c, d, err);
+        if (lang && ln && d->kind == TV_TF_LOWERCASE) {
+            /* LowerCaseTokenFilterFactory: greek, irish and turkish have
+             * their own filters; the name compares ignoring case */
+            char low[16];
+            size_t k = 0;
+            for (; k < ln && k < sizeof low - 1; k++)
+                low[k] = (char)(lang[k] >= 'A' && lang[k] <= 'Z' ? lang[k] + 32 : lang[k]);
+            low[k] = 0;
+            if (ln < sizeof low && tv_lang_lowercase(low, k))
+                return ext_filter(tv_lang_lowercase(low, k), c, d, err);
+            if (ln < sizeof low && !strcmp(low, "irish"))
+                return ext_filter(&tv_tf_irish_lowercase, c, d, err);
+            if (ln < sizeof low && !strcmp(low, "turkish"))
+                return ext_filter(&tv_tf_turkish_lowercase, c, d, err);
+            return tv_error_set(err, TROVE_EARG, "language [%s] not support for lower case", lang);
+        }
         if (lang && ln)
             return tv_error_set(err, TROVE_EUNSUPPORTED,
                                 "lowercase filter language [%s] is not supported", lang);
@@ -1000,6 +1024,7 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
                 }
             }
         } else if (kind[0] == 'f') {
+            if (find_filter(a, namez, nl)) continue; /* built already, by tv_comp_filter_ref */
             named_filter nf = {0};
             st = build_filter(&c, &nf.def, err);
             if (!st) {
@@ -1028,16 +1053,61 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
     return TROVE_OK;
 }
 
+/* A filter that another one refers to (multiplexer, condition): one of
+ * the registry's (built now from the settings if it is defined there and
+ * not built yet, as OpenSearch resolves references after building every
+ * filter), of the index's for an _analyze scratch, or a core or catalog
+ * one with its defaults. */
+tv_status tv_comp_filter_ref(tv_comp *c, const char *name, size_t len, tv_filter_def *out,
+                             tv_error *err) {
+    tv_analysis *a = c->reg;
+    const tv_filter_def *fd = find_filter(a, name, len);
+    if (fd) {
+        *out = *fd;
+        return TROVE_OK;
+    }
+    const tv_sjson_list *l = a->settings;
+    for (size_t i = 0; l && i < l->len; i++) {
+        const tv_sjson_entry *e = &l->items[i];
+        if (e->key_len <= 7 + len + 1 || memcmp(e->key, "filter.", 7) != 0 ||
+            memcmp(e->key + 7, name, len) != 0 || e->key[7 + len] != '.')
+            continue;
+        if (a->ref_depth > 16)
+            return tv_error_set(err, TROVE_EARG, "filter [%.*s] refers to itself", (int)len, name);
+        char namez[256];
+        if (len >= sizeof namez) return TROVE_ENOTFOUND;
+        memcpy(namez, name, len);
+        namez[len] = 0;
+        tv_comp rc = {.name = namez, .name_len = len, .kind = "filter", .all = l,
+                      .prefix_len = 7 + len + 1, .reg = a};
+        named_filter nf = {0};
+        a->ref_depth++;
+        tv_status st = build_filter(&rc, &nf.def, err);
+        a->ref_depth--;
+        if (st) return st;
+        nf.name = tv_strndup(name, len);
+        if (!nf.name || tv_vec_push(&a->filters, nf)) {
+            tv_free(nf.name);
+            return TROVE_ENOMEM;
+        }
+        *out = nf.def;
+        return TROVE_OK;
+    }
+    return resolve_filter(a->ctx, a, name, len, out, err);
+}
+
 /* Parses `json` into a new registry (tokenizers, filters and char filters
  * before the analyzers that name them). */
-static tv_analysis *analysis_build(const char *json, size_t len, const tv_analysis_limits *lim,
-                                   tv_error *err) {
+static tv_analysis *analysis_build(const char *json, size_t len, const tv_analysis *ctx,
+                                   const tv_analysis_limits *lim, tv_error *err) {
     tv_analysis *a = analysis_alloc();
     if (!a) {
         tv_error_oom(err);
         return NULL;
     }
+    a->ctx = ctx;
     if (lim) a->limits = *lim;
+    else if (ctx) a->limits = ctx->limits;
     if (!json || len == 0) return a;
     tv_arena ar;
     tv_arena_init(&ar);
@@ -1045,11 +1115,13 @@ static tv_analysis *analysis_build(const char *json, size_t len, const tv_analys
     tv_status st = tv_sjson_flatten(&ar, json, len, &l);
     if (st == TROVE_ENOMEM) tv_error_oom(err);
     else if (st) tv_error_set(err, TROVE_EARG, "failed to parse analysis settings");
+    a->settings = &l;
     if (!st) st = each_component(a, &l, "tokenizer", err);
     if (!st) st = each_component(a, &l, "filter", err);
     if (!st) st = each_component(a, &l, "char_filter", err);
     if (!st) st = each_component(a, &l, "analyzer", err);
     if (!st) st = each_component(a, &l, "normalizer", err);
+    a->settings = NULL;
     tv_arena_fini(&ar);
     if (st) {
         tv_analysis_free(a);
@@ -1060,13 +1132,13 @@ static tv_analysis *analysis_build(const char *json, size_t len, const tv_analys
 
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, NULL, err);
+    return analysis_build(json, len, NULL, NULL, err);
 }
 
 tv_analysis *tv_analysis_new_limits(const char *json, size_t len, const tv_analysis_limits *lim,
                                     tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, lim, err);
+    return analysis_build(json, len, NULL, lim, err);
 }
 
 /* Catalog analyzers by bare name ("french"): built once with their
@@ -1138,7 +1210,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
                                  const char *const *charfilters, size_t ncharfilters,
                                  tv_error *err) {
     tv_error_clear(err);
-    tv_analysis *scratch = analysis_build(inline_json, inline_len, ctx ? &ctx->limits : NULL, err);
+    tv_analysis *scratch = analysis_build(inline_json, inline_len, ctx, ctx ? &ctx->limits : NULL, err);
     if (!scratch) return NULL;
     tv_analyzer_parts *p = tv_calloc(1, sizeof *p);
     tv_analyzer *an = NULL;

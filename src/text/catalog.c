@@ -54,6 +54,35 @@ extern const tv_tokenizer_type tv_tok_ngram, tv_tok_ngram_old, tv_tok_edge_ngram
     tv_tok_path_hierarchy_old, tv_tok_simple_pattern, tv_tok_simple_pattern_split;
 extern const tv_charfilter_type tv_cf_pattern_replace;
 extern const tv_analyzer_type tv_an_pattern, tv_an_fingerprint;
+extern const tv_filter_type tv_tf_ngram;
+extern const tv_filter_type tv_tf_edge_ngram;
+extern const tv_filter_type tv_tf_ngram_old;
+extern const tv_filter_type tv_tf_edge_ngram_old;
+extern const tv_filter_type tv_tf_truncate;
+extern const tv_filter_type tv_tf_limit;
+extern const tv_filter_type tv_tf_unique;
+extern const tv_filter_type tv_tf_remove_duplicates;
+extern const tv_filter_type tv_tf_keyword_marker;
+extern const tv_filter_type tv_tf_keyword_repeat;
+extern const tv_filter_type tv_tf_stemmer_override;
+extern const tv_filter_type tv_tf_kstem;
+extern const tv_filter_type tv_tf_pattern_replace;
+extern const tv_filter_type tv_tf_pattern_capture;
+extern const tv_filter_type tv_tf_keep;
+extern const tv_filter_type tv_tf_keep_types;
+extern const tv_filter_type tv_tf_decimal_digit;
+extern const tv_filter_type tv_tf_elision;
+extern const tv_filter_type tv_tf_apostrophe;
+extern const tv_filter_type tv_tf_classic;
+extern const tv_filter_type tv_tf_fingerprint;
+extern const tv_filter_type tv_tf_common_grams;
+extern const tv_filter_type tv_tf_min_hash;
+extern const tv_filter_type tv_tf_multiplexer;
+extern const tv_filter_type tv_tf_condition;
+extern const tv_filter_type tv_tf_predicate;
+extern const tv_filter_type tv_tf_delimited_payload;
+extern const tv_filter_type tv_tf_delimited_term_freq;
+extern const tv_filter_type tv_tf_hunspell;
 
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
@@ -88,6 +117,32 @@ static const tv_filter_type *const filters[] = {
     &tv_tf_french_stem,
     &tv_tf_dutch_stem,
     &tv_tf_brazilian_stem,
+    &tv_tf_ngram,
+    &tv_tf_edge_ngram,
+    &tv_tf_ngram_old,
+    &tv_tf_edge_ngram_old,
+    &tv_tf_truncate,
+    &tv_tf_limit,
+    &tv_tf_unique,
+    &tv_tf_remove_duplicates,
+    &tv_tf_keyword_marker,
+    &tv_tf_keyword_repeat,
+    &tv_tf_stemmer_override,
+    &tv_tf_kstem,
+    &tv_tf_pattern_replace,
+    &tv_tf_pattern_capture,
+    &tv_tf_keep,
+    &tv_tf_keep_types,
+    &tv_tf_classic,
+    &tv_tf_fingerprint,
+    &tv_tf_common_grams,
+    &tv_tf_min_hash,
+    &tv_tf_multiplexer,
+    &tv_tf_condition,
+    &tv_tf_predicate,
+    &tv_tf_delimited_payload,
+    &tv_tf_delimited_term_freq,
+    &tv_tf_hunspell,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,

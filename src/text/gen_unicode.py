@@ -85,6 +85,7 @@ def main():
         if v == "Halfwidth and Fullwidth Forms":
             halfwidth = (lo, hi)
 
+    digit_zero = []  # the 0 of each run of ten decimal digits (Nd), for decimal_digit
     with open(os.path.join(ucd, "UnicodeData.txt"), encoding="utf-8") as f:
         first = None
         for line in f:
@@ -104,6 +105,8 @@ def main():
                     lower[c] = int(fld[13], 16) - c
             if fld[5]:
                 decomp[cp] = fld[5]
+            if fld[2] == "Nd" and fld[6] == "0":
+                digit_zero.append(cp)
 
     for c in range(N):
         g = gc[c]
@@ -272,6 +275,10 @@ def main():
         w.append("{0x%X,%d,%d}," % row)
     w.append("};")
     w.append("const size_t tv_uc_fold_count = %d;" % len(fold_rows))
+    w.append("const uint32_t tv_uc_digit_zero[%d] = {" % len(digit_zero))
+    w.append(",".join("0x%X" % c for c in digit_zero))
+    w.append("};")
+    w.append("const size_t tv_uc_digit_zero_count = %d;" % len(digit_zero))
     pool_s = "".join(pool)
     w.append("const char tv_uc_fold_pool[%d] =" % (len(pool_s) + 1))
     for i in range(0, len(pool_s), 64):

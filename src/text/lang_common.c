@@ -2,7 +2,7 @@
  * lang_common.c — what the language files share (lang_int.h): running a
  * Lucene-style stemmer or normalizer over a term's UTF-16 code units, the
  * keyword marker that stem_exclusion adds (SetKeywordMarkerFilter), the
- * `decimal_digit` filter (DecimalDigitFilter), the pieces every language
+ * pieces every language
  * analyzer assembles (standard tokenizer, stop words, stem exclusions),
  * the languages' named stop sets, and the `stemmer` filter's language
  * names that are rule sets of these files rather than Snowball.
@@ -12,10 +12,6 @@
  * written against char[]; terms are re-encoded only when a rule changed
  * them. Rejected: rewriting each rule over UTF-8 bytes (every length test
  * and index would need translating, and a slip changes which words stem).
- *
- * decimal_digit uses the Unicode decimal-digit ranges (general category
- * Nd), each ten consecutive code points 0..9, taken from the UCD; Java's
- * Character.isDigit/getNumericValue agree with them for Nd.
  */
 #include <stdio.h>
 
@@ -113,68 +109,6 @@ static tv_status marker_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
 
 const tv_filter_type tv_lang_keyword_marker = {"(stem_exclusion)", NULL, marker_apply};
 
-/* ------------------------------------------------------- decimal_digit */
-
-static const uint32_t nd_starts[] = {
-    0x30, 0x660, 0x6F0, 0x7C0, 0x966, 0x9E6, 0xA66, 0xAE6, 0xB66, 0xBE6, 0xC66, 0xCE6,
-    0xD66, 0xDE6, 0xE50, 0xED0, 0xF20, 0x1040, 0x1090, 0x17E0, 0x1810, 0x1946, 0x19D0,
-    0x1A80, 0x1A90, 0x1B50, 0x1BB0, 0x1C40, 0x1C50, 0xA620, 0xA8D0, 0xA900, 0xA9D0, 0xA9F0,
-    0xAA50, 0xABF0, 0xFF10, 0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0,
-    0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50,
-    0x11DA0, 0x11F50, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC,
-    0x1D7F6, 0x1E140, 0x1E2F0, 0x1E4F0, 0x1E950, 0x1FBF0};
-
-/* The digit value of cp if it is a decimal digit, else -1. */
-static int nd_value(uint32_t cp) {
-    size_t lo = 0, hi = TV_ARRAY_LEN(nd_starts);
-    while (lo < hi) { /* the last start <= cp */
-        size_t mid = (lo + hi) / 2;
-        if (nd_starts[mid] <= cp) lo = mid + 1;
-        else hi = mid;
-    }
-    if (lo == 0) return -1;
-    uint32_t b = nd_starts[lo - 1];
-    return cp - b < 10 ? (int)(cp - b) : -1;
-}
-
-static tv_status digit_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
-    (void)cfg;
-    for (size_t i = 0; i < v->len; i++) {
-        tv_token *t = &v->items[i];
-        const uint8_t *p = (const uint8_t *)t->term, *end = p + t->term_len;
-        bool any = false;
-        for (const uint8_t *q = p; q < end && !any;) {
-            if (*q < 0x80) {
-                q++;
-                continue;
-            }
-            uint32_t cp;
-            q += tv_utf8_decode(q, end, &cp);
-            any = nd_value(cp) >= 0;
-        }
-        if (!any) continue;
-        char *o = tv_arena_alloc(a, t->term_len + 1);
-        if (!o) return TROVE_ENOMEM;
-        size_t w = 0;
-        while (p < end) {
-            uint32_t cp;
-            size_t k = tv_utf8_decode(p, end, &cp);
-            int d = cp >= 0x80 ? nd_value(cp) : -1;
-            if (d >= 0) o[w++] = (char)('0' + d);
-            else {
-                memcpy(o + w, p, k);
-                w += k;
-            }
-            p += k;
-        }
-        o[w] = 0;
-        t->term = o;
-        t->term_len = (uint32_t)w;
-    }
-    return TROVE_OK;
-}
-
-const tv_filter_type tv_tf_decimal_digit = {"decimal_digit", NULL, digit_apply};
 
 /* ------------------------------------------------------ analyzer parts */
 

@@ -50,8 +50,8 @@
  *   tf_icu.c              analysis-icu's icu_normalizer (filter and char
  *                         filter) and icu_transform, through libicu
  *   lang_common.c         what the language files share: UTF-16 rule
- *                         runs, stem_exclusion marking, `decimal_digit`,
- *                         stop sets, `stemmer` language names (lang_int.h)
+ *                         runs, stem_exclusion marking, stop sets,
+ *                         `stemmer` language names (lang_int.h)
  *   lang_cjk.c            `cjk_width`, `cjk_bigram`, the `cjk` analyzer
  *   lang_arabic.c         Arabic, Persian and Sorani normalizers, stemmers
  *                         and analyzers
@@ -89,6 +89,22 @@
  *   an_fingerprint.c      the `fingerprint` analyzer
  *   jregex.c              Java regular expressions over PCRE2 (flags,
  *                         find() semantics, replacement strings)
+ *   tf_ngram.c            `ngram` and `edge_ngram` token filters
+ *   tf_limit.c            `truncate` and `limit`
+ *   tf_dedup.c            `unique` and `remove_duplicates`
+ *   tf_keyword.c          `keyword_marker`, `keyword_repeat`,
+ *                         `stemmer_override` (and `kstem`, refused)
+ *   tf_pattern.c          Java regexes through PCRE2; `pattern_replace`
+ *                         and `pattern_capture`
+ *   tf_keep.c             `keep` and `keep_types`
+ *   tf_classic.c          `classic` and `decimal_digit`
+ *   tf_fingerprint.c      the `fingerprint` token filter
+ *   tf_common_grams.c     `common_grams` (index and query mode)
+ *   tf_min_hash.c         `min_hash` (MurmurHash3, as MinHashFilter)
+ *   tf_multiplexer.c      `multiplexer` (and `condition`,
+ *                         `predicate_token_filter`, refused)
+ *   tf_payload.c          `delimited_payload`, `delimited_termfreq`
+ *   tf_hunspell.c         `hunspell` (refused)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -163,6 +179,7 @@ typedef enum tv_token_type {
     TV_TOK_FINGERPRINT,  /* "fingerprint" (fingerprint filter) */
     TV_TOK_MIN_HASH,     /* "MIN_HASH" (min_hash filter) */
     TV_TOK_KEYWORD_TYPE, /* "keyword" */
+    TV_TOK_GRAM,         /* "gram" (common_grams) */
     TV_TOK_TYPE_COUNT
 } tv_token_type;
 

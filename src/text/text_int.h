@@ -20,6 +20,9 @@ typedef struct tv_tokvec {
     tv_token *items;
     size_t len, cap;
     uint32_t trailing; /* position increments of tokens removed after the last one */
+    /* the end of the text the tokenizer read (Lucene's final offset), in
+     * bytes and UTF-16 units: tv_analyze sets them before each filter runs */
+    uint32_t final_off, final_off16;
 } tv_tokvec;
 
 /* Grows v to hold at least one more token (doubling, in the arena). */
@@ -134,6 +137,16 @@ typedef struct tv_filter_def {
 } tv_filter_def;
 
 tv_status tv_filter_apply(tv_arena *a, const tv_filter_def *f, tv_tokvec *v);
+/* Applies the chain filters[0..n) to v (multiplexer branches). */
+static inline tv_status tv_filters_apply(tv_arena *a, const tv_filter_def *filters, size_t n,
+                                         tv_tokvec *v) {
+    for (size_t i = 0; i < n; i++) {
+        tv_status st = tv_filter_apply(a, &filters[i], v);
+        if (st) return st;
+    }
+    return TROVE_OK;
+}
+
 
 /* The built-in English stop set (Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET). */
 const tv_termset *tv_stop_english(void);
@@ -199,6 +212,19 @@ struct tv_comp {
     size_t prefix_len;               /* strlen(kind) + 1 + name_len + 1 */
     struct tv_analysis *reg;         /* the registry being built */
 };
+/* A filter another component refers to by name (multiplexer): the
+ * registry's (built on demand from its settings), the index's, or a core
+ * or catalog one with defaults. TROVE_ENOTFOUND (err untouched) if none. */
+tv_status tv_comp_filter_ref(tv_comp *c, const char *name, size_t len, tv_filter_def *out,
+                             tv_error *err);
+/* Regular expressions with Java's syntax (tf_pattern.c, through PCRE2).
+ * `flags`: OpenSearch's "CASE_INSENSITIVE|COMMENTS" form (NULL: none).
+ * The compiled pattern belongs to the registry. */
+struct tv_regex;
+tv_status tv_comp_regex(tv_comp *c, const char *pattern, size_t len, const char *flags,
+                        size_t flags_len, struct tv_regex **out, tv_error *err);
+/* Whether re matches all of [s, s+n) (Java's Matcher.matches()). */
+bool tv_regex_matches(const struct tv_regex *re, const char *s, size_t n);
 /* The registry's memory (analyzer.c): lives until tv_analysis_free. */
 void *tv_analysis_alloc(struct tv_analysis *a, size_t n);
 tv_status tv_analysis_on_free(struct tv_analysis *a, void (*fn)(void *), void *p);
@@ -207,6 +233,14 @@ tv_status tv_analysis_keep_set(struct tv_analysis *a, tv_termset *ts);
 const char *tv_comp_name(const tv_comp *c);
 /* The index-level limits of the registry being built (analyzer.c). */
 const tv_analysis_limits *tv_comp_limits(const tv_comp *c);
+/* Whether the component is used by bare name ("filter": ["keep"]): no
+ * settings at all. OpenSearch then uses its pre-configured component when
+ * there is one (whose defaults may differ from the type's), and refuses
+ * the types that require settings with tv_comp_requires_settings(). */
+static inline bool tv_comp_bare(const tv_comp *c) { return c->all == NULL; }
+static inline tv_status tv_comp_requires_settings(tv_error *err) {
+    return tv_error_set(err, TROVE_EARG, "Analysis settings required - can't instantiate analysis factory");
+}
 /* Whether `key` is set (to anything, null included). */
 bool tv_comp_has(const tv_comp *c, const char *key);
 /* `key` as one string: NULL when absent, null or an array. */

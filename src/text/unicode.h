@@ -106,4 +106,10 @@ extern const tv_uc_fold tv_uc_fold_table[];
 extern const size_t tv_uc_fold_count;
 extern const char tv_uc_fold_pool[];
 
+/* The digit zero of each run of ten decimal digits (general category Nd,
+ * ascending): cp is a decimal digit of value cp - z when z <= cp < z + 10
+ * for one of them (decimal_digit, Java's Character.digit). */
+extern const uint32_t tv_uc_digit_zero[];
+extern const size_t tv_uc_digit_zero_count;
+
 #endif /* TROVE_TEXT_UNICODE_H */
