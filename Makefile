@@ -7,7 +7,8 @@
 # CMake + Ninja do the building; this file only orchestrates.
 
 RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data liblucene4.10-java tzdata liblz4-dev libzstd-dev \
-	libxxhash-dev libstemmer-dev zlib1g-dev libssl-dev libargon2-dev libpq-dev
+	libxxhash-dev libstemmer-dev zlib1g-dev libssl-dev libargon2-dev libpq-dev \
+	libmecab-dev mecab-ipadic-utf8
 TEST_PACKAGES := $(RUN_PACKAGES) clang llvm libclang-rt-14-dev libcmocka-dev openssl postgresql nodejs \
 	python3-pytest python3-requests python3-yaml python3-elasticsearch python3-psycopg2
 BENCH_PACKAGES := $(TEST_PACKAGES) libjansson-dev openjdk-17-jdk-headless liblucene4.10-java libxapian-dev \

@@ -97,9 +97,11 @@ tv_status tv_analyze(const tv_analyzer *an, tv_arena *arena, const char *text, s
     v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
+    const void *morph = v.morph; /* filters that build a new array may drop it */
     for (size_t i = 0; i < an->nfilters; i++) {
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
+        if (!v.morph) v.morph = morph;
     }
     if (nmaps) correct_offsets(maps, nmaps, src, srclen, &v);
     /* copy terms that still borrow the input into one arena block (those

@@ -18,19 +18,48 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+#ifdef TROVE_HAVE_MECAB
+extern const tv_tokenizer_type tv_tok_kuromoji;
+extern const tv_filter_type tv_tf_kuromoji_baseform, tv_tf_kuromoji_pos, tv_tf_kuromoji_reading,
+    tv_tf_kuromoji_stemmer, tv_tf_ja_stop;
+extern const tv_analyzer_type tv_lang_kuromoji;
+extern const tv_charfilter_type tv_cf_kuromoji_iteration_mark;
+const tv_termset *tv_ja_stopwords(void);
+#endif
 
 static const tv_tokenizer_type *const tokenizers[] = {
     NULL,
+#ifdef TROVE_HAVE_MECAB
+    &tv_tok_kuromoji,
+#endif
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+#ifdef TROVE_HAVE_MECAB
+    &tv_tf_kuromoji_baseform, &tv_tf_kuromoji_pos, &tv_tf_kuromoji_reading,
+    &tv_tf_kuromoji_stemmer, &tv_tf_ja_stop,
+#endif
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
+#ifdef TROVE_HAVE_MECAB
+    &tv_cf_kuromoji_iteration_mark,
+#endif
 };
 static const tv_analyzer_type *const analyzers[] = {
     NULL,
+#ifdef TROVE_HAVE_MECAB
+    &tv_lang_kuromoji,
+#endif
 };
+
+/* The analysis-kuromoji plugin's names: built with MeCab they are types
+ * above, but answer unsupported when the dictionary is missing or
+ * `trove serve --no-ja` switched them off (the check is the lookups'). */
+static const char *const ja_names[] = {
+    "kuromoji_tokenizer", "kuromoji", "kuromoji_baseform", "kuromoji_part_of_speech",
+    "kuromoji_readingform", "kuromoji_stemmer", "ja_stop", "kuromoji_number",
+    "kuromoji_iteration_mark", "kuromoji_completion"};
 
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
 static const struct {
@@ -38,6 +67,9 @@ static const struct {
     const tv_termset *(*get)(void);
 } word_sets[] = {
     {"_english_", tv_stop_english},
+#ifdef TROVE_HAVE_MECAB
+    {"_japanese_", tv_ja_stopwords},
+#endif
 };
 
 /* ----------------------------------------- what OpenSearch has, trove not */
@@ -45,7 +77,10 @@ static const struct {
 static const char *const unsupported_tokenizers[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
     "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
-    "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
+    "PathHierarchy", "thai", "icu_tokenizer", "nori_tokenizer",
+#ifndef TROVE_HAVE_MECAB
+    "kuromoji_tokenizer",
+#endif
     "smartcn_tokenizer"};
 static const char *const unsupported_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
@@ -60,23 +95,40 @@ static const char *const unsupported_filters[] = {
     "serbian_normalization", "sorani_normalization", "arabic_stem", "brazilian_stem",
     "czech_stem", "dutch_stem", "french_stem", "german_stem", "russian_stem",
     "icu_folding", "icu_normalizer", "icu_collation", "icu_transform", "delimited_term_freq",
+#ifndef TROVE_HAVE_MECAB
     "kuromoji_baseform", "kuromoji_part_of_speech", "kuromoji_readingform", "kuromoji_stemmer",
-    "ja_stop", "kuromoji_number", "bengali_normalization", "decimal_digit", "greek_lowercase",
+    "ja_stop",
+#endif
+    "kuromoji_number", "kuromoji_completion", "bengali_normalization", "decimal_digit", "greek_lowercase",
     "irish_lowercase", "turkish_lowercase", "cjk_width", "porter2"};
 static const char *const unsupported_charfilters[] = {
-    "html_strip", "pattern_replace", "icu_normalizer", "kuromoji_iteration_mark"};
+    "html_strip", "pattern_replace", "icu_normalizer",
+#ifndef TROVE_HAVE_MECAB
+    "kuromoji_iteration_mark",
+#endif
+};
 static const char *const unsupported_analyzers[] = {
     "pattern", "fingerprint", "arabic", "armenian", "basque", "bengali", "brazilian",
     "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "estonian", "finnish", "french",
     "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish", "italian",
     "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian", "russian",
-    "sorani", "spanish", "swedish", "turkish", "thai", "snowball", "classic", "kuromoji",
-    "icu_analyzer", "smartcn", "nori"};
+    "sorani", "spanish", "swedish", "turkish", "thai", "snowball", "classic",
+#ifndef TROVE_HAVE_MECAB
+    "kuromoji",
+#endif
+    "kuromoji_completion", "icu_analyzer", "smartcn", "nori"};
 
 /* ------------------------------------------------------------- lookups */
 
+static bool in_list(const char *const *l, size_t n, const char *s, size_t len);
+/* A kuromoji name while the Japanese dictionary is unavailable. */
+static bool ja_off(const char *name, size_t len) {
+    return in_list(ja_names, TV_ARRAY_LEN(ja_names), name, len) && !tv_ja_available();
+}
+
 #define FIND(table, name, len)                                                    \
     do {                                                                          \
+        if (ja_off((name), (len))) return NULL;                                   \
         for (size_t i_ = 0; i_ < TV_ARRAY_LEN(table); i_++)                       \
             if ((table)[i_] && tv_streq((name), (len), (table)[i_]->name)) return (table)[i_]; \
         return NULL;                                                              \
@@ -106,6 +158,7 @@ static bool in_list(const char *const *l, size_t n, const char *s, size_t len) {
 }
 
 bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
+    if (ja_off(name, len)) return true;
     switch (kind[0]) {
     case 't': return in_list(unsupported_tokenizers, TV_ARRAY_LEN(unsupported_tokenizers), name, len);
     case 'f': return in_list(unsupported_filters, TV_ARRAY_LEN(unsupported_filters), name, len);
