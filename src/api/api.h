@@ -580,6 +580,10 @@ void tv_api_write_node_roles(tv_jw *w);
  * cluster state write (the custom ones, then the
  * shard_indexing_pressure_enabled OpenSearch adds). */
 const tv_json *tv_api_node_attrs(tv_req *r);
+/* The node's plugins as a JSON array of PluginInfo objects (h_nodes.c):
+ * analysis-kuromoji when Japanese analysis is available, else empty.
+ * _nodes and _cluster/stats write it. */
+void tv_api_plugins_json(tv_jw *w);
 void tv_api_write_node_attributes(tv_req *r, tv_jw *w);
 /* Reads a whole small /proc file into buf (NUL-terminated); false when it
  * cannot be read. The number after "key" (and blanks or a colon) in such

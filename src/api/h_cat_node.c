@@ -15,7 +15,7 @@
  * search pools carry a total_wait_time (0s), the others -1, as OpenSearch
  * prints them.
  *
- * plugins: trove has no plugins, so the table has no rows.
+ * plugins: analysis-kuromoji when Japanese analysis is available, else no rows.
  *
  * pending_tasks: the cluster manager's update queue, always empty on one
  * node that applies every change inside its request.
@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "text/text.h" /* tv_ja_available: the analysis-kuromoji plugin */
 #include "cat_int.h"
 
 static const tv_cat_col cm_cols[] = {
@@ -139,12 +140,21 @@ static const tv_cat_col plugin_cols[] = {
     {"description", "d", "plugin details", false, false},
 };
 
-/* GET /_cat/plugins: no plugins, no rows. */
+/* GET /_cat/plugins: analysis-kuromoji when Japanese analysis works
+ * (tv_ja_available), else no rows. */
 void tv_h_cat_plugins(tv_req *r) {
     if (!tv_cat_check_format(r)) return;
     bool local;
     if (!tv_req_param_bool(r, "local", false, &local)) return;
     tv_cat_table t = {.cols = plugin_cols, .ncols = TV_ARRAY_LEN(plugin_cols)};
+    if (tv_ja_available()) {
+        if (!tv_cat_add_row(r, &t)) return;
+        tv_cat_set_str(&t, 0, r->node->node_id);
+        tv_cat_set_str(&t, 1, r->node->st->node_name);
+        tv_cat_set_str(&t, 2, "analysis-kuromoji");
+        tv_cat_set_str(&t, 3, TROVE_OPENSEARCH_VERSION);
+        tv_cat_set_str(&t, 4, TV_JA_PLUGIN_DESCRIPTION);
+    }
     tv_cat_respond(r, &t);
 }
 

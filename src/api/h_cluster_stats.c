@@ -14,7 +14,7 @@
  * JVM-shaped section with what trove has in its place (uptime, the heap
  * budget its breakers use, resident memory as heap used, thread count),
  * the file system holding the data directory (the working directory for
- * an in-memory node), no plugins, discovery type single-node, packaging
+ * an in-memory node), plugins (analysis-kuromoji when available), discovery type single-node, packaging
  * type tar.
  *
  * A node filter that does not select this node gives zero nodes, as
@@ -364,8 +364,7 @@ void tv_h_cluster_stats(tv_req *r) {
     }
     tv_jw_obj_end(w);
     tv_jw_keyz(w, "plugins");
-    tv_jw_arr_begin(w);
-    tv_jw_arr_end(w);
+    tv_api_plugins_json(w);
     tv_jw_keyz(w, "network_types");
     tv_jw_obj_begin(w);
     tv_jw_keyz(w, "transport_types");

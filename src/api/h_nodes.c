@@ -7,7 +7,8 @@
  * Nodes info writes NodeInfo's sections trove can fill truthfully:
  * settings (cluster and node names), os (uname, /etc/os-release,
  * processors), process (pid), jvm (no JVM: the pid, start time and the
- * heap budget the breakers use), thread_pool, plugins and modules (none),
+ * heap budget the breakers use), thread_pool, plugins (analysis-kuromoji when
+ * Japanese analysis is available) and modules (none),
  * ingest (the processor types ingest.c runs). transport, http, aggregations, indices and
  * search_pipelines are left out of _all and answer 400 when named: the
  * addresses belong to the server, not the api layer.
@@ -45,6 +46,35 @@
 #include <unistd.h>
 
 #include "api.h"
+#include "text/text.h" /* tv_ja_available: the analysis-kuromoji plugin */
+
+void tv_api_plugins_json(tv_jw *w) {
+    tv_jw_arr_begin(w);
+    if (tv_ja_available()) { /* PluginInfo.toXContent of analysis-kuromoji */
+        tv_jw_obj_begin(w);
+        tv_jw_keyz(w, "name");
+        tv_jw_strz(w, "analysis-kuromoji");
+        tv_jw_keyz(w, "version");
+        tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
+        tv_jw_keyz(w, "opensearch_version");
+        tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
+        tv_jw_keyz(w, "java_version");
+        tv_jw_strz(w, "21");
+        tv_jw_keyz(w, "description");
+        tv_jw_strz(w, TV_JA_PLUGIN_DESCRIPTION);
+        tv_jw_keyz(w, "classname");
+        tv_jw_strz(w, "org.opensearch.plugin.analysis.kuromoji.AnalysisKuromojiPlugin");
+        tv_jw_keyz(w, "custom_foldername");
+        tv_jw_strz(w, "");
+        tv_jw_keyz(w, "extended_plugins");
+        tv_jw_arr_begin(w);
+        tv_jw_arr_end(w);
+        tv_jw_keyz(w, "has_native_controller");
+        tv_jw_bool(w, false);
+        tv_jw_obj_end(w);
+    }
+    tv_jw_arr_end(w);
+}
 
 typedef struct bsetting {
     const char *limit_key, *overhead_key;
@@ -631,8 +661,7 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
         }
         if (m & I_PLUGINS) {
             tv_jw_keyz(w, "plugins");
-            tv_jw_arr_begin(w);
-            tv_jw_arr_end(w);
+            tv_api_plugins_json(w);
             tv_jw_keyz(w, "modules");
             tv_jw_arr_begin(w);
             tv_jw_arr_end(w);

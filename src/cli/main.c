@@ -31,8 +31,8 @@
  * (127.0.0.1 and a free port, the ready line, exit on stdin EOF). So
  * `trove` whose first argument is an option runs the server that way:
  * Go's flag spellings (-name and --name, =value or a separate value), the
- * ready line with osmem's "japanese" key (false: trove has no Japanese
- * analysis yet), and the node in osmem's flavour (a frozen base refuses
+ * ready line with osmem's "japanese" key (true when trove was built with
+ * MeCab, its IPADIC is installed and --no-ja was not given), and the node in osmem's flavour (a frozen base refuses
  * writes with 403 osmem_base_frozen). --allow-dot-names is accepted (trove
  * takes dot-prefixed names as OpenSearch does); --serverless is refused:
  * trove does not emulate OpenSearch Serverless. `trove serve` accepts
@@ -62,6 +62,7 @@
 #include <unistd.h>
 
 #include "api/api.h" /* trove_node_set_frozen (--freeze) */
+#include "text/text.h" /* tv_ja_available, tv_ja_disable (--no-ja) */
 #include "cli/dumpload.h"
 #include "cli/passwd.h"
 #include "cli/sync.h"
@@ -146,7 +147,10 @@ static void on_ready(void *ud, int port) {
     fprintf(stdout, "{\"url\":\"%s://%s%s%s:%d\",\"pid\":%ld,\"version\":", sc->https ? "https" : "http",
             v6 ? "[" : "", host, v6 ? "]" : "", port, (long)getpid());
     put_json_str(stdout, trove_version(), strlen(trove_version()));
-    if (sc->osmem) fputs(",\"japanese\":false", stdout);
+    /* osmem's key: Japanese analysis (built with MeCab, its dictionary
+     * found, no --no-ja); `trove serve`'s line keeps its four keys (the
+     * fixture contract, tests/api/test_fixture_contract.py) */
+    if (sc->osmem) fputs(tv_ja_available() ? ",\"japanese\":true" : ",\"japanese\":false", stdout);
     fputs(",\"indices\":[", stdout);
     trove_response r;
     if (trove_request(sc->node, "GET", "/_cat/indices?h=index&s=index", NULL, 0, &r) == 0) {
@@ -307,7 +311,10 @@ static int cmd_serve(int argc, char **argv, int first, bool osmem) {
                 sc.watch_stdin = false;
                 continue;
             }
-            if (strcmp(a, "--no-ja") == 0) continue; /* accepted: no Japanese analysis yet */
+            if (strcmp(a, "--no-ja") == 0) { /* the kuromoji components answer 400 */
+                tv_ja_disable();
+                continue;
+            }
             if (strcmp(a, "--freeze") == 0) {
                 freeze = true; /* frozen base once seeded (POST /_trove/base/freeze) */
                 continue;

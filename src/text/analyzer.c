@@ -117,6 +117,7 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
     v.cap = guess;
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
+    const void *morph = v.morph; /* filters that build a new array may drop it */
     uint32_t final16 = 0;
     for (size_t i = 0; i < an->nfilters; i++)
         if (an->filters[i].kind == TV_TF_EXT) {
@@ -130,6 +131,7 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
         v.final_off16 = final16;
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
+        if (!v.morph) v.morph = morph;
     }
     if (nmaps) correct_offsets(maps, nmaps, src, srclen, &v);
     /* copy terms that still borrow the input into one arena block (those

@@ -87,13 +87,35 @@ extern const tv_filter_type tv_tf_hunspell;
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
  * (27 of 100 corpus sentences agree), so `thai` answers 400 instead. */
+#ifdef TROVE_HAVE_MECAB
+extern const tv_tokenizer_type tv_tok_kuromoji;
+extern const tv_filter_type tv_tf_kuromoji_baseform, tv_tf_kuromoji_pos, tv_tf_kuromoji_reading,
+    tv_tf_kuromoji_stemmer, tv_tf_ja_stop;
+extern const tv_analyzer_type tv_lang_kuromoji;
+extern const tv_charfilter_type tv_cf_kuromoji_iteration_mark;
+const tv_termset *tv_ja_stopwords(void);
+#define JA_TOKENIZERS &tv_tok_kuromoji,
+#define JA_FILTERS &tv_tf_kuromoji_baseform, &tv_tf_kuromoji_pos, &tv_tf_kuromoji_reading, \
+    &tv_tf_kuromoji_stemmer, &tv_tf_ja_stop,
+#define JA_CHARFILTERS &tv_cf_kuromoji_iteration_mark,
+#define JA_ANALYZERS &tv_lang_kuromoji,
+#define JA_WORDS {"_japanese_", tv_ja_stopwords},
+#else
+#define JA_TOKENIZERS
+#define JA_FILTERS
+#define JA_CHARFILTERS
+#define JA_ANALYZERS
+#define JA_WORDS
+#endif
 static const tv_tokenizer_type *const tokenizers[] = {
+    JA_TOKENIZERS
     &tv_tok_ngram, &tv_tok_ngram_old, &tv_tok_edge_ngram, &tv_tok_edge_ngram_old,
     &tv_tok_pattern, &tv_tok_char_group, &tv_tok_path_hierarchy, &tv_tok_path_hierarchy_old,
     &tv_tok_simple_pattern, &tv_tok_simple_pattern_split,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+    JA_FILTERS
     ICU_FILTERS
     &tv_tf_cjk_width,
     &tv_tf_cjk_bigram,
@@ -146,10 +168,12 @@ static const tv_filter_type *const filters[] = {
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
+    JA_CHARFILTERS
     ICU_CHARFILTERS
     &tv_cf_pattern_replace,
 };
 static const tv_analyzer_type *const analyzers[] = {
+    JA_ANALYZERS
     &tv_an_cjk,     &tv_an_arabic,   &tv_an_persian,  &tv_an_sorani,     &tv_an_hindi,
     &tv_an_bengali, &tv_an_russian,  &tv_an_bulgarian, &tv_an_czech,     &tv_an_armenian,
     &tv_an_greek,   &tv_an_indonesian,
@@ -161,12 +185,21 @@ static const tv_analyzer_type *const analyzers[] = {
     &tv_an_pattern, &tv_an_fingerprint,
 };
 
+/* The analysis-kuromoji plugin's names: built with MeCab they are types
+ * above, but answer unsupported when the dictionary is missing or
+ * `trove serve --no-ja` switched them off (the check is the lookups'). */
+static const char *const ja_names[] = {
+    "kuromoji_tokenizer", "kuromoji", "kuromoji_baseform", "kuromoji_part_of_speech",
+    "kuromoji_readingform", "kuromoji_stemmer", "ja_stop", "kuromoji_number",
+    "kuromoji_iteration_mark", "kuromoji_completion"};
+
 /* Named word sets for stopwords / stem_exclusion / articles settings. */
 static const struct {
     const char *name;
     const tv_termset *(*get)(void);
 } word_sets[] = {
     {"_english_", tv_stop_english},
+    JA_WORDS
     {"_arabic_", tv_words_arabic},
     {"_armenian_", tv_words_armenian},
     {"_bulgarian_", tv_words_bulgarian},
@@ -211,7 +244,10 @@ static const struct {
 static const char *const os_tokenizers[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
     "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
-    "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
+    "PathHierarchy", "thai", "icu_tokenizer", "nori_tokenizer",
+#ifndef TROVE_HAVE_MECAB
+    "kuromoji_tokenizer",
+#endif
     "smartcn_tokenizer"};
 static const char *const os_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
@@ -253,8 +289,15 @@ static const char *const normalizing_charfilters[] = {"mapping", "pattern_replac
 
 /* ------------------------------------------------------------- lookups */
 
+static bool in_list(const char *const *l, size_t n, const char *s, size_t len);
+/* A kuromoji name while the Japanese dictionary is unavailable. */
+static bool ja_off(const char *name, size_t len) {
+    return in_list(ja_names, TV_ARRAY_LEN(ja_names), name, len) && !tv_ja_available();
+}
+
 #define FIND(table, name, len)                                                    \
     do {                                                                          \
+        if (ja_off((name), (len))) return NULL;                                   \
         for (size_t i_ = 0; i_ < TV_ARRAY_LEN(table); i_++)                       \
             if ((table)[i_] && tv_streq((name), (len), (table)[i_]->name)) return (table)[i_]; \
         return NULL;                                                              \
@@ -284,6 +327,7 @@ static bool in_list(const char *const *l, size_t n, const char *s, size_t len) {
 }
 
 bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
+    if (ja_off(name, len)) return true;
     switch (kind[0]) {
     case 't': return in_list(os_tokenizers, TV_ARRAY_LEN(os_tokenizers), name, len);
     case 'f': return in_list(os_filters, TV_ARRAY_LEN(os_filters), name, len);

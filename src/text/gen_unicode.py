@@ -25,7 +25,7 @@ WB_C = ["OTHER", "CR", "LF", "NEWLINE", "EXTEND", "ZWJ", "RI", "FORMAT", "KATAKA
         "MIDNUM", "NUMERIC", "EXTENDNUMLET", "WSEGSPACE"]
 F = dict(EXTPICT=1 << 0, EMOJI=1 << 1, EMB=1 << 2, EM=1 << 3, EMOJICHAR=1 << 4, SA=1 << 5,
          HAN=1 << 6, HIRAGANA=1 << 7, HANGUL=1 << 8, NUMERIC=1 << 9, JWHITE=1 << 10,
-         JLETTER=1 << 11, MARK=1 << 12)
+         JLETTER=1 << 11, MARK=1 << 12, JPUNCT=1 << 13)
 N = 0x110000
 
 
@@ -118,6 +118,9 @@ def main():
             flags[c] |= F["JLETTER"]
         if g in ("Mn", "Mc", "Me"):
             flags[c] |= F["MARK"]
+        if g in ("Zs", "Zl", "Zp", "Cc", "Cf", "Pd", "Ps", "Pe", "Pc", "Po", "Sm", "Sc", "Sk",
+                 "So", "Pi", "Pf"):
+            flags[c] |= F["JPUNCT"]
         if wb[c] == WB_NAMES.index("Numeric") or (
                 halfwidth and halfwidth[0] <= c <= halfwidth[1] and g == "Nd"):
             flags[c] |= F["NUMERIC"]

@@ -105,6 +105,13 @@
  *                         `predicate_token_filter`, refused)
  *   tf_payload.c          `delimited_payload`, `delimited_termfreq`
  *   tf_hunspell.c         `hunspell` (refused)
+ *   tok_kuromoji.c        the `kuromoji_tokenizer` (Lucene's JapaneseTokenizer:
+ *                         kuromoji's Viterbi over MeCab's compiled IPADIC)
+ *   tf_kuromoji.c         kuromoji_baseform, kuromoji_part_of_speech,
+ *                         kuromoji_readingform, kuromoji_stemmer, ja_stop
+ *   cf_kuromoji.c         the `kuromoji_iteration_mark` char filter
+ *   lang_ja.c             the `kuromoji` analyzer (JapaneseAnalyzer), its
+ *                         CJK width folding, and the `_japanese_` stop set
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -148,6 +155,9 @@ typedef struct tv_token {
     uint8_t type;        /* tv_token_type: <ALPHANUM>, <NUM>, ... */
     uint8_t flags;       /* TV_TOKF_*: Lucene's KeywordAttribute, ... */
     uint16_t pos_len;    /* Lucene's positionLength (0 and 1 both mean 1) */
+    uint32_t attr;       /* 1 + index into the tokenizer's per-token side data
+                            (tv_tokvec.morph: kuromoji's part of speech, base
+                            form, reading); 0: none. Fills what was padding. */
 } tv_token;
 
 enum {
@@ -315,5 +325,17 @@ tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kin
 /* Note: an analyzer composed with a registry ctx borrows that registry's
  * stop-word sets: free it before tv_analysis_free(ctx). Analyzers (built-in,
  * registry, composed) are immutable and safe to use from many threads. */
+
+/* ------------------------------------------------------------ Japanese */
+
+/* Whether the kuromoji components work: built with MeCab, not switched off,
+ * and its IPADIC dictionary found (loaded on the first call). Thread-safe. */
+bool tv_ja_available(void);
+/* Switches the kuromoji components off (trove serve --no-ja): call before
+ * any analysis. */
+void tv_ja_disable(void);
+/* The analysis-kuromoji plugin's description (_cat/plugins, _nodes). */
+#define TV_JA_PLUGIN_DESCRIPTION                                                                   \
+    "The Japanese (kuromoji) Analysis plugin integrates Lucene kuromoji analysis module into opensearch."
 
 #endif /* TROVE_TEXT_H */

@@ -23,6 +23,7 @@ typedef struct tv_tokvec {
     /* the end of the text the tokenizer read (Lucene's final offset), in
      * bytes and UTF-16 units: tv_analyze sets them before each filter runs */
     uint32_t final_off, final_off16;
+    const void *morph; /* the tokenizer's per-token side data (tv_token.attr), or NULL */
 } tv_tokvec;
 
 /* Grows v to hold at least one more token (doubling, in the arena). */
@@ -431,5 +432,25 @@ struct tv_analyzer {
     struct tv_analysis *scratch; /* owned: inline components of a composed analyzer */
     bool is_custom; /* a custom or composed chain: _analyze explain shows its stages */
 };
+
+/* ------------------------------------------------------------ Japanese */
+
+/* What kuromoji knows of one token (Lucene's PartOfSpeechAttribute,
+ * BaseFormAttribute, ReadingAttribute, InflectionAttribute); NULL strings
+ * where Lucene's attributes answer null. Strings are NUL-terminated. */
+typedef struct tv_ja_morph {
+    const char *pos;      /* "名詞-固有名詞-地域-一般" */
+    const char *base;     /* base form, NULL when none */
+    const char *reading;  /* katakana reading, NULL for unknown words */
+    const char *pron;     /* pronunciation, NULL for unknown words */
+    const char *infl_type, *infl_form; /* NULL when "*" */
+} tv_ja_morph;
+/* The morphology of token t in v, NULL if it has none. */
+static inline const tv_ja_morph *tv_ja_morph_of(const tv_tokvec *v, const tv_token *t) {
+    return v->morph && t->attr ? &((const tv_ja_morph *)v->morph)[t->attr - 1] : NULL;
+}
+/* kuromoji's char.def class test used by filters: whether the code point is
+ * in the KATAKANA Unicode block (JapaneseKatakanaStemFilter). */
+static inline bool tv_ja_katakana_block(uint32_t cp) { return cp >= 0x30A0 && cp <= 0x30FF; }
 
 #endif /* TROVE_TEXT_INT_H */

@@ -57,6 +57,7 @@ enum {
     TV_UCF_JWHITE = 1u << 10,   /* Java Character.isWhitespace */
     TV_UCF_JLETTER = 1u << 11,  /* Java Character.isLetter (general category L*) */
     TV_UCF_MARK = 1u << 12,     /* general category Mn/Mc/Me */
+    TV_UCF_JPUNCT = 1u << 13,   /* Z*, Cc, Cf, P*, S*: kuromoji's isPunctuation */
 };
 
 /* General categories, numbered as Java's Character.getType. */
