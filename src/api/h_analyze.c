@@ -248,6 +248,10 @@ void tv_h_analyze(tv_req *r) {
                 tv_jw_strz(w, tv_token_type_name(tk->type));
                 tv_jw_keyz(w, "position");
                 tv_jw_int(w, tk->position);
+                if (tk->pos_len > 1) { /* AnalyzeToken: only when > 1 */
+                    tv_jw_keyz(w, "positionLength");
+                    tv_jw_int(w, tk->pos_len);
+                }
                 tv_jw_obj_end(w);
             }
             pos_base = (toks.len ? toks.end_position : pos_base) + gap;

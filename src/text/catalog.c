@@ -18,12 +18,16 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+extern const tv_filter_type tv_tf_synonym;
+extern const tv_filter_type tv_tf_synonym_graph;
 
 static const tv_tokenizer_type *const tokenizers[] = {
     NULL,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
+    &tv_tf_synonym,
+    &tv_tf_synonym_graph,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
@@ -48,7 +52,7 @@ static const char *const unsupported_tokenizers[] = {
     "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
     "smartcn_tokenizer"};
 static const char *const unsupported_filters[] = {
-    "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",
+    "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle",
     "word_delimiter", "word_delimiter_graph", "keyword_marker", "keyword_repeat", "kstem",
     "stemmer_override", "elision", "truncate", "unique", "pattern_capture", "pattern_replace",
     "limit", "hunspell", "common_grams", "cjk_width", "cjk_bigram", "decimal_digit",

@@ -47,6 +47,8 @@
  *                         Debian's Lucene 4.10 jars (gen_resources.py)
  *   cf_mapping.c          the `mapping` char filter
  *   tf_reverse.c          the `reverse` token filter
+ *   tf_synonym.c          the `synonym` and `synonym_graph` token filters
+ *                         (Solr and WordNet rules, analyzed per analyzer)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -187,6 +189,16 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
                                  const char *const *charfilters, size_t ncharfilters,
                                  tv_error *err);
 void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entries */
+
+/*
+ * OpenSearch's NamedAnalyzer.checkAllowedInMode: whether the analyzer may
+ * run in `mode` ("index time", "search time" or "all"). False when it
+ * holds filters allowed at search time only (`updateable` synonyms); their
+ * names are then written to names ("a, b", truncated to cap) for the
+ * MapperException "analyzer [x] contains filters [a, b] that are not
+ * allowed to run in all mode."
+ */
+bool tv_analyzer_time_check(const tv_analyzer *an, const char *mode, char *names, size_t cap);
 
 /*
  * The analyzers of text's hidden sub-fields (OpenSearch's
