@@ -362,6 +362,10 @@ void tv_mapping_write(const tv_mapping *m, tv_jw *w);
 /* Field lookup by full path; NULL if unmapped. A field alias gives its
  * target (FieldTypeLookup.get). Borrowed until release. */
 const tv_field *tv_mapping_field(const tv_mapping *m, const char *path, size_t len);
+/* An analyzer by name as the index's analysis resolves it (its custom
+ * analyzers, then the built-ins; m may be NULL), for queries naming an
+ * `analyzer`. NULL if none. Lives as long as the mapping. */
+const tv_analyzer *tv_mapping_analyzer(const tv_mapping *m, const char *name, size_t len);
 /* As tv_mapping_field, but a field alias gives its own entry (path the
  * alias's, alias_target set; see tv_field.alias_target). */
 const tv_field *tv_mapping_field_or_alias(const tv_mapping *m, const char *path, size_t len);

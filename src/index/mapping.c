@@ -1944,6 +1944,13 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
         if (bad)
             return tv_error_set(c->err, TROVE_EARG, "analyzer [%.*s] has not been configured in mappings",
                                 (int)which->len, which->v.s);
+        /* TextParams: the index analyzer must run at index time
+         * (NamedAnalyzer.checkAllowedInMode; updateable synonyms do not) */
+        char fnames[256];
+        if (an && !tv_analyzer_time_check(f->analyzer, "index time", fnames, sizeof fnames))
+            return tv_error_set(c->err, TROVE_EMAPPEREXC,
+                                "analyzer [%s] contains filters [%s] that are not allowed to run in index time mode.",
+                                tv_analyzer_name(f->analyzer), fnames);
         const tv_json *gap = pv(n, P_POS_GAP);
         if (gap) f->position_increment_gap = (uint32_t)gap->v.i;
     }
@@ -2133,6 +2140,7 @@ static bool ids_clash(const mnode *n, uint8_t *seen, uint32_t nseen) {
 static tv_status finalize(tv_mapping *m, uint32_t base_next, const tv_analysis *analysis, const tv_json *ids,
                           tv_error *err) {
     uint32_t count = 0;
+    m->analysis = analysis;
     if (sort_tree(m, m->root, &count)) return tv_error_oom(err);
     if (ids && (ids->type != TV_JSON_OBJECT || !apply_ids(m->root, ids, &base_next)))
         return tv_error_set(err, TROVE_ECORRUPT, "the saved field ids of the mapping are malformed");
@@ -3092,4 +3100,8 @@ tv_status tv_mapping_check_limits(const tv_mapping *m, const tv_settings *s, tv_
         }
     }
     return tv_mapping_check_derivable(m, s, err);
+}
+
+const tv_analyzer *tv_mapping_analyzer(const tv_mapping *m, const char *name, size_t len) {
+    return tv_analysis_get(m ? m->analysis : NULL, name, len);
 }

@@ -64,6 +64,7 @@ struct tv_mapping {
     atomic_int refs;
     tv_arena arena;
     mnode *root;
+    const tv_analysis *analysis; /* the registry its analyzers come from (may be NULL) */
     /* root options */
     tv_dynamic dynamic;
     bool dynamic_set;

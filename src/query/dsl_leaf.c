@@ -792,6 +792,7 @@ typedef struct match_opts {
     int64_t prefix_length;
     bool transpositions;
     bool fuzzy_constant; /* fuzzy_rewrite constant_score* */
+    bool auto_phrase;    /* auto_generate_synonyms_phrase_query (true) */
 } match_opts;
 
 static void match_opts_init(match_opts *o) {
@@ -799,6 +800,7 @@ static void match_opts_init(match_opts *o) {
     o->max_expansions = 50;
     o->boost = 1.0f;
     o->transpositions = true;
+    o->auto_phrase = true;
 }
 
 /* fuzziness: Fuzziness.parse accepts a number or a string ("AUTO",
@@ -1052,6 +1054,35 @@ static tv_status build_match(tv_dsl *d, const tv_field *f, match_type type, cons
     if (st) return st;
     if (toks.len == 0) return zero_terms(d, o, out);
     bool constant = f->type == TV_FT_KEYWORD;
+    bool stacked = false, graph = toks.len > 1 && tv_tokens_are_graph(&toks, &stacked);
+    if (toks.len > 1 && (graph || stacked) && !constant) {
+        /* synonyms: QueryBuilder's analyzeMultiBoolean / analyzeGraphBoolean
+         * / analyzeGraphPhrase (dsl_synonym.c) */
+        if (type == MT_BOOL_PREFIX || (type == MT_BOOLEAN && o->fuzziness))
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off,
+                                "[%s] over synonyms (several terms at one position) is not supported by trove",
+                                type == MT_BOOL_PREFIX ? "match_bool_prefix" : "fuzzy match");
+        if (type == MT_BOOLEAN) {
+            tv_query **cl;
+            uint32_t nc;
+            if ((st = tv_dsl_token_clauses(d, f, &toks, o->auto_phrase, &cl, &nc))) return st;
+            if (nc == 1 && !graph) { *out = cl[0]; return TROVE_OK; }
+            int32_t msm = 0;
+            if (o->and_op) {
+                *out = tv_q_bool(d, cl, nc, NULL, 0, 0);
+            } else {
+                if ((st = tv_dsl_msm(d, o->msm, (int32_t)nc, &msm))) return st;
+                *out = tv_q_bool(d, NULL, 0, cl, nc, msm);
+            }
+            return *out ? TROVE_OK : oom(d);
+        }
+        if (graph && type == MT_PHRASE) return tv_dsl_graph_phrase(d, f, &toks, o->slop, out);
+        if (graph)
+            return tv_dsl_error(d, TROVE_EUNSUPPORTED, v->off,
+                                "[match_phrase_prefix] over a token graph (multi-word synonyms) is not supported by trove");
+        /* stacked phrases: the phrase below takes alternatives per position
+         * (MultiPhraseQuery) */
+    }
     if (type == MT_BOOL_PREFIX || (type == MT_BOOLEAN && o->fuzziness)) {
         /* analyzeTerm / analyzeMultiBoolean: every term a term (or fuzzy)
          * query, the last a prefix query when the text ends with it (its
@@ -1167,9 +1198,8 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
                 const char *an;
                 size_t al;
                 if (!tv_dsl_scalar_text(v, &an, &al)) return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] failed to parse field [analyzer]", qname);
-                const tv_analyzer *a = tv_analyzer_builtin(an, al);
-                /* index analyzers come through the mapping's analysis; the
-                 * mapping header exposes only built-ins and field analyzers */
+                /* the index's analyzers, then the built-ins */
+                const tv_analyzer *a = tv_mapping_analyzer(d->mapping, an, al);
                 if (!a) /* checked by doToQuery on the shard */
                     return tv_error_set(d->err, TROVE_EQUERYSHARD, "[%s] analyzer [%.*s] not found", qname, (int)al, an);
                 o.analyzer = a;
@@ -1210,7 +1240,9 @@ static tv_status parse_match_common(tv_dsl *d, const char *qname, match_type typ
                 st = tv_dsl_bool(d, qname, "fuzzy_transpositions", v, &o.transpositions);
             } else if (boolish && tv_streq(k, kl, "fuzzy_rewrite")) {
                 st = match_fuzzy_rewrite(d, qname, v, &o);
-            } else if (type == MT_BOOLEAN && tv_streq(k, kl, "auto_generate_synonyms_phrase_query")) ;
+            } else if (type == MT_BOOLEAN && tv_streq(k, kl, "auto_generate_synonyms_phrase_query")) {
+                st = tv_dsl_bool(d, qname, "auto_generate_synonyms_phrase_query", v, &o.auto_phrase);
+            }
             else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[%s] query does not support [%s]", qname, k);
             if (st) return st;
         }
@@ -1339,7 +1371,7 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
             const char *an;
             size_t al;
             tv_dsl_scalar_text(v, &an, &al);
-            o.analyzer = tv_analyzer_builtin(an, al);
+            o.analyzer = tv_mapping_analyzer(d->mapping, an, al);
             if (!o.analyzer)
                 return tv_error_set(d->err, TROVE_EQUERYSHARD, "[multi_match] analyzer [%.*s] not found", (int)al, an);
         } else if (tv_streq(k, kl, "boost")) st = tv_dsl_float(d, "multi_match", "boost", v, &o.boost);
@@ -1384,8 +1416,9 @@ tv_status tv_dsl_parse_multi_match(tv_dsl *d, const tv_json *body, tv_query **ou
             st = tv_dsl_bool(d, "multi_match", "fuzzy_transpositions", v, &o.transpositions);
         } else if (tv_streq(k, kl, "fuzzy_rewrite")) {
             frewrite = v;
-        } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "auto_generate_synonyms_phrase_query") ||
-                   tv_streq(k, kl, "rewrite")) ;
+        } else if (tv_streq(k, kl, "auto_generate_synonyms_phrase_query")) {
+            st = tv_dsl_bool(d, "multi_match", "auto_generate_synonyms_phrase_query", v, &o.auto_phrase);
+        } else if (tv_streq(k, kl, "_name") || tv_streq(k, kl, "rewrite")) ;
         else return tv_dsl_error(d, TROVE_EPARSE, v->off, "[multi_match] query does not support [%s]", k);
         if (st) return st;
     }

@@ -51,6 +51,24 @@ struct tv_tokens;
 tv_status tv_dsl_index_phrase(tv_dsl *d, const tv_field *f, const struct tv_tokens *toks, uint32_t slop,
                               tv_query **out);
 
+/* Analyzed text with stacked tokens or a token graph (dsl_synonym.c):
+ * tv_tokens_are_graph says whether some token spans positions
+ * (positionLength > 1) and sets *stacked when tokens share a position.
+ * tv_dsl_token_clauses: QueryBuilder.analyzeMultiBoolean /
+ * analyzeGraphBoolean's positional clauses (a term, a SynonymQuery, or the
+ * OR of a segment's side paths, phrases when auto_phrase), which the
+ * caller joins with its operator and minimum_should_match.
+ * tv_dsl_graph_phrase: analyzeGraphPhrase (slop > 0: the OR of every
+ * path's phrase; slop 0: spans, refused). tv_q_synonym: Lucene's
+ * SynonymQuery over n >= 2 tokens' terms. */
+bool tv_tokens_are_graph(const struct tv_tokens *toks, bool *stacked);
+tv_status tv_dsl_token_clauses(tv_dsl *d, const tv_field *f, const struct tv_tokens *toks,
+                               bool auto_phrase, tv_query ***clauses, uint32_t *nclauses);
+tv_status tv_dsl_graph_phrase(tv_dsl *d, const tv_field *f, const struct tv_tokens *toks,
+                              uint32_t slop, tv_query **out);
+struct tv_token;
+tv_query *tv_q_synonym(tv_dsl *d, const tv_field *f, const struct tv_token *const *toks, uint32_t n);
+
 /* TextFieldType.phrasePrefixQuery on a text field with index_prefixes
  * (createPhrasePrefixQuery with a prefix field; dsl_leaf.c): when slop is
  * 0 and every last-position term has min_chars..max_chars UTF-16 units,

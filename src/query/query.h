@@ -30,6 +30,9 @@
  *                           compound (constant_score, dis_max, boosting),
  *                           and the per-field-type conversion of values
  *   dsl_nested.c            the nested query (ToParentBlockJoinQuery)
+ *   dsl_synonym.c           SynonymQuery, and the queries match and
+ *                           match_phrase build over stacked tokens and
+ *                           token graphs (QueryBuilder's graph analysis)
  *   dsl_distance.c          the distance_feature query (date, date_nanos,
  *                           geo_point)
  *   dsl_geo.c               the geo_shape query (an envelope on a

@@ -56,8 +56,10 @@
  *
  * Known approximations: Analyzer.normalize is rebuilt by probing the
  * analyzer (does "Q" come out as "q"?) since the text layer has no
- * normalize chain; synonyms (several tokens at one position) become a
- * SHOULD bool rather than a SynonymQuery; custom index analyzers cannot be
+ * normalize chain; synonyms over several positions (tokens stacked at some
+ * of them) become SHOULD bools rather than per-position SynonymQuery
+ * clauses (one position alone is a SynonymQuery; a token graph is
+ * refused); custom index analyzers cannot be
  * named in `analyzer` (the search layer only sees built-ins); the bool's
  * clause order in the debug string is must, filter, should, must_not.
  */
@@ -541,9 +543,22 @@ static tv_status match_field(tv_qs_ctx *c, const tv_field *f, const char *text, 
     if (st) return st;
     if (toks.len == 0) return TROVE_OK;
     if (toks.len == 1 && mtype != TV_QS_M_PHRASE_PREFIX) return analyzed_term(c, f, &toks.items[0], out);
+    bool stacked;
+    if (tv_tokens_are_graph(&toks, &stacked)) /* a token graph (multi-word synonyms) */
+        return tv_error_set(d->err, TROVE_EUNSUPPORTED,
+                            "query_string and simple_query_string over a token graph (multi-word synonyms) on field [%s] are not supported by trove",
+                            f->path);
     uint32_t npos = 1;
     for (size_t i = 1; i < toks.len; i++)
         if (toks.items[i].position != toks.items[i - 1].position) npos++;
+    if (npos == 1 && f->type == TV_FT_TEXT && mtype != TV_QS_M_PHRASE_PREFIX) {
+        /* analyzeBoolean: the terms of one position are a SynonymQuery */
+        const tv_token **tp = tv_arena_calloc(d->arena, toks.len, sizeof *tp);
+        if (!tp) return oom(d);
+        for (size_t i = 0; i < toks.len; i++) tp[i] = &toks.items[i];
+        *out = tv_q_synonym(d, f, tp, (uint32_t)toks.len);
+        return *out ? TROVE_OK : oom(d);
+    }
     if (quoted && npos > 1) {
         if (f->type != TV_FT_TEXT) {
             st = shard_err(c, TROVE_EARG, "Can only use phrase queries on text fields - not on [%s] which is of type [%s]",

@@ -27,6 +27,12 @@
  * registry also keeps the index-level limits components check
  * (index.max_ngram_diff) and cleanups for memory outside its arena
  * (compiled regular expressions).
+ *
+ * Chain-aware filters (synonym, synonym_graph: getChainAwareTokenFilterFactory)
+ * are specialised per analyzer once its tokenizer, char filters and filters
+ * are resolved (tv_analyzer_parts_chain, for custom analyzers and composed
+ * _analyze chains): each gets what precedes it, minus filters whose type
+ * says they take no part in synonym parsing, and refusing those that cannot.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -784,7 +790,58 @@ static tv_status build_custom(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
         if (st) return st;
         p->nfilters++;
     }
+    /* synonym filters analyze their rules with what precedes them here */
+    return tv_analyzer_parts_chain(c->reg, p, names, err);
+}
+
+/* Lets each chain-aware filter (synonyms) of p build its configuration
+ * for this analyzer: a CustomAnalyzer of p's tokenizer, char filters and
+ * the filters before it, each as it takes part in synonym parsing. */
+tv_status tv_analyzer_parts_chain(tv_analysis *reg, tv_analyzer_parts *p,
+                                  const char *const *names, tv_error *err) {
+    for (size_t i = 0; i < p->nfilters; i++) {
+        tv_filter_def *f = &p->filters[i];
+        if (f->kind != TV_TF_EXT || !f->ext->chain) continue;
+        tv_filter_def before[TV_PARTS_MAX_FILTERS];
+        const char *bnames[TV_PARTS_MAX_FILTERS];
+        size_t nb = 0;
+        for (size_t k = 0; k < i; k++) {
+            const tv_filter_def *g = &p->filters[k];
+            uint8_t how = g->kind == TV_TF_EXT ? g->ext->in_synonyms : TV_SYN_SELF;
+            if (how == TV_SYN_SKIP) continue;
+            if (how == TV_SYN_REJECT)
+                return tv_error_set(err, TROVE_EARG,
+                                    "Token filter [%s] cannot be used to parse synonyms",
+                                    names ? names[k] : g->ext->name);
+            before[nb] = *g;
+            bnames[nb++] = names ? names[k] : "";
+        }
+        tv_analyzer_chain ch = {.tok = &p->tok, .charfilters = p->charfilters,
+                                .ncharfilters = p->ncharfilters, .filters = before,
+                                .names = bnames, .nfilters = nb};
+        const char *nm = names ? names[i] : f->ext->name;
+        tv_comp c = bare_comp(reg, "filter", nm, strlen(nm));
+        tv_status st = f->ext->chain(&c, &ch, &f->cfg, err);
+        if (st) return st;
+    }
     return TROVE_OK;
+}
+
+bool tv_analyzer_time_check(const tv_analyzer *an, const char *mode, char *names, size_t cap) {
+    size_t o = 0;
+    bool bad = false;
+    if (cap) names[0] = 0;
+    for (size_t i = 0; an && i < an->nfilters; i++) {
+        const tv_filter_def *f = &an->filters[i];
+        const char *nm = f->kind == TV_TF_EXT && f->ext->search_time_only
+                             ? f->ext->search_time_only(f->cfg) : NULL;
+        if (!nm || mode[0] == 's') continue; /* search time: allowed */
+        int w = snprintf(names + o, o < cap ? cap - o : 0, "%s%s", bad ? ", " : "", nm);
+        if (w > 0) o += (size_t)w;
+        if (o >= cap) o = cap ? cap - 1 : 0;
+        bad = true;
+    }
+    return !bad;
 }
 
 /* The core built-in analyzer types, configured (stopwords, max_token_length). */
@@ -1132,15 +1189,33 @@ static tv_analysis *analysis_build(const char *json, size_t len, const tv_analys
     return a;
 }
 
+/* AnalysisRegistry.build: the default analyzer runs at index and search
+ * time alike, so it may not hold search-time-only filters. Frees a on
+ * refusal. */
+static tv_analysis *default_checked(tv_analysis *a, tv_error *err) {
+    char names[256];
+    const tv_analyzer *d = NULL;
+    for (size_t i = 0; a && i < a->analyzers.len && !d; i++)
+        if (!strcmp(a->analyzers.items[i]->name, "default")) d = a->analyzers.items[i];
+    if (d && !tv_analyzer_time_check(d, "all", names, sizeof names)) {
+        tv_error_set(err, TROVE_EMAPPEREXC,
+                     "analyzer [default] contains filters [%s] that are not allowed to run in all mode.",
+                     names);
+        tv_analysis_free(a);
+        return NULL;
+    }
+    return a;
+}
+
 tv_analysis *tv_analysis_new(const char *json, size_t len, tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, NULL, NULL, err);
+    return default_checked(analysis_build(json, len, NULL, NULL, err), err);
 }
 
 tv_analysis *tv_analysis_new_limits(const char *json, size_t len, const tv_analysis_limits *lim,
                                     tv_error *err) {
     tv_error_clear(err);
-    return analysis_build(json, len, NULL, lim, err);
+    return default_checked(analysis_build(json, len, NULL, lim, err), err);
 }
 
 /* Catalog analyzers by bare name ("french"): built once with their
@@ -1248,6 +1323,7 @@ tv_analyzer *tv_analyzer_compose(const tv_analysis *ctx, const char *inline_json
             st = tv_error_set(err, TROVE_EARG, "Custom normalizer may not use filter [%s]",
                               filter_name(&p->filters[i]));
     }
+    if (!st) st = tv_analyzer_parts_chain(scratch, p, filters, err);
     if (!st) {
         an = analyzer_new("_anonymous_", 11, p);
         if (an) {

@@ -83,6 +83,8 @@ extern const tv_filter_type tv_tf_predicate;
 extern const tv_filter_type tv_tf_delimited_payload;
 extern const tv_filter_type tv_tf_delimited_term_freq;
 extern const tv_filter_type tv_tf_hunspell;
+extern const tv_filter_type tv_tf_synonym;
+extern const tv_filter_type tv_tf_synonym_graph;
 
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
@@ -165,6 +167,8 @@ static const tv_filter_type *const filters[] = {
     &tv_tf_delimited_payload,
     &tv_tf_delimited_term_freq,
     &tv_tf_hunspell,
+    &tv_tf_synonym,
+    &tv_tf_synonym_graph,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,
@@ -244,10 +248,7 @@ static const struct {
 static const char *const os_tokenizers[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "pattern", "simple_pattern",
     "simple_pattern_split", "char_group", "classic", "uax_url_email", "path_hierarchy",
-    "PathHierarchy", "thai", "icu_tokenizer", "nori_tokenizer",
-#ifndef TROVE_HAVE_MECAB
-    "kuromoji_tokenizer",
-#endif
+    "PathHierarchy", "thai", "icu_tokenizer", "kuromoji_tokenizer", "nori_tokenizer",
     "smartcn_tokenizer"};
 static const char *const os_filters[] = {
     "ngram", "edge_ngram", "nGram", "edgeNGram", "shingle", "synonym", "synonym_graph",

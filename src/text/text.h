@@ -112,6 +112,8 @@
  *   cf_kuromoji.c         the `kuromoji_iteration_mark` char filter
  *   lang_ja.c             the `kuromoji` analyzer (JapaneseAnalyzer), its
  *                         CJK width folding, and the `_japanese_` stop set
+ *   tf_synonym.c          the `synonym` and `synonym_graph` token filters
+ *                         (Solr and WordNet rules, analyzed per analyzer)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -301,6 +303,16 @@ void tv_analyzer_free(tv_analyzer *an); /* no-op on built-ins and registry entri
  * tokenizer): the index of its first char filter or filter that may not run
  * in a normalizer (*in_charfilters tells which list), -1 when none. */
 long tv_analyzer_not_normalizing(const tv_analyzer *an, bool *in_charfilters);
+
+/*
+ * OpenSearch's NamedAnalyzer.checkAllowedInMode: whether the analyzer may
+ * run in `mode` ("index time", "search time" or "all"). False when it
+ * holds filters allowed at search time only (`updateable` synonyms); their
+ * names are then written to names ("a, b", truncated to cap) for the
+ * MapperException "analyzer [x] contains filters [a, b] that are not
+ * allowed to run in all mode."
+ */
+bool tv_analyzer_time_check(const tv_analyzer *an, const char *mode, char *names, size_t cap);
 
 /*
  * The analyzers of text's hidden sub-fields (OpenSearch's

@@ -357,14 +357,47 @@ typedef struct tv_tokenizer_type {
     tv_status (*run)(tv_arena *a, const void *cfg, const char *text, size_t len, tv_tokvec *out);
 } tv_tokenizer_type;
 
+/* What precedes a chain-aware filter in one analyzer (see chain below):
+ * the tokenizer, the char filters, the filters before it and their names
+ * as the analyzer lists them. */
+typedef struct tv_analyzer_chain {
+    const tv_tokenizer_def *tok;
+    const tv_charfilter_def *charfilters;
+    size_t ncharfilters;
+    const tv_filter_def *filters;
+    const char *const *names;
+    size_t nfilters;
+} tv_analyzer_chain;
+
+/* How a filter takes part when a later synonym filter of the same
+ * analyzer analyzes its rules (OpenSearch's getSynonymFilter). */
+enum {
+    TV_SYN_SELF = 0, /* as it is (the default) */
+    TV_SYN_SKIP,     /* left out (IDENTITY_FILTER: synonym filters themselves) */
+    TV_SYN_REJECT,   /* "Token filter [x] cannot be used to parse synonyms" */
+};
+
 typedef struct tv_filter_type {
     const char *name;
     tv_status (*build)(tv_comp *c, const void **cfg, tv_error *err);
     /* Rewrites v (in place or into a new array in the arena). */
     tv_status (*apply)(tv_arena *a, const void *cfg, tv_tokvec *v);
+    /* Chain-aware filters (OpenSearch's getChainAwareTokenFilterFactory:
+     * synonym, synonym_graph): called for each analyzer that uses the
+     * filter, after the analyzer's other components are resolved, with
+     * what precedes the filter there; replaces *cfg (build's result) by
+     * that analyzer's own configuration. NULL: none. */
+    tv_status (*chain)(tv_comp *c, const tv_analyzer_chain *before, const void **cfg,
+                       tv_error *err);
+    uint8_t in_synonyms; /* TV_SYN_* */
+    /* Filters refused at index time (updateable synonyms: AnalysisMode
+     * SEARCH_TIME): the filter's name when cfg is one, else NULL. NULL
+     * hook: never. */
+    const char *(*search_time_only)(const void *cfg);
     /* TV_TRAIT_*: what OpenSearch knows of the filter beyond running it. */
     unsigned traits;
 } tv_filter_type;
+
 
 enum {
     /* adds Lucene's KeywordAttribute to the stream (stemmers and keyword
@@ -389,6 +422,11 @@ typedef struct tv_analyzer_parts {
     tv_charfilter_def charfilters[TV_PARTS_MAX_CHARFILTERS];
     size_t ncharfilters;
 } tv_analyzer_parts;
+
+/* Runs the chain hooks of an analyzer's filters in order (analyzer.c),
+ * `names` naming each filter as the analyzer lists it. */
+tv_status tv_analyzer_parts_chain(struct tv_analysis *reg, tv_analyzer_parts *p,
+                                  const char *const *names, tv_error *err);
 
 typedef struct tv_analyzer_type {
     const char *name;

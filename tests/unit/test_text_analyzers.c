@@ -312,7 +312,7 @@ static void test_registry_errors(void **state) {
                  "Custom Analyzer [a] failed to find filter under name [nope]");
     expect_error("{\"filter\":{\"f\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown filter type [nope] for [f]");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown tokenizer type [nope] for [t]");
-    expect_error("{\"filter\":{\"f\":{\"type\":\"synonym\"}}}", TROVE_EUNSUPPORTED, "filter type [synonym] is not supported");
+    expect_error("{\"filter\":{\"f\":{\"type\":\"shingle\"}}}", TROVE_EUNSUPPORTED, "filter type [shingle] is not supported");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"classic\"}}}", TROVE_EUNSUPPORTED, "tokenizer type [classic] is not supported");
     expect_error("{\"filter\":{\"f\":{\"type\":\"stemmer\",\"language\":\"light_english\"}}}", TROVE_EUNSUPPORTED,
                  "stemmer language [light_english] is not supported");
