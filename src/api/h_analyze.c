@@ -331,6 +331,10 @@ void tv_h_analyze(tv_req *r) {
     } else if (an) {
         const char *name = an->type == TV_JSON_STRING ? an->v.s : "";
         a = idx ? tv_analysis_get(reg, name, strlen(name)) : tv_analyzer_builtin(name, strlen(name));
+        if (!a && tv_analyzer_unsupported(name, strlen(name))) {
+            tv_req_fail(r, TROVE_EUNSUPPORTED, "analyzer [%s] is not supported", name);
+            goto done;
+        }
         if (!a) {
             tv_req_fail(r, TROVE_EARG, idx ? "failed to find analyzer [%s]"
                                                                            : "failed to find global analyzer [%s]",

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "text/text.h" /* tv_ja_available: the analysis-kuromoji plugin */
+#include "text/text.h" /* tv_analysis_plugins */
 #include "cat_int.h"
 
 static const tv_cat_col cm_cols[] = {
@@ -140,20 +140,22 @@ static const tv_cat_col plugin_cols[] = {
     {"description", "d", "plugin details", false, false},
 };
 
-/* GET /_cat/plugins: analysis-kuromoji when Japanese analysis works
- * (tv_ja_available), else no rows. */
+/* GET /_cat/plugins: the analysis plugins this build offers
+ * (tv_analysis_plugins), one row each. */
 void tv_h_cat_plugins(tv_req *r) {
     if (!tv_cat_check_format(r)) return;
     bool local;
     if (!tv_req_param_bool(r, "local", false, &local)) return;
     tv_cat_table t = {.cols = plugin_cols, .ncols = TV_ARRAY_LEN(plugin_cols)};
-    if (tv_ja_available()) {
+    tv_analysis_plugin p[4];
+    size_t n = tv_analysis_plugins(p);
+    for (size_t i = 0; i < n; i++) {
         if (!tv_cat_add_row(r, &t)) return;
         tv_cat_set_str(&t, 0, r->node->node_id);
         tv_cat_set_str(&t, 1, r->node->st->node_name);
-        tv_cat_set_str(&t, 2, "analysis-kuromoji");
+        tv_cat_set_str(&t, 2, p[i].name);
         tv_cat_set_str(&t, 3, TROVE_OPENSEARCH_VERSION);
-        tv_cat_set_str(&t, 4, TV_JA_PLUGIN_DESCRIPTION);
+        tv_cat_set_str(&t, 4, p[i].description);
     }
     tv_cat_respond(r, &t);
 }

@@ -46,14 +46,16 @@
 #include <unistd.h>
 
 #include "api.h"
-#include "text/text.h" /* tv_ja_available: the analysis-kuromoji plugin */
+#include "text/text.h" /* tv_analysis_plugins */
 
 void tv_api_plugins_json(tv_jw *w) {
+    tv_analysis_plugin p[4];
+    size_t n = tv_analysis_plugins(p);
     tv_jw_arr_begin(w);
-    if (tv_ja_available()) { /* PluginInfo.toXContent of analysis-kuromoji */
+    for (size_t i = 0; i < n; i++) { /* PluginInfo.toXContent */
         tv_jw_obj_begin(w);
         tv_jw_keyz(w, "name");
-        tv_jw_strz(w, "analysis-kuromoji");
+        tv_jw_strz(w, p[i].name);
         tv_jw_keyz(w, "version");
         tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
         tv_jw_keyz(w, "opensearch_version");
@@ -61,9 +63,9 @@ void tv_api_plugins_json(tv_jw *w) {
         tv_jw_keyz(w, "java_version");
         tv_jw_strz(w, "21");
         tv_jw_keyz(w, "description");
-        tv_jw_strz(w, TV_JA_PLUGIN_DESCRIPTION);
+        tv_jw_strz(w, p[i].description);
         tv_jw_keyz(w, "classname");
-        tv_jw_strz(w, "org.opensearch.plugin.analysis.kuromoji.AnalysisKuromojiPlugin");
+        tv_jw_strz(w, p[i].classname);
         tv_jw_keyz(w, "custom_foldername");
         tv_jw_strz(w, "");
         tv_jw_keyz(w, "extended_plugins");

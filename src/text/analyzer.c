@@ -1233,13 +1233,14 @@ static const tv_analyzer *catalog_builtin(const char *name, size_t len) {
         if (tv_streq(name, len, catalog_reg->analyzers.items[i]->name))
             found = catalog_reg->analyzers.items[i];
     if (!found && catalog_reg) {
+        /* named as asked: a fallback type (kuromoji -> cjk) has another name */
         tv_comp c = bare_comp(catalog_reg, "analyzer", t->name, strlen(t->name));
         tv_analyzer_parts *p = tv_comp_alloc(&c, sizeof *p);
         tv_error err;
         tv_error_clear(&err);
         if (p) {
             memset(p, 0, sizeof *p);
-            tv_analyzer *an = t->build(&c, p, &err) ? NULL : analyzer_new(t->name, strlen(t->name), p);
+            tv_analyzer *an = t->build(&c, p, &err) ? NULL : analyzer_new(name, len, p);
             if (an) {
                 an->is_static = true;
                 if (tv_vec_push(&catalog_reg->analyzers, an)) analyzer_destroy(an);

@@ -311,7 +311,11 @@ const tv_filter_type *tv_catalog_filter(const char *name, size_t len) { FIND(fil
 const tv_charfilter_type *tv_catalog_charfilter(const char *name, size_t len) {
     FIND(charfilters, name, len);
 }
+extern const tv_analyzer_type tv_an_cjk;
 const tv_analyzer_type *tv_catalog_analyzer(const char *name, size_t len) {
+    /* without Japanese analysis (no dictionary, or --no-ja) the kuromoji
+     * analyzer falls back to the cjk analyzer's bigrams, as osmem does */
+    if (tv_streq(name, len, "kuromoji") && ja_off(name, len)) return &tv_an_cjk;
     FIND(analyzers, name, len);
 }
 
@@ -345,4 +349,22 @@ bool tv_catalog_normalizing(const char *kind, const char *type, size_t len) {
     if (kind[0] == 'f')
         return in_list(normalizing_filters, TV_ARRAY_LEN(normalizing_filters), type, len);
     return in_list(normalizing_charfilters, TV_ARRAY_LEN(normalizing_charfilters), type, len);
+}
+
+size_t tv_analysis_plugins(tv_analysis_plugin *out) {
+    size_t n = 0;
+#ifdef TROVE_HAVE_ICU
+    out[n++] = (tv_analysis_plugin){
+        "analysis-icu",
+        "The ICU Analysis plugin integrates the Lucene ICU module into OpenSearch, adding ICU-related "
+        "analysis components.",
+        "org.opensearch.plugin.analysis.icu.AnalysisICUPlugin"};
+#endif
+    if (tv_ja_available())
+        out[n++] = (tv_analysis_plugin){
+            "analysis-kuromoji",
+            "The Japanese (kuromoji) Analysis plugin integrates Lucene kuromoji analysis module into "
+            "opensearch.",
+            "org.opensearch.plugin.analysis.kuromoji.AnalysisKuromojiPlugin"};
+    return n;
 }

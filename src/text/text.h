@@ -346,8 +346,16 @@ bool tv_ja_available(void);
 /* Switches the kuromoji components off (trove serve --no-ja): call before
  * any analysis. */
 void tv_ja_disable(void);
-/* The analysis-kuromoji plugin's description (_cat/plugins, _nodes). */
-#define TV_JA_PLUGIN_DESCRIPTION                                                                   \
-    "The Japanese (kuromoji) Analysis plugin integrates Lucene kuromoji analysis module into opensearch."
+
+/* ------------------------------------------------------------- plugins */
+
+/* The analysis plugins whose components this build offers, as OpenSearch
+ * lists its plugins (_cat/plugins, _nodes): analysis-icu when built with
+ * ICU, analysis-kuromoji while tv_ja_available(). Sorted by name. */
+typedef struct tv_analysis_plugin {
+    const char *name, *description, *classname;
+} tv_analysis_plugin;
+/* Fills out (room for 4) and returns how many. Static strings. */
+size_t tv_analysis_plugins(tv_analysis_plugin *out);
 
 #endif /* TROVE_TEXT_H */

@@ -134,7 +134,12 @@ static void test_nodes_info(void **s) {
     assert_int_equal(req("GET", "/_nodes", NULL, &got), 200);
     assert_non_null(strstr(got, "\"roles\":[\"cluster_manager\",\"data\",\"ingest\",\"remote_cluster_client\"]"));
     assert_non_null(strstr(got, "\"os\":{"));
-#ifdef TROVE_HAVE_MECAB
+#if defined(TROVE_HAVE_ICU) && defined(TROVE_HAVE_MECAB)
+    assert_non_null(strstr(got, "\"plugins\":[{\"name\":\"analysis-icu\""));
+    assert_non_null(strstr(got, "{\"name\":\"analysis-kuromoji\""));
+#elif defined(TROVE_HAVE_ICU)
+    assert_non_null(strstr(got, "\"plugins\":[{\"name\":\"analysis-icu\""));
+#elif defined(TROVE_HAVE_MECAB)
     assert_non_null(strstr(got, "\"plugins\":[{\"name\":\"analysis-kuromoji\""));
 #else
     assert_non_null(strstr(got, "\"plugins\":[]"));
