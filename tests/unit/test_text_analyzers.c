@@ -291,16 +291,6 @@ static void test_registry(void **state) {
     tv_analysis_free(NULL);
 }
 
-static void expect_error(const char *json, int code, const char *reason) {
-    tv_error err = TV_ERROR_INIT;
-    tv_analysis *r = reg(json, &err);
-    if (r) fprintf(stderr, "accepted: %s\n", json);
-    assert_null(r);
-    if (strcmp(err.reason, reason) != 0) fprintf(stderr, "reason: %s\n", err.reason);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.reason, reason);
-}
-
 static void test_registry_errors(void **state) {
     (void)state;
     expect_error("{\"analyzer\":{\"a\":{\"type\":\"foo\"}}}", TROVE_EARG, "Unknown analyzer type [foo] for [a]");

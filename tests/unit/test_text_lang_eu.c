@@ -162,16 +162,6 @@ static void test_settings(void **state) {
     tv_analyzer_free(an);
 }
 
-static void expect_error(const char *json, int code, const char *reason) {
-    tv_error err = TV_ERROR_INIT;
-    tv_analysis *r = reg(json, &err);
-    if (r) fprintf(stderr, "accepted: %s\n", json);
-    assert_null(r);
-    if (strcmp(err.reason, reason) != 0) fprintf(stderr, "reason: %s\n", err.reason);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.reason, reason);
-}
-
 static void test_errors(void **state) {
     (void)state;
     expect_error("{\"filter\":{\"e\":{\"type\":\"elision\"}}}", TROVE_EARG,

@@ -39,15 +39,6 @@ static void check_reg(const char *json, const char *text, const exp_tok *exp) {
     tv_analysis_free(r);
 }
 
-static void expect_error(const char *json, tv_status code, const char *msg) {
-    tv_error err;
-    tv_analysis *r = reg(json, &err);
-    assert_null(r);
-    assert_int_equal(err.code, code);
-    if (strcmp(err.reason, msg) != 0) fprintf(stderr, "got [%s]\nwant [%s]\n", err.reason, msg);
-    assert_string_equal(err.reason, msg);
-}
-
 static void test_cjk(void **state) {
     (void)state;
     /* width folding (halfwidth katakana, voiced mark composed, fullwidth

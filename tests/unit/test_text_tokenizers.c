@@ -40,16 +40,6 @@ static void tok_check(const char *tok, const char *text, const exp_tok *exp) {
     tv_analysis_free(r);
 }
 
-static void expect_error(const char *json, int code, const char *reason) {
-    tv_error err = TV_ERROR_INIT;
-    tv_analysis *r = reg(json, &err);
-    if (r) fprintf(stderr, "accepted: %s\n", json);
-    assert_null(r);
-    if (strcmp(err.reason, reason) != 0) fprintf(stderr, "reason: %s\n", err.reason);
-    assert_int_equal(err.code, code);
-    assert_string_equal(err.reason, reason);
-}
-
 static void tok_error(const char *tok, int code, const char *reason) {
     char json[2048];
     snprintf(json, sizeof json, "{\"tokenizer\":{\"t\":%s}}", tok);

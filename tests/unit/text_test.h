@@ -4,7 +4,8 @@
  * UTF-16 offsets) with an expected list, printing both on a mismatch, and
  * asserts that every token's byte offsets agree with its UTF-16 ones over
  * the input; reg() builds a registry from "analysis" settings JSON; B()
- * is a built-in analyzer by name.
+ * is a built-in analyzer by name; expect_error() asserts that settings are
+ * refused with a given code and reason.
  *
  * Header-only and static: each test program includes it once, after
  * cmocka's prerequisites.
@@ -73,6 +74,17 @@ static inline const tv_analyzer *B(const char *name) { return tv_analyzer_builti
 
 static inline tv_analysis *reg(const char *json, tv_error *err) {
     return tv_analysis_new(json, strlen(json), err);
+}
+
+/* Asserts that settings JSON is refused with that code and reason. */
+static inline void expect_error(const char *json, int code, const char *reason) {
+    tv_error err = TV_ERROR_INIT;
+    tv_analysis *r = reg(json, &err);
+    if (r) fprintf(stderr, "accepted: %s\n", json);
+    assert_null(r);
+    if (strcmp(err.reason, reason) != 0) fprintf(stderr, "reason: %s\n", err.reason);
+    assert_int_equal(err.code, code);
+    assert_string_equal(err.reason, reason);
 }
 
 #endif /* TROVE_TEXT_TEST_H */
