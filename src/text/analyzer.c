@@ -3,11 +3,15 @@
  * analyzers, analyzers composed for _analyze, and the per-index registry
  * built from the "analysis" settings.
  *
- * An analyzer is a tokenizer definition plus an array of filter
- * definitions (plain data, no vtables): tv_analyze runs the tokenizer into
- * an arena token array, applies each filter, copies any term that still
- * borrows the input into one arena block, and turns position increments
- * into absolute positions. Built-ins are static and immutable.
+ * An analyzer is char filter, tokenizer and filter definitions (plain data;
+ * the kinds beyond the core ones carry their catalog type, whose functions
+ * run them): tv_analyze runs the char filters, the tokenizer into an arena
+ * token array, each filter, maps offsets back through the char filters'
+ * corrections, copies any term that still borrows the input into one arena
+ * block, and turns position increments into absolute positions. Built-ins
+ * are static and immutable; catalog analyzers named bare ("french") are
+ * built once into a process-wide registry. tv_analyze_stages runs the
+ * prefixes of a chain for _analyze explain.
  *
  * The registry parses the settings once (settings_json.c flattens nested
  * and dotted keys alike), builds named tokenizers and filters first, then
@@ -16,9 +20,9 @@
  *   "analyzer [name] must specify either an analyzer type, or a tokenizer",
  *   "Custom Analyzer [name] failed to find tokenizer under name [x]",
  *   "Custom Analyzer [name] failed to find filter under name [x]".
- * Components that OpenSearch has but trove does not implement (synonym,
- * html_strip, ...) fail with TROVE_EUNSUPPORTED naming them, so an index
- * never silently analyzes differently from OpenSearch.
+ * Components that OpenSearch has but trove does not implement (html_strip,
+ * shingle, ...: catalog.c) fail with TROVE_EUNSUPPORTED naming them, so an
+ * index never silently analyzes differently from OpenSearch.
  *
  * Normalizers (index.analysis.normalizer.*, OpenSearch's
  * CustomNormalizerProvider) are analyzers over the keyword tokenizer whose
