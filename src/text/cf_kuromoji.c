@@ -71,7 +71,7 @@ static tv_status im_run(tv_arena *a, const void *cfg, const char *in, size_t len
     /* UTF-16 units and the byte span of each */
     uint16_t *u = tv_arena_alloc(a, (len + 1) * sizeof *u);
     uint32_t *bo = tv_arena_alloc(a, (len + 2) * sizeof *bo);
-    char *o = tv_arena_alloc(a, len + 1);
+    char *o = tv_arena_alloc(a, len * 3 + 1); /* U+FFFD for invalid bytes */
     if (!u || !bo || !o) return TROVE_ENOMEM;
     size_t n = 0;
     const uint8_t *p = (const uint8_t *)in, *e = p + len;

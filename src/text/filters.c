@@ -81,7 +81,9 @@ static bool set_has_exact(const tv_termset *s, const char *t, size_t n) {
     return false;
 }
 
-/* Lower-cases [t, t+n) into out (capacity >= n*3/2+4). Returns bytes written. */
+/* Lower-cases [t, t+n) into out (capacity >= n*3+4: a case mapping grows
+ * UTF-8 by half at most, but each invalid byte becomes U+FFFD, three
+ * bytes). Returns bytes written. */
 static size_t lower_into(const char *t, size_t n, char *out) {
     const uint8_t *s = (const uint8_t *)t, *end = s + n;
     size_t o = 0;
@@ -118,7 +120,7 @@ bool tv_termset_has(const tv_termset *s, const char *term, size_t len) {
     if (!s->ignore_case) return set_has_exact(s, term, len);
     char stackbuf[256];
     char *buf = stackbuf;
-    size_t need = len * 3 / 2 + 4;
+    size_t need = len * 3 + 4;
     if (need > sizeof stackbuf) {
         buf = tv_malloc(need);
         if (!buf) return set_has_exact(s, term, len); /* degrade: exact match */
@@ -138,7 +140,7 @@ static int cmp_ref(const void *a, const void *b) {
 tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t n,
                            bool ignore_case) {
     size_t bytes = 0;
-    for (size_t i = 0; i < n; i++) bytes += lens[i] * 3 / 2 + 5;
+    for (size_t i = 0; i < n; i++) bytes += lens[i] * 3 + 5;
     /* one block: the struct, the pointer and length arrays, the strings */
     size_t head = sizeof(tv_termset) + n * sizeof(char *) + n * sizeof(uint32_t);
     head = (head + 7) & ~(size_t)7;
@@ -252,7 +254,7 @@ static tv_status case_filter(tv_arena *a, tv_tokvec *v, bool lower) {
             }
         }
         if (!change) continue;
-        char *out = tv_arena_alloc(a, (size_t)t->term_len * 3 / 2 + 4);
+        char *out = tv_arena_alloc(a, (size_t)t->term_len * 3 + 4);
         if (!out) return TROVE_ENOMEM;
         size_t n = lower ? lower_into(t->term, t->term_len, out) : upper_into(t->term, t->term_len, out);
         t->term = out;

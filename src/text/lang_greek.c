@@ -38,7 +38,7 @@ static tv_status greek_lower_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     (void)cfg;
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
-        char *o = tv_arena_alloc(a, (size_t)t->term_len * 3 / 2 + 4);
+        char *o = tv_arena_alloc(a, (size_t)t->term_len * 3 + 4); /* U+FFFD for invalid bytes */
         if (!o) return TROVE_ENOMEM;
         const uint8_t *p = (const uint8_t *)t->term, *end = p + t->term_len;
         size_t w = 0;

@@ -59,7 +59,7 @@ static tv_status width_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
             if (q[0] == 0xEF && (q[1] == 0xBC || q[1] == 0xBD || q[1] == 0xBE)) any = true;
         if (!any) continue;
         uint32_t *cps = tv_arena_alloc(a, (t->term_len + 1) * sizeof *cps);
-        char *out = tv_arena_alloc(a, t->term_len + 1);
+        char *out = tv_arena_alloc(a, (size_t)t->term_len * 3 + 1); /* U+FFFD for invalid bytes */
         if (!cps || !out) return TROVE_ENOMEM;
         size_t n = 0;
         while (p < e) {

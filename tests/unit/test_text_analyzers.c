@@ -412,6 +412,39 @@ static void test_compose_inline(void **state) {
     assert_string_equal(err.reason, "failed to find global char_filter under [nope]");
 }
 
+/* Invalid UTF-8 through case mapping: each invalid byte becomes U+FFFD
+ * (three bytes), so a term can triple; the fuzzer found the buffer sized
+ * for a case mapping's growth only. */
+static void test_invalid_utf8_case(void **state) {
+    (void)state;
+    tv_error err = TV_ERROR_INIT;
+    tv_analyzer *an = tv_analyzer_compose(NULL, NULL, 0, "keyword", (const char *[]){"lowercase"}, 1,
+                                          NULL, 0, &err);
+    assert_non_null(an);
+    char in[601], want[1800 + 2];
+    memset(in, 0xE8, 600);
+    in[600] = 0;
+    size_t w = 0;
+    for (int i = 0; i < 600; i++) {
+        memcpy(want + w, "\xef\xbf\xbd", 3);
+        w += 3;
+    }
+    want[w] = 0;
+    tv_arena a;
+    tv_arena_init(&a);
+    tv_tokens toks;
+    assert_int_equal(tv_analyze(an, &a, in, 600, 0, &toks), TROVE_OK);
+    /* what the arena hands out next must not overlap the term */
+    char *after = tv_arena_alloc(&a, 4096);
+    assert_non_null(after);
+    memset(after, 'x', 4096);
+    assert_int_equal(toks.len, 1);
+    assert_int_equal(toks.items[0].term_len, 1800);
+    assert_memory_equal(toks.items[0].term, want, 1800);
+    tv_arena_fini(&a);
+    tv_analyzer_free(an);
+}
+
 int main(void) {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_standard_basic),    cmocka_unit_test(test_standard_unicode),
@@ -420,6 +453,7 @@ int main(void) {
         cmocka_unit_test(test_compose_filters),   cmocka_unit_test(test_registry),
         cmocka_unit_test(test_registry_errors),   cmocka_unit_test(test_oom),
         cmocka_unit_test(test_mapping_char_filter), cmocka_unit_test(test_compose_inline),
+        cmocka_unit_test(test_invalid_utf8_case),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
