@@ -48,6 +48,18 @@ class Proc:
         assert line.endswith(b"\n"), (line, self.p.stderr.read() if self.p.poll() is not None else b"")
         return json.loads(line)
 
+    def listening(self):
+        """Waits for the "listening on" log line (signals are handled from then on)."""
+        deadline = time.monotonic() + TIMEOUT
+        while time.monotonic() < deadline:
+            r, _, _ = select.select([self.p.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            assert r, "no listening line"
+            line = self.p.stderr.readline()
+            assert line, "trove serve exited before listening"
+            if b"listening on" in line:
+                return
+        raise AssertionError("no listening line")
+
     def wait(self, timeout=TIMEOUT):
         try:
             rc = self.p.wait(timeout=timeout)
@@ -125,6 +137,7 @@ def test_no_stdin_watch(procs):
 def test_without_ready_json_stdin_is_not_watched(procs):
     # plain `trove serve` keeps running with stdin at EOF (services, shells)
     p = procs("--port", "0", stdin=subprocess.DEVNULL)
+    p.listening()  # a fixed sleep lost the race to startup on a loaded machine
     time.sleep(0.3)
     assert p.p.poll() is None
     p.p.send_signal(signal.SIGINT)
