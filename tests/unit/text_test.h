@@ -1,7 +1,7 @@
 /*
  * text_test.h — helpers shared by the unit tests of the text layer:
  * check() runs an analyzer and compares its tokens (term, type, position,
- * UTF-16 offsets) with an expected list, printing both on a mismatch, and
+ * UTF-16 offsets, positionLength) with an expected list, printing both on a mismatch, and
  * asserts that every token's byte offsets agree with its UTF-16 ones over
  * the input; reg() builds a registry from "analysis" settings JSON; B()
  * is a built-in analyzer by name; expect_error() asserts that settings are
@@ -28,6 +28,7 @@ typedef struct exp_tok {
     const char *type; /* NULL: not checked */
     int pos;          /* -1: not checked */
     int start16, end16; /* -1: not checked */
+    int len;          /* positionLength (1 for a token without one); 0: not checked */
 } exp_tok;
 
 #define END {NULL, NULL, -1, -1, -1}
@@ -47,17 +48,19 @@ static inline void check(const tv_analyzer *an, const char *text, const exp_tok 
         if (exp[i].type && strcmp(tv_token_type_name(t->type), exp[i].type) != 0) ok = false;
         if (exp[i].pos >= 0 && (int)t->position != exp[i].pos) ok = false;
         if (exp[i].start16 >= 0 && ((int)t->start16 != exp[i].start16 || (int)t->end16 != exp[i].end16)) ok = false;
+        if (exp[i].len > 0 && (t->pos_len > 1 ? t->pos_len : 1) != exp[i].len) ok = false;
     }
     if (!ok) {
         fprintf(stderr, "analyzer %s on [%s]:\n", tv_analyzer_name(an), text);
         for (size_t i = 0; i < toks.len; i++) {
             const tv_token *t = &toks.items[i];
-            fprintf(stderr, "  got [%.*s] %s pos=%u off=%u-%u bytes=%u-%u\n", (int)t->term_len, t->term,
-                    tv_token_type_name(t->type), t->position, t->start16, t->end16, t->start, t->end);
+            fprintf(stderr, "  got [%.*s] %s pos=%u off=%u-%u bytes=%u-%u len=%u\n", (int)t->term_len, t->term,
+                    tv_token_type_name(t->type), t->position, t->start16, t->end16, t->start, t->end,
+                    t->pos_len > 1 ? t->pos_len : 1);
         }
         for (size_t i = 0; i < n; i++)
-            fprintf(stderr, "  want [%s] %s pos=%d off=%d-%d\n", exp[i].term, exp[i].type ? exp[i].type : "?",
-                    exp[i].pos, exp[i].start16, exp[i].end16);
+            fprintf(stderr, "  want [%s] %s pos=%d off=%d-%d len=%d\n", exp[i].term,
+                    exp[i].type ? exp[i].type : "?", exp[i].pos, exp[i].start16, exp[i].end16, exp[i].len);
     }
     /* invariants: byte offsets agree with the UTF-16 ones */
     for (size_t i = 0; i < toks.len; i++) {
