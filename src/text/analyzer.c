@@ -128,17 +128,11 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
     const void *morph = v.morph; /* filters that build a new array may drop it */
-    uint32_t final16 = 0;
-    for (size_t i = 0; i < an->nfilters; i++)
-        if (an->filters[i].kind == TV_TF_EXT) {
-            final16 = (uint32_t)tv_utf16_len(text, len);
-            break;
-        }
     for (size_t i = 0; i < nfilters && i < an->nfilters; i++) {
         /* the end of the text (Lucene's final offset), re-set for each
          * filter: filters that build a new array need not carry it */
+        v.final_text = text;
         v.final_off = (uint32_t)len;
-        v.final_off16 = final16;
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
         if (!v.morph) v.morph = morph;

@@ -20,9 +20,11 @@ typedef struct tv_tokvec {
     tv_token *items;
     size_t len, cap;
     uint32_t trailing; /* position increments of tokens removed after the last one */
-    /* the end of the text the tokenizer read (Lucene's final offset), in
-     * bytes and UTF-16 units: tv_analyze sets them before each filter runs */
-    uint32_t final_off, final_off16;
+    /* the text the tokenizer read; its length is Lucene's final offset
+     * (tv_analyze sets both before each filter runs; a filter that needs
+     * the UTF-16 final offset counts it: only fingerprint does) */
+    const char *final_text;
+    uint32_t final_off;
     const void *morph; /* the tokenizer's per-token side data (tv_token.attr), or NULL */
 } tv_tokvec;
 

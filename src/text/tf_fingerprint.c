@@ -107,7 +107,7 @@ static tv_status fp_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     t.start = 0;
     t.start16 = 0;
     t.end = v->final_off;
-    t.end16 = v->final_off16;
+    t.end16 = (uint32_t)tv_utf16_len(v->final_text, v->final_off);
     t.type = TV_TOK_FINGERPRINT;
     if (tv_tokvec_push(a, &out, &t)) return TROVE_ENOMEM;
     *v = out;

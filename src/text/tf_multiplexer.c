@@ -84,7 +84,7 @@ static tv_status mux_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
             if (tv_tokvec_push(a, &one, &v->items[i])) return TROVE_ENOMEM;
             one.items[0].position = 1;
             one.final_off = v->final_off;
-            one.final_off16 = v->final_off16;
+            one.final_text = v->final_text;
             tv_status st = tv_filters_apply(a, m->branches[b].filters, m->branches[b].n, &one);
             if (st) return st;
             for (size_t k = 0; k < one.len; k++) {

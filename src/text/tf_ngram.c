@@ -159,7 +159,7 @@ static tv_status ngram_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     }
     out.trailing = v->trailing + pending;
     out.final_off = v->final_off;
-    out.final_off16 = v->final_off16;
+    out.final_text = v->final_text;
     *v = out;
     return TROVE_OK;
 }
