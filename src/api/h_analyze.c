@@ -49,7 +49,9 @@ static const uint32_t *texts_u16(tv_req *r, const tv_json *text, size_t ntexts) 
 
 /* Whether explain's `attributes` filter lets attribute `key` through. */
 static bool attr_wanted(const tv_json *attrs, const char *key) {
-    if (!attrs) return true;
+    if (!attrs || attrs->type == TV_JSON_NULL) return true;
+    /* a scalar is a list of one name (its text), never an attribute's */
+    if (attrs->type != TV_JSON_STRING && attrs->type != TV_JSON_ARRAY) return false;
     const tv_json *one = attrs->type == TV_JSON_STRING ? attrs : NULL;
     size_t n = one ? 1 : attrs->type == TV_JSON_ARRAY ? attrs->len : 0;
     if (n == 0) return true;

@@ -69,6 +69,10 @@ static void t_explain(void **s) {
            "{\"analyzer\":\"english\",\"text\":\"The foxes\",\"explain\":true,\"attributes\":[\"Keyword\"]}", 200,
            "{\"detail\":{\"custom_analyzer\":false,\"analyzer\":{\"name\":\"english\",\"tokens\":["
            "{\"token\":\"fox\",\"start_offset\":4,\"end_offset\":9,\"type\":\"<ALPHANUM>\",\"position\":1,\"keyword\":false}]}}}");
+    /* a scalar names one attribute (its text): none of Lucene's */
+    EXPECT("POST", "/_analyze", "{\"analyzer\":\"standard\",\"text\":\"ab\",\"explain\":true,\"attributes\":5}", 200,
+           "{\"detail\":{\"custom_analyzer\":false,\"analyzer\":{\"name\":\"standard\",\"tokens\":["
+           "{\"token\":\"ab\",\"start_offset\":0,\"end_offset\":2,\"type\":\"<ALPHANUM>\",\"position\":0}]}}}");
     /* inline components are anonymous; a char filter shows its texts */
     EXPECT("POST", "/_analyze",
            "{\"tokenizer\":{\"type\":\"keyword\"},\"char_filter\":[{\"type\":\"mapping\",\"mappings\":[\"x => y\"]}],"
