@@ -141,6 +141,8 @@ extern "C" {
     X(EPAINLESS, 400, "painless_error", 0, "org.opensearch.painless.PainlessError", "painless error")       \
     X(EINDEXBOUNDS, 400, "index_out_of_bounds_exception", 0, "java.lang.IndexOutOfBoundsException",          \
       "index out of bounds")                                                                               \
+    X(EPATTERN, 400, "pattern_syntax_exception", 0, "java.util.regex.PatternSyntaxException",             \
+      "bad regular expression")                                                                            \
     X(ESTRINGBOUNDS, 400, "string_index_out_of_bounds_exception", 0,                                       \
       "java.lang.StringIndexOutOfBoundsException", "string index out of bounds")                           \
     X(ECONCMOD, 400, "concurrent_modification_exception", 0, "java.util.ConcurrentModificationException",   \

@@ -43,7 +43,8 @@ static tv_status prc_build(tv_comp *c, const void **out, tv_error *err) {
 static tv_status prc_run(tv_arena *a, const void *cfg, const char *in, size_t len, tv_cfout *out) {
     const prc_cfg *p = cfg;
     tv_jmatcher m;
-    if (tv_jregex_start(&m, p->re, in, len)) return TROVE_ENOMEM;
+    if (tv_jregex_start(&m, a, p->re)) return TROVE_ENOMEM;
+    tv_jregex_reset(&m, in, len);
     tv_buf b;
     tv_buf_init(&b);
     tv_status st = TROVE_OK;
@@ -65,7 +66,6 @@ static tv_status prc_run(tv_arena *a, const void *cfg, const char *in, size_t le
         }
     }
     tv_buf_append(&b, in + last, len - last);
-    tv_jmatcher_end(&m);
     if (b.oom) st = TROVE_ENOMEM;
     if (!st) {
         char *t = tv_arena_memdup(a, b.data ? b.data : "", b.len);

@@ -87,15 +87,15 @@
  *   cf_pattern_replace.c  the `pattern_replace` char filter
  *   an_pattern.c          the `pattern` analyzer
  *   an_fingerprint.c      the `fingerprint` analyzer
- *   jregex.c              Java regular expressions over PCRE2 (flags,
+ *   jregex.c              Java regular expressions over PCRE2, the one
+ *                         engine of analysis (flags, Java-only syntax,
  *                         find() semantics, replacement strings)
  *   tf_ngram.c            `ngram` and `edge_ngram` token filters
  *   tf_limit.c            `truncate` and `limit`
  *   tf_dedup.c            `unique` and `remove_duplicates`
  *   tf_keyword.c          `keyword_marker`, `keyword_repeat`,
  *                         `stemmer_override` (and `kstem`, refused)
- *   tf_pattern.c          Java regexes through PCRE2; `pattern_replace`
- *                         and `pattern_capture`
+ *   tf_pattern.c          `pattern_replace` and `pattern_capture`
  *   tf_keep.c             `keep` and `keep_types`
  *   tf_classic.c          `classic` and `decimal_digit`
  *   tf_fingerprint.c      the `fingerprint` token filter

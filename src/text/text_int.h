@@ -220,14 +220,6 @@ struct tv_comp {
  * or catalog one with defaults. TROVE_ENOTFOUND (err untouched) if none. */
 tv_status tv_comp_filter_ref(tv_comp *c, const char *name, size_t len, tv_filter_def *out,
                              tv_error *err);
-/* Regular expressions with Java's syntax (tf_pattern.c, through PCRE2).
- * `flags`: OpenSearch's "CASE_INSENSITIVE|COMMENTS" form (NULL: none).
- * The compiled pattern belongs to the registry. */
-struct tv_regex;
-tv_status tv_comp_regex(tv_comp *c, const char *pattern, size_t len, const char *flags,
-                        size_t flags_len, struct tv_regex **out, tv_error *err);
-/* Whether re matches all of [s, s+n) (Java's Matcher.matches()). */
-bool tv_regex_matches(const struct tv_regex *re, const char *s, size_t n);
 /* The registry's memory (analyzer.c): lives until tv_analysis_free. */
 void *tv_analysis_alloc(struct tv_analysis *a, size_t n);
 tv_status tv_analysis_on_free(struct tv_analysis *a, void (*fn)(void *), void *p);
@@ -294,22 +286,26 @@ typedef struct tv_jregex tv_jregex;
 tv_status tv_jregex_compile(tv_comp *c, const char *pat, size_t plen, const char *flags,
                             size_t flen, tv_jregex **out, tv_error *err);
 uint32_t tv_jregex_groups(const tv_jregex *r); /* capturing groups */
-/* A matcher walking one text with Matcher.find() semantics. */
+/* A matcher: match data in an arena, reset onto one text after another
+ * and walked with Matcher.find() semantics. */
 typedef struct tv_jmatcher {
     const tv_jregex *re;
     const char *text;
     size_t len, next;
     size_t start, end; /* the last match (bytes) */
-    void *md;          /* pcre2 match data */
+    void *md;          /* pcre2 match data, in the arena */
     size_t *ov;
     uint32_t nov;
-    bool done, valid;
+    bool done;
 } tv_jmatcher;
-tv_status tv_jregex_start(tv_jmatcher *m, const tv_jregex *r, const char *text, size_t len);
+/* A matcher for r whose match data lives in `a`; reset it onto a text. */
+tv_status tv_jregex_start(tv_jmatcher *m, tv_arena *a, const tv_jregex *r);
+void tv_jregex_reset(tv_jmatcher *m, const char *text, size_t len);
 bool tv_jregex_find(tv_jmatcher *m);
 /* Group g of the last match: false when it did not participate. */
 bool tv_jregex_group(const tv_jmatcher *m, uint32_t g, size_t *s, size_t *e);
-void tv_jmatcher_end(tv_jmatcher *m);
+/* Matcher.matches(): the whole of s matches (m's text is not used). */
+bool tv_jregex_matches(tv_jmatcher *m, const char *s, size_t n);
 /* A parsed Matcher.appendReplacement string. */
 typedef struct tv_jrepl_part {
     const char *lit;

@@ -24,7 +24,7 @@
 
 typedef struct marker_cfg {
     const tv_termset *words;
-    const struct tv_regex *pattern;
+    const tv_jregex *pattern;
 } marker_cfg;
 
 static tv_status marker_build(tv_comp *c, const void **out, tv_error *err) {
@@ -41,8 +41,8 @@ static tv_status marker_build(tv_comp *c, const void **out, tv_error *err) {
         if (tv_comp_has(c, "keywords") || tv_comp_has(c, "keywords_path"))
             return tv_error_set(err, TROVE_EARG,
                                 "cannot specify both `keywords_pattern` and `keywords` or `keywords_path`");
-        struct tv_regex *re;
-        if ((st = tv_comp_regex(c, pat, pl, NULL, 0, &re, err))) return st;
+        tv_jregex *re;
+        if ((st = tv_jregex_compile(c, pat, pl, NULL, 0, &re, err))) return st;
         m->pattern = re;
     } else {
         if (!tv_comp_has(c, "keywords") && !tv_comp_has(c, "keywords_path"))
@@ -58,12 +58,13 @@ static tv_status marker_build(tv_comp *c, const void **out, tv_error *err) {
 }
 
 static tv_status marker_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
-    (void)a;
     const marker_cfg *m = cfg;
+    tv_jmatcher jm;
+    if (m->pattern && tv_jregex_start(&jm, a, m->pattern)) return TROVE_ENOMEM;
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (t->flags & TV_TOKF_KEYWORD) continue;
-        bool hit = m->pattern ? tv_regex_matches(m->pattern, t->term, t->term_len)
+        bool hit = m->pattern ? tv_jregex_matches(&jm, t->term, t->term_len)
                               : tv_termset_has(m->words, t->term, t->term_len);
         if (hit) t->flags |= TV_TOKF_KEYWORD;
     }

@@ -72,7 +72,8 @@ tv_status tv_tok_pattern_run(tv_arena *a, const void *cfg, const char *text, siz
     const pattern_cfg *p = cfg;
     if (len == 0) return TROVE_OK;
     tv_jmatcher m;
-    if (tv_jregex_start(&m, p->re, text, len)) return TROVE_ENOMEM;
+    if (tv_jregex_start(&m, a, p->re)) return TROVE_ENOMEM;
+    tv_jregex_reset(&m, text, len);
     tv_u16pos u = {(const uint8_t *)text, 0, 0};
     tv_status st = TROVE_OK;
     if (p->group >= 0) {
@@ -92,7 +93,6 @@ tv_status tv_tok_pattern_run(tv_arena *a, const void *cfg, const char *text, siz
         }
         if (!st && index < len) st = emit(a, text, index, len, &u, out);
     }
-    tv_jmatcher_end(&m);
     return st;
 }
 

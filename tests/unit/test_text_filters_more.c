@@ -236,10 +236,11 @@ static void t_pattern(void **s) {
          "pattern is missing for [f] token filter of type 'pattern_replace'");
     bad1("{\"type\":\"pattern_replace\",\"pattern\":\"a\",\"flags\":\"FOO\"}", TROVE_EARG,
          "Unknown regex flag [FOO]");
-    bad1("{\"type\":\"pattern_replace\",\"pattern\":\"(a)\",\"replacement\":\"$2\"}", TROVE_EARG, "No group 2");
+    bad1("{\"type\":\"pattern_replace\",\"pattern\":\"(a)\",\"replacement\":\"$2\"}", TROVE_EINDEXBOUNDS,
+         "No group 2");
     tv_error err = TV_ERROR_INIT;
     assert_null(an1("whitespace", "{\"type\":\"pattern_replace\",\"pattern\":\"(a\"}", &err));
-    assert_int_equal(err.code, TROVE_EARG);
+    assert_int_equal(err.code, TROVE_EPATTERN);
     assert_non_null(strstr(err.reason, "near index"));
     /* Lucene 4.10 */
     run1("whitespace",

@@ -173,6 +173,12 @@ static void test_pattern(void **state) {
     /* flags */
     tok_check("{\"type\":\"pattern\",\"pattern\":\"x\",\"flags\":\"CASE_INSENSITIVE|COMMENTS\"}", "aXbxc",
               (exp_tok[]){{"a", W, 0, 0, 1}, {"b", W, 1, 2, 3}, {"c", W, 2, 4, 5}, END});
+    /* Java-only syntax: \p{Punct} (ASCII POSIX class) and \u002C */
+    tok_check("{\"type\":\"pattern\",\"pattern\":\"\\\\p{Punct}|\\\\u0020\"}", "a;b c",
+              (exp_tok[]){{"a", W, 0, 0, 1}, {"b", W, 1, 2, 3}, {"c", W, 2, 4, 5}, END});
+    /* "." stops at every Java line terminator, U+2028 included */
+    tok_check("{\"type\":\"pattern\",\"pattern\":\".+\",\"group\":0}", "ab\xe2\x80\xa8" "cd",
+              (exp_tok[]){{"ab", W, 0, 0, 2}, {"cd", W, 1, 3, 5}, END});
     tok_check("{\"type\":\"pattern\",\"pattern\":\"\\\\W+\",\"flags\":\"UNICODE_CHARACTER_CLASS\"}",
               "\xc3\xbc" "ber alles", (exp_tok[]){{"\xc3\xbc" "ber", W, 0, 0, 4}, {"alles", W, 1, 5, 10}, END});
     tok_error("{\"type\":\"pattern\",\"pattern\":\"a\",\"flags\":\"CASE_INSENSITIVE|bogus\"}", TROVE_EARG,
@@ -183,7 +189,9 @@ static void test_pattern(void **state) {
               "regex flag [CANON_EQ] is not supported");
     tv_error err = TV_ERROR_INIT;
     assert_null(reg("{\"tokenizer\":{\"t\":{\"type\":\"pattern\",\"pattern\":\"(\"}}}", &err));
-    assert_int_equal(err.code, TROVE_EUNSUPPORTED);
+    /* Java's PatternSyntaxException: description, index, the pattern, a caret */
+    assert_int_equal(err.code, TROVE_EPATTERN);
+    assert_non_null(strstr(err.reason, " near index 1\n(\n ^"));
 }
 
 static void test_pattern_replace(void **state) {
