@@ -20,9 +20,23 @@ extern const tv_filter_type tv_tf_reverse;
 #ifdef TROVE_HAVE_ICU
 extern const tv_filter_type tv_tf_icu_normalizer, tv_tf_icu_transform;
 extern const tv_charfilter_type tv_cf_icu_normalizer;
-#define ICU_FILTERS &tv_tf_icu_normalizer, &tv_tf_icu_transform,
+extern const tv_tokenizer_type tv_tok_icu;
+extern const tv_filter_type tv_tf_icu_collation;
+#define ICU_TOKENIZERS &tv_tok_icu,
+#ifdef TROVE_HAVE_UTR30 /* the folding data was rebuilt (layer.cmake) */
+extern const tv_filter_type tv_tf_icu_folding;
+extern const tv_analyzer_type tv_an_icu;
+#define ICU_FILTERS &tv_tf_icu_normalizer, &tv_tf_icu_transform, &tv_tf_icu_collation, \
+    &tv_tf_icu_folding,
+#define ICU_ANALYZERS &tv_an_icu,
+#else
+#define ICU_FILTERS &tv_tf_icu_normalizer, &tv_tf_icu_transform, &tv_tf_icu_collation,
+#define ICU_ANALYZERS
+#endif
 #define ICU_CHARFILTERS &tv_cf_icu_normalizer,
 #else
+#define ICU_TOKENIZERS
+#define ICU_ANALYZERS
 #define ICU_FILTERS
 #define ICU_CHARFILTERS
 #endif
@@ -111,6 +125,7 @@ const tv_termset *tv_ja_stopwords(void);
 #endif
 static const tv_tokenizer_type *const tokenizers[] = {
     JA_TOKENIZERS
+    ICU_TOKENIZERS
     &tv_tok_ngram, &tv_tok_ngram_old, &tv_tok_edge_ngram, &tv_tok_edge_ngram_old,
     &tv_tok_pattern, &tv_tok_char_group, &tv_tok_path_hierarchy, &tv_tok_path_hierarchy_old,
     &tv_tok_simple_pattern, &tv_tok_simple_pattern_split,
@@ -178,6 +193,7 @@ static const tv_charfilter_type *const charfilters[] = {
 };
 static const tv_analyzer_type *const analyzers[] = {
     JA_ANALYZERS
+    ICU_ANALYZERS
     &tv_an_cjk,     &tv_an_arabic,   &tv_an_persian,  &tv_an_sorani,     &tv_an_hindi,
     &tv_an_bengali, &tv_an_russian,  &tv_an_bulgarian, &tv_an_czech,     &tv_an_armenian,
     &tv_an_greek,   &tv_an_indonesian,

@@ -56,4 +56,23 @@ if(ICU_FOUND AND TROVE_ICU)
   target_link_libraries(trove_text PUBLIC PkgConfig::ICU)
   list(APPEND TROVE_TEXT_LIBS PkgConfig::ICU)
   set(TROVE_TEXT_PC_LIBS "${TROVE_TEXT_PC_LIBS} -licui18n -licuuc")
+  # icu_folding's UTR #30 data: Lucene's utr30.nrm (ICU 53 format) rebuilt
+  # for this ICU by gen_utr30.py with icu-devtools' gennorm2 and icupkg;
+  # without them icu_folding and icu_analyzer answer 400 naming themselves.
+  find_program(TROVE_GENNORM2 gennorm2 PATHS /usr/sbin /usr/bin)
+  find_program(TROVE_ICUPKG icupkg PATHS /usr/sbin /usr/bin)
+  if(TROVE_GENNORM2 AND TROVE_ICUPKG)
+    set(TROVE_UTR30 ${CMAKE_BINARY_DIR}/generated/text_utr30.c)
+    add_custom_command(
+      OUTPUT ${TROVE_UTR30}
+      COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated/utr30
+      COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_utr30.py ${TROVE_LUCENE_JAR_DIR}
+              ${TROVE_GENNORM2} ${TROVE_ICUPKG} ${CMAKE_BINARY_DIR}/generated/utr30 ${TROVE_UTR30}
+      DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_utr30.py ${TROVE_LUCENE_ANALYSIS_JARS}
+      COMMENT "Rebuilding Lucene's UTR #30 folding data for ICU"
+      VERBATIM)
+    target_sources(trove_text_obj PRIVATE ${TROVE_UTR30})
+    target_compile_definitions(trove_text_obj PRIVATE TROVE_HAVE_UTR30=1)
+    add_compile_definitions(TROVE_HAVE_UTR30=1) # the tests defined after this
+  endif()
 endif()

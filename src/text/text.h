@@ -49,6 +49,11 @@
  *   tf_reverse.c          the `reverse` token filter
  *   tf_icu.c              analysis-icu's icu_normalizer (filter and char
  *                         filter) and icu_transform, through libicu
+ *   tok_icu.c             analysis-icu's `icu_tokenizer` (script runs,
+ *                         ICU word break iterators), through libicu
+ *   tf_icu_collation.c    analysis-icu's `icu_collation` filter (ICU
+ *                         collation keys as IndexableBinaryStringTools
+ *                         strings), through libicu
  *   lang_common.c         what the language files share: UTF-16 rule
  *                         runs, stem_exclusion marking, stop sets,
  *                         `stemmer` language names (lang_int.h)

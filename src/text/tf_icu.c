@@ -7,20 +7,30 @@
  *                  normalized segment by segment (a segment ends before a
  *                  code point with a normalization boundary before it);
  *                  a segment whose length changes records its offset
- *                  correction as recordOffsetDiff does, in bytes
+ *                  correction as recordOffsetDiff does (in UTF-16 units,
+ *                  turned into byte corrections)
  *   icu_transform  ICUTransformFilter: each term through a transliterator
+ *   icu_folding    ICUFoldingFilter: icu_normalizer's filter over
+ *                  Lucene's UTR #30 folding data (utr30.nrm, rebuilt for
+ *                  this ICU at build time by gen_utr30.py and registered
+ *                  as the ICU package "trovefold")
+ *   icu_analyzer   IcuAnalyzerProvider: the icu_normalizer char filter
+ *                  (`method`, default nfkc_cf, `mode`, unicode_set_filter),
+ *                  icu_tokenizer (tok_icu.c), icu_folding
  * Settings as OpenSearch's factories read them: `name` (nfc, nfkc,
  * nfkc_cf — the default — ...), the char filter's `mode` (compose, or
  * decompose; anything else is compose), `unicode_set_filter` (a
- * FilteredNormalizer2), the transform's `id` (default "Null") and `dir`
- * (forward, or reverse for anything else).
+ * FilteredNormalizer2; the deprecated `unicodeSetFilter` wins when both
+ * are set, as wrapWithUnicodeSetFilter reads them), the transform's `id`
+ * (default "Null") and `dir` (forward, or reverse for anything else).
  *
  * Normalizer2 instances are ICU's immutable singletons, safe from any
  * thread; filtered ones and transliterators are owned by the registry
  * (tv_comp_on_free). A transliterator keeps state while it runs, so each
  * carries a mutex; rejected: a clone per term (an allocation per token on
  * the indexing path). Built without ICU, every name here answers 400
- * naming itself.
+ * naming itself; so do icu_folding and icu_analyzer when the build had
+ * no gennorm2/icupkg (icu-devtools) to rebuild the folding data.
  */
 #include "text/text_int.h"
 
@@ -90,27 +100,14 @@ static UChar *normalize(tv_arena *a, const UNormalizer2 *nz, const UChar *u, int
     return NULL;
 }
 
-static tv_status norm_build(tv_comp *c, bool char_filter, const void **out, tv_error *err) {
-    size_t nl = 0, ml = 0;
-    const char *name = tv_comp_str(c, "name", &nl);
-    char namez[64] = "nfkc_cf";
-    if (name) {
-        if (nl >= sizeof namez)
-            return tv_error_set(err, TROVE_EARG, "Invalid normalizer name [%s]", name);
-        memcpy(namez, name, nl);
-        namez[nl] = 0;
-    }
-    const char *mode = char_filter ? tv_comp_str(c, "mode", &ml) : NULL;
-    bool decompose = mode && tv_streq(mode, ml, "decompose");
+/* IcuNormalizerTokenFilterFactory.wrapWithUnicodeSetFilter: nz filtered
+ * by the component's unicode set, if it has one. */
+static tv_status wrap_set(tv_comp *c, const UNormalizer2 **nzp, tv_error *err) {
+    const UNormalizer2 *nz = *nzp;
     UErrorCode e = U_ZERO_ERROR;
-    const UNormalizer2 *nz =
-        unorm2_getInstance(NULL, namez, decompose ? UNORM2_DECOMPOSE : UNORM2_COMPOSE, &e);
-    if (U_FAILURE(e) || !nz)
-        return tv_error_set(err, TROVE_EARG, "Invalid normalizer name [%s]: %s", namez,
-                            u_errorName(e));
     size_t sl = 0;
-    const char *set = tv_comp_str(c, "unicode_set_filter", &sl);
-    if (!set) set = tv_comp_str(c, "unicodeSetFilter", &sl);
+    const char *set = tv_comp_str(c, "unicodeSetFilter", &sl);
+    if (!set) set = tv_comp_str(c, "unicode_set_filter", &sl);
     if (set) {
         int32_t un = 0;
         tv_arena a;
@@ -130,8 +127,37 @@ static tv_status norm_build(tv_comp *c, bool char_filter, const void **out, tv_e
         const UNormalizer2 *f = unorm2_openFiltered(nz, us, &e);
         if (U_FAILURE(e) || !f) return tv_error_set(err, TROVE_EARG, "%s", u_errorName(e));
         if ((st = tv_comp_on_free(c, close_norm, (void *)f))) return st;
-        nz = f;
+        *nzp = f;
     }
+    return TROVE_OK;
+}
+
+/* A normalizer by ICU name ("nfkc_cf", ...); NULL name: nfkc_cf. */
+static tv_status norm_instance(const char *name, size_t nl, bool decompose,
+                               const UNormalizer2 **out, tv_error *err) {
+    char namez[64] = "nfkc_cf";
+    if (name) {
+        if (nl >= sizeof namez)
+            return tv_error_set(err, TROVE_EARG, "Invalid normalizer name [%.*s]", (int)nl, name);
+        memcpy(namez, name, nl);
+        namez[nl] = 0;
+    }
+    UErrorCode e = U_ZERO_ERROR;
+    *out = unorm2_getInstance(NULL, namez, decompose ? UNORM2_DECOMPOSE : UNORM2_COMPOSE, &e);
+    if (U_FAILURE(e) || !*out)
+        return tv_error_set(err, TROVE_EARG, "Invalid normalizer name [%s]: %s", namez,
+                            u_errorName(e));
+    return TROVE_OK;
+}
+
+static tv_status norm_build(tv_comp *c, bool char_filter, const void **out, tv_error *err) {
+    size_t nl = 0, ml = 0;
+    const char *name = tv_comp_str(c, "name", &nl);
+    const char *mode = char_filter ? tv_comp_str(c, "mode", &ml) : NULL;
+    bool decompose = mode && tv_streq(mode, ml, "decompose");
+    const UNormalizer2 *nz = NULL;
+    tv_status st = norm_instance(name, nl, decompose, &nz, err);
+    if (st || (st = wrap_set(c, &nz, err))) return st;
     norm_cfg *cfg = tv_comp_alloc(c, sizeof *cfg);
     if (!cfg) return TROVE_ENOMEM;
     cfg->norm = nz;
@@ -194,7 +220,7 @@ static tv_status norm_cf_run(tv_arena *a, const void *cfg_, const char *in, size
     tv_buf b;
     tv_buf_init(&b);
     tv_status st = TROVE_OK;
-    int32_t cum = 0; /* the last cumulative diff recorded */
+    int64_t cur = 0; /* the byte diff (input - output) recorded last */
     for (int32_t s = 0; s < n && !st;) {
         /* one segment: up to the next code point with a boundary before it */
         int32_t e = s;
@@ -217,21 +243,30 @@ static tv_status norm_cf_run(tv_arena *a, const void *cfg_, const char *in, size
                 st = TROVE_ENOMEM;
                 break;
             }
-            size_t before = b.len;
-            from_u16(&b, d, k);
-            size_t out_bytes = b.len - before;
-            /* recordOffsetDiff, in bytes */
-            if (out_bytes != in_bytes) {
-                int64_t diff = (int64_t)in_bytes - (int64_t)out_bytes;
-                if (diff < 0) {
-                    for (int64_t i = 1; i <= -diff && !st; i++)
-                        st = tv_offmap_add(a, &out->map, (uint32_t)(before + (size_t)i),
-                                           (int32_t)(cum - i));
-                    cum -= (int32_t)-diff;
-                } else {
-                    cum += (int32_t)diff;
-                    st = tv_offmap_add(a, &out->map, (uint32_t)(before + out_bytes), cum);
+            /* recordOffsetDiff counts UTF-16 units: output unit j of the
+             * segment maps to input unit s + rel(j) — the segment's start
+             * for the first k - n units of a longer output, its end at
+             * the end of a shorter one, else j. Each output code point
+             * boundary records the byte diff that reaches that input
+             * unit, so that byte offsets land where Lucene's char offsets
+             * do (the byte lengths alone can hide the change: "⑴" and
+             * "(1)" are both 3 bytes). */
+            int32_t n16 = e - s;
+            for (int32_t j = 0; j <= k && !st;) {
+                int32_t rel = k > n16 ? (j <= k - n16 ? 0 : j - (k - n16))
+                            : k < n16 ? (j < k ? j : n16)
+                                      : j;
+                int64_t bd = (int64_t)boff[s + rel] - (int64_t)b.len;
+                if (bd != cur) {
+                    st = tv_offmap_add(a, &out->map, (uint32_t)b.len, (int32_t)bd);
+                    cur = bd;
                 }
+                if (j == k) break;
+                int32_t j0 = j;
+                UChar32 c;
+                U16_NEXT(d, j, k, c);
+                (void)c;
+                from_u16(&b, d + j0, j - j0);
             }
         }
         s = e;
@@ -335,6 +370,74 @@ static tv_status trans_apply(tv_arena *a, const void *cfg_, tv_tokvec *v) {
     }
     return st;
 }
+
+#ifdef TROVE_HAVE_UTR30
+#include <unicode/udata.h>
+
+#include "text/lang_int.h"
+
+/* gen_utr30.py's ICU package holding trovefold/utr30.nrm */
+extern const unsigned char tv_utr30_pkg[];
+static const UNormalizer2 *utr30;
+static pthread_once_t utr30_once = PTHREAD_ONCE_INIT;
+
+static void open_utr30(void) {
+    UErrorCode e = U_ZERO_ERROR;
+    udata_setAppData("trovefold", tv_utr30_pkg, &e);
+    if (U_FAILURE(e)) return;
+    const UNormalizer2 *n = unorm2_getInstance("trovefold", "utr30", UNORM2_COMPOSE, &e);
+    if (U_SUCCESS(e)) utr30 = n;
+}
+
+static tv_status utr30_get(const UNormalizer2 **out, tv_error *err) {
+    pthread_once(&utr30_once, open_utr30);
+    if (!utr30) return tv_error_set(err, TROVE_EINTERNAL, "UTR #30 folding data unavailable");
+    *out = utr30;
+    return TROVE_OK;
+}
+
+static tv_status fold_build(tv_comp *c, const void **out, tv_error *err) {
+    const UNormalizer2 *nz = NULL;
+    tv_status st = utr30_get(&nz, err);
+    if (st || (st = wrap_set(c, &nz, err))) return st;
+    norm_cfg *cfg = tv_comp_alloc(c, sizeof *cfg);
+    if (!cfg) return TROVE_ENOMEM;
+    cfg->norm = nz;
+    *out = cfg;
+    return TROVE_OK;
+}
+
+const tv_filter_type tv_tf_icu_folding = {"icu_folding", fold_build, norm_apply};
+extern const tv_charfilter_type tv_cf_icu_normalizer;
+extern const tv_tokenizer_type tv_tok_icu;
+
+/* IcuAnalyzerProvider: ICUNormalizer2CharFilter(method, mode, set filter),
+ * ICUTokenizer, ICUFoldingFilter (unfiltered). */
+static tv_status icu_analyzer_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
+    size_t ml = 0, dl = 0;
+    const char *method = tv_comp_str(c, "method", &ml);
+    const char *mode = tv_comp_str(c, "mode", &dl);
+    if (mode && !tv_streq(mode, dl, "compose") && !tv_streq(mode, dl, "decompose"))
+        return tv_error_set(err, TROVE_EARG,
+                            "Unknown mode [%.*s] in analyzer [%s], expected one of [compose, "
+                            "decompose]",
+                            (int)dl, mode, tv_comp_name(c));
+    const UNormalizer2 *nz = NULL, *fold = NULL;
+    tv_status st = norm_instance(method, ml, mode && tv_streq(mode, dl, "decompose"), &nz, err);
+    if (st || (st = wrap_set(c, &nz, err)) || (st = utr30_get(&fold, err))) return st;
+    norm_cfg *ncfg = tv_comp_alloc(c, sizeof *ncfg), *fcfg = tv_comp_alloc(c, sizeof *fcfg);
+    if (!ncfg || !fcfg) return TROVE_ENOMEM;
+    ncfg->norm = nz;
+    fcfg->norm = fold;
+    p->charfilters[p->ncharfilters++] =
+        (tv_charfilter_def){.ext = &tv_cf_icu_normalizer, .cfg = ncfg};
+    p->tok = (tv_tokenizer_def){.kind = TV_TK_EXT, .ext = &tv_tok_icu};
+    tv_lang_add_ext(p, &tv_tf_icu_folding, fcfg);
+    return TROVE_OK;
+}
+
+const tv_analyzer_type tv_an_icu = {"icu_analyzer", icu_analyzer_build};
+#endif /* TROVE_HAVE_UTR30 */
 
 const tv_filter_type tv_tf_icu_normalizer = {"icu_normalizer", norm_filter_build, norm_apply};
 const tv_filter_type tv_tf_icu_transform = {"icu_transform", trans_build, trans_apply};

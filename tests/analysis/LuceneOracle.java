@@ -879,6 +879,25 @@ public class LuceneOracle {
                 f = in -> new org.apache.lucene.analysis.icu.ICUTransformFilter(in, tr);
                 break;
             }
+            case "icu_collation": {
+                /* Lucene 4.10's ICUCollationKeyFilter: the key as IndexableBinaryStringTools chars, as
+                   OpenSearch's own copy of the filter writes it */
+                String lang = p.str("language", null), country = p.str("country", null);
+                com.ibm.icu.util.ULocale loc = lang == null ? com.ibm.icu.util.ULocale.ROOT
+                        : country == null ? new com.ibm.icu.util.ULocale(lang) : new com.ibm.icu.util.ULocale(lang, country);
+                com.ibm.icu.text.RuleBasedCollator c = (com.ibm.icu.text.RuleBasedCollator) com.ibm.icu.text.Collator.getInstance(loc);
+                String strength = p.str("strength", null);
+                if (strength != null) c.setStrength(switch (strength) {
+                    case "primary" -> com.ibm.icu.text.Collator.PRIMARY;
+                    case "secondary" -> com.ibm.icu.text.Collator.SECONDARY;
+                    case "quaternary" -> com.ibm.icu.text.Collator.QUATERNARY;
+                    case "identical" -> com.ibm.icu.text.Collator.IDENTICAL;
+                    default -> com.ibm.icu.text.Collator.TERTIARY; });
+                if (p.has("alternate")) c.setAlternateHandlingShifted(p.str("alternate", "").equals("shifted"));
+                if (p.has("numeric")) c.setNumericCollation(Boolean.parseBoolean(p.str("numeric", "false")));
+                f = in -> new org.apache.lucene.collation.ICUCollationKeyFilter(in, c);
+                break;
+            }
             case "polish_stem": {
                 org.egothor.stemmer.Trie t = org.apache.lucene.analysis.pl.PolishAnalyzer.getDefaultTable();
                 f = in -> new org.apache.lucene.analysis.stempel.StempelFilter(in,
