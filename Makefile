@@ -8,7 +8,7 @@
 
 RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data liblucene4.10-java libicu-dev tzdata liblz4-dev libzstd-dev \
 	libxxhash-dev libstemmer-dev zlib1g-dev libssl-dev libargon2-dev libpq-dev libpcre2-dev \
-	libmecab-dev mecab-ipadic-utf8
+	libmecab-dev mecab-ipadic-utf8 icu-devtools
 # tests/analysis (trove's _analyze against Lucene 4.10's): the JDK, the Lucene and ICU4J jars, and the
 # packages whose translations, ISO names and dictionary make its corpus
 ANALYSIS_PACKAGES := openjdk-17-jdk-headless liblucene4.10-java libicu4j-java iso-codes libglib2.0-data \
