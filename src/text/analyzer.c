@@ -668,6 +668,13 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         for (; k < ln && k < sizeof low - 1; k++)
             low[k] = (char)((lang[k] >= 'A' && lang[k] <= 'Z') ? lang[k] + 32 : lang[k]);
         low[k] = 0;
+        /* Lucene 10 runs German for German2 (tf_snowball_compat.c) and has no Kp or Lovins;
+         * OpenSearch capitalizes the name's first letter */
+        extern const tv_filter_type tv_tf_german2;
+        if (ln < sizeof low && !strcmp(low, "german2")) return ext_filter(&tv_tf_german2, c, d, err);
+        if (ln < sizeof low && (!strcmp(low, "kp") || !strcmp(low, "lovins")))
+            return tv_error_set(err, TROVE_EARG, "Invalid stemmer class specified: %c%s",
+                                low[0] - 32, lang + 1);
         int algo = tv_stem_algo_find(low, k);
         if (algo < 0 || ln >= sizeof low)
             return tv_error_set(err, TROVE_EUNSUPPORTED, "snowball language [%s] is not supported",

@@ -183,7 +183,7 @@ WORDS(tv_words_thai, "th/stopwords.txt", false)
 
 extern const tv_filter_type tv_tf_arabic_stem, tv_tf_bengali_stem, tv_tf_bulgarian_stem,
     tv_tf_czech_stem, tv_tf_greek_stem, tv_tf_hindi_stem, tv_tf_indonesian_stem,
-    tv_tf_sorani_stem, tv_tf_light_russian;
+    tv_tf_sorani_stem, tv_tf_light_russian, tv_tf_kstem, tv_tf_german2, tv_tf_stemmer_removed;
 
 const tv_filter_type *tv_lang_stemmer(const char *lang, size_t len) {
     static const struct {
@@ -193,7 +193,12 @@ const tv_filter_type *tv_lang_stemmer(const char *lang, size_t len) {
              {"bulgarian", &tv_tf_bulgarian_stem}, {"czech", &tv_tf_czech_stem},
              {"greek", &tv_tf_greek_stem},         {"hindi", &tv_tf_hindi_stem},
              {"indonesian", &tv_tf_indonesian_stem}, {"sorani", &tv_tf_sorani_stem},
-             {"light_russian", &tv_tf_light_russian}, {"lightrussian", &tv_tf_light_russian}};
+             {"light_russian", &tv_tf_light_russian}, {"lightrussian", &tv_tf_light_russian},
+             /* tf_kstem.c, tf_snowball_compat.c */
+             {"light_english", &tv_tf_kstem}, {"lightenglish", &tv_tf_kstem}, {"kstem", &tv_tf_kstem},
+             {"german2", &tv_tf_german2}, {"dutch_kp", &tv_tf_stemmer_removed},
+             {"dutchkp", &tv_tf_stemmer_removed}, {"kp", &tv_tf_stemmer_removed},
+             {"lovins", &tv_tf_stemmer_removed}};
     for (size_t i = 0; i < TV_ARRAY_LEN(m); i++) {
         size_t n = strlen(m[i].name);
         if (n != len) continue;

@@ -621,7 +621,9 @@ int tv_lang_snowball(const char *lang, size_t n, tv_error *err) {
         low[i] = (char)tolower((unsigned char)lang[i]);
     }
     low[n] = 0;
-    static const char *const missing[] = {"german2", "kp", "lovins", "estonian"};
+    /* Lucene 10 removed Kp and Lovins: its reflection fails on them */
+    if (strcmp(low, "kp") == 0 || strcmp(low, "lovins") == 0) goto invalid;
+    static const char *const missing[] = {"estonian"};
     for (size_t i = 0; i < TV_ARRAY_LEN(missing); i++)
         if (strcmp(low, missing[i]) == 0) {
             tv_error_set(err, TROVE_EUNSUPPORTED, "snowball language [%.*s] is not supported",
@@ -635,6 +637,8 @@ invalid:
     return -1;
 }
 
+extern const tv_filter_type tv_tf_german2; /* tf_snowball_compat.c */
+
 static tv_status build_snowball(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
     size_t ln;
     const char *lang = tv_comp_str(c, "language", &ln);
@@ -643,12 +647,13 @@ static tv_status build_snowball(tv_comp *c, tv_analyzer_parts *p, tv_error *err)
         lang = "English";
         ln = 7;
     }
-    int algo = tv_lang_snowball(lang, ln, err);
+    bool german2 = tv_streq(lang, ln, "German2"); /* tf_snowball_compat.c */
+    int algo = german2 ? 0 : tv_lang_snowball(lang, ln, err);
     if (algo < 0) return err->code;
     const tv_termset *def = NULL;
     if (tv_streq(lang, ln, "English")) def = tv_stop_english();
     else if (tv_streq(lang, ln, "Dutch")) def = tv_stop_dutch();
-    else if (tv_streq(lang, ln, "German")) def = tv_stop_german();
+    else if (tv_streq(lang, ln, "German") || german2) def = tv_stop_german();
     bool ignore_case;
     tv_status st = tv_comp_bool(c, "stopwords_case", false, &ignore_case, err);
     if (st) return st;
@@ -662,6 +667,7 @@ static tv_status build_snowball(tv_comp *c, tv_analyzer_parts *p, tv_error *err)
         f.stop = stop;
         push(p, f);
     }
+    if (german2) return push(p, ext(&tv_tf_german2, NULL));
     return push(p, tv_lang_snowball_def(algo));
 }
 const tv_analyzer_type tv_an_snowball = {"snowball", build_snowball};
@@ -681,8 +687,6 @@ static const struct {
     {"catalan", "catalan", NULL, NULL},
     {"danish", "danish", NULL, NULL},
     {"dutch", "dutch", NULL, NULL},
-    {"dutch_kp|dutchKp|kp", NULL, NULL, "the Kp Snowball stemmer is not in libstemmer 2.2"},
-    {"lovins", NULL, NULL, "the Lovins Snowball stemmer is not in libstemmer 2.2"},
     {"estonian", NULL, NULL, "the Estonian Snowball stemmer is not in libstemmer 2.2"},
     {"finnish", "finnish", NULL, NULL},
     {"light_finish|lightFinish|light_finnish|lightFinnish", NULL, &tv_stem_light_finnish, NULL},
@@ -692,7 +696,6 @@ static const struct {
     {"galician", NULL, &tv_stem_galician, NULL},
     {"minimal_galician", NULL, &tv_stem_minimal_galician, NULL},
     {"german", "german", NULL, NULL},
-    {"german2", NULL, NULL, "the German2 Snowball stemmer is not in libstemmer 2.2"},
     {"light_german|lightGerman", NULL, &tv_stem_light_german, NULL},
     {"minimal_german|minimalGerman", NULL, &tv_stem_minimal_german, NULL},
     {"hungarian", "hungarian", NULL, NULL},

@@ -99,7 +99,11 @@
  *   tf_limit.c            `truncate` and `limit`
  *   tf_dedup.c            `unique` and `remove_duplicates`
  *   tf_keyword.c          `keyword_marker`, `keyword_repeat`,
- *                         `stemmer_override` (and `kstem`, refused)
+ *                         `stemmer_override`
+ *   tf_kstem.c            `kstem` (KStemFilter, its dictionary read out of
+ *                         Lucene's classes by gen_resources.py)
+ *   tf_snowball_compat.c  Snowball names libstemmer lacks: German2 (its
+ *                         prelude, then German), Kp/Lovins (Lucene 10: gone)
  *   tf_pattern.c          `pattern_replace` and `pattern_capture`
  *   tf_keep.c             `keep` and `keep_types`
  *   tf_classic.c          `classic` and `decimal_digit`
@@ -109,7 +113,7 @@
  *   tf_multiplexer.c      `multiplexer` (and `condition`,
  *                         `predicate_token_filter`, refused)
  *   tf_payload.c          `delimited_payload`, `delimited_termfreq`
- *   tf_hunspell.c         `hunspell` (refused)
+ *   tf_hunspell.c         `hunspell` (HunspellStemFilter over .aff/.dic files)
  *   tok_kuromoji.c        the `kuromoji_tokenizer` (Lucene's JapaneseTokenizer:
  *                         kuromoji's Viterbi over MeCab's compiled IPADIC)
  *   tf_kuromoji.c         kuromoji_baseform, kuromoji_part_of_speech,

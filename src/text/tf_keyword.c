@@ -9,9 +9,6 @@
  *   stemmer_override  StemmerOverrideFilter: `rules` "a, b => c" replace an
  *                     unmarked term that equals a key and mark it keyword
  *                     (the first rule for a key wins, as the builder keeps it)
- *   kstem             KStemFilter: its dictionary is Lucene source compiled
- *                     into class files, which no Debian package ships as
- *                     data, so it answers 400 saying so
  *
  * Override rules are kept sorted for a binary search per token; rejected:
  * Lucene's FST (the rule sets are small).
@@ -206,17 +203,6 @@ static tv_status override_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     return TROVE_OK;
 }
 
-/* ---------------------------------------------------------------- kstem */
-
-static tv_status kstem_build(tv_comp *c, const void **out, tv_error *err) {
-    (void)c;
-    (void)out;
-    return tv_error_set(err, TROVE_EUNSUPPORTED,
-                        "filter [kstem] is not supported: the KStem dictionary is Lucene source "
-                        "code, not data any Debian package provides");
-}
-
 const tv_filter_type tv_tf_keyword_marker = {"keyword_marker", marker_build, marker_apply};
 const tv_filter_type tv_tf_keyword_repeat = {"keyword_repeat", NULL, repeat_apply};
 const tv_filter_type tv_tf_stemmer_override = {"stemmer_override", override_build, override_apply};
-const tv_filter_type tv_tf_kstem = {"kstem", kstem_build, NULL};

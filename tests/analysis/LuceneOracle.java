@@ -554,6 +554,7 @@ public class LuceneOracle {
             case "galician": return org.apache.lucene.analysis.gl.GalicianStemFilter::new;
             case "minimal_galician": return org.apache.lucene.analysis.gl.GalicianMinimalStemFilter::new;
             case "german": return in -> snowball(in, "German");
+            case "german2": return in -> snowball(in, "German2");
             case "light_german": return org.apache.lucene.analysis.de.GermanLightStemFilter::new;
             case "minimal_german": return org.apache.lucene.analysis.de.GermanMinimalStemFilter::new;
             case "greek": return org.apache.lucene.analysis.el.GreekStemFilter::new;
@@ -587,7 +588,7 @@ public class LuceneOracle {
             case "swedish": return in -> snowball(in, "Swedish");
             case "light_swedish": return org.apache.lucene.analysis.sv.SwedishLightStemFilter::new;
             case "turkish": return in -> snowball(in, "Turkish");
-            case "german2": case "estonian": case "lithuanian": case "bengali": case "serbian":
+            case "estonian": case "lithuanian": case "bengali": case "serbian":
             case "persian": case "spanish_plural": case "minimal_arabic":
                 throw new NoOracle("stemmer " + lang + " (not in Lucene 4.10)");
             default: throw new IllegalArgumentException("oracle: unknown stemmer language [" + lang + "]");
@@ -650,7 +651,7 @@ public class LuceneOracle {
             case "kstem": f = KStemFilter::new; break;
             case "snowball": {
                 String lang = p.str("language", "English");
-                if (lang.equals("German2") || lang.equals("Estonian") || lang.equals("Lithuanian"))
+                if (lang.equals("Estonian") || lang.equals("Lithuanian"))
                     throw new NoOracle("snowball " + lang + " (not in Lucene 4.10)");
                 f = in -> snowball(in, lang);
                 break;

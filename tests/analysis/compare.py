@@ -51,7 +51,8 @@ JARS = ["lucene-core", "lucene-analyzers-common", "lucene-analyzers-kuromoji", "
         "lucene-analyzers-smartcn", "lucene-analyzers-stempel"]
 GATE = 0.99
 # files a case needs besides the corpus (Debian's dictionaries); without them the case is no-text
-NEEDS = {"filter/hunspell/en_US": "/usr/share/hunspell/en_US.aff"}
+NEEDS = {"filter/hunspell/en_US": "/usr/share/hunspell/en_US.aff",
+         "filter/hunspell/en_US/longest_only": "/usr/share/hunspell/en_US.aff"}
 
 # ------------------------------------------------------------------------------------- the cases
 
@@ -194,6 +195,8 @@ def cases():
     add("filter/stemmer_override", std("lowercase", {"type": "stemmer_override", "rules": [
         "running, runs => run", "files => document"]}, "porter_stem"), "english")
     add("filter/hunspell/en_US", std("lowercase", {"type": "hunspell", "locale": "en_US"}), "english")
+    add("filter/hunspell/en_US/longest_only", std("lowercase", {"type": "hunspell", "locale": "en_US",
+                                                                "longest_only": True, "dedup": False}), "english")
     add("filter/limit", std({"type": "limit", "max_token_count": 3}), "english")
     add("filter/min_hash", std("min_hash"), "english")
     add("filter/shingle", std("shingle"), "english")

@@ -80,9 +80,6 @@ static void t_missing(void **s) {
                "unsupported_operation_exception");
     EXPECT_HAS("PUT", "/lt", "{\"settings\":{\"analysis\":{\"analyzer\":{\"a\":{\"type\":\"lithuanian\"}}}}}", 400,
                "its default stop words (Lucene's lt/stopwords.txt) are not available");
-    EXPECT_HAS("POST", "/_analyze", "{\"text\":\"x\",\"tokenizer\":\"standard\",\"filter\":[{\"type\":\"stemmer\","
-                                    "\"language\":\"lovins\"}]}",
-               400, "stemmer language [lovins] is not supported");
 }
 
 static void t_filters(void **s) {

@@ -54,8 +54,6 @@ static void t_inline(void **s) {
     EXPECT_HAS("POST", "/_analyze",
                "{\"text\":\"a\",\"tokenizer\":\"keyword\",\"filter\":[{\"type\":\"multiplexer\",\"filters\":[\"nope\"]}]}",
                400, "Multiplexing filter [__anonymous__multiplexer] refers to undefined tokenfilter [nope]");
-    EXPECT_HAS("POST", "/_analyze", "{\"text\":\"a\",\"tokenizer\":\"keyword\",\"filter\":[\"kstem\"]}", 400,
-               "\"type\":\"unsupported_operation_exception\"");
     EXPECT_HAS("POST", "/_analyze",
                "{\"text\":\"a\",\"tokenizer\":\"keyword\",\"filter\":[{\"type\":\"lowercase\"},"
                "{\"type\":\"pattern_replace\"}]}",

@@ -4,7 +4,7 @@
  * keyword_marker/keyword_repeat/stemmer_override, pattern_replace/
  * pattern_capture, keep/keep_types, elision, apostrophe, decimal_digit,
  * fingerprint, common_grams, min_hash, multiplexer, delimited payloads,
- * and the refusals (kstem, condition, hunspell...), each with OpenSearch's
+ * and the refusals (condition, predicate_token_filter), each with OpenSearch's
  * error texts.
  *
  * Expected tokens marked "Lucene 4.10" came from Debian's Lucene 4.10 jars
@@ -211,9 +211,6 @@ static void t_keyword(void **s) {
          "Invalid Keyword override Rule:a, => b");
     bad1("{\"type\":\"stemmer_override\",\"rules\":[\"a => b, c\"]}", TROVE_ERUNTIME,
          "Invalid Keyword override Rule:a => b, c");
-    bad1("{\"type\":\"kstem\"}", TROVE_EUNSUPPORTED,
-         "filter [kstem] is not supported: the KStem dictionary is Lucene source code, not data "
-         "any Debian package provides");
 }
 
 static void t_pattern(void **s) {
@@ -410,8 +407,6 @@ static void t_multiplexer(void **s) {
     bad1("{\"type\":\"predicate_token_filter\",\"script\":{\"source\":\"true\"}}", TROVE_EUNSUPPORTED,
          "filter [predicate_token_filter] is not supported: it needs a Painless predicate script, "
          "which trove does not run in analysis");
-    bad1("{\"type\":\"hunspell\",\"locale\":\"en_US\"}", TROVE_EUNSUPPORTED,
-         "filter [hunspell] is not supported: trove has no Hunspell stemmer yet");
 }
 
 int main(void) {
