@@ -558,7 +558,7 @@ static int stemmer_language(const char *l, size_t n, bool *possessive, bool *min
         {"english", "porter"}, {"porter", "porter"}, {"porter2", "english"},
         {"arabic", "arabic"}, {"armenian", "armenian"}, {"basque", "basque"},
         {"catalan", "catalan"}, {"danish", "danish"}, {"dutch", "dutch"},
-        {"finnish", "finnish"}, {"french", "french"}, {"german", "german"},
+        {"finnish", "finnish"}, {"french", "french"},
         {"hungarian", "hungarian"}, {"irish", "irish"}, {"italian", "italian"},
         {"lithuanian", "lithuanian"}, {"norwegian", "norwegian"}, {"portuguese", "portuguese"},
         {"romanian", "romanian"}, {"russian", "russian"}, {"spanish", "spanish"},
@@ -668,10 +668,11 @@ static tv_status build_filter(tv_comp *c, tv_filter_def *d, tv_error *err) {
         for (; k < ln && k < sizeof low - 1; k++)
             low[k] = (char)((lang[k] >= 'A' && lang[k] <= 'Z') ? lang[k] + 32 : lang[k]);
         low[k] = 0;
-        /* Lucene 10 runs German for German2 (tf_snowball_compat.c) and has no Kp or Lovins;
-         * OpenSearch capitalizes the name's first letter */
+        /* Lucene 10's German is Snowball's German2 (tf_snowball_compat.c), and German2
+         * runs it; it has no Kp or Lovins; OpenSearch capitalizes the name's first letter */
         extern const tv_filter_type tv_tf_german2;
-        if (ln < sizeof low && !strcmp(low, "german2")) return ext_filter(&tv_tf_german2, c, d, err);
+        if (ln < sizeof low && (!strcmp(low, "german2") || !strcmp(low, "german")))
+            return ext_filter(&tv_tf_german2, c, d, err);
         if (ln < sizeof low && (!strcmp(low, "kp") || !strcmp(low, "lovins")))
             return tv_error_set(err, TROVE_EARG, "Invalid stemmer class specified: %c%s",
                                 low[0] - 32, lang + 1);

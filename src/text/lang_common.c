@@ -196,7 +196,9 @@ const tv_filter_type *tv_lang_stemmer(const char *lang, size_t len) {
              {"light_russian", &tv_tf_light_russian}, {"lightrussian", &tv_tf_light_russian},
              /* tf_kstem.c, tf_snowball_compat.c */
              {"light_english", &tv_tf_kstem}, {"lightenglish", &tv_tf_kstem}, {"kstem", &tv_tf_kstem},
-             {"german2", &tv_tf_german2}, {"dutch_kp", &tv_tf_stemmer_removed},
+             /* Lucene 10's German is German2 (tf_snowball_compat.c) */
+             {"german", &tv_tf_german2}, {"german2", &tv_tf_german2},
+             {"dutch_kp", &tv_tf_stemmer_removed},
              {"dutchkp", &tv_tf_stemmer_removed}, {"kp", &tv_tf_stemmer_removed},
              {"lovins", &tv_tf_stemmer_removed}};
     for (size_t i = 0; i < TV_ARRAY_LEN(m); i++) {

@@ -647,13 +647,14 @@ static tv_status build_snowball(tv_comp *c, tv_analyzer_parts *p, tv_error *err)
         lang = "English";
         ln = 7;
     }
-    bool german2 = tv_streq(lang, ln, "German2"); /* tf_snowball_compat.c */
+    /* Lucene 10's German is Snowball's German2 (tf_snowball_compat.c) */
+    bool german2 = tv_streq(lang, ln, "German2") || tv_streq(lang, ln, "German");
     int algo = german2 ? 0 : tv_lang_snowball(lang, ln, err);
     if (algo < 0) return err->code;
     const tv_termset *def = NULL;
     if (tv_streq(lang, ln, "English")) def = tv_stop_english();
     else if (tv_streq(lang, ln, "Dutch")) def = tv_stop_dutch();
-    else if (tv_streq(lang, ln, "German") || german2) def = tv_stop_german();
+    else if (german2) def = tv_stop_german();
     bool ignore_case;
     tv_status st = tv_comp_bool(c, "stopwords_case", false, &ignore_case, err);
     if (st) return st;

@@ -1,18 +1,20 @@
 /*
  * tf_snowball_compat.c — the Snowball stemmer names libstemmer 2.2 lacks:
  *
- *   german2   the `snowball` language "German2" and the `stemmer` language
- *             "german2". Snowball's German2 is German with a different
- *             prelude: first u and y between vowels are marked (U, Y) as
- *             German does, then, left to right, "ae" "oe" "ue" become
- *             ä ö ü (but "qu" and the two characters after it are stepped over) and ß
- *             becomes "ss". Lucene 10 folded German2 into German (both
- *             OpenSearch 3.x names run the folded stemmer); Lucene 4.10 has
- *             German2Stemmer. Here the German2 prelude runs on the term and
- *             libstemmer's German runs on the result: German's own prelude
- *             then finds nothing left to mark (a u or y it could mark was
- *             marked already, and the replacements keep every neighbour a
- *             vowel or not), its postlude turns U, Y, ä, ö, ü back. Rejected:
+ *   german2   the `snowball` languages "German" and "German2" and the
+ *             `stemmer` languages "german" and "german2". Snowball's German2
+ *             is German with a different prelude: first u and y between
+ *             vowels are marked (U, Y) as German does, then, left to right,
+ *             "ae" "oe" "ue" become ä ö ü (but "qu" and the two characters
+ *             after it are stepped over) and ß becomes "ss". Lucene 10
+ *             upgraded Snowball to the version that folded German2 into
+ *             German, so OpenSearch 3.x stems "Buecher" as "Bücher" under
+ *             both names; Lucene 4.10 (the oracle) still has the two apart,
+ *             and libstemmer 2.2 has only the old German. Here the German2
+ *             prelude runs on the term and libstemmer's German runs on the
+ *             result: German's own prelude then finds nothing left to mark
+ *             (a u or y it could mark was marked already, and the
+ *             replacements keep every neighbour a vowel or not), its postlude turns U, Y, ä, ö, ü back. Rejected:
  *             a hand-written German stemmer (libstemmer's is the reference
  *             the `german` names already use).
  *   removed   the `stemmer` languages "dutch_kp" / "dutchKp" / "kp" and

@@ -553,7 +553,8 @@ public class LuceneOracle {
             case "minimal_french": return org.apache.lucene.analysis.fr.FrenchMinimalStemFilter::new;
             case "galician": return org.apache.lucene.analysis.gl.GalicianStemFilter::new;
             case "minimal_galician": return org.apache.lucene.analysis.gl.GalicianMinimalStemFilter::new;
-            case "german": return in -> snowball(in, "German");
+            // Lucene 10's German is Snowball's German2 (apache/lucene#13209)
+            case "german": return in -> snowball(in, "German2");
             case "german2": return in -> snowball(in, "German2");
             case "light_german": return org.apache.lucene.analysis.de.GermanLightStemFilter::new;
             case "minimal_german": return org.apache.lucene.analysis.de.GermanMinimalStemFilter::new;
@@ -653,7 +654,9 @@ public class LuceneOracle {
                 String lang = p.str("language", "English");
                 if (lang.equals("Estonian") || lang.equals("Lithuanian"))
                     throw new NoOracle("snowball " + lang + " (not in Lucene 4.10)");
-                f = in -> snowball(in, lang);
+                // Lucene 10's German is Snowball's German2 (apache/lucene#13209)
+                String cls = lang.equals("German") ? "German2" : lang;
+                f = in -> snowball(in, cls);
                 break;
             }
             case "stemmer": {
