@@ -6,7 +6,7 @@
 #   make bench-smoke  its harness on a few hundred documents (CI runs it after make test)
 # CMake + Ninja do the building; this file only orchestrates.
 
-RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data liblucene4.10-java libicu-dev tzdata liblz4-dev libzstd-dev \
+RUN_PACKAGES := build-essential cmake ninja-build pkg-config unicode-data publicsuffix liblucene4.10-java libicu-dev tzdata liblz4-dev libzstd-dev \
 	libxxhash-dev libstemmer-dev zlib1g-dev libssl-dev libargon2-dev libpq-dev libpcre2-dev \
 	libmecab-dev mecab-ipadic-utf8 icu-devtools
 # tests/analysis (trove's _analyze against Lucene 4.10's): the JDK, the Lucene and ICU4J jars, and the

@@ -66,7 +66,8 @@ STOPSET(lithuanian)
 extern const tv_tokenizer_type tv_tok_ngram, tv_tok_ngram_old, tv_tok_edge_ngram,
     tv_tok_edge_ngram_old, tv_tok_pattern, tv_tok_char_group, tv_tok_path_hierarchy,
     tv_tok_path_hierarchy_old, tv_tok_simple_pattern, tv_tok_simple_pattern_split;
-extern const tv_charfilter_type tv_cf_pattern_replace;
+extern const tv_tokenizer_type tv_tok_classic, tv_tok_uax_url_email;
+extern const tv_charfilter_type tv_cf_pattern_replace, tv_cf_html_strip;
 extern const tv_analyzer_type tv_an_pattern, tv_an_fingerprint;
 extern const tv_filter_type tv_tf_ngram;
 extern const tv_filter_type tv_tf_edge_ngram;
@@ -129,6 +130,7 @@ static const tv_tokenizer_type *const tokenizers[] = {
     &tv_tok_ngram, &tv_tok_ngram_old, &tv_tok_edge_ngram, &tv_tok_edge_ngram_old,
     &tv_tok_pattern, &tv_tok_char_group, &tv_tok_path_hierarchy, &tv_tok_path_hierarchy_old,
     &tv_tok_simple_pattern, &tv_tok_simple_pattern_split,
+    &tv_tok_classic, &tv_tok_uax_url_email,
 };
 static const tv_filter_type *const filters[] = {
     &tv_tf_reverse,
@@ -190,6 +192,7 @@ static const tv_charfilter_type *const charfilters[] = {
     JA_CHARFILTERS
     ICU_CHARFILTERS
     &tv_cf_pattern_replace,
+    &tv_cf_html_strip,
 };
 static const tv_analyzer_type *const analyzers[] = {
     JA_ANALYZERS

@@ -27,6 +27,47 @@ add_custom_command(
   VERBATIM)
 target_sources(trove_text_obj PRIVATE ${TROVE_UC_TABLES})
 
+# The classic tokenizer's Unicode 3.0 letters and digits (gen_classic.py).
+set(TROVE_CLASSIC_TABLES ${CMAKE_BINARY_DIR}/generated/text_classic_tables.c)
+add_custom_command(
+  OUTPUT ${TROVE_CLASSIC_TABLES}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_classic.py ${TROVE_UCD_DIR} ${TROVE_CLASSIC_TABLES}
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_classic.py ${TROVE_UCD_DIR}/DerivedAge.txt
+          ${TROVE_UCD_DIR}/UnicodeData.txt
+  COMMENT "Generating the classic tokenizer's Unicode 3.0 classes"
+  VERBATIM)
+target_sources(trove_text_obj PRIVATE ${TROVE_CLASSIC_TABLES})
+
+# The uax_url_email tokenizer's top-level domains, from Debian's public
+# suffix list (publicsuffix; gen_tlds.py).
+set(TROVE_PUBLIC_SUFFIX_LIST "/usr/share/publicsuffix/public_suffix_list.dat" CACHE FILEPATH
+    "Debian's public suffix list (publicsuffix)")
+if(NOT EXISTS ${TROVE_PUBLIC_SUFFIX_LIST})
+  message(FATAL_ERROR "${TROVE_PUBLIC_SUFFIX_LIST} not found: apt-get install publicsuffix")
+endif()
+set(TROVE_TLD_TABLE ${CMAKE_BINARY_DIR}/generated/text_tlds.c)
+add_custom_command(
+  OUTPUT ${TROVE_TLD_TABLE}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_tlds.py ${TROVE_PUBLIC_SUFFIX_LIST} ${TROVE_TLD_TABLE}
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_tlds.py ${TROVE_PUBLIC_SUFFIX_LIST}
+  COMMENT "Generating the top-level domains from ${TROVE_PUBLIC_SUFFIX_LIST}"
+  VERBATIM)
+target_sources(trove_text_obj PRIVATE ${TROVE_TLD_TABLE})
+
+# The html_strip char filter's named character references (HTML 4.01's, from
+# Python's html.entities; gen_entities.py).
+set(TROVE_HTML_ENTITIES ${CMAKE_BINARY_DIR}/generated/text_html_entities.c)
+add_custom_command(
+  OUTPUT ${TROVE_HTML_ENTITIES}
+  COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_entities.py ${TROVE_HTML_ENTITIES}
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_entities.py
+  COMMENT "Generating the HTML character entities"
+  VERBATIM)
+target_sources(trove_text_obj PRIVATE ${TROVE_HTML_ENTITIES})
+
 # Stop word lists and stemmer rules from Debian's Lucene 4.10 jars
 # (liblucene4.10-java), embedded by gen_resources.py; see resources.c.
 set(TROVE_LUCENE_JAR_DIR "/usr/share/java" CACHE PATH "Debian's Lucene 4.10 jars (liblucene4.10-java)")

@@ -29,6 +29,9 @@
  * time. Everything else decodes into a small window of code-point
  * properties that the matchers share.
  *
+ * tv_tokenize_standard_hooked lets another grammar built on this one
+ * (uax_url_email) compete at each scan position with rules of its own.
+ *
  * Rejected: running tv_wb_next() and classifying its segments. It is
  * exact for letters and digits but not for what Lucene does differently
  * from UAX #29 (SE-Asian runs, emoji sequences, ZWJ after a letter), and
@@ -263,6 +266,11 @@ static inline bool ascii_joiner(uint8_t c) {
 
 tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32_t max_len,
                                tv_tokvec *out) {
+    return tv_tokenize_standard_hooked(a, text, len, max_len, NULL, out);
+}
+
+tv_status tv_tokenize_standard_hooked(tv_arena *a, const char *text, size_t len, uint32_t max_len,
+                                      tv_std_hook *hook, tv_tokvec *out) {
     const uint8_t *s = (const uint8_t *)text;
     if (max_len == 0) max_len = 255;
     win w = {.s = s, .end = s + len, .max16 = max_len};
@@ -276,6 +284,12 @@ tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32
     uint32_t u16 = 0; /* UTF-16 offset of p */
     while (p < len) {
         uint8_t c = s[p];
+        size_t blen = 0;     /* the match: bytes (0: none) ... */
+        uint32_t b16 = 0;    /* ... UTF-16 units ... */
+        uint8_t type = TV_TOK_ALPHANUM; /* ... and type */
+        size_t skipb = 1;    /* without a match: the code point skipped */
+        uint32_t skip16 = 1;
+        bool general = true;
         if (c < 0x80) {
             if (ascii_alnum(c)) {
                 size_t q = p + 1;
@@ -290,74 +304,81 @@ tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32
                             (s[q] != '_' && ascii_joiner(s[q]) &&
                              (q + 1 == len || (s[q + 1] < 0x80 && !ascii_alnum(s[q + 1]))));
                 if (q - p <= max_len && ends) {
-                    tv_token t = {.term = text + p, .term_len = (uint32_t)(q - p), .position = 1,
-                                  .start = (uint32_t)p, .end = (uint32_t)q, .start16 = u16,
-                                  .end16 = u16 + (uint32_t)(q - p),
-                                  .type = digits ? TV_TOK_NUM : TV_TOK_ALPHANUM};
-                    if (tv_tokvec_push(a, out, &t)) return TROVE_ENOMEM;
-                    u16 += (uint32_t)(q - p);
-                    p = q;
-                    continue;
+                    blen = q - p;
+                    b16 = (uint32_t)blen;
+                    type = digits ? TV_TOK_NUM : TV_TOK_ALPHANUM;
+                    general = false;
                 }
             } else if (c != '_' && !((c == '#' || c == '*') && p + 1 < len && s[p + 1] >= 0x80)) {
-                p++;
-                u16++;
-                continue;
+                general = false; /* cannot start a token: skipped */
             }
         }
-        /* general path */
-        w.start = p;
-        w.n = 0;
-        w.u16 = 0;
-        w.done = false;
-        w.off[0] = 0;
-        if (!win_get(&w, 0)) { /* cannot happen with max_len >= 2 */
-            p++;
-            u16++;
+        if (general) {
+            w.start = p;
+            w.n = 0;
+            w.u16 = 0;
+            w.done = false;
+            w.off[0] = 0;
+            if (win_get(&w, 0)) { /* fails only with max_len < 2 */
+                uint32_t best = 0;
+                uint16_t f0 = w.flags[0];
+                uint8_t wb0 = w.wb[0];
+                if (f0 & (TV_UCF_EMOJICHAR | TV_UCF_EMB | TV_UCF_EM) || wb0 == TV_WB_ZWJ ||
+                    wb0 == TV_WB_RI || w.cp[0] == '#' || w.cp[0] == '*' ||
+                    (w.cp[0] >= '0' && w.cp[0] <= '9')) {
+                    best = match_emoji(&w);
+                    if (best) type = TV_TOK_EMOJI;
+                }
+                uint8_t wt = TV_TOK_ALPHANUM;
+                uint32_t wl = match_word(&w, &wt);
+                if (wl > best) {
+                    best = wl;
+                    type = wt;
+                }
+                if (f0 & TV_UCF_SA) {
+                    uint32_t i = 0;
+                    while (win_get(&w, i) && (w.flags[i] & TV_UCF_SA)) i = unit_end(&w, i);
+                    if (i > best) {
+                        best = i;
+                        type = TV_TOK_SOUTHEAST_ASIAN;
+                    }
+                }
+                if (f0 & (TV_UCF_HAN | TV_UCF_HIRAGANA)) {
+                    uint32_t i = unit_end(&w, 0);
+                    if (i > best) {
+                        best = i;
+                        type = (f0 & TV_UCF_HAN) ? TV_TOK_IDEOGRAPHIC : TV_TOK_HIRAGANA;
+                    }
+                }
+                if (best == 0) {
+                    skipb = w.off[1];
+                    skip16 = w.cp[0] >= 0x10000 ? 2 : 1;
+                } else {
+                    blen = w.off[best];
+                    for (uint32_t i = 0; i < best; i++) b16 += w.cp[i] >= 0x10000 ? 2 : 1;
+                }
+            }
+        }
+        if (hook) {
+            size_t hb;
+            uint32_t h16;
+            uint8_t ht;
+            int r = hook->at(hook, text, len, p, max_len, b16, &hb, &h16, &ht);
+            if (r == TV_STD_RESCAN) continue;
+            if (r == TV_STD_TAKE) {
+                blen = hb;
+                b16 = h16;
+                type = ht;
+            }
+        }
+        if (blen == 0) { /* skip one code point */
+            p += skipb;
+            u16 += skip16;
             continue;
         }
-        uint32_t best = 0;
-        uint8_t type = TV_TOK_ALPHANUM;
-        uint16_t f0 = w.flags[0];
-        uint8_t wb0 = w.wb[0];
-        if (f0 & (TV_UCF_EMOJICHAR | TV_UCF_EMB | TV_UCF_EM) || wb0 == TV_WB_ZWJ ||
-            wb0 == TV_WB_RI || w.cp[0] == '#' || w.cp[0] == '*' || (w.cp[0] >= '0' && w.cp[0] <= '9')) {
-            best = match_emoji(&w);
-            if (best) type = TV_TOK_EMOJI;
-        }
-        uint8_t wt = TV_TOK_ALPHANUM;
-        uint32_t wl = match_word(&w, &wt);
-        if (wl > best) {
-            best = wl;
-            type = wt;
-        }
-        if (f0 & TV_UCF_SA) {
-            uint32_t i = 0;
-            while (win_get(&w, i) && (w.flags[i] & TV_UCF_SA)) i = unit_end(&w, i);
-            if (i > best) {
-                best = i;
-                type = TV_TOK_SOUTHEAST_ASIAN;
-            }
-        }
-        if (f0 & (TV_UCF_HAN | TV_UCF_HIRAGANA)) {
-            uint32_t i = unit_end(&w, 0);
-            if (i > best) {
-                best = i;
-                type = (f0 & TV_UCF_HAN) ? TV_TOK_IDEOGRAPHIC : TV_TOK_HIRAGANA;
-            }
-        }
-        if (best == 0) { /* skip one code point */
-            uint32_t units = w.cp[0] >= 0x10000 ? 2 : 1;
-            p += w.off[1];
-            u16 += units;
-            continue;
-        }
-        uint32_t blen = w.off[best];
-        uint32_t b16 = 0;
-        for (uint32_t i = 0; i < best; i++) b16 += w.cp[i] >= 0x10000 ? 2 : 1;
-        tv_token t = {.term = text + p, .term_len = blen, .position = 1, .start = (uint32_t)p,
-                      .end = (uint32_t)(p + blen), .start16 = u16, .end16 = u16 + b16,
-                      .type = type};
+        tv_token t = {.term = text + p, .term_len = (uint32_t)blen, .position = 1,
+                      .start = (uint32_t)p, .end = (uint32_t)(p + blen), .start16 = u16,
+                      .end16 = u16 + b16, .type = type};
         if (tv_tokvec_push(a, out, &t)) return TROVE_ENOMEM;
         p += blen;
         u16 += b16;

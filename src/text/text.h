@@ -89,7 +89,13 @@
  *   tok_simple_pattern.c  the `simple_pattern` and `simple_pattern_split`
  *                         tokenizers (Lucene RegExp run through PCRE2's DFA)
  *   tok_path_hierarchy.c  the `path_hierarchy` tokenizer
+ *   tok_classic.c         the `classic` tokenizer (Unicode 3.0 classes from
+ *                         gen_classic.py)
+ *   tok_uax_url_email.c   the `uax_url_email` tokenizer (the standard
+ *                         tokenizer plus URLs and e-mail addresses)
  *   cf_pattern_replace.c  the `pattern_replace` char filter
+ *   cf_html_strip.c       the `html_strip` char filter (entities from
+ *                         gen_entities.py)
  *   an_pattern.c          the `pattern` analyzer
  *   an_fingerprint.c      the `fingerprint` analyzer
  *   jregex.c              Java regular expressions over PCRE2, the one

@@ -87,6 +87,20 @@ typedef struct tv_tokenizer_def {
 
 tv_status tv_tokenize_standard(tv_arena *a, const char *text, size_t len, uint32_t max_len,
                                tv_tokvec *out);
+/* The standard tokenizer with rules tried before its own at each scan
+ * position (uax_url_email's URLs and e-mail addresses). `at` is told the
+ * standard rules' longest match at p (std16 UTF-16 units, 0: none) and
+ * answers TV_STD_KEEP (emit it, or skip a code point when there is none),
+ * TV_STD_TAKE (emit its own token of *bytes, *units, *type instead) or
+ * TV_STD_RESCAN (nothing emitted: scan p again; the hook changed state). */
+enum { TV_STD_KEEP = 0, TV_STD_TAKE, TV_STD_RESCAN };
+typedef struct tv_std_hook tv_std_hook;
+struct tv_std_hook {
+    int (*at)(tv_std_hook *h, const char *text, size_t len, size_t p, uint32_t max16,
+              uint32_t std16, size_t *bytes, uint32_t *units, uint8_t *type);
+};
+tv_status tv_tokenize_standard_hooked(tv_arena *a, const char *text, size_t len, uint32_t max_len,
+                                      tv_std_hook *hook, tv_tokvec *out);
 tv_status tv_tokenize_chars(tv_arena *a, const tv_tokenizer_def *def, const char *text,
                             size_t len, tv_tokvec *out);
 tv_status tv_tokenize(tv_arena *a, const tv_tokenizer_def *def, const char *text, size_t len,

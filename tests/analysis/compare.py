@@ -95,6 +95,41 @@ def html(line):
     return '<p class="x">' + " ".join(w) + " &amp; caf&eacute; &#x41;<br/></p>"
 
 
+def _mix(line, extras):
+    """Inserts three of `extras` (chosen by the line) between the line's words."""
+    w = line.split(" ")
+    h = sum(map(ord, line))
+    for k in range(3):
+        w.insert((h >> k) % (len(w) + 1), extras[(h + 7 * k) % len(extras)])
+    return " ".join(w) + " ."
+
+
+URLS = ["http://host.example.com:8080/p/a%20b?q=1&r=2#frag", "ftp://user:pw@ftp.debian.org/pub;type=i",
+        "file:///usr/share/doc/x.html", "(see www.kernel.org.)", "mailto:first.last@sub.example.org",
+        '"quoted name"@example.net', "192.168.1.254/index", "[2001:db8::1]:443/x", "example.com-like",
+        "foo.bar-baz.co.uk/path", "HTTPS://EXAMPLE.ORG", "user+tag@mail.example.de,", "10.0.0.300",
+        "a.b.c.d.e", "https://xn--bcher-kva.example/ü", "x@[127.0.0.1]"]
+CLASSIC = ["U.S.A.", "AT&T", "O'Reilly's", "x-1.2", "www.abc.com.", "R2D2", "jane_doe@example.com",
+           "I.B.M", "3.14159", "Excite@Home", "1,000,000", "5/7/2003", "AB-12-CD", "you're"]
+HTML = ["<!-- a comment <b>x</b> -->", "<script>if (a < b) { x = '</p>'; }</script>",
+        "<style>p { color: red }</style>", "&lt;tag&gt;", "&#233;t&#xE9;&#65;", "<![CDATA[ raw & <text> ]]>",
+        '<a href="http://x.org/?a=1&amp;b=2" title="t">link</a>', "<img src=a.png alt='pic'/>",
+        "<table><tr><td>c1</td><td>c2</td></tr></table>", "<!DOCTYPE html>", "<?xml version='1.0'?>",
+        "&notanentity; &amp", "<br>", "<h1>Title</h1>", "<span>in</span>line", "a < b > c"]
+
+
+def url2(line):
+    return _mix(line, URLS)
+
+
+def classic2(line):
+    return _mix(line, CLASSIC)
+
+
+def html2(line):
+    return _mix(line, HTML)
+
+
 def path(line):
     return "/" + "/".join(line.split()[:6])
 
@@ -136,6 +171,14 @@ def cases():
                      ("simple_pattern", ("english",)), ("simple_pattern_split", ("english",))):
         for lang in langs:
             add("tokenizer/%s/%s" % (t, lang), {"tokenizer": t}, lang, tf=url if t == "uax_url_email" else None)
+    add("tokenizer/uax_url_email/urls", {"tokenizer": "uax_url_email"}, "english", tf=url2)
+    add("tokenizer/uax_url_email/max_token_length", {"tokenizer": {"type": "uax_url_email", "max_token_length": 12}},
+        "english", tf=url2)
+    add("tokenizer/classic/mixed", {"tokenizer": "classic"}, "english", tf=classic2)
+    add("tokenizer/classic/max_token_length", {"tokenizer": {"type": "classic", "max_token_length": 6}}, "english",
+        tf=classic2)
+    add("tokenizer/classic/filter", {"tokenizer": "classic", "filter": ["classic", "lowercase"]}, "english",
+        tf=classic2)
     add("tokenizer/char_group/custom", {"tokenizer": {"type": "char_group", "tokenize_on_chars": ["whitespace", "-", ":"]}}, "english")
     add("tokenizer/simple_pattern/custom", {"tokenizer": {"type": "simple_pattern", "pattern": "[a-z]+"}}, "english")
     add("tokenizer/simple_pattern_split/custom", {"tokenizer": {"type": "simple_pattern_split", "pattern": "[ ,.]+"}}, "english")
@@ -225,6 +268,9 @@ def cases():
     add("char_filter/html_strip", {"tokenizer": "standard", "char_filter": ["html_strip"]}, "english", tf=html)
     add("char_filter/html_strip/escaped", {"tokenizer": "standard", "char_filter": [
         {"type": "html_strip", "escaped_tags": ["b"]}]}, "english", tf=html)
+    add("char_filter/html_strip/constructs", {"tokenizer": "standard", "char_filter": ["html_strip"]}, "french",
+        tf=html2)
+    add("char_filter/html_strip/keyword", {"tokenizer": "keyword", "char_filter": ["html_strip"]}, "english", tf=html2)
     add("char_filter/mapping", {"tokenizer": "standard", "char_filter": [
         {"type": "mapping", "mappings": ["ä => ae", "ö => oe", "ü => ue", "ß => ss", "\\u0020 => _"]}]}, "german")
     add("char_filter/pattern_replace", {"tokenizer": "standard", "char_filter": [

@@ -29,8 +29,8 @@ static void t_inline_and_char_filters(void **s) {
            "{\"tokens\":[{\"token\":\"aandb\",\"start_offset\":0,\"end_offset\":3,\"type\":\"word\",\"position\":0}]}");
     EXPECT_HAS("POST", "/_analyze", "{\"tokenizer\":\"whitespace\",\"char_filter\":[\"amp\"],\"text\":\"a\"}", 400,
                "failed to find global char_filter under [amp]");
-    EXPECT_HAS("POST", "/_analyze", "{\"tokenizer\":\"whitespace\",\"char_filter\":[\"html_strip\"],\"text\":\"a\"}",
-               400, "char_filter [html_strip] is not supported");
+    EXPECT("POST", "/_analyze", "{\"tokenizer\":\"whitespace\",\"char_filter\":[\"html_strip\"],\"text\":\"<b>a</b>\"}",
+           200, "{\"tokens\":[{\"token\":\"a\",\"start_offset\":3,\"end_offset\":8,\"type\":\"word\",\"position\":0}]}");
     EXPECT_HAS("POST", "/_analyze", "{\"tokenizer\":\"whitespace\",\"char_filter\":[{\"type\":\"mapping\",\"mappings\":[\"a\"]}],\"text\":\"a\"}",
                500, "Line [1]: Invalid mapping rule : [a]");
     OK("DELETE", "/cf", NULL);
