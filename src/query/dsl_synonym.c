@@ -206,7 +206,8 @@ static bool graph_build(tv_arena *a, const tv_tokens *toks, tgraph *g) {
             pos++;
             gap = inc - 1;
         }
-        int64_t end = pos + (t->pos_len > 1 ? t->pos_len : 1) + gap;
+        /* DisableGraphAttribute (shingle): every token spans one position */
+        int64_t end = pos + (t->pos_len > 1 && !toks->graph_off ? t->pos_len : 1) + gap;
         g->e[g->n++] = (gedge){t, (uint32_t)pos, (uint32_t)end, inc == 0 ? prev_inc : (uint32_t)inc};
         if ((uint32_t)end > g->last) g->last = (uint32_t)end;
         pos += gap;
@@ -333,7 +334,8 @@ bool tv_tokens_are_graph(const tv_tokens *toks, bool *stacked) {
         if (toks->items[i].pos_len > 1) graph = true;
         if (i && toks->items[i].position == toks->items[i - 1].position) *stacked = true;
     }
-    return graph;
+    /* a stream with DisableGraphAttribute (shingle) builds no graph query */
+    return graph && !toks->graph_off;
 }
 
 tv_status tv_dsl_token_clauses(tv_dsl *d, const tv_field *f, const tv_tokens *toks, bool auto_phrase,

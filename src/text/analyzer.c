@@ -128,6 +128,7 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
     tv_status st = tv_tokenize(arena, &an->tok, text, len, &v);
     if (st) return st;
     const void *morph = v.morph; /* filters that build a new array may drop it */
+    bool graph_off = false;
     for (size_t i = 0; i < nfilters && i < an->nfilters; i++) {
         /* the end of the text (Lucene's final offset), re-set for each
          * filter: filters that build a new array need not carry it */
@@ -136,7 +137,9 @@ static tv_status run_chain(const tv_analyzer *an, tv_arena *arena, const char *t
         st = tv_filter_apply(arena, &an->filters[i], &v);
         if (st) return st;
         if (!v.morph) v.morph = morph;
+        graph_off |= v.graph_off;
     }
+    out->graph_off = graph_off;
     if (nmaps) correct_offsets(maps, nmaps, src, srclen, &v);
     /* copy terms that still borrow the input into one arena block (those
      * borrowing a char filter's output are in the arena already) */

@@ -100,6 +100,8 @@ extern const tv_filter_type tv_tf_delimited_term_freq;
 extern const tv_filter_type tv_tf_hunspell;
 extern const tv_filter_type tv_tf_synonym;
 extern const tv_filter_type tv_tf_synonym_graph;
+extern const tv_filter_type tv_tf_shingle, tv_tf_word_delimiter, tv_tf_word_delimiter_graph,
+    tv_tf_flatten_graph;
 
 /* tok_thai.c's tv_tok_thai and tv_an_thai are not listed: ICU's Thai
  * dictionary splits words differently from the JDK's that OpenSearch uses
@@ -186,6 +188,10 @@ static const tv_filter_type *const filters[] = {
     &tv_tf_hunspell,
     &tv_tf_synonym,
     &tv_tf_synonym_graph,
+    &tv_tf_shingle,
+    &tv_tf_word_delimiter,
+    &tv_tf_word_delimiter_graph,
+    &tv_tf_flatten_graph,
 };
 static const tv_charfilter_type *const charfilters[] = {
     &tv_cf_mapping,

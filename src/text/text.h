@@ -129,6 +129,9 @@
  *                         CJK width folding, and the `_japanese_` stop set
  *   tf_synonym.c          the `synonym` and `synonym_graph` token filters
  *                         (Solr and WordNet rules, analyzed per analyzer)
+ *   tf_shingle.c          the `shingle` token filter (ShingleFilter)
+ *   tf_word_delimiter.c   `word_delimiter` and `word_delimiter_graph`
+ *   tf_flatten_graph.c    `flatten_graph` (FlattenGraphFilter)
  *   settings_json.c       a small JSON reader that flattens the "analysis"
  *                         settings into dotted keys (text cannot use json)
  *
@@ -217,6 +220,8 @@ typedef struct tv_tokens {
     tv_token *items;
     size_t len;
     uint32_t end_position; /* position after the last token, incl. trailing gaps */
+    bool graph_off; /* Lucene's DisableGraphAttribute (shingle): positionLength
+                       builds no graph query */
 } tv_tokens;
 
 /* -------------------------------------------------------------- analyzers */

@@ -26,6 +26,8 @@ typedef struct tv_tokvec {
     const char *final_text;
     uint32_t final_off;
     const void *morph; /* the tokenizer's per-token side data (tv_token.attr), or NULL */
+    bool graph_off; /* a filter set Lucene's DisableGraphAttribute (shingle): tv_analyze
+                       ORs it over the chain into tv_tokens.graph_off */
 } tv_tokvec;
 
 /* Grows v to hold at least one more token (doubling, in the arena). */

@@ -798,11 +798,12 @@ public class LuceneOracle {
                 if (p.b("preserve_original", false)) fl |= WordDelimiterFilter.PRESERVE_ORIGINAL;
                 if (p.b("split_on_numerics", true)) fl |= WordDelimiterFilter.SPLIT_ON_NUMERICS;
                 if (p.b("stem_english_possessive", true)) fl |= WordDelimiterFilter.STEM_ENGLISH_POSSESSIVE;
-                if (p.has("type_table") || p.has("type_table_path")) throw new IllegalArgumentException("oracle: type_table unsupported");
+                if (p.has("type_table_path")) throw new IllegalArgumentException("oracle: type_table_path unsupported");
+                byte[] table = wdTypes(p.list("type_table"));
                 List<String> prot = p.listOrPath("protected_words");
-                CharArraySet ps = prot == null ? null : new CharArraySet(V, prot, false);
+                CharArraySet ps = prot == null ? null : new CharArraySet(V, prot, p.b("protected_words_case", false));
                 int flags = fl;
-                f = in -> new WordDelimiterFilter(V, in, flags, ps);
+                f = in -> new WordDelimiterFilter(V, in, table, flags, ps);
                 break;
             }
             case "synonym": {
@@ -918,6 +919,27 @@ public class LuceneOracle {
         }
         p.done();
         return f;
+    }
+
+    /** OpenSearch's word_delimiter type_table ("c => TYPE", c one character or \\uXXXX) over
+     *  Character.getType's types, as its parseTypes; null: the default table. */
+    static byte[] wdTypes(List<String> rules) {
+        if (rules == null) return WordDelimiterIterator.DEFAULT_WORD_DELIM_TABLE;
+        Map<Character, Byte> m = new TreeMap<>();
+        int max = 255;
+        for (String r : rules) {
+            int i = r.lastIndexOf("=>");
+            String l = r.substring(0, i).trim(), t = r.substring(i + 2).trim();
+            char c = l.startsWith("\\u") ? (char) Integer.parseInt(l.substring(2), 16) : l.charAt(0);
+            byte b = (byte) Arrays.asList("", "LOWER", "UPPER", "ALPHA", "DIGIT", "", "", "ALPHANUM", "SUBWORD_DELIM")
+                    .indexOf(t);
+            m.put(c, b);
+            max = Math.max(max, c);
+        }
+        byte[] tab = new byte[max + 1];
+        for (int i = 0; i <= max; i++) tab[i] = WordDelimiterIterator.getType(i);
+        for (Map.Entry<Character, Byte> e : m.entrySet()) tab[e.getKey()] = e.getValue();
+        return tab;
     }
 
     /** OpenSearch's icu_normalizer: only the char filter reads `mode` (the token filter composes). */

@@ -251,7 +251,16 @@ def cases():
     add("filter/word_delimiter", {"tokenizer": "whitespace", "filter": ["word_delimiter"]}, "english")
     add("filter/word_delimiter/catenate", {"tokenizer": "whitespace", "filter": [
         {"type": "word_delimiter", "catenate_all": True, "preserve_original": True}]}, "english")
+    add("filter/word_delimiter/options", {"tokenizer": "whitespace", "filter": [
+        {"type": "word_delimiter", "generate_word_parts": False, "catenate_words": True, "catenate_numbers": True,
+         "split_on_case_change": False, "stem_english_possessive": False}]}, "english")
+    add("filter/word_delimiter/protected", {"tokenizer": "whitespace", "filter": [
+        {"type": "word_delimiter", "protected_words": ["don't", "e-mail", "GNU/Linux"], "protected_words_case": True,
+         "type_table": ["' => ALPHA", "\\u002E => DIGIT", "% => DIGIT"], "split_on_numerics": False}]}, "english")
     add("filter/word_delimiter_graph", {"tokenizer": "whitespace", "filter": ["word_delimiter_graph"]}, "english")
+    add("filter/shingle/unigrams_if_no", std("stop", {"type": "shingle", "min_shingle_size": 3, "max_shingle_size": 3,
+                                                      "output_unigrams": False,
+                                                      "output_unigrams_if_no_shingles": True}), "english")
     syn = ["file, document", "error, failure, fault", "directory => folder"]
     add("filter/synonym", std("lowercase", {"type": "synonym", "synonyms": syn}), "english")
     add("filter/synonym/no_expand", std("lowercase", {"type": "synonym", "synonyms": syn, "expand": False}), "english")

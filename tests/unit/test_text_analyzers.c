@@ -236,7 +236,7 @@ static void test_compose_filters(void **state) {
     assert_null(tv_analyzer_compose(NULL, NULL, 0, "thai", NULL, 0, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_error_clear(&err);
-    assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"shingle"}, 1, NULL, 0, &err));
+    assert_null(tv_analyzer_compose(NULL, NULL, 0, NULL, (const char *[]){"nori_part_of_speech"}, 1, NULL, 0, &err));
     assert_int_equal(err.code, TROVE_EUNSUPPORTED);
     tv_analyzer_free(NULL);
     tv_analyzer_free((tv_analyzer *)B("standard")); /* no-op */
@@ -302,7 +302,8 @@ static void test_registry_errors(void **state) {
                  "Custom Analyzer [a] failed to find filter under name [nope]");
     expect_error("{\"filter\":{\"f\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown filter type [nope] for [f]");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"nope\"}}}", TROVE_EARG, "Unknown tokenizer type [nope] for [t]");
-    expect_error("{\"filter\":{\"f\":{\"type\":\"shingle\"}}}", TROVE_EUNSUPPORTED, "filter type [shingle] is not supported");
+    expect_error("{\"filter\":{\"f\":{\"type\":\"nori_part_of_speech\"}}}", TROVE_EUNSUPPORTED,
+                 "filter type [nori_part_of_speech] is not supported");
     expect_error("{\"tokenizer\":{\"t\":{\"type\":\"thai\"}}}", TROVE_EUNSUPPORTED, "tokenizer type [thai] is not supported");
     expect_error("{\"filter\":{\"f\":{\"type\":\"stemmer\",\"language\":\"light_klingon\"}}}", TROVE_EUNSUPPORTED,
                  "stemmer language [light_klingon] is not supported");
