@@ -383,6 +383,9 @@ tv_script *tv_api_script_compile(tv_req *r, tv_api_script *s, unsigned globals, 
 /* A script error as OpenSearch's ScriptException (script_stack, script,
  * lang, position, caused_by), or out of memory (NULL, r->oom). */
 tv_api_err *tv_api_script_error(tv_req *r, const tv_api_script *s, const tv_script_error *err);
+/* Registers the Painless hooks of the text layer's condition and
+ * predicate_token_filter (h_analyze.c); trove_node_open calls it. */
+void tv_api_register_analysis_scripts(void);
 /* tv_stored_script_fn (query/request.h) over the node's stored scripts:
  * ctx is the tv_req; the source is copied into its arena (NULL: no such
  * painless script). */

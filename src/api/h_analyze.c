@@ -333,6 +333,11 @@ void tv_h_analyze(tv_req *r) {
     } else if (an) {
         const char *name = an->type == TV_JSON_STRING ? an->v.s : "";
         a = idx ? tv_analysis_get(reg, name, strlen(name)) : tv_analyzer_builtin(name, strlen(name));
+        tv_error berr;
+        if (!a && tv_analyzer_builtin_error(name, strlen(name), &berr)) {
+            tv_req_fail(r, berr.code, "%s", berr.reason);
+            goto done;
+        }
         if (!a && tv_analyzer_unsupported(name, strlen(name))) {
             tv_req_fail(r, TROVE_EUNSUPPORTED, "analyzer [%s] is not supported", name);
             goto done;
@@ -398,6 +403,10 @@ void tv_h_analyze(tv_req *r) {
             size_t tl = t->type == TV_JSON_STRING ? t->len : 0;
             tv_status st = detail ? tv_analyze_stages(a, &r->arena, ts, tl, 0, &stages[i * nst])
                                   : tv_analyze(a, &r->arena, ts, tl, 0, &stages[i].tokens);
+            if (st == TROVE_ESCRIPT) { /* a condition / predicate_token_filter script failed */
+                tv_req_fail(r, TROVE_ESCRIPT, "runtime error");
+                goto done;
+            }
             if (st != TROVE_OK) {
                 r->oom = true;
                 goto done;
@@ -485,3 +494,77 @@ done:
     tv_mapping_release(mapping);
     if (idx) tv_index_release(idx);
 }
+
+/* ------------------------------------------ analysis predicate scripts */
+
+/*
+ * The hooks through which the text layer's `condition` and
+ * `predicate_token_filter` run Painless (AnalysisPredicateScript): the
+ * source compiles through the script cache with the `token` global; a run
+ * gets the token as an AnalysisPredicateScript.Token object and must
+ * return a boolean. A compile error is OpenSearch's script_exception
+ * "compile error" caused by the Java exception (without the script_stack
+ * and position fields, which a tv_error cannot carry).
+ */
+static void *pred_compile(const char *src, size_t len, tv_error *err) {
+    tv_script_error se;
+    memset(&se, 0, sizeof se);
+    tv_script *s = tv_script_get(src, len, TV_SCRIPT_G_TOKEN, &se);
+    if (s) return s;
+    if (se.code == TROVE_ENOMEM) {
+        tv_error_oom(err);
+        return NULL;
+    }
+    if (se.code != TROVE_ESCRIPT) {
+        tv_error_set(err, se.code ? se.code : TROVE_EARG, "%s", se.cause_reason);
+        return NULL;
+    }
+    tv_error_set(err, TROVE_ESCRIPT, se.compile ? "compile error" : "runtime error");
+    tv_error_cause(err, se.cause ? se.cause : TROVE_EARG, "%s", se.cause_reason);
+    return NULL;
+}
+
+static int pred_test(void *handle, const tv_text_token_info *tok, tv_arena *a, tv_error *err) {
+    tv_sv_token *t = tv_arena_calloc(a, 1, sizeof *t);
+    tv_sv_obj *o = tv_arena_calloc(a, 1, sizeof *o);
+    if (!t || !o) return tv_error_oom(err), -1;
+    t->term = tok->term;
+    t->term_len = (uint32_t)tok->term_len;
+    t->type = tok->type;
+    t->type_len = (uint32_t)strlen(tok->type);
+    t->position = tok->position;
+    t->position_increment = tok->position_increment;
+    t->position_length = tok->position_length;
+    t->start_offset = tok->start_offset;
+    t->end_offset = tok->end_offset;
+    t->keyword = tok->keyword;
+    o->kind = TV_SV_O_TOKEN;
+    o->tok = t;
+    tv_script_env env;
+    memset(&env, 0, sizeof env);
+    env.arena = a;
+    env.params = tv_sv_null();
+    env.token.type = TV_SV_OBJ;
+    env.token.v.obj = o;
+    tv_sv res;
+    tv_script_error se;
+    memset(&se, 0, sizeof se);
+    tv_status st = tv_script_run(handle, &env, &res, &se);
+    if (st) {
+        tv_error_set(err, st == TROVE_ENOMEM ? TROVE_ENOMEM : TROVE_ESCRIPT, "runtime error");
+        return -1;
+    }
+    if (res.type != TV_SV_BOOL) { /* execute() returns boolean: a ClassCastException */
+        tv_error_set(err, TROVE_ESCRIPT, "runtime error");
+        return -1;
+    }
+    return res.v.b ? 1 : 0;
+}
+
+static void pred_release(void *handle) { tv_script_release(handle); }
+
+static const tv_text_script_hooks pred_hooks = {pred_compile, pred_test, pred_release};
+
+static pthread_once_t pred_once = PTHREAD_ONCE_INIT;
+static void pred_register(void) { tv_text_set_script_hooks(&pred_hooks); }
+void tv_api_register_analysis_scripts(void) { pthread_once(&pred_once, pred_register); }

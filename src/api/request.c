@@ -76,6 +76,7 @@ static tv_status node_attrs_build(tv_node_state *st, const trove_options *opts, 
 }
 
 trove_node *trove_node_open(const trove_options *opts, trove_error *err) {
+    tv_api_register_analysis_scripts();
     tv_node_state *st = tv_node_state_new();
     trove_node *n = NULL;
     if (!st) goto oom;

@@ -1938,6 +1938,7 @@ static tv_status finish_leaf(fctx *c, mnode *n, const mnode *parent) {
                 sa || an ? NULL : tv_analysis_get(c->analysis, "default_search_quoted", 21);
             if (!f->search_quote_analyzer) f->search_quote_analyzer = f->search_analyzer;
         }
+        if (bad && tv_analyzer_builtin_error(which->v.s, which->len, c->err)) return c->err->code;
         if (bad && tv_analyzer_unsupported(which->v.s, which->len))
             return tv_error_set(c->err, TROVE_EUNSUPPORTED, "analyzer [%.*s] is not supported",
                                 (int)which->len, which->v.s);

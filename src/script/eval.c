@@ -550,6 +550,22 @@ static bool doc_field(R *r, uint32_t off, const char *name, size_t len, tv_sv *o
 
 /* The getters of an object (no arguments): 1 done, 0 failed, -1 none. */
 static int obj_getter(R *r, uint32_t off, const tv_sv_obj *o, const char *m, tv_sv *out) {
+    if (o->kind == TV_SV_O_TOKEN) { /* AnalysisPredicateScript.Token */
+        const tv_sv_token *t = o->tok;
+        if (!strcmp(m, "getTerm") || !strcmp(m, "getType")) {
+            bool term = m[3] == 'T' && m[4] == 'e';
+            if (!tv_sv_string(r->a, term ? t->term : t->type, term ? t->term_len : t->type_len, out))
+                return rt_oom(r), 0;
+            return 1;
+        }
+        if (!strcmp(m, "getPosition")) return *out = tv_sv_int(t->position), 1;
+        if (!strcmp(m, "getPositionIncrement")) return *out = tv_sv_int(t->position_increment), 1;
+        if (!strcmp(m, "getPositionLength")) return *out = tv_sv_int(t->position_length), 1;
+        if (!strcmp(m, "getStartOffset")) return *out = tv_sv_int(t->start_offset), 1;
+        if (!strcmp(m, "getEndOffset")) return *out = tv_sv_int(t->end_offset), 1;
+        if (!strcmp(m, "isKeyword")) return *out = tv_sv_bool(t->keyword), 1;
+        return -1;
+    }
     if (o->kind == TV_SV_O_GEO) {
         if (!strcmp(m, "getLat")) return *out = tv_sv_double(o->lat), 1;
         if (!strcmp(m, "getLon")) return *out = tv_sv_double(o->lon), 1;
@@ -644,6 +660,10 @@ static bool get_field(R *r, uint32_t off, const tv_sv *obj, const char *name, ui
         if (nlen == 0 || nlen > 40) break;
         snprintf(m, sizeof m, "get%c%.*s", name[0] >= 'a' && name[0] <= 'z' ? name[0] - 32 : name[0], (int)nlen - 1, name + 1);
         int got = obj_getter(r, off, obj->v.obj, m, out);
+        if (got >= 0) return got > 0;
+        /* boolean getters: x.keyword is x.isKeyword() */
+        snprintf(m, sizeof m, "is%c%.*s", name[0] >= 'a' && name[0] <= 'z' ? name[0] - 32 : name[0], (int)nlen - 1, name + 1);
+        got = obj_getter(r, off, obj->v.obj, m, out);
         if (got >= 0) return got > 0;
         break;
     }
@@ -2033,6 +2053,7 @@ static bool ev_node(R *r, const snode *n, tv_sv *out) {
     case N_SCORE: *out = tv_sv_double(r->env->score); return true;
     case N_VALUES: *out = r->env->values; return true;
     case N_AGGVALUE: *out = r->env->agg_value; return true;
+    case N_TOKEN: *out = r->env->token; return true;
     case N_DOC: return rt_fail(r, n->off, TROVE_EUNSUPPORTED, "trove does not support [doc] other than doc['field']");
     case N_FIELD: {
         if (n->a->k == N_DOC) return doc_field(r, n->off, n->name, n->nlen, out);

@@ -332,6 +332,8 @@ static snode *variable(P *p, tok *t) {
         k = N_VALUES;
     else if (tv_streq(t->val, t->vlen, "_value") && (p->globals & TV_SCRIPT_G_AGGVALUE))
         k = N_AGGVALUE;
+    else if (tv_streq(t->val, t->vlen, "token") && (p->globals & TV_SCRIPT_G_TOKEN))
+        k = N_TOKEN;
     if (!k) {
         if (!p->unresolved) {
             p->unresolved = true;

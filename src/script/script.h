@@ -122,13 +122,25 @@ typedef enum tv_sv_obj_kind {
     TV_SV_O_INSTANT,  /* java.time.Instant: sec, nano */
     TV_SV_O_GEO,      /* org.opensearch.common.geo.GeoPoint: lat, lon */
     TV_SV_O_DOW,      /* java.time.DayOfWeek: sec is 1 (MONDAY) .. 7 */
+    TV_SV_O_TOKEN,    /* AnalysisPredicateScript.Token: tok */
 } tv_sv_obj_kind;
+
+/* The token an analysis predicate script sees (`token`): its getters
+ * getTerm, getType, getPosition, getPositionIncrement, getPositionLength,
+ * getStartOffset, getEndOffset (UTF-16) and isKeyword. */
+typedef struct tv_sv_token {
+    const char *term, *type;
+    uint32_t term_len, type_len;
+    int32_t position, position_increment, position_length, start_offset, end_offset;
+    bool keyword;
+} tv_sv_token;
 
 struct tv_sv_obj {
     uint8_t kind;  /* tv_sv_obj_kind */
     int32_t nano;  /* 0 .. 999,999,999 */
     int64_t sec;   /* seconds since the epoch */
     double lat, lon;
+    const tv_sv_token *tok; /* TV_SV_O_TOKEN */
 };
 
 struct tv_sv_entry {
@@ -198,6 +210,7 @@ enum {
     TV_SCRIPT_G_SCORE = 1u << 2, /* _score: score and sort scripts */
     TV_SCRIPT_G_VALUES = 1u << 3, /* values and MovingFunctions: moving_fn scripts */
     TV_SCRIPT_G_AGGVALUE = 1u << 5, /* _value: an aggregation's value script */
+    TV_SCRIPT_G_TOKEN = 1u << 6,    /* token: the analysis predicate context */
     TV_SCRIPT_G_SCOREFN = 1u << 4, /* the score context's functions (ScoreScriptUtils):
                                       saturation, sigmoid, randomScore, decay* */
 };
@@ -308,6 +321,7 @@ typedef struct tv_script_env {
     double score;    /* TV_SCRIPT_G_SCORE: _score */
     tv_sv values;    /* TV_SCRIPT_G_VALUES: the window (a list of Doubles) */
     tv_sv agg_value; /* TV_SCRIPT_G_AGGVALUE: _value */
+    tv_sv token;     /* TV_SCRIPT_G_TOKEN: a TV_SV_O_TOKEN object */
     tv_script_doc_fn doc; /* TV_SCRIPT_G_DOC */
     void *doc_ud;
     tv_script_host_fn host; /* the context's functions (NULL: none) */

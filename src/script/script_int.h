@@ -85,6 +85,7 @@ typedef enum nkind {
     N_SCORE,
     N_VALUES,    /* the moving-function context's window */
     N_AGGVALUE,  /* _value of an aggregation's value script */
+    N_TOKEN,     /* token of an analysis predicate script */
     N_DOC,
     N_FIELD,     /* a.name (flag: ?.) */
     N_INDEX,     /* a[b] */

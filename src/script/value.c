@@ -217,6 +217,7 @@ static uint32_t obj_hash(const tv_sv_obj *o) {
 
 static bool obj_equals(const tv_sv_obj *a, const tv_sv_obj *b) {
     if (a->kind != b->kind) return false;
+    if (a->kind == TV_SV_O_TOKEN) return a->tok == b->tok; /* Object.equals: identity */
     if (a->kind == TV_SV_O_GEO)
         return (a->lat == b->lat || (a->lat != a->lat && b->lat != b->lat)) &&
                (a->lon == b->lon || (a->lon != a->lon && b->lon != b->lon));
@@ -650,6 +651,8 @@ static void write_json(tv_jw *w, const tv_sv *v, tv_arena *scratch, int depth, l
             tv_jw_obj_end(w);
         } else if (o->kind == TV_SV_O_DOW) {
             tv_jw_strz(w, tv_sv_dow_names[o->sec]);
+        } else if (o->kind == TV_SV_O_TOKEN) { /* not an XContent value: its toString */
+            tv_jw_strz(w, "org.opensearch.script.AnalysisPredicateScript$Token");
         } else { /* XContentBuilder's dates: strict_date_optional_time_nanos */
             char b[64];
             tv_sv_obj z = *o;
@@ -737,6 +740,8 @@ static void to_string(tv_buf *b, const tv_sv *v, tv_arena *scratch, int depth, l
             tv_buf_append(b, tmp, tv_fmt_double(o->lon, tmp));
         } else if (o->kind == TV_SV_O_DOW) {
             tv_buf_puts(b, tv_sv_dow_names[o->sec]);
+        } else if (o->kind == TV_SV_O_TOKEN) {
+            tv_buf_puts(b, "org.opensearch.script.AnalysisPredicateScript$Token");
         } else {
             char d[64];
             tv_buf_append(b, d, tv_sv_date_format(o, d, sizeof d));
@@ -775,6 +780,7 @@ const char *tv_sv_class(const tv_sv *v) {
         case TV_SV_O_DATE: return "org.opensearch.script.JodaCompatibleZonedDateTime";
         case TV_SV_O_INSTANT: return "java.time.Instant";
         case TV_SV_O_GEO: return "org.opensearch.common.geo.GeoPoint";
+        case TV_SV_O_TOKEN: return "org.opensearch.script.AnalysisPredicateScript$Token";
         default: return "java.time.DayOfWeek";
         }
     }

@@ -1261,6 +1261,30 @@ static const tv_analyzer *catalog_builtin(const char *name, size_t len) {
     return found;
 }
 
+bool tv_analyzer_builtin_error(const char *name, size_t len, tv_error *err) {
+    const tv_analyzer_type *t = tv_catalog_analyzer(name, len);
+    if (!t || tv_analyzer_builtin(name, len)) return false;
+    /* built again in a scratch registry, for the reason only (rare: once
+     * per request naming an analyzer whose data trove lacks) */
+    tv_analysis *scratch = analysis_alloc();
+    if (!scratch) {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+        return true;
+    }
+    tv_comp c = bare_comp(scratch, "analyzer", t->name, strlen(t->name));
+    tv_analyzer_parts *p = tv_comp_alloc(&c, sizeof *p);
+    tv_error_clear(err);
+    if (p) {
+        memset(p, 0, sizeof *p);
+        if (t->build(&c, p, err) == TROVE_OK)
+            tv_error_set(err, TROVE_EUNSUPPORTED, "analyzer [%.*s] is not supported", (int)len, name);
+    } else {
+        tv_error_set(err, TROVE_ENOMEM, "out of memory");
+    }
+    tv_analysis_free(scratch);
+    return true;
+}
+
 tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kind, uint32_t min,
                               uint32_t max) {
     size_t nb = base->nfilters;

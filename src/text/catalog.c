@@ -17,6 +17,7 @@
 
 extern const tv_charfilter_type tv_cf_mapping;
 extern const tv_filter_type tv_tf_reverse;
+extern const tv_filter_type tv_tf_serbian_normalization;
 #ifdef TROVE_HAVE_ICU
 extern const tv_filter_type tv_tf_icu_normalizer, tv_tf_icu_transform;
 extern const tv_charfilter_type tv_cf_icu_normalizer;
@@ -109,13 +110,13 @@ extern const tv_filter_type tv_tf_shingle, tv_tf_word_delimiter, tv_tf_word_deli
 #ifdef TROVE_HAVE_MECAB
 extern const tv_tokenizer_type tv_tok_kuromoji;
 extern const tv_filter_type tv_tf_kuromoji_baseform, tv_tf_kuromoji_pos, tv_tf_kuromoji_reading,
-    tv_tf_kuromoji_stemmer, tv_tf_ja_stop;
+    tv_tf_kuromoji_stemmer, tv_tf_ja_stop, tv_tf_kuromoji_number;
 extern const tv_analyzer_type tv_lang_kuromoji;
 extern const tv_charfilter_type tv_cf_kuromoji_iteration_mark;
 const tv_termset *tv_ja_stopwords(void);
 #define JA_TOKENIZERS &tv_tok_kuromoji,
 #define JA_FILTERS &tv_tf_kuromoji_baseform, &tv_tf_kuromoji_pos, &tv_tf_kuromoji_reading, \
-    &tv_tf_kuromoji_stemmer, &tv_tf_ja_stop,
+    &tv_tf_kuromoji_stemmer, &tv_tf_ja_stop, &tv_tf_kuromoji_number,
 #define JA_CHARFILTERS &tv_cf_kuromoji_iteration_mark,
 #define JA_ANALYZERS &tv_lang_kuromoji,
 #define JA_WORDS {"_japanese_", tv_ja_stopwords},
@@ -149,6 +150,7 @@ static const tv_filter_type *const filters[] = {
     &tv_tf_indic_normalization,
     &tv_tf_hindi_normalization,
     &tv_tf_bengali_normalization,
+    &tv_tf_serbian_normalization,
     &tv_tf_russian_stem,
     &tv_tf_czech_stem,
     &tv_tf_elision,
@@ -231,6 +233,7 @@ static const struct {
     JA_WORDS
     {"_arabic_", tv_words_arabic},
     {"_armenian_", tv_words_armenian},
+    {"_bengali_", tv_words_bengali},
     {"_bulgarian_", tv_words_bulgarian},
     {"_cjk_", tv_words_cjk},
     {"_czech_", tv_words_czech},
@@ -367,7 +370,8 @@ bool tv_catalog_unsupported(const char *kind, const char *name, size_t len) {
 }
 
 bool tv_analyzer_unsupported(const char *name, size_t len) {
-    return !tv_catalog_analyzer(name, len) && tv_catalog_unsupported("analyzer", name, len);
+    if (tv_catalog_analyzer(name, len)) return !tv_analyzer_builtin(name, len); /* its data is missing */
+    return tv_catalog_unsupported("analyzer", name, len);
 }
 
 bool tv_catalog_normalizing(const char *kind, const char *type, size_t len) {

@@ -168,6 +168,7 @@ tv_status tv_lang_exclusion(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
     const tv_termset *fn(void) { return tv_resource_words(file, snowball); }
 WORDS(tv_words_arabic, "ar/stopwords.txt", false)
 WORDS(tv_words_armenian, "hy/stopwords.txt", false)
+WORDS(tv_words_bengali, "bn/stopwords.txt", false) /* Lucene 8+ (gen_resources.py) */
 WORDS(tv_words_bulgarian, "bg/stopwords.txt", false)
 WORDS(tv_words_cjk, "cjk/stopwords.txt", false)
 WORDS(tv_words_czech, "cz/stopwords.txt", false)

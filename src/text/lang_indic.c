@@ -18,9 +18,10 @@
  * units, as Lucene counts them).
  *
  * Lucene 4.10 has no Bengali analyzer, normalizer or stemmer (added in
- * Lucene 7) and its jar carries no bn/stopwords.txt: the `bengali`
- * analyzer therefore needs `stopwords` set explicitly (else 400 naming the
- * missing list), and `_bengali_` is not a known set.
+ * Lucene 7) and its jar carries no bn/stopwords.txt: the list comes from
+ * Debian's Lucene 8 jar (gen_resources.py), the one Lucene 10 ships; built
+ * without it, the `bengali` analyzer needs `stopwords` set explicitly
+ * (else 400 naming the missing list) and `_bengali_` answers so too.
  */
 #include "text/lang_int.h"
 
@@ -321,7 +322,7 @@ static tv_status hindi_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
                        "hi/stopwords.txt", err);
 }
 static tv_status bengali_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
-    return indic_build(c, p, &tv_tf_bengali_normalization, &tv_tf_bengali_stem, NULL,
+    return indic_build(c, p, &tv_tf_bengali_normalization, &tv_tf_bengali_stem, tv_words_bengali(),
                        "bn/stopwords.txt", err);
 }
 

@@ -57,6 +57,7 @@ const tv_termset *tv_words_cjk(void);
 const tv_termset *tv_words_czech(void);
 const tv_termset *tv_words_greek(void);
 const tv_termset *tv_words_hindi(void);
+const tv_termset *tv_words_bengali(void);
 const tv_termset *tv_words_indonesian(void);
 const tv_termset *tv_words_persian(void);
 const tv_termset *tv_words_russian(void);

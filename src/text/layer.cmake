@@ -72,6 +72,10 @@ target_sources(trove_text_obj PRIVATE ${TROVE_HTML_ENTITIES})
 # (liblucene4.10-java), embedded by gen_resources.py; see resources.c.
 set(TROVE_LUCENE_JAR_DIR "/usr/share/java" CACHE PATH "Debian's Lucene 4.10 jars (liblucene4.10-java)")
 file(GLOB TROVE_LUCENE_ANALYSIS_JARS ${TROVE_LUCENE_JAR_DIR}/lucene-analyzers-*-4.10*.jar)
+# bn/et/lt stop words (not in 4.10) from Debian's Lucene 8 jar, unpacked from liblucene8-java
+# (which conflicts with liblucene4.10-java) into this folder; empty: those lists are missing
+set(TROVE_LUCENE8_JAR_DIR "" CACHE PATH "Debian's Lucene 8 jars (unpacked liblucene8-java), optional")
+file(GLOB TROVE_LUCENE8_JARS ${TROVE_LUCENE8_JAR_DIR}/lucene-analyzers-common-8.*.jar)
 if(NOT TROVE_LUCENE_ANALYSIS_JARS)
   message(FATAL_ERROR "Lucene 4.10 jars not found in ${TROVE_LUCENE_JAR_DIR}: apt-get install liblucene4.10-java")
 endif()
@@ -79,8 +83,8 @@ set(TROVE_TEXT_RESOURCES ${CMAKE_BINARY_DIR}/generated/text_resources.c)
 add_custom_command(
   OUTPUT ${TROVE_TEXT_RESOURCES}
   COMMAND ${CMAKE_COMMAND} -E make_directory ${CMAKE_BINARY_DIR}/generated
-  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_JAR_DIR} ${TROVE_TEXT_RESOURCES}
-  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_ANALYSIS_JARS}
+  COMMAND ${TROVE_PYTHON3} ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_JAR_DIR} ${TROVE_TEXT_RESOURCES} "${TROVE_LUCENE8_JAR_DIR}"
+  DEPENDS ${CMAKE_SOURCE_DIR}/src/text/gen_resources.py ${TROVE_LUCENE_ANALYSIS_JARS} ${TROVE_LUCENE8_JARS}
   COMMENT "Embedding analysis resources from ${TROVE_LUCENE_JAR_DIR}"
   VERBATIM)
 target_sources(trove_text_obj PRIVATE ${TROVE_TEXT_RESOURCES})

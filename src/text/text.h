@@ -83,6 +83,7 @@
  *                         Scandinavian normalization and folding
  *   lang_uralic.c         Finnish and Hungarian light stemmers
  *   lang_baltic.c         the Latvian stemmer
+ *   lang_serbian.c        `serbian_normalization`
  *   tok_ngram.c           the `ngram` and `edge_ngram` tokenizers
  *   tok_pattern.c         the `pattern` tokenizer
  *   tok_char_group.c      the `char_group` tokenizer
@@ -116,8 +117,9 @@
  *   tf_fingerprint.c      the `fingerprint` token filter
  *   tf_common_grams.c     `common_grams` (index and query mode)
  *   tf_min_hash.c         `min_hash` (MurmurHash3, as MinHashFilter)
- *   tf_multiplexer.c      `multiplexer` (and `condition`,
- *                         `predicate_token_filter`, refused)
+ *   tf_multiplexer.c      `multiplexer`, `condition` and
+ *                         `predicate_token_filter` (Painless through
+ *                         tv_text_script_hooks)
  *   tf_payload.c          `delimited_payload`, `delimited_termfreq`
  *   tf_hunspell.c         `hunspell` (HunspellStemFilter over .aff/.dic files)
  *   tok_kuromoji.c        the `kuromoji_tokenizer` (Lucene's JapaneseTokenizer:
@@ -270,6 +272,11 @@ const tv_analyzer *tv_analyzer_builtin(const char *name, size_t len);
 /* Whether OpenSearch has a built-in analyzer of that name that trove does
  * not implement (callers answer unsupported_operation_exception). */
 bool tv_analyzer_unsupported(const char *name, size_t len);
+/* When the built-in analyzer `name` exists but cannot be built with its
+ * defaults (its stop words or stemmer are missing: estonian), sets err to
+ * why (unsupported_operation_exception naming what is missing) and returns
+ * true; else false, err untouched. */
+bool tv_analyzer_builtin_error(const char *name, size_t len, tv_error *err);
 
 /*
  * The analysis registry of one index: built-in analyzers plus those defined
@@ -359,6 +366,33 @@ tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kin
  * registry, composed) are immutable and safe to use from many threads. */
 
 /* ------------------------------------------------------------ Japanese */
+
+/*
+ * Analysis predicate scripts (the `condition` and `predicate_token_filter`
+ * filters' Painless `script`): the script layer sits above this one, so
+ * the layer that has both (api, when a node opens) registers how to
+ * compile and run them. Without hooks those filters answer 400
+ * unsupported. The hooks must be thread-safe; a compiled handle is
+ * immutable and shared by every analysis that uses the filter.
+ */
+typedef struct tv_text_token_info {
+    const char *term, *type; /* the term; the type's name ("word", "<ALPHANUM>") */
+    size_t term_len;
+    int32_t position;            /* absolute, as AnalysisPredicateScript.Token counts it */
+    int32_t position_increment, position_length, start_offset, end_offset; /* offsets UTF-16 */
+    bool keyword;
+} tv_text_token_info;
+typedef struct tv_text_script_hooks {
+    /* Compiles an inline Painless source for the analysis predicate
+     * context: a handle, or NULL with err set as OpenSearch answers. */
+    void *(*compile)(const char *src, size_t len, tv_error *err);
+    /* Runs it on one token (values in arena a): 1 true, 0 false, -1 the
+     * run failed (err set). */
+    int (*test)(void *handle, const tv_text_token_info *tok, tv_arena *a, tv_error *err);
+    void (*release)(void *handle);
+} tv_text_script_hooks;
+/* Registers the hooks (a static object); idempotent. */
+void tv_text_set_script_hooks(const tv_text_script_hooks *h);
 
 /* Whether the kuromoji components work: built with MeCab, not switched off,
  * and its IPADIC dictionary found (loaded on the first call). Thread-safe. */

@@ -7,6 +7,7 @@
  * from Lucene 4.10 (the analysis oracle of tests/analysis).
  */
 #include "api_test.h"
+#include "text/text.h"
 
 static void t_analyze_cjk(void **s) {
     (void)s;
@@ -39,9 +40,10 @@ static void t_index_settings(void **s) {
            "\"position\":0},{\"token\":\"энерг\",\"start_offset\":8,\"end_offset\":15,\"type\":\"<ALPHANUM>\","
            "\"position\":1}]}");
     OK("DELETE", "/gr", NULL);
-    /* bengali without stopwords: the list is not on this system */
-    EXPECT_HAS("PUT", "/bn", "{\"settings\":{\"analysis\":{\"analyzer\":{\"b\":{\"type\":\"bengali\"}}}}}", 400,
-               "bn/stopwords.txt");
+    /* bengali without stopwords: 400 when the build lacks Lucene 8's list */
+    if (!tv_analyzer_builtin("bengali", 7))
+        EXPECT_HAS("PUT", "/bn", "{\"settings\":{\"analysis\":{\"analyzer\":{\"b\":{\"type\":\"bengali\"}}}}}", 400,
+                   "bn/stopwords.txt");
 }
 
 static void t_thai_field(void **s) {

@@ -8,6 +8,7 @@
  * French text field searched through its analyzer.
  */
 #include "api_test.h"
+#include "text/text.h"
 
 static void analyze_is(const char *path, const char *body, const char *want) {
     char *out;
@@ -78,8 +79,9 @@ static void t_missing(void **s) {
     /* OpenSearch has these; Debian's Lucene 4.10 / libstemmer 2.2 lack their data */
     EXPECT_HAS("PUT", "/et", "{\"settings\":{\"analysis\":{\"analyzer\":{\"a\":{\"type\":\"estonian\"}}}}}", 400,
                "unsupported_operation_exception");
-    EXPECT_HAS("PUT", "/lt", "{\"settings\":{\"analysis\":{\"analyzer\":{\"a\":{\"type\":\"lithuanian\"}}}}}", 400,
-               "its default stop words (Lucene's lt/stopwords.txt) are not available");
+    if (!tv_analyzer_builtin("lithuanian", 10)) /* built without Lucene 8's lists */
+        EXPECT_HAS("PUT", "/lt", "{\"settings\":{\"analysis\":{\"analyzer\":{\"a\":{\"type\":\"lithuanian\"}}}}}", 400,
+                   "its default stop words (Lucene's lt/stopwords.txt) are not available");
 }
 
 static void t_filters(void **s) {

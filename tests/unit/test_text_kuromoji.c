@@ -453,9 +453,8 @@ static void test_errors(void **state) {
                  TROVE_EUNSUPPORTED, "nbest_cost");
     expect_error_in("{\"filter\":{\"f\":{\"type\":\"kuromoji_stemmer\",\"minimum_length\":0}}}", TROVE_EARG,
                  "minimumLength must be >=1");
-    expect_error_in("{\"filter\":{\"f\":{\"type\":\"kuromoji_readingform\",\"use_romaji\":true}}}",
-                 TROVE_EUNSUPPORTED, "use_romaji");
-    expect_error_in("{\"filter\":{\"f\":{\"type\":\"kuromoji_number\"}}}", TROVE_EUNSUPPORTED, "kuromoji_number");
+    expect_error_in("{\"filter\":{\"f\":{\"type\":\"kuromoji_readingform\",\"use_romaji\":\"x\"}}}",
+                 TROVE_EARG, "Failed to parse value [x]");
 }
 
 static void test_filters(void **state) {

@@ -173,11 +173,13 @@ static void test_errors(void **state) {
     /* German2, Kp, Lovins: test_text_kstem.c */
     expect_error("{\"analyzer\":{\"a\":{\"type\":\"estonian\"}}}", TROVE_EUNSUPPORTED,
                  "analyzer [estonian]: the estonian Snowball stemmer is not available");
-    expect_error("{\"analyzer\":{\"a\":{\"type\":\"lithuanian\"}}}", TROVE_EUNSUPPORTED,
-                 "analyzer [lithuanian]: its default stop words (Lucene's lt/stopwords.txt) are not "
-                 "available");
-    expect_error("{\"analyzer\":{\"a\":{\"type\":\"french\",\"stopwords\":\"_estonian_\"}}}",
-                 TROVE_EUNSUPPORTED, "stop words [_estonian_] are not supported");
+    if (!B("lithuanian")) { /* built without Lucene 8's lt and et lists */
+        expect_error("{\"analyzer\":{\"a\":{\"type\":\"lithuanian\"}}}", TROVE_EUNSUPPORTED,
+                     "analyzer [lithuanian]: its default stop words (Lucene's lt/stopwords.txt) are not "
+                     "available");
+        expect_error("{\"analyzer\":{\"a\":{\"type\":\"french\",\"stopwords\":\"_estonian_\"}}}",
+                     TROVE_EUNSUPPORTED, "stop words [_estonian_] are not supported");
+    }
     expect_error("{\"analyzer\":{\"a\":{\"type\":\"german\",\"stopwords_path\":\"s.txt\"}}}",
                  TROVE_EUNSUPPORTED, "[stopwords_path] is not supported for [a]");
     expect_error("{\"analyzer\":{\"a\":{\"type\":\"french\",\"stopwords_case\":\"yes\"}}}", TROVE_EARG,
@@ -186,7 +188,6 @@ static void test_errors(void **state) {
     assert_non_null(B("french"));
     assert_non_null(B("snowball"));
     assert_null(B("estonian"));
-    assert_null(B("lithuanian"));
 }
 
 int main(void) {

@@ -148,9 +148,10 @@ static void test_indic(void **state) {
     tv_analyzer_free(an);
     /* bengali: Lucene 4.10 has no Bengali analyzer and no bn/stopwords.txt,
      * so the list must be given; the stemmer is Lucene 10's BengaliStemmer */
-    expect_error("{\"analyzer\":{\"a\":{\"type\":\"bengali\"}}}", TROVE_EUNSUPPORTED,
-                 "analyzer [a] needs the stop word list [bn/stopwords.txt], which this build "
-                 "lacks: set [stopwords]");
+    if (!B("bengali")) /* built without Lucene 8's bn/stopwords.txt */
+        expect_error("{\"analyzer\":{\"a\":{\"type\":\"bengali\"}}}", TROVE_EUNSUPPORTED,
+                     "analyzer [a] needs the stop word list [bn/stopwords.txt], which this build "
+                     "lacks: set [stopwords]");
     check_reg("{\"analyzer\":{\"a\":{\"type\":\"bengali\",\"stopwords\":[\"এবং\"]}}}",
               "বাংলাদেশের এবং মানুষেরা",
               (exp_tok[]){{"বাংলাদেস", A, 0, -1, -1}, {"মানুস", A, 2, -1, -1}, END});
@@ -194,8 +195,9 @@ static void test_named_sets_and_errors(void **state) {
     check_reg("{\"filter\":{\"s\":{\"type\":\"stop\",\"stopwords\":[\"_greek_\",\"x\"]}},"
               "\"analyzer\":{\"a\":{\"tokenizer\":\"whitespace\",\"filter\":[\"s\"]}}}",
               "και x y", (exp_tok[]){{"y", "word", 2, 6, 7}, END});
-    expect_error("{\"analyzer\":{\"a\":{\"type\":\"arabic\",\"stopwords\":\"_bengali_\"}}}",
-                 TROVE_EUNSUPPORTED, "stop words [_bengali_] are not supported");
+    if (!B("bengali"))
+        expect_error("{\"analyzer\":{\"a\":{\"type\":\"arabic\",\"stopwords\":\"_bengali_\"}}}",
+                     TROVE_EUNSUPPORTED, "stop words [_bengali_] are not supported");
     expect_error("{\"analyzer\":{\"a\":{\"type\":\"hindi\",\"stopwords_path\":\"x.txt\"}}}",
                  TROVE_EUNSUPPORTED, "[stopwords_path] is not supported for [a]");
     expect_error("{\"filter\":{\"b\":{\"type\":\"cjk_bigram\",\"output_unigrams\":\"yes\"}}}",
