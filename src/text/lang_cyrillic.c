@@ -5,7 +5,11 @@
  * the Bulgarian light stemmer (BulgarianStemmer; `stemmer`
  * language "bulgarian"), and the `russian` and `bulgarian` analyzers as
  * Lucene builds them: standard, lowercase, stop words
- * (snowball/russian_stop.txt, bg/stopwords.txt), stem_exclusion, stemmer.
+ * (snowball/russian_stop.txt, bg/stopwords.txt), stem_exclusion, stemmer;
+ * and the `serbian_normalization` filter (SerbianNormalizationFilter):
+ * lowercase Serbian Cyrillic to Latin, Latin letters with diacritics to
+ * plain ones (ђ/đ→dj, љ→lj, њ→nj, џ→dz, ж/ž→z, ћ/ć/ч/č→c, ш/š→s); other
+ * characters, capitals included, stay as they are.
  *
  * The Bulgarian stemmer (Savoy's light stemmer) strips the definite
  * article and plural endings with a few letter rewrites (ци→к, зи→г,
@@ -172,3 +176,67 @@ static tv_status bulgarian_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err
 }
 
 const tv_analyzer_type tv_an_bulgarian = {"bulgarian", bulgarian_build};
+
+/* --------------------------------------------------- serbian_normalization */
+
+/* The Latin spelling of a lowercase Serbian letter, NULL for others. */
+static const char *sr_latin(uint32_t c) {
+    static const char *const cyr[] = {
+        /* U+0430 а .. U+044F я: the Serbian letters among them */
+        "a", "b", "v", "g", "d", "e", "z", "z", "i", NULL, "k", "l", "m", "n", "o", "p",
+        "r", "s", "t", "u", "f", "h", "c", "c", "s", NULL, NULL, NULL, NULL, NULL, NULL, NULL};
+    if (c >= 0x430 && c <= 0x44F) return cyr[c - 0x430];
+    switch (c) {
+    case 0x452: /* ђ */
+    case 0x111: return "dj"; /* đ */
+    case 0x458: return "j";  /* ј */
+    case 0x459: return "lj"; /* љ */
+    case 0x45A: return "nj"; /* њ */
+    case 0x45B:              /* ћ */
+    case 0x107:              /* ć */
+    case 0x10D: return "c";  /* č */
+    case 0x45F: return "dz"; /* џ */
+    case 0x161: return "s";  /* š */
+    case 0x17E: return "z";  /* ž */
+    default: return NULL;
+    }
+}
+
+static tv_status sr_norm_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
+    (void)cfg;
+    for (size_t i = 0; i < v->len; i++) {
+        tv_token *t = &v->items[i];
+        const uint8_t *s = (const uint8_t *)t->term, *end = s + t->term_len;
+        bool any = false;
+        for (const uint8_t *p = s; p < end && !any;) {
+            uint32_t c;
+            p += tv_utf8_decode(p, end, &c);
+            any = sr_latin(c) != NULL;
+        }
+        if (!any) continue;
+        /* each letter becomes at most two ASCII bytes from at least two */
+        char *o = tv_arena_alloc(a, t->term_len + 1);
+        if (!o) return TROVE_ENOMEM;
+        size_t w = 0;
+        for (const uint8_t *p = s; p < end;) {
+            uint32_t c;
+            size_t k = tv_utf8_decode(p, end, &c);
+            const char *l = sr_latin(c);
+            if (l) {
+                size_t ln = strlen(l);
+                memcpy(o + w, l, ln);
+                w += ln;
+            } else {
+                memcpy(o + w, p, k);
+                w += k;
+            }
+            p += k;
+        }
+        o[w] = 0;
+        t->term = o;
+        t->term_len = w;
+    }
+    return TROVE_OK;
+}
+
+const tv_filter_type tv_tf_serbian_normalization = {"serbian_normalization", NULL, sr_norm_apply};
