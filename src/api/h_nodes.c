@@ -78,6 +78,36 @@ void tv_api_plugins_json(tv_jw *w) {
     tv_jw_arr_end(w);
 }
 
+/* The modules whose features trove has (PluginInfo.toXContent of each):
+ * analysis-common, whose analyzers, tokenizers and filters are trove's
+ * text layer (its YAML suite's "Module loaded" looks for it). */
+static void modules_json(tv_jw *w) {
+    tv_jw_arr_begin(w);
+    tv_jw_obj_begin(w);
+    tv_jw_keyz(w, "name");
+    tv_jw_strz(w, "analysis-common");
+    tv_jw_keyz(w, "version");
+    tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
+    tv_jw_keyz(w, "opensearch_version");
+    tv_jw_strz(w, TROVE_OPENSEARCH_VERSION);
+    tv_jw_keyz(w, "java_version");
+    tv_jw_strz(w, "21");
+    tv_jw_keyz(w, "description");
+    tv_jw_strz(w, "Adds \"built in\" analyzers to OpenSearch.");
+    tv_jw_keyz(w, "classname");
+    tv_jw_strz(w, "org.opensearch.analysis.common.CommonAnalysisModulePlugin");
+    tv_jw_keyz(w, "custom_foldername");
+    tv_jw_strz(w, "");
+    tv_jw_keyz(w, "extended_plugins");
+    tv_jw_arr_begin(w);
+    tv_jw_strz(w, "lang-painless");
+    tv_jw_arr_end(w);
+    tv_jw_keyz(w, "has_native_controller");
+    tv_jw_bool(w, false);
+    tv_jw_obj_end(w);
+    tv_jw_arr_end(w);
+}
+
 typedef struct bsetting {
     const char *limit_key, *overhead_key;
     tv_breaker_kind kind;
@@ -665,8 +695,7 @@ static void nodes_info(tv_req *r, const char *ids, const char *metrics) {
             tv_jw_keyz(w, "plugins");
             tv_api_plugins_json(w);
             tv_jw_keyz(w, "modules");
-            tv_jw_arr_begin(w);
-            tv_jw_arr_end(w);
+            modules_json(w);
         }
         if (m & I_INGEST) {
             tv_jw_keyz(w, "ingest");

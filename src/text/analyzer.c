@@ -947,8 +947,16 @@ static tv_status build_analyzer(tv_comp *c, tv_error *err) {
 
 /* The name explain shows for a component: _analyze's inline definitions
  * (registered as "_inline_...") are anonymous, as in OpenSearch. */
-static const char *display_name(const char *name, const char *anonymous) {
-    return name && strncmp(name, "_inline_", 8) == 0 ? anonymous : name;
+/* The name explain shows: a component defined inline in _analyze (trove
+ * names it "_inline_...") is OpenSearch's "__anonymous__" + its type
+ * (AnalysisRegistry.getComponentFactory); NULL when out of memory. */
+static const char *display_name(tv_comp *c, const char *name) {
+    if (!name || strncmp(name, "_inline_", 8) != 0) return name;
+    size_t tl = 0;
+    const char *type = tv_comp_str(c, "type", &tl);
+    char buf[160];
+    int n = snprintf(buf, sizeof buf, "__anonymous__%.*s", type ? (int)tl : 0, type ? type : "");
+    return tv_comp_strdup(c, buf, n < (int)sizeof buf ? (size_t)n : sizeof buf - 1);
 }
 
 /* Whether a filter may run in a normalizer (OpenSearch's
@@ -1085,8 +1093,8 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_tokenizer(&c, &nt.def, err);
             if (!st) {
                 nt.name = tv_strndup(name, nl);
-                nt.def.name = display_name(nt.name, "_anonymous_tokenizer");
-                if (!nt.name || tv_vec_push(&a->toks, nt)) {
+                nt.def.name = display_name(&c, nt.name);
+                if (!nt.name || !nt.def.name || tv_vec_push(&a->toks, nt)) {
                     tv_free(nt.name);
                     st = TROVE_ENOMEM;
                 }
@@ -1097,8 +1105,8 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_filter(&c, &nf.def, err);
             if (!st) {
                 nf.name = tv_strndup(name, nl);
-                nf.def.name = display_name(nf.name, "_anonymous_tokenfilter");
-                if (!nf.name || tv_vec_push(&a->filters, nf)) {
+                nf.def.name = display_name(&c, nf.name);
+                if (!nf.name || !nf.def.name || tv_vec_push(&a->filters, nf)) {
                     tv_free(nf.name);
                     st = TROVE_ENOMEM;
                 }
@@ -1108,8 +1116,8 @@ static tv_status each_component(tv_analysis *a, const tv_sjson_list *l, const ch
             st = build_charfilter(&c, &ncf.def, err);
             if (!st) {
                 ncf.name = tv_strndup(name, nl);
-                ncf.def.name = display_name(ncf.name, "_anonymous_charfilter");
-                if (!ncf.name || tv_vec_push(&a->cfs, ncf)) {
+                ncf.def.name = display_name(&c, ncf.name);
+                if (!ncf.name || !ncf.def.name || tv_vec_push(&a->cfs, ncf)) {
                     tv_free(ncf.name);
                     st = TROVE_ENOMEM;
                 }
@@ -1154,7 +1162,8 @@ tv_status tv_comp_filter_ref(tv_comp *c, const char *name, size_t len, tv_filter
         a->ref_depth--;
         if (st) return st;
         nf.name = tv_strndup(name, len);
-        if (!nf.name || tv_vec_push(&a->filters, nf)) {
+        nf.def.name = display_name(&rc, nf.name);
+        if (!nf.name || !nf.def.name || tv_vec_push(&a->filters, nf)) {
             tv_free(nf.name);
             return TROVE_ENOMEM;
         }

@@ -48,7 +48,7 @@ extern const tv_filter_type tv_tf_cjk_width, tv_tf_cjk_bigram, tv_tf_arabic_norm
     tv_tf_bengali_normalization, tv_tf_russian_stem, tv_tf_czech_stem;
 extern const tv_analyzer_type tv_an_cjk, tv_an_arabic, tv_an_persian, tv_an_sorani, tv_an_hindi,
     tv_an_bengali, tv_an_russian, tv_an_bulgarian, tv_an_czech, tv_an_armenian, tv_an_greek,
-    tv_an_indonesian;
+    tv_an_indonesian, tv_an_chinese;
 /* lang_eu.c */
 extern const tv_filter_type tv_tf_elision, tv_tf_apostrophe, tv_tf_german_normalization,
     tv_tf_scandinavian_normalization, tv_tf_scandinavian_folding, tv_tf_german_stem,
@@ -207,7 +207,7 @@ static const tv_analyzer_type *const analyzers[] = {
     ICU_ANALYZERS
     &tv_an_cjk,     &tv_an_arabic,   &tv_an_persian,  &tv_an_sorani,     &tv_an_hindi,
     &tv_an_bengali, &tv_an_russian,  &tv_an_bulgarian, &tv_an_czech,     &tv_an_armenian,
-    &tv_an_greek,   &tv_an_indonesian,
+    &tv_an_greek,   &tv_an_indonesian, &tv_an_chinese,
     &tv_an_french, &tv_an_german, &tv_an_spanish, &tv_an_italian, &tv_an_portuguese,
     &tv_an_brazilian, &tv_an_galician, &tv_an_catalan, &tv_an_dutch, &tv_an_danish,
     &tv_an_norwegian, &tv_an_swedish, &tv_an_finnish, &tv_an_hungarian, &tv_an_estonian,
@@ -286,6 +286,7 @@ static const char *const os_filters[] = {
     "fingerprint", "min_hash", "delimited_payload", "delimited_termfreq", "keep", "keep_types",
     "classic", "apostrophe", "phonetic", "dictionary_decompounder", "hyphenation_decompounder",
     "multiplexer", "condition", "predicate_token_filter", "remove_duplicates", "flatten_graph",
+    "concatenate_graph",
     "arabic_normalization", "german_normalization", "hindi_normalization", "indic_normalization",
     "bengali_normalization", "persian_normalization", "scandinavian_normalization",
     "scandinavian_folding", "serbian_normalization", "sorani_normalization", "arabic_stem",
@@ -298,10 +299,10 @@ static const char *const os_charfilters[] = {
     "html_strip", "pattern_replace", "mapping", "icu_normalizer", "kuromoji_iteration_mark"};
 static const char *const os_analyzers[] = {
     "pattern", "fingerprint", "snowball", "arabic", "armenian", "basque", "bengali", "brazilian",
-    "bulgarian", "catalan", "cjk", "czech", "danish", "dutch", "english", "estonian", "finnish",
+    "bulgarian", "catalan", "chinese", "cjk", "czech", "danish", "dutch", "english", "estonian", "finnish",
     "french", "galician", "german", "greek", "hindi", "hungarian", "indonesian", "irish",
     "italian", "latvian", "lithuanian", "norwegian", "persian", "portuguese", "romanian",
-    "russian", "sorani", "spanish", "swedish", "turkish", "thai", "kuromoji",
+    "russian", "serbian", "sorani", "spanish", "swedish", "turkish", "thai", "kuromoji",
     "kuromoji_completion", "icu_analyzer", "smartcn", "nori", "polish"};
 
 /* Types that work on whole values, so normalizers may use them

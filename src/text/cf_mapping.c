@@ -2,8 +2,8 @@
  * cf_mapping.c — the `mapping` char filter (Lucene's MappingCharFilter with
  * OpenSearch's MappingCharFilterFactory rules).
  *
- * Rules are "key => value" strings (`mappings`; the last "=>" splits, both
- * sides trimmed, then unescaped: \\ \n \t \r \b \f \uXXXX, any other
+ * Rules are "key => value" strings (`mappings`; a rule starting with '#' is
+ * a comment unless it is "# => ..."; the last "=>" splits, both sides trimmed, then unescaped: \\ \n \t \r \b \f \uXXXX, any other
  * escaped char stands for itself). At each input position the longest
  * key that matches is replaced by its value; other bytes are copied.
  * Offsets follow BaseCharFilter: a shorter replacement maps its end to the
@@ -98,6 +98,15 @@ static int cmp_rule(const void *a, const void *b) {
 
 static bool is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
+/* A rule starting with '#' is a comment (Analysis.parseWordList), unless it
+ * maps '#' itself: "#", optional white space, then "=>" (OpenSearch 2.11+). */
+static bool is_comment(const char *s, size_t n) {
+    if (n == 0 || s[0] != '#') return false;
+    size_t i = 1;
+    while (i < n && is_ws(s[i])) i++;
+    return !(i + 1 < n && s[i] == '=' && s[i + 1] == '>');
+}
+
 static tv_status mapping_build(tv_comp *c, const void **out, tv_error *err) {
     if (tv_comp_has(c, "mappings_path"))
         return tv_error_set(err, TROVE_EUNSUPPORTED,
@@ -114,9 +123,11 @@ static tv_status mapping_build(tv_comp *c, const void **out, tv_error *err) {
     rule *rs = tv_comp_alloc(c, (n ? n : 1) * sizeof *rs);
     if (!m || !rs) return TROVE_ENOMEM;
     memset(m, 0, sizeof *m);
+    size_t nr = 0; /* rules kept: comments are not */
     for (size_t i = 0; i < n; i++) {
         const char *s = rules[i];
         size_t sl = lens[i];
+        if (is_comment(s, sl)) continue;
         /* the last "=>" splits (the pattern's first group is greedy) */
         size_t arrow = SIZE_MAX;
         for (size_t k = 0; k + 1 < sl; k++)
@@ -139,8 +150,9 @@ static tv_status mapping_build(tv_comp *c, const void **out, tv_error *err) {
         if (st) /* reported with their line, as parseWordList does */
             return tv_error_set(err, st, "Line [%zu]: %s", i + 1, e2.reason);
         if (kl == 0) return tv_error_set(err, TROVE_EARG, "cannot match the empty string");
-        rs[i] = (rule){k, v, (uint32_t)kl, (uint32_t)vl};
+        rs[nr++] = (rule){k, v, (uint32_t)kl, (uint32_t)vl};
     }
+    n = nr;
     qsort(rs, n, sizeof *rs, cmp_rule);
     for (size_t i = 1; i < n; i++)
         if (rs[i].klen == rs[i - 1].klen && memcmp(rs[i].key, rs[i - 1].key, rs[i].klen) == 0)

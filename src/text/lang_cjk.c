@@ -3,7 +3,9 @@
  * (CJKWidthFilter), the `cjk_bigram` filter (CJKBigramFilter, with
  * OpenSearch's `ignored_scripts` and `output_unigrams`) and the `cjk`
  * analyzer (CJKAnalyzer: standard tokenizer, cjk_width, lowercase,
- * cjk_bigram, stop words from cjk/stopwords.txt).
+ * cjk_bigram, stop words from cjk/stopwords.txt), and the `chinese`
+ * analyzer OpenSearch keeps for old indices (ChineseAnalyzerProvider: a
+ * standard analyzer with the English stop words, whatever its settings).
  *
  * cjk_width folds fullwidth ASCII (U+FF01..FF5E) to ASCII and halfwidth
  * katakana (U+FF65..FF9F) to their ordinary forms, composing a halfwidth
@@ -230,3 +232,15 @@ static tv_status cjk_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
 }
 
 const tv_analyzer_type tv_an_cjk = {"cjk", cjk_build};
+
+static tv_status chinese_build(tv_comp *c, tv_analyzer_parts *p, tv_error *err) {
+    (void)c;
+    (void)err;
+    tv_lang_standard(p);
+    tv_lang_add_core(p, TV_TF_LOWERCASE);
+    tv_filter_def stop = {.kind = TV_TF_STOP, .stop = tv_stop_english()};
+    tv_lang_add(p, &stop);
+    return TROVE_OK;
+}
+
+const tv_analyzer_type tv_an_chinese = {"chinese", chinese_build};

@@ -6,6 +6,7 @@
  * language "bulgarian"), and the `russian` and `bulgarian` analyzers as
  * Lucene builds them: standard, lowercase, stop words
  * (snowball/russian_stop.txt, bg/stopwords.txt), stem_exclusion, stemmer.
+ * (Serbian's normalization filter is in lang_serbian.c.)
  *
  * The Bulgarian stemmer (Savoy's light stemmer) strips the definite
  * article and plural endings with a few letter rewrites (ци→к, зи→г,

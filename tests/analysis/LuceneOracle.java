@@ -328,6 +328,9 @@ public class LuceneOracle {
                         org.apache.lucene.analysis.ja.JapaneseAnalyzer.getDefaultStopTags());
                 break;
             }
+            case "chinese": /* OpenSearch's ChineseAnalyzerProvider, for old indices */
+                a = new StandardAnalyzer(StopAnalyzer.ENGLISH_STOP_WORDS_SET);
+                break;
             case "smartcn":
                 a = new org.apache.lucene.analysis.cn.smart.SmartChineseAnalyzer(true);
                 break;
@@ -988,6 +991,8 @@ public class LuceneOracle {
                 List<String> rules = p.listOrPath("mappings");
                 NormalizeCharMap.Builder b = new NormalizeCharMap.Builder();
                 for (String rule : rules) {
+                    /* OpenSearch's parseWordList: "#..." is a comment, "# => x" a rule */
+                    if (rule.startsWith("#") && !rule.matches("(?s)^\\s*#\\s*=>.*")) continue;
                     int at = rule.indexOf("=>");
                     if (at < 0) throw new IllegalArgumentException("Invalid Mapping Rule : [" + rule + "]");
                     b.add(unescape(rule.substring(0, at).trim()), unescape(rule.substring(at + 2).trim()));

@@ -159,6 +159,7 @@ def cases():
     add("analyzer/standard/max_token_length", {"analyzer": {"type": "standard", "max_token_length": 5}}, "english")
     add("analyzer/pattern/custom", {"analyzer": {"type": "pattern", "pattern": "[\\s,.]+", "lowercase": False}}, "german")
     add("analyzer/kuromoji", {"analyzer": "kuromoji"}, "japanese", 300)
+    add("analyzer/chinese", {"analyzer": "chinese"}, "english")
     add("analyzer/smartcn", {"analyzer": "smartcn"}, "chinese", 300)
     add("analyzer/polish", {"analyzer": "polish"}, "polish", 300)
     # the standard tokenizer on every script of the corpus
@@ -282,6 +283,8 @@ def cases():
     add("char_filter/html_strip/keyword", {"tokenizer": "keyword", "char_filter": ["html_strip"]}, "english", tf=html2)
     add("char_filter/mapping", {"tokenizer": "standard", "char_filter": [
         {"type": "mapping", "mappings": ["ä => ae", "ö => oe", "ü => ue", "ß => ss", "\\u0020 => _"]}]}, "german")
+    add("char_filter/mapping/comments", {"tokenizer": "whitespace", "char_filter": [
+        {"type": "mapping", "mappings": ["# a comment", "# => _hash_", "a => 4", "#e => 3"]}]}, "english")
     add("char_filter/pattern_replace", {"tokenizer": "standard", "char_filter": [
         {"type": "pattern_replace", "pattern": "(\\d+)", "replacement": "<$1>"}]}, "english")
     # Japanese (kuromoji)

@@ -91,6 +91,16 @@ def _time_limit():
     signal.signal(signal.SIGALRM, old)
 
 
+def japanese_built():
+    """Whether the trove under test was built with Japanese analysis (its build
+    directory's CMakeCache.txt says TROVE_JAPANESE) and MeCab's IPADIC is installed."""
+    cache = pathlib.Path(trove_bin()).resolve().parent / "CMakeCache.txt"
+    if not cache.exists():
+        pytest.skip(f"no {cache} to tell whether trove was built with Japanese analysis")
+    on = "TROVE_JAPANESE:BOOL=ON" in cache.read_text()
+    return on and pathlib.Path("/var/lib/mecab/dic/ipadic-utf8/sys.dic").exists()
+
+
 def helper_argv(seeds=(), freeze=False, japanese=True, addr=None, parent_pid=None):
     """The argv osmem's helpers build, in their order."""
     argv = [trove_bin(), "--parent-pid", str(parent_pid if parent_pid else os.getpid())]
@@ -262,8 +272,14 @@ def test_start_and_ready_line(start):
     assert r["pid"] == s.proc.pid
     assert isinstance(r["version"], str) and r["version"]
     assert r["indices"] == SEEDED_INDICES
-    # osmem's ready line carries "japanese" (Python and Node expose it as .japanese)
+    # osmem's ready line carries "japanese" (Python and Node expose it as .japanese):
+    # true exactly when Japanese analysis works, which a build with TROVE_JAPANESE has
     assert isinstance(r.get("japanese"), bool), r
+    assert r["japanese"] is japanese_built(), r
+    st, b = jcall(s.url, "POST", "/_analyze", {"analyzer": "kuromoji", "text": "寿司を食べた"})
+    assert st == (200 if r["japanese"] else 400), b
+    if r["japanese"]:
+        assert [t["token"] for t in b["tokens"]] == ["寿司", "食べる"], b
     # Java: the first line with "url", then its regular expressions
     assert URL_RE.search(s.raw).group(1) == r["url"]
     java_indices = [t.strip().replace('"', "") for t in INDICES_RE.search(s.raw).group(1).split(",")]
@@ -294,6 +310,13 @@ def test_addr_and_no_ja(start):
     assert s.url == f"http://127.0.0.1:{port}"
     assert s.ready.get("japanese") is False, s.ready
     assert count(s.url) == 3
+    # and it is off: the kuromoji analyzer falls back to the cjk analyzer's bigrams
+    # (as osmem's does), the other kuromoji components answer 400 naming themselves
+    st, b = jcall(s.url, "POST", "/_analyze", {"analyzer": "kuromoji", "text": "寿司を食べた"})
+    assert st == 200 and [t["token"] for t in b["tokens"]] == ["寿司", "司を", "を食", "食べ", "べた"], b
+    st, b = jcall(s.url, "POST", "/_analyze", {"tokenizer": "kuromoji_tokenizer", "text": "寿司"})
+    assert st == 400 and b["error"]["type"] == "unsupported_operation_exception", b
+    assert "kuromoji_tokenizer" in b["error"]["reason"], b
 
 
 def test_no_seed(start):

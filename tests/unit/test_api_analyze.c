@@ -78,11 +78,11 @@ static void t_explain(void **s) {
            "{\"tokenizer\":{\"type\":\"keyword\"},\"char_filter\":[{\"type\":\"mapping\",\"mappings\":[\"x => y\"]}],"
            "\"filter\":[{\"type\":\"uppercase\"}],\"text\":[\"ax\",\"x\"],\"explain\":true,\"attributes\":[\"nothing\"]}",
            200,
-           "{\"detail\":{\"custom_analyzer\":true,\"charfilters\":[{\"name\":\"_anonymous_charfilter\",\"filtered_text\":[\"ay\",\"y\"]}],"
-           "\"tokenizer\":{\"name\":\"_anonymous_tokenizer\",\"tokens\":["
+           "{\"detail\":{\"custom_analyzer\":true,\"charfilters\":[{\"name\":\"__anonymous__mapping\",\"filtered_text\":[\"ay\",\"y\"]}],"
+           "\"tokenizer\":{\"name\":\"__anonymous__keyword\",\"tokens\":["
            "{\"token\":\"ay\",\"start_offset\":0,\"end_offset\":2,\"type\":\"word\",\"position\":0},"
            "{\"token\":\"y\",\"start_offset\":3,\"end_offset\":4,\"type\":\"word\",\"position\":1}]},"
-           "\"tokenfilters\":[{\"name\":\"_anonymous_tokenfilter\",\"tokens\":["
+           "\"tokenfilters\":[{\"name\":\"__anonymous__uppercase\",\"tokens\":["
            "{\"token\":\"AY\",\"start_offset\":0,\"end_offset\":2,\"type\":\"word\",\"position\":0},"
            "{\"token\":\"Y\",\"start_offset\":3,\"end_offset\":4,\"type\":\"word\",\"position\":1}]}]}}");
 }
