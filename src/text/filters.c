@@ -45,6 +45,22 @@
  * created on first use and freed at thread exit (pthread key destructor);
  * rejected: one stemmer per analyze call (an allocation per document) and
  * a mutex around shared stemmers (contention on the indexing path).
+ *
+ * Stem memo: beside each thread's stemmer sits a small cache of recent
+ * (term -> stem) pairs, 2-way set associative (STEM_MEMO_SETS sets, LRU
+ * within a set), terms and stems up to 30 bytes. A stemmer is a pure
+ * function of the term's bytes, so the output is the same; what changes is
+ * that a word seen recently costs a hash and a compare instead of a
+ * libstemmer call (Snowball's generated code walks the word several times,
+ * decoding UTF-8 per character). Text follows Zipf's law, so most tokens
+ * are recent words: on one cold pass over 550 KB of English messages the
+ * memo saves two thirds of libstemmer's instructions, on text it has seen
+ * nearly all (docs/performance.md, "Analysis throughput"). One memo per
+ * stemmer used per thread (128 KiB); the language files' UTF-16 rule sets
+ * use it too (tv_stem_memo_for, keyed by the rule function). Rejected: a per-analyzer shared cache (locking on the
+ * indexing path), an unbounded map (memory grows with the vocabulary),
+ * and a hand-written Porter stemmer (a second implementation to keep
+ * byte-identical with libstemmer's, for one algorithm of twenty).
  */
 #include <libstemmer.h>
 #include <pthread.h>
@@ -61,15 +77,42 @@ static const char *const english_words[] = {
 static const uint32_t english_lens[] = {1, 2, 3, 3, 2, 2, 2, 3, 2, 3, 2, 2, 4, 2, 2, 2, 3,
                                         2, 2, 2, 4, 4, 3, 5, 4, 5, 5, 4, 4, 2, 3, 4, 4};
 static const tv_termset english_set = {english_words, english_lens, TV_ARRAY_LEN(english_words),
-                                       false};
+                                       false, NULL, 0};
+/* the same words hashed (tv_termset_new), made once; the static set above
+ * (binary search) if that allocation failed */
+static const tv_termset *english_hashed;
+static pthread_once_t english_once = PTHREAD_ONCE_INIT;
+static void english_init(void) {
+    size_t lens[TV_ARRAY_LEN(english_words)];
+    for (size_t i = 0; i < TV_ARRAY_LEN(english_words); i++) lens[i] = english_lens[i];
+    english_hashed = tv_termset_new(english_words, lens, TV_ARRAY_LEN(english_words), false);
+}
 
-const tv_termset *tv_stop_english(void) { return &english_set; }
+const tv_termset *tv_stop_english(void) {
+    pthread_once(&english_once, english_init);
+    return english_hashed ? english_hashed : &english_set;
+}
 
-static int cmp_word(const char *a, size_t alen, const char *b, size_t blen) {
+static inline int cmp_word(const char *a, size_t alen, const char *b, size_t blen) {
+    /* the first bytes settle most steps of a binary search: no call for them */
+    if (alen && blen && a[0] != b[0]) return (uint8_t)a[0] < (uint8_t)b[0] ? -1 : 1;
     return tv_memcmp2(a, alen, b, blen);
 }
 
+static inline uint32_t term_hash(const char *t, size_t n) {
+    uint32_t h = 2166136261u ^ (uint32_t)n;
+    for (size_t i = 0; i < n; i++) h = (h ^ (uint8_t)t[i]) * 16777619u;
+    return h ^ (h >> 15);
+}
+
 static bool set_has_exact(const tv_termset *s, const char *t, size_t n) {
+    if (s->slots) {
+        for (uint32_t i = term_hash(t, n) & s->mask;; i = (i + 1) & s->mask) {
+            uint32_t k = s->slots[i];
+            if (!k) return false;
+            if (s->lens[k - 1] == n && memcmp(s->words[k - 1], t, n) == 0) return true;
+        }
+    }
     size_t lo = 0, hi = s->n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -142,7 +185,10 @@ tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t 
     size_t bytes = 0;
     for (size_t i = 0; i < n; i++) bytes += lens[i] * 3 + 5;
     /* one block: the struct, the pointer and length arrays, the strings */
-    size_t head = sizeof(tv_termset) + n * sizeof(char *) + n * sizeof(uint32_t);
+    size_t nslots = 8;
+    while (nslots < 2 * n) nslots *= 2; /* at most half full */
+    size_t head = sizeof(tv_termset) + n * sizeof(char *) + n * sizeof(uint32_t) +
+                  nslots * sizeof(uint32_t);
     head = (head + 7) & ~(size_t)7;
     char *block = tv_malloc(head + bytes + 1);
     word_ref *refs = tv_malloc((n ? n : 1) * sizeof *refs);
@@ -154,6 +200,7 @@ tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t 
     tv_termset *s = (tv_termset *)block;
     const char **wp = (const char **)(block + sizeof(tv_termset));
     uint32_t *lp = (uint32_t *)(block + sizeof(tv_termset) + n * sizeof(char *));
+    uint32_t *slots = lp + n;
     char *str = block + head;
     for (size_t i = 0; i < n; i++) {
         size_t k = ignore_case ? lower_into(words[i], lens[i], str) : lens[i];
@@ -178,11 +225,19 @@ tv_termset *tv_termset_new(const char *const *words, const size_t *lens, size_t 
     s->lens = lp;
     s->n = m;
     s->ignore_case = ignore_case;
+    memset(slots, 0, nslots * sizeof *slots);
+    for (size_t i = 0; i < m; i++) {
+        uint32_t k = term_hash(wp[i], lp[i]) & (uint32_t)(nslots - 1);
+        while (slots[k]) k = (k + 1) & (uint32_t)(nslots - 1);
+        slots[k] = (uint32_t)i + 1;
+    }
+    s->slots = slots;
+    s->mask = (uint32_t)(nslots - 1);
     return s;
 }
 
 void tv_termset_free(tv_termset *s) {
-    if (s && s != &english_set) tv_free(s);
+    if (s && s != &english_set && s != english_hashed) tv_free(s);
 }
 
 /* ------------------------------------------------------------ stemmers */
@@ -202,8 +257,68 @@ int tv_stem_algo_find(const char *name, size_t len) {
     return -1;
 }
 
+/* ---- the stem memo (see the file comment) */
+#ifndef STEM_MEMO_SETS
+#define STEM_MEMO_SETS 1024 /* a power of two; 2 ways of 64 bytes: 128 KiB */
+#endif
+#define STEM_MEMO_MAX 30   /* longest term (and stem) kept, in bytes */
+
+typedef struct memo_slot {
+    uint8_t klen, slen; /* klen 0: empty; slen 0xFF: the stem is the term */
+    char key[STEM_MEMO_MAX];
+    char stem[STEM_MEMO_MAX];
+    uint8_t pad[2];
+} memo_slot;
+_Static_assert(sizeof(memo_slot) == 64, "one cache line a slot");
+
+struct tv_stem_memo {
+    memo_slot way[STEM_MEMO_SETS][2]; /* way[s][0] is the most recently used */
+};
+typedef struct tv_stem_memo stem_memo;
+
+/* The memoized stem of [t, +n) into *stem / *slen (*same when the stem is
+ * the term); false when not memoized. */
+static inline bool memo_get(stem_memo *m, uint32_t h, const char *t, uint32_t n,
+                            const char **stem, uint32_t *slen, bool *same) {
+    memo_slot *set = m->way[h & (STEM_MEMO_SETS - 1)];
+    for (int w = 0; w < 2; w++) {
+        memo_slot *e = &set[w];
+        if (e->klen != n || memcmp(e->key, t, n) != 0) continue;
+        if (w) { /* LRU: the hit becomes the most recent way */
+            memo_slot tmp = set[0];
+            set[0] = set[1];
+            set[1] = tmp;
+            e = &set[0];
+        }
+        *same = e->slen == 0xFF;
+        *stem = e->stem;
+        *slen = *same ? n : e->slen;
+        return true;
+    }
+    return false;
+}
+
+static void memo_put(stem_memo *m, uint32_t h, const char *t, uint32_t n, const char *stem,
+                     uint32_t slen, bool same) {
+    if (!same && slen > STEM_MEMO_MAX) return;
+    memo_slot *set = m->way[h & (STEM_MEMO_SETS - 1)];
+    set[1] = set[0];
+    memo_slot *e = &set[0];
+    e->klen = (uint8_t)n;
+    memcpy(e->key, t, n);
+    e->slen = same ? 0xFF : (uint8_t)slen;
+    if (!same) memcpy(e->stem, stem, slen);
+}
+
+#define STEM_EXT_MAX 16 /* memos of the language files' stemmers a thread keeps */
+
 typedef struct stem_cache {
     struct sb_stemmer *s[STEM_MAX];
+    stem_memo *memo[STEM_MAX]; /* NULL until used (or when its allocation failed) */
+    struct {
+        const void *id;
+        stem_memo *m;
+    } ext[STEM_EXT_MAX]; /* tv_stem_memo_for's, by id */
 } stem_cache;
 
 static pthread_key_t stem_key;
@@ -212,15 +327,19 @@ static bool stem_key_ok;
 
 static void stem_cache_free(void *p) {
     stem_cache *c = p;
-    for (size_t i = 0; i < STEM_MAX; i++)
+    for (size_t i = 0; i < STEM_MAX; i++) {
         if (c->s[i]) sb_stemmer_delete(c->s[i]);
+        tv_free(c->memo[i]);
+    }
+    for (size_t i = 0; i < STEM_EXT_MAX; i++) tv_free(c->ext[i].m);
     tv_free(c);
 }
 static void stem_key_init(void) { stem_key_ok = pthread_key_create(&stem_key, stem_cache_free) == 0; }
 
-static struct sb_stemmer *stemmer_get(int algo) {
+/* This thread's cache (NULL when it cannot be made). */
+static stem_cache *cache_get(void) {
     pthread_once(&stem_once, stem_key_init);
-    if (!stem_key_ok || algo < 0 || (size_t)algo >= tv_stem_algo_count) return NULL;
+    if (!stem_key_ok) return NULL;
     stem_cache *c = pthread_getspecific(stem_key);
     if (!c) {
         c = tv_calloc(1, sizeof *c);
@@ -230,7 +349,44 @@ static struct sb_stemmer *stemmer_get(int algo) {
             return NULL;
         }
     }
+    return c;
+}
+
+tv_stem_memo *tv_stem_memo_for(const void *id) {
+    stem_cache *c = cache_get();
+    if (!c) return NULL;
+    for (size_t i = 0; i < STEM_EXT_MAX; i++) {
+        if (c->ext[i].id == id) return c->ext[i].m;
+        if (!c->ext[i].id) {
+            stem_memo *m = tv_calloc(1, sizeof *m);
+            if (!m) return NULL;
+            c->ext[i].id = id;
+            c->ext[i].m = m;
+            return m;
+        }
+    }
+    return NULL; /* a thread using more stemmers than that: the rest run uncached */
+}
+
+bool tv_stem_memo_get(tv_stem_memo *m, const char *t, uint32_t n, const char **out,
+                      uint32_t *outlen, bool *same) {
+    return n && n <= STEM_MEMO_MAX && memo_get(m, term_hash(t, n), t, n, out, outlen, same);
+}
+
+void tv_stem_memo_put(tv_stem_memo *m, const char *t, uint32_t n, const char *out,
+                      uint32_t outlen, bool same) {
+    if (n && n <= STEM_MEMO_MAX) memo_put(m, term_hash(t, n), t, n, out, outlen, same);
+}
+
+/* This thread's stemmer for algo, and its memo in *memo (NULL if none). */
+static struct sb_stemmer *stemmer_get(int algo, stem_memo **memo) {
+    *memo = NULL;
+    if (algo < 0 || (size_t)algo >= tv_stem_algo_count) return NULL;
+    stem_cache *c = cache_get();
+    if (!c) return NULL;
     if (!c->s[algo]) c->s[algo] = sb_stemmer_new(tv_stem_algos[algo], "UTF_8");
+    if (c->s[algo] && !c->memo[algo]) c->memo[algo] = tv_calloc(1, sizeof(stem_memo));
+    *memo = c->memo[algo]; /* without one (out of memory) stemming still works, uncached */
     return c->s[algo];
 }
 
@@ -380,18 +536,37 @@ static void trim_filter(tv_tokvec *v) {
     }
 }
 
+/* Whether the term is shorter than min UTF-16 units, counting only when
+ * it must: a unit takes 1 to 3 UTF-8 bytes (a surrogate pair 4 for 2). */
+static inline bool shorter_than(const char *s, uint32_t n, uint32_t min) {
+    if (n < min) return true;
+    if (n >= 3 * min) return false;
+    for (uint32_t i = 0; i < n; i++)
+        if ((uint8_t)s[i] >= 0x80) return tv_utf16_len(s, n) < min;
+    return false; /* ASCII: n units */
+}
+
 static tv_status stem_filter(tv_arena *a, const tv_filter_def *f, tv_tokvec *v) {
-    struct sb_stemmer *st = stemmer_get(f->algo);
+    stem_memo *memo;
+    struct sb_stemmer *st = stemmer_get(f->algo, &memo);
     if (!st) return TROVE_ENOMEM;
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (t->flags & TV_TOKF_KEYWORD) continue;
         /* Lucene's PorterStemFilter (min 3) leaves shorter words alone */
-        if (f->min && tv_utf16_len(t->term, t->term_len) < f->min) continue;
-        const sb_symbol *r = sb_stemmer_stem(st, (const sb_symbol *)t->term, (int)t->term_len);
-        if (!r) return TROVE_ENOMEM;
-        int n = sb_stemmer_length(st);
-        if ((uint32_t)n == t->term_len && memcmp(r, t->term, (size_t)n) == 0) continue;
+        if (f->min && shorter_than(t->term, t->term_len, f->min)) continue;
+        const char *r;
+        uint32_t n, h = 0;
+        bool same, memoize = memo && t->term_len && t->term_len <= STEM_MEMO_MAX;
+        if (memoize) h = term_hash(t->term, t->term_len);
+        if (!memoize || !memo_get(memo, h, t->term, t->term_len, &r, &n, &same)) {
+            r = (const char *)sb_stemmer_stem(st, (const sb_symbol *)t->term, (int)t->term_len);
+            if (!r) return TROVE_ENOMEM;
+            n = (uint32_t)sb_stemmer_length(st);
+            same = n == t->term_len && memcmp(r, t->term, n) == 0;
+            if (memoize) memo_put(memo, h, t->term, t->term_len, r, n, same);
+        }
+        if (same) continue;
         char *o = tv_arena_memdup(a, r, (size_t)n);
         if (!o) return TROVE_ENOMEM;
         t->term = o;

@@ -19,24 +19,6 @@
 
 /* --------------------------------------------------------- UTF-16 runs */
 
-bool tv_u16_ends(const char16_t *s, int len, const char16_t *x) {
-    int n = 0;
-    while (x[n]) n++;
-    if (n > len) return false;
-    for (int i = 0; i < n; i++)
-        if (s[len - n + i] != x[i]) return false;
-    return true;
-}
-
-bool tv_u16_starts(const char16_t *s, int len, const char16_t *x) {
-    int n = 0;
-    while (x[n]) n++;
-    if (n > len) return false;
-    for (int i = 0; i < n; i++)
-        if (s[i] != x[i]) return false;
-    return true;
-}
-
 int tv_u16_del(char16_t *s, int pos, int len) {
     if (pos < len - 1) memmove(s + pos, s + pos + 1, (size_t)(len - pos - 1) * sizeof *s);
     return len - 1;
@@ -50,9 +32,23 @@ int tv_u16_deln(char16_t *s, int pos, int len, int n) {
 tv_status tv_lang_u16_apply(tv_arena *a, tv_tokvec *v, bool skip_keyword, tv_u16_rule fn,
                             const void *cfg) {
     char16_t stackbuf[128], orig_stack[128];
+    /* recent results, by rule (filters.c's stem memo); only a rule without
+     * configuration is a function of the term alone */
+    tv_stem_memo *memo = cfg ? NULL : tv_stem_memo_for((const void *)(uintptr_t)fn);
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (skip_keyword && (t->flags & TV_TOKF_KEYWORD)) continue;
+        const char *mr;
+        uint32_t mn;
+        bool same;
+        if (memo && tv_stem_memo_get(memo, t->term, t->term_len, &mr, &mn, &same)) {
+            if (same) continue;
+            char *o = tv_arena_memdup(a, mr, mn);
+            if (!o) return TROVE_ENOMEM;
+            t->term = o;
+            t->term_len = mn;
+            continue;
+        }
         int cap = (int)t->term_len + 16; /* UTF-16 units never exceed UTF-8 bytes; room to grow */
         char16_t *s = stackbuf, *orig = orig_stack;
         if (cap > (int)TV_ARRAY_LEN(stackbuf)) {
@@ -75,7 +71,10 @@ tv_status tv_lang_u16_apply(tv_arena *a, tv_tokvec *v, bool skip_keyword, tv_u16
         }
         memcpy(orig, s, (size_t)len * sizeof *s);
         int n = fn(cfg, s, len, cap);
-        if (n == len && memcmp(orig, s, (size_t)len * sizeof *s) == 0) continue;
+        if (n == len && memcmp(orig, s, (size_t)len * sizeof *s) == 0) {
+            if (memo) tv_stem_memo_put(memo, t->term, t->term_len, NULL, 0, true);
+            continue;
+        }
         char *o = tv_arena_alloc(a, (size_t)n * 3 + 1);
         if (!o) return TROVE_ENOMEM;
         size_t w = 0;
@@ -90,6 +89,7 @@ tv_status tv_lang_u16_apply(tv_arena *a, tv_tokvec *v, bool skip_keyword, tv_u16
             w += tv_utf8_encode(cp, (uint8_t *)o + w);
         }
         o[w] = 0;
+        if (memo) tv_stem_memo_put(memo, t->term, t->term_len, o, (uint32_t)w, false);
         t->term = o;
         t->term_len = (uint32_t)w;
     }

@@ -38,19 +38,6 @@
 
 /* ------------------------------------------------------- UTF-16 helpers */
 
-bool tv_s16_ends(const uint16_t *s, int len, const char *suf) {
-    uint16_t u[32];
-    int n = 0;
-    const uint8_t *p = (const uint8_t *)suf, *e = p + strlen(suf);
-    while (p < e && n < 32) {
-        uint32_t cp;
-        p += tv_utf8_decode(p, e, &cp);
-        u[n++] = (uint16_t)cp;
-    }
-    if (n > len) return false;
-    return memcmp(s + len - n, u, (size_t)n * sizeof *u) == 0;
-}
-
 int tv_s16_delete(uint16_t *s, int pos, int len) {
     if (pos < len - 1) memmove(s + pos, s + pos + 1, (size_t)(len - pos - 1) * sizeof *s);
     return len - 1;
@@ -101,9 +88,22 @@ static size_t to8(const uint16_t *s, int len, char *out) {
 static tv_status stem16_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     const tv_stem16 *st = cfg;
     uint16_t stack[256];
+    /* recent results, by stem function (filters.c's stem memo: a rule set is a pure function) */
+    tv_stem_memo *memo = tv_stem_memo_for((const void *)(uintptr_t)st->stem);
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (!st->normalizer && (t->flags & TV_TOKF_KEYWORD)) continue;
+        const char *mr;
+        uint32_t mn;
+        bool same;
+        if (memo && tv_stem_memo_get(memo, t->term, t->term_len, &mr, &mn, &same)) {
+            if (same) continue;
+            char *o = tv_arena_memdup(a, mr, mn);
+            if (!o) return TROVE_ENOMEM;
+            t->term = o;
+            t->term_len = mn;
+            continue;
+        }
         size_t room = 2 * (size_t)t->term_len + TV_STEM16_SLACK;
         uint16_t *s = stack;
         if (room > TV_ARRAY_LEN(stack)) {
@@ -115,11 +115,15 @@ static tv_status stem16_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
         bool small = len <= (int)TV_ARRAY_LEN(before);
         if (small) memcpy(before, s, (size_t)len * sizeof *s);
         int n = st->stem(s, len);
-        if (small && n == len && memcmp(before, s, (size_t)len * sizeof *s) == 0) continue;
+        if (small && n == len && memcmp(before, s, (size_t)len * sizeof *s) == 0) {
+            if (memo) tv_stem_memo_put(memo, t->term, t->term_len, NULL, 0, true);
+            continue;
+        }
         char *o = tv_arena_alloc(a, (size_t)n * 3 + 1);
         if (!o) return TROVE_ENOMEM;
         size_t bl = to8(s, n, o);
         o[bl] = 0;
+        if (memo) tv_stem_memo_put(memo, t->term, t->term_len, o, (uint32_t)bl, false);
         t->term = o;
         t->term_len = (uint32_t)bl;
     }

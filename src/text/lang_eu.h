@@ -34,8 +34,29 @@ static inline tv_filter_def tv_stem16_def(const tv_stem16 *s) {
 }
 
 /* Whether s[0..len) ends with the ASCII/Latin-1 literal suf (UTF-8 in the
- * source: each code point below U+0800 is one unit). */
-bool tv_s16_ends(const uint16_t *s, int len, const char *suf);
+ * source: each code point below U+0800 is one unit). Inline, comparing from
+ * the suffix's last code point back (decoded in place, no copy): the rule
+ * sets call it with literals dozens of times a word (docs/performance.md). */
+static inline bool tv_s16_ends(const uint16_t *s, int len, const char *suf) {
+    const uint8_t *b = (const uint8_t *)suf, *p = b;
+    while (*p) p++;
+    int k = len;
+    while (p > b) {
+        uint8_t c = *--p;
+        uint32_t cp = c, shift = 0;
+        if (c >= 0x80) { /* continuation bytes back to the lead byte */
+            cp = 0;
+            while ((c & 0xC0) == 0x80 && p > b) {
+                cp |= (uint32_t)(c & 0x3F) << shift;
+                shift += 6;
+                c = *--p;
+            }
+            cp |= (uint32_t)(c & (shift == 6 ? 0x1F : 0x0F)) << shift;
+        }
+        if (k == 0 || s[--k] != (uint16_t)cp) return false;
+    }
+    return true;
+}
 /* Deletes s[pos]; returns the new length (Lucene's StemmerUtil.delete). */
 int tv_s16_delete(uint16_t *s, int pos, int len);
 /* Inserts c at pos (room assumed); returns the new length. */

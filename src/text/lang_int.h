@@ -21,9 +21,26 @@ typedef int (*tv_u16_rule)(const void *cfg, char16_t *s, int len, int cap);
 tv_status tv_lang_u16_apply(tv_arena *a, tv_tokvec *v, bool skip_keyword, tv_u16_rule fn,
                             const void *cfg);
 
-/* Whether s[0..len) ends with / starts with the NUL-terminated UTF-16 string x. */
-bool tv_u16_ends(const char16_t *s, int len, const char16_t *x);
-bool tv_u16_starts(const char16_t *s, int len, const char16_t *x);
+/* Whether s[0..len) ends with / starts with the NUL-terminated UTF-16 string x.
+ * Inline: the rule sets call them with literals dozens of times a word, and
+ * inlined the literal's length folds away (an out-of-line call measured a
+ * third of the Czech analyzer's instructions; docs/performance.md). */
+static inline bool tv_u16_ends(const char16_t *s, int len, const char16_t *x) {
+    int n = 0;
+    while (x[n]) n++;
+    if (n > len) return false;
+    for (int i = n; i-- > 0;) /* from the last unit: most tests fail there */
+        if (s[len - n + i] != x[i]) return false;
+    return true;
+}
+static inline bool tv_u16_starts(const char16_t *s, int len, const char16_t *x) {
+    int n = 0;
+    while (x[n]) n++;
+    if (n > len) return false;
+    for (int i = 0; i < n; i++)
+        if (s[i] != x[i]) return false;
+    return true;
+}
 /* Deletes s[pos] (StemmerUtil.delete); returns the new length. */
 int tv_u16_del(char16_t *s, int pos, int len);
 /* Deletes n units at pos (StemmerUtil.deleteN). */

@@ -136,6 +136,11 @@ typedef struct tv_termset {
     const uint32_t *lens;
     size_t n;
     bool ignore_case;
+    /* a hash of the words for tv_termset_has (open addressing, linear
+     * probing; slots[i] is a word's index + 1, 0 empty; mask + 1 slots);
+     * NULL: binary search over words */
+    const uint32_t *slots;
+    uint32_t mask;
 } tv_termset;
 
 /* Builds a set from n words (copied); owned, free with tv_termset_free. NULL on OOM. */
@@ -170,6 +175,20 @@ static inline tv_status tv_filters_apply(tv_arena *a, const tv_filter_def *filte
 /* The built-in English stop set (Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET). */
 const tv_termset *tv_stop_english(void);
 bool tv_termset_has(const tv_termset *s, const char *term, size_t len);
+
+/* Stem memo (filters.c): this thread's cache of recent results of a pure
+ * term -> term function (a stemmer or normalizer whose output depends on
+ * the term's bytes alone), named by id, a static address that names the
+ * function (its own address). NULL when none can be had (then run uncached).
+ * get: the memoized result of [t, +n) in *out / *outlen, *same when it is
+ * the term unchanged; false if not memoized. Results borrow the memo until
+ * the next put: copy them. Terms over 30 bytes are never memoized. */
+typedef struct tv_stem_memo tv_stem_memo;
+tv_stem_memo *tv_stem_memo_for(const void *id);
+bool tv_stem_memo_get(tv_stem_memo *m, const char *t, uint32_t n, const char **out,
+                      uint32_t *outlen, bool *same);
+void tv_stem_memo_put(tv_stem_memo *m, const char *t, uint32_t n, const char *out,
+                      uint32_t outlen, bool same);
 
 /* libstemmer algorithms we expose, by index. */
 extern const char *const tv_stem_algos[];

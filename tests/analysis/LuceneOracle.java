@@ -13,11 +13,11 @@
  * {"tokenizer": NAME-or-DEFINITION, "filter": [...], "char_filter": [...]}, each definition an
  * object with "type" and OpenSearch's parameter names.
  *
- * Timing mode: `LuceneOracle --bench RUNS WARMUP` reads the same lines, groups the texts by id (one
+ * Timing mode: `LuceneOracle --bench RUNS WARMUP [cpu]` reads the same lines, groups the texts by id (one
  * id = one analyzer; an optional "repeat": K on a line makes each pass go K times over the id's
  * texts), and for each id makes WARMUP passes, then RUNS timed passes (a tokenStream loop: reset,
  * incrementToken until false, end, close), printing {"id", "bytes" (UTF-8 per pass), "tokens",
- * "median_s"} per id.
+ * "median_s"} per id ("cpu": passes timed by the thread's CPU clock, for a shared machine).
  *
  * Design: analyzers are built as OpenSearch 3.x's providers and factories build them
  * (modules/analysis-common and the analysis-* plugins): language analyzers get Lucene's default
@@ -1110,7 +1110,8 @@ public class LuceneOracle {
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         PrintStream out = new PrintStream(new FileOutputStream(FileDescriptor.out), false, "UTF-8");
         if (args.length >= 1 && args[0].equals("--bench")) {
-            bench(in, out, Integer.parseInt(args[1]), Integer.parseInt(args[2]));
+            bench(in, out, Integer.parseInt(args[1]), Integer.parseInt(args[2]),
+                  args.length > 3 && args[3].equals("cpu"));
             return;
         }
         Map<String, Object> cache = new HashMap<>();
@@ -1148,7 +1149,13 @@ public class LuceneOracle {
         }
     }
 
-    static void bench(BufferedReader in, PrintStream out, int runs, int warm) throws Exception {
+    /** cpu: time passes by this thread's CPU clock (JIT and GC threads not counted) instead of nanoTime. */
+    static long clock(boolean cpu) {
+        return cpu ? java.lang.management.ManagementFactory.getThreadMXBean().getCurrentThreadCpuTime()
+                   : System.nanoTime();
+    }
+
+    static void bench(BufferedReader in, PrintStream out, int runs, int warm, boolean cpu) throws Exception {
         Map<String, Object> specs = new LinkedHashMap<>();
         Map<String, Integer> repeats = new HashMap<>();
         Map<String, List<String>> texts = new LinkedHashMap<>();
@@ -1175,10 +1182,10 @@ public class LuceneOracle {
                     for (int k = 0; k < rep; k++) for (String t : texts.get(id)) toks += count(a, t);
                 double[] times = new double[runs];
                 for (int r = 0; r < runs; r++) {
-                    long t0 = System.nanoTime();
+                    long t0 = clock(cpu);
                     toks = 0;
                     for (int k = 0; k < rep; k++) for (String t : texts.get(id)) toks += count(a, t);
-                    times[r] = (System.nanoTime() - t0) / 1e9;
+                    times[r] = (clock(cpu) - t0) / 1e9;
                 }
                 Arrays.sort(times);
                 res.put("bytes", bytes);
