@@ -27,7 +27,9 @@ known-differences.txt (`missing CASE  # why`), when a listed missing case is sup
 (remove its line), when the oracle cannot build a spec (a harness bug), or when trove answers a
 5xx or dies. Cases listed as `differs CASE  # why` (Lucene 4.10 and OpenSearch 3.x's Lucene 10
 differ, with the reason) or `bug CASE  # why` (trove is wrong; to fix) are compared and reported
-but not gated; a `bug` case that has become equal fails the run until its line is removed.
+but not gated; a `bug` case that has become equal fails the run until its line is removed. A case
+listed as `masked:FIELD[,FIELD] CASE  # why` differs only in those token attributes (Lucene 10
+changed them): it is compared, and gated, on every other attribute.
 --case NAME (repeatable; a trailing * matches a prefix) runs only those cases and does not check
 for stale lines. Exit 77 (CTest skip) when no JDK or no Lucene 4.10 jars are installed.
 """
@@ -493,10 +495,19 @@ def load_known(path):
             continue
         head, _, why = s.partition("#")
         parts = head.split()
-        if len(parts) != 2 or parts[0] not in ("missing", "differs", "bug") or not why.strip():
-            raise SystemExit("%s:%d: expected 'missing|differs|bug CASE  # reason': %s" % (path, n, line))
-        known[parts[1]] = (parts[0], why.strip())
+        kind, _, fields = parts[0].partition(":") if parts else ("", "", "")
+        masks = [f for f in fields.split(",") if f]
+        if len(parts) != 2 or kind not in ("missing", "differs", "bug", "masked") or not why.strip() \
+                or (kind == "masked") != bool(masks) or any(f not in KEYS for f in masks):
+            raise SystemExit("%s:%d: expected 'missing|differs|bug|masked:FIELD[,FIELD] CASE  # reason': %s"
+                             % (path, n, line))
+        known[parts[1]] = (kind, why.strip(), masks)
     return known
+
+
+def masked(tokens, fields):
+    """tokens without the attributes a 'masked:' line names."""
+    return [{k: v for k, v in t.items() if k not in fields} for t in tokens] if fields else tokens
 
 
 def selected(name, patterns):
@@ -583,6 +594,7 @@ def main():
         nidx = 0
         for ci, (name, spec, lang, n, tf) in enumerate(table):
             texts = jobs[ci]
+            mask = known.get(name, (None, "", []))[2]
             res = {"name": name, "lang": lang, "compared": 0, "equal": 0, "status": "ok", "first": None,
                    "diffs": [], "note": ""}
             results.append(res)
@@ -619,13 +631,13 @@ def main():
                         break
                     got = None
                 else:
-                    got = norm(body.get("tokens", []))
+                    got = masked(norm(body.get("tokens", [])), mask)
                 want = lucene[(ci, ti)]
                 if "tokens" not in want:
                     res["status"] = "ORACLE-ERROR"
                     res["note"] = want.get("error") or want.get("no_oracle")
                     break
-                want = norm(want["tokens"])
+                want = masked(norm(want["tokens"]), mask)
                 res["compared"] += 1
                 if got == want:
                     res["equal"] += 1
@@ -655,7 +667,7 @@ def main():
     print("%-44s %-10s %-10s %8s %8s %7s" % ("case", "language", "status", "compared", "equal", "agree"))
     for res in results:
         name = res["name"]
-        kind = known.get(name, (None, ""))[0]
+        kind = known.get(name, (None, "", []))[0]
         agree = "%.1f%%" % (100.0 * res["equal"] / res["compared"]) if res["compared"] else "-"
         label = res["status"] + (" (%s)" % kind if kind and res["status"] in ("missing", "DIFF") else "")
         print("%-44s %-10s %-10s %8d %8d %7s" % (name, res["lang"], label, res["compared"], res["equal"], agree))
