@@ -378,6 +378,19 @@ void tv_stem_memo_put(tv_stem_memo *m, const char *t, uint32_t n, const char *ou
     if (n && n <= STEM_MEMO_MAX) memo_put(m, term_hash(t, n), t, n, out, outlen, same);
 }
 
+int tv_stem_memo_apply(tv_stem_memo *m, tv_arena *a, tv_token *t) {
+    const char *r;
+    uint32_t n;
+    bool same;
+    if (!m || !tv_stem_memo_get(m, t->term, t->term_len, &r, &n, &same)) return 0;
+    if (same) return 1;
+    char *o = tv_arena_memdup(a, r, n);
+    if (!o) return -1;
+    t->term = o;
+    t->term_len = n;
+    return 1;
+}
+
 /* This thread's stemmer for algo, and its memo in *memo (NULL if none). */
 static struct sb_stemmer *stemmer_get(int algo, stem_memo **memo) {
     *memo = NULL;

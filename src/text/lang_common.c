@@ -38,17 +38,9 @@ tv_status tv_lang_u16_apply(tv_arena *a, tv_tokvec *v, bool skip_keyword, tv_u16
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (skip_keyword && (t->flags & TV_TOKF_KEYWORD)) continue;
-        const char *mr;
-        uint32_t mn;
-        bool same;
-        if (memo && tv_stem_memo_get(memo, t->term, t->term_len, &mr, &mn, &same)) {
-            if (same) continue;
-            char *o = tv_arena_memdup(a, mr, mn);
-            if (!o) return TROVE_ENOMEM;
-            t->term = o;
-            t->term_len = mn;
-            continue;
-        }
+        int memoized = tv_stem_memo_apply(memo, a, t);
+        if (memoized < 0) return TROVE_ENOMEM;
+        if (memoized) continue;
         int cap = (int)t->term_len + 16; /* UTF-16 units never exceed UTF-8 bytes; room to grow */
         char16_t *s = stackbuf, *orig = orig_stack;
         if (cap > (int)TV_ARRAY_LEN(stackbuf)) {

@@ -93,17 +93,9 @@ static tv_status stem16_apply(tv_arena *a, const void *cfg, tv_tokvec *v) {
     for (size_t i = 0; i < v->len; i++) {
         tv_token *t = &v->items[i];
         if (!st->normalizer && (t->flags & TV_TOKF_KEYWORD)) continue;
-        const char *mr;
-        uint32_t mn;
-        bool same;
-        if (memo && tv_stem_memo_get(memo, t->term, t->term_len, &mr, &mn, &same)) {
-            if (same) continue;
-            char *o = tv_arena_memdup(a, mr, mn);
-            if (!o) return TROVE_ENOMEM;
-            t->term = o;
-            t->term_len = mn;
-            continue;
-        }
+        int memoized = tv_stem_memo_apply(memo, a, t);
+        if (memoized < 0) return TROVE_ENOMEM;
+        if (memoized) continue;
         size_t room = 2 * (size_t)t->term_len + TV_STEM16_SLACK;
         uint16_t *s = stack;
         if (room > TV_ARRAY_LEN(stack)) {

@@ -68,6 +68,31 @@ uint32_t tv_u16_at(tv_u16pos *p, size_t b) {
     return p->u16;
 }
 
+int32_t tv_utf16_with_offsets(tv_arena *a, const char *text, size_t len, uint16_t **u,
+                              uint32_t **boff) {
+    uint16_t *w = tv_arena_alloc(a, (len + 1) * sizeof *w);
+    uint32_t *o = tv_arena_alloc(a, (len + 1) * sizeof *o);
+    if (!w || !o) return -1;
+    const uint8_t *p = (const uint8_t *)text, *end = p + len;
+    int32_t n = 0;
+    while (p < end) {
+        uint32_t off = (uint32_t)(p - (const uint8_t *)text), cp;
+        p += tv_utf8_decode(p, end, &cp);
+        o[n] = off;
+        if (cp >= 0x10000) {
+            w[n++] = (uint16_t)(0xD800 + ((cp - 0x10000) >> 10));
+            o[n] = off;
+            w[n++] = (uint16_t)(0xDC00 + ((cp - 0x10000) & 0x3FF));
+        } else {
+            w[n++] = (uint16_t)cp;
+        }
+    }
+    o[n] = (uint32_t)len;
+    *u = w;
+    *boff = o;
+    return n;
+}
+
 /* -------------------------------------------------------------- window */
 
 typedef struct win {

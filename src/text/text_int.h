@@ -47,6 +47,11 @@ typedef struct tv_u16pos {
 } tv_u16pos;
 /* UTF-16 offset of byte offset `b` (b >= the last one asked). */
 uint32_t tv_u16_at(tv_u16pos *p, size_t b);
+/* text as UTF-16 code units in a (*u), with per unit the byte offset of its
+ * code point (*boff; boff[units] = len), for libraries that walk UTF-16
+ * (ICU's break iterators). Returns the number of units, -1 out of memory. */
+int32_t tv_utf16_with_offsets(tv_arena *a, const char *text, size_t len, uint16_t **u,
+                              uint32_t **boff);
 
 /* Java's character classes over the Unicode tables (Character.isLetter,
  * isDigit, isWhitespace; OpenSearch CharMatcher's PUNCTUATION and SYMBOL). */
@@ -189,6 +194,9 @@ bool tv_stem_memo_get(tv_stem_memo *m, const char *t, uint32_t n, const char **o
                       uint32_t *outlen, bool *same);
 void tv_stem_memo_put(tv_stem_memo *m, const char *t, uint32_t n, const char *out,
                       uint32_t outlen, bool same);
+/* t's memoized result applied to t (a new term in a): 1 when m had it, 0
+ * when not (m may be NULL), -1 out of memory. */
+int tv_stem_memo_apply(tv_stem_memo *m, tv_arena *a, tv_token *t);
 
 /* libstemmer algorithms we expose, by index. */
 extern const char *const tv_stem_algos[];

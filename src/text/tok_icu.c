@@ -192,24 +192,10 @@ static tv_status icu_tok_run(tv_arena *a, const void *cfg, const char *text, siz
     pthread_once(&root_once, open_root);
     if (!root_word) return TROVE_EINTERNAL;
     /* UTF-16 copy with, per unit, its byte offset in the input */
-    UChar *u = tv_arena_alloc(a, (len + 1) * sizeof *u);
-    uint32_t *boff = tv_arena_alloc(a, (len + 1) * sizeof *boff);
-    if (!u || !boff) return TROVE_ENOMEM;
-    const uint8_t *p = (const uint8_t *)text, *end = p + len;
-    int32_t n = 0;
-    while (p < end) {
-        uint32_t off = (uint32_t)(p - (const uint8_t *)text), cp;
-        p += tv_utf8_decode(p, end, &cp);
-        boff[n] = off;
-        if (cp >= 0x10000) {
-            u[n++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
-            boff[n] = off;
-            u[n++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
-        } else {
-            u[n++] = (UChar)cp;
-        }
-    }
-    boff[n] = (uint32_t)len;
+    UChar *u;
+    uint32_t *boff;
+    int32_t n = tv_utf16_with_offsets(a, text, len, &u, &boff);
+    if (n < 0) return TROVE_ENOMEM;
     UErrorCode ec = U_ZERO_ERROR;
     run_ctx x = {a, text, u, boff, out, ubrk_clone(root_word, &ec)};
     if (U_FAILURE(ec) || !x.bi) return TROVE_EINTERNAL;

@@ -32,25 +32,10 @@ static tv_status thai_run(tv_arena *a, const void *cfg, const char *text, size_t
     (void)cfg;
     if (!len) return TROVE_OK;
     /* UTF-16 copy with, per unit, its byte offset in the input */
-    UChar *u = tv_arena_alloc(a, (len + 1) * sizeof *u);
-    uint32_t *boff = tv_arena_alloc(a, (len + 1) * sizeof *boff);
-    if (!u || !boff) return TROVE_ENOMEM;
-    const uint8_t *p = (const uint8_t *)text, *end = p + len;
-    int32_t n = 0;
-    while (p < end) {
-        uint32_t off = (uint32_t)(p - (const uint8_t *)text), cp;
-        p += tv_utf8_decode(p, end, &cp);
-        if (cp >= 0x10000) {
-            boff[n] = off;
-            u[n++] = (UChar)(0xD800 + ((cp - 0x10000) >> 10));
-            boff[n] = off;
-            u[n++] = (UChar)(0xDC00 + ((cp - 0x10000) & 0x3FF));
-        } else {
-            boff[n] = off;
-            u[n++] = (UChar)cp;
-        }
-    }
-    boff[n] = (uint32_t)len;
+    UChar *u;
+    uint32_t *boff;
+    int32_t n = tv_utf16_with_offsets(a, text, len, &u, &boff);
+    if (n < 0) return TROVE_ENOMEM;
     UErrorCode ec = U_ZERO_ERROR;
     UBreakIterator *bi = ubrk_open(UBRK_WORD, "th", u, n, &ec);
     if (U_FAILURE(ec) || !bi) return TROVE_EINTERNAL;
