@@ -365,7 +365,7 @@ tv_analyzer *tv_analyzer_wrap(const tv_analyzer *base, tv_analyzer_wrap_kind kin
  * stop-word sets: free it before tv_analysis_free(ctx). Analyzers (built-in,
  * registry, composed) are immutable and safe to use from many threads. */
 
-/* ------------------------------------------------------------ Japanese */
+/* ------------------------------------------------------------- scripts */
 
 /*
  * Analysis predicate scripts (the `condition` and `predicate_token_filter`
@@ -393,6 +393,8 @@ typedef struct tv_text_script_hooks {
 } tv_text_script_hooks;
 /* Registers the hooks (a static object); idempotent. */
 void tv_text_set_script_hooks(const tv_text_script_hooks *h);
+
+/* ------------------------------------------------------------ Japanese */
 
 /* Whether the kuromoji components work: built with MeCab, not switched off,
  * and its IPADIC dictionary found (loaded on the first call). Thread-safe. */
