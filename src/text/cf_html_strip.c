@@ -515,8 +515,14 @@ static size_t lab(hs *h, size_t i) {
         rule = C_WS;
     }
     static const int pk[] = {P_PI, P_BR, P_SCRIPT, P_STYLE};
+    /* each of those patterns starts (after white space, which ws_at covers
+     * for ASCII) with one letter: skip the DFA runs that cannot match */
+    unsigned char c0 = (unsigned char)h->in[j];
+    unsigned char c1 = j + w < h->len ? (unsigned char)h->in[j + w] | 0x20 : 0;
+    bool ascii = j + w >= h->len || c1 < 0x80;
+    const bool may[] = {c0 == '?', !ascii || c1 == 'b', !ascii || c1 == 's', !ascii || c1 == 's'};
     for (int r = C_PI; r <= C_STYLE; r++)
-        if (lm(h, pk[r - C_PI], j, &e) && e - j > best) {
+        if (may[r - C_PI] && lm(h, pk[r - C_PI], j, &e) && e - j > best) {
             best = e - j;
             rule = r;
         }
